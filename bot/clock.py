@@ -1,0 +1,38 @@
+"""Time source injected into the core so tests can control it."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+from typing import Protocol
+
+
+class Clock(Protocol):
+    def now(self) -> datetime:
+        """Current time, timezone-aware UTC."""
+        ...
+
+
+class SystemClock:
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+
+class FakeClock:
+    """A clock that only moves when told to."""
+
+    def __init__(self, start: datetime | None = None) -> None:
+        self._now = start or datetime(2026, 1, 1, tzinfo=UTC)
+        self._moved = asyncio.Event()
+
+    def now(self) -> datetime:
+        return self._now
+
+    def set(self, when: datetime) -> None:
+        if when.tzinfo is None:
+            raise ValueError("FakeClock needs an aware datetime")
+        self._now = when.astimezone(UTC)
+
+    def advance(self, seconds: float = 0, **kwargs: float) -> datetime:
+        self._now += timedelta(seconds=seconds, **kwargs)
+        return self._now

@@ -1,0 +1,15 @@
+"""Quiz packs: the YAML schema, platform limits and the loader that checks both."""
+
+from bot.content.loader import Catalog, ContentError, Problem, load_catalog
+from bot.content.schema import LOCALES, Option, Question, Quiz
+
+__all__ = [
+    "LOCALES",
+    "Catalog",
+    "ContentError",
+    "Option",
+    "Problem",
+    "Question",
+    "Quiz",
+    "load_catalog",
+]

@@ -1,0 +1,38 @@
+"""Platform limits that quiz text must respect (sources in ../shared/platform-limits.md).
+
+Lengths are counted as Telegram counts them: UTF-16 code units. Discord counts characters,
+which is never more, so one count serves both.
+"""
+
+from __future__ import annotations
+
+# Telegram sendPoll (Bot API #sendpoll, #inputpolloption)
+TG_QUESTION = 300
+TG_OPTION = 100
+TG_EXPLANATION = 200
+TG_EXPLANATION_NEWLINES = 2
+TG_POLL_MAX_OPTIONS = 12
+TG_CALLBACK_DATA_BYTES = 64
+TG_ALERT = 200  # answerCallbackQuery text
+TG_MESSAGE = 4096
+
+# Discord (discord-api-docs: components/reference.mdx, resources/message.mdx)
+DC_EMBED_TITLE = 256
+DC_EMBED_DESCRIPTION = 4096
+DC_EMBED_FIELD_VALUE = 1024
+DC_EMBED_TOTAL = 6000
+DC_MESSAGE = 2000
+DC_BUTTONS = 25
+DC_CUSTOM_ID = 100
+DC_CHOICE_NAME = 100  # autocomplete choice name, used for quiz titles
+
+# What our own rendering needs on both platforms.
+MIN_OPTIONS = 2
+MAX_OPTIONS = 10
+TITLE = DC_CHOICE_NAME
+DETAILS = DC_EMBED_FIELD_VALUE - 24  # room for the field's own label in the summary embed
+
+
+def tg_len(text: str) -> int:
+    """Length in UTF-16 code units, as the Bot API counts it."""
+    return len(text.encode("utf-16-le")) // 2

@@ -1,0 +1,129 @@
+"""Pydantic models of a quiz pack (one YAML file per quiz)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
+
+LOCALES: tuple[str, ...] = ("en", "bn", "hi")
+DEFAULT_LOCALE = "en"
+
+Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]{0,47}$")]
+NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+
+
+class Localized(BaseModel):
+    """A text in several locales; English is required, the others fall back to it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    en: NonEmpty
+    bn: NonEmpty | None = None
+    hi: NonEmpty | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _plain_string_is_english(cls, value: Any) -> Any:
+        return {"en": value} if isinstance(value, str) else value
+
+    def get(self, locale: str) -> str:
+        return getattr(self, locale, None) or self.en
+
+    def items(self) -> list[tuple[str, str]]:
+        return [(loc, text) for loc in LOCALES if (text := getattr(self, loc)) is not None]
+
+    def missing(self) -> list[str]:
+        return [loc for loc in LOCALES if getattr(self, loc) is None]
+
+    def as_dict(self) -> dict[str, str]:
+        return dict(self.items())
+
+
+class Option(BaseModel):
+    """An answer option: locale keys plus an optional `correct: true` in the same map."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    text: Localized
+    correct: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _split(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return {"text": {"en": value}}
+        if isinstance(value, dict) and "text" not in value:
+            texts = {k: v for k, v in value.items() if k != "correct"}
+            return {"text": texts, **({"correct": value["correct"]} if "correct" in value else {})}
+        return value
+
+
+class Question(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: Slug
+    prompt: Localized
+    options: list[Option] = Field(min_length=2, max_length=10)
+    explanation: Localized
+    details: Localized | None = None
+
+    @field_validator("options")
+    @classmethod
+    def _exactly_one_correct(cls, options: list[Option]) -> list[Option]:
+        n = sum(o.correct for o in options)
+        if n != 1:
+            raise ValueError(f"exactly one option must have 'correct: true', found {n}")
+        return options
+
+    @property
+    def answer(self) -> int:
+        return next(i for i, o in enumerate(self.options) if o.correct)
+
+
+class Quiz(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: Slug
+    title: Localized
+    tags: list[Slug] = Field(default_factory=list)
+    questions: list[Question] = Field(min_length=1)
+
+    @field_validator("questions")
+    @classmethod
+    def _unique_question_ids(cls, questions: list[Question]) -> list[Question]:
+        seen: set[str] = set()
+        for q in questions:
+            if q.id in seen:
+                raise ValueError(f"question id {q.id!r} is used twice")
+            seen.add(q.id)
+        return questions
+
+    def question(self, question_id: str) -> Question:
+        return next(q for q in self.questions if q.id == question_id)
+
+    def export(self) -> dict[str, Any]:
+        """The documented JSON export shape."""
+        return {
+            "id": self.id,
+            "title": self.title.as_dict(),
+            "tags": list(self.tags),
+            "questions": [
+                {
+                    "id": q.id,
+                    "prompt": q.prompt.as_dict(),
+                    "options": [o.text.as_dict() for o in q.options],
+                    "answer": q.answer,
+                    "explanation": q.explanation.as_dict(),
+                    **({"details": q.details.as_dict()} if q.details else {}),
+                }
+                for q in self.questions
+            ],
+        }

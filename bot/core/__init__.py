@@ -1,0 +1,1 @@
+"""The platform-free domain: quizzes, posts, answers, runs, leaderboards, locales."""

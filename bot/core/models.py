@@ -1,0 +1,194 @@
+"""Values passed between the core and the adapters. No platform types here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+
+
+@dataclass(frozen=True, slots=True)
+class Person:
+    """Someone who answers. `key` is platform-prefixed: "tg:123", "dc:456", "console:ada"."""
+
+    key: str
+    name: str
+    platform_locale: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Chat:
+    """Where questions are posted: "tg:-100123" (group), "dc:789" (channel), "console"."""
+
+    key: str
+    title: str = ""
+    is_private: bool = False
+
+
+class Period(StrEnum):
+    DAY = "day"
+    WEEK = "week"
+    ALL = "all"
+
+
+class AnswerStatus(StrEnum):
+    ACCEPTED = "accepted"
+    ALREADY_ANSWERED = "already_answered"
+    CLOSED = "closed"
+    UNKNOWN_POST = "unknown_post"
+    INVALID_OPTION = "invalid_option"
+    NOT_YOURS = "not_yours"  # a question of someone else's private quiz run
+
+
+@dataclass(frozen=True, slots=True)
+class ShownQuestion:
+    """One question as posted in one chat, rendered in one locale, options in shown order."""
+
+    post_id: int
+    chat_key: str
+    quiz_id: str
+    quiz_title: str
+    question_id: str
+    prompt: str
+    options: tuple[str, ...]
+    correct: int  # index into `options` (shown order)
+    explanation: str  # short form, fits a Telegram quiz poll
+    details: str | None  # long form for after the question closes
+    locale: str
+    number: int  # 1-based position of the question in its quiz
+    total: int  # questions in the quiz
+    run_id: int | None = None
+    closes_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    run_id: int
+    quiz_id: str
+    quiz_title: str
+    score: int
+    total: int
+    missed: tuple[MissedQuestion, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MissedQuestion:
+    quiz_id: str
+    question_id: str
+    number: int
+    prompt: str
+    correct_text: str
+    chosen_text: str | None
+    explanation: str
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerResult:
+    status: AnswerStatus
+    post_id: int
+    correct: bool = False
+    chosen: int | None = None  # shown index; for ALREADY_ANSWERED the earlier, final choice
+    correct_option: int | None = None  # shown index
+    correct_text: str = ""
+    chosen_text: str = ""
+    explanation: str = ""
+    details: str | None = None
+    locale: str = "en"
+    # For a question of a quiz run: the next question, or the summary once the run ends.
+    next_question: ShownQuestion | None = None
+    run_summary: RunSummary | None = None
+
+    @property
+    def accepted(self) -> bool:
+        return self.status is AnswerStatus.ACCEPTED
+
+
+@dataclass(frozen=True, slots=True)
+class Answerer:
+    name: str
+    person_key: str
+    elapsed_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class PostSummary:
+    """What a chat sees once when a question closes."""
+
+    post_id: int
+    chat_key: str
+    question: ShownQuestion
+    answered: int
+    right: int
+    per_option: tuple[int, ...]  # answers per shown option
+    fastest: tuple[Answerer, ...]  # fastest correct answerers, quickest first
+    refs: tuple[str, ...] = ()  # platform references bound to the post (poll id, message id)
+
+    @property
+    def share_right(self) -> float:
+        return self.right / self.answered if self.answered else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class BoardRow:
+    rank: int
+    person_key: str
+    name: str
+    correct: int
+    answered: int
+    time_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class Leaderboard:
+    chat_key: str | None  # None: across all chats
+    period: Period
+    rows: tuple[BoardRow, ...]
+    me: BoardRow | None  # the caller's own row, even outside the top N
+
+
+@dataclass(frozen=True, slots=True)
+class QuizStats:
+    quiz_id: str
+    title: str
+    answered: int
+    correct: int
+
+
+@dataclass(frozen=True, slots=True)
+class PersonStats:
+    person_key: str
+    name: str
+    answered: int
+    correct: int
+    current_streak: int  # consecutive correct answers, most recent first
+    best_streak: int
+    per_quiz: tuple[QuizStats, ...] = field(default=())
+    day_streak: int = 0  # consecutive local days with a correct daily answer
+    best_day_streak: int = 0
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.answered if self.answered else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class QuizInfo:
+    id: str
+    title: str
+    tags: tuple[str, ...]
+    questions: int
+
+
+class QuizError(Exception):
+    """Base of errors the adapters turn into a clear message for the user."""
+
+
+class UnknownQuiz(QuizError):
+    def __init__(self, selector: str, available: list[QuizInfo]) -> None:
+        super().__init__(f"no quiz or tag named {selector!r}")
+        self.selector = selector
+        self.available = available
+
+
+class NoActiveRun(QuizError):
+    pass

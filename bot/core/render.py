@@ -1,0 +1,217 @@
+"""Plain-text renderings shared by the adapters (console, Telegram, Discord embeds).
+
+Every user-visible sentence goes through the Translator, so catalogs cover all platforms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.core.models import (
+    AnswerResult,
+    AnswerStatus,
+    Leaderboard,
+    MissedQuestion,
+    Period,
+    PersonStats,
+    PostSummary,
+    QuizInfo,
+    RunSummary,
+    ShownQuestion,
+)
+from bot.i18n import Translator, _
+
+LETTERS = "ABCDEFGHIJKL"
+
+
+def letter(index: int) -> str:
+    return LETTERS[index]
+
+
+def seconds(t: Translator, ms: int) -> str:
+    return t.gettext("{seconds} s", seconds=t.number(round(ms / 1000, 1)))
+
+
+def question_text(q: ShownQuestion, t: Translator) -> str:
+    head = t.gettext(
+        "{title} · question {number} of {total}",
+        title=q.quiz_title, number=t.number(q.number), total=t.number(q.total),
+    )
+    options = "\n".join(f"{letter(i)}) {text}" for i, text in enumerate(q.options))
+    return f"{head}\n\n{q.prompt}\n\n{options}"
+
+
+def verdict(result: AnswerResult, t: Translator) -> str:
+    """One line: right or wrong, with the correct option."""
+    assert result.correct_option is not None
+    answer = f"{letter(result.correct_option)}) {result.correct_text}"
+    if result.correct:
+        return t.gettext("✅ Correct! {answer}", answer=answer)
+    return t.gettext("❌ Not quite. The answer is {answer}", answer=answer)
+
+
+def result_text(result: AnswerResult, t: Translator, *, details: bool = False) -> str:
+    """What a person sees right after answering (or trying to)."""
+    status = result.status
+    if status is AnswerStatus.UNKNOWN_POST:
+        return t.gettext("This question is no longer available.")
+    if status is AnswerStatus.INVALID_OPTION:
+        return t.gettext("That is not one of the options.")
+    if status is AnswerStatus.NOT_YOURS:
+        return t.gettext("This question belongs to someone else's quiz. Start your own with /quiz.")
+    if status is AnswerStatus.CLOSED:
+        return t.gettext("This question is closed; answers are no longer counted.")
+    if status is AnswerStatus.ALREADY_ANSWERED:
+        assert result.chosen is not None
+        return t.gettext(
+            "You already answered {choice}. Your first answer is final.",
+            choice=f"{letter(result.chosen)}) {result.chosen_text}",
+        ) + "\n" + verdict(result, t)
+    text = f"{verdict(result, t)}\n{result.explanation}"
+    if details and result.details:
+        text += f"\n\n{result.details}"
+    return text
+
+
+def summary_text(summary: PostSummary, t: Translator) -> str:
+    q = summary.question
+    lines = [
+        t.gettext("⏱ Question closed: {prompt}", prompt=q.prompt),
+        t.gettext(
+            "Answer: {answer}", answer=f"{letter(q.correct)}) {q.options[q.correct]}"
+        ),
+        t.ngettext(
+            "{n} person answered", "{n} people answered", summary.answered
+        ) + (
+            " · " + t.gettext("{share} right", share=t.percent(summary.share_right))
+            if summary.answered else ""
+        ),
+    ]
+    if summary.answered:
+        counts = "  ".join(
+            f"{letter(i)}: {t.number(n)}" for i, n in enumerate(summary.per_option)
+        )
+        lines.append(counts)
+    if summary.fastest:
+        fastest = ", ".join(
+            f"{a.name or a.person_key} ({seconds(t, a.elapsed_ms)})" for a in summary.fastest
+        )
+        lines.append(t.gettext("Fastest: {names}", names=fastest))
+    lines.append("")
+    lines.append(q.details or q.explanation)
+    return "\n".join(lines)
+
+
+PERIOD_TITLES = {
+    Period.DAY: _("Leaderboard · today"),
+    Period.WEEK: _("Leaderboard · this week"),
+    Period.ALL: _("Leaderboard · all time"),
+}
+
+
+def leaderboard_text(board: Leaderboard, t: Translator, *, scope: str = "") -> str:
+    title = t.gettext(PERIOD_TITLES[board.period])
+    lines = [f"🏆 {title}" + (f" · {scope}" if scope else "")]
+    if not board.rows:
+        lines.append(t.gettext("No answers yet. Be the first: /quiz"))
+    for row in board.rows:
+        lines.append(_board_line(row.rank, row.name or row.person_key, row.correct, row.answered,
+                                 row.time_ms, t))
+    if board.me is not None and all(r.person_key != board.me.person_key for r in board.rows):
+        lines.append("…")
+        lines.append(_board_line(board.me.rank, board.me.name or board.me.person_key,
+                                 board.me.correct, board.me.answered, board.me.time_ms, t))
+    elif board.me is None and board.rows:
+        lines.append(t.gettext("You have no answers in this period yet."))
+    return "\n".join(lines)
+
+
+def _board_line(rank: int, name: str, correct: int, answered: int, ms: int, t: Translator) -> str:
+    return t.gettext(
+        "{rank}. {name} — {correct}/{answered} right ({time})",
+        rank=t.number(rank), name=name, correct=t.number(correct),
+        answered=t.number(answered), time=seconds(t, ms),
+    )
+
+
+def stats_text(stats: PersonStats, t: Translator) -> str:
+    lines = [
+        t.gettext("📊 Stats for {name}", name=stats.name or stats.person_key),
+        t.ngettext("{n} question answered", "{n} questions answered", stats.answered)
+        + " · " + t.gettext("{share} right", share=t.percent(stats.accuracy)),
+        t.gettext(
+            "Streak: {current} in a row (best {best})",
+            current=t.number(stats.current_streak), best=t.number(stats.best_streak),
+        ),
+    ]
+    if stats.best_day_streak:
+        lines.append(t.gettext(
+            "Daily streak: {current} days (best {best})",
+            current=t.number(stats.day_streak), best=t.number(stats.best_day_streak),
+        ))
+    for quiz in stats.per_quiz:
+        lines.append(f"• {quiz.title}: {t.number(quiz.correct)}/{t.number(quiz.answered)}")
+    if not stats.answered:
+        lines.append(t.gettext("No answers yet. Try /quiz"))
+    return "\n".join(lines)
+
+
+def run_summary_text(summary: RunSummary, t: Translator) -> str:
+    lines = [
+        t.gettext(
+            "🏁 {title}: {score} of {total} right",
+            title=summary.quiz_title, score=t.number(summary.score),
+            total=t.number(summary.total),
+        )
+    ]
+    if summary.missed:
+        lines.append(t.gettext("Worth another look:"))
+        lines.extend(missed_lines(summary.missed, t))
+    else:
+        lines.append(t.gettext("A perfect score!"))
+    return "\n".join(lines)
+
+
+def missed_lines(missed: Sequence[MissedQuestion], t: Translator) -> list[str]:
+    return [
+        f"{t.number(m.number)}. {m.prompt}\n   → {m.correct_text}" for m in missed
+    ]
+
+
+def review_text(missed: Sequence[MissedQuestion], t: Translator) -> str:
+    if not missed:
+        return t.gettext("Nothing to review: you have no missed questions.")
+    lines = [t.gettext("📝 Questions you missed:")]
+    for m in missed:
+        lines.append(f"• {m.prompt}\n   → {m.correct_text}\n   {m.explanation}")
+    return "\n".join(lines)
+
+
+def quiz_list_text(quizzes: Sequence[QuizInfo], t: Translator) -> str:
+    lines = [t.gettext("Available quizzes:")]
+    for q in quizzes:
+        lines.append(
+            f"• {q.id} — {q.title} ("
+            + t.ngettext("{n} question", "{n} questions", q.questions)
+            + ")"
+        )
+    return "\n".join(lines)
+
+
+def unknown_quiz_text(selector: str, quizzes: Sequence[QuizInfo], t: Translator) -> str:
+    return t.gettext("There is no quiz or topic called “{name}”.", name=selector) + "\n" + \
+        quiz_list_text(quizzes, t)
+
+
+def help_text(t: Translator) -> str:
+    return "\n".join([
+        t.gettext("I ask short multiple-choice questions about ML training. The answer and "
+                  "its explanation appear as soon as you answer."),
+        "",
+        t.gettext("/quiz — a question now; /quiz <quiz> in a private chat runs a whole quiz"),
+        t.gettext("/leaderboard [day|week|all] — who knows best"),
+        t.gettext("/stats — your answers, accuracy and streaks"),
+        t.gettext("/review — questions you missed"),
+        t.gettext("/lang <en|bn|hi> — your language"),
+        t.gettext("/daily HH:MM [Time/Zone] [quiz] — a question every day (admins)"),
+    ])

@@ -1,0 +1,50 @@
+"""Which question to ask next: pure functions, no I/O."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+
+from bot.content.schema import Quiz
+
+Candidate = tuple[str, str]  # (quiz_id, question_id)
+
+
+def candidates(quizzes: Sequence[Quiz]) -> list[Candidate]:
+    return [(quiz.id, q.id) for quiz in quizzes for q in quiz.questions]
+
+
+def pick(
+    pool: Sequence[Candidate],
+    chat_counts: Mapping[Candidate, int],
+    person_history: Mapping[Candidate, bool] | None,
+    rng: random.Random,
+) -> Candidate:
+    """Prefer what this person missed, then what they have not seen, then what the chat had least.
+
+    `person_history` is given only for a person alone (a private chat or the console); in a
+    group everyone shares the chat's history.
+    """
+    if not pool:
+        raise ValueError("no questions to pick from")
+
+    def rank(c: Candidate) -> tuple[int, int]:
+        if person_history is None:
+            tier = 0
+        elif person_history.get(c) is False:
+            tier = 0  # missed last time: worth another go
+        elif c not in person_history:
+            tier = 1
+        else:
+            tier = 2
+        return tier, chat_counts.get(c, 0)
+
+    best = min(rank(c) for c in pool)
+    return rng.choice([c for c in pool if rank(c) == best])
+
+
+def shuffled_order(n: int, rng: random.Random) -> tuple[int, ...]:
+    """order[shown] = canonical index."""
+    order = list(range(n))
+    rng.shuffle(order)
+    return tuple(order)

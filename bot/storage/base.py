@@ -1,0 +1,133 @@
+"""The storage interface the core depends on.
+
+A second backend (PostgreSQL for several machines) implements this Protocol; the core does not
+change. Times are aware UTC datetimes; the rules (what may be answered, what counts) live in the
+core, while the backend guarantees atomicity and uniqueness.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class PostRecord:
+    id: int
+    chat_key: str
+    quiz_id: str
+    question_id: str
+    order: tuple[int, ...]  # order[shown] = canonical option index
+    locale: str
+    created_at: datetime
+    closes_at: datetime | None
+    closed_at: datetime | None
+    run_id: int | None
+    kind: str  # "quiz", "run" or "daily"
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerRecord:
+    post_id: int
+    person_key: str
+    option: int  # canonical index
+    correct: bool
+    answered_at: datetime
+    elapsed_ms: int
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    id: int
+    person_key: str
+    chat_key: str
+    quiz_id: str
+    questions: tuple[str, ...]
+    locale: str
+    started_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreRow:
+    person_key: str
+    name: str
+    correct: int
+    answered: int
+    time_ms: int
+    rank: int
+
+
+class Storage(Protocol):
+    async def open(self) -> None: ...
+    async def close(self) -> None: ...
+
+    # people and chats
+    async def upsert_person(self, key: str, name: str) -> None: ...
+    async def upsert_chat(self, key: str, title: str) -> None: ...
+    async def set_person_locale(self, key: str, locale: str | None) -> None: ...
+    async def person_locale(self, key: str) -> str | None: ...
+    async def set_chat_locale(self, key: str, locale: str | None) -> None: ...
+    async def chat_locale(self, key: str) -> str | None: ...
+
+    # posts
+    async def create_post(
+        self,
+        chat_key: str,
+        quiz_id: str,
+        question_id: str,
+        order: tuple[int, ...],
+        locale: str,
+        created_at: datetime,
+        closes_at: datetime | None = None,
+        run_id: int | None = None,
+        kind: str = "quiz",
+    ) -> PostRecord: ...
+    async def get_post(self, post_id: int) -> PostRecord | None: ...
+    async def bind_ref(self, post_id: int, ref: str) -> None: ...
+    async def post_by_ref(self, ref: str) -> PostRecord | None: ...
+    async def refs(self, post_id: int) -> tuple[str, ...]: ...
+    async def close_post(self, post_id: int, when: datetime) -> bool:
+        """Mark closed; True only for the one call that closed it."""
+        ...
+    async def open_posts(
+        self, chat_key: str | None = None, due_before: datetime | None = None,
+        kind: str | None = None,
+    ) -> list[PostRecord]: ...
+    async def posted_questions(self, chat_key: str) -> dict[tuple[str, str], int]:
+        """(quiz_id, question_id) -> times posted in this chat."""
+        ...
+
+    # answers
+    async def record_answer(self, answer: AnswerRecord) -> AnswerRecord | None:
+        """Insert and commit; on a duplicate (post, person) return the stored, final answer."""
+        ...
+    async def answers_for_post(self, post_id: int) -> list[AnswerRecord]: ...
+    async def answer_of(self, post_id: int, person_key: str) -> AnswerRecord | None: ...
+    async def person_history(self, person_key: str) -> dict[tuple[str, str], bool]:
+        """(quiz_id, question_id) -> whether the person's latest answer to it was right."""
+        ...
+
+    # quiz runs
+    async def create_run(
+        self, person_key: str, chat_key: str, quiz_id: str, questions: tuple[str, ...],
+        locale: str, started_at: datetime,
+    ) -> RunRecord: ...
+    async def active_run(self, person_key: str, chat_key: str) -> RunRecord | None: ...
+    async def get_run(self, run_id: int) -> RunRecord | None: ...
+    async def finish_run(self, run_id: int, when: datetime) -> None: ...
+    async def run_posts(self, run_id: int) -> list[PostRecord]: ...
+
+    # boards and stats
+    async def leaderboard(
+        self, chat_key: str | None, since: datetime | None, limit: int, person_key: str | None
+    ) -> tuple[list[ScoreRow], ScoreRow | None]: ...
+    async def person_totals(self, person_key: str) -> dict[str, tuple[int, int]]:
+        """quiz_id -> (answered, correct)."""
+        ...
+    async def person_streaks(self, person_key: str) -> tuple[int, int]:
+        """(current, best) run of consecutive correct answers."""
+        ...
+    async def person_name(self, person_key: str) -> str | None: ...

@@ -1,0 +1,108 @@
+"""Versioned schema. Append a new entry to MIGRATIONS; never edit an applied one."""
+
+from __future__ import annotations
+
+MIGRATIONS: list[str] = [
+    # 1: people, chats, posts, answers, runs, and score aggregates kept by triggers
+    """
+    CREATE TABLE persons (
+        key TEXT PRIMARY KEY,
+        name TEXT NOT NULL DEFAULT '',
+        locale TEXT,
+        current_streak INTEGER NOT NULL DEFAULT 0,
+        best_streak INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TABLE chats (
+        key TEXT PRIMARY KEY,
+        title TEXT NOT NULL DEFAULT '',
+        locale TEXT
+    );
+    CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        person_key TEXT NOT NULL REFERENCES persons(key),
+        chat_key TEXT NOT NULL REFERENCES chats(key),
+        quiz_id TEXT NOT NULL,
+        questions TEXT NOT NULL,          -- JSON list of question ids in asking order
+        locale TEXT NOT NULL,
+        started_at INTEGER NOT NULL,      -- unix milliseconds, UTC
+        finished_at INTEGER
+    );
+    -- at most one unfinished run per person and chat
+    CREATE UNIQUE INDEX runs_active ON runs(person_key, chat_key) WHERE finished_at IS NULL;
+    CREATE TABLE posts (
+        id INTEGER PRIMARY KEY,
+        chat_key TEXT NOT NULL REFERENCES chats(key),
+        quiz_id TEXT NOT NULL,
+        question_id TEXT NOT NULL,
+        option_order TEXT NOT NULL,       -- JSON: option_order[shown] = canonical index
+        locale TEXT NOT NULL,
+        kind TEXT NOT NULL DEFAULT 'quiz',
+        run_id INTEGER REFERENCES runs(id),
+        created_at INTEGER NOT NULL,
+        closes_at INTEGER,
+        closed_at INTEGER
+    );
+    CREATE INDEX posts_chat ON posts(chat_key, quiz_id, question_id);
+    CREATE INDEX posts_open ON posts(closes_at) WHERE closed_at IS NULL;
+    CREATE INDEX posts_run ON posts(run_id) WHERE run_id IS NOT NULL;
+    CREATE TABLE post_refs (
+        ref TEXT PRIMARY KEY,             -- e.g. "tg-poll:5012", "dc-msg:1234"
+        post_id INTEGER NOT NULL REFERENCES posts(id)
+    ) WITHOUT ROWID;
+    CREATE INDEX post_refs_post ON post_refs(post_id);
+    CREATE TABLE answers (
+        post_id INTEGER NOT NULL REFERENCES posts(id),
+        person_key TEXT NOT NULL REFERENCES persons(key),
+        option INTEGER NOT NULL,          -- canonical option index
+        correct INTEGER NOT NULL,
+        answered_at INTEGER NOT NULL,
+        elapsed_ms INTEGER NOT NULL,
+        chat_key TEXT NOT NULL,
+        quiz_id TEXT NOT NULL,
+        question_id TEXT NOT NULL,
+        PRIMARY KEY (post_id, person_key) -- the first answer is final, enforced here
+    );
+    CREATE INDEX answers_person ON answers(person_key, answered_at);
+    -- per chat, person and UTC day; leaderboards read this instead of every answer
+    CREATE TABLE scores (
+        chat_key TEXT NOT NULL,
+        person_key TEXT NOT NULL,
+        day TEXT NOT NULL,
+        correct INTEGER NOT NULL,
+        answered INTEGER NOT NULL,
+        time_ms INTEGER NOT NULL,
+        PRIMARY KEY (chat_key, day, person_key)
+    ) WITHOUT ROWID;
+    CREATE INDEX scores_day ON scores(day);
+    -- all-time totals per chat, and across chats under chat_key '*', ranked by index
+    CREATE TABLE totals (
+        chat_key TEXT NOT NULL,
+        person_key TEXT NOT NULL,
+        correct INTEGER NOT NULL,
+        answered INTEGER NOT NULL,
+        time_ms INTEGER NOT NULL,
+        PRIMARY KEY (chat_key, person_key)
+    ) WITHOUT ROWID;
+    CREATE INDEX totals_rank ON totals(chat_key, correct DESC, time_ms, person_key);
+    CREATE TRIGGER answers_scored AFTER INSERT ON answers BEGIN
+        INSERT INTO scores(chat_key, person_key, day, correct, answered, time_ms)
+        VALUES (NEW.chat_key, NEW.person_key, date(NEW.answered_at / 1000, 'unixepoch'),
+                NEW.correct, 1, NEW.elapsed_ms)
+        ON CONFLICT(chat_key, day, person_key) DO UPDATE SET
+            correct = correct + excluded.correct,
+            answered = answered + 1,
+            time_ms = time_ms + excluded.time_ms;
+        INSERT INTO totals(chat_key, person_key, correct, answered, time_ms)
+        VALUES (NEW.chat_key, NEW.person_key, NEW.correct, 1, NEW.elapsed_ms),
+               ('*', NEW.person_key, NEW.correct, 1, NEW.elapsed_ms)
+        ON CONFLICT(chat_key, person_key) DO UPDATE SET
+            correct = correct + excluded.correct,
+            answered = answered + 1,
+            time_ms = time_ms + excluded.time_ms;
+        UPDATE persons SET
+            current_streak = CASE WHEN NEW.correct THEN current_streak + 1 ELSE 0 END,
+            best_streak = MAX(best_streak, CASE WHEN NEW.correct THEN current_streak + 1 ELSE 0 END)
+        WHERE key = NEW.person_key;
+    END;
+    """,
+]

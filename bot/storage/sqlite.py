@@ -1,0 +1,529 @@
+"""SQLite storage through aiosqlite: WAL, synchronous=FULL, migrations, group commit.
+
+Writes go through one writer connection and are grouped: concurrent writes share a transaction
+and one fsync, and each caller's future resolves only after COMMIT returned, so nothing is
+acknowledged before it is durable. Each write runs inside its own SAVEPOINT, so one failing
+write does not undo its neighbours. Reads use a second connection and never see uncommitted
+rows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sqlite3
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import aiosqlite
+
+from bot.storage.base import AnswerRecord, PostRecord, RunRecord, ScoreRow
+from bot.storage.migrations import MIGRATIONS
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+WriteOp = Callable[[aiosqlite.Connection], Awaitable[Any]]
+
+PRAGMAS = (
+    "PRAGMA journal_mode=WAL",
+    "PRAGMA synchronous=FULL",  # an acknowledged answer survives power loss, not just a crash
+    "PRAGMA foreign_keys=ON",
+    "PRAGMA busy_timeout=10000",  # another process (a second bot) may hold the write lock
+)
+
+
+def to_ms(when: datetime) -> int:
+    return int(when.timestamp() * 1000)
+
+
+def from_ms(ms: int | None) -> datetime | None:
+    return None if ms is None else datetime.fromtimestamp(ms / 1000, UTC)
+
+
+def _post(row: aiosqlite.Row) -> PostRecord:
+    return PostRecord(
+        id=row["id"],
+        chat_key=row["chat_key"],
+        quiz_id=row["quiz_id"],
+        question_id=row["question_id"],
+        order=tuple(json.loads(row["option_order"])),
+        locale=row["locale"],
+        created_at=from_ms(row["created_at"]),  # type: ignore[arg-type]
+        closes_at=from_ms(row["closes_at"]),
+        closed_at=from_ms(row["closed_at"]),
+        run_id=row["run_id"],
+        kind=row["kind"],
+    )
+
+
+def _answer(row: aiosqlite.Row) -> AnswerRecord:
+    return AnswerRecord(
+        post_id=row["post_id"],
+        person_key=row["person_key"],
+        option=row["option"],
+        correct=bool(row["correct"]),
+        answered_at=from_ms(row["answered_at"]),  # type: ignore[arg-type]
+        elapsed_ms=row["elapsed_ms"],
+        name=row["name"] if "name" in row.keys() else "",
+    )
+
+
+def _run(row: aiosqlite.Row) -> RunRecord:
+    return RunRecord(
+        id=row["id"],
+        person_key=row["person_key"],
+        chat_key=row["chat_key"],
+        quiz_id=row["quiz_id"],
+        questions=tuple(json.loads(row["questions"])),
+        locale=row["locale"],
+        started_at=from_ms(row["started_at"]),  # type: ignore[arg-type]
+        finished_at=from_ms(row["finished_at"]),
+    )
+
+
+class SqliteStorage:
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._w: aiosqlite.Connection | None = None
+        self._r: aiosqlite.Connection | None = None
+        self._pending: list[tuple[WriteOp, asyncio.Future[Any]]] = []
+        self._wake = asyncio.Event()
+        self._writer_task: asyncio.Task[None] | None = None
+        self._closing = False
+
+    # lifecycle -------------------------------------------------------------------------
+    async def open(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._w = await aiosqlite.connect(self.path, isolation_level=None)
+        for pragma in PRAGMAS:
+            await self._w.execute(pragma)
+        await self._migrate(self._w)
+        self._r = await aiosqlite.connect(self.path, isolation_level=None)
+        for pragma in PRAGMAS[1:]:
+            await self._r.execute(pragma)
+        self._r.row_factory = aiosqlite.Row
+        self._w.row_factory = aiosqlite.Row
+        self._closing = False
+        self._writer_task = asyncio.create_task(self._writer(), name="sqlite-writer")
+
+    async def close(self) -> None:
+        if self._writer_task:
+            self._closing = True  # the writer drains what is queued, then stops
+            self._wake.set()
+            await self._writer_task
+            self._writer_task = None
+        for conn in (self._r, self._w):
+            if conn is not None:
+                await conn.close()
+        self._r = self._w = None
+
+    async def __aenter__(self) -> SqliteStorage:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def _migrate(self, db: aiosqlite.Connection) -> None:
+        await db.execute("BEGIN IMMEDIATE")  # one process migrates, others wait
+        try:
+            version = (await (await db.execute("PRAGMA user_version")).fetchone())[0]
+            for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
+                log.info("applying schema migration %d", number)
+                for statement in _split_sql(script):
+                    await db.execute(statement)
+                await db.execute(f"PRAGMA user_version={number}")
+            await db.execute("COMMIT")
+        except BaseException:
+            await db.execute("ROLLBACK")
+            raise
+
+    # the group-commit writer -----------------------------------------------------------
+    async def _write(self, op: Callable[[aiosqlite.Connection], Awaitable[T]]) -> T:
+        if self._writer_task is None or self._closing:
+            raise RuntimeError("storage is not open")
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._pending.append((op, future))
+        self._wake.set()
+        return await future
+
+    async def _writer(self) -> None:
+        db = self._w
+        assert db is not None
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            batch, self._pending = self._pending, []
+            if not batch:
+                if self._closing:
+                    return
+                continue
+            outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
+            try:
+                await db.execute("BEGIN IMMEDIATE")
+                for op, future in batch:
+                    await db.execute("SAVEPOINT op")
+                    try:
+                        result = await op(db)
+                    except Exception as exc:  # this write fails alone
+                        await db.execute("ROLLBACK TO op")
+                        outcomes.append((future, None, exc))
+                    else:
+                        outcomes.append((future, result, None))
+                    await db.execute("RELEASE op")
+                await db.execute("COMMIT")
+            except Exception as exc:
+                log.exception("write transaction failed; %d writes not committed", len(batch))
+                if db.in_transaction:
+                    await db.execute("ROLLBACK")
+                outcomes = [(future, None, exc) for _, future in batch]
+            for future, result, error in outcomes:
+                if future.done():
+                    continue
+                if error is not None:
+                    future.set_exception(error)
+                else:
+                    future.set_result(result)
+            if self._closing:
+                self._wake.set()  # one more pass to drain or stop
+
+    async def _fetchall(self, sql: str, params: tuple[Any, ...] = ()) -> list[aiosqlite.Row]:
+        assert self._r is not None, "storage is not open"
+        async with self._r.execute(sql, params) as cur:
+            return list(await cur.fetchall())
+
+    async def _fetchone(self, sql: str, params: tuple[Any, ...] = ()) -> aiosqlite.Row | None:
+        assert self._r is not None, "storage is not open"
+        async with self._r.execute(sql, params) as cur:
+            return await cur.fetchone()
+
+    # people and chats ------------------------------------------------------------------
+    async def upsert_person(self, key: str, name: str) -> None:
+        row = await self._fetchone("SELECT name FROM persons WHERE key=?", (key,))
+        if row is not None and row["name"] == name:
+            return  # the hot path: no write for a known, unchanged person
+
+        async def op(db: aiosqlite.Connection) -> None:
+            await db.execute(
+                "INSERT INTO persons(key, name) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET name=excluded.name",
+                (key, name),
+            )
+
+        await self._write(op)
+
+    async def upsert_chat(self, key: str, title: str) -> None:
+        row = await self._fetchone("SELECT title FROM chats WHERE key=?", (key,))
+        if row is not None and row["title"] == title:
+            return
+
+        async def op(db: aiosqlite.Connection) -> None:
+            await db.execute(
+                "INSERT INTO chats(key, title) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET title=excluded.title",
+                (key, title),
+            )
+
+        await self._write(op)
+
+    async def set_person_locale(self, key: str, locale: str | None) -> None:
+        async def op(db: aiosqlite.Connection) -> None:
+            await db.execute(
+                "INSERT INTO persons(key, locale) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET locale=excluded.locale",
+                (key, locale),
+            )
+
+        await self._write(op)
+
+    async def person_locale(self, key: str) -> str | None:
+        row = await self._fetchone("SELECT locale FROM persons WHERE key=?", (key,))
+        return row["locale"] if row else None
+
+    async def person_name(self, key: str) -> str | None:
+        row = await self._fetchone("SELECT name FROM persons WHERE key=?", (key,))
+        return row["name"] if row else None
+
+    async def set_chat_locale(self, key: str, locale: str | None) -> None:
+        async def op(db: aiosqlite.Connection) -> None:
+            await db.execute(
+                "INSERT INTO chats(key, locale) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET locale=excluded.locale",
+                (key, locale),
+            )
+
+        await self._write(op)
+
+    async def chat_locale(self, key: str) -> str | None:
+        row = await self._fetchone("SELECT locale FROM chats WHERE key=?", (key,))
+        return row["locale"] if row else None
+
+    # posts -----------------------------------------------------------------------------
+    async def create_post(
+        self,
+        chat_key: str,
+        quiz_id: str,
+        question_id: str,
+        order: tuple[int, ...],
+        locale: str,
+        created_at: datetime,
+        closes_at: datetime | None = None,
+        run_id: int | None = None,
+        kind: str = "quiz",
+    ) -> PostRecord:
+        async def op(db: aiosqlite.Connection) -> int:
+            await db.execute("INSERT OR IGNORE INTO chats(key) VALUES (?)", (chat_key,))
+            cur = await db.execute(
+                "INSERT INTO posts(chat_key, quiz_id, question_id, option_order, locale, kind,"
+                " run_id, created_at, closes_at) VALUES (?,?,?,?,?,?,?,?,?)",
+                (
+                    chat_key, quiz_id, question_id, json.dumps(list(order)), locale, kind,
+                    run_id, to_ms(created_at), to_ms(closes_at) if closes_at else None,
+                ),
+            )
+            return cur.lastrowid  # type: ignore[return-value]
+
+        post_id = await self._write(op)
+        return PostRecord(
+            id=post_id, chat_key=chat_key, quiz_id=quiz_id, question_id=question_id,
+            order=tuple(order), locale=locale, created_at=from_ms(to_ms(created_at)),  # type: ignore[arg-type]
+            closes_at=from_ms(to_ms(closes_at)) if closes_at else None, closed_at=None,
+            run_id=run_id, kind=kind,
+        )
+
+    async def get_post(self, post_id: int) -> PostRecord | None:
+        row = await self._fetchone("SELECT * FROM posts WHERE id=?", (post_id,))
+        return _post(row) if row else None
+
+    async def bind_ref(self, post_id: int, ref: str) -> None:
+        async def op(db: aiosqlite.Connection) -> None:
+            await db.execute(
+                "INSERT OR REPLACE INTO post_refs(ref, post_id) VALUES (?, ?)", (ref, post_id)
+            )
+
+        await self._write(op)
+
+    async def post_by_ref(self, ref: str) -> PostRecord | None:
+        row = await self._fetchone(
+            "SELECT posts.* FROM post_refs JOIN posts ON posts.id = post_refs.post_id "
+            "WHERE post_refs.ref=?",
+            (ref,),
+        )
+        return _post(row) if row else None
+
+    async def refs(self, post_id: int) -> tuple[str, ...]:
+        rows = await self._fetchall(
+            "SELECT ref FROM post_refs WHERE post_id=? ORDER BY ref", (post_id,)
+        )
+        return tuple(r["ref"] for r in rows)
+
+    async def close_post(self, post_id: int, when: datetime) -> bool:
+        async def op(db: aiosqlite.Connection) -> bool:
+            cur = await db.execute(
+                "UPDATE posts SET closed_at=? WHERE id=? AND closed_at IS NULL",
+                (to_ms(when), post_id),
+            )
+            return cur.rowcount == 1
+
+        return await self._write(op)
+
+    async def open_posts(
+        self, chat_key: str | None = None, due_before: datetime | None = None,
+        kind: str | None = None,
+    ) -> list[PostRecord]:
+        sql = "SELECT * FROM posts WHERE closed_at IS NULL"
+        params: list[Any] = []
+        if chat_key is not None:
+            sql += " AND chat_key=?"
+            params.append(chat_key)
+        if due_before is not None:
+            sql += " AND closes_at IS NOT NULL AND closes_at<=?"
+            params.append(to_ms(due_before))
+        if kind is not None:
+            sql += " AND kind=?"
+            params.append(kind)
+        return [_post(r) for r in await self._fetchall(sql + " ORDER BY id", tuple(params))]
+
+    async def posted_questions(self, chat_key: str) -> dict[tuple[str, str], int]:
+        rows = await self._fetchall(
+            "SELECT quiz_id, question_id, COUNT(*) AS n FROM posts WHERE chat_key=? "
+            "GROUP BY quiz_id, question_id",
+            (chat_key,),
+        )
+        return {(r["quiz_id"], r["question_id"]): r["n"] for r in rows}
+
+    # answers ---------------------------------------------------------------------------
+    async def record_answer(self, answer: AnswerRecord) -> AnswerRecord | None:
+        async def op(db: aiosqlite.Connection) -> AnswerRecord | None:
+            await db.execute(
+                "INSERT OR IGNORE INTO persons(key) VALUES (?)", (answer.person_key,)
+            )
+            cur = await db.execute(
+                "INSERT INTO answers(post_id, person_key, option, correct, answered_at,"
+                " elapsed_ms, chat_key, quiz_id, question_id)"
+                " SELECT ?, ?, ?, ?, ?, ?, chat_key, quiz_id, question_id FROM posts WHERE id=?"
+                " ON CONFLICT(post_id, person_key) DO NOTHING",
+                (
+                    answer.post_id, answer.person_key, answer.option, int(answer.correct),
+                    to_ms(answer.answered_at), answer.elapsed_ms, answer.post_id,
+                ),
+            )
+            if cur.rowcount == 1:
+                return None
+            async with db.execute(
+                "SELECT * FROM answers WHERE post_id=? AND person_key=?",
+                (answer.post_id, answer.person_key),
+            ) as c:
+                row = await c.fetchone()
+            if row is None:
+                raise LookupError(f"post {answer.post_id} does not exist")
+            return _answer(row)
+
+        return await self._write(op)
+
+    async def answers_for_post(self, post_id: int) -> list[AnswerRecord]:
+        rows = await self._fetchall(
+            "SELECT answers.*, persons.name AS name FROM answers "
+            "JOIN persons ON persons.key = answers.person_key "
+            "WHERE post_id=? ORDER BY answered_at, elapsed_ms",
+            (post_id,),
+        )
+        return [_answer(r) for r in rows]
+
+    async def answer_of(self, post_id: int, person_key: str) -> AnswerRecord | None:
+        row = await self._fetchone(
+            "SELECT * FROM answers WHERE post_id=? AND person_key=?", (post_id, person_key)
+        )
+        return _answer(row) if row else None
+
+    async def person_history(self, person_key: str) -> dict[tuple[str, str], bool]:
+        rows = await self._fetchall(
+            "SELECT quiz_id, question_id, correct FROM answers WHERE person_key=? "
+            "ORDER BY answered_at",
+            (person_key,),
+        )
+        return {(r["quiz_id"], r["question_id"]): bool(r["correct"]) for r in rows}
+
+    # quiz runs -------------------------------------------------------------------------
+    async def create_run(
+        self, person_key: str, chat_key: str, quiz_id: str, questions: tuple[str, ...],
+        locale: str, started_at: datetime,
+    ) -> RunRecord:
+        async def op(db: aiosqlite.Connection) -> int:
+            await db.execute("INSERT OR IGNORE INTO chats(key) VALUES (?)", (chat_key,))
+            await db.execute("INSERT OR IGNORE INTO persons(key) VALUES (?)", (person_key,))
+            cur = await db.execute(
+                "INSERT INTO runs(person_key, chat_key, quiz_id, questions, locale, started_at)"
+                " VALUES (?,?,?,?,?,?)",
+                (person_key, chat_key, quiz_id, json.dumps(list(questions)), locale,
+                 to_ms(started_at)),
+            )
+            return cur.lastrowid  # type: ignore[return-value]
+
+        run_id = await self._write(op)
+        run = await self.get_run(run_id)
+        assert run is not None
+        return run
+
+    async def active_run(self, person_key: str, chat_key: str) -> RunRecord | None:
+        row = await self._fetchone(
+            "SELECT * FROM runs WHERE person_key=? AND chat_key=? AND finished_at IS NULL",
+            (person_key, chat_key),
+        )
+        return _run(row) if row else None
+
+    async def get_run(self, run_id: int) -> RunRecord | None:
+        row = await self._fetchone("SELECT * FROM runs WHERE id=?", (run_id,))
+        return _run(row) if row else None
+
+    async def finish_run(self, run_id: int, when: datetime) -> None:
+        async def op(db: aiosqlite.Connection) -> None:
+            await db.execute(
+                "UPDATE runs SET finished_at=? WHERE id=? AND finished_at IS NULL",
+                (to_ms(when), run_id),
+            )
+
+        await self._write(op)
+
+    async def run_posts(self, run_id: int) -> list[PostRecord]:
+        rows = await self._fetchall("SELECT * FROM posts WHERE run_id=? ORDER BY id", (run_id,))
+        return [_post(r) for r in rows]
+
+    # boards and stats ------------------------------------------------------------------
+    async def leaderboard(
+        self, chat_key: str | None, since: datetime | None, limit: int, person_key: str | None
+    ) -> tuple[list[ScoreRow], ScoreRow | None]:
+        chat = chat_key if chat_key is not None else "*"
+        if since is None:
+            # all time: totals is indexed in rank order
+            source = "SELECT person_key, correct, answered, time_ms FROM totals WHERE chat_key=?"
+            params: tuple[Any, ...] = (chat,)
+        else:
+            day = since.astimezone(UTC).date().isoformat()
+            where = "day>=?" if chat_key is None else "chat_key=? AND day>=?"
+            params = (day,) if chat_key is None else (chat_key, day)
+            source = (
+                "SELECT person_key, SUM(correct) AS correct, SUM(answered) AS answered,"
+                f" SUM(time_ms) AS time_ms FROM scores WHERE {where} GROUP BY person_key"
+            )
+        rows = await self._fetchall(
+            f"WITH board AS ({source}) SELECT board.*, COALESCE(persons.name, '') AS name "
+            "FROM board LEFT JOIN persons ON persons.key = board.person_key "
+            "ORDER BY correct DESC, time_ms ASC, person_key LIMIT ?",
+            (*params, limit),
+        )
+        top = [
+            ScoreRow(r["person_key"], r["name"], r["correct"], r["answered"], r["time_ms"], i)
+            for i, r in enumerate(rows, start=1)
+        ]
+        me = next((row for row in top if row.person_key == person_key), None)
+        if me is None and person_key is not None:
+            row = await self._fetchone(
+                f"WITH board AS ({source}), mine AS (SELECT * FROM board WHERE person_key=?) "
+                "SELECT mine.*, COALESCE(persons.name, '') AS name, "
+                " (SELECT COUNT(*) FROM board WHERE board.correct > mine.correct OR"
+                "  (board.correct = mine.correct AND (board.time_ms < mine.time_ms OR"
+                "   (board.time_ms = mine.time_ms AND board.person_key < mine.person_key))))"
+                "  AS better "
+                "FROM mine LEFT JOIN persons ON persons.key = mine.person_key",
+                (*params, person_key),
+            )
+            if row is not None:
+                me = ScoreRow(
+                    row["person_key"], row["name"], row["correct"], row["answered"],
+                    row["time_ms"], row["better"] + 1,
+                )
+        return top, me
+
+    async def person_totals(self, person_key: str) -> dict[str, tuple[int, int]]:
+        rows = await self._fetchall(
+            "SELECT quiz_id, COUNT(*) AS answered, SUM(correct) AS correct FROM answers "
+            "WHERE person_key=? GROUP BY quiz_id",
+            (person_key,),
+        )
+        return {r["quiz_id"]: (r["answered"], r["correct"]) for r in rows}
+
+    async def person_streaks(self, person_key: str) -> tuple[int, int]:
+        row = await self._fetchone(
+            "SELECT current_streak, best_streak FROM persons WHERE key=?", (person_key,)
+        )
+        return (row["current_streak"], row["best_streak"]) if row else (0, 0)
+
+
+def _split_sql(script: str) -> list[str]:
+    """Split a migration into statements; sqlite3 knows where a trigger body ends."""
+    statements: list[str] = []
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        if not buffer and (not line.strip() or line.strip().startswith("--")):
+            continue
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        raise ValueError(f"incomplete statement in migration: {buffer[:80]!r}")
+    return statements
