@@ -301,10 +301,13 @@ class QuizService:
                 summaries.append(summary)
         return summaries
 
-    async def close_due(self) -> list[PostSummary]:
-        """Close every question whose time is up; adapters post the summaries."""
+    async def close_due(self, chat_prefix: str = "") -> list[PostSummary]:
+        """Close every question whose time is up (in chats whose key starts with `chat_prefix`,
+        e.g. "tg:" for one adapter's chats); the adapter posts the summaries."""
         summaries = []
         for post in await self.storage.open_posts(due_before=self.clock.now()):
+            if not post.chat_key.startswith(chat_prefix):
+                continue
             if summary := await self.close(post.id):
                 summaries.append(summary)
         return summaries
