@@ -1,0 +1,158 @@
+"""The `quizbot` command: run the bots, play in the terminal, inspect boards, check content."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from pathlib import Path
+
+from bot import __version__
+from bot.adapters.console import CHAT, ConsoleQuiz, console_person
+from bot.app import configured_adapters, open_service, run_adapters
+from bot.content import ContentError, load_catalog
+from bot.content.schema import LOCALES
+from bot.core import render
+from bot.core.models import Period
+from bot.i18n import translator
+from bot.settings import Settings, SettingsError, load_settings
+
+NO_TOKEN_HINT = (
+    "No TELEGRAM_BOT_TOKEN or DISCORD_BOT_TOKEN is set, so quizbot starts the console quiz.\n"
+    "To run a chat bot, put a token in the environment or in .env (see .env.example), e.g.\n"
+    "  TELEGRAM_BOT_TOKEN=123456:ABC... quizbot run"
+)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="quizbot", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"quizbot {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sub.add_parser("run", help="start every configured bot (console quiz if none)")
+
+    play = sub.add_parser("play", help="take a quiz in the terminal")
+    play.add_argument("--quiz", help="quiz id (default: resume, or choose from a list)")
+    play.add_argument("--lang", choices=LOCALES, help="language of questions and messages")
+    play.add_argument("--name", help="player name (default: your login name)")
+
+    board = sub.add_parser("leaderboard", help="print the leaderboard")
+    board.add_argument("--period", choices=[p.value for p in Period], default="all")
+    board.add_argument("--chat", help="a chat key such as tg:-100123 (default: all chats)")
+    board.add_argument("--limit", type=int, default=10)
+    board.add_argument("--lang", choices=LOCALES)
+    board.add_argument("--name", help="whose rank to show (default: your login name)")
+
+    stats = sub.add_parser("stats", help="print personal stats")
+    stats.add_argument("--name", help="player name (default: your login name)")
+    stats.add_argument("--lang", choices=LOCALES)
+
+    content = sub.add_parser("content", help="validate or export quiz packs")
+    csub = content.add_subparsers(dest="action", required=True)
+    validate = csub.add_parser("validate", help="check packs against the schema and limits")
+    validate.add_argument("path", nargs="?", type=Path)
+    export = csub.add_parser("export", help="print all quizzes as JSON")
+    export.add_argument("--format", choices=["json"], default="json")
+    export.add_argument("path", nargs="?", type=Path)
+    return parser
+
+
+def _content_validate(settings: Settings, path: Path | None) -> int:
+    target = path or settings.quizbot_content_dir
+    try:
+        catalog = load_catalog(target)
+    except ContentError as exc:
+        for problem in sorted(exc.problems, key=lambda p: (p.file, p.line)):
+            print(problem, file=sys.stderr)
+        errors = sum(not p.warning for p in exc.problems)
+        print(f"{errors} error(s): nothing loaded from {target}", file=sys.stderr)
+        return 1
+    for problem in sorted(catalog.warnings, key=lambda p: (p.file, p.line)):
+        print(problem, file=sys.stderr)
+    questions = sum(len(q.questions) for q in catalog)
+    print(f"ok: {len(catalog.quizzes)} quizzes, {questions} questions in {target}")
+    return 0
+
+
+def _content_export(settings: Settings, path: Path | None) -> int:
+    try:
+        catalog = load_catalog(path or settings.quizbot_content_dir)
+    except ContentError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    json.dump([q.export() for q in catalog], sys.stdout, ensure_ascii=False, indent=2)
+    print()
+    return 0
+
+
+async def _run(settings: Settings) -> int:
+    async with open_service(settings) as service:
+        adapters = configured_adapters(service, settings)
+        if not adapters:
+            print(NO_TOKEN_HINT, file=sys.stderr)
+            return await ConsoleQuiz(service, console_person()).play()
+        await run_adapters(service, adapters)
+    return 0
+
+
+async def _play(settings: Settings, args: argparse.Namespace) -> int:
+    async with open_service(settings) as service:
+        return await ConsoleQuiz(service, console_person(args.name), args.lang).play(args.quiz)
+
+
+async def _leaderboard(settings: Settings, args: argparse.Namespace) -> int:
+    async with open_service(settings) as service:
+        person = console_person(args.name)
+        board = await service.leaderboard(
+            args.chat, args.period, person_key=person.key, limit=args.limit
+        )
+        locale = args.lang or await service.resolve_locale(person, CHAT)
+        print(render.leaderboard_text(board, translator(locale)))
+    return 0
+
+
+async def _stats(settings: Settings, args: argparse.Namespace) -> int:
+    async with open_service(settings) as service:
+        person = console_person(args.name)
+        locale = args.lang or await service.resolve_locale(person, CHAT)
+        print(render.stats_text(await service.stats(person, locale), translator(locale)))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        settings = load_settings()
+    except SettingsError as exc:
+        print(f"quizbot: configuration error: {exc}", file=sys.stderr)
+        return 2
+    # the terminal commands keep stdout for the quiz; only problems are logged there
+    level = settings.quizbot_log_level if args.command == "run" else "WARNING"
+    logging.basicConfig(
+        level=level,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    # httpx logs every request URL at INFO, and Telegram URLs carry the bot token.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    if args.command == "content":
+        if args.action == "validate":
+            return _content_validate(settings, args.path)
+        return _content_export(settings, args.path)
+    commands = {"run": _run, "play": _play, "leaderboard": _leaderboard, "stats": _stats}
+    handler = commands[args.command]
+    try:
+        if args.command == "run":
+            return asyncio.run(_run(settings))
+        return asyncio.run(handler(settings, args))  # type: ignore[operator]
+    except ContentError as exc:
+        print(f"quizbot: the quiz content is invalid, nothing was loaded:\n{exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\nProgress saved. Bye!", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,110 @@
+"""The console adapter driven as a subprocess through stdin and stdout."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import SAMPLE_PACKS
+
+
+def play(
+    db: Path, stdin: str, *args: str, content: Path = SAMPLE_PACKS
+) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "QUIZBOT_DATABASE": str(db),
+        "QUIZBOT_CONTENT_DIR": str(content),
+        "TELEGRAM_BOT_TOKEN": "",
+        "DISCORD_BOT_TOKEN": "",
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args], input=stdin, capture_output=True, text=True,
+        env=env, timeout=60,
+    )
+
+
+def answer_letter(output: str, want_right: bool, question_marker: str, right_text: str) -> str:
+    """Find the letter of `right_text` in the last printed question."""
+    block = output[output.rindex(question_marker):]
+    for line in block.splitlines():
+        if len(line) > 3 and line[1] == ")" and line[3:] == right_text:
+            return line[0] if want_right else ("A" if line[0] != "A" else "B")
+    raise AssertionError(f"{right_text!r} not shown in {block!r}")
+
+
+def test_full_quiz_with_bad_input(tmp_path: Path) -> None:
+    db = tmp_path / "c.db"
+    # Questions come in quiz order; the shuffle is unknown, so answer with letters and
+    # bad input, then check the tally and the stored score agree.
+    proc = play(db, "\n?\nZ\nA\nA\nA\n", "play", "--quiz", "sample", "--name", "ada")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert out.count("Please type one of: A, B, C") == 3  # empty line, ?, Z
+    assert "question 1 of 3" in out and "question 3 of 3" in out
+    assert "🏁 Sample Quiz:" in out
+    right = out.count("✅ Correct!")
+    assert f": {right} of 3 right" in out
+    board = play(db, "", "leaderboard", "--name", "ada")
+    assert f"1. ada — {right}/3 right" in board.stdout
+
+
+def test_ctrl_d_saves_progress_and_play_resumes(tmp_path: Path) -> None:
+    db = tmp_path / "c.db"
+    first = play(db, "B\n", "play", "--quiz", "sample", "--name", "bo")
+    assert first.returncode == 0, first.stderr
+    assert "question 2 of 3" in first.stdout and "Progress saved" in first.stdout
+    second = play(db, "A\nA\n", "play", "--name", "bo")  # no --quiz: resume
+    assert second.returncode == 0, second.stderr
+    assert "question 1 of 3" not in second.stdout
+    assert "question 2 of 3" in second.stdout and "🏁" in second.stdout
+    stats = play(db, "", "stats", "--name", "bo")
+    assert "3 questions answered" in stats.stdout
+
+
+def test_right_answer_shows_explanation_at_once(tmp_path: Path) -> None:
+    db = tmp_path / "c.db"
+    probe = play(db, "", "play", "--quiz", "sample", "--name", "cy")
+    letter = answer_letter(probe.stdout, True, "question 1 of 3", "2")
+    proc = play(db, f"{letter}\n", "play", "--name", "cy")
+    assert "✅ Correct! " in proc.stdout and "One plus one is two." in proc.stdout
+
+
+def test_bengali_console(tmp_path: Path) -> None:
+    proc = play(tmp_path / "c.db", "", "play", "--quiz", "sample", "--lang", "bn", "--name", "d")
+    assert "এক যোগ এক কত?" in proc.stdout and "নমুনা কুইজ" in proc.stdout
+
+
+def test_unknown_quiz_lists_quizzes(tmp_path: Path) -> None:
+    proc = play(tmp_path / "c.db", "", "play", "--quiz", "nope")
+    assert proc.returncode == 2 and "sample" in proc.stdout
+
+
+def test_run_without_token_falls_back_to_console(tmp_path: Path) -> None:
+    proc = play(tmp_path / "c.db", "1\nA\n", "run")
+    assert proc.returncode == 0, proc.stderr
+    assert "TELEGRAM_BOT_TOKEN" in proc.stderr
+    assert "Choose a quiz" in proc.stdout and "question 1 of 3" in proc.stdout
+
+
+def test_bad_setting_is_one_line_naming_the_variable(tmp_path: Path) -> None:
+    env_proc = subprocess.run(
+        [sys.executable, "-m", "bot", "stats"], capture_output=True, text=True, timeout=60,
+        env={**os.environ, "QUIZBOT_QUESTION_SECONDS": "soon",
+             "TELEGRAM_BOT_TOKEN": "123:SECRET-TOKEN"},
+    )
+    assert env_proc.returncode == 2
+    lines = env_proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "QUIZBOT_QUESTION_SECONDS" in lines[0]
+    assert "SECRET-TOKEN" not in env_proc.stderr and "Traceback" not in env_proc.stderr
+
+
+def test_broken_content_is_refused_with_file_and_line(tmp_path: Path) -> None:
+    bad = tmp_path / "packs"
+    bad.mkdir()
+    (bad / "x.yaml").write_text("id: x\ntitle: X\nquestions: []\n", encoding="utf-8")
+    proc = play(tmp_path / "c.db", "", "play", content=bad)
+    assert proc.returncode == 1
+    assert f"{bad / 'x.yaml'}:3" in proc.stderr and "Traceback" not in proc.stderr

@@ -1,0 +1,252 @@
+"""The core without any platform: asking, answering, closing, runs, boards, stats, locales."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.clock import FakeClock
+from bot.content import Catalog
+from bot.core import selection
+from bot.core.models import AnswerStatus, Chat, NoActiveRun, Person, UnknownQuiz
+from bot.core.service import QuizService, UnsupportedLocale
+from bot.storage import SqliteStorage
+
+GROUP = Chat("tg:-100", "Study group")
+ALONE = Chat("tg:1", "Ada", is_private=True)
+ADA = Person("tg:1", "Ada")
+BO = Person("tg:2", "Bo", platform_locale="bn-BD")
+CY = Person("tg:3", "Cy")
+
+
+async def test_answer_is_scored_against_the_canonical_key(service: QuizService) -> None:
+    q = await service.ask(GROUP, "sample")
+    question = service.catalog.question(q.quiz_id, q.question_id)
+    assert q.options[q.correct] == question.options[question.answer].text.en
+    right = await service.answer(q.post_id, ADA, q.correct)
+    assert right.accepted and right.correct and right.explanation == question.explanation.en
+    wrong = await service.answer(q.post_id, BO, (q.correct + 1) % len(q.options))
+    assert wrong.accepted and not wrong.correct
+    assert wrong.correct_option == q.correct
+
+
+async def test_first_answer_is_final(service: QuizService) -> None:
+    q = await service.ask(GROUP)
+    wrong = (q.correct + 1) % len(q.options)
+    first = await service.answer(q.post_id, ADA, wrong)
+    again = await service.answer(q.post_id, ADA, q.correct)
+    assert first.accepted and not first.correct
+    assert again.status is AnswerStatus.ALREADY_ANSWERED
+    assert again.chosen == wrong and not again.correct
+    board = await service.leaderboard(GROUP.key)
+    assert [(r.correct, r.answered) for r in board.rows] == [(0, 1)]
+
+
+async def test_concurrent_duplicates_count_once(service: QuizService) -> None:
+    q = await service.ask(GROUP)
+    results = await asyncio.gather(
+        *(service.answer(q.post_id, ADA, q.correct) for _ in range(25))
+    )
+    assert sum(r.accepted for r in results) == 1
+    assert all(r.status is AnswerStatus.ALREADY_ANSWERED for r in results if not r.accepted)
+    board = await service.leaderboard(None)
+    assert board.rows[0].answered == 1
+
+
+async def test_closed_and_expired_posts_refuse_answers(
+    service: QuizService, clock: FakeClock
+) -> None:
+    q = await service.ask(GROUP)
+    summary = await service.close(q.post_id)
+    assert summary is not None
+    assert await service.close(q.post_id) is None  # the summary is posted once
+    late = await service.answer(q.post_id, ADA, q.correct)
+    assert late.status is AnswerStatus.CLOSED
+    timed = await service.ask(GROUP, open_for=timedelta(seconds=30))
+    clock.advance(31)
+    assert (await service.answer(timed.post_id, ADA, 0)).status is AnswerStatus.CLOSED
+    assert (await service.leaderboard(None)).rows == ()
+
+
+async def test_unknown_post_and_bad_option(service: QuizService) -> None:
+    assert (await service.answer(999, ADA, 0)).status is AnswerStatus.UNKNOWN_POST
+    q = await service.ask(GROUP)
+    assert (await service.answer(q.post_id, ADA, 7)).status is AnswerStatus.INVALID_OPTION
+    assert (await service.answer(q.post_id, ADA, -1)).status is AnswerStatus.INVALID_OPTION
+    assert (await service.leaderboard(None)).rows == ()
+
+
+async def test_unknown_quiz_lists_available(service: QuizService) -> None:
+    with pytest.raises(UnknownQuiz) as info:
+        await service.ask(GROUP, "nope")
+    assert [q.id for q in info.value.available] == ["sample"]
+    assert (await service.ask(GROUP, "basics")).quiz_id == "sample"  # a tag works
+
+
+async def test_group_gets_every_question_before_repeats(service: QuizService) -> None:
+    seen = [(await service.ask(GROUP)).question_id for _ in range(3)]
+    assert sorted(seen) == ["s-one", "s-three", "s-two"]
+
+
+async def test_person_alone_gets_missed_questions_first(service: QuizService) -> None:
+    for _ in range(3):
+        q = await service.ask(ALONE, person=ADA)
+        pick = q.correct if q.question_id != "s-two" else (q.correct + 1) % 3
+        await service.answer(q.post_id, ADA, pick)
+    assert (await service.ask(ALONE, person=ADA)).question_id == "s-two"
+
+
+async def test_summary_counts_and_fastest(service: QuizService, clock: FakeClock) -> None:
+    q = await service.ask(GROUP)
+    clock.advance(5)
+    await service.answer(q.post_id, BO, q.correct)
+    clock.advance(1)
+    await service.answer(q.post_id, ADA, (q.correct + 1) % 3)
+    clock.advance(1)
+    await service.answer(q.post_id, CY, q.correct)
+    [summary] = await service.close_open(GROUP)
+    assert (summary.answered, summary.right) == (3, 2)
+    assert summary.per_option[q.correct] == 2 and sum(summary.per_option) == 3
+    assert [a.name for a in summary.fastest] == ["Bo", "Cy"]
+    assert [a.elapsed_ms for a in summary.fastest] == [5000, 7000]
+
+
+async def test_close_due_only_for_prefix(service: QuizService, clock: FakeClock) -> None:
+    tg = await service.ask(GROUP, open_for=timedelta(seconds=10))
+    dc = await service.ask(Chat("dc:5"), open_for=timedelta(seconds=10))
+    clock.advance(11)
+    assert [s.post_id for s in await service.close_due("tg:")] == [tg.post_id]
+    assert [s.post_id for s in await service.close_due("dc:")] == [dc.post_id]
+    assert await service.close_due() == []
+
+
+async def test_quiz_run_in_order_to_final_score(service: QuizService) -> None:
+    q = await service.start_run(ADA, ALONE, "sample")
+    numbers = []
+    while True:
+        numbers.append(q.number)
+        pick = q.correct if q.number != 2 else (q.correct + 1) % len(q.options)
+        result = await service.answer(q.post_id, ADA, pick)
+        assert result.accepted
+        if result.run_summary:
+            break
+        assert result.next_question is not None
+        q = result.next_question
+    assert numbers == [1, 2, 3]
+    summary = result.run_summary
+    assert (summary.score, summary.total) == (2, 3)
+    assert [m.number for m in summary.missed] == [2]
+    assert summary.missed[0].correct_text == "Red"
+    with pytest.raises(NoActiveRun):
+        await service.start_run(ADA, ALONE)
+
+
+async def test_run_survives_restart(
+    sample_catalog: Catalog, tmp_path: Path, clock: FakeClock
+) -> None:
+    path = tmp_path / "restart.db"
+    async with SqliteStorage(path) as store:
+        svc = QuizService(sample_catalog, store, clock, random.Random(1))
+        q = await svc.start_run(ADA, ALONE, "sample")
+        result = await svc.answer(q.post_id, ADA, q.correct)
+        second = result.next_question
+        assert second is not None and second.number == 2
+    async with SqliteStorage(path) as store:  # a new process
+        svc = QuizService(sample_catalog, store, clock, random.Random(2))
+        resumed = await svc.start_run(ADA, ALONE)
+        assert resumed.post_id == second.post_id and resumed.options == second.options
+        result = await svc.answer(resumed.post_id, ADA, resumed.correct)
+        result = await svc.answer(result.next_question.post_id, ADA, 0)
+        assert result.run_summary is not None and result.run_summary.total == 3
+
+
+async def test_someone_elses_run_question_is_refused(service: QuizService) -> None:
+    q = await service.start_run(ADA, ALONE, "sample")
+    assert (await service.answer(q.post_id, BO, q.correct)).status is AnswerStatus.NOT_YOURS
+
+
+async def test_leaderboard_ties_broken_by_time_and_own_rank(
+    service: QuizService, clock: FakeClock
+) -> None:
+    people = [Person(f"tg:{i}", f"P{i}") for i in range(10, 16)]
+    q = await service.ask(GROUP)
+    for person in people:
+        clock.advance(1)
+        # everyone right; later answerers took longer
+        await service.answer(q.post_id, person, q.correct)
+    slow = Person("tg:99", "Slow")
+    await service.answer(q.post_id, slow, (q.correct + 1) % 3)
+    board = await service.leaderboard(GROUP.key, "all", person_key=slow.key, limit=3)
+    assert [r.name for r in board.rows] == ["P10", "P11", "P12"]
+    assert [r.rank for r in board.rows] == [1, 2, 3]
+    assert board.me is not None and board.me.rank == 7 and board.me.name == "Slow"
+    global_board = await service.leaderboard(None, "all", person_key="tg:12", limit=2)
+    assert global_board.me is not None and global_board.me.rank == 3
+
+
+async def test_leaderboard_periods(service: QuizService, clock: FakeClock) -> None:
+    q = await service.ask(GROUP)
+    await service.answer(q.post_id, ADA, q.correct)
+    clock.advance(days=3)
+    q2 = await service.ask(GROUP)
+    await service.answer(q2.post_id, BO, q2.correct)
+    day = await service.leaderboard(GROUP.key, "day")
+    week = await service.leaderboard(GROUP.key, "week")
+    clock.advance(days=8)
+    later_week = await service.leaderboard(GROUP.key, "week")
+    assert [r.name for r in day.rows] == ["Bo"]
+    assert sorted(r.name for r in week.rows) == ["Ada", "Bo"]
+    assert later_week.rows == ()
+    assert len((await service.leaderboard(GROUP.key, "all")).rows) == 2
+    assert (await service.leaderboard("tg:-999", "all")).rows == ()
+
+
+async def test_stats_and_streaks(service: QuizService) -> None:
+    for pattern in (True, True, False, True, True, True):
+        q = await service.ask(GROUP)
+        await service.answer(q.post_id, ADA, q.correct if pattern else (q.correct + 1) % 3)
+    stats = await service.stats(ADA)
+    assert (stats.answered, stats.correct) == (6, 5)
+    assert (stats.current_streak, stats.best_streak) == (3, 3)
+    assert stats.per_quiz[0].quiz_id == "sample" and stats.per_quiz[0].answered == 6
+    assert round(stats.accuracy, 3) == round(5 / 6, 3)
+
+
+async def test_review_lists_missed(service: QuizService) -> None:
+    q = await service.ask(GROUP)
+    await service.answer(q.post_id, ADA, (q.correct + 1) % 3)
+    [missed] = await service.review(ADA)
+    assert missed.question_id == q.question_id and missed.correct_text == q.options[q.correct]
+
+
+async def test_locale_resolution_order(service: QuizService) -> None:
+    assert await service.resolve_locale(BO, GROUP) == "bn"  # platform locale
+    await service.set_chat_locale(GROUP, "hi")
+    assert await service.resolve_locale(BO, GROUP) == "hi"  # chat default beats platform
+    await service.set_person_locale(BO, "en")
+    assert await service.resolve_locale(BO, GROUP) == "en"  # own choice beats all
+    assert await service.resolve_locale(CY, None) == "en"
+    with pytest.raises(UnsupportedLocale):
+        await service.set_person_locale(BO, "fr")
+    q = await service.ask(GROUP, "sample")
+    assert q.locale == "hi"  # what the chat sees uses the chat's language
+
+
+async def test_missing_translation_falls_back_to_english(service: QuizService) -> None:
+    q = await service.ask(GROUP, "sample", locale="hi")
+    assert all(q.options) and q.prompt  # sample has no Hindi at all: English, never blank
+
+
+@settings(max_examples=50, deadline=None)
+@given(n=st.integers(min_value=2, max_value=10), seed=st.integers(), shown=st.data())
+def test_shuffled_order_maps_back(n: int, seed: int, shown: st.DataObject) -> None:
+    order = selection.shuffled_order(n, random.Random(seed))
+    assert sorted(order) == list(range(n))
+    index = shown.draw(st.integers(min_value=0, max_value=n - 1))
+    assert order.index(order[index]) == index

@@ -1,0 +1,133 @@
+"""SQLite storage on a real file: durability settings, migrations, uniqueness, group commit."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+import aiosqlite
+import pytest
+
+from bot.storage import AnswerRecord, SqliteStorage
+from bot.storage.migrations import MIGRATIONS
+from bot.storage.sqlite import _split_sql
+
+NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
+
+
+async def make_post(store: SqliteStorage, chat: str = "tg:-1") -> int:
+    post = await store.create_post(chat, "sample", "s-one", (2, 0, 1), "en", NOW)
+    return post.id
+
+
+def answer(post_id: int, person: str, option: int = 0, correct: bool = True) -> AnswerRecord:
+    return AnswerRecord(post_id, person, option, correct, NOW, 1500)
+
+
+async def test_pragmas_and_schema_version(tmp_path: Path) -> None:
+    async with SqliteStorage(tmp_path / "a.db") as store:
+        assert store._w is not None
+        async with store._w.execute("PRAGMA journal_mode") as cur:
+            assert (await cur.fetchone())[0] == "wal"
+        async with store._w.execute("PRAGMA foreign_keys") as cur:
+            assert (await cur.fetchone())[0] == 1
+        async with store._w.execute("PRAGMA synchronous") as cur:
+            assert (await cur.fetchone())[0] == 2  # FULL
+    with sqlite3.connect(tmp_path / "a.db") as raw:
+        assert raw.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+
+
+async def test_reopening_does_not_migrate_twice_and_keeps_data(tmp_path: Path) -> None:
+    path = tmp_path / "b.db"
+    async with SqliteStorage(path) as store:
+        post_id = await make_post(store)
+        assert await store.record_answer(answer(post_id, "tg:1")) is None
+    async with SqliteStorage(path) as store:
+        stored = await store.answer_of(post_id, "tg:1")
+        assert stored is not None and stored.elapsed_ms == 1500
+        assert (await store.get_post(post_id)).order == (2, 0, 1)  # type: ignore[union-attr]
+
+
+async def test_database_enforces_one_answer_per_post_and_person(tmp_path: Path) -> None:
+    path = tmp_path / "c.db"
+    async with SqliteStorage(path) as store:
+        post_id = await make_post(store)
+        assert await store.record_answer(answer(post_id, "tg:1", option=0)) is None
+        dup = await store.record_answer(answer(post_id, "tg:1", option=1, correct=False))
+        assert dup is not None and dup.option == 0 and dup.correct  # the first one stays
+    with sqlite3.connect(path) as raw, pytest.raises(sqlite3.IntegrityError):
+        raw.execute(
+            "INSERT INTO answers(post_id, person_key, option, correct, answered_at, elapsed_ms,"
+            " chat_key, quiz_id, question_id) VALUES (?, 'tg:1', 1, 0, 0, 0, 'tg:-1', 'q', 'x')",
+            (post_id,),
+        )
+
+
+async def test_answer_to_missing_post_fails_alone(tmp_path: Path) -> None:
+    async with SqliteStorage(tmp_path / "d.db") as store:
+        post_id = await make_post(store)
+        results = await asyncio.gather(
+            store.record_answer(answer(post_id, "tg:1")),
+            store.record_answer(answer(12345, "tg:2")),
+            store.record_answer(answer(post_id, "tg:3")),
+            return_exceptions=True,
+        )
+        assert results[0] is None and results[2] is None
+        assert isinstance(results[1], LookupError)
+        assert {a.person_key for a in await store.answers_for_post(post_id)} == {"tg:1", "tg:3"}
+
+
+async def test_concurrent_writes_are_grouped_and_all_committed(tmp_path: Path) -> None:
+    path = tmp_path / "e.db"
+    async with SqliteStorage(path) as store:
+        post_id = await make_post(store)
+        await asyncio.gather(*(store.record_answer(answer(post_id, f"tg:{i}")) for i in range(200)))
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("SELECT COUNT(*) FROM answers").fetchone()[0] == 200
+        totals = raw.execute("SELECT SUM(answered) FROM totals WHERE chat_key='*'").fetchone()
+        assert totals[0] == 200
+
+
+async def test_two_processes_on_one_file(tmp_path: Path) -> None:
+    path = tmp_path / "f.db"
+    async with SqliteStorage(path) as one, SqliteStorage(path) as two:
+        post_id = await make_post(one)
+        results = await asyncio.gather(
+            *(s.record_answer(answer(post_id, "tg:1")) for s in (one, two) for _ in range(5))
+        )
+        assert sum(r is None for r in results) == 1
+
+
+async def test_close_post_only_once(tmp_path: Path) -> None:
+    async with SqliteStorage(tmp_path / "g.db") as store:
+        post_id = await make_post(store)
+        closes = await asyncio.gather(*(store.close_post(post_id, NOW) for _ in range(5)))
+        assert closes.count(True) == 1
+
+
+async def test_refs_map_back_to_posts(tmp_path: Path) -> None:
+    async with SqliteStorage(tmp_path / "h.db") as store:
+        post_id = await make_post(store)
+        await store.bind_ref(post_id, "tg-poll:abc")
+        assert (await store.post_by_ref("tg-poll:abc")).id == post_id  # type: ignore[union-attr]
+        assert await store.post_by_ref("tg-poll:zzz") is None
+        assert await store.refs(post_id) == ("tg-poll:abc",)
+
+
+async def test_acknowledged_answer_is_on_disk_before_return(tmp_path: Path) -> None:
+    path = tmp_path / "i.db"
+    async with SqliteStorage(path) as store:
+        post_id = await make_post(store)
+        await store.record_answer(answer(post_id, "tg:1"))
+        # another connection sees it at once: it was committed before the call returned
+        async with aiosqlite.connect(path) as other:
+            async with other.execute("SELECT COUNT(*) FROM answers") as cur:
+                assert (await cur.fetchone())[0] == 1
+
+
+def test_migrations_split_into_whole_statements() -> None:
+    statements = _split_sql(MIGRATIONS[0])
+    assert all(sqlite3.complete_statement(s) for s in statements)
+    assert any(s.startswith("CREATE TRIGGER") and s.rstrip().endswith("END;") for s in statements)
