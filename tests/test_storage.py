@@ -43,7 +43,7 @@ async def test_reopening_does_not_migrate_twice_and_keeps_data(tmp_path: Path) -
     path = tmp_path / "b.db"
     async with SqliteStorage(path) as store:
         post_id = await make_post(store)
-        assert await store.record_answer(answer(post_id, "tg:1")) is None
+        assert await store.record_answer(answer(post_id, "tg:1")) == ("inserted", None)
     async with SqliteStorage(path) as store:
         stored = await store.answer_of(post_id, "tg:1")
         assert stored is not None and stored.elapsed_ms == 1500
@@ -54,8 +54,9 @@ async def test_database_enforces_one_answer_per_post_and_person(tmp_path: Path) 
     path = tmp_path / "c.db"
     async with SqliteStorage(path) as store:
         post_id = await make_post(store)
-        assert await store.record_answer(answer(post_id, "tg:1", option=0)) is None
-        dup = await store.record_answer(answer(post_id, "tg:1", option=1, correct=False))
+        assert await store.record_answer(answer(post_id, "tg:1", option=0)) == ("inserted", None)
+        outcome, dup = await store.record_answer(answer(post_id, "tg:1", option=1, correct=False))
+        assert outcome == "duplicate"
         assert dup is not None and dup.option == 0 and dup.correct  # the first one stays
     with sqlite3.connect(path) as raw, pytest.raises(sqlite3.IntegrityError):
         raw.execute(
@@ -74,7 +75,7 @@ async def test_answer_to_missing_post_fails_alone(tmp_path: Path) -> None:
             store.record_answer(answer(post_id, "tg:3")),
             return_exceptions=True,
         )
-        assert results[0] is None and results[2] is None
+        assert results[0] == results[2] == ("inserted", None)
         assert isinstance(results[1], LookupError)
         assert {a.person_key for a in await store.answers_for_post(post_id)} == {"tg:1", "tg:3"}
 
@@ -97,7 +98,7 @@ async def test_two_processes_on_one_file(tmp_path: Path) -> None:
         results = await asyncio.gather(
             *(s.record_answer(answer(post_id, "tg:1")) for s in (one, two) for _ in range(5))
         )
-        assert sum(r is None for r in results) == 1
+        assert [r[0] for r in results].count("inserted") == 1
 
 
 async def test_close_post_only_once(tmp_path: Path) -> None:
@@ -105,6 +106,8 @@ async def test_close_post_only_once(tmp_path: Path) -> None:
         post_id = await make_post(store)
         closes = await asyncio.gather(*(store.close_post(post_id, NOW) for _ in range(5)))
         assert closes.count(True) == 1
+        late = await store.record_answer(answer(post_id, "tg:1"))
+        assert late == ("closed", None)
 
 
 async def test_refs_map_back_to_posts(tmp_path: Path) -> None:

@@ -220,29 +220,37 @@ class QuizService:
         if run is not None and run.person_key != person.key:
             return AnswerResult(AnswerStatus.NOT_YOURS, post_id, locale=locale)
 
-        earlier = await self.storage.answer_of(post_id, person.key)
-        if earlier is None:
-            now = self.clock.now()
-            if post.closed_at is not None or (post.closes_at is not None and now >= post.closes_at):
-                return self._result(AnswerStatus.CLOSED, post, question, None, locale)
-            await self.storage.upsert_person(person.key, person.name)
-            canonical = post.order[shown_option]
-            earlier = await self.storage.record_answer(
-                AnswerRecord(
-                    post_id=post.id,
-                    person_key=person.key,
-                    option=canonical,
-                    correct=canonical == question.answer,
-                    answered_at=now,
-                    elapsed_ms=max(0, int((now - post.created_at).total_seconds() * 1000)),
-                )
-            )
+        now = self.clock.now()
+        if post.closed_at is not None or (post.closes_at is not None and now >= post.closes_at):
+            earlier = await self.storage.answer_of(post_id, person.key)
             if earlier is None:
-                result = self._result(AnswerStatus.ACCEPTED, post, question, canonical, locale)
-                if run is not None:
-                    return await self._advance_run(run, post, result, locale)
-                return result
-        return self._result(AnswerStatus.ALREADY_ANSWERED, post, question, earlier.option, locale)
+                return self._result(AnswerStatus.CLOSED, post, question, None, locale)
+            return self._result(
+                AnswerStatus.ALREADY_ANSWERED, post, question, earlier.option, locale
+            )
+        await self.storage.upsert_person(person.key, person.name)
+        canonical = post.order[shown_option]
+        outcome, earlier = await self.storage.record_answer(
+            AnswerRecord(
+                post_id=post.id,
+                person_key=person.key,
+                option=canonical,
+                correct=canonical == question.answer,
+                answered_at=now,
+                elapsed_ms=max(0, int((now - post.created_at).total_seconds() * 1000)),
+            )
+        )
+        if outcome == "closed":
+            return self._result(AnswerStatus.CLOSED, post, question, None, locale)
+        if outcome == "duplicate":
+            assert earlier is not None
+            return self._result(
+                AnswerStatus.ALREADY_ANSWERED, post, question, earlier.option, locale
+            )
+        result = self._result(AnswerStatus.ACCEPTED, post, question, canonical, locale)
+        if run is not None:
+            return await self._advance_run(run, post, result, locale)
+        return result
 
     def _result(
         self,

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Literal, Protocol
+
+RecordOutcome = Literal["inserted", "duplicate", "closed"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,8 +103,11 @@ class Storage(Protocol):
         ...
 
     # answers
-    async def record_answer(self, answer: AnswerRecord) -> AnswerRecord | None:
-        """Insert and commit; on a duplicate (post, person) return the stored, final answer."""
+    async def record_answer(
+        self, answer: AnswerRecord
+    ) -> tuple[RecordOutcome, AnswerRecord | None]:
+        """Insert and commit if the post is open at answer.answered_at and the person has not
+        answered it. ("duplicate", the stored final answer) otherwise, or ("closed", None)."""
         ...
     async def answers_for_post(self, post_id: int) -> list[AnswerRecord]: ...
     async def answer_of(self, post_id: int, person_key: str) -> AnswerRecord | None: ...

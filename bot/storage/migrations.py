@@ -63,7 +63,7 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (post_id, person_key) -- the first answer is final, enforced here
     );
     CREATE INDEX answers_person ON answers(person_key, answered_at);
-    -- per chat, person and UTC day; leaderboards read this instead of every answer
+    -- per chat (and '*' for all chats), person and UTC day; boards read this, not answers
     CREATE TABLE scores (
         chat_key TEXT NOT NULL,
         person_key TEXT NOT NULL,
@@ -87,6 +87,8 @@ MIGRATIONS: list[str] = [
     CREATE TRIGGER answers_scored AFTER INSERT ON answers BEGIN
         INSERT INTO scores(chat_key, person_key, day, correct, answered, time_ms)
         VALUES (NEW.chat_key, NEW.person_key, date(NEW.answered_at / 1000, 'unixepoch'),
+                NEW.correct, 1, NEW.elapsed_ms),
+               ('*', NEW.person_key, date(NEW.answered_at / 1000, 'unixepoch'),
                 NEW.correct, 1, NEW.elapsed_ms)
         ON CONFLICT(chat_key, day, person_key) DO UPDATE SET
             correct = correct + excluded.correct,

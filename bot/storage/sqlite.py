@@ -13,6 +13,7 @@ import asyncio
 import json
 import logging
 import sqlite3
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,11 +21,12 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from bot.storage.base import AnswerRecord, PostRecord, RunRecord, ScoreRow
+from bot.storage.base import AnswerRecord, PostRecord, RecordOutcome, RunRecord, ScoreRow
 from bot.storage.migrations import MIGRATIONS
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+POST_CACHE = 4096
 WriteOp = Callable[[aiosqlite.Connection], Awaitable[Any]]
 
 PRAGMAS = (
@@ -93,6 +95,8 @@ class SqliteStorage:
         self._wake = asyncio.Event()
         self._writer_task: asyncio.Task[None] | None = None
         self._closing = False
+        self._known_people: dict[str, str] = {}  # key -> name, to skip redundant upserts
+        self._posts: OrderedDict[int, PostRecord] = OrderedDict()  # recently used posts
 
     # lifecycle -------------------------------------------------------------------------
     async def open(self) -> None:
@@ -161,26 +165,7 @@ class SqliteStorage:
                 if self._closing:
                     return
                 continue
-            outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
-            try:
-                await db.execute("BEGIN IMMEDIATE")
-                for op, future in batch:
-                    await db.execute("SAVEPOINT op")
-                    try:
-                        result = await op(db)
-                    except Exception as exc:  # this write fails alone
-                        await db.execute("ROLLBACK TO op")
-                        outcomes.append((future, None, exc))
-                    else:
-                        outcomes.append((future, result, None))
-                    await db.execute("RELEASE op")
-                await db.execute("COMMIT")
-            except Exception as exc:
-                log.exception("write transaction failed; %d writes not committed", len(batch))
-                if db.in_transaction:
-                    await db.execute("ROLLBACK")
-                outcomes = [(future, None, exc) for _, future in batch]
-            for future, result, error in outcomes:
+            for future, result, error in await self._commit(db, batch):
                 if future.done():
                     continue
                 if error is not None:
@@ -189,6 +174,33 @@ class SqliteStorage:
                     future.set_result(result)
             if self._closing:
                 self._wake.set()  # one more pass to drain or stop
+
+    async def _commit(
+        self, db: aiosqlite.Connection, batch: list[tuple[WriteOp, asyncio.Future[Any]]]
+    ) -> list[tuple[asyncio.Future[Any], Any, BaseException | None]]:
+        """Run a batch of writes in one transaction; each op's result or its own error."""
+        isolate = len(batch) > 1  # savepoints only matter when neighbours share the commit
+        outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
+        try:
+            await db.execute("BEGIN IMMEDIATE")
+            for op, future in batch:
+                if isolate:
+                    await db.execute("SAVEPOINT op")
+                try:
+                    outcomes.append((future, await op(db), None))
+                except Exception as exc:  # this write fails alone
+                    await db.execute("ROLLBACK TO op" if isolate else "ROLLBACK")
+                    outcomes.append((future, None, exc))
+                if isolate:
+                    await db.execute("RELEASE op")
+            if db.in_transaction:
+                await db.execute("COMMIT")
+            return outcomes
+        except Exception as exc:
+            log.exception("write transaction failed; %d writes not committed", len(batch))
+            if db.in_transaction:
+                await db.execute("ROLLBACK")
+            return [(future, None, exc) for _, future in batch]
 
     async def _fetchall(self, sql: str, params: tuple[Any, ...] = ()) -> list[aiosqlite.Row]:
         assert self._r is not None, "storage is not open"
@@ -202,9 +214,12 @@ class SqliteStorage:
 
     # people and chats ------------------------------------------------------------------
     async def upsert_person(self, key: str, name: str) -> None:
+        if self._known_people.get(key) == name:
+            return  # the hot path: no I/O for a known, unchanged person
         row = await self._fetchone("SELECT name FROM persons WHERE key=?", (key,))
         if row is not None and row["name"] == name:
-            return  # the hot path: no write for a known, unchanged person
+            self._known_people[key] = name
+            return
 
         async def op(db: aiosqlite.Connection) -> None:
             await db.execute(
@@ -214,6 +229,7 @@ class SqliteStorage:
             )
 
         await self._write(op)
+        self._known_people[key] = name
 
     async def upsert_chat(self, key: str, title: str) -> None:
         row = await self._fetchone("SELECT title FROM chats WHERE key=?", (key,))
@@ -287,16 +303,30 @@ class SqliteStorage:
             return cur.lastrowid  # type: ignore[return-value]
 
         post_id = await self._write(op)
-        return PostRecord(
+        post = PostRecord(
             id=post_id, chat_key=chat_key, quiz_id=quiz_id, question_id=question_id,
             order=tuple(order), locale=locale, created_at=from_ms(to_ms(created_at)),  # type: ignore[arg-type]
             closes_at=from_ms(to_ms(closes_at)) if closes_at else None, closed_at=None,
             run_id=run_id, kind=kind,
         )
+        self._remember(post)
+        return post
 
     async def get_post(self, post_id: int) -> PostRecord | None:
+        # A cached post may miss a close made by another process; record_answer re-checks.
+        if (post := self._posts.get(post_id)) is not None:
+            self._posts.move_to_end(post_id)
+            return post
         row = await self._fetchone("SELECT * FROM posts WHERE id=?", (post_id,))
-        return _post(row) if row else None
+        if row is None:
+            return None
+        self._remember(post := _post(row))
+        return post
+
+    def _remember(self, post: PostRecord) -> None:
+        self._posts[post.id] = post
+        if len(self._posts) > POST_CACHE:
+            self._posts.popitem(last=False)
 
     async def bind_ref(self, post_id: int, ref: str) -> None:
         async def op(db: aiosqlite.Connection) -> None:
@@ -328,7 +358,9 @@ class SqliteStorage:
             )
             return cur.rowcount == 1
 
-        return await self._write(op)
+        closed = await self._write(op)
+        self._posts.pop(post_id, None)
+        return closed
 
     async def open_posts(
         self, chat_key: str | None = None, due_before: datetime | None = None,
@@ -356,31 +388,41 @@ class SqliteStorage:
         return {(r["quiz_id"], r["question_id"]): r["n"] for r in rows}
 
     # answers ---------------------------------------------------------------------------
-    async def record_answer(self, answer: AnswerRecord) -> AnswerRecord | None:
-        async def op(db: aiosqlite.Connection) -> AnswerRecord | None:
-            await db.execute(
-                "INSERT OR IGNORE INTO persons(key) VALUES (?)", (answer.person_key,)
-            )
+    async def record_answer(
+        self, answer: AnswerRecord
+    ) -> tuple[RecordOutcome, AnswerRecord | None]:
+        async def op(db: aiosqlite.Connection) -> tuple[RecordOutcome, AnswerRecord | None]:
+            if answer.person_key not in self._known_people:
+                await db.execute(
+                    "INSERT OR IGNORE INTO persons(key) VALUES (?)", (answer.person_key,)
+                )
+            # The open check is part of the insert, so a post closed by another process
+            # between our read and this write still refuses the answer.
+            at = to_ms(answer.answered_at)
             cur = await db.execute(
                 "INSERT INTO answers(post_id, person_key, option, correct, answered_at,"
                 " elapsed_ms, chat_key, quiz_id, question_id)"
-                " SELECT ?, ?, ?, ?, ?, ?, chat_key, quiz_id, question_id FROM posts WHERE id=?"
+                " SELECT ?, ?, ?, ?, ?, ?, chat_key, quiz_id, question_id FROM posts"
+                " WHERE id=? AND closed_at IS NULL AND (closes_at IS NULL OR closes_at>?)"
                 " ON CONFLICT(post_id, person_key) DO NOTHING",
                 (
                     answer.post_id, answer.person_key, answer.option, int(answer.correct),
-                    to_ms(answer.answered_at), answer.elapsed_ms, answer.post_id,
+                    at, answer.elapsed_ms, answer.post_id, at,
                 ),
             )
             if cur.rowcount == 1:
-                return None
+                return "inserted", None
             async with db.execute(
                 "SELECT * FROM answers WHERE post_id=? AND person_key=?",
                 (answer.post_id, answer.person_key),
             ) as c:
                 row = await c.fetchone()
-            if row is None:
-                raise LookupError(f"post {answer.post_id} does not exist")
-            return _answer(row)
+            if row is not None:
+                return "duplicate", _answer(row)
+            async with db.execute("SELECT 1 FROM posts WHERE id=?", (answer.post_id,)) as c:
+                if await c.fetchone() is None:
+                    raise LookupError(f"post {answer.post_id} does not exist")
+            return "closed", None
 
         return await self._write(op)
 
@@ -463,8 +505,8 @@ class SqliteStorage:
             params: tuple[Any, ...] = (chat,)
         else:
             day = since.astimezone(UTC).date().isoformat()
-            where = "day>=?" if chat_key is None else "chat_key=? AND day>=?"
-            params = (day,) if chat_key is None else (chat_key, day)
+            where = "chat_key=? AND day>=?"
+            params = (chat, day)
             source = (
                 "SELECT person_key, SUM(correct) AS correct, SUM(answered) AS answered,"
                 f" SUM(time_ms) AS time_ms FROM scores WHERE {where} GROUP BY person_key"
