@@ -7,7 +7,9 @@ from pathlib import Path
 from pydantic import AnyUrl, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-BUNDLED_CONTENT = Path(__file__).resolve().parent.parent / "content"
+_SOURCE_CONTENT = Path(__file__).resolve().parent.parent / "content"
+# a source checkout has content/ beside bot/; an installed package looks in the working directory
+BUNDLED_CONTENT = _SOURCE_CONTENT if _SOURCE_CONTENT.is_dir() else Path("content")
 
 
 class Settings(BaseSettings):

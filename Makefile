@@ -1,0 +1,34 @@
+# `make run` and `make test` set everything up on a fresh machine (Python >= 3.11).
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+export NO_PROXY := 127.0.0.1,localhost
+export no_proxy := 127.0.0.1,localhost
+
+.PHONY: run test lint validate bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/quizbot run
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check bot tests scripts
+
+validate: $(STAMP)
+	$(BIN)/quizbot content validate
+
+bench: $(STAMP)
+	$(BIN)/python scripts/bench.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache
