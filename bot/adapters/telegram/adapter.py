@@ -1,0 +1,124 @@
+"""TelegramAdapter: the lifecycle `quizbot run` drives, and the core's Publisher methods."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from telegram import Update
+from telegram.error import TelegramError
+from telegram.ext import Application
+
+from bot.adapters.telegram.app import build_application, register_commands
+from bot.adapters.telegram.handlers import Handlers
+from bot.adapters.telegram.identity import PREFIX
+from bot.adapters.telegram.logs import protect_token
+from bot.adapters.telegram.publish import Poster
+from bot.core.models import PostSummary, ShownQuestion
+from bot.core.service import QuizService
+from bot.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+class TelegramAdapter:
+    prefix = PREFIX
+
+    def __init__(
+        self, service: QuizService, settings: Settings, *, close_interval: float = 1.0
+    ) -> None:
+        if settings.telegram_bot_token is None:
+            raise ValueError("TELEGRAM_BOT_TOKEN is not set")
+        self.service = service
+        self.settings = settings
+        self.close_interval = close_interval
+        self._token = settings.telegram_bot_token.get_secret_value()
+        self._app: Application | None = None  # type: ignore[type-arg]
+        self._poster: Poster | None = None
+        self._closer: asyncio.Task[None] | None = None
+        self._stopping = asyncio.Event()
+
+    @property
+    def application(self) -> Application:  # type: ignore[type-arg]
+        if self._app is None:
+            raise RuntimeError("the Telegram adapter is not running")
+        return self._app
+
+    @property
+    def poster(self) -> Poster:
+        if self._poster is None:
+            raise RuntimeError("the Telegram adapter is not running")
+        return self._poster
+
+    async def start(self) -> None:
+        protect_token(self._token)
+        app = build_application(self.settings, self._token)
+        poster = Poster(app.bot, self.service)
+        Handlers(self.service, self.settings, poster).register(app)
+        await app.initialize()
+        try:
+            await register_commands(app.bot)
+            # run_polling() would own the event loop; `quizbot run` shares it with Discord.
+            await app.updater.start_polling(  # type: ignore[union-attr]
+                allowed_updates=Update.ALL_TYPES, error_callback=_polling_error
+            )
+            await app.start()
+        except BaseException:
+            await _shutdown(app)
+            raise
+        self._app, self._poster = app, poster
+        self._stopping.clear()
+        self._closer = asyncio.create_task(self._close_due_loop(), name="telegram-close-due")
+        log.info("Telegram bot @%s is running", app.bot.username)
+
+    async def stop(self) -> None:
+        if self._closer is not None:
+            # Let a round that already closed questions post their summaries.
+            self._stopping.set()
+            try:
+                await asyncio.wait_for(self._closer, timeout=10)
+            except TimeoutError:
+                log.warning("posting summaries took too long; stopping anyway")
+            self._closer = None
+        if self._app is not None:
+            await _shutdown(self._app)
+            self._app = self._poster = None
+
+    async def post_question(self, question: ShownQuestion) -> None:
+        await self.poster.question(question)
+
+    async def post_summary(self, summary: PostSummary) -> None:
+        await self.poster.summary(summary)
+
+    async def _close_due_loop(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                summaries = await self.service.close_due(self.prefix)
+                # Different chats in parallel: one chat's flood wait must not delay the rest.
+                await asyncio.gather(*(self._post_summary_logged(s) for s in summaries))
+            except Exception:
+                log.exception("closing due Telegram questions failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), self.close_interval)
+
+    async def _post_summary_logged(self, summary: PostSummary) -> None:
+        try:
+            await self.post_summary(summary)
+        except TelegramError as exc:
+            # Removed from the group, chat gone, out of retries: the summary is lost.
+            log.warning("could not post the summary of post %s in %s: %s",
+                        summary.post_id, summary.chat_key, exc)
+
+
+def _polling_error(exc: TelegramError) -> None:
+    # PTB keeps polling and retries by itself; a traceback per network blip is noise.
+    log.warning("polling Telegram for updates failed: %s", exc)
+
+
+async def _shutdown(app: Application) -> None:  # type: ignore[type-arg]
+    if app.updater is not None and app.updater.running:
+        await app.updater.stop()
+    if app.running:
+        await app.stop()
+    await app.shutdown()

@@ -1,0 +1,112 @@
+"""Building the PTB Application: API location, retries, rate limits, the command menu."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import warnings
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from telegram import Bot, BotCommand
+from telegram.error import BadRequest, NetworkError
+from telegram.ext import AIORateLimiter, Application, Defaults
+from telegram.warnings import PTBDeprecationWarning
+
+from bot.content.schema import DEFAULT_LOCALE, LOCALES
+from bot.i18n import _, catalog_path, translator
+from bot.settings import Settings
+
+log = logging.getLogger(__name__)
+
+# Updates from different chats are handled concurrently so one slow chat (a flood wait, the
+# 20-per-minute group limit) does not hold up the others; handlers serialise per chat.
+CONCURRENT_UPDATES = 64
+
+COMMANDS: tuple[tuple[str, str], ...] = (
+    ("quiz", _("A question now, or a whole quiz: /quiz <quiz>")),
+    ("leaderboard", _("Who knows best: /leaderboard [day|week|all]")),
+    ("stats", _("Your answers, accuracy and streaks")),
+    ("review", _("Questions you missed")),
+    ("lang", _("Your language: /lang en|bn|hi")),
+    ("help", _("What this bot does and how to use it")),
+    ("start", _("Start here")),
+)
+
+
+def file_base_url(base_url: str) -> str:
+    """The file download URL that goes with an API URL: ".../bot" -> ".../file/bot"."""
+    head, _sep, tail = base_url.rstrip("/").rpartition("/")
+    return f"{head}/file/{tail}"
+
+
+class RetryingRateLimiter(AIORateLimiter):
+    """AIORateLimiter (flood limits, RetryAfter) that also retries transient network errors.
+
+    A timed-out send may have reached Telegram, so a retry can duplicate a message; losing a
+    question or a summary is the worse outcome. BadRequest (a NetworkError subclass in PTB) is
+    our mistake, not the network's, and is never retried.
+    """
+
+    def __init__(self, *, network_retries: int = 3, network_delay: float = 0.5,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._network_retries = network_retries
+        self._network_delay = network_delay
+
+    async def process_request(
+        self,
+        callback: Callable[..., Coroutine[Any, Any, bool | dict[str, Any] | list[dict[str, Any]]]],
+        args: Any,
+        kwargs: dict[str, Any],
+        endpoint: str,
+        data: dict[str, Any],
+        rate_limit_args: int | None,
+    ) -> bool | dict[str, Any] | list[dict[str, Any]]:
+        for attempt in range(self._network_retries + 1):
+            try:
+                return await super().process_request(
+                    callback, args, kwargs, endpoint, data, rate_limit_args
+                )
+            except BadRequest:
+                raise
+            except NetworkError as exc:
+                if attempt == self._network_retries:
+                    raise
+                delay = self._network_delay * 2**attempt
+                log.warning("Telegram %s failed (%s); retry %d in %.1f s",
+                            endpoint, exc, attempt + 1, delay)
+                await asyncio.sleep(delay)
+        raise AssertionError("unreachable")
+
+
+def build_application(settings: Settings, token: str) -> Application:  # type: ignore[type-arg]
+    # The server still returns the legacy `correct_option_id` next to `correct_option_ids` in
+    # every quiz poll it sends back, and PTB 22.8 warns while parsing it. We send only
+    # `correct_option_ids` (tested); the warning is about the server's reply, not our call.
+    warnings.filterwarnings(
+        "ignore", message=r".*The parameter `correct_option_id` is deprecated",
+        category=PTBDeprecationWarning, module="telegram",
+    )
+    return (
+        Application.builder()
+        .token(token)
+        .base_url(settings.telegram_api_base_url)
+        .base_file_url(file_base_url(settings.telegram_api_base_url))
+        .rate_limiter(RetryingRateLimiter(max_retries=3))
+        .concurrent_updates(CONCURRENT_UPDATES)
+        .defaults(Defaults(allow_sending_without_reply=True))
+        .build()
+    )
+
+
+async def register_commands(bot: Bot) -> None:
+    """The command menu in English, and in each language that has a catalog."""
+    for locale in LOCALES:
+        if locale != DEFAULT_LOCALE and not catalog_path(locale).exists():
+            continue
+        t = translator(locale)
+        await bot.set_my_commands(
+            [BotCommand(name, t.gettext(description)) for name, description in COMMANDS],
+            language_code=None if locale == DEFAULT_LOCALE else locale,
+        )

@@ -1,0 +1,546 @@
+"""A fake Telegram Bot API server, for driving the real python-telegram-bot in tests.
+
+aiohttp on 127.0.0.1 (random port). Point PTB at `fake.base_url`. What it honours, and why
+(see ../../../shared/testing-notes.md):
+
+- getUpdates keeps every update until a later `offset` confirms it, as Telegram does. PTB
+  cancels its in-flight long poll on stop while this handler keeps running; a fake that popped
+  updates from a queue would lose them.
+- PTB sends form-encoded parameters with non-string values JSON-encoded. Free-text fields are
+  never JSON-decoded here (a message "123" must stay a string).
+- Bot API 10.0 payloads: PollOption.persistent_id, PollAnswer.option_persistent_ids,
+  Poll.allows_revoting and Poll.members_only are always present (PTB 22.8 needs them).
+- Some server-side limits are checked (message and poll lengths, callback_data bytes, stopPoll
+  on a closed poll) so a bot that breaks them fails here as it would in production.
+- Every call is recorded; faults (429 with retry_after, 502) can be injected per method;
+  getChatMember/getChatAdministrators answer from configurable admins.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import time
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+TOKEN = "123456789:AAF-fake-token_for_tests-only"
+
+# Parameters that are free text or string ids: never JSON-decode them.
+STRING_PARAMS = frozenset({
+    "text", "question", "explanation", "caption", "description", "title", "callback_query_id",
+    "parse_mode", "explanation_parse_mode", "question_parse_mode", "type", "url",
+    "inline_message_id", "language_code", "business_connection_id", "message_effect_id",
+    "emoji", "custom_title",
+})
+
+
+def utf16_len(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, description: str, parameters: dict[str, Any] | None = None):
+        super().__init__(description)
+        self.status = status
+        self.description = description
+        self.parameters = parameters
+
+
+def bad_request(description: str) -> ApiError:
+    return ApiError(400, f"Bad Request: {description}")
+
+
+@dataclass
+class Call:
+    method: str
+    params: dict[str, Any]
+    status: int = 200
+    result: Any = None
+    at: float = field(default_factory=time.monotonic)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == 200
+
+
+@dataclass
+class Fault:
+    status: int
+    description: str
+    parameters: dict[str, Any] | None = None
+
+
+class FakeTelegramAPI:
+    def __init__(
+        self, token: str = TOKEN, bot_id: int = 123456789, bot_username: str = "quizbot_test_bot"
+    ) -> None:
+        self.token = token
+        self.bot = {
+            "id": bot_id, "is_bot": True, "first_name": "Quiz Bot", "username": bot_username,
+            "can_join_groups": True, "can_read_all_group_messages": False,
+            "supports_inline_queries": False,
+        }
+        self.calls: list[Call] = []
+        self.chats: dict[int, dict[str, Any]] = {}
+        self.messages: dict[tuple[int, int], dict[str, Any]] = {}
+        self.polls: dict[str, dict[str, Any]] = {}  # poll id -> poll
+        self.poll_messages: dict[str, tuple[int, int]] = {}  # poll id -> (chat, message)
+        self.commands: dict[str, list[dict[str, Any]]] = {}  # language_code -> commands
+        self.admins: dict[int, set[int]] = defaultdict(set)
+        self.owners: dict[int, int] = {}
+        self.users: dict[int, dict[str, Any]] = {}
+        self.allowed_updates: list[str] | None = None
+        self.max_long_poll = 1.0  # seconds; short so shutdown never waits long
+        self._updates: list[dict[str, Any]] = []  # not yet confirmed
+        self._all_updates: list[dict[str, Any]] = []
+        self._confirmed_below = 0  # every update_id below this has been confirmed
+        self._update_ids = itertools.count(1)
+        self._message_ids: dict[int, itertools.count[int]] = defaultdict(
+            lambda: itertools.count(1)
+        )
+        self._ids = itertools.count(1000)
+        self._faults: dict[str, deque[Fault]] = defaultdict(deque)
+        self._new_update = asyncio.Event()
+        self._closing = False
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+
+    # server ----------------------------------------------------------------------------
+    async def start(self) -> None:
+        app = web.Application()
+        app.router.add_route("*", "/bot{token}/{method}", self._handle)
+        self._runner = web.AppRunner(app, shutdown_timeout=0.5)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        server = site._server
+        assert server is not None and server.sockets  # type: ignore[union-attr]
+        self.port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
+    async def stop(self) -> None:
+        self._closing = True
+        self._new_update.set()  # long polls return now
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/bot"
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        if request.match_info["token"] != self.token:
+            return self._reply(401, {"ok": False, "error_code": 401,
+                                     "description": "Unauthorized"})
+        params = await self._params(request)
+        call = Call(method, params)
+        self.calls.append(call)
+        faults = self._faults.get(method)
+        try:
+            if faults:
+                fault = faults.popleft()
+                raise ApiError(fault.status, fault.description, fault.parameters)
+            handler = getattr(self, f"_api_{method}", None)
+            if handler is None:
+                raise bad_request(f"method {method} is not implemented by the fake")
+            result = handler(params) if method != "getUpdates" else await handler(params)
+        except ApiError as exc:
+            call.status = exc.status
+            body: dict[str, Any] = {"ok": False, "error_code": exc.status,
+                                    "description": exc.description}
+            if exc.parameters:
+                body["parameters"] = exc.parameters
+            return self._reply(exc.status, body)
+        call.result = result
+        return self._reply(200, {"ok": True, "result": result})
+
+    @staticmethod
+    def _reply(status: int, body: dict[str, Any]) -> web.Response:
+        return web.Response(status=status, text=json.dumps(body), content_type="application/json")
+
+    @staticmethod
+    async def _params(request: web.Request) -> dict[str, Any]:
+        if request.content_type == "application/json":
+            return dict(await request.json())
+        raw: dict[str, Any] = dict(request.query)
+        if request.can_read_body:
+            raw.update({k: v for k, v in (await request.post()).items() if isinstance(v, str)})
+        params: dict[str, Any] = {}
+        for key, value in raw.items():
+            if key in STRING_PARAMS:
+                params[key] = value
+                continue
+            try:
+                params[key] = json.loads(value)
+            except ValueError:
+                params[key] = value
+        return params
+
+    # fault injection -------------------------------------------------------------------
+    def fail_next(
+        self, method: str, *, retry_after: int | None = None, status: int | None = None,
+        times: int = 1,
+    ) -> None:
+        """Make the next `times` calls of `method` fail: 429 with retry_after, or `status`."""
+        if retry_after is not None:
+            fault = Fault(status or 429, f"Too Many Requests: retry after {retry_after}",
+                          {"retry_after": retry_after})
+        else:
+            code = status or 502
+            fault = Fault(code, "Bad Gateway" if code == 502 else f"Error {code}")
+        self._faults[method].extend([fault] * times)
+
+    # chats, users, admins --------------------------------------------------------------
+    def user(
+        self, user_id: int, first_name: str, last_name: str | None = None,
+        language_code: str | None = None,
+    ) -> dict[str, Any]:
+        user: dict[str, Any] = {"id": user_id, "is_bot": False, "first_name": first_name}
+        if last_name:
+            user["last_name"] = last_name
+        if language_code:
+            user["language_code"] = language_code
+        self.users[user_id] = user
+        return user
+
+    def private_chat(self, user: dict[str, Any]) -> dict[str, Any]:
+        chat = {"id": user["id"], "type": "private", "first_name": user["first_name"]}
+        self.chats[chat["id"]] = chat
+        return chat
+
+    def group(self, chat_id: int, title: str, kind: str = "supergroup") -> dict[str, Any]:
+        chat = {"id": chat_id, "type": kind, "title": title}
+        self.chats[chat_id] = chat
+        return chat
+
+    def channel(self, chat_id: int, title: str) -> dict[str, Any]:
+        return self.group(chat_id, title, kind="channel")
+
+    def set_admins(self, chat_id: int, *user_ids: int, owner: int | None = None) -> None:
+        self.admins[chat_id] = set(user_ids)
+        if owner is not None:
+            self.owners[chat_id] = owner
+
+    # updates ---------------------------------------------------------------------------
+    def push(self, kind: str, payload: dict[str, Any]) -> int:
+        """Queue an update; returns its update_id."""
+        update_id = next(self._update_ids)
+        update = {"update_id": update_id, kind: payload}
+        self._updates.append(update)
+        self._all_updates.append(update)
+        self._new_update.set()
+        return update_id
+
+    def redeliver(self, update_id: int) -> int:
+        """Send an already delivered update's payload again under a new update_id, as happens
+        when a bot crashes between fetching and confirming."""
+        original = next(u for u in self._all_updates if u["update_id"] == update_id)
+        kind = next(k for k in original if k != "update_id")
+        return self.push(kind, original[kind])
+
+    def _new_message(self, chat: dict[str, Any], **fields: Any) -> dict[str, Any]:
+        message = {"message_id": next(self._message_ids[chat["id"]]), "date": int(time.time()),
+                   "chat": chat, **fields}
+        self.messages[(chat["id"], message["message_id"])] = message
+        return message
+
+    def command(self, chat: dict[str, Any], user: dict[str, Any] | None, text: str) -> int:
+        """A user (or, with user=None in a channel, the channel) sends a command."""
+        entity = {"type": "bot_command", "offset": 0, "length": len(text.split()[0])}
+        if chat["type"] == "channel":
+            message = self._new_message(chat, sender_chat=chat, text=text, entities=[entity])
+            return self.push("channel_post", message)
+        message = self._new_message(chat, text=text, entities=[entity], **{"from": user})
+        return self.push("message", message)
+
+    def answer_poll(self, poll_id: str, user: dict[str, Any], option_ids: list[int]) -> int:
+        poll = self.polls[poll_id]
+        for i in option_ids:
+            poll["options"][i]["voter_count"] += 1
+        poll["total_voter_count"] += 1 if option_ids else 0
+        return self.push("poll_answer", {
+            "poll_id": poll_id,
+            "user": user,
+            "option_ids": option_ids,
+            "option_persistent_ids": [poll["options"][i]["persistent_id"] for i in option_ids],
+        })
+
+    def press(self, message: dict[str, Any], user: dict[str, Any], data: str) -> int:
+        """A user presses an inline button (or sends any callback data) on `message`."""
+        return self.push("callback_query", {
+            "id": str(next(self._ids)),
+            "from": user,
+            "chat_instance": f"ci{message['chat']['id']}",
+            "data": data,
+            "message": message,
+        })
+
+    @property
+    def pending_updates(self) -> int:
+        return sum(1 for u in self._updates if u["update_id"] >= self._confirmed_below)
+
+    # inspection ------------------------------------------------------------------------
+    def calls_of(self, method: str, *, ok_only: bool = True) -> list[Call]:
+        return [c for c in self.calls if c.method == method and (c.ok or not ok_only)]
+
+    def sent_texts(self, chat_id: int | None = None) -> list[str]:
+        return [
+            c.result["text"] for c in self.calls_of("sendMessage")
+            if chat_id is None or c.result["chat"]["id"] == chat_id
+        ]
+
+    async def wait_for(
+        self, method: str, count: int = 1, *, where: Any = None, within: float = 5.0,
+    ) -> list[Call]:
+        """Wait until `count` successful calls of `method` (matching `where`) were made."""
+        deadline = time.monotonic() + within
+        while True:
+            found = [c for c in self.calls_of(method) if where is None or where(c)]
+            if len(found) >= count:
+                return found
+            if time.monotonic() > deadline:
+                raise AssertionError(
+                    f"expected {count} {method} call(s), got {len(found)}; calls: "
+                    f"{[c.method for c in self.calls if c.method != 'getUpdates']}"
+                )
+            await asyncio.sleep(0.01)
+
+    async def wait_all_confirmed(self, within: float = 5.0) -> None:
+        """Wait until the bot confirmed every update pushed so far."""
+        if self._all_updates:
+            await self.wait_confirmed(self._all_updates[-1]["update_id"], within)
+
+    async def wait_confirmed(self, update_id: int, within: float = 5.0) -> None:
+        """Wait until the bot confirmed (fetched and queued) the update."""
+        deadline = time.monotonic() + within
+        while self._confirmed_below <= update_id:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"update {update_id} was never confirmed")
+            await asyncio.sleep(0.01)
+
+    # Bot API methods -------------------------------------------------------------------
+    async def _api_getUpdates(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        offset = int(params.get("offset") or 0)
+        if offset > self._confirmed_below:
+            self._confirmed_below = offset
+            self._updates = [u for u in self._updates if u["update_id"] >= offset]
+        if "allowed_updates" in params:
+            self.allowed_updates = params["allowed_updates"] or None
+        limit = int(params.get("limit") or 100)
+        timeout = min(float(params.get("timeout") or 0), self.max_long_poll)
+        deadline = time.monotonic() + timeout
+        while True:
+            pending = [
+                u for u in self._updates
+                if u["update_id"] >= max(offset, 1) and self._allowed(u)
+            ]
+            remaining = deadline - time.monotonic()
+            if pending or remaining <= 0 or self._closing:
+                return pending[:limit]
+            self._new_update.clear()
+            try:
+                await asyncio.wait_for(self._new_update.wait(), remaining)
+            except TimeoutError:
+                pass
+
+    def _allowed(self, update: dict[str, Any]) -> bool:
+        if not self.allowed_updates:
+            return True
+        return any(kind in update for kind in self.allowed_updates)
+
+    def _api_getMe(self, params: dict[str, Any]) -> dict[str, Any]:
+        return self.bot
+
+    def _api_deleteWebhook(self, params: dict[str, Any]) -> bool:
+        return True
+
+    def _api_setMyCommands(self, params: dict[str, Any]) -> bool:
+        commands = params["commands"]
+        for c in commands:
+            if not 1 <= len(c["command"]) <= 32 or not 1 <= len(c["description"]) <= 256:
+                raise bad_request("BOT_COMMAND_INVALID")
+        self.commands[params.get("language_code") or ""] = commands
+        return True
+
+    def _api_getMyCommands(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        return self.commands.get(params.get("language_code") or "", [])
+
+    def _chat(self, params: dict[str, Any]) -> dict[str, Any]:
+        chat = self.chats.get(params.get("chat_id"))  # type: ignore[arg-type]
+        if chat is None:
+            raise bad_request("chat not found")
+        return chat
+
+    def _message(self, params: dict[str, Any]) -> dict[str, Any]:
+        chat = self._chat(params)
+        message = self.messages.get((chat["id"], params.get("message_id")))  # type: ignore[arg-type]
+        if message is None:
+            raise bad_request("message to edit not found")
+        return message
+
+    @staticmethod
+    def _check_markup(markup: Any) -> None:
+        if not markup:
+            return
+        for row in markup.get("inline_keyboard", []):
+            for button in row:
+                data = button.get("callback_data")
+                if data is not None and not 1 <= len(data.encode()) <= 64:
+                    raise bad_request("BUTTON_DATA_INVALID")
+                if not button.get("text"):
+                    raise bad_request("BUTTON_TEXT_EMPTY")
+
+    def _api_sendMessage(self, params: dict[str, Any]) -> dict[str, Any]:
+        chat = self._chat(params)
+        text = params.get("text") or ""
+        if not text.strip():
+            raise bad_request("message text is empty")
+        if utf16_len(text) > 4096:
+            raise bad_request("message is too long")
+        self._check_markup(params.get("reply_markup"))
+        fields: dict[str, Any] = {"from": self.bot, "text": text}
+        if params.get("reply_markup"):
+            fields["reply_markup"] = params["reply_markup"]
+        return self._new_message(chat, **fields)
+
+    def _api_sendPoll(self, params: dict[str, Any]) -> dict[str, Any]:
+        chat = self._chat(params)
+        question = params.get("question") or ""
+        options = params.get("options") or []
+        if not 1 <= utf16_len(question) <= 300:
+            raise bad_request("POLL_QUESTION_INVALID")
+        if not 1 <= len(options) <= 12:
+            raise bad_request("POLL_ANSWERS_INVALID")
+        texts = [o["text"] if isinstance(o, dict) else o for o in options]
+        if any(not 1 <= utf16_len(t) <= 100 for t in texts):
+            raise bad_request("POLL_ANSWER_INVALID")
+        kind = params.get("type") or "regular"
+        anonymous = params.get("is_anonymous", True)
+        correct = params.get("correct_option_ids")
+        if correct is None and params.get("correct_option_id") is not None:
+            correct = [params["correct_option_id"]]
+        if kind == "quiz" and (not correct or any(not 0 <= i < len(texts) for i in correct)):
+            raise bad_request("wrong correct option ids specified")
+        explanation = params.get("explanation")
+        if explanation is not None and (
+            utf16_len(explanation) > 200 or explanation.count("\n") > 2
+        ):
+            raise bad_request("explanation is too long or has too many line feeds")
+        open_period = params.get("open_period")
+        if open_period is not None and not 5 <= int(open_period) <= 2_628_000:
+            raise bad_request("invalid open_period")
+        if chat["type"] == "channel" and not anonymous:
+            raise bad_request("non-anonymous polls can't be sent to channel chats")
+        poll_id = str(5_000_000_000_000_000_000 + next(self._ids))
+        poll: dict[str, Any] = {
+            "id": poll_id,
+            "question": question,
+            "options": [
+                {"text": t, "voter_count": 0, "persistent_id": f"{poll_id}-{i}"}
+                for i, t in enumerate(texts)
+            ],
+            "total_voter_count": 0,
+            "is_closed": False,
+            "is_anonymous": anonymous,
+            "type": kind,
+            "allows_multiple_answers": bool(params.get("allows_multiple_answers", False)),
+            "allows_revoting": bool(params.get("allows_revoting", kind != "quiz")),
+            "members_only": bool(params.get("members_only", False)),
+        }
+        if kind == "quiz":
+            poll["correct_option_ids"] = correct
+            if len(correct) == 1:
+                poll["correct_option_id"] = correct[0]
+        if explanation is not None:
+            poll["explanation"] = explanation
+        if open_period is not None:
+            poll["open_period"] = int(open_period)
+        message = self._new_message(chat, **{"from": self.bot, "poll": poll})
+        self.polls[poll_id] = poll
+        self.poll_messages[poll_id] = (chat["id"], message["message_id"])
+        return message
+
+    def _api_stopPoll(self, params: dict[str, Any]) -> dict[str, Any]:
+        message = self._message(params)
+        poll = message.get("poll")
+        if poll is None:
+            raise bad_request("message with poll to stop not found")
+        if poll["is_closed"]:
+            raise bad_request("poll has already been closed")
+        poll["is_closed"] = True
+        return poll
+
+    def _api_editMessageReplyMarkup(self, params: dict[str, Any]) -> dict[str, Any]:
+        message = self._message(params)
+        markup = params.get("reply_markup") or None
+        self._check_markup(markup)
+        if markup == message.get("reply_markup"):
+            raise bad_request("message is not modified: specified new message content and "
+                              "reply markup are exactly the same as a current content and "
+                              "reply markup of the message")
+        if markup:
+            message["reply_markup"] = markup
+        else:
+            message.pop("reply_markup", None)
+        return message
+
+    def _api_editMessageText(self, params: dict[str, Any]) -> dict[str, Any]:
+        message = self._message(params)
+        text = params.get("text") or ""
+        if not text.strip() or utf16_len(text) > 4096:
+            raise bad_request("MESSAGE_TEXT_INVALID")
+        message["text"] = text
+        if "reply_markup" in params:
+            message["reply_markup"] = params["reply_markup"]
+        return message
+
+    def _api_answerCallbackQuery(self, params: dict[str, Any]) -> bool:
+        text = params.get("text")
+        if text is not None and utf16_len(text) > 200:
+            raise bad_request("MESSAGE_TOO_LONG")
+        return True
+
+    def _api_deleteMessage(self, params: dict[str, Any]) -> bool:
+        self._message(params)
+        return True
+
+    def _member(self, chat_id: int, user_id: int) -> dict[str, Any]:
+        user = self.users.get(user_id) or {"id": user_id, "is_bot": False, "first_name": "?"}
+        if self.owners.get(chat_id) == user_id:
+            return {"status": "creator", "user": user, "is_anonymous": False}
+        if user_id in self.admins[chat_id]:
+            return {
+                "status": "administrator", "user": user, "can_be_edited": False,
+                "is_anonymous": False, "can_manage_chat": True, "can_delete_messages": True,
+                "can_manage_video_chats": True, "can_restrict_members": True,
+                "can_promote_members": False, "can_change_info": True,
+                "can_invite_users": True, "can_post_stories": False, "can_edit_stories": False,
+                "can_delete_stories": False,
+            }
+        return {"status": "member", "user": user}
+
+    def _api_getChatMember(self, params: dict[str, Any]) -> dict[str, Any]:
+        chat = self._chat(params)
+        return self._member(chat["id"], int(params["user_id"]))
+
+    def _api_getChatAdministrators(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        chat = self._chat(params)
+        people = ([self.owners[chat["id"]]] if chat["id"] in self.owners else []) + sorted(
+            self.admins[chat["id"]]
+        )
+        return [self._member(chat["id"], user_id) for user_id in people]
+
+    def _api_getChat(self, params: dict[str, Any]) -> dict[str, Any]:
+        chat = self._chat(params)
+        return {
+            **chat, "accent_color_id": 0, "max_reaction_count": 11,
+            "accepted_gift_types": {
+                "unlimited_gifts": False, "limited_gifts": False, "unique_gifts": False,
+                "premium_subscription": False, "gifts_from_channels": False,
+            },
+        }

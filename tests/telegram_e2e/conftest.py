@@ -1,0 +1,172 @@
+"""End-to-end harness: the real python-telegram-bot, our adapter, the fake Bot API server."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+
+from bot.adapters.telegram import TelegramAdapter
+from bot.core.service import QuizService
+from bot.settings import Settings
+from tests.fakes.telegram_api import Call, FakeTelegramAPI
+
+GROUP_ID = -1001234567890
+OTHER_GROUP_ID = -1009876543210
+CHANNEL_ID = -1005555555555
+QUESTION_SECONDS = 60
+CLOSE_INTERVAL = 0.05
+
+
+class ErrorLog(logging.Handler):
+    """Collects ERROR records; a test that expects one says so with allow()."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+        self._allowed: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+    def allow(self, fragment: str) -> None:
+        self._allowed.append(fragment)
+
+    def unexpected(self) -> list[logging.LogRecord]:
+        return [r for r in self.records
+                if not any(f in r.getMessage() for f in self._allowed)]
+
+
+@pytest.fixture(autouse=True)
+def error_log() -> Iterator[ErrorLog]:
+    """Fail the test on any ERROR from the `telegram` or `bot` loggers: PTB only logs
+    exceptions raised in handlers, so a broken handler would otherwise look like a timeout."""
+    handler = ErrorLog()
+    loggers = [logging.getLogger(name) for name in ("telegram", "bot")]
+    for logger in loggers:
+        logger.addHandler(handler)
+    yield handler
+    for logger in loggers:
+        logger.removeHandler(handler)
+    if unexpected := handler.unexpected():
+        formatter = logging.Formatter("%(name)s %(levelname)s %(message)s")
+        pytest.fail("ERROR logged:\n" + "\n".join(formatter.format(r) for r in unexpected))
+
+
+class Harness:
+    """One bot process against the fake; restart() is a new adapter on the same database."""
+
+    def __init__(self, fake: FakeTelegramAPI, service: QuizService, settings: Settings) -> None:
+        self.fake = fake
+        self.service = service
+        self.settings = settings
+        self.adapter: TelegramAdapter | None = None
+
+    async def start(self) -> None:
+        self.adapter = TelegramAdapter(self.service, self.settings, close_interval=CLOSE_INTERVAL)
+        await self.adapter.start()
+
+    async def stop(self) -> None:
+        if self.adapter is not None:
+            await self.adapter.stop()
+            self.adapter = None
+
+    async def restart(self) -> None:
+        await self.stop()
+        await self.start()
+
+    async def settle(self) -> None:
+        """Wait until every pushed update was fetched and fully handled."""
+        assert self.adapter is not None
+        await self.fake.wait_all_confirmed()
+        await asyncio.wait_for(self.adapter.application.update_queue.join(), 5)
+
+    async def send(self, update_id: int) -> None:
+        await self.fake.wait_confirmed(update_id)
+        await self.settle()
+
+    # shortcuts ---------------------------------------------------------------------------
+    async def command(self, chat: dict[str, Any], user: dict[str, Any] | None, text: str) -> None:
+        await self.send(self.fake.command(chat, user, text))
+
+    async def answer(self, poll: Call, user: dict[str, Any], option: int) -> None:
+        await self.send(self.fake.answer_poll(poll.result["poll"]["id"], user, [option]))
+
+    async def press(self, message: dict[str, Any], user: dict[str, Any], data: str) -> Call:
+        """Press a button; returns the answerCallbackQuery call for this press."""
+        before = len(self.fake.calls_of("answerCallbackQuery"))
+        await self.send(self.fake.press(message, user, data))
+        calls = await self.fake.wait_for("answerCallbackQuery", before + 1)
+        return calls[before]
+
+    async def post_of(self, message: dict[str, Any]) -> int:
+        post_id = await self.service.post_id_for(
+            f"tg-msg:{message['chat']['id']}:{message['message_id']}"
+        )
+        assert post_id is not None, "the message is not bound to a post"
+        return post_id
+
+    def texts(self, chat: dict[str, Any]) -> list[str]:
+        return self.fake.sent_texts(chat["id"])
+
+
+@pytest.fixture
+async def fake_tg() -> AsyncIterator[FakeTelegramAPI]:
+    fake = FakeTelegramAPI()
+    await fake.start()
+    yield fake
+    await fake.stop()
+
+
+@pytest.fixture
+def tg_settings(fake_tg: FakeTelegramAPI) -> Settings:
+    return Settings(  # type: ignore[call-arg]
+        _env_file=None,
+        telegram_bot_token=fake_tg.token,
+        telegram_api_base_url=fake_tg.base_url,
+        quizbot_question_seconds=QUESTION_SECONDS,
+    )
+
+
+@pytest.fixture
+async def tg(
+    fake_tg: FakeTelegramAPI, service: QuizService, tg_settings: Settings
+) -> AsyncIterator[Harness]:
+    harness = Harness(fake_tg, service, tg_settings)
+    await harness.start()
+    yield harness
+    await harness.stop()
+
+
+# people and chats ------------------------------------------------------------------------
+@pytest.fixture
+def alice(fake_tg: FakeTelegramAPI) -> dict[str, Any]:
+    return fake_tg.user(1001, "Alice", "Smith", language_code="en")
+
+
+@pytest.fixture
+def bob(fake_tg: FakeTelegramAPI) -> dict[str, Any]:
+    return fake_tg.user(1002, "Bob")
+
+
+@pytest.fixture
+def group(fake_tg: FakeTelegramAPI) -> dict[str, Any]:
+    return fake_tg.group(GROUP_ID, "Study Group")
+
+
+@pytest.fixture
+def other_group(fake_tg: FakeTelegramAPI) -> dict[str, Any]:
+    return fake_tg.group(OTHER_GROUP_ID, "Night Owls")
+
+
+@pytest.fixture
+def channel(fake_tg: FakeTelegramAPI) -> dict[str, Any]:
+    return fake_tg.channel(CHANNEL_ID, "Daily ML")
+
+
+@pytest.fixture
+def alice_dm(fake_tg: FakeTelegramAPI, alice: dict[str, Any]) -> dict[str, Any]:
+    return fake_tg.private_chat(alice)
