@@ -80,14 +80,25 @@ class RetryingRateLimiter(AIORateLimiter):
         raise AssertionError("unreachable")
 
 
+def quiet_library_deprecations() -> None:
+    """Silence two PTB 22.8 deprecation warnings that PTB raises from its own code.
+
+    - The server still returns the legacy `correct_option_id` next to `correct_option_ids` in
+      every quiz poll it echoes back, and PTB warns while parsing it. We send only
+      `correct_option_ids` (a test checks the request).
+    - RetryAfter's constructor reads its own deprecated int `retry_after`.
+    """
+    for message in (
+        r".*The parameter `correct_option_id` is deprecated",
+        r".*attribute `retry_after` will be of type `datetime.timedelta`",
+    ):
+        warnings.filterwarnings(
+            "ignore", message=message, category=PTBDeprecationWarning, module="telegram"
+        )
+
+
 def build_application(settings: Settings, token: str) -> Application:  # type: ignore[type-arg]
-    # The server still returns the legacy `correct_option_id` next to `correct_option_ids` in
-    # every quiz poll it sends back, and PTB 22.8 warns while parsing it. We send only
-    # `correct_option_ids` (tested); the warning is about the server's reply, not our call.
-    warnings.filterwarnings(
-        "ignore", message=r".*The parameter `correct_option_id` is deprecated",
-        category=PTBDeprecationWarning, module="telegram",
-    )
+    quiet_library_deprecations()
     return (
         Application.builder()
         .token(token)

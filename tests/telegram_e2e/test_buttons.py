@@ -1,0 +1,113 @@
+"""Button mode: inline keyboards, alerts, refusing data that does not match a live post."""
+
+from __future__ import annotations
+
+from bot.content.limits import tg_len
+from bot.core.models import Chat
+
+
+def keyboard_data(message: dict) -> list[str]:
+    return [b["callback_data"] for row in message["reply_markup"]["inline_keyboard"] for b in row]
+
+
+async def button_question(tg, chat, user, text="/quiz buttons") -> dict:
+    before = len(tg.fake.calls_of("sendMessage"))
+    await tg.command(chat, user, text)
+    calls = await tg.fake.wait_for(
+        "sendMessage", before + 1, where=lambda c: "reply_markup" in c.params
+    )
+    return calls[-1].result
+
+
+async def test_press_gets_an_alert_and_a_second_press_changes_nothing(tg, group, alice):
+    message = await button_question(tg, group, alice)
+    post_id = await tg.post_of(message)
+    shown = await tg.service.show(post_id)
+    assert shown.prompt in message["text"]
+    data = keyboard_data(message)
+    assert len(data) == len(shown.options)
+    assert all(len(d.encode()) <= 64 for d in data)
+    assert not tg.fake.calls_of("sendPoll")
+
+    press = await tg.press(message, alice, data[shown.correct])
+    assert press.params["show_alert"] is True
+    alert = press.params["text"]
+    assert alert.startswith("✅ Correct!") and shown.explanation in alert
+    assert tg_len(alert) <= 200
+    [answer] = await tg.service.storage.answers_for_post(post_id)
+    assert answer.correct
+
+    wrong = (shown.correct + 1) % len(shown.options)
+    again = await tg.press(message, alice, data[wrong])
+    assert again.params["show_alert"] is True
+    assert again.params["text"].startswith("You already answered")
+    assert await tg.service.storage.answers_for_post(post_id) == [answer]
+
+
+async def test_forged_callback_data_is_refused_and_nothing_stored(tg, group, alice, bob):
+    message = await button_question(tg, group, alice)
+    post_id = await tg.post_of(message)
+    await tg.command(tg.fake.group(-1003, "Elsewhere"), bob, "/quiz")  # another live post
+    [poll] = await tg.fake.wait_for("sendPoll")
+    other_post = await tg.service.post_id_for(f"tg-poll:{poll.result['poll']['id']}")
+    await tg.command(group, alice, "/help")
+    help_message = tg.fake.calls_of("sendMessage")[-1].result
+
+    refusals = [
+        (message, f"a:{other_post}:0"),  # a live post, but not this message's
+        (message, "a:999999:0"),  # no such post
+        (message, "not-ours"),  # not our format at all
+        (message, f"a:{post_id}:-1"),
+        (help_message, f"a:{post_id}:0"),  # right post, wrong message
+    ]
+    for target, data in refusals:
+        press = await tg.press(target, bob, data)
+        assert press.params["show_alert"] is True
+        assert press.params["text"] == "This button does not belong to a live question.", data
+
+    out_of_range = await tg.press(message, bob, f"a:{post_id}:9")
+    assert out_of_range.params["text"] == "That is not one of the options."
+
+    assert await tg.service.storage.answers_for_post(post_id) == []
+    assert await tg.service.storage.answers_for_post(other_post) == []
+    assert await tg.service.storage.person_name("tg:1002") is None
+
+
+async def test_stale_button_on_a_closed_question(tg, group, alice):
+    old = await button_question(tg, group, alice)
+    old_post = await tg.post_of(old)
+    old_data = keyboard_data(old)
+    await button_question(tg, group, alice)  # replaces it
+
+    [edit] = tg.fake.calls_of("editMessageReplyMarkup")
+    assert edit.params["message_id"] == old["message_id"]
+    assert "reply_markup" not in edit.result  # the old keyboard is gone
+    assert any("Question closed" in t for t in tg.texts(group))
+
+    # a client that still shows the old keyboard
+    press = await tg.press(old, alice, old_data[0])
+    assert press.params["text"] == "This question is closed; answers are no longer counted."
+    assert await tg.service.storage.answers_for_post(old_post) == []
+
+
+async def test_channels_get_buttons_automatically(tg, channel, alice):
+    message = await button_question(tg, channel, None, "/quiz")
+    assert not tg.fake.calls_of("sendPoll")  # a non-anonymous poll is refused in channels
+    post_id = await tg.post_of(message)
+    shown = await tg.service.show(post_id)
+
+    press = await tg.press(message, alice, keyboard_data(message)[shown.correct])
+    assert press.params["text"].startswith("✅ Correct!")
+    [answer] = await tg.service.storage.answers_for_post(post_id)
+    assert answer.person_key == "tg:1001"
+
+
+async def test_scheduler_posts_into_a_channel_with_buttons(tg, channel, alice):
+    """post_question() from the daily scheduler: the adapter looks the chat type up."""
+    shown = await tg.service.ask(Chat(f"tg:{channel['id']}", "Daily ML"), kind="daily")
+    await tg.adapter.post_question(shown)
+
+    [lookup] = tg.fake.calls_of("getChat")
+    assert lookup.params["chat_id"] == channel["id"]
+    [sent] = await tg.fake.wait_for("sendMessage", where=lambda c: "reply_markup" in c.params)
+    assert await tg.post_of(sent.result) == shown.post_id

@@ -1,0 +1,121 @@
+"""Start-up, flood control, network errors, handler errors, redelivery, secrets in logs."""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import Update
+
+from bot.adapters.telegram.app import file_base_url
+
+
+async def test_start_registers_commands_and_asks_for_every_update_type(tg, fake_tg):
+    names = [c["command"] for c in fake_tg.commands[""]]
+    for name in ("start", "help", "quiz", "leaderboard", "stats", "review", "lang"):
+        assert name in names
+    assert fake_tg.calls_of("deleteWebhook")
+    await fake_tg.wait_for("getUpdates")
+    assert sorted(fake_tg.allowed_updates) == sorted(Update.ALL_TYPES)
+    assert "poll_answer" in fake_tg.allowed_updates
+    assert "callback_query" in fake_tg.allowed_updates
+
+
+def test_file_url_follows_the_api_url():
+    assert file_base_url("https://api.telegram.org/bot") == "https://api.telegram.org/file/bot"
+    assert file_base_url("http://127.0.0.1:8081/bot/") == "http://127.0.0.1:8081/file/bot"
+    assert file_base_url("http://h/tg/bot{token}") == "http://h/tg/file/bot{token}"
+
+
+async def test_help_in_a_group(tg, group, alice):
+    await tg.command(group, alice, "/help@quizbot_test_bot")
+    [reply] = tg.texts(group)
+    assert "/leaderboard [day|week|all]" in reply
+    sent = tg.fake.calls_of("sendMessage")[0]
+    assert sent.params["reply_parameters"]["message_id"] == 1  # quotes the command
+
+
+async def test_flood_wait_is_retried_and_the_message_arrives(tg, fake_tg, group, alice):
+    fake_tg.fail_next("sendPoll", retry_after=1)
+    await tg.command(group, alice, "/quiz")
+
+    attempts = fake_tg.calls_of("sendPoll", ok_only=False)
+    assert [c.status for c in attempts] == [429, 200]
+    assert attempts[1].at - attempts[0].at >= 1.0  # waited as told
+    post_id = await tg.service.post_id_for(f"tg-poll:{attempts[1].result['poll']['id']}")
+    assert post_id is not None
+
+
+async def test_network_errors_are_retried(tg, fake_tg, alice, alice_dm):
+    fake_tg.fail_next("sendMessage", status=502, times=2)
+    await tg.command(alice_dm, alice, "/help")
+
+    attempts = fake_tg.calls_of("sendMessage", ok_only=False)
+    assert [c.status for c in attempts] == [502, 502, 200]
+    assert "/leaderboard" in tg.texts(alice_dm)[0]
+
+
+async def test_an_error_in_a_handler_is_logged_with_context_and_apologised_for(
+    tg, alice, alice_dm, error_log, monkeypatch
+):
+    async def broken(*args, **kwargs):
+        raise RuntimeError("database on fire")
+
+    monkeypatch.setattr(tg.service, "stats", broken)
+    error_log.allow("handling update")
+    await tg.command(alice_dm, alice, "/stats")
+
+    assert tg.texts(alice_dm) == ["Sorry, something went wrong on my side. Please try again."]
+    [record] = error_log.records
+    message = record.getMessage()
+    assert "chat tg:1001" in message and "from tg:1001" in message and "'/stats'" in message
+    assert record.exc_info and "database on fire" in str(record.exc_info[1])
+
+    # the bot is still alive
+    monkeypatch.undo()
+    await tg.command(alice_dm, alice, "/stats")
+    assert tg.texts(alice_dm)[-1].startswith("📊 Stats for Alice Smith")
+
+
+async def test_an_error_while_answering_a_button_gets_an_alert(
+    tg, group, alice, error_log, monkeypatch
+):
+    await tg.command(group, alice, "/quiz buttons")
+    [sent] = await tg.fake.wait_for("sendMessage", where=lambda c: "reply_markup" in c.params)
+    data = sent.result["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
+
+    async def broken(*args, **kwargs):
+        raise RuntimeError("lost the database")
+
+    monkeypatch.setattr(tg.service, "answer", broken)
+    error_log.allow("handling update")
+    press = await tg.press(sent.result, alice, data)
+    assert press.params == {
+        "callback_query_id": press.params["callback_query_id"],
+        "text": "Sorry, something went wrong on my side. Please try again.",
+        "show_alert": True,
+    }
+    assert "callback 'a:" in error_log.records[0].getMessage()
+
+
+async def test_a_redelivered_command_runs_once(tg, fake_tg, group, alice):
+    first = fake_tg.command(group, alice, "/quiz")
+    await tg.send(first)
+    await tg.send(fake_tg.redeliver(first))
+    assert len(fake_tg.calls_of("sendPoll")) == 1
+    assert not fake_tg.calls_of("stopPoll")
+
+
+async def test_the_token_never_reaches_the_logs(tg, fake_tg, group, alice, caplog):
+    caplog.set_level(logging.DEBUG)
+    await tg.restart()  # start-up logs the API URL at DEBUG
+    await tg.command(group, alice, "/quiz")
+    [poll] = await fake_tg.wait_for("sendPoll")
+    await tg.answer(poll, alice, 0)
+    await tg.stop()
+
+    assert any("/bot<token>" in r.getMessage() for r in caplog.records)  # PTB tried to
+    secret = fake_tg.token.split(":")[1]
+    for record in caplog.records:
+        assert secret not in record.getMessage(), record.name
+        assert secret not in (record.exc_text or "")
+    assert logging.getLogger("httpx").getEffectiveLevel() >= logging.WARNING
