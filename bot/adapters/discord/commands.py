@@ -1,0 +1,239 @@
+"""The slash commands: /quiz, /leaderboard, /stats, /review, /lang.
+
+Each command turns the interaction into core values, calls QuizService, and answers through
+`respond` (within Discord's 3 s). Personal answers are ephemeral and in the person's language;
+a question posted in a channel is in the channel's language. QuizErrors raised here (unknown
+quiz, nothing to resume, unsupported language) are explained by the tree's on_error.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from typing import TYPE_CHECKING, cast
+
+import discord
+from discord import app_commands
+from discord.app_commands import Choice
+
+from bot.adapters.discord.buttons import answer_view
+from bot.adapters.discord.embeds import clip, question_embed
+from bot.adapters.discord.identity import (
+    chat_of,
+    chat_wide_locale,
+    message_ref,
+    person_of,
+    personal_locale,
+)
+from bot.adapters.discord.replies import Reply, respond, send
+from bot.content.limits import DC_CHOICE_NAME
+from bot.core import render
+from bot.core.models import Chat, Period, Person, UnknownQuiz
+from bot.i18n import LANGUAGE_NAMES, translator
+
+if TYPE_CHECKING:
+    from bot.adapters.discord.client import QuizClient
+
+log = logging.getLogger(__name__)
+
+AUTOCOMPLETE_MAX = 25  # Discord's limit on autocomplete results
+
+
+def client_of(interaction: discord.Interaction) -> QuizClient:
+    return cast("QuizClient", interaction.client)
+
+
+def register(tree: app_commands.CommandTree[QuizClient]) -> None:
+    """Add the commands to a fresh tree (one per client)."""
+
+    @tree.command(name="quiz", description="A question now, or a whole quiz just for you")
+    @app_commands.describe(
+        quiz="A quiz or topic (empty: any)",
+        run="Take the whole quiz privately, one question after another",
+    )
+    async def quiz_command(
+        interaction: discord.Interaction, quiz: str | None = None, run: bool | None = None
+    ) -> None:
+        client = client_of(interaction)
+        person, chat = person_of(interaction), chat_of(interaction)
+        # A DM runs a named quiz (or resumes one) by default; a channel asks one question.
+        private = run if run is not None else chat.is_private and (
+            bool(quiz) or await client.service.active_run(person, chat) is not None
+        )
+        if private:
+            await _private_run(interaction, person, chat, quiz)
+        else:
+            await _public_question(interaction, person, chat, quiz)
+
+    @quiz_command.autocomplete("quiz")
+    async def quiz_autocomplete(
+        interaction: discord.Interaction, current: str
+    ) -> list[Choice[str]]:
+        try:
+            return await _quiz_choices(interaction, current)
+        except Exception:  # discord.py only logs these; an empty list beats a spinner
+            log.exception("autocomplete of /quiz failed for %r", current)
+            return []
+
+    @tree.command(name="leaderboard", description="Who knows best, in this channel")
+    @app_commands.describe(period="Today, this week, or all time (default)")
+    @app_commands.choices(period=[
+        Choice(name="today", value=Period.DAY.value),
+        Choice(name="this week", value=Period.WEEK.value),
+        Choice(name="all time", value=Period.ALL.value),
+    ])
+    async def leaderboard_command(interaction: discord.Interaction, period: str = "all") -> None:
+        await _leaderboard(interaction, period)
+
+    @tree.command(name="stats", description="Your answers, accuracy and streaks")
+    async def stats_command(interaction: discord.Interaction) -> None:
+        service = client_of(interaction).service
+
+        async def work() -> Reply:
+            t = translator(await personal_locale(service, interaction))
+            stats = await service.stats(person_of(interaction), t.locale)
+            return Reply.text(render.stats_text(stats, t))
+
+        await respond(interaction, work(), ephemeral=True)
+
+    @tree.command(name="review", description="The questions you missed, for a second look")
+    async def review_command(interaction: discord.Interaction) -> None:
+        service = client_of(interaction).service
+
+        async def work() -> Reply:
+            t = translator(await personal_locale(service, interaction))
+            missed = await service.review(person_of(interaction), t.locale)
+            return Reply.text(render.review_text(missed, t))
+
+        await respond(interaction, work(), ephemeral=True)
+
+    @tree.command(name="lang", description="Choose your language, or the channel's")
+    @app_commands.describe(
+        code="The language ('automatic' follows Discord's)",
+        scope="Just you (default), or the whole channel (needs Manage Server)",
+    )
+    @app_commands.choices(
+        code=[Choice(name=name, value=code) for code, name in LANGUAGE_NAMES.items()]
+        + [Choice(name="automatic", value="auto")],
+        scope=[Choice(name="me", value="me"), Choice(name="channel", value="channel")],
+    )
+    async def lang_command(
+        interaction: discord.Interaction, code: str, scope: str = "me"
+    ) -> None:
+        await _lang(interaction, code, scope)
+
+
+async def _quiz_choices(interaction: discord.Interaction, current: str) -> list[Choice[str]]:
+    service = client_of(interaction).service
+    locale = await personal_locale(service, interaction)
+    needle = current.strip().lower()
+    choices = []
+    for info in service.quizzes(locale):
+        if needle and needle not in info.id.lower() and needle not in info.title.lower():
+            continue
+        choices.append(Choice(name=clip(f"{info.title} ({info.id})", DC_CHOICE_NAME),
+                              value=info.id))
+    return choices[:AUTOCOMPLETE_MAX]
+
+
+def _check_selector(client: QuizClient, selector: str, locale: str) -> None:
+    """Refuse an unknown quiz before anything else happens (a new question closes the old one).
+    The same rule as QuizService._select: a quiz id or a tag."""
+    key = selector.strip().lower()
+    quizzes = client.service.quizzes(locale)
+    if not any(key == q.id or key in q.tags for q in quizzes):
+        raise UnknownQuiz(selector, quizzes)
+
+
+async def _public_question(
+    interaction: discord.Interaction, person: Person, chat: Chat, selector: str | None
+) -> None:
+    client = client_of(interaction)
+    service = client.service
+    locale = await chat_wide_locale(service, interaction)
+    if selector:
+        _check_selector(client, selector, locale)
+    t = translator(locale)
+
+    async def work() -> Reply:
+        for summary in await service.close_open(chat):
+            try:
+                await client.publisher.post_summary(summary)
+            except discord.HTTPException as exc:  # the new question matters more
+                log.warning("closing edit of post %s failed: %s", summary.post_id, exc)
+        q = await service.ask(
+            chat, selector, person=person if chat.is_private else None, locale=locale,
+            open_for=timedelta(seconds=client.settings.quizbot_question_seconds),
+        )
+        return Reply(embed=question_embed(q, t, answered=0), view=answer_view(q), post_id=q.post_id)
+
+    message_id, reply = await respond(interaction, work(), ephemeral=False)
+    if message_id is not None and reply.post_id is not None:
+        await service.bind(reply.post_id, message_ref(message_id))
+
+
+async def _private_run(
+    interaction: discord.Interaction, person: Person, chat: Chat, selector: str | None
+) -> None:
+    """The whole quiz for one person: ephemeral in a channel, plain messages in a DM. Without
+    a quiz, the person's unfinished run resumes (after a restart too)."""
+    service = client_of(interaction).service
+    locale = await personal_locale(service, interaction)
+    t = translator(locale)
+
+    async def work() -> Reply:
+        q = await service.start_run(person, chat, selector, locale=locale)
+        return Reply(embed=question_embed(q, t), view=answer_view(q), post_id=q.post_id)
+
+    message_id, reply = await respond(interaction, work(), ephemeral=not chat.is_private)
+    if message_id is not None and reply.post_id is not None:
+        await service.bind(reply.post_id, message_ref(message_id))
+
+
+async def _leaderboard(interaction: discord.Interaction, period: str) -> None:
+    service = client_of(interaction).service
+    person, chat = person_of(interaction), chat_of(interaction)
+
+    async def work() -> Reply:
+        t = translator(await personal_locale(service, interaction))
+        try:
+            chosen = Period(period.strip().lower())
+        except ValueError:
+            return Reply.text(t.gettext("Choose a period: day, week or all."))
+        # A channel's board; in a DM, the board across every chat.
+        chat_key = None if chat.is_private else chat.key
+        scope = t.gettext("all chats") if chat_key is None else f"#{chat.title}"
+        board = await service.leaderboard(chat_key, chosen, person_key=person.key)
+        return Reply.text(render.leaderboard_text(board, t, scope=scope))
+
+    await respond(interaction, work(), ephemeral=True)
+
+
+async def _lang(interaction: discord.Interaction, code: str, scope: str) -> None:
+    service = client_of(interaction).service
+    person, chat = person_of(interaction), chat_of(interaction)
+    if scope == "channel":
+        # default_permissions would only hide the command (and admins can change that): the
+        # rule is checked here, on every use
+        if not chat.is_private and not interaction.permissions.manage_guild:
+            t = translator(await personal_locale(service, interaction))
+            text = t.gettext("Only members with the Manage Server permission can change the "
+                             "channel's language. Use scope “me” to change yours.")
+            await send(interaction, Reply.text(text), ephemeral=True)
+            return
+        chosen = await service.set_chat_locale(chat, code)
+        t = translator(await chat_wide_locale(service, interaction))
+        text = (
+            t.gettext("This channel's language is now {language}.",
+                      language=LANGUAGE_NAMES[chosen])
+            if chosen else t.gettext("This channel now follows the server's language.")
+        )
+    else:
+        chosen = await service.set_person_locale(person, code)
+        t = translator(await personal_locale(service, interaction))
+        text = (
+            t.gettext("Your language is now {language}.", language=LANGUAGE_NAMES[chosen])
+            if chosen else t.gettext("Your language now follows the channel or your Discord "
+                                     "settings.")
+        )
+    await send(interaction, Reply.text(text), ephemeral=True)

@@ -1,0 +1,56 @@
+"""Discord users and channels as core values, and the message references bound to posts."""
+
+from __future__ import annotations
+
+import discord
+
+from bot.core.models import Chat, Person
+from bot.core.service import QuizService
+
+PREFIX = "dc:"
+MESSAGE_REF = "dc-msg:"
+
+
+def person_of(interaction: discord.Interaction) -> Person:
+    user = interaction.user
+    return Person(f"{PREFIX}{user.id}", user.display_name, platform_locale=str(interaction.locale))
+
+
+def chat_of(interaction: discord.Interaction) -> Chat:
+    """The channel as a chat; a DM (no guild) is private and titled after the person."""
+    private = interaction.guild_id is None
+    name = getattr(interaction.channel, "name", None)
+    title = name or (f"@{interaction.user.name}" if private else "")
+    return Chat(f"{PREFIX}{interaction.channel_id}", title, is_private=private)
+
+
+def channel_id_of(chat_key: str) -> int:
+    """The channel id inside a chat key such as "dc:123"."""
+    if not chat_key.startswith(PREFIX):
+        raise ValueError(f"not a Discord chat: {chat_key!r}")
+    return int(chat_key.removeprefix(PREFIX))
+
+
+def message_ref(message_id: int) -> str:
+    return f"{MESSAGE_REF}{message_id}"
+
+
+def message_ids(refs: tuple[str, ...]) -> list[int]:
+    """The Discord message ids among a post's references (other platforms' refs skipped)."""
+    return [int(r.removeprefix(MESSAGE_REF)) for r in refs
+            if r.startswith(MESSAGE_REF) and r.removeprefix(MESSAGE_REF).isdigit()]
+
+
+async def personal_locale(service: QuizService, interaction: discord.Interaction) -> str:
+    """For ephemeral text: the person's choice, the channel's, their client's, English."""
+    return await service.resolve_locale(person_of(interaction), chat_of(interaction))
+
+
+async def chat_wide_locale(service: QuizService, interaction: discord.Interaction) -> str:
+    """For what the whole channel sees: the channel's choice, else the server's language.
+    A DM has one reader, so it follows that person's choice."""
+    chat = chat_of(interaction)
+    if chat.is_private:
+        return await service.resolve_locale(person_of(interaction), chat)
+    fallback = interaction.guild_locale
+    return await service.chat_locale(chat, fallback=str(fallback) if fallback else None)

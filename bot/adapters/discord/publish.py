@@ -1,0 +1,124 @@
+"""The public question messages: posting one, its live answer count, and the closing edit.
+
+The live count is coalesced: however many people click, a message is edited at most once per
+`live_interval` seconds (Discord rate-limits edits per channel, and an edit per click would
+queue behind them). The closing edit waits for an edit in flight and cancels a pending one, so
+it is always the last.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+import discord
+
+from bot.adapters.discord.buttons import answer_view, closed_view
+from bot.adapters.discord.embeds import closed_embed, question_embed
+from bot.adapters.discord.identity import channel_id_of, message_ids, message_ref
+from bot.core.models import PostSummary, ShownQuestion
+from bot.core.service import QuizService
+from bot.i18n import translator
+
+log = logging.getLogger(__name__)
+
+
+class ChannelPublisher:
+    def __init__(self, service: QuizService, *, live_interval: float = 3.0) -> None:
+        self.service = service
+        self.live_interval = live_interval
+        self.client: discord.Client | None = None  # set by the adapter on each start
+        self._live: dict[int, asyncio.Task[None]] = {}  # post id -> its live-count task
+        self._dirty: set[int] = set()  # posts with answers not yet shown in the count
+        self._editing: set[int] = set()  # posts whose count edit is in flight
+
+    def _channel(self, chat_key: str) -> discord.PartialMessageable:
+        if self.client is None:
+            raise RuntimeError("the Discord adapter is not started")
+        return self.client.get_partial_messageable(channel_id_of(chat_key))
+
+    async def post_question(self, question: ShownQuestion) -> int:
+        """Send a question created by the core to its channel and bind the message to it."""
+        t = translator(question.locale)
+        message = await self._channel(question.chat_key).send(
+            embed=question_embed(question, t, answered=0), view=answer_view(question)
+        )
+        await self.service.bind(question.post_id, message_ref(message.id))
+        return message.id
+
+    # the live count ----------------------------------------------------------------------
+    def answered(self, post_id: int, chat_key: str, message_id: int) -> None:
+        """Someone answered: show the new count soon, together with any others."""
+        self._dirty.add(post_id)
+        if post_id not in self._live:
+            self._live[post_id] = asyncio.create_task(
+                self._live_loop(post_id, chat_key, message_id), name=f"discord-count-{post_id}"
+            )
+
+    async def _live_loop(self, post_id: int, chat_key: str, message_id: int) -> None:
+        try:
+            while post_id in self._dirty:
+                await asyncio.sleep(self.live_interval)
+                self._dirty.discard(post_id)  # answers from now on need another edit
+                self._editing.add(post_id)
+                try:
+                    await self._edit_count(post_id, chat_key, message_id)
+                finally:
+                    self._editing.discard(post_id)
+        except discord.HTTPException as exc:
+            log.warning("live count of post %s not updated: %s", post_id, exc)
+        except Exception:
+            log.exception("live count of post %s failed", post_id)
+        finally:
+            self._live.pop(post_id, None)
+
+    async def _edit_count(self, post_id: int, chat_key: str, message_id: int) -> None:
+        post = await self.service.storage.get_post(post_id)
+        if post is None or post.closed_at is not None:
+            return  # the closing edit shows the final numbers
+        summary = await self.service.summary(post, post.locale)
+        embed = question_embed(summary.question, translator(post.locale), answered=summary.answered)
+        await self._channel(chat_key).get_partial_message(message_id).edit(embed=embed)
+
+    async def _stop_live(self, post_id: int) -> None:
+        self._dirty.discard(post_id)
+        task = self._live.get(post_id)
+        if task is None:
+            return
+        if post_id not in self._editing:
+            task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    # closing -----------------------------------------------------------------------------
+    async def post_summary(self, summary: PostSummary) -> None:
+        """Edit the question message once: buttons disabled, the correct one green, the share
+        of answers per option and the fastest correct answerers. A question that never
+        reached Discord gets its summary as a new message."""
+        await self._stop_live(summary.post_id)
+        t = translator(summary.question.locale)
+        channel = self._channel(summary.chat_key)
+        embed = closed_embed(summary, t)
+        ids = message_ids(summary.refs)
+        if not ids:
+            await channel.send(embed=embed)
+            return
+        for message_id in ids:
+            try:
+                await channel.get_partial_message(message_id).edit(
+                    embed=embed, view=closed_view(summary)
+                )
+            except (discord.NotFound, discord.Forbidden) as exc:
+                # deleted by a moderator, or the bot lost access: nothing to correct later
+                log.warning("closing edit of post %s (message %s) skipped: %s",
+                            summary.post_id, message_id, exc)
+
+    async def stop(self) -> None:
+        for task in list(self._live.values()):
+            task.cancel()
+        for task in list(self._live.values()):
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._live.clear()
+        self._dirty.clear()

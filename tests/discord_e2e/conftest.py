@@ -1,0 +1,122 @@
+"""Fixtures for the Discord end-to-end tests: the real discord.py against tests/fakes/discord_api.
+
+Every test gets a fresh fake server and fresh clients (discord.py's close() leaves a Client
+unusable), and fails on any ERROR logged by discord.py, the bot or the fake's aiohttp server:
+discord.py only logs exceptions in commands and views, so a broken handler would otherwise
+look like a timeout.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any
+
+import discord.http
+import pytest
+from discord.gateway import DiscordWebSocket
+
+from bot.adapters.discord import DiscordAdapter
+from bot.core.service import QuizService
+from bot.settings import Settings
+from tests.fakes.discord_api import TOKEN, FakeDiscord, User
+
+WATCHED = ("discord", "bot", "aiohttp")
+
+
+class ErrorLog(logging.Handler):
+    """Collects ERROR records; a test that provokes an error on purpose calls allow()."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+        self.allowed: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+    def allow(self, fragment: str) -> None:
+        self.allowed.append(fragment)
+
+    def unexpected(self) -> list[str]:
+        messages = [f"{r.name}: {r.getMessage()}" for r in self.records]
+        return [m for m in messages if not any(a in m for a in self.allowed)]
+
+
+@pytest.fixture(autouse=True)
+def error_log() -> Iterator[ErrorLog]:
+    handler = ErrorLog()
+    loggers = [logging.getLogger(name) for name in WATCHED]
+    for logger in loggers:
+        logger.addHandler(handler)
+    yield handler
+    for logger in loggers:
+        logger.removeHandler(handler)
+    assert not handler.unexpected(), f"ERROR records were logged: {handler.unexpected()}"
+
+
+@pytest.fixture(autouse=True)
+def restore_discord_urls() -> Iterator[None]:
+    # start() points these class attributes at the fake; leave the library as found
+    base, gateway = discord.http.Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY
+    yield
+    discord.http.Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY = base, gateway
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeDiscord]:
+    server = FakeDiscord()
+    await server.start()
+    yield server
+    await server.close()
+
+
+def make_settings(fake: FakeDiscord, **overrides: Any) -> Settings:
+    values: dict[str, Any] = {
+        "discord_bot_token": TOKEN,
+        "discord_api_base_url": fake.api_base,
+        "discord_gateway_url": fake.gateway_url,
+        "discord_guild_id": None,
+        "telegram_bot_token": None,
+        "quizbot_question_seconds": 600,
+    } | overrides
+    return Settings(_env_file=None, **values)  # type: ignore[call-arg]
+
+
+StartBot = Callable[..., Awaitable[DiscordAdapter]]
+
+# Small timings so the suite is fast: READY at once, count edits at most every 0.2 s.
+FAST = {"guild_ready_timeout": 0.05, "ready_timeout": 5.0, "live_interval": 0.2,
+        "close_interval": 0.02}
+
+
+@pytest.fixture
+async def start_bot(fake: FakeDiscord, service: QuizService) -> AsyncIterator[StartBot]:
+    """Start a new adapter (a new process, as far as Discord can tell); stopped at the end."""
+    started: list[DiscordAdapter] = []
+
+    async def start(**options: Any) -> DiscordAdapter:
+        settings = make_settings(fake, **options.pop("settings", {}))
+        adapter = DiscordAdapter(service, settings, **(FAST | options))
+        started.append(adapter)
+        await adapter.start()
+        return adapter
+
+    yield start
+    for adapter in reversed(started):
+        await adapter.stop()
+
+
+@pytest.fixture
+async def bot(start_bot: StartBot) -> DiscordAdapter:
+    return await start_bot()
+
+
+@pytest.fixture
+def alice() -> User:
+    return User(900_000_000_000_000_001, "Alice")
+
+
+@pytest.fixture
+def bob() -> User:
+    return User(900_000_000_000_000_002, "Bob")

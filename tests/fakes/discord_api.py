@@ -1,0 +1,675 @@
+"""A fake Discord REST API and gateway, for driving the real discord.py in tests.
+
+aiohttp on 127.0.0.1 (random port). Point discord.py at `fake.api_base` (`Route.BASE`) and
+`fake.gateway_url` (`DiscordWebSocket.DEFAULT_GATEWAY`). What it honours, and why (see
+../../../shared/testing-notes.md):
+
+- JSON responses carry `Content-Type: application/json` exactly: discord.py compares with `==`.
+- The gateway sends HELLO, answers heartbeats, and after IDENTIFY sends READY (with
+  `resume_gateway_url`, which discord.py requires) and one GUILD_CREATE per guild. Frames are
+  plain-text JSON, which discord.py accepts although it asks for zlib-stream.
+- Interaction callbacks come with `?with_response=1` and are answered 200 with an
+  `interaction` object (and a `resource` holding the created message), as Discord does.
+- Messages the bot creates are stored with their components, and a button click carries the
+  stored message back: discord.py drops a DynamicItem click whose custom_id is not among the
+  clicked message's components.
+- Some server-side limits are checked (button labels, custom_id length, buttons per row, rows,
+  embed and content lengths), answered 400 with code 50035 as Discord does, so a bot that
+  breaks them fails here as it would in production.
+- Every request is recorded; faults can be injected per route; member permissions (for
+  `interaction.permissions`) are configurable per interaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+TOKEN = "fake.discord-bot-token.for-tests-only"
+EPHEMERAL = 1 << 6
+LOADING = 1 << 7
+ALL_PERMISSIONS = (1 << 53) - 1
+MANAGE_GUILD = 1 << 5
+SEND_MESSAGES = 1 << 11
+VIEW_CHANNEL = 1 << 10
+DEFAULT_PERMISSIONS = VIEW_CHANNEL | SEND_MESSAGES  # an ordinary member
+
+# interaction and callback types (discord-api-docs interactions/receiving-and-responding)
+APPLICATION_COMMAND, MESSAGE_COMPONENT, AUTOCOMPLETE = 2, 3, 4
+CHANNEL_MESSAGE, DEFERRED_MESSAGE, DEFERRED_UPDATE, UPDATE_MESSAGE, AUTOCOMPLETE_RESULT = (
+    4, 5, 6, 7, 8
+)
+OPTION_TYPES = {str: 3, int: 4, bool: 5, float: 10}
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str, code: int = 0) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.code = code
+
+
+def invalid_form(message: str) -> ApiError:
+    return ApiError(400, f"Invalid Form Body: {message}", 50035)
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+def json_response(data: Any, status: int = 200) -> web.Response:
+    # Exactly "application/json": aiohttp's json_response adds "; charset=utf-8", which
+    # discord.py does not recognise as JSON.
+    return web.Response(
+        body=json.dumps(data).encode(), status=status,
+        headers={"Content-Type": "application/json"},
+    )
+
+
+@dataclass
+class Request:
+    method: str
+    path: str  # after the /api/v10 prefix
+    query: dict[str, str]
+    json: Any
+    headers: dict[str, str]
+    at: float  # time.monotonic() on arrival
+
+
+@dataclass(frozen=True)
+class User:
+    id: int
+    name: str
+    locale: str = "en-US"
+
+    def payload(self, bot: bool = False) -> dict[str, Any]:
+        return {
+            "id": str(self.id), "username": self.name, "global_name": self.name,
+            "discriminator": "0", "avatar": None, "bot": bot, "public_flags": 0,
+        }
+
+
+@dataclass
+class Interaction:
+    """One injected interaction and everything the bot answered to it."""
+
+    id: int
+    token: str
+    payload: dict[str, Any]
+    callback: dict[str, Any] | None = None  # the body of POST .../callback
+    followups: list[dict[str, Any]] = field(default_factory=list)  # messages created
+    original_id: int | None = None  # the message of the response, if one was created
+
+    @property
+    def callback_type(self) -> int | None:
+        return self.callback["type"] if self.callback else None
+
+
+@dataclass
+class Reply:
+    """What the person sees: the message a response created (or the deferred one, edited)."""
+
+    message: dict[str, Any]
+
+    @property
+    def id(self) -> int:
+        return int(self.message["id"])
+
+    @property
+    def content(self) -> str:
+        return self.message.get("content") or ""
+
+    @property
+    def embeds(self) -> list[dict[str, Any]]:
+        return self.message.get("embeds") or []
+
+    @property
+    def components(self) -> list[dict[str, Any]]:
+        return self.message.get("components") or []
+
+    @property
+    def flags(self) -> int:
+        return int(self.message.get("flags") or 0)
+
+    @property
+    def ephemeral(self) -> bool:
+        return bool(self.flags & EPHEMERAL)
+
+    @property
+    def buttons(self) -> list[dict[str, Any]]:
+        return buttons_of(self.message)
+
+    @property
+    def text(self) -> str:
+        """Content and embed text together, for assertions about what is said."""
+        return text_of(self.message)
+
+
+def buttons_of(message: dict[str, Any]) -> list[dict[str, Any]]:
+    return [c for row in message.get("components") or [] for c in row.get("components", [])
+            if c.get("type") == 2]
+
+
+def text_of(message: dict[str, Any]) -> str:
+    parts = [message.get("content") or ""]
+    for embed in message.get("embeds") or []:
+        parts += [embed.get("title") or "", embed.get("description") or ""]
+        parts += [f"{f.get('name')}\n{f.get('value')}" for f in embed.get("fields") or []]
+        parts.append((embed.get("footer") or {}).get("text") or "")
+    return "\n".join(p for p in parts if p)
+
+
+class FakeDiscord:
+    """Fake REST API + gateway. `await start()`, then point discord.py at it."""
+
+    def __init__(self, *, token: str = TOKEN) -> None:
+        self.token = token
+        self._ids = itertools.count(1_200_000_000_000_000_000)
+        self.app_id = self.new_id()
+        self.bot = User(self.new_id(), "QuizBot")
+        self.owner = User(self.new_id(), "Owner")
+        self.guild_id = self.new_id()
+        self.channel_id = self.new_id()
+        self.channels: dict[int, dict[str, Any]] = {
+            self.channel_id: {"id": self.channel_id, "name": "general", "type": 0}
+        }
+        self.requests: list[Request] = []
+        self.messages: dict[int, dict[str, Any]] = {}
+        self.commands: dict[int | None, list[dict[str, Any]]] = {}  # guild id (None: global)
+        self.interactions: dict[int, Interaction] = {}
+        self.identify_tokens: list[str] = []
+        self.hold_ready = False  # never send READY (tests of the start-up timeout)
+        self._faults: list[tuple[str, re.Pattern[str], int, dict[str, Any], int]] = []
+        self._ws: web.WebSocketResponse | None = None
+        self._seq = 0
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+
+    # lifecycle -------------------------------------------------------------------------
+    def new_id(self) -> int:
+        return next(self._ids)
+
+    async def start(self) -> None:
+        app = web.Application()
+        app.router.add_get("/gateway", self._gateway)
+        app.router.add_route("*", "/api/v10/{path:.*}", self._rest)
+        self._runner = web.AppRunner(app, handle_signals=False)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
+    async def close(self) -> None:
+        if self._ws is not None and not self._ws.closed:
+            await self._ws.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    @property
+    def api_base(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api/v10"
+
+    @property
+    def gateway_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/gateway"
+
+    @property
+    def connected(self) -> bool:
+        return self._ws is not None and not self._ws.closed
+
+    def fail(self, method: str, path: str, status: int, *, code: int = 0, times: int = 1,
+             message: str = "injected failure") -> None:
+        """Answer the next `times` requests matching `method` and the `path` regex with an
+        error (429 gets a retry_after of 0.05 s)."""
+        body: dict[str, Any] = {"message": message, "code": code}
+        if status == 429:
+            body |= {"retry_after": 0.05, "global": False}
+        self._faults.append((method.upper(), re.compile(path), status, body, times))
+
+    # waiting -----------------------------------------------------------------------------
+    @staticmethod
+    async def until(predicate: Callable[[], Any], within: float = 5.0, what: str = "") -> Any:
+        """Poll `predicate` until it returns something truthy; fail after `within` seconds."""
+        deadline = time.monotonic() + within
+        while True:
+            if value := predicate():
+                return value
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what or predicate}")
+            await asyncio.sleep(0.005)
+
+    def find(self, method: str, pattern: str) -> list[Request]:
+        regex = re.compile(pattern)
+        return [r for r in self.requests if r.method == method and regex.fullmatch(r.path)]
+
+    async def wait_request(self, method: str, pattern: str, count: int = 1,
+                           within: float = 5.0) -> list[Request]:
+        return await self.until(
+            lambda: (found := self.find(method, pattern)) and len(found) >= count and found,
+            within, f"{count} x {method} {pattern}",
+        )
+
+    def edits(self, message_id: int) -> list[Request]:
+        """Edits of one message, through the channel or through an interaction webhook."""
+        return [r for r in self.requests if r.method == "PATCH"
+                and r.path.endswith(f"/messages/{message_id}")]
+
+    async def reply(self, interaction: Interaction, within: float = 5.0) -> Reply:
+        """The first message the bot showed in answer to `interaction`."""
+        message = await self.until(lambda: self._reply_message(interaction), within,
+                                   f"a reply to interaction {interaction.id}")
+        return Reply(message)
+
+    def _reply_message(self, it: Interaction) -> dict[str, Any] | None:
+        if it.callback is None:
+            return None
+        kind = it.callback["type"]
+        if kind in (CHANNEL_MESSAGE, UPDATE_MESSAGE) and it.original_id is not None:
+            return self.messages[it.original_id]
+        if kind in (DEFERRED_MESSAGE, DEFERRED_UPDATE):
+            original = self.messages.get(it.original_id or 0)
+            if original is not None and not original["flags"] & LOADING:
+                return original  # edited after the defer
+            if it.followups:
+                return it.followups[0]
+        return None
+
+    async def ack(self, interaction: Interaction, within: float = 5.0) -> dict[str, Any]:
+        """The callback body, whatever its type (autocomplete results, defers...)."""
+        return await self.until(lambda: interaction.callback, within,
+                                f"a callback for interaction {interaction.id}")
+
+    # injecting interactions ------------------------------------------------------------
+    def _base_interaction(
+        self, kind: int, user: User, *, dm: bool, channel_id: int | None,
+        permissions: int | None, locale: str | None, guild_locale: str,
+    ) -> dict[str, Any]:
+        iid = self.new_id()
+        payload: dict[str, Any] = {
+            "id": str(iid), "application_id": str(self.app_id), "type": kind,
+            "token": f"itoken-{iid}", "version": 1, "attachment_size_limit": 8 * 1024 * 1024,
+            "locale": locale or user.locale, "entitlements": [],
+            "app_permissions": str(ALL_PERMISSIONS),
+        }
+        if dm:
+            dm_id = self.dm_channel(user)
+            payload |= {
+                "channel_id": str(dm_id), "user": user.payload(), "context": 1,
+                "channel": {"id": str(dm_id), "type": 1, "recipients": [user.payload()],
+                            "last_message_id": None, "flags": 0},
+                "authorizing_integration_owners": {"1": str(user.id)},
+            }
+        else:
+            cid = channel_id or self.channel_id
+            channel = self.channels[cid]
+            perms = DEFAULT_PERMISSIONS if permissions is None else permissions
+            payload |= {
+                "guild_id": str(self.guild_id), "guild_locale": guild_locale, "context": 0,
+                "channel_id": str(cid),
+                "channel": {"id": str(cid), "type": channel["type"], "name": channel["name"],
+                            "guild_id": str(self.guild_id), "position": 0,
+                            "permission_overwrites": [], "nsfw": False, "parent_id": None,
+                            "flags": 0, "permissions": str(perms)},
+                "member": self.member(user, perms),
+                "authorizing_integration_owners": {"0": str(self.guild_id)},
+            }
+        return payload
+
+    def dm_channel(self, user: User) -> int:
+        for cid, channel in self.channels.items():
+            if channel["type"] == 1 and channel.get("recipient") == user.id:
+                return cid
+        cid = self.new_id()
+        self.channels[cid] = {"id": cid, "name": "", "type": 1, "recipient": user.id}
+        return cid
+
+    def member(self, user: User, permissions: int = DEFAULT_PERMISSIONS) -> dict[str, Any]:
+        return {
+            "user": user.payload(), "roles": [], "joined_at": now_iso(), "flags": 0,
+            "deaf": False, "mute": False, "nick": None, "avatar": None, "pending": False,
+            "premium_since": None, "communication_disabled_until": None,
+            "permissions": str(permissions),
+        }
+
+    def _command_data(self, name: str, options: dict[str, Any], focused: str | None,
+                      guild: bool) -> dict[str, Any]:
+        registered = self.commands.get(self.guild_id if guild else None, []) + \
+            self.commands.get(None, [])
+        command = next((c for c in registered if c["name"] == name), None)
+        data: dict[str, Any] = {
+            "id": command["id"] if command else str(self.new_id()), "name": name, "type": 1,
+            "options": [
+                {"name": key, "type": OPTION_TYPES[type(value)], "value": value}
+                | ({"focused": True} if key == focused else {})
+                for key, value in options.items()
+            ],
+        }
+        if command and command.get("guild_id"):
+            data["guild_id"] = command["guild_id"]
+        return data
+
+    async def slash(
+        self, name: str, options: dict[str, Any] | None = None, *, user: User,
+        dm: bool = False, channel_id: int | None = None, permissions: int | None = None,
+        locale: str | None = None, guild_locale: str = "en-US",
+    ) -> Interaction:
+        """Someone runs a slash command."""
+        payload = self._base_interaction(
+            APPLICATION_COMMAND, user, dm=dm, channel_id=channel_id, permissions=permissions,
+            locale=locale, guild_locale=guild_locale,
+        )
+        payload["data"] = self._command_data(name, options or {}, None, not dm)
+        return await self.dispatch_interaction(payload)
+
+    async def autocomplete(
+        self, name: str, options: dict[str, Any], focused: str, *, user: User,
+        dm: bool = False, locale: str | None = None,
+    ) -> Interaction:
+        """Someone types into an option with autocomplete."""
+        payload = self._base_interaction(
+            AUTOCOMPLETE, user, dm=dm, channel_id=None, permissions=None, locale=locale,
+            guild_locale="en-US",
+        )
+        payload["data"] = self._command_data(name, options, focused, not dm)
+        return await self.dispatch_interaction(payload)
+
+    async def click(
+        self, message_id: int, custom_id: str, *, user: User,
+        components: list[dict[str, Any]] | None = None, locale: str | None = None,
+        guild_locale: str = "en-US",
+    ) -> Interaction:
+        """Someone clicks a button on a stored message. `components` replaces what the message
+        carries (a forged or stale client); by default the stored components are echoed."""
+        message = dict(self.messages[message_id])
+        if components is not None:
+            message["components"] = components
+        channel = self.channels[int(message["channel_id"])]
+        dm = channel["type"] == 1
+        payload = self._base_interaction(
+            MESSAGE_COMPONENT, user, dm=dm, channel_id=None if dm else channel["id"],
+            permissions=None, locale=locale, guild_locale=guild_locale,
+        )
+        payload["message"] = message
+        payload["data"] = {"custom_id": custom_id, "component_type": 2}
+        return await self.dispatch_interaction(payload)
+
+    async def dispatch_interaction(self, payload: dict[str, Any]) -> Interaction:
+        interaction = Interaction(int(payload["id"]), payload["token"], payload)
+        self.interactions[interaction.id] = interaction
+        await self.dispatch("INTERACTION_CREATE", payload)
+        return interaction
+
+    async def dispatch(self, event: str, data: dict[str, Any]) -> None:
+        ws = await self.until(lambda: self.connected and self._ws, 5.0, "a gateway connection")
+        self._seq += 1
+        await ws.send_str(json.dumps({"op": 0, "t": event, "s": self._seq, "d": data}))
+
+    # gateway ---------------------------------------------------------------------------
+    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        self._ws = ws
+        await ws.send_str(json.dumps({"op": 10, "d": {"heartbeat_interval": 41250}}))
+        async for frame in ws:
+            if frame.type != WSMsgType.TEXT:
+                break
+            msg = json.loads(frame.data)
+            if msg["op"] == 1:  # heartbeat
+                await ws.send_str(json.dumps({"op": 11}))
+            elif msg["op"] == 2:  # identify
+                self.identify_tokens.append(msg["d"]["token"])
+                if not self.hold_ready:
+                    await self._ready(ws)
+        return ws
+
+    async def _ready(self, ws: web.WebSocketResponse) -> None:
+        self._seq = 1
+        await ws.send_str(json.dumps({"op": 0, "t": "READY", "s": self._seq, "d": {
+            "v": 10, "user": self.bot.payload(bot=True) | {"verified": True, "mfa_enabled": False},
+            "guilds": [{"id": str(self.guild_id), "unavailable": True}],
+            "session_id": "fake-session", "resume_gateway_url": self.gateway_url,
+            "application": {"id": str(self.app_id), "flags": 0}, "shard": [0, 1],
+        }}))
+        self._seq += 1
+        await ws.send_str(json.dumps({"op": 0, "t": "GUILD_CREATE", "s": self._seq,
+                                      "d": self._guild()}))
+
+    def _guild(self) -> dict[str, Any]:
+        gid = str(self.guild_id)
+        return {
+            "id": gid, "name": "Quiz Guild", "icon": None, "owner_id": str(self.owner.id),
+            "afk_timeout": 300, "verification_level": 0, "default_message_notifications": 0,
+            "explicit_content_filter": 0, "mfa_level": 0, "system_channel_flags": 0,
+            "premium_tier": 0, "preferred_locale": "en-US", "nsfw_level": 0, "features": [],
+            "roles": [{"id": gid, "name": "@everyone", "permissions": str(DEFAULT_PERMISSIONS),
+                       "position": 0, "color": 0, "hoist": False, "managed": False,
+                       "mentionable": False, "flags": 0}],
+            "emojis": [], "stickers": [], "member_count": 2, "large": False,
+            "unavailable": False, "joined_at": now_iso(),
+            "members": [self.member(self.bot, ALL_PERMISSIONS) | {"user": self.bot.payload(True)}],
+            "channels": [
+                {"id": str(c["id"]), "type": c["type"], "name": c["name"], "position": i,
+                 "permission_overwrites": [], "guild_id": gid, "nsfw": False,
+                 "parent_id": None, "topic": None, "rate_limit_per_user": 0, "flags": 0}
+                for i, c in enumerate(self.channels.values()) if c["type"] != 1
+            ],
+            "threads": [], "voice_states": [], "presences": [], "stage_instances": [],
+            "guild_scheduled_events": [], "soundboard_sounds": [],
+        }
+
+    # REST ------------------------------------------------------------------------------
+    async def _rest(self, request: web.Request) -> web.Response:
+        path = "/" + request.match_info["path"]
+        body: Any = None
+        if request.can_read_body:
+            raw = await request.read()
+            if request.content_type == "application/json" and raw:
+                body = json.loads(raw)
+            elif request.content_type.startswith("multipart/"):
+                body = {"_multipart": True}
+        record = Request(request.method, path, dict(request.query), body,
+                         dict(request.headers), time.monotonic())
+        self.requests.append(record)
+        for i, (method, pattern, status, error, times) in enumerate(self._faults):
+            if method == request.method and pattern.fullmatch(path):
+                if times <= 1:
+                    del self._faults[i]
+                else:
+                    self._faults[i] = (method, pattern, status, error, times - 1)
+                return json_response(error, status)
+        try:
+            return json_response(self._route(record))
+        except ApiError as exc:
+            return json_response({"message": exc.message, "code": exc.code}, exc.status)
+
+    def _route(self, r: Request) -> Any:
+        m, p = r.method, r.path
+        app = str(self.app_id)
+        if not p.startswith(("/interactions/", "/webhooks/")):
+            # webhook-token routes carry no Authorization header; everything else needs it
+            if r.headers.get("Authorization") != f"Bot {self.token}":
+                raise ApiError(401, "401: Unauthorized", 0)
+        if m == "GET" and p == "/users/@me":
+            return self.bot.payload(bot=True) | {"verified": True, "mfa_enabled": False}
+        if m == "GET" and p == "/oauth2/applications/@me":
+            return {
+                "id": app, "name": "QuizBot", "description": "", "icon": None,
+                "bot_public": True, "bot_require_code_grant": False, "flags": 0,
+                "owner": self.owner.payload(), "verify_key": "0" * 64, "team": None,
+                "interactions_endpoint_url": None, "summary": "",
+            }
+        if m == "GET" and p in ("/gateway", "/gateway/bot"):
+            return {"url": self.gateway_url, "shards": 1,
+                    "session_start_limit": {"total": 1000, "remaining": 1000,
+                                            "reset_after": 0, "max_concurrency": 1}}
+        if match := re.fullmatch(rf"/applications/{app}(?:/guilds/(\d+))?/commands", p):
+            guild = int(match[1]) if match[1] else None
+            if m == "PUT":
+                self.commands[guild] = [self._command(c, guild) for c in r.json]
+            return self.commands.get(guild, [])
+        if match := re.fullmatch(r"/channels/(\d+)/messages", p):
+            if m == "POST":
+                return self._create_message(int(match[1]), r.json)
+        if match := re.fullmatch(r"/channels/(\d+)/messages/(\d+)", p):
+            message = self._message(int(match[2]), int(match[1]))
+            if m == "PATCH":
+                return self._edit_message(message, r.json)
+            if m == "GET":
+                return message
+            if m == "DELETE":
+                del self.messages[int(message["id"])]
+                return {}
+        if match := re.fullmatch(r"/channels/(\d+)", p):
+            channel = self.channels.get(int(match[1]))
+            if channel is None:
+                raise ApiError(404, "Unknown Channel", 10003)
+            return {"id": str(channel["id"]), "type": channel["type"], "name": channel["name"],
+                    "guild_id": str(self.guild_id), "position": 0, "permission_overwrites": []}
+        if match := re.fullmatch(r"/interactions/(\d+)/([^/]+)/callback", p):
+            return self._callback(int(match[1]), match[2], r)
+        if match := re.fullmatch(rf"/webhooks/{app}/([^/]+)(?:/messages/([^/]+))?", p):
+            return self._webhook(match[1], match[2], r)
+        raise ApiError(404, f"404: Not Found ({m} {p} is not faked)", 0)
+
+    def _command(self, data: dict[str, Any], guild: int | None) -> dict[str, Any]:
+        if not 1 <= len(data.get("description", "")) <= 100:
+            raise invalid_form("command description must be 1-100 characters")
+        return data | {
+            "id": str(self.new_id()), "application_id": str(self.app_id), "version": "1",
+            "guild_id": str(guild) if guild else None, "type": data.get("type", 1),
+        }
+
+    def _message(self, message_id: int, channel_id: int | None = None) -> dict[str, Any]:
+        message = self.messages.get(message_id)
+        if message is None or (channel_id is not None and int(message["channel_id"]) != channel_id):
+            raise ApiError(404, "Unknown Message", 10008)
+        return message
+
+    def _create_message(self, channel_id: int, body: dict[str, Any], *, flags: int = 0,
+                        interaction: Interaction | None = None) -> dict[str, Any]:
+        if channel_id not in self.channels:
+            raise ApiError(404, "Unknown Channel", 10003)
+        self._validate(body)
+        mid = self.new_id()
+        message = {
+            "id": str(mid), "channel_id": str(channel_id), "type": 0 if interaction is None
+            else 20, "author": self.bot.payload(bot=True), "content": body.get("content") or "",
+            "embeds": body.get("embeds") or [], "components": body.get("components") or [],
+            "attachments": [], "mentions": [], "mention_roles": [], "mention_everyone": False,
+            "pinned": False, "tts": False, "timestamp": now_iso(), "edited_timestamp": None,
+            "flags": (body.get("flags") or 0) | flags,
+        }
+        if interaction is not None:
+            message["application_id"] = str(self.app_id)
+            message["webhook_id"] = str(self.app_id)
+        if self.channels[channel_id]["type"] != 1:
+            message["guild_id"] = str(self.guild_id)
+        self.messages[mid] = message
+        return message
+
+    def _edit_message(self, message: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
+        self._validate(body)
+        for key in ("content", "embeds", "components"):
+            if key in body:
+                message[key] = body[key] if body[key] is not None else ([] if key != "content"
+                                                                        else "")
+        message["flags"] &= ~LOADING
+        message["edited_timestamp"] = now_iso()
+        return message
+
+    def _validate(self, body: dict[str, Any]) -> None:
+        if len(body.get("content") or "") > 2000:
+            raise invalid_form("content: must be 2000 or fewer in length")
+        embeds = body.get("embeds") or []
+        total = 0
+        for embed in embeds:
+            for key, limit in (("title", 256), ("description", 4096)):
+                total += len(embed.get(key) or "")
+                if len(embed.get(key) or "") > limit:
+                    raise invalid_form(f"embeds.{key}: must be {limit} or fewer in length")
+            for f in embed.get("fields") or []:
+                total += len(f["name"]) + len(f["value"])
+                if len(f["name"]) > 256 or len(f["value"]) > 1024 or not f["value"]:
+                    raise invalid_form("embeds.fields: bad length")
+            total += len((embed.get("footer") or {}).get("text") or "")
+        if total > 6000:
+            raise invalid_form("embeds: total length over 6000")
+        rows = body.get("components") or []
+        if len(rows) > 5:
+            raise invalid_form("components: must be 5 or fewer in length")
+        seen: set[str] = set()
+        for row in rows:
+            children = row.get("components", [])
+            if row.get("type") != 1 or not 1 <= len(children) <= 5:
+                raise invalid_form("components: an action row holds 1-5 buttons")
+            for button in children:
+                custom_id = button.get("custom_id", "")
+                if len(button.get("label") or "") > 80:
+                    raise invalid_form("label: must be 80 or fewer in length")
+                if not 1 <= len(custom_id) <= 100 or custom_id in seen:
+                    raise invalid_form("custom_id: 1-100 characters, unique per message")
+                seen.add(custom_id)
+
+    def _interaction_for(self, iid: int | None, token: str) -> Interaction:
+        for it in self.interactions.values():
+            if it.token == token and (iid is None or it.id == iid):
+                return it
+        raise ApiError(404, "Unknown interaction", 10062)
+
+    def _callback(self, iid: int, token: str, r: Request) -> dict[str, Any]:
+        it = self._interaction_for(iid, token)
+        if it.callback is not None:
+            raise ApiError(400, "Interaction has already been acknowledged.", 40060)
+        kind, data = r.json["type"], r.json.get("data") or {}
+        if r.query.get("with_response") not in ("1", "true", "True"):
+            raise ApiError(400, "the fake expects ?with_response=1, as discord.py sends", 0)
+        it.callback = r.json
+        channel_id = int(it.payload["channel_id"])
+        message = None
+        if kind == CHANNEL_MESSAGE:
+            message = self._create_message(channel_id, data, interaction=it)
+        elif kind == DEFERRED_MESSAGE:
+            message = self._create_message(channel_id, {"flags": data.get("flags", 0)},
+                                           flags=LOADING, interaction=it)
+        elif kind == UPDATE_MESSAGE:
+            message = self._edit_message(self._message(int(it.payload["message"]["id"])), data)
+        if message is not None:
+            it.original_id = int(message["id"])
+        return {
+            "interaction": {
+                "id": str(iid), "type": it.payload["type"],
+                "response_message_id": message["id"] if message else None,
+                "response_message_loading": kind == DEFERRED_MESSAGE,
+                "response_message_ephemeral": bool(message and message["flags"] & EPHEMERAL),
+            },
+            "resource": {"type": kind} | ({"message": message} if message else {}),
+        }
+
+    def _webhook(self, token: str, target: str | None, r: Request) -> dict[str, Any]:
+        it = self._interaction_for(None, token)
+        if target is None:
+            if r.method != "POST":
+                raise ApiError(405, "405: Method Not Allowed", 0)
+            if it.callback is None:
+                raise ApiError(404, "Unknown Webhook", 10015)
+            message = self._create_message(int(it.payload["channel_id"]), r.json, interaction=it)
+            it.followups.append(message)
+            return message
+        mid = it.original_id if target == "@original" else int(target)
+        message = self._message(mid or 0)
+        if r.method == "PATCH":
+            return self._edit_message(message, r.json)
+        if r.method == "DELETE":
+            del self.messages[int(message["id"])]
+            return {}
+        return message
