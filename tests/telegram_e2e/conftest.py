@@ -170,3 +170,4 @@ def channel(fake_tg: FakeTelegramAPI) -> dict[str, Any]:
 @pytest.fixture
 def alice_dm(fake_tg: FakeTelegramAPI, alice: dict[str, Any]) -> dict[str, Any]:
     return fake_tg.private_chat(alice)
+
