@@ -70,10 +70,13 @@ def now_iso() -> str:
 def json_response(data: Any, status: int = 200) -> web.Response:
     # Exactly "application/json": aiohttp's json_response adds "; charset=utf-8", which
     # discord.py does not recognise as JSON.
-    return web.Response(
-        body=json.dumps(data).encode(), status=status,
-        headers={"Content-Type": "application/json"},
-    )
+    headers = {"Content-Type": "application/json"}
+    if status == 429:
+        # discord.py takes a 429 without `Via` for a Cloudflare ban and gives up
+        headers |= {"Via": "1.1 google", "X-RateLimit-Limit": "5",
+                    "X-RateLimit-Remaining": "0", "X-RateLimit-Reset-After": "0.05",
+                    "X-RateLimit-Bucket": "fake-bucket", "X-RateLimit-Scope": "user"}
+    return web.Response(body=json.dumps(data).encode(), status=status, headers=headers)
 
 
 @dataclass

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 import discord
 
-from bot.adapters.discord.embeds import question_embed, run_summary_embed
+from bot.adapters.discord.embeds import message_text, question_embed, run_summary_embed
 from bot.adapters.discord.identity import chat_of, message_ref, person_of, personal_locale
-from bot.adapters.discord.replies import Reply, apologize, respond, send
+from bot.adapters.discord.replies import Reply, apologize, send
 from bot.content.limits import DC_CUSTOM_ID
 from bot.core import render
 from bot.core.models import AnswerResult, AnswerStatus, PostSummary, ShownQuestion
@@ -106,8 +106,12 @@ async def answer_click(
     locale = await personal_locale(service, interaction)
     t = translator(locale)
 
-    bound = await service.post_id_for(message_ref(message.id)) if message else None
-    if bound is None or bound != post_id:
+    ref = message_ref(message.id) if message else None
+    bound = await service.post_id_for(ref) if ref else None
+    if bound is None and ref:
+        await client.publisher.wait_bound(post_id)  # posted a moment ago, not yet bound
+        bound = await service.post_id_for(ref)
+    if bound != post_id:
         log.info("refused click on post %s from message %s (bound to %s)",
                  post_id, message.id if message else None, bound)
         refusal = AnswerResult(AnswerStatus.UNKNOWN_POST, post_id)
@@ -118,10 +122,8 @@ async def answer_click(
         result = await service.answer(post_id, person, option, locale=locale)
         return await _after_answer(client, chat.key, message, result)
 
-    message_id, reply = await respond(interaction, work(), ephemeral=True)
-    # a quiz run's next question arrives with the reply: bind it so its buttons work
-    if message_id is not None and reply.post_id is not None:
-        await service.bind(reply.post_id, message_ref(message_id))
+    # a quiz run's next question arrives with the reply, and is bound like any other
+    await client.publisher.show(interaction, work(), ephemeral=True)
 
 
 async def _after_answer(
@@ -133,10 +135,10 @@ async def _after_answer(
         return Reply.text(text)
     if result.next_question is not None:
         q = result.next_question
-        return Reply(content=text, embed=question_embed(q, t), view=answer_view(q),
+        return Reply(content=message_text(text), embed=question_embed(q, t), view=answer_view(q),
                      post_id=q.post_id)
     if result.run_summary is not None:
-        return Reply(content=text, embed=run_summary_embed(result.run_summary, t))
+        return Reply(content=message_text(text), embed=run_summary_embed(result.run_summary, t))
     if message is not None:
         client.publisher.answered(result.post_id, chat_key, message.id)
     return Reply.text(text)

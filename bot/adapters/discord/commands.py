@@ -21,7 +21,6 @@ from bot.adapters.discord.embeds import clip, question_embed
 from bot.adapters.discord.identity import (
     chat_of,
     chat_wide_locale,
-    message_ref,
     person_of,
     personal_locale,
 )
@@ -167,9 +166,7 @@ async def _public_question(
         )
         return Reply(embed=question_embed(q, t, answered=0), view=answer_view(q), post_id=q.post_id)
 
-    message_id, reply = await respond(interaction, work(), ephemeral=False)
-    if message_id is not None and reply.post_id is not None:
-        await service.bind(reply.post_id, message_ref(message_id))
+    await client.publisher.show(interaction, work(), ephemeral=False)
 
 
 async def _private_run(
@@ -177,7 +174,8 @@ async def _private_run(
 ) -> None:
     """The whole quiz for one person: ephemeral in a channel, plain messages in a DM. Without
     a quiz, the person's unfinished run resumes (after a restart too)."""
-    service = client_of(interaction).service
+    client = client_of(interaction)
+    service = client.service
     locale = await personal_locale(service, interaction)
     t = translator(locale)
 
@@ -185,9 +183,7 @@ async def _private_run(
         q = await service.start_run(person, chat, selector, locale=locale)
         return Reply(embed=question_embed(q, t), view=answer_view(q), post_id=q.post_id)
 
-    message_id, reply = await respond(interaction, work(), ephemeral=not chat.is_private)
-    if message_id is not None and reply.post_id is not None:
-        await service.bind(reply.post_id, message_ref(message_id))
+    await client.publisher.show(interaction, work(), ephemeral=not chat.is_private)
 
 
 async def _leaderboard(interaction: discord.Interaction, period: str) -> None:

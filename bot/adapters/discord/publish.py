@@ -11,12 +11,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Iterator
 
 import discord
 
 from bot.adapters.discord.buttons import answer_view, closed_view
 from bot.adapters.discord.embeds import closed_embed, question_embed
 from bot.adapters.discord.identity import channel_id_of, message_ids, message_ref
+from bot.adapters.discord.replies import Reply, respond
 from bot.core.models import PostSummary, ShownQuestion
 from bot.core.service import QuizService
 from bot.i18n import translator
@@ -32,6 +34,40 @@ class ChannelPublisher:
         self._live: dict[int, asyncio.Task[None]] = {}  # post id -> its live-count task
         self._dirty: set[int] = set()  # posts with answers not yet shown in the count
         self._editing: set[int] = set()  # posts whose count edit is in flight
+        self._binding: dict[int, asyncio.Event] = {}  # posts shown but not yet bound
+
+    # binding messages to posts -------------------------------------------------------------
+    # The message id is known only once the message is visible, so a very quick click can
+    # arrive before the binding; it waits for it instead of being refused.
+    @contextlib.contextmanager
+    def _shown(self, post_id: int) -> Iterator[None]:
+        self._binding[post_id] = event = asyncio.Event()
+        try:
+            yield
+        finally:
+            self._binding.pop(post_id, None)
+            event.set()
+
+    async def wait_bound(self, post_id: int, within: float = 2.0) -> None:
+        if (event := self._binding.get(post_id)) is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(event.wait(), within)
+
+    async def show(
+        self, interaction: discord.Interaction, work: Awaitable[Reply], *, ephemeral: bool
+    ) -> None:
+        """Answer `interaction` with the question `work` produces and bind the message to it."""
+        with contextlib.ExitStack() as stack:
+
+            async def shown() -> Reply:
+                reply = await work
+                if reply.post_id is not None:
+                    stack.enter_context(self._shown(reply.post_id))
+                return reply
+
+            message_id, reply = await respond(interaction, shown(), ephemeral=ephemeral)
+            if message_id is not None and reply.post_id is not None:
+                await self.service.bind(reply.post_id, message_ref(message_id))
 
     def _channel(self, chat_key: str) -> discord.PartialMessageable:
         if self.client is None:
@@ -41,10 +77,11 @@ class ChannelPublisher:
     async def post_question(self, question: ShownQuestion) -> int:
         """Send a question created by the core to its channel and bind the message to it."""
         t = translator(question.locale)
-        message = await self._channel(question.chat_key).send(
-            embed=question_embed(question, t, answered=0), view=answer_view(question)
-        )
-        await self.service.bind(question.post_id, message_ref(message.id))
+        with self._shown(question.post_id):
+            message = await self._channel(question.chat_key).send(
+                embed=question_embed(question, t, answered=0), view=answer_view(question)
+            )
+            await self.service.bind(question.post_id, message_ref(message.id))
         return message.id
 
     # the live count ----------------------------------------------------------------------

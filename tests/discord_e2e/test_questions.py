@@ -1,0 +1,225 @@
+"""Public questions: /quiz, clicks, the live count, closing, restarts, forged clicks."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from datetime import timedelta
+
+from bot.adapters.discord import DiscordAdapter
+from bot.clock import FakeClock
+from bot.core.models import Chat
+from bot.core.render import letter
+from bot.core.service import QuizService
+from bot.storage import SqliteStorage
+from tests.discord_e2e.conftest import StartBot
+from tests.discord_e2e.helpers import bound_post, click, post_quiz, wrong
+from tests.fakes.discord_api import EPHEMERAL, FakeDiscord, User, buttons_of, text_of
+
+SUCCESS, SECONDARY = 3, 2  # button styles
+
+
+def disabled(message: dict) -> bool:
+    return all(b.get("disabled") for b in buttons_of(message))
+
+
+async def test_quiz_posts_an_embed_with_every_option_and_a_button_each(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User
+) -> None:
+    reply, q = await post_quiz(fake, service, alice, quiz="sample")
+    [embed] = reply.embeds
+    assert "Sample Quiz" in embed["title"]
+    assert q.prompt in embed["description"]
+    for i, option in enumerate(q.options):
+        assert f"**{letter(i)})** {option}" in embed["description"]
+    assert [b["label"] for b in reply.buttons] == [letter(i) for i in range(len(q.options))]
+    assert [b["custom_id"] for b in reply.buttons] == [
+        f"qz:{q.post_id}:{i}" for i in range(len(q.options))
+    ]
+    assert "0 answers so far" in embed["footer"]["text"]
+    assert embed["timestamp"].startswith("2026-03-01T12:10:00")  # closes after 600 s
+
+
+async def test_a_click_gets_an_ephemeral_explanation_and_a_second_click_changes_nothing(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, storage: SqliteStorage,
+    alice: User,
+) -> None:
+    reply, q = await post_quiz(fake, service, alice, quiz="sample")
+    first = await click(fake, reply, q.correct, alice)
+    assert first.flags & EPHEMERAL
+    assert "Correct" in first.content
+    assert q.explanation in first.content
+    assert f"{letter(q.correct)}) {q.options[q.correct]}" in first.content
+
+    second = await click(fake, reply, wrong(q), alice)
+    assert second.ephemeral
+    assert f"You already answered {letter(q.correct)})" in second.content
+
+    stored = await storage.answer_of(q.post_id, f"dc:{alice.id}")
+    assert stored is not None and stored.correct
+    board = await fake.reply(await fake.slash("leaderboard", user=alice))
+    assert board.ephemeral
+    assert "1. Alice — 1/1 right" in board.text
+    assert "#general" in board.text
+
+
+async def test_the_reply_is_in_the_clickers_language(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User, bob: User
+) -> None:
+    reply, q = await post_quiz(fake, service, alice, quiz="sample")
+    await fake.reply(await fake.slash("lang", {"code": "bn"}, user=bob))
+    answer = await click(fake, reply, q.correct, bob)
+    bengali = await service.show(q.post_id, "bn")
+    assert bengali is not None
+    assert bengali.explanation in answer.content  # the sample pack's Bengali, else English
+    english = await click(fake, reply, q.correct, alice)
+    assert q.explanation in english.content
+
+
+async def test_the_live_count_is_coalesced_into_few_edits(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User
+) -> None:
+    reply, _q = await post_quiz(fake, service, alice, quiz="sample")
+    people = [User(800 + i, f"P{i}") for i in range(8)]
+    clicks = [fake.click(reply.id, reply.buttons[i % 3]["custom_id"], user=p)
+              for i, p in enumerate(people)]
+    interactions = await asyncio.gather(*clicks)
+    for interaction in interactions:
+        assert (await fake.reply(interaction)).ephemeral
+    await fake.until(lambda: "8 answers so far" in text_of(fake.messages[reply.id]), 3.0,
+                     "the count to reach 8")
+    edits = fake.edits(reply.id)
+    assert 1 <= len(edits) <= 2, "eight clicks, at most two edits"
+    gaps = [b.at - a.at for a, b in itertools.pairwise(edits)]
+    assert all(gap >= bot.publisher.live_interval * 0.9 for gap in gaps)
+    await asyncio.sleep(bot.publisher.live_interval * 1.5)
+    assert len(fake.edits(reply.id)) == len(edits), "no edit without a new answer"
+
+
+async def test_closing_edits_the_message_once_with_disabled_buttons(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, clock: FakeClock,
+    alice: User, bob: User,
+) -> None:
+    reply, q = await post_quiz(fake, service, alice, quiz="sample")
+    await click(fake, reply, q.correct, alice)
+    clock.advance(seconds=1.5)
+    await click(fake, reply, wrong(q), bob)
+    await fake.until(lambda: "2 answers so far" in text_of(fake.messages[reply.id]), 3.0)
+    count_edits = len(fake.edits(reply.id))
+
+    clock.advance(seconds=600)
+    await fake.until(lambda: disabled(fake.messages[reply.id]), 3.0, "the closing edit")
+    await asyncio.sleep(bot.publisher.live_interval * 1.5)
+    edits = fake.edits(reply.id)
+    assert len(edits) == count_edits + 1, "closing is one edit, and the last"
+    closing = edits[-1].json
+    styles = [b["style"] for b in buttons_of(closing)]
+    assert styles[q.correct] == SUCCESS
+    assert styles.count(SECONDARY) == len(q.options) - 1
+    text = text_of(closing)
+    assert "2 people answered · 50% right" in text
+    assert f"✅ **{letter(q.correct)})** {q.options[q.correct]} — 1 (50%)" in text
+    assert "Fastest: Alice (0 s)" in text
+    assert (q.details or q.explanation) in text
+
+    late = await click(fake, reply, q.correct, User(7, "Late"))
+    assert late.ephemeral and "closed" in late.content
+
+
+async def test_a_new_question_closes_the_previous_one_first(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User
+) -> None:
+    first, q1 = await post_quiz(fake, service, alice, quiz="sample")
+    second, q2 = await post_quiz(fake, service, alice, quiz="sample")
+    assert q1.post_id != q2.post_id
+    [closing] = fake.edits(first.id)
+    assert disabled(closing.json) and "0 people answered" in text_of(closing.json)
+    callbacks = fake.find("POST", r"/interactions/\d+/[^/]+/callback")
+    assert fake.requests.index(closing) < fake.requests.index(callbacks[-1]), \
+        "the old question is closed before the new one is shown"
+    assert not disabled(fake.messages[second.id])
+
+
+async def test_an_old_message_still_works_after_a_restart(
+    fake: FakeDiscord, start_bot: StartBot, service: QuizService, storage: SqliteStorage,
+    alice: User,
+) -> None:
+    first = await start_bot()
+    reply, q = await post_quiz(fake, service, alice, quiz="sample")
+    await first.stop()
+
+    second = await start_bot()
+    assert second.client is not first.client
+    answer = await click(fake, reply, q.correct, alice)
+    assert answer.ephemeral and "Correct" in answer.content
+    assert await storage.answer_of(q.post_id, f"dc:{alice.id}") is not None
+    await fake.until(lambda: "1 answer so far" in text_of(fake.messages[reply.id]), 3.0)
+
+
+async def test_forged_and_stale_custom_ids_are_refused_politely(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, storage: SqliteStorage,
+    alice: User,
+) -> None:
+    old, q1 = await post_quiz(fake, service, alice, quiz="sample")
+    new, q2 = await post_quiz(fake, service, alice, quiz="sample")
+
+    def forged(custom_id: str) -> list[dict]:
+        return [{"type": 1, "components": [
+            {"type": 2, "style": 1, "label": "A", "custom_id": custom_id}]}]
+
+    # the old message, carrying a custom_id of the open question: not bound to that post
+    for custom_id in (f"qz:{q2.post_id}:0", "qz:999999:0"):
+        it = await fake.click(old.id, custom_id, user=alice, components=forged(custom_id))
+        refusal = await fake.reply(it)
+        assert refusal.ephemeral
+        assert "no longer available" in refusal.content
+    assert await storage.answer_of(q2.post_id, f"dc:{alice.id}") is None
+    # an option the question does not have
+    it = await fake.click(new.id, f"qz:{q2.post_id}:7", user=alice,
+                          components=forged(f"qz:{q2.post_id}:7"))
+    assert "not one of the options" in (await fake.reply(it)).content
+    # the real button of the closed question
+    stale = await click(fake, old, q1.correct, alice)
+    assert stale.ephemeral and "closed" in stale.content
+    assert await storage.answer_of(q1.post_id, f"dc:{alice.id}") is None
+
+
+async def test_the_scheduler_can_post_and_close_through_the_publisher(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, clock: FakeClock,
+    alice: User,
+) -> None:
+    chat = Chat(f"dc:{fake.channel_id}", "general")
+    q = await service.ask(chat, "sample", open_for=timedelta(minutes=5), kind="daily")
+    await bot.post_question(q)
+    [post] = fake.find("POST", rf"/channels/{fake.channel_id}/messages")
+    message = next(m for m in fake.messages.values() if m["channel_id"] == str(fake.channel_id))
+    assert post.headers.get("Authorization") == f"Bot {fake.token}"
+    assert await bound_post(service, int(message["id"])) == q.post_id
+    answer = await click(fake, message, q.correct, alice)
+    assert "Correct" in answer.content
+    clock.advance(minutes=6)
+    await fake.until(lambda: disabled(fake.messages[int(message["id"])]), 3.0)
+
+
+async def test_a_deleted_question_message_does_not_break_closing(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, clock: FakeClock,
+    alice: User, error_log,
+) -> None:
+    reply, q = await post_quiz(fake, service, alice, quiz="sample")
+    del fake.messages[reply.id]  # a moderator deleted it
+    clock.advance(seconds=601)
+    await fake.until(lambda: fake.edits(reply.id), 3.0, "the closing edit attempt")
+    post = await service.storage.get_post(q.post_id)
+    assert post is not None and post.closed_at is not None
+    assert not error_log.records
+
+
+async def test_rate_limited_edits_are_retried_by_discord_py(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, clock: FakeClock,
+    alice: User,
+) -> None:
+    reply, _q = await post_quiz(fake, service, alice, quiz="sample")
+    fake.fail("PATCH", rf"/channels/\d+/messages/{reply.id}", 429)
+    clock.advance(seconds=601)
+    await fake.until(lambda: disabled(fake.messages[reply.id]), 3.0, "the retried edit")
+    assert len(fake.edits(reply.id)) == 2

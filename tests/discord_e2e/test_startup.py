@@ -1,0 +1,78 @@
+"""Start-up: login, gateway, command registration, timeouts, and the token kept out of logs."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from bot.adapters.discord import DiscordAdapter
+from bot.core.service import QuizService
+from tests.discord_e2e.conftest import StartBot
+from tests.fakes.discord_api import TOKEN, FakeDiscord, User
+
+COMMANDS = {"quiz", "leaderboard", "stats", "review", "lang"}
+
+
+async def test_start_registers_slash_commands_globally(
+    fake: FakeDiscord, bot: DiscordAdapter
+) -> None:
+    puts = fake.find("PUT", rf"/applications/{fake.app_id}/commands")
+    assert len(puts) == 1
+    commands = {c["name"]: c for c in puts[0].json}
+    assert set(commands) == COMMANDS
+    quiz_options = {o["name"]: o for o in commands["quiz"]["options"]}
+    assert quiz_options["quiz"]["autocomplete"] is True
+    assert quiz_options["run"]["type"] == 5  # boolean
+    period = next(o for o in commands["leaderboard"]["options"] if o["name"] == "period")
+    assert [c["value"] for c in period["choices"]] == ["day", "week", "all"]
+    # /lang scope:me is for everyone: the command is not hidden, the channel scope is checked
+    assert commands["lang"].get("default_member_permissions") is None
+    assert not fake.find("PUT", r"/applications/\d+/guilds/\d+/commands")
+    assert fake.identify_tokens == [TOKEN]
+    assert bot.client is not None and bot.client.is_ready()
+
+
+async def test_guild_id_syncs_to_that_server_only(fake: FakeDiscord, start_bot: StartBot) -> None:
+    await start_bot(settings={"discord_guild_id": fake.guild_id})
+    puts = fake.find("PUT", rf"/applications/{fake.app_id}/guilds/{fake.guild_id}/commands")
+    assert len(puts) == 1
+    assert {c["name"] for c in puts[0].json} == COMMANDS
+    assert not fake.find("PUT", rf"/applications/{fake.app_id}/commands")
+
+
+async def test_start_fails_cleanly_when_the_gateway_never_gets_ready(
+    fake: FakeDiscord, start_bot: StartBot
+) -> None:
+    fake.hold_ready = True
+    with pytest.raises(TimeoutError):
+        await start_bot(ready_timeout=0.3)
+    await fake.until(lambda: not fake.connected, 2.0, "the gateway connection to close")
+
+
+async def test_the_token_never_appears_in_logs(
+    fake: FakeDiscord, start_bot: StartBot, service: QuizService, alice: User,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    bot = await start_bot()
+    reply = await fake.reply(await fake.slash("quiz", user=alice))
+    await fake.reply(await fake.click(reply.id, reply.buttons[0]["custom_id"], user=alice))
+    await bot.stop()
+    assert len(caplog.records) > 20  # discord.py did log, at DEBUG, and the token is not there
+    for record in caplog.records:
+        assert TOKEN not in record.getMessage()
+        assert TOKEN not in (caplog.text or "")
+
+
+async def test_stop_and_start_again_uses_a_fresh_client(
+    fake: FakeDiscord, start_bot: StartBot
+) -> None:
+    first = await start_bot()
+    old_client = first.client
+    await first.stop()
+    await fake.until(lambda: not fake.connected, 2.0, "the first connection to close")
+    second = await start_bot()
+    assert second.client is not None and second.client is not old_client
+    assert second.client.is_ready()
+    assert fake.identify_tokens == [TOKEN, TOKEN]
