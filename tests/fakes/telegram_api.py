@@ -95,6 +95,7 @@ class FakeTelegramAPI:
         self.owners: dict[int, int] = {}
         self.users: dict[int, dict[str, Any]] = {}
         self.allowed_updates: list[str] | None = None
+        self._answered_queries: set[str] = set()
         self.max_long_poll = 1.0  # seconds; short so shutdown never waits long
         self._updates: list[dict[str, Any]] = []  # not yet confirmed
         self._all_updates: list[dict[str, Any]] = []
@@ -396,6 +397,12 @@ class FakeTelegramAPI:
                 if not button.get("text"):
                     raise bad_request("BUTTON_TEXT_EMPTY")
 
+    def _check_reply(self, chat: dict[str, Any], reply: dict[str, Any] | None) -> None:
+        if not reply or (chat["id"], reply.get("message_id")) in self.messages:
+            return
+        if not reply.get("allow_sending_without_reply"):
+            raise bad_request("message to be replied not found")
+
     def _api_sendMessage(self, params: dict[str, Any]) -> dict[str, Any]:
         chat = self._chat(params)
         text = params.get("text") or ""
@@ -404,6 +411,7 @@ class FakeTelegramAPI:
         if utf16_len(text) > 4096:
             raise bad_request("message is too long")
         self._check_markup(params.get("reply_markup"))
+        self._check_reply(chat, params.get("reply_parameters"))
         fields: dict[str, Any] = {"from": self.bot, "text": text}
         if params.get("reply_markup"):
             fields["reply_markup"] = params["reply_markup"]
@@ -501,6 +509,11 @@ class FakeTelegramAPI:
         return message
 
     def _api_answerCallbackQuery(self, params: dict[str, Any]) -> bool:
+        query_id = params.get("callback_query_id")
+        if query_id in self._answered_queries:  # a query can be answered once
+            raise bad_request("query is too old and response timeout expired or query ID is "
+                              "invalid")
+        self._answered_queries.add(query_id)  # type: ignore[arg-type]
         text = params.get("text")
         if text is not None and utf16_len(text) > 200:
             raise bad_request("MESSAGE_TOO_LONG")

@@ -32,6 +32,8 @@ async def test_help_in_a_group(tg, group, alice):
     assert "/leaderboard [day|week|all]" in reply
     sent = tg.fake.calls_of("sendMessage")[0]
     assert sent.params["reply_parameters"]["message_id"] == 1  # quotes the command
+    # ...and still answers if the command was deleted meanwhile
+    assert sent.params["reply_parameters"]["allow_sending_without_reply"] is True
 
 
 async def test_flood_wait_is_retried_and_the_message_arrives(tg, fake_tg, group, alice):

@@ -339,7 +339,7 @@ class Handlers:
             if message is not None and parsed is not None else None
         )
         if parsed is None or bound is None or bound != parsed[0]:
-            log.warning("refused callback data %r from %s on message %s", query.data,
+            log.info("refused callback data %r from %s on message %s", query.data,
                         person.key, message_ref(message.chat.id, message.message_id)
                         if message is not None else None)
             await query.answer(t.gettext("This button does not belong to a live question."),
