@@ -149,3 +149,20 @@ async def test_summary_survives_a_poll_telegram_already_closed(tg, group, alice,
     clock.advance(QUESTION_SECONDS + 1)
     await tg.fake.wait_for("sendMessage", where=lambda c: "Question closed" in c.params["text"])
     assert tg.fake.calls_of("stopPoll", ok_only=False)[0].status == 400
+
+
+async def test_an_answer_racing_the_bind_still_counts(tg, group, alice, monkeypatch):
+    bind = tg.service.bind
+
+    async def slow_bind(post_id: int, ref: str) -> None:
+        await asyncio.sleep(0.3)
+        await bind(post_id, ref)
+
+    monkeypatch.setattr(tg.service, "bind", slow_bind)
+    tg.fake.command(group, alice, "/quiz")
+    [poll] = await tg.fake.wait_for("sendPoll")  # sent, but not bound yet
+    await tg.answer(poll, alice, poll.params["correct_option_ids"][0])
+
+    post_id = await tg.service.post_id_for(f"tg-poll:{poll.result['poll']['id']}")
+    [answer] = await tg.service.storage.answers_for_post(post_id)
+    assert answer.person_key == "tg:1001" and answer.correct

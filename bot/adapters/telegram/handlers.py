@@ -308,6 +308,9 @@ class Handlers:
         if answer is None or answer.user is None or not answer.option_ids:
             return  # a vote retracted, or cast by a chat: nothing to record
         post_id = await self.service.post_id_for(poll_ref(answer.poll_id))
+        if post_id is None:
+            await self.poster.bound()
+            post_id = await self.service.post_id_for(poll_ref(answer.poll_id))
         shown = await self.service.show(post_id) if post_id is not None else None
         if post_id is None or shown is None:
             log.info("poll %s is not a live question; answer ignored", answer.poll_id)
@@ -334,10 +337,12 @@ class Handlers:
             self.poster.remember(message.chat)
         t = translator(await self.service.resolve_locale(person, chat))
         parsed = parse_answer(query.data)
-        bound = (
-            await self.service.post_id_for(message_ref(message.chat.id, message.message_id))
-            if message is not None and parsed is not None else None
-        )
+        bound = None
+        if message is not None and parsed is not None:
+            ref = message_ref(message.chat.id, message.message_id)
+            if (bound := await self.service.post_id_for(ref)) is None:
+                await self.poster.bound()
+                bound = await self.service.post_id_for(ref)
         if parsed is None or bound is None or bound != parsed[0]:
             log.info("refused callback data %r from %s on message %s", query.data,
                         person.key, message_ref(message.chat.id, message.message_id)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 
 import telegram
@@ -37,6 +39,10 @@ class Poster:
         self.bot = bot
         self.service = service
         self._chat_types: dict[int, str] = {}
+        # Questions sent but maybe not yet bound: an answer racing its own binding waits.
+        self._in_flight = 0
+        self._all_bound = asyncio.Event()
+        self._all_bound.set()
 
     def remember(self, chat: telegram.Chat) -> None:
         self._chat_types[chat.id] = chat.type
@@ -57,6 +63,22 @@ class Poster:
 
     async def question(self, question: ShownQuestion, *, buttons: bool | None = None) -> Message:
         """Send a question created by the service and bind its references to the post."""
+        self._in_flight += 1
+        self._all_bound.clear()
+        try:
+            return await self._send_question(question, buttons)
+        finally:
+            self._in_flight -= 1
+            if not self._in_flight:
+                self._all_bound.set()
+
+    async def bound(self, within: float = 2.0) -> None:
+        """Wait (a little) until the questions being sent right now are bound to their posts.
+        A quick answer can arrive between sendPoll's reply and the bind."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._all_bound.wait(), within)
+
+    async def _send_question(self, question: ShownQuestion, buttons: bool | None) -> Message:
         chat_id = chat_id_of(question.chat_key)
         if buttons is None:
             buttons = await self.uses_buttons(chat_id)
