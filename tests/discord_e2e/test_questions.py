@@ -6,6 +6,8 @@ import asyncio
 import itertools
 from datetime import timedelta
 
+import pytest
+
 from bot.adapters.discord import DiscordAdapter
 from bot.clock import FakeClock
 from bot.core.models import Chat
@@ -223,3 +225,22 @@ async def test_rate_limited_edits_are_retried_by_discord_py(
     clock.advance(seconds=601)
     await fake.until(lambda: disabled(fake.messages[reply.id]), 3.0, "the retried edit")
     assert len(fake.edits(reply.id)) == 2
+
+
+async def test_a_click_before_the_message_is_bound_waits_for_the_binding(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real_bind = service.bind
+
+    async def slow_bind(post_id: int, ref: str) -> None:
+        await asyncio.sleep(0.2)
+        await real_bind(post_id, ref)
+
+    monkeypatch.setattr(service, "bind", slow_bind)
+    reply = await fake.reply(await fake.slash("quiz", {"quiz": "sample"}, user=alice))
+    # clicked at once: the bot has shown the message but not yet bound it
+    answer = await fake.reply(await fake.click(reply.id, reply.buttons[0]["custom_id"],
+                                               user=alice))
+    assert "no longer available" not in answer.content
+    assert "Correct" in answer.content or "Not quite" in answer.content

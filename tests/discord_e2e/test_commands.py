@@ -1,0 +1,198 @@
+"""Slash commands other than the question flow, languages, errors and the 3 s deadline."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from bot.adapters.discord import DiscordAdapter, replies
+from bot.core.models import Chat
+from bot.core.service import QuizService
+from tests.discord_e2e.conftest import ErrorLog
+from tests.discord_e2e.helpers import click, post_quiz, wrong
+from tests.fakes.discord_api import (
+    AUTOCOMPLETE_RESULT,
+    DEFERRED_MESSAGE,
+    EPHEMERAL,
+    MANAGE_GUILD,
+    FakeDiscord,
+    User,
+    buttons_of,
+)
+
+
+async def test_an_unknown_quiz_gets_an_ephemeral_list_and_closes_nothing(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User
+) -> None:
+    question, q = await post_quiz(fake, service, alice, quiz="sample")
+    reply = await fake.reply(await fake.slash("quiz", {"quiz": "nope"}, user=alice))
+    assert reply.ephemeral
+    assert "There is no quiz or topic called “nope”" in reply.text
+    assert "sample — Sample Quiz (3 questions)" in reply.text
+    assert not fake.edits(question.id), "the open question was not closed"
+    post = await service.storage.get_post(q.post_id)
+    assert post is not None and post.closed_at is None
+
+
+async def test_a_tag_selects_its_quizzes(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User
+) -> None:
+    _, q = await post_quiz(fake, service, alice, quiz="basics")
+    assert q.quiz_id == "sample"
+
+
+async def test_quiz_autocomplete_offers_ids_and_titles(
+    fake: FakeDiscord, bot: DiscordAdapter, alice: User
+) -> None:
+    it = await fake.autocomplete("quiz", {"quiz": "SAMP"}, "quiz", user=alice)
+    ack = await fake.ack(it)
+    assert ack["type"] == AUTOCOMPLETE_RESULT
+    assert ack["data"]["choices"] == [{"name": "Sample Quiz (sample)", "value": "sample"}]
+    it = await fake.autocomplete("quiz", {"quiz": "zzz"}, "quiz", user=alice)
+    assert (await fake.ack(it))["data"]["choices"] == []
+    it = await fake.autocomplete("quiz", {"quiz": ""}, "quiz", user=alice)
+    choices = (await fake.ack(it))["data"]["choices"]
+    assert 1 <= len(choices) <= 25 and {"name": "Sample Quiz (sample)", "value": "sample"} \
+        in choices
+
+
+async def test_the_leaderboard_always_shows_the_callers_own_rank(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User
+) -> None:
+    reply, q = await post_quiz(fake, service, alice, quiz="sample")
+    people = [User(700 + i, f"P{i:02}") for i in range(12)]
+    for person in people:
+        await click(fake, reply, q.correct, person)
+    await click(fake, reply, wrong(q), alice)
+    board = await fake.reply(await fake.slash("leaderboard", {"period": "week"}, user=alice))
+    assert board.ephemeral
+    assert "Leaderboard · this week · #general" in board.text
+    lines = board.text.splitlines()
+    assert lines[1].startswith("1. P")
+    assert lines[-2] == "…"
+    assert lines[-1] == "13. Alice — 0/1 right (0 s)"
+    bad = await fake.reply(await fake.slash("leaderboard", {"period": "year"}, user=alice))
+    assert "Choose a period" in bad.text
+
+
+async def test_the_leaderboard_in_a_dm_covers_every_chat(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User
+) -> None:
+    reply, q = await post_quiz(fake, service, alice, quiz="sample")
+    await click(fake, reply, q.correct, alice)
+    board = await fake.reply(await fake.slash("leaderboard", user=alice, dm=True))
+    assert "Leaderboard · all time · all chats" in board.text
+    assert "1. Alice — 1/1 right" in board.text
+
+
+async def test_stats_and_review(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User
+) -> None:
+    reply, q = await post_quiz(fake, service, alice, quiz="sample")
+    await click(fake, reply, wrong(q), alice)
+    stats = await fake.reply(await fake.slash("stats", user=alice))
+    assert stats.ephemeral
+    assert "Stats for Alice" in stats.text and "1 question answered · 0% right" in stats.text
+    review = await fake.reply(await fake.slash("review", user=alice))
+    assert review.ephemeral
+    assert q.prompt in review.text and q.options[q.correct] in review.text
+
+
+async def test_channel_language_needs_manage_server(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User
+) -> None:
+    chat = Chat(f"dc:{fake.channel_id}")
+    refused = await fake.reply(await fake.slash(
+        "lang", {"code": "bn", "scope": "channel"}, user=alice))
+    assert refused.ephemeral and "Manage Server" in refused.text
+    assert await service.chat_locale(chat) == "en"
+
+    done = await fake.reply(await fake.slash(
+        "lang", {"code": "bn", "scope": "channel"}, user=alice, permissions=MANAGE_GUILD))
+    assert done.ephemeral and "বাংলা" in done.text
+    assert await service.chat_locale(chat) == "bn"
+    # what the whole channel sees is now in Bengali, whoever asks
+    reply, _ = await post_quiz(fake, service, User(5, "Eve"), quiz="sample")
+    assert "নমুনা কুইজ" in reply.embeds[0]["title"]
+
+
+async def test_a_channel_question_follows_the_servers_language(
+    fake: FakeDiscord, bot: DiscordAdapter, alice: User
+) -> None:
+    reply = await fake.reply(await fake.slash("quiz", {"quiz": "sample"}, user=alice,
+                                              guild_locale="bn"))
+    assert "নমুনা কুইজ" in reply.embeds[0]["title"]
+
+
+async def test_personal_language_and_reset(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User
+) -> None:
+    from bot.adapters.discord.identity import PREFIX
+    from bot.core.models import Person
+
+    me = Person(f"{PREFIX}{alice.id}", "Alice")
+    set_bn = await fake.reply(await fake.slash("lang", {"code": "bn"}, user=alice))
+    assert set_bn.ephemeral and "বাংলা" in set_bn.text
+    assert await service.resolve_locale(me) == "bn"
+    reset = await fake.reply(await fake.slash("lang", {"code": "auto"}, user=alice))
+    assert "follows" in reset.text
+    assert await service.resolve_locale(me) == "en"
+    bad = await fake.reply(await fake.slash("lang", {"code": "xx"}, user=alice))
+    assert bad.ephemeral and "Unsupported language" in bad.text
+
+
+async def test_an_error_in_a_command_is_logged_and_apologised_for(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User,
+    error_log: ErrorLog, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("database on fire")
+
+    monkeypatch.setattr(service, "stats", broken)
+    error_log.allow("/stats failed")
+    reply = await fake.reply(await fake.slash("stats", user=alice))
+    assert reply.ephemeral and "Sorry, something went wrong" in reply.text
+    [record] = error_log.records
+    assert f"user {alice.id}" in record.getMessage()
+    assert f"channel {fake.channel_id}" in record.getMessage()
+    assert record.exc_info and "database on fire" in str(record.exc_info[1])
+
+
+async def test_an_error_in_a_button_is_logged_and_apologised_for(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User,
+    error_log: ErrorLog, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    reply, q = await post_quiz(fake, service, alice, quiz="sample")
+
+    async def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("database on fire")
+
+    monkeypatch.setattr(service, "answer", broken)
+    error_log.allow("answer click failed")
+    answer = await click(fake, reply, 0, alice)
+    assert answer.ephemeral and "Sorry, something went wrong" in answer.text
+    [record] = error_log.records
+    assert f"post {q.post_id} option 0 user {alice.id}" in record.getMessage()
+
+
+async def test_slow_work_is_deferred_within_the_deadline(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(replies, "DEADLINE_BUDGET", 0.05)
+    reply, q = await post_quiz(fake, service, alice, quiz="sample")
+    real_answer = service.answer
+
+    async def slow(*args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(0.3)
+        return await real_answer(*args, **kwargs)
+
+    monkeypatch.setattr(service, "answer", slow)
+    it = await fake.click(reply.id, reply.buttons[q.correct]["custom_id"], user=alice)
+    ack = await fake.ack(it, within=0.25)  # acknowledged before the work is done
+    assert ack["type"] == DEFERRED_MESSAGE and ack["data"]["flags"] & EPHEMERAL
+    result = await fake.reply(it)
+    assert result.ephemeral and "Correct" in result.content
+    assert not buttons_of(result.message)
