@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import logging
 
+import pytest
+from pydantic import SecretStr
 from telegram import Update
+from telegram.error import InvalidToken
 
+from bot.adapters.telegram import TelegramAdapter
 from bot.adapters.telegram.app import file_base_url
 
 
@@ -121,3 +125,12 @@ async def test_the_token_never_reaches_the_logs(tg, fake_tg, group, alice, caplo
         assert secret not in record.getMessage(), record.name
         assert secret not in (record.exc_text or "")
     assert logging.getLogger("httpx").getEffectiveLevel() >= logging.WARNING
+
+
+async def test_a_wrong_token_fails_start_cleanly(fake_tg, service, tg_settings):
+    settings = tg_settings.model_copy(update={"telegram_bot_token": SecretStr("1:wrong")})
+    adapter = TelegramAdapter(service, settings)
+    with pytest.raises(InvalidToken):
+        await adapter.start()
+    await adapter.stop()  # harmless after a failed start
+    assert not fake_tg.calls_of("getUpdates", ok_only=False)
