@@ -170,7 +170,7 @@ async def test_forged_and_stale_custom_ids_are_refused_politely(
             {"type": 2, "style": 1, "label": "A", "custom_id": custom_id}]}]
 
     # the old message, carrying a custom_id of the open question: not bound to that post
-    for custom_id in (f"qz:{q2.post_id}:0", "qz:999999:0"):
+    for custom_id in (f"qz:{q2.post_id}:0", "qz:999999:0", "qz:99999999999999999999:0"):
         it = await fake.click(old.id, custom_id, user=alice, components=forged(custom_id))
         refusal = await fake.reply(it)
         assert refusal.ephemeral

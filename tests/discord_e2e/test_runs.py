@@ -98,6 +98,17 @@ async def test_nothing_to_resume_gets_an_ephemeral_list_of_quizzes(
     assert "sample — Sample Quiz" in reply.text
 
 
+async def test_an_unknown_quiz_for_a_run_gets_an_ephemeral_list(
+    fake: FakeDiscord, bot: DiscordAdapter, alice: User
+) -> None:
+    for dm in (False, True):
+        reply = await fake.reply(await fake.slash("quiz", {"quiz": "nope", "run": True},
+                                                  user=alice, dm=dm))
+        assert reply.ephemeral
+        assert "There is no quiz or topic called “nope”" in reply.text
+        assert "sample — Sample Quiz" in reply.text
+
+
 async def test_a_run_in_the_persons_language(
     fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User
 ) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+import discord
 import pytest
 
 from bot.adapters.discord import DiscordAdapter
@@ -48,6 +49,14 @@ async def test_start_fails_cleanly_when_the_gateway_never_gets_ready(
     with pytest.raises(TimeoutError):
         await start_bot(ready_timeout=0.3)
     await fake.until(lambda: not fake.connected, 2.0, "the gateway connection to close")
+
+
+async def test_a_wrong_token_fails_login_and_leaves_nothing_running(
+    fake: FakeDiscord, start_bot: StartBot
+) -> None:
+    with pytest.raises(discord.LoginFailure):
+        await start_bot(settings={"discord_bot_token": "not-the-token"})
+    assert not fake.identify_tokens and not fake.connected
 
 
 async def test_the_token_never_appears_in_logs(

@@ -525,6 +525,9 @@ class FakeDiscord:
                 return self._create_message(int(match[1]), r.json)
         if match := re.fullmatch(r"/channels/(\d+)/messages/(\d+)", p):
             message = self._message(int(match[2]), int(match[1]))
+            if message["flags"] & EPHEMERAL:
+                # only the interaction token reaches an ephemeral message
+                raise ApiError(404, "Unknown Message", 10008)
             if m == "PATCH":
                 return self._edit_message(message, r.json)
             if m == "GET":

@@ -28,7 +28,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-TEMPLATE = r"qz:(?P<post>[0-9]{1,20}):(?P<opt>[0-9]{1,2})"
+# Wide enough that a forged number still reaches the handler and gets a polite refusal
+# (a custom_id that does not match is dropped by discord.py without any reply).
+TEMPLATE = r"qz:(?P<post>[0-9]{1,20}):(?P<opt>[0-9]{1,9})"
 
 
 def custom_id(post_id: int, option: int) -> str:
