@@ -16,7 +16,7 @@ import discord
 
 from bot.adapters.discord.embeds import message_text, question_embed, run_summary_embed
 from bot.adapters.discord.identity import chat_of, message_ref, person_of, personal_locale
-from bot.adapters.discord.replies import Reply, apologize, send
+from bot.adapters.discord.replies import Reply, apologize
 from bot.content.limits import DC_CUSTOM_ID
 from bot.core import render
 from bot.core.models import AnswerResult, AnswerStatus, PostSummary, ShownQuestion
@@ -105,30 +105,28 @@ async def answer_click(
     service = client.service
     person, chat = person_of(interaction), chat_of(interaction)
     message = interaction.message
-    locale = await personal_locale(service, interaction)
-    t = translator(locale)
-
-    ref = message_ref(message.id) if message else None
-    bound = await service.post_id_for(ref) if ref else None
-    if bound is None and ref:
-        await client.publisher.wait_bound(post_id)  # posted a moment ago, not yet bound
-        bound = await service.post_id_for(ref)
-    if bound != post_id:
-        log.info("refused click on post %s from message %s (bound to %s)",
-                 post_id, message.id if message else None, bound)
-        refusal = AnswerResult(AnswerStatus.UNKNOWN_POST, post_id)
-        await send(interaction, Reply.text(render.result_text(refusal, t)), ephemeral=True)
-        return
 
     async def work() -> Reply:
+        locale = await personal_locale(service, interaction)
+        ref = message_ref(message.id) if message else None
+        bound = await service.post_id_for(ref) if ref else None
+        if bound is None and ref:
+            await client.publisher.wait_bound(post_id)  # posted a moment ago, not yet bound
+            bound = await service.post_id_for(ref)
+        if bound != post_id:
+            log.info("refused click on post %s from message %s (bound to %s)",
+                     post_id, message.id if message else None, bound)
+            refusal = AnswerResult(AnswerStatus.UNKNOWN_POST, post_id)
+            return Reply.text(render.result_text(refusal, translator(locale)))
         result = await service.answer(post_id, person, option, locale=locale)
-        return await _after_answer(client, chat.key, message, result)
+        return _after_answer(client, chat.key, message, result)
 
-    # a quiz run's next question arrives with the reply, and is bound like any other
+    # everything inside `work` counts against Discord's 3 s; a run's next question arrives
+    # with the reply and is bound like any other question
     await client.publisher.show(interaction, work(), ephemeral=True)
 
 
-async def _after_answer(
+def _after_answer(
     client: QuizClient, chat_key: str, message: discord.Message | None, result: AnswerResult
 ) -> Reply:
     t = translator(result.locale)

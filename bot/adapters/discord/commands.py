@@ -24,7 +24,7 @@ from bot.adapters.discord.identity import (
     person_of,
     personal_locale,
 )
-from bot.adapters.discord.replies import Reply, respond, send
+from bot.adapters.discord.replies import Reply, respond
 from bot.content.limits import DC_CHOICE_NAME
 from bot.core import render
 from bot.core.models import Chat, Period, Person, UnknownQuiz
@@ -135,11 +135,11 @@ async def _quiz_choices(interaction: discord.Interaction, current: str) -> list[
     return choices[:AUTOCOMPLETE_MAX]
 
 
-def _check_selector(client: QuizClient, selector: str, locale: str) -> None:
+def _check_selector(client: QuizClient, selector: str) -> None:
     """Refuse an unknown quiz before anything else happens (a new question closes the old one).
     The same rule as QuizService._select: a quiz id or a tag."""
     key = selector.strip().lower()
-    quizzes = client.service.quizzes(locale)
+    quizzes = client.service.quizzes()
     if not any(key == q.id or key in q.tags for q in quizzes):
         raise UnknownQuiz(selector, quizzes)
 
@@ -149,12 +149,11 @@ async def _public_question(
 ) -> None:
     client = client_of(interaction)
     service = client.service
-    locale = await chat_wide_locale(service, interaction)
     if selector:
-        _check_selector(client, selector, locale)
-    t = translator(locale)
+        _check_selector(client, selector)
 
     async def work() -> Reply:
+        locale = await chat_wide_locale(service, interaction)
         for summary in await service.close_open(chat):
             try:
                 await client.publisher.post_summary(summary)
@@ -164,7 +163,8 @@ async def _public_question(
             chat, selector, person=person if chat.is_private else None, locale=locale,
             open_for=timedelta(seconds=client.settings.quizbot_question_seconds),
         )
-        return Reply(embed=question_embed(q, t, answered=0), view=answer_view(q), post_id=q.post_id)
+        return Reply(embed=question_embed(q, translator(locale), answered=0),
+                     view=answer_view(q), post_id=q.post_id)
 
     await client.publisher.show(interaction, work(), ephemeral=False)
 
@@ -176,12 +176,12 @@ async def _private_run(
     a quiz, the person's unfinished run resumes (after a restart too)."""
     client = client_of(interaction)
     service = client.service
-    locale = await personal_locale(service, interaction)
-    t = translator(locale)
 
     async def work() -> Reply:
+        locale = await personal_locale(service, interaction)
         q = await service.start_run(person, chat, selector, locale=locale)
-        return Reply(embed=question_embed(q, t), view=answer_view(q), post_id=q.post_id)
+        return Reply(embed=question_embed(q, translator(locale)), view=answer_view(q),
+                     post_id=q.post_id)
 
     await client.publisher.show(interaction, work(), ephemeral=not chat.is_private)
 
@@ -208,28 +208,30 @@ async def _leaderboard(interaction: discord.Interaction, period: str) -> None:
 async def _lang(interaction: discord.Interaction, code: str, scope: str) -> None:
     service = client_of(interaction).service
     person, chat = person_of(interaction), chat_of(interaction)
-    if scope == "channel":
+
+    async def work() -> Reply:
+        if scope != "channel":
+            chosen = await service.set_person_locale(person, code)
+            t = translator(await personal_locale(service, interaction))
+            return Reply.text(
+                t.gettext("Your language is now {language}.", language=LANGUAGE_NAMES[chosen])
+                if chosen else t.gettext("Your language now follows the channel or your "
+                                         "Discord settings.")
+            )
         # default_permissions would only hide the command (and admins can change that): the
         # rule is checked here, on every use
         if not chat.is_private and not interaction.permissions.manage_guild:
             t = translator(await personal_locale(service, interaction))
-            text = t.gettext("Only members with the Manage Server permission can change the "
-                             "channel's language. Use scope “me” to change yours.")
-            await send(interaction, Reply.text(text), ephemeral=True)
-            return
+            return Reply.text(t.gettext(
+                "Only members with the Manage Server permission can change the channel's "
+                "language. Use scope “me” to change yours."
+            ))
         chosen = await service.set_chat_locale(chat, code)
         t = translator(await chat_wide_locale(service, interaction))
-        text = (
+        return Reply.text(
             t.gettext("This channel's language is now {language}.",
                       language=LANGUAGE_NAMES[chosen])
             if chosen else t.gettext("This channel now follows the server's language.")
         )
-    else:
-        chosen = await service.set_person_locale(person, code)
-        t = translator(await personal_locale(service, interaction))
-        text = (
-            t.gettext("Your language is now {language}.", language=LANGUAGE_NAMES[chosen])
-            if chosen else t.gettext("Your language now follows the channel or your Discord "
-                                     "settings.")
-        )
-    await send(interaction, Reply.text(text), ephemeral=True)
+
+    await respond(interaction, work(), ephemeral=True)

@@ -81,8 +81,8 @@ async def send(interaction: discord.Interaction, reply: Reply, *, ephemeral: boo
 
 def explain(error: QuizError, t: Translator, service: QuizService) -> str:
     """The user's mistake in words: what was wrong and what to do instead."""
-    if isinstance(error, UnknownQuiz):
-        return render.unknown_quiz_text(error.selector, error.available, t)
+    if isinstance(error, UnknownQuiz):  # titles in the reader's language
+        return render.unknown_quiz_text(error.selector, service.quizzes(t.locale), t)
     if isinstance(error, NoActiveRun):
         return t.gettext(
             "You have no unfinished quiz. Start one with /quiz and pick a quiz."
