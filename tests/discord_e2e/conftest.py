@@ -97,7 +97,8 @@ async def start_bot(fake: FakeDiscord, service: QuizService) -> AsyncIterator[St
 
     async def start(**options: Any) -> DiscordAdapter:
         settings = make_settings(fake, **options.pop("settings", {}))
-        adapter = DiscordAdapter(service, settings, **(FAST | options))
+        core = options.pop("service", service)
+        adapter = DiscordAdapter(core, settings, **(FAST | options))
         started.append(adapter)
         await adapter.start()
         return adapter

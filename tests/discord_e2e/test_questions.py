@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
+import random
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
 from bot.adapters.discord import DiscordAdapter
 from bot.clock import FakeClock
+from bot.content import load_catalog
 from bot.core.models import Chat
 from bot.core.render import letter
 from bot.core.service import QuizService
@@ -244,3 +248,34 @@ async def test_a_click_before_the_message_is_bound_waits_for_the_binding(
                                                user=alice))
     assert "no longer available" not in answer.content
     assert "Correct" in answer.content or "Not quite" in answer.content
+
+
+async def test_the_largest_question_fits_discords_limits(
+    fake: FakeDiscord, start_bot: StartBot, storage: SqliteStorage, clock: FakeClock,
+    alice: User, tmp_path: Path,
+) -> None:
+    """Ten options of 100 characters, a 300-character prompt with Markdown characters, the
+    longest explanation and details: the fake checks rows, labels and embed lengths."""
+    prompt = ("Is x_1 * y_2 `code` ~~not~~ shown literally? " * 8)[:299] + "?"
+    options = [{"en": f"{i}" * 100, **({"correct": True} if i == 7 else {})} for i in range(10)]
+    pack = {"id": "big", "title": "Big " * 25, "questions": [{
+        "id": "q1", "prompt": prompt, "options": options,
+        "explanation": "e" * 200, "details": "d" * 1000,
+    }]}
+    (tmp_path / "packs").mkdir()
+    (tmp_path / "packs" / "big.yaml").write_text(json.dumps(pack))
+    core = QuizService(load_catalog(tmp_path / "packs"), storage, clock, random.Random(1))
+    await start_bot(service=core)
+
+    reply, q = await post_quiz(fake, core, alice, quiz="big")
+    rows = reply.components
+    assert [len(row["components"]) for row in rows] == [5, 5]
+    description = reply.embeds[0]["description"]
+    assert r"x\_1 \* y\_2 \`code\` \~\~not\~\~" in description
+    assert all(option in description for option in q.options)
+    answer = await click(fake, reply, q.correct, alice)
+    assert "d" * 1000 in answer.content
+    clock.advance(seconds=601)
+    await fake.until(lambda: disabled(fake.messages[reply.id]), 3.0, "the closing edit")
+    closing = fake.edits(reply.id)[-1].json
+    assert "d" * 1000 in text_of(closing)
