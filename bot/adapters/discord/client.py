@@ -13,18 +13,18 @@ from discord import app_commands
 
 from bot.adapters.discord import commands
 from bot.adapters.discord.buttons import AnswerButton
-from bot.adapters.discord.identity import personal_locale
 from bot.adapters.discord.publish import ChannelPublisher
-from bot.adapters.discord.replies import Reply, apologize, reply_error, send
+from bot.adapters.discord.replies import apologize, reply_error
 from bot.core.models import QuizError
 from bot.core.service import QuizService
-from bot.i18n import translator
 from bot.settings import Settings
 
 log = logging.getLogger(__name__)
 
 
 class QuizTree(app_commands.CommandTree["QuizClient"]):
+    """Explains the user's mistakes (QuizError); logs anything else and apologises."""
+
     async def on_error(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError
     ) -> None:
@@ -34,11 +34,6 @@ class QuizTree(app_commands.CommandTree["QuizClient"]):
         try:
             if isinstance(original, QuizError):
                 await reply_error(interaction, client.service, original)
-                return
-            if isinstance(original, app_commands.TransformerError):
-                t = translator(await personal_locale(client.service, interaction))
-                text = t.gettext("“{value}” is not a valid choice here.", value=original.value)
-                await send(interaction, Reply.text(text), ephemeral=True)
                 return
         except discord.HTTPException as exc:
             log.warning("could not explain an error to interaction %s: %s", interaction.id, exc)

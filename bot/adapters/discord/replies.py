@@ -20,7 +20,7 @@ from bot.adapters.discord.identity import personal_locale
 from bot.core import render
 from bot.core.models import NoActiveRun, QuizError, UnknownQuiz
 from bot.core.service import QuizService, UnsupportedLocale
-from bot.i18n import Translator, normalize, translator
+from bot.i18n import LANGUAGE_NAMES, Translator, normalize, translator
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +88,10 @@ def explain(error: QuizError, t: Translator, service: QuizService) -> str:
             "You have no unfinished quiz. Start one with /quiz and pick a quiz."
         ) + "\n" + render.quiz_list_text(service.quizzes(t.locale), t)
     if isinstance(error, UnsupportedLocale):
-        return t.gettext("Unsupported language “{code}”.", code=error.code)
+        return t.gettext(
+            "Unsupported language “{code}”. Choose one of: {choices}.",
+            code=error.code, choices=", ".join(LANGUAGE_NAMES.values()),
+        )
     return str(error)
 
 
