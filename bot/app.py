@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from bot.adapters import Publisher
 from bot.clock import Clock
 from bot.content import load_catalog
+from bot.core.scheduler import DailyScheduler
 from bot.core.service import QuizService
 from bot.settings import Settings
 from bot.storage import SqliteStorage
@@ -46,7 +47,7 @@ def configured_adapters(service: QuizService, settings: Settings) -> list[Publis
 
 
 async def run_adapters(service: QuizService, adapters: list[Publisher]) -> None:
-    """Start every adapter, run until SIGINT/SIGTERM, stop them in reverse order."""
+    """Start every adapter and the daily scheduler; run until SIGINT/SIGTERM."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -58,8 +59,13 @@ async def run_adapters(service: QuizService, adapters: list[Publisher]) -> None:
             await adapter.start()
             started.append(adapter)
             log.info("%s started", type(adapter).__name__)
-        await stop.wait()
-        log.info("stopping")
+        scheduler = DailyScheduler(service, started)
+        await scheduler.start()
+        try:
+            await stop.wait()
+        finally:
+            log.info("stopping")
+            await scheduler.stop()
     finally:
         for adapter in reversed(started):
             try:

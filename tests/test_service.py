@@ -250,3 +250,16 @@ def test_shuffled_order_maps_back(n: int, seed: int, shown: st.DataObject) -> No
     assert sorted(order) == list(range(n))
     index = shown.draw(st.integers(min_value=0, max_value=n - 1))
     assert order.index(order[index]) == index
+
+
+async def test_live_count_and_selector_check(service: QuizService) -> None:
+    q = await service.ask(GROUP)
+    assert await service.live_count(q.post_id) == 0
+    await service.answer(q.post_id, ADA, 0)
+    await service.answer(q.post_id, BO, 1)
+    assert await service.live_count(q.post_id) == 2
+    await service.close(q.post_id)
+    assert await service.live_count(q.post_id) is None
+    service.check_selector("basics")
+    with pytest.raises(UnknownQuiz):
+        service.check_selector("unknown")

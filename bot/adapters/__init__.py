@@ -1,27 +1,9 @@
 """Adapters translate platform events into QuizService calls and render the results.
 
-Each adapter exposes start()/stop() for `quizbot run`, and the Publisher methods the daily
-scheduler uses to post into one of its chats.
+Each adapter implements bot.core.ports.Publisher: start()/stop() for `quizbot run`, and the
+methods the daily scheduler uses to post into one of its chats.
 """
 
-from __future__ import annotations
+from bot.core.ports import Publisher
 
-from typing import Protocol
-
-from bot.core.models import PostSummary, ShownQuestion
-
-
-class Publisher(Protocol):
-    prefix: str  # chat keys this adapter owns, e.g. "tg:" or "dc:"
-
-    async def start(self) -> None: ...
-    async def stop(self) -> None: ...
-
-    async def post_question(self, question: ShownQuestion) -> None:
-        """Send a question already created by QuizService.ask() to question.chat_key,
-        and bind the platform references (poll id, message id) to question.post_id."""
-        ...
-
-    async def post_summary(self, summary: PostSummary) -> None:
-        """Post (or edit in) the one summary of a closed question."""
-        ...
+__all__ = ["Publisher"]

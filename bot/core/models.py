@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.core.schedule import Schedule
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +181,12 @@ class QuizInfo:
     title: str
     tags: tuple[str, ...]
     questions: int
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleStatus:
+    schedule: Schedule
+    next_post: datetime  # local time in the schedule's zone
 
 
 class QuizError(Exception):

@@ -33,11 +33,19 @@ from bot.core.models import (
     QuizInfo,
     QuizStats,
     RunSummary,
+    ScheduleStatus,
     ShownQuestion,
     UnknownQuiz,
 )
+from bot.core.schedule import (
+    Schedule,
+    ScheduleError,
+    day_streaks,
+    parse_time,
+    parse_zone,
+)
 from bot.i18n import normalize
-from bot.storage.base import AnswerRecord, PostRecord, RunRecord, Storage
+from bot.storage.base import AnswerRecord, NewPost, PostRecord, RunRecord, Storage
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +87,11 @@ class QuizService:
         if tagged := self.catalog.with_tag(key):
             return tagged
         raise UnknownQuiz(selector, self.quizzes(locale))
+
+    def check_selector(self, selector: str | None, locale: str = DEFAULT_LOCALE) -> None:
+        """Raise UnknownQuiz for a selector that names no quiz or tag (before closing
+        anything on its account)."""
+        self._select(selector, locale)
 
     # locales ---------------------------------------------------------------------------
     async def resolve_locale(self, person: Person | None = None, chat: Chat | None = None) -> str:
@@ -131,12 +144,19 @@ class QuizService:
     ) -> ShownQuestion:
         """Post a new question in `chat`. `person` narrows the choice for someone alone."""
         locale = locale or await self.chat_locale(chat)
+        quiz_id, question_id = await self._choose(chat, selector, person, locale, kind)
+        return await self._post(chat, quiz_id, question_id, locale, open_for, kind)
+
+    async def _choose(
+        self, chat: Chat, selector: str | None, person: Person | None, locale: str, kind: str
+    ) -> tuple[str, str]:
         pool = selection.candidates(self._select(selector, locale))
         history = await self.storage.person_history(person.key) if person else None
-        quiz_id, question_id = selection.pick(
-            pool, await self.storage.posted_questions(chat.key), history, self.rng
+        # daily questions cycle through their own pool, whatever /quiz asked meanwhile
+        counts = await self.storage.posted_questions(
+            chat.key, kind="daily" if kind == "daily" else None
         )
-        return await self._post(chat, quiz_id, question_id, locale, open_for, kind)
+        return selection.pick(pool, counts, history, self.rng)
 
     async def _post(
         self,
@@ -191,6 +211,13 @@ class QuizService:
         if post is None or post.quiz_id not in self.catalog.quizzes:
             return None
         return self._render(post, locale or post.locale)
+
+    async def live_count(self, post_id: int) -> int | None:
+        """Answers so far on an open post; None once it is closed or unknown."""
+        post = await self.storage.get_post(post_id)
+        if post is None or post.closed_at is not None:
+            return None
+        return await self.storage.answer_count(post_id)
 
     async def bind(self, post_id: int, ref: str) -> None:
         """Remember a platform reference (poll id, message id) for a post."""
@@ -429,6 +456,8 @@ class QuizService:
     async def stats(self, person: Person, locale: str = DEFAULT_LOCALE) -> PersonStats:
         totals = await self.storage.person_totals(person.key)
         current, best = await self.storage.person_streaks(person.key)
+        days, latest = await self.storage.daily_days(person.key)
+        day_current, day_best = day_streaks(days, latest)
         per_quiz = tuple(
             QuizStats(
                 quiz_id,
@@ -446,7 +475,99 @@ class QuizService:
             current_streak=current,
             best_streak=best,
             per_quiz=per_quiz,
+            day_streak=day_current,
+            best_day_streak=day_best,
         )
+
+    # daily schedules --------------------------------------------------------------------
+    async def set_schedule(
+        self,
+        chat: Chat,
+        at: str,
+        tz: str | None = None,
+        selector: str | None = None,
+        *,
+        open_minutes: int | None = None,
+        by: Person | None = None,
+    ) -> ScheduleStatus:
+        """Validate everything first; a bad time, zone or quiz raises and changes nothing.
+        Who may call this is the adapter's check (chat admins)."""
+        if selector:
+            self._select(selector, DEFAULT_LOCALE)  # raises UnknownQuiz
+        if open_minutes is not None and not 1 <= open_minutes <= 24 * 60:
+            raise ScheduleError("the open time must be between 1 minute and 24 hours")
+        schedule = Schedule(
+            chat_key=chat.key,
+            at=parse_time(at),
+            tz=parse_zone(tz),
+            selector=selector.strip().lower() if selector else None,
+            open_minutes=open_minutes,
+            updated_at=self.clock.now(),
+        )
+        await self.storage.upsert_chat(chat.key, chat.title)
+        await self.storage.set_schedule(schedule, by.key if by else None)
+        status = await self.schedule_status(chat)
+        assert status is not None
+        return status
+
+    async def remove_schedule(self, chat: Chat) -> bool:
+        return await self.storage.delete_schedule(chat.key)
+
+    async def schedule_status(self, chat: Chat) -> ScheduleStatus | None:
+        schedule = await self.storage.get_schedule(chat.key)
+        if schedule is None:
+            return None
+        now = self.clock.now()
+        posted = await self.storage.daily_day_of(chat.key, schedule.local_date(now))
+        moment = schedule.next_moment(now, posted is not None)
+        return ScheduleStatus(schedule, moment.astimezone(schedule.zone))
+
+    async def schedules(self) -> list[Schedule]:
+        return await self.storage.schedules()
+
+    async def claim_daily(
+        self, schedule: Schedule
+    ) -> tuple[ShownQuestion, list[PostSummary]] | None:
+        """If today's question of `schedule` is due and unclaimed, create it (exactly once per
+        local day, enforced by the database) and close the previous daily question."""
+        now = self.clock.now()
+        day = schedule.due_day(now)
+        if day is None or await self.storage.daily_day_of(schedule.chat_key, day) is not None:
+            return None
+        chat = Chat(schedule.chat_key)
+        locale = await self.chat_locale(chat)
+        try:
+            quiz_id, question_id = await self._choose(chat, schedule.selector, None, locale,
+                                                      "daily")
+        except UnknownQuiz:  # the pack was removed since; fall back to every quiz
+            quiz_id, question_id = await self._choose(chat, None, None, locale, "daily")
+        question = self.catalog.question(quiz_id, question_id)
+        open_for = timedelta(minutes=schedule.open_minutes) if schedule.open_minutes else None
+        post = await self.storage.claim_daily(
+            schedule.chat_key,
+            day,
+            NewPost(
+                chat.key, quiz_id, question_id,
+                selection.shuffled_order(len(question.options), self.rng), locale, now,
+                closes_at=now + open_for if open_for else None, kind="daily",
+            ),
+            now,
+        )
+        if post is None:
+            return None  # another process claimed the day first
+        summaries = []
+        for old in await self.storage.open_posts(chat.key, kind="daily"):
+            if old.id != post.id and (summary := await self.close(old.id)):
+                summaries.append(summary)
+        return self._render(post, locale), summaries
+
+    async def daily_published(self, post_id: int) -> None:
+        await self.storage.mark_daily_published(post_id, self.clock.now())
+
+    async def unpublished_dailies(self, grace: timedelta) -> list[ShownQuestion]:
+        """Daily questions claimed more than `grace` ago that never reached their chat."""
+        posts = await self.storage.unpublished_dailies(self.clock.now() - grace)
+        return [self._render(p, p.locale) for p in posts]
 
     async def review(
         self, person: Person, locale: str = DEFAULT_LOCALE, limit: int = 10

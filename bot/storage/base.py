@@ -8,8 +8,10 @@ core, while the backend guarantees atomicity and uniqueness.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import Literal, Protocol
+
+from bot.core.schedule import Schedule
 
 RecordOutcome = Literal["inserted", "duplicate", "closed"]
 
@@ -27,6 +29,19 @@ class PostRecord:
     closed_at: datetime | None
     run_id: int | None
     kind: str  # "quiz", "run" or "daily"
+
+
+@dataclass(frozen=True, slots=True)
+class NewPost:
+    chat_key: str
+    quiz_id: str
+    question_id: str
+    order: tuple[int, ...]
+    locale: str
+    created_at: datetime
+    closes_at: datetime | None = None
+    run_id: int | None = None
+    kind: str = "quiz"
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,8 +113,10 @@ class Storage(Protocol):
         self, chat_key: str | None = None, due_before: datetime | None = None,
         kind: str | None = None,
     ) -> list[PostRecord]: ...
-    async def posted_questions(self, chat_key: str) -> dict[tuple[str, str], int]:
-        """(quiz_id, question_id) -> times posted in this chat."""
+    async def posted_questions(
+        self, chat_key: str, kind: str | None = None
+    ) -> dict[tuple[str, str], int]:
+        """(quiz_id, question_id) -> times posted in this chat (of this kind)."""
         ...
 
     # answers
@@ -110,6 +127,7 @@ class Storage(Protocol):
         answered it. ("duplicate", the stored final answer) otherwise, or ("closed", None)."""
         ...
     async def answers_for_post(self, post_id: int) -> list[AnswerRecord]: ...
+    async def answer_count(self, post_id: int) -> int: ...
     async def answer_of(self, post_id: int, person_key: str) -> AnswerRecord | None: ...
     async def person_history(self, person_key: str) -> dict[tuple[str, str], bool]:
         """(quiz_id, question_id) -> whether the person's latest answer to it was right."""
@@ -136,3 +154,18 @@ class Storage(Protocol):
         """(current, best) run of consecutive correct answers."""
         ...
     async def person_name(self, person_key: str) -> str | None: ...
+
+    # daily schedules
+    async def set_schedule(self, schedule: Schedule, updated_by: str | None = None) -> None: ...
+    async def delete_schedule(self, chat_key: str) -> bool: ...
+    async def get_schedule(self, chat_key: str) -> Schedule | None: ...
+    async def schedules(self) -> list[Schedule]: ...
+    async def claim_daily(
+        self, chat_key: str, local_date: date, post: NewPost, when: datetime
+    ) -> PostRecord | None:
+        """Atomically create the day's post and claim (chat, local date); None if claimed."""
+        ...
+    async def mark_daily_published(self, post_id: int, when: datetime) -> None: ...
+    async def unpublished_dailies(self, claimed_before: datetime) -> list[PostRecord]: ...
+    async def daily_day_of(self, chat_key: str, local_date: date) -> int | None: ...
+    async def daily_days(self, person_key: str) -> tuple[list[date], date | None]: ...

@@ -107,4 +107,26 @@ MIGRATIONS: list[str] = [
         WHERE key = NEW.person_key;
     END;
     """,
+    # 2: daily schedules; one claim per chat and local date makes each day's post unique
+    """
+    CREATE TABLE schedules (
+        chat_key TEXT PRIMARY KEY REFERENCES chats(key),
+        local_time TEXT NOT NULL,         -- HH:MM, wall clock in tz
+        tz TEXT NOT NULL,                 -- IANA name
+        selector TEXT,                    -- quiz id or tag; NULL = every quiz
+        open_minutes INTEGER,             -- NULL = open until the next daily question
+        updated_at INTEGER NOT NULL,
+        updated_by TEXT
+    );
+    CREATE TABLE daily_posts (
+        chat_key TEXT NOT NULL,
+        local_date TEXT NOT NULL,         -- YYYY-MM-DD in the schedule's zone
+        post_id INTEGER NOT NULL REFERENCES posts(id),
+        claimed_at INTEGER NOT NULL,
+        published_at INTEGER,
+        PRIMARY KEY (chat_key, local_date)
+    );
+    CREATE UNIQUE INDEX daily_posts_post ON daily_posts(post_id);
+    CREATE INDEX posts_kind ON posts(chat_key, kind);
+    """,
 ]

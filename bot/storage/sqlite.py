@@ -15,13 +15,21 @@ import logging
 import sqlite3
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, time
 from pathlib import Path
 from typing import Any, TypeVar
 
 import aiosqlite
 
-from bot.storage.base import AnswerRecord, PostRecord, RecordOutcome, RunRecord, ScoreRow
+from bot.core.schedule import Schedule
+from bot.storage.base import (
+    AnswerRecord,
+    NewPost,
+    PostRecord,
+    RecordOutcome,
+    RunRecord,
+    ScoreRow,
+)
 from bot.storage.migrations import MIGRATIONS
 
 log = logging.getLogger(__name__)
@@ -290,27 +298,28 @@ class SqliteStorage:
         run_id: int | None = None,
         kind: str = "quiz",
     ) -> PostRecord:
+        new = NewPost(chat_key, quiz_id, question_id, tuple(order), locale, created_at,
+                      closes_at, run_id, kind)
+
         async def op(db: aiosqlite.Connection) -> int:
-            await db.execute("INSERT OR IGNORE INTO chats(key) VALUES (?)", (chat_key,))
-            cur = await db.execute(
-                "INSERT INTO posts(chat_key, quiz_id, question_id, option_order, locale, kind,"
-                " run_id, created_at, closes_at) VALUES (?,?,?,?,?,?,?,?,?)",
-                (
-                    chat_key, quiz_id, question_id, json.dumps(list(order)), locale, kind,
-                    run_id, to_ms(created_at), to_ms(closes_at) if closes_at else None,
-                ),
-            )
-            return cur.lastrowid  # type: ignore[return-value]
+            return await self._insert_post(db, new)
 
         post_id = await self._write(op)
-        post = PostRecord(
-            id=post_id, chat_key=chat_key, quiz_id=quiz_id, question_id=question_id,
-            order=tuple(order), locale=locale, created_at=from_ms(to_ms(created_at)),  # type: ignore[arg-type]
-            closes_at=from_ms(to_ms(closes_at)) if closes_at else None, closed_at=None,
-            run_id=run_id, kind=kind,
+        return await self.get_post(post_id)  # type: ignore[return-value]
+
+    @staticmethod
+    async def _insert_post(db: aiosqlite.Connection, new: NewPost) -> int:
+        await db.execute("INSERT OR IGNORE INTO chats(key) VALUES (?)", (new.chat_key,))
+        cur = await db.execute(
+            "INSERT INTO posts(chat_key, quiz_id, question_id, option_order, locale, kind,"
+            " run_id, created_at, closes_at) VALUES (?,?,?,?,?,?,?,?,?)",
+            (
+                new.chat_key, new.quiz_id, new.question_id, json.dumps(list(new.order)),
+                new.locale, new.kind, new.run_id, to_ms(new.created_at),
+                to_ms(new.closes_at) if new.closes_at else None,
+            ),
         )
-        self._remember(post)
-        return post
+        return cur.lastrowid  # type: ignore[return-value]
 
     async def get_post(self, post_id: int) -> PostRecord | None:
         # A cached post may miss a close made by another process; record_answer re-checks.
@@ -379,12 +388,15 @@ class SqliteStorage:
             params.append(kind)
         return [_post(r) for r in await self._fetchall(sql + " ORDER BY id", tuple(params))]
 
-    async def posted_questions(self, chat_key: str) -> dict[tuple[str, str], int]:
-        rows = await self._fetchall(
-            "SELECT quiz_id, question_id, COUNT(*) AS n FROM posts WHERE chat_key=? "
-            "GROUP BY quiz_id, question_id",
-            (chat_key,),
-        )
+    async def posted_questions(
+        self, chat_key: str, kind: str | None = None
+    ) -> dict[tuple[str, str], int]:
+        sql = "SELECT quiz_id, question_id, COUNT(*) AS n FROM posts WHERE chat_key=?"
+        params: tuple[Any, ...] = (chat_key,)
+        if kind is not None:
+            sql += " AND kind=?"
+            params = (chat_key, kind)
+        rows = await self._fetchall(sql + " GROUP BY quiz_id, question_id", params)
         return {(r["quiz_id"], r["question_id"]): r["n"] for r in rows}
 
     # answers ---------------------------------------------------------------------------
@@ -434,6 +446,10 @@ class SqliteStorage:
             (post_id,),
         )
         return [_answer(r) for r in rows]
+
+    async def answer_count(self, post_id: int) -> int:
+        row = await self._fetchone("SELECT COUNT(*) AS n FROM answers WHERE post_id=?", (post_id,))
+        return row["n"] if row else 0
 
     async def answer_of(self, post_id: int, person_key: str) -> AnswerRecord | None:
         row = await self._fetchone(
@@ -553,6 +569,118 @@ class SqliteStorage:
             "SELECT current_streak, best_streak FROM persons WHERE key=?", (person_key,)
         )
         return (row["current_streak"], row["best_streak"]) if row else (0, 0)
+
+    # daily schedules ---------------------------------------------------------------------
+    async def set_schedule(self, schedule: Schedule, updated_by: str | None = None) -> None:
+        async def op(db: aiosqlite.Connection) -> None:
+            await db.execute("INSERT OR IGNORE INTO chats(key) VALUES (?)", (schedule.chat_key,))
+            await db.execute(
+                "INSERT INTO schedules(chat_key, local_time, tz, selector, open_minutes,"
+                " updated_at, updated_by) VALUES (?,?,?,?,?,?,?) ON CONFLICT(chat_key) DO UPDATE"
+                " SET local_time=excluded.local_time, tz=excluded.tz,"
+                " selector=excluded.selector, open_minutes=excluded.open_minutes,"
+                " updated_at=excluded.updated_at, updated_by=excluded.updated_by",
+                (
+                    schedule.chat_key, schedule.at.strftime("%H:%M"), schedule.tz,
+                    schedule.selector, schedule.open_minutes,
+                    to_ms(schedule.updated_at or datetime.now(UTC)), updated_by,
+                ),
+            )
+
+        await self._write(op)
+
+    async def delete_schedule(self, chat_key: str) -> bool:
+        async def op(db: aiosqlite.Connection) -> bool:
+            cur = await db.execute("DELETE FROM schedules WHERE chat_key=?", (chat_key,))
+            return cur.rowcount == 1
+
+        return await self._write(op)
+
+    async def get_schedule(self, chat_key: str) -> Schedule | None:
+        row = await self._fetchone("SELECT * FROM schedules WHERE chat_key=?", (chat_key,))
+        return _schedule(row) if row else None
+
+    async def schedules(self) -> list[Schedule]:
+        return [_schedule(r) for r in await self._fetchall("SELECT * FROM schedules")]
+
+    async def claim_daily(
+        self, chat_key: str, local_date: date, post: NewPost, when: datetime
+    ) -> PostRecord | None:
+        """Create the day's post and its claim in one transaction; None if already claimed."""
+
+        async def op(db: aiosqlite.Connection) -> int | None:
+            async with db.execute(
+                "SELECT 1 FROM daily_posts WHERE chat_key=? AND local_date=?",
+                (chat_key, local_date.isoformat()),
+            ) as cur:
+                if await cur.fetchone() is not None:
+                    return None
+            post_id = await self._insert_post(db, post)
+            await db.execute(
+                "INSERT INTO daily_posts(chat_key, local_date, post_id, claimed_at)"
+                " VALUES (?,?,?,?)",  # a racing process fails here and its post rolls back
+                (chat_key, local_date.isoformat(), post_id, to_ms(when)),
+            )
+            return post_id
+
+        try:
+            post_id = await self._write(op)
+        except sqlite3.IntegrityError:
+            return None
+        return None if post_id is None else await self.get_post(post_id)
+
+    async def mark_daily_published(self, post_id: int, when: datetime) -> None:
+        async def op(db: aiosqlite.Connection) -> None:
+            await db.execute(
+                "UPDATE daily_posts SET published_at=? WHERE post_id=?", (to_ms(when), post_id)
+            )
+
+        await self._write(op)
+
+    async def unpublished_dailies(self, claimed_before: datetime) -> list[PostRecord]:
+        """Claimed days whose question never reached the chat (a crash in between)."""
+        rows = await self._fetchall(
+            "SELECT posts.* FROM daily_posts JOIN posts ON posts.id = daily_posts.post_id"
+            " WHERE daily_posts.published_at IS NULL AND daily_posts.claimed_at<=?"
+            " AND posts.closed_at IS NULL",
+            (to_ms(claimed_before),),
+        )
+        return [_post(r) for r in rows]
+
+    async def daily_day_of(self, chat_key: str, local_date: date) -> int | None:
+        row = await self._fetchone(
+            "SELECT post_id FROM daily_posts WHERE chat_key=? AND local_date=?",
+            (chat_key, local_date.isoformat()),
+        )
+        return row["post_id"] if row else None
+
+    async def daily_days(self, person_key: str) -> tuple[list[date], date | None]:
+        """Local dates with a correct daily answer, and the newest daily in the person's chats."""
+        rows = await self._fetchall(
+            "SELECT DISTINCT d.local_date FROM answers a JOIN daily_posts d"
+            " ON d.post_id = a.post_id WHERE a.person_key=? AND a.correct=1",
+            (person_key,),
+        )
+        latest = await self._fetchone(
+            "SELECT MAX(local_date) AS d FROM daily_posts WHERE chat_key IN"
+            " (SELECT DISTINCT a.chat_key FROM answers a JOIN daily_posts d"
+            "  ON d.post_id = a.post_id WHERE a.person_key=?)",
+            (person_key,),
+        )
+        days = [date.fromisoformat(r["local_date"]) for r in rows]
+        newest = latest["d"] if latest else None
+        return days, date.fromisoformat(newest) if newest else None
+
+
+def _schedule(row: aiosqlite.Row) -> Schedule:
+    return Schedule(
+        chat_key=row["chat_key"],
+        at=time.fromisoformat(row["local_time"]),
+        tz=row["tz"],
+        selector=row["selector"],
+        open_minutes=row["open_minutes"],
+        updated_at=from_ms(row["updated_at"]),
+    )
 
 
 def _split_sql(script: str) -> list[str]:

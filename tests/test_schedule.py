@@ -1,0 +1,255 @@
+"""Daily schedules: exactly one post per local day over 400 simulated days, DST, restarts,
+two processes on one database, pool cycling and day streaks. No platform involved."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time, timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.clock import FakeClock
+from bot.content import Catalog
+from bot.core.models import Chat, Person, PostSummary, ShownQuestion, UnknownQuiz
+from bot.core.schedule import Schedule, ScheduleError, day_streaks, parse_time, parse_zone
+from bot.core.scheduler import DailyScheduler
+from bot.core.service import QuizService
+from bot.storage import SqliteStorage
+
+
+@dataclass
+class RecordingPublisher:
+    clock: FakeClock
+    prefix: str = "tg:"
+    posted: list[tuple[ShownQuestion, datetime]] = field(default_factory=list)
+    summaries: list[PostSummary] = field(default_factory=list)
+    failures: int = 0
+
+    async def start(self) -> None: ...
+    async def stop(self) -> None: ...
+
+    async def post_question(self, question: ShownQuestion) -> None:
+        if self.failures:
+            self.failures -= 1
+            raise ConnectionError("platform unreachable")
+        self.posted.append((question, self.clock.now()))
+
+    async def post_summary(self, summary: PostSummary) -> None:
+        self.summaries.append(summary)
+
+
+SCHEDULES = [
+    ("tg:-1", "02:30", "America/New_York"),  # inside the spring-forward gap once a year
+    ("tg:-2", "01:30", "Europe/London"),  # repeated in the autumn fold
+    ("tg:-3", "09:00", "Asia/Kolkata"),
+    ("tg:-4", "23:50", "Australia/Sydney"),
+]
+ZONES = {key: tz for key, _, tz in SCHEDULES}
+
+
+def local_day(key: str, when: datetime) -> date:
+    return Schedule(key, time(0), ZONES[key]).local_date(when)
+
+
+async def boot(path: Path, catalog: Catalog, clock: FakeClock, pub: RecordingPublisher,
+               seed: float) -> tuple[SqliteStorage, DailyScheduler]:
+    store = SqliteStorage(path)
+    await store.open()
+    service = QuizService(catalog, store, clock, random.Random(seed))
+    return store, DailyScheduler(service, [pub])
+
+
+async def test_400_days_exactly_once_per_local_day_with_restarts(
+    sample_catalog: Catalog, tmp_path: Path
+) -> None:
+    rng = random.Random(2026)
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    clock = FakeClock(start - timedelta(days=2))
+    pub = RecordingPublisher(clock)
+    path = tmp_path / "daily.db"
+    store, scheduler = await boot(path, sample_catalog, clock, pub, rng.random())
+    for key, at, tz in SCHEDULES:
+        await scheduler.service.set_schedule(Chat(key), at, tz)
+    clock.set(start)
+
+    moments = sorted(
+        Schedule(key, parse_time(at), tz).moment(start.date() + timedelta(days=d))
+        for key, at, tz in SCHEDULES
+        for d in range(-1, 403)
+    )
+    end = start + timedelta(days=400)
+    restarts = 0
+    while clock.now() < end:
+        await scheduler.tick()
+        upcoming = next(m for m in moments if m > clock.now())
+        # step at most 3 hours, and stop exactly on each scheduled minute
+        clock.set(min(clock.now() + timedelta(minutes=rng.randrange(1, 180)), upcoming))
+        if rng.random() < 0.05:
+            await store.close()
+            store, scheduler = await boot(path, sample_catalog, clock, pub, rng.random())
+            restarts += 1
+    await store.close()
+
+    per_day = Counter((q.chat_key, local_day(q.chat_key, at)) for q, at in pub.posted)
+    assert restarts > 50
+    for key, at, tz in SCHEDULES:
+        days = sorted(d for (k, d) in per_day if k == key)
+        assert len(days) >= 399
+        assert (days[-1] - days[0]).days + 1 == len(days), f"{key} skipped a day"
+        assert max(per_day[(key, d)] for d in days) == 1, f"{key} posted twice on a day"
+        schedule = Schedule(key, parse_time(at), tz)
+        for q, when in pub.posted:
+            if q.chat_key == key:  # never before its local time on its local day
+                assert when >= schedule.moment(local_day(key, when))
+    # each new daily question closed the previous one with a summary
+    assert len(pub.summaries) == len(pub.posted) - len(SCHEDULES)
+
+
+async def test_down_at_the_minute_posts_later_that_day(
+    sample_catalog: Catalog, tmp_path: Path
+) -> None:
+    clock = FakeClock(datetime(2026, 5, 1, 6, tzinfo=UTC))
+    pub = RecordingPublisher(clock)
+    store, scheduler = await boot(tmp_path / "d.db", sample_catalog, clock, pub, 1)
+    await scheduler.service.set_schedule(Chat("tg:-3"), "09:00", "Asia/Kolkata")
+    clock.set(datetime(2026, 5, 2, 3, 29, tzinfo=UTC))  # 08:59 in Kolkata
+    assert await scheduler.tick() == 0
+    clock.set(datetime(2026, 5, 2, 12, tzinfo=UTC))  # back at 17:30 local, same day
+    assert await scheduler.tick() == 1
+    assert await scheduler.tick() == 0
+    clock.set(datetime(2026, 5, 2, 18, 31, tzinfo=UTC))  # 00:01 next local day, before 09:00
+    assert await scheduler.tick() == 0
+    await store.close()
+
+
+async def test_schedule_set_after_todays_moment_starts_tomorrow(
+    sample_catalog: Catalog, tmp_path: Path
+) -> None:
+    clock = FakeClock(datetime(2026, 5, 1, 15, tzinfo=UTC))
+    pub = RecordingPublisher(clock)
+    store, scheduler = await boot(tmp_path / "d.db", sample_catalog, clock, pub, 1)
+    status = await scheduler.service.set_schedule(Chat("tg:-9"), "09:00")
+    assert status.next_post == datetime(2026, 5, 2, 9, tzinfo=UTC)
+    assert await scheduler.tick() == 0
+    await store.close()
+
+
+async def test_two_schedulers_on_one_database_post_once(
+    sample_catalog: Catalog, tmp_path: Path
+) -> None:
+    clock = FakeClock(datetime(2026, 5, 1, 6, tzinfo=UTC))
+    pub = RecordingPublisher(clock)
+    path = tmp_path / "shared.db"
+    one, first = await boot(path, sample_catalog, clock, pub, 1)
+    two, second = await boot(path, sample_catalog, clock, pub, 2)
+    for key, at, tz in SCHEDULES:
+        await first.service.set_schedule(Chat(key), at, tz)
+    for _ in range(6 * 24 * 3):  # three days in 10-minute steps, both processes racing
+        clock.advance(minutes=10)
+        await asyncio.gather(first.tick(), second.tick(), first.tick(), second.tick())
+    per_day = Counter((q.chat_key, local_day(q.chat_key, at)) for q, at in pub.posted)
+    assert max(per_day.values()) == 1
+    for key in ZONES:
+        days = sorted(d for (k, d) in per_day if k == key)
+        assert len(days) >= 3 and (days[-1] - days[0]).days + 1 == len(days), key
+    await one.close()
+    await two.close()
+
+
+async def test_claimed_but_unpublished_day_is_posted_again(
+    sample_catalog: Catalog, tmp_path: Path
+) -> None:
+    clock = FakeClock(datetime(2026, 5, 1, 6, tzinfo=UTC))
+    pub = RecordingPublisher(clock, failures=1)
+    store, scheduler = await boot(tmp_path / "d.db", sample_catalog, clock, pub, 1)
+    await scheduler.service.set_schedule(Chat("tg:-9"), "07:00")
+    clock.set(datetime(2026, 5, 1, 7, tzinfo=UTC))
+    assert await scheduler.tick() == 0  # the platform failed after the claim
+    clock.advance(minutes=1)
+    assert await scheduler.tick() == 0  # not yet: another process may still be posting
+    clock.advance(minutes=2)
+    assert await scheduler.tick() == 1
+    assert await scheduler.tick() == 0
+    assert len(pub.posted) == 1
+    await store.close()
+
+
+async def test_daily_pool_cycles_before_repeating(service: QuizService, clock: FakeClock) -> None:
+    await service.set_schedule(Chat("tg:-5"), "00:00")
+    seen = []
+    for _ in range(6):
+        clock.advance(days=1)
+        claimed = await service.claim_daily((await service.schedules())[0])
+        assert claimed is not None
+        seen.append(claimed[0].question_id)
+        # /quiz in between must not disturb the daily cycle
+        await service.ask(Chat("tg:-5"))
+    assert sorted(seen[:3]) == sorted(seen[3:]) == ["s-one", "s-three", "s-two"]
+
+
+async def test_bad_input_changes_nothing(service: QuizService) -> None:
+    chat = Chat("tg:-6")
+    await service.set_schedule(chat, "08:00", "Asia/Dhaka", "sample")
+    for args in (("25:00",), ("8am",), ("08:00", "Mars/Olympus"), ("08:00", None, "nope")):
+        with pytest.raises((ScheduleError, UnknownQuiz)):
+            await service.set_schedule(chat, *args)
+    status = await service.schedule_status(chat)
+    assert status is not None
+    assert (status.schedule.at, status.schedule.tz, status.schedule.selector) == (
+        time(8), "Asia/Dhaka", "sample")
+    assert await service.remove_schedule(chat) is True
+    assert await service.schedule_status(chat) is None
+
+
+def test_parsing() -> None:
+    assert parse_time("9:05") == time(9, 5) and parse_time("23.59") == time(23, 59)
+    assert parse_zone(None) == "UTC" and parse_zone("Asia/Kolkata") == "Asia/Kolkata"
+    with pytest.raises(ScheduleError, match="HH:MM"):
+        parse_time("24:00")
+
+
+def test_dst_gap_and_fold_give_one_moment() -> None:
+    ny = Schedule("tg:-1", time(2, 30), "America/New_York")
+    gap = ny.moment(date(2026, 3, 8))  # 02:30 does not exist that night
+    assert gap.astimezone(ny.zone).hour == 3
+    london = Schedule("tg:-2", time(1, 30), "Europe/London")
+    fold = london.moment(date(2026, 10, 25))  # 01:30 happens twice
+    assert fold == datetime(2026, 10, 25, 0, 30, tzinfo=UTC)  # the first, BST
+
+
+def test_day_streaks() -> None:
+    d = date(2026, 1, 10)
+    days = [d, d + timedelta(1), d + timedelta(2), d + timedelta(5), d + timedelta(6)]
+    assert day_streaks(days, d + timedelta(6)) == (2, 3)
+    assert day_streaks(days, d + timedelta(7)) == (2, 3)  # today's may still be open
+    assert day_streaks(days, d + timedelta(8)) == (0, 3)  # a missed day breaks it
+    assert day_streaks([], None) == (0, 0)
+
+
+async def test_day_streaks_across_zones_in_stats(service: QuizService, clock: FakeClock) -> None:
+    ada, bo = Person("tg:1", "Ada"), Person("tg:2", "Bo")
+    kolkata, new_york = Chat("tg:-7"), Chat("tg:-8")
+    clock.set(datetime(2026, 6, 1, 1, tzinfo=UTC))
+    await service.set_schedule(kolkata, "00:30", "Asia/Kolkata")  # 19:00 UTC the day before
+    await service.set_schedule(new_york, "20:00", "America/New_York")  # 00:00 UTC
+    plan = {  # per round: Ada in Kolkata, Bo in New York; None = did not answer
+        ada.key: [True, True, None, True, True],
+        bo.key: [True, True, True, False, True],
+    }
+    for day in range(5):
+        clock.set(datetime(2026, 6, 2 + day, 1, tzinfo=UTC))
+        for schedule in await service.schedules():
+            claimed = await service.claim_daily(schedule)
+            assert claimed is not None
+            q = claimed[0]
+            person = ada if schedule.chat_key == kolkata.key else bo
+            right = plan[person.key][day]
+            if right is not None:
+                await service.answer(q.post_id, person, q.correct if right else (q.correct + 1) % 3)
+    ada_stats, bo_stats = await service.stats(ada), await service.stats(bo)
+    assert (ada_stats.day_streak, ada_stats.best_day_streak) == (2, 2)  # missed a day
+    assert (bo_stats.day_streak, bo_stats.best_day_streak) == (1, 3)  # wrong on a day
