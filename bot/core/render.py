@@ -17,6 +17,7 @@ from bot.core.models import (
     PostSummary,
     QuizInfo,
     RunSummary,
+    ScheduleStatus,
     ShownQuestion,
 )
 from bot.i18n import Translator, _
@@ -215,3 +216,28 @@ def help_text(t: Translator) -> str:
         t.gettext("/lang <en|bn|hi> — your language"),
         t.gettext("/daily HH:MM [Time/Zone] [quiz] — a question every day (admins)"),
     ])
+
+
+def schedule_status_text(status: ScheduleStatus, t: Translator) -> str:
+    """A chat's daily schedule and its next post, in the schedule's own time zone.
+
+    Shared by the adapters' status replies; the commands to change it differ per platform.
+    """
+    from babel.dates import format_skeleton
+
+    schedule = status.schedule
+    when = status.next_post.astimezone(schedule.zone)
+    lines = [
+        # i18n: {time} is HH:MM, {zone} an IANA name such as Asia/Kolkata (keep both as is)
+        t.gettext("📅 A daily question at {time} ({zone}).",
+                  time=f"{schedule.at:%H:%M}", zone=schedule.tz),
+        t.gettext("Quiz or topic: {name}", name=schedule.selector) if schedule.selector
+        else t.gettext("Quiz or topic: all quizzes"),
+        t.ngettext("Open for {n} minute", "Open for {n} minutes", schedule.open_minutes)
+        if schedule.open_minutes else t.gettext("Open until the next daily question"),
+        # i18n: {date} is a localised date such as "Mon, Mar 2, 2026"; {time} is HH:MM
+        t.gettext("Next question: {date}, {time}",
+                  date=format_skeleton("yMMMEd", when, tzinfo=schedule.zone, locale=t.locale),
+                  time=f"{when:%H:%M}"),
+    ]
+    return "\n".join(lines)
