@@ -27,7 +27,7 @@ from bot.adapters.discord.identity import (
 from bot.adapters.discord.replies import Reply, respond
 from bot.content.limits import DC_CHOICE_NAME
 from bot.core import render
-from bot.core.models import Chat, Period, Person, UnknownQuiz
+from bot.core.models import Chat, Period, Person
 from bot.i18n import LANGUAGE_NAMES, translator
 
 if TYPE_CHECKING:
@@ -135,22 +135,13 @@ async def _quiz_choices(interaction: discord.Interaction, current: str) -> list[
     return choices[:AUTOCOMPLETE_MAX]
 
 
-def _check_selector(client: QuizClient, selector: str) -> None:
-    """Refuse an unknown quiz before anything else happens (a new question closes the old one).
-    The same rule as QuizService._select: a quiz id or a tag."""
-    key = selector.strip().lower()
-    quizzes = client.service.quizzes()
-    if not any(key == q.id or key in q.tags for q in quizzes):
-        raise UnknownQuiz(selector, quizzes)
-
-
 async def _public_question(
     interaction: discord.Interaction, person: Person, chat: Chat, selector: str | None
 ) -> None:
     client = client_of(interaction)
     service = client.service
-    if selector:
-        _check_selector(client, selector)
+    # refuse an unknown quiz before anything else happens (a new question closes the old one)
+    service.check_selector(selector)
 
     async def work() -> Reply:
         locale = await chat_wide_locale(service, interaction)

@@ -111,11 +111,11 @@ class ChannelPublisher:
             self._live.pop(post_id, None)
 
     async def _edit_count(self, post_id: int, chat_key: str, message_id: int) -> None:
-        post = await self.service.storage.get_post(post_id)
-        if post is None or post.closed_at is not None:
-            return  # the closing edit shows the final numbers
-        summary = await self.service.summary(post, post.locale)
-        embed = question_embed(summary.question, translator(post.locale), answered=summary.answered)
+        answered = await self.service.live_count(post_id)
+        question = await self.service.show(post_id) if answered is not None else None
+        if answered is None or question is None:
+            return  # closed: the closing edit shows the final numbers
+        embed = question_embed(question, translator(question.locale), answered=answered)
         await self._channel(chat_key).get_partial_message(message_id).edit(embed=embed)
 
     async def _stop_live(self, post_id: int) -> None:
