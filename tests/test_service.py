@@ -263,3 +263,20 @@ async def test_live_count_and_selector_check(service: QuizService) -> None:
     service.check_selector("basics")
     with pytest.raises(UnknownQuiz):
         service.check_selector("unknown")
+
+
+async def test_post_whose_question_left_the_content(
+    sample_catalog: Catalog, tmp_path: Path, clock: FakeClock
+) -> None:
+    async with SqliteStorage(tmp_path / "c.db") as store:
+        service = QuizService(sample_catalog, store, clock)
+        q = await service.ask(GROUP, "sample")
+        sample = sample_catalog.quizzes["sample"]
+        trimmed = sample.model_copy(
+            update={"questions": [x for x in sample.questions if x.id != q.question_id]}
+        )
+        changed = Catalog({"sample": trimmed})
+        service = QuizService(changed, store, clock)  # a restart with edited content
+        assert (await service.answer(q.post_id, ADA, 0)).status is AnswerStatus.UNKNOWN_POST
+        assert await service.show(q.post_id) is None
+        assert await service.close(q.post_id) is None

@@ -107,7 +107,10 @@ class Quiz(BaseModel):
         return questions
 
     def question(self, question_id: str) -> Question:
-        return next(q for q in self.questions if q.id == question_id)
+        for q in self.questions:
+            if q.id == question_id:
+                return q
+        raise KeyError(f"quiz {self.id!r} has no question {question_id!r}")
 
     def export(self) -> dict[str, Any]:
         """The documented JSON export shape."""

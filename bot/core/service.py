@@ -208,9 +208,19 @@ class QuizService:
     async def show(self, post_id: int, locale: str | None = None) -> ShownQuestion | None:
         """Render an existing post again (another language, or after a restart)."""
         post = await self.storage.get_post(post_id)
-        if post is None or post.quiz_id not in self.catalog.quizzes:
+        if post is None or self._question_of(post) is None:
             return None
         return self._render(post, locale or post.locale)
+
+    def _question_of(self, post: PostRecord | None) -> Question | None:
+        """The post's question, unless the content changed under it since it was posted."""
+        if post is None or (quiz := self.catalog.get(post.quiz_id)) is None:
+            return None
+        try:
+            question = quiz.question(post.question_id)
+        except KeyError:
+            return None
+        return question if len(question.options) == len(post.order) else None
 
     async def live_count(self, post_id: int) -> int | None:
         """Answers so far on an open post; None once it is closed or unknown."""
@@ -233,11 +243,8 @@ class QuizService:
     ) -> AnswerResult:
         """Record `person`'s answer; return only after it is committed."""
         post = await self.storage.get_post(post_id)
-        if post is None or post.quiz_id not in self.catalog.quizzes:
-            return AnswerResult(AnswerStatus.UNKNOWN_POST, post_id)
-        try:
-            question = self.catalog.question(post.quiz_id, post.question_id)
-        except StopIteration:
+        question = self._question_of(post)
+        if post is None or question is None:
             return AnswerResult(AnswerStatus.UNKNOWN_POST, post_id)
         locale = locale or await self.resolve_locale(person)
         if not 0 <= shown_option < len(post.order):
@@ -307,6 +314,8 @@ class QuizService:
         post = await self.storage.get_post(post_id)
         if post is None or not await self.storage.close_post(post_id, self.clock.now()):
             return None
+        if self._question_of(post) is None:
+            return None  # its question left the content: nothing left to summarise
         return await self.summary(post, locale or post.locale)
 
     async def summary(self, post: PostRecord, locale: str) -> PostSummary:
@@ -581,7 +590,7 @@ class QuizService:
                 continue
             try:
                 question = quiz.question(question_id)
-            except StopIteration:
+            except KeyError:
                 continue
             missed.append(self._missed(quiz, question, None, locale))
         return missed[:limit]
