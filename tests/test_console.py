@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from tests.conftest import SAMPLE_PACKS
@@ -108,3 +110,25 @@ def test_broken_content_is_refused_with_file_and_line(tmp_path: Path) -> None:
     proc = play(tmp_path / "c.db", "", "play", content=bad)
     assert proc.returncode == 1
     assert f"{bad / 'x.yaml'}:3" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_ctrl_c_leaves_cleanly_with_progress_saved(tmp_path: Path) -> None:
+    db, log = tmp_path / "c.db", tmp_path / "out.txt"
+    env = {**os.environ, "QUIZBOT_DATABASE": str(db), "QUIZBOT_CONTENT_DIR": str(SAMPLE_PACKS)}
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "bot", "play", "--quiz", "sample", "--name", "eve"],
+            stdin=subprocess.PIPE, stdout=out, stderr=subprocess.PIPE, text=True, env=env,
+        )
+        assert proc.stdin is not None
+        proc.stdin.write("A\n")
+        proc.stdin.flush()
+        deadline = time.monotonic() + 30
+        while "question 2 of 3" not in log.read_text() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert "Progress saved" in err and "Traceback" not in err
+    stats = play(db, "", "stats", "--name", "eve")
+    assert "1 question answered" in stats.stdout
