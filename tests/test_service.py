@@ -280,3 +280,19 @@ async def test_post_whose_question_left_the_content(
         assert (await service.answer(q.post_id, ADA, 0)).status is AnswerStatus.UNKNOWN_POST
         assert await service.show(q.post_id) is None
         assert await service.close(q.post_id) is None
+
+
+async def test_unconfirmed_summary_is_offered_again(service: QuizService, clock: FakeClock) -> None:
+    q = await service.ask(GROUP)
+    quiet = await service.ask(Chat("tg:-200"))
+    summary = await service.close(q.post_id)
+    assert summary is not None
+    assert await service.close(quiet.post_id, quiet=True) is None
+    assert await service.unposted_summaries("tg:") == []  # still within the grace period
+    clock.advance(31)
+    assert [s.post_id for s in await service.unposted_summaries("tg:")] == [q.post_id]
+    assert await service.unposted_summaries("dc:") == []
+    await service.summary_posted(q.post_id)
+    assert await service.unposted_summaries("tg:") == []
+    clock.advance(hours=7)
+    assert await service.unposted_summaries("tg:") == []

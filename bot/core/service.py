@@ -309,14 +309,39 @@ class QuizService:
         )
 
     # closing ---------------------------------------------------------------------------
-    async def close(self, post_id: int, locale: str | None = None) -> PostSummary | None:
-        """Close a post; only the call that closed it gets the summary (post it once)."""
+    async def close(
+        self, post_id: int, locale: str | None = None, *, quiet: bool = False
+    ) -> PostSummary | None:
+        """Close a post; only the call that closed it gets the summary (post it once, then
+        call summary_posted). `quiet` closes it with no summary due."""
         post = await self.storage.get_post(post_id)
-        if post is None or not await self.storage.close_post(post_id, self.clock.now()):
+        if post is None or not await self.storage.close_post(post_id, self.clock.now(), quiet):
             return None
-        if self._question_of(post) is None:
-            return None  # its question left the content: nothing left to summarise
+        if quiet or self._question_of(post) is None:
+            if not quiet:  # its question left the content: nothing left to summarise
+                await self.storage.mark_summary_posted(post_id, self.clock.now())
+            return None
         return await self.summary(post, locale or post.locale)
+
+    async def summary_posted(self, post_id: int) -> None:
+        """The platform took the summary: it is not retried."""
+        await self.storage.mark_summary_posted(post_id, self.clock.now())
+
+    async def unposted_summaries(
+        self,
+        chat_prefix: str = "",
+        grace: timedelta = timedelta(seconds=30),
+        window: timedelta = timedelta(hours=6),
+    ) -> list[PostSummary]:
+        """Summaries closed between `window` and `grace` ago that no adapter confirmed
+        (the platform failed after the post was closed); adapters post them again."""
+        now = self.clock.now()
+        posts = await self.storage.unposted_summaries(now - window, now - grace)
+        return [
+            await self.summary(p, p.locale)
+            for p in posts
+            if p.chat_key.startswith(chat_prefix) and self._question_of(p) is not None
+        ]
 
     async def summary(self, post: PostRecord, locale: str) -> PostSummary:
         answers = await self.storage.answers_for_post(post.id)

@@ -129,4 +129,11 @@ MIGRATIONS: list[str] = [
     CREATE UNIQUE INDEX daily_posts_post ON daily_posts(post_id);
     CREATE INDEX posts_kind ON posts(chat_key, kind);
     """,
+    # 3: a summary is marked posted once the platform took it, so a failed post is retried
+    """
+    ALTER TABLE posts ADD COLUMN summary_posted_at INTEGER;
+    UPDATE posts SET summary_posted_at = closed_at WHERE closed_at IS NOT NULL;
+    CREATE INDEX posts_unsummarised ON posts(closed_at)
+        WHERE closed_at IS NOT NULL AND summary_posted_at IS NULL;
+    """,
 ]

@@ -359,17 +359,37 @@ class SqliteStorage:
         )
         return tuple(r["ref"] for r in rows)
 
-    async def close_post(self, post_id: int, when: datetime) -> bool:
+    async def close_post(self, post_id: int, when: datetime, quiet: bool = False) -> bool:
         async def op(db: aiosqlite.Connection) -> bool:
             cur = await db.execute(
-                "UPDATE posts SET closed_at=? WHERE id=? AND closed_at IS NULL",
-                (to_ms(when), post_id),
+                "UPDATE posts SET closed_at=?, summary_posted_at=? "
+                "WHERE id=? AND closed_at IS NULL",
+                (to_ms(when), to_ms(when) if quiet else None, post_id),
             )
             return cur.rowcount == 1
 
         closed = await self._write(op)
         self._posts.pop(post_id, None)
         return closed
+
+    async def mark_summary_posted(self, post_id: int, when: datetime) -> None:
+        async def op(db: aiosqlite.Connection) -> None:
+            await db.execute(
+                "UPDATE posts SET summary_posted_at=? WHERE id=? AND summary_posted_at IS NULL",
+                (to_ms(when), post_id),
+            )
+
+        await self._write(op)
+
+    async def unposted_summaries(
+        self, closed_after: datetime, closed_before: datetime
+    ) -> list[PostRecord]:
+        rows = await self._fetchall(
+            "SELECT * FROM posts WHERE closed_at IS NOT NULL AND summary_posted_at IS NULL"
+            " AND closed_at>? AND closed_at<=? AND run_id IS NULL ORDER BY id",
+            (to_ms(closed_after), to_ms(closed_before)),
+        )
+        return [_post(r) for r in rows]
 
     async def open_posts(
         self, chat_key: str | None = None, due_before: datetime | None = None,
