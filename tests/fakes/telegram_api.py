@@ -30,6 +30,10 @@ from aiohttp import web
 
 TOKEN = "123456789:AAF-fake-token_for_tests-only"
 
+# Messages from a group's anonymous admins come from this bot, with sender_chat = the group.
+ANONYMOUS_ADMIN = {"id": 1087968824, "is_bot": True, "first_name": "Group",
+                   "username": "GroupAnonymousBot"}
+
 # Parameters that are free text or string ids: never JSON-decode them.
 STRING_PARAMS = frozenset({
     "text", "question", "explanation", "caption", "description", "title", "callback_query_id",
@@ -251,12 +255,20 @@ class FakeTelegramAPI:
         self.messages[(chat["id"], message["message_id"])] = message
         return message
 
-    def command(self, chat: dict[str, Any], user: dict[str, Any] | None, text: str) -> int:
-        """A user (or, with user=None in a channel, the channel) sends a command."""
+    def command(
+        self, chat: dict[str, Any], user: dict[str, Any] | None, text: str, *,
+        anonymous_admin: bool = False,
+    ) -> int:
+        """A user (or, with user=None in a channel, the channel) sends a command. An anonymous
+        admin's command comes from @GroupAnonymousBot on behalf of the group."""
         entity = {"type": "bot_command", "offset": 0, "length": len(text.split()[0])}
         if chat["type"] == "channel":
             message = self._new_message(chat, sender_chat=chat, text=text, entities=[entity])
             return self.push("channel_post", message)
+        if anonymous_admin:
+            message = self._new_message(chat, sender_chat=chat, text=text, entities=[entity],
+                                        **{"from": ANONYMOUS_ADMIN})
+            return self.push("message", message)
         message = self._new_message(chat, text=text, entities=[entity], **{"from": user})
         return self.push("message", message)
 

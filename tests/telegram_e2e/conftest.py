@@ -89,8 +89,10 @@ class Harness:
         await self.settle()
 
     # shortcuts ---------------------------------------------------------------------------
-    async def command(self, chat: dict[str, Any], user: dict[str, Any] | None, text: str) -> None:
-        await self.send(self.fake.command(chat, user, text))
+    async def command(
+        self, chat: dict[str, Any], user: dict[str, Any] | None, text: str, **kwargs: Any
+    ) -> None:
+        await self.send(self.fake.command(chat, user, text, **kwargs))
 
     async def answer(self, poll: Call, user: dict[str, Any], option: int) -> None:
         await self.send(self.fake.answer_poll(poll.result["poll"]["id"], user, [option]))

@@ -7,7 +7,7 @@ import contextlib
 import logging
 
 from telegram import Update
-from telegram.error import TelegramError
+from telegram.error import BadRequest, Forbidden, TelegramError
 from telegram.ext import Application
 
 from bot.adapters.telegram.app import build_application, register_commands
@@ -15,7 +15,7 @@ from bot.adapters.telegram.handlers import Handlers
 from bot.adapters.telegram.identity import PREFIX
 from bot.adapters.telegram.logs import protect_token
 from bot.adapters.telegram.publish import Poster
-from bot.core.models import PostSummary, ShownQuestion
+from bot.core.models import Chat, PostSummary, ShownQuestion
 from bot.core.service import QuizService
 from bot.settings import Settings
 
@@ -86,7 +86,22 @@ class TelegramAdapter:
             self._app = self._poster = None
 
     async def post_question(self, question: ShownQuestion) -> None:
-        await self.poster.question(question)
+        """Post a question the core created on its own (the daily question): a quiz poll in a
+        group or private chat, a button message in a channel, as /quiz would.
+
+        If the chat is gone for good (the bot was removed or blocked, the chat deleted), the
+        chat's schedule is removed and the question closed: retrying every few minutes for
+        ever would only fill the log. Other errors propagate, and the scheduler retries."""
+        try:
+            await self.poster.question(question)
+        except (Forbidden, BadRequest) as exc:
+            if isinstance(exc, BadRequest) and "chat not found" not in exc.message.lower():
+                raise
+            chat = Chat(question.chat_key)
+            removed = await self.service.remove_schedule(chat)
+            await self.service.close(question.post_id)
+            log.warning("cannot post in %s any more (%s); %s", question.chat_key, exc.message,
+                        "its daily question is turned off" if removed else "question dropped")
 
     async def post_summary(self, summary: PostSummary) -> None:
         await self.poster.summary(summary)

@@ -14,7 +14,7 @@ from telegram.ext import AIORateLimiter, Application, Defaults
 from telegram.warnings import PTBDeprecationWarning
 
 from bot.content.schema import DEFAULT_LOCALE, LOCALES
-from bot.i18n import _, catalog_path, translator
+from bot.i18n import _, translator
 from bot.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -29,6 +29,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("stats", _("Your answers, accuracy and streaks")),
     ("review", _("Questions you missed")),
     ("lang", _("Your language: /lang en|bn|hi")),
+    ("daily", _("A question every day: /daily HH:MM [Time/Zone] [quiz]")),
     ("help", _("What this bot does and how to use it")),
     ("start", _("Start here")),
 )
@@ -112,10 +113,11 @@ def build_application(settings: Settings, token: str) -> Application:  # type: i
 
 
 async def register_commands(bot: Bot) -> None:
-    """The command menu in English, and in each language that has a catalog."""
+    """The command menu once per language: English as the default for every other language
+    (language_code ""), then one list per supported language, shown to people whose Telegram
+    is set to it. A description missing from a catalog falls back to English, so every
+    language gets its list even before its catalog is complete."""
     for locale in LOCALES:
-        if locale != DEFAULT_LOCALE and not catalog_path(locale).exists():
-            continue
         t = translator(locale)
         await bot.set_my_commands(
             [BotCommand(name, t.gettext(description)) for name, description in COMMANDS],

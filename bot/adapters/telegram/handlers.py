@@ -12,7 +12,7 @@ from datetime import timedelta
 
 import telegram
 from telegram import Update
-from telegram.constants import ChatMemberStatus, ChatType
+from telegram.constants import ChatType
 from telegram.error import TelegramError
 from telegram.ext import (
     Application,
@@ -23,6 +23,8 @@ from telegram.ext import (
     filters,
 )
 
+from bot.adapters.telegram import daily
+from bot.adapters.telegram.admins import AdminCheck
 from bot.adapters.telegram.callback_data import parse_answer
 from bot.adapters.telegram.concurrency import KeyedLocks, RecentKeys
 from bot.adapters.telegram.identity import (
@@ -46,6 +48,7 @@ from bot.core.models import (
     ShownQuestion,
     UnknownQuiz,
 )
+from bot.core.schedule import ScheduleError
 from bot.core.service import QuizService, UnsupportedLocale
 from bot.i18n import LANGUAGE_NAMES, Translator, normalize, translator
 from bot.settings import Settings
@@ -83,6 +86,7 @@ class Handlers:
         self.poster = poster
         self._locks = KeyedLocks()
         self._seen = RecentKeys()
+        self.admins = AdminCheck()
 
     def register(self, app: Application) -> None:  # type: ignore[type-arg]
         commands = {
@@ -92,6 +96,7 @@ class Handlers:
             ("stats",): self.stats,
             ("review",): self.review,
             ("lang",): self.lang,
+            ("daily",): self.daily,
         }
         for names, callback in commands.items():
             app.add_handler(CommandHandler(names, callback, filters=COMMAND_UPDATES))
@@ -124,8 +129,11 @@ class Handlers:
         return translator(await self.service.resolve_locale(inv.person, inv.chat))
 
     def _is_known_selector(self, selector: str) -> bool:
-        key = selector.strip().lower()
-        return any(q.id == key or key in q.tags for q in self.service.quizzes())
+        try:
+            self.service.check_selector(selector)
+        except UnknownQuiz:
+            return False
+        return True
 
     def _is_quiz_id(self, selector: str) -> bool:
         key = selector.strip().lower()
@@ -173,7 +181,8 @@ class Handlers:
     async def _group_quiz(
         self, inv: Invocation, selector: str | None, buttons: bool | None, t: Translator
     ) -> None:
-        await self._post_summaries(await self.service.close_open(inv.chat))
+        # A new /quiz replaces the previous /quiz; the daily question stays open until the next.
+        await self._post_summaries(await self.service.close_open(inv.chat, kind="quiz"))
         shown = await self.service.ask(
             inv.chat, selector, locale=t.locale,
             open_for=timedelta(seconds=self.settings.quizbot_question_seconds),
@@ -193,7 +202,7 @@ class Handlers:
             except NoActiveRun:
                 shown = None
         if shown is None:
-            await self._post_summaries(await self.service.close_open(inv.chat))
+            await self._post_summaries(await self.service.close_open(inv.chat, kind="quiz"))
             if selector is not None and self._is_quiz_id(selector):
                 shown = await self.service.start_run(person, inv.chat, selector, locale=t.locale)
             else:
@@ -242,15 +251,7 @@ class Handlers:
             return
         t = await self._personal_translator(inv)
         if not args or inv.person is None:
-            lines = [
-                t.gettext("Your language: {name}.", name=LANGUAGE_NAMES[t.locale]),
-                t.gettext("Change it with /lang en, /lang bn or /lang hi; /lang auto follows "
-                          "your Telegram language."),
-            ]
-            if inv.is_group:
-                lines.append(t.gettext("Group admins: /lang chat <code> sets the group's "
-                                       "language."))
-            await inv.reply("\n".join(lines))
+            await inv.reply(await self._lang_status(inv, t))
             return
         try:
             chosen = await self.service.set_person_locale(inv.person, args[0])
@@ -265,12 +266,29 @@ class Handlers:
             await inv.reply(t.gettext("Your language is now {name}.",
                                       name=LANGUAGE_NAMES[chosen]))
 
+    async def _lang_status(self, inv: Invocation, t: Translator) -> str:
+        choices = ", ".join(f"{code} — {name}" for code, name in LANGUAGE_NAMES.items())
+        lines = [
+            t.gettext("Your language: {name}.", name=LANGUAGE_NAMES[t.locale]),
+            t.gettext("Languages: {choices}", choices=choices),
+            t.gettext("Change it with /lang en, /lang bn or /lang hi; /lang auto follows "
+                      "your Telegram language."),
+        ]
+        if not inv.chat.is_private:
+            chat_locale = await self.service.chat_locale(inv.chat)
+            lines.append(t.gettext("This chat's language (polls, summaries, leaderboards): "
+                                   "{name}.", name=LANGUAGE_NAMES[chat_locale]))
+        if inv.is_group:
+            lines.append(t.gettext("Group admins: /lang chat <code> sets the group's "
+                                   "language."))
+        return "\n".join(lines)
+
     async def _chat_lang(self, inv: Invocation, code: str | None) -> None:
         t = await self._personal_translator(inv)
         if code is None:
             await inv.reply(t.gettext("Usage: /lang chat <en|bn|hi|auto>"))
             return
-        if not await self._is_admin(inv):
+        if not await self.admins.may_manage(inv.message):
             await inv.reply(t.gettext("Only the group's admins can change its language."))
             return
         try:
@@ -285,22 +303,75 @@ class Handlers:
             await inv.reply(t.gettext("This chat's language is now {name}.",
                                       name=LANGUAGE_NAMES[chosen]))
 
-    async def _is_admin(self, inv: Invocation) -> bool:
-        if not inv.is_group:
-            return True  # a private chat is the person's own; only admins post in channels
-        sender_chat = inv.message.sender_chat
-        if sender_chat is not None and sender_chat.id == inv.tg_chat.id:
-            return True  # an anonymous admin, posting as the group
-        user = inv.message.from_user
-        if user is None:
-            return False
-        member = await inv.message.get_bot().get_chat_member(inv.tg_chat.id, user.id)
-        return member.status in (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR)
-
     @staticmethod
     def _unsupported(exc: UnsupportedLocale, t: Translator) -> str:
         return t.gettext("I don't speak “{code}”. Choose one of: {choices}.",
                          code=exc.code, choices=", ".join(LANGUAGE_NAMES))
+
+    # /daily ----------------------------------------------------------------------------
+    async def daily(self, update: Update, context: Context) -> None:
+        """/daily shows the schedule (anyone); /daily HH:MM [Time/Zone] [quiz] and /daily off
+        change it (the chat's admins; in a private chat, the person)."""
+        if (inv := self._invocation(update, context)) is None:
+            return
+        t = await self._chat_translator(inv)
+        if not inv.args:
+            await inv.reply(await self._daily_status(inv, t))
+            return
+        mine = await self._personal_translator(inv) if inv.person is not None else t
+        if not await self.admins.may_manage(inv.message):
+            await inv.reply(mine.gettext(
+                "Only the group's admins can change its daily question."
+            ) + "\n" + mine.gettext("/daily shows it."))
+            return
+        async with self._locks(inv.chat.key):
+            if inv.args[0].lower() in daily.OFF_WORDS:
+                await self._daily_off(inv, t)
+                return
+            parsed = daily.parse_daily(inv.args, self._is_known_selector)
+            if isinstance(parsed, daily.UnknownSelector):
+                await inv.reply(render.unknown_quiz_text(
+                    parsed.text, self.service.quizzes(mine.locale), mine
+                ))
+                return
+            if not isinstance(parsed, daily.DailyRequest):
+                await inv.reply(daily.problem_text(parsed, mine))
+                return
+            try:
+                status = await self.service.set_schedule(
+                    inv.chat, parsed.at, parsed.zone, parsed.selector, by=inv.person
+                )
+            except UnknownQuiz as exc:
+                await inv.reply(render.unknown_quiz_text(exc.selector, exc.available, mine))
+                return
+            except ScheduleError as exc:
+                await inv.reply(str(exc))
+                return
+        log.info("daily question in %s set to %s %s (%s) by %s", inv.chat.key,
+                 status.schedule.at, status.schedule.tz, status.schedule.selector,
+                 inv.person.key if inv.person else "the channel")
+        await inv.reply(t.gettext("Done: this chat gets a daily question.") + "\n"
+                        + render.schedule_status_text(status, t))
+
+    async def _daily_status(self, inv: Invocation, t: Translator) -> str:
+        status = await self.service.schedule_status(inv.chat)
+        if status is None:
+            text = t.gettext("This chat has no daily question.")
+        else:
+            text = render.schedule_status_text(status, t)
+        if inv.is_group:
+            text += "\n" + t.gettext("Only the group's admins can change it.")
+        return text + "\n\n" + daily.usage_text(t)
+
+    async def _daily_off(self, inv: Invocation, t: Translator) -> None:
+        if not await self.service.remove_schedule(inv.chat):
+            await inv.reply(t.gettext("This chat has no daily question."))
+            return
+        log.info("daily question in %s turned off by %s", inv.chat.key,
+                 inv.person.key if inv.person else "the channel")
+        await inv.reply(t.gettext("The daily question is off."))
+        # Nothing else would ever close the last one: close it now, with its summary.
+        await self._post_summaries(await self.service.close_open(inv.chat, kind="daily"))
 
     # answers ---------------------------------------------------------------------------
     async def poll_answer(self, update: Update, context: Context) -> None:
