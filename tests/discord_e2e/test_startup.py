@@ -10,9 +10,9 @@ import pytest
 from bot.adapters.discord import DiscordAdapter
 from bot.core.service import QuizService
 from tests.discord_e2e.conftest import StartBot
-from tests.fakes.discord_api import TOKEN, FakeDiscord, User
+from tests.fakes.discord_api import MANAGE_GUILD, TOKEN, FakeDiscord, User
 
-COMMANDS = {"quiz", "leaderboard", "stats", "review", "lang"}
+COMMANDS = {"quiz", "leaderboard", "stats", "review", "lang", "daily"}
 
 
 async def test_start_registers_slash_commands_globally(
@@ -29,6 +29,18 @@ async def test_start_registers_slash_commands_globally(
     assert [c["value"] for c in period["choices"]] == ["day", "week", "all"]
     # /lang scope:me is for everyone: the command is not hidden, the channel scope is checked
     assert commands["lang"].get("default_member_permissions") is None
+    # /daily is hidden from members without Manage Server by default (the group carries it:
+    # Discord ignores it on subcommands); set and off check it again when they run
+    daily = commands["daily"]
+    assert int(daily["default_member_permissions"]) == MANAGE_GUILD
+    subcommands = {o["name"]: o for o in daily["options"]}
+    assert set(subcommands) == {"set", "off", "status"}
+    assert all("default_member_permissions" not in o for o in subcommands.values())
+    set_options = {o["name"]: o for o in subcommands["set"]["options"]}
+    assert set_options["time"]["required"] is True
+    assert set_options["timezone"]["autocomplete"] and set_options["quiz"]["autocomplete"]
+    assert (set_options["minutes"]["min_value"], set_options["minutes"]["max_value"]) == \
+        (1, 1440)
     assert not fake.find("PUT", r"/applications/\d+/guilds/\d+/commands")
     assert fake.identify_tokens == [TOKEN]
     assert bot.client is not None and bot.client.is_ready()

@@ -49,6 +49,24 @@ CHANNEL_MESSAGE, DEFERRED_MESSAGE, DEFERRED_UPDATE, UPDATE_MESSAGE, AUTOCOMPLETE
     4, 5, 6, 7, 8
 )
 OPTION_TYPES = {str: 3, int: 4, bool: 5, float: 10}
+SUB_COMMAND, SUB_COMMAND_GROUP = 1, 2
+
+# The locales Discord accepts as keys of name_localizations / description_localizations
+# (discord-api-docs reference.mdx "Locales"). There is no Bengali.
+DISCORD_LOCALES = frozenset({
+    "id", "da", "de", "en-GB", "en-US", "es-ES", "es-419", "fr", "hr", "it", "lt", "hu", "nl",
+    "no", "pl", "pt-BR", "ro", "fi", "sv-SE", "vi", "tr", "cs", "el", "bg", "ru", "uk", "hi",
+    "th", "zh-CN", "ja", "zh-TW", "ko",
+})
+
+
+def valid_name(name: Any) -> bool:
+    """Discord's ^[-_'\\p{L}\\p{N}\\p{sc=Deva}\\p{sc=Thai}]{1,32}$, lowercase where a lowercase
+    form exists (application-commands.mdx), approximated without the `regex` module."""
+    return isinstance(name, str) and 1 <= len(name) <= 32 and name == name.lower() and all(
+        ch in "-_'" or ch.isalnum() or "\u0900" <= ch <= "\u097f" or "\u0e00" <= ch <= "\u0e7f"
+        for ch in name
+    )
 
 
 class ApiError(Exception):
@@ -346,16 +364,21 @@ class FakeDiscord:
 
     def _command_data(self, name: str, options: dict[str, Any], focused: str | None,
                       guild: bool) -> dict[str, Any]:
+        """`name` is a command, or a group and its subcommand ("daily set"): Discord nests a
+        subcommand's options inside a SUB_COMMAND option."""
+        top, _, sub = name.partition(" ")
         registered = self.commands.get(self.guild_id if guild else None, []) + \
             self.commands.get(None, [])
-        command = next((c for c in registered if c["name"] == name), None)
+        command = next((c for c in registered if c["name"] == top), None)
+        values = [
+            {"name": key, "type": OPTION_TYPES[type(value)], "value": value}
+            | ({"focused": True} if key == focused else {})
+            for key, value in options.items()
+        ]
         data: dict[str, Any] = {
-            "id": command["id"] if command else str(self.new_id()), "name": name, "type": 1,
-            "options": [
-                {"name": key, "type": OPTION_TYPES[type(value)], "value": value}
-                | ({"focused": True} if key == focused else {})
-                for key, value in options.items()
-            ],
+            "id": command["id"] if command else str(self.new_id()), "name": top, "type": 1,
+            "options": [{"name": sub, "type": SUB_COMMAND, "options": values}] if sub
+            else values,
         }
         if command and command.get("guild_id"):
             data["guild_id"] = command["guild_id"]
@@ -548,12 +571,44 @@ class FakeDiscord:
         raise ApiError(404, f"404: Not Found ({m} {p} is not faked)", 0)
 
     def _command(self, data: dict[str, Any], guild: int | None) -> dict[str, Any]:
-        if not 1 <= len(data.get("description", "")) <= 100:
-            raise invalid_form("command description must be 1-100 characters")
+        self._validate_command(data, data.get("name", "?"))
         return data | {
             "id": str(self.new_id()), "application_id": str(self.app_id), "version": "1",
             "guild_id": str(guild) if guild else None, "type": data.get("type", 1),
         }
+
+    def _validate_command(self, item: dict[str, Any], where: str) -> None:
+        """A command or option as Discord checks it: names, descriptions, choices and their
+        localisations (application-commands.mdx), answered 400 like an invalid form."""
+        if not valid_name(item.get("name")):
+            raise invalid_form(f"{where}: invalid name {item.get('name')!r}")
+        if not 1 <= len(item.get("description") or "") <= 100:
+            raise invalid_form(f"{where}: description must be 1-100 characters")
+        self._validate_localizations(item, where, name_rule=True)
+        options = item.get("options") or []
+        if len(options) > 25:
+            raise invalid_form(f"{where}: at most 25 options")
+        for option in options:
+            self._validate_command(option, f"{where}.{option.get('name')}")
+        choices = item.get("choices") or []
+        if len(choices) > 25:
+            raise invalid_form(f"{where}: at most 25 choices")
+        for choice in choices:
+            if not 1 <= len(choice.get("name") or "") <= 100:
+                raise invalid_form(f"{where}: choice names must be 1-100 characters")
+            self._validate_localizations(choice, f"{where} choice", name_rule=False)
+
+    @staticmethod
+    def _validate_localizations(item: dict[str, Any], where: str, *, name_rule: bool) -> None:
+        for key in ("name_localizations", "description_localizations"):
+            for locale, text in (item.get(key) or {}).items():
+                if locale not in DISCORD_LOCALES:
+                    raise invalid_form(f"{where}.{key}: {locale!r} is not a valid locale")
+                if key == "name_localizations" and name_rule and not valid_name(text):
+                    raise invalid_form(f"{where}.{key}.{locale}: invalid name {text!r}")
+                if not 1 <= len(text or "") <= (32 if key == "name_localizations" and name_rule
+                                                else 100):
+                    raise invalid_form(f"{where}.{key}.{locale}: bad length")
 
     def _message(self, message_id: int, channel_id: int | None = None) -> dict[str, Any]:
         message = self.messages.get(message_id)

@@ -14,11 +14,13 @@ from discord.gateway import DiscordWebSocket
 from bot.adapters.discord.client import QuizClient
 from bot.adapters.discord.identity import PREFIX
 from bot.adapters.discord.publish import ChannelPublisher
-from bot.core.models import PostSummary, ShownQuestion
+from bot.core.models import Chat, PostSummary, ShownQuestion
 from bot.core.service import QuizService
 from bot.settings import Settings
 
 log = logging.getLogger(__name__)
+
+UNKNOWN_CHANNEL = 10003  # Discord's JSON error code
 
 
 class DiscordAdapter:
@@ -130,7 +132,19 @@ class DiscordAdapter:
         self.publisher.client = None
 
     async def post_question(self, question: ShownQuestion) -> None:
-        await self.publisher.post_question(question)
+        """A daily question from the scheduler: the same button message as /quiz."""
+        try:
+            await self.publisher.post_question(question)
+        except discord.NotFound as exc:
+            if exc.code != UNKNOWN_CHANNEL:
+                raise
+            # The channel was deleted and channel ids are never reused: without this the
+            # scheduler would retry the question every tick, forever.
+            log.warning("channel of %s is gone (%s): its daily question is removed",
+                        question.chat_key, exc)
+            chat = Chat(question.chat_key)
+            await self.service.remove_schedule(chat)
+            await self.service.close(question.post_id)
 
     async def post_summary(self, summary: PostSummary) -> None:
         await self.publisher.post_summary(summary)

@@ -11,7 +11,7 @@ import logging
 import discord
 from discord import app_commands
 
-from bot.adapters.discord import commands
+from bot.adapters.discord import commands, daily
 from bot.adapters.discord.buttons import AnswerButton
 from bot.adapters.discord.publish import ChannelPublisher
 from bot.adapters.discord.replies import apologize, reply_error
@@ -69,6 +69,7 @@ class QuizClient(discord.Client):
         self.publisher = publisher
         self.tree = QuizTree(self)
         commands.register(self.tree)
+        daily.register(self.tree)
 
     async def setup_hook(self) -> None:
         # buttons of every message, old or new, dispatch here by custom_id

@@ -19,6 +19,7 @@ from discord.app_commands import Choice
 from bot.adapters.discord.buttons import answer_view
 from bot.adapters.discord.embeds import clip, question_embed
 from bot.adapters.discord.identity import (
+    can_manage,
     chat_of,
     chat_wide_locale,
     person_of,
@@ -28,7 +29,7 @@ from bot.adapters.discord.replies import Reply, respond
 from bot.content.limits import DC_CHOICE_NAME
 from bot.core import render
 from bot.core.models import Chat, Period, Person
-from bot.i18n import LANGUAGE_NAMES, translator
+from bot.i18n import LANGUAGE_NAMES, _, translator
 
 if TYPE_CHECKING:
     from bot.adapters.discord.client import QuizClient
@@ -45,10 +46,12 @@ def client_of(interaction: discord.Interaction) -> QuizClient:
 def register(tree: app_commands.CommandTree[QuizClient]) -> None:
     """Add the commands to a fresh tree (one per client)."""
 
-    @tree.command(name="quiz", description="A question now, or a whole quiz just for you")
+    # Descriptions and choice names are gettext msgids (marked with _ for extraction); the
+    # tree's translator localises them when the commands are synced (localize.py).
+    @tree.command(name="quiz", description=_("A question now, or a whole quiz just for you"))
     @app_commands.describe(
-        quiz="A quiz or topic (empty: any)",
-        run="Take the whole quiz privately, one question after another",
+        quiz=_("A quiz or topic (empty: any)"),
+        run=_("Take the whole quiz privately, one question after another"),
     )
     async def quiz_command(
         interaction: discord.Interaction, quiz: str | None = None, run: bool | None = None
@@ -64,27 +67,19 @@ def register(tree: app_commands.CommandTree[QuizClient]) -> None:
         else:
             await _public_question(interaction, person, chat, quiz)
 
-    @quiz_command.autocomplete("quiz")
-    async def quiz_autocomplete(
-        interaction: discord.Interaction, current: str
-    ) -> list[Choice[str]]:
-        try:
-            return await _quiz_choices(interaction, current)
-        except Exception:  # discord.py only logs these; an empty list beats a spinner
-            log.exception("autocomplete of /quiz failed for %r", current)
-            return []
+    quiz_command.autocomplete("quiz")(quiz_autocomplete)
 
-    @tree.command(name="leaderboard", description="Who knows best, in this channel")
-    @app_commands.describe(period="Today, this week, or all time (default)")
+    @tree.command(name="leaderboard", description=_("Who knows best, in this channel"))
+    @app_commands.describe(period=_("Today, this week, or all time (default)"))
     @app_commands.choices(period=[
-        Choice(name="today", value=Period.DAY.value),
-        Choice(name="this week", value=Period.WEEK.value),
-        Choice(name="all time", value=Period.ALL.value),
+        Choice(name=_("today"), value=Period.DAY.value),
+        Choice(name=_("this week"), value=Period.WEEK.value),
+        Choice(name=_("all time"), value=Period.ALL.value),
     ])
     async def leaderboard_command(interaction: discord.Interaction, period: str = "all") -> None:
         await _leaderboard(interaction, period)
 
-    @tree.command(name="stats", description="Your answers, accuracy and streaks")
+    @tree.command(name="stats", description=_("Your answers, accuracy and streaks"))
     async def stats_command(interaction: discord.Interaction) -> None:
         service = client_of(interaction).service
 
@@ -95,7 +90,7 @@ def register(tree: app_commands.CommandTree[QuizClient]) -> None:
 
         await respond(interaction, work(), ephemeral=True)
 
-    @tree.command(name="review", description="The questions you missed, for a second look")
+    @tree.command(name="review", description=_("The questions you missed, for a second look"))
     async def review_command(interaction: discord.Interaction) -> None:
         service = client_of(interaction).service
 
@@ -106,20 +101,31 @@ def register(tree: app_commands.CommandTree[QuizClient]) -> None:
 
         await respond(interaction, work(), ephemeral=True)
 
-    @tree.command(name="lang", description="Choose your language, or the channel's")
+    @tree.command(name="lang", description=_("Choose your language, or the channel's"))
     @app_commands.describe(
-        code="The language ('automatic' follows Discord's)",
-        scope="Just you (default), or the whole channel (needs Manage Server)",
+        code=_("The language ('automatic' follows Discord's)"),
+        scope=_("Just you (default), or the whole channel (needs Manage Server)"),
     )
     @app_commands.choices(
         code=[Choice(name=name, value=code) for code, name in LANGUAGE_NAMES.items()]
-        + [Choice(name="automatic", value="auto")],
-        scope=[Choice(name="me", value="me"), Choice(name="channel", value="channel")],
+        + [Choice(name=_("automatic"), value="auto")],
+        scope=[Choice(name=_("me"), value="me"), Choice(name=_("channel"), value="channel")],
     )
     async def lang_command(
         interaction: discord.Interaction, code: str, scope: str = "me"
     ) -> None:
         await _lang(interaction, code, scope)
+
+
+async def quiz_autocomplete(
+    interaction: discord.Interaction, current: str
+) -> list[Choice[str]]:
+    """Quizzes whose id or title (in the person's language) contains what was typed."""
+    try:
+        return await _quiz_choices(interaction, current)
+    except Exception:  # discord.py only logs these; an empty list beats a spinner
+        log.exception("autocomplete of a quiz failed for %r", current)
+        return []
 
 
 async def _quiz_choices(interaction: discord.Interaction, current: str) -> list[Choice[str]]:
@@ -145,7 +151,9 @@ async def _public_question(
 
     async def work() -> Reply:
         locale = await chat_wide_locale(service, interaction)
-        for summary in await service.close_open(chat):
+        # a new question replaces the channel's last /quiz question; the daily question
+        # stays open until the next day's (people keep their day streaks)
+        for summary in await service.close_open(chat, kind="quiz"):
             try:
                 await client.publisher.post_summary(summary)
             except discord.HTTPException as exc:  # the new question matters more
@@ -209,9 +217,7 @@ async def _lang(interaction: discord.Interaction, code: str, scope: str) -> None
                 if chosen else t.gettext("Your language now follows the channel or your "
                                          "Discord settings.")
             )
-        # default_permissions would only hide the command (and admins can change that): the
-        # rule is checked here, on every use
-        if not chat.is_private and not interaction.permissions.manage_guild:
+        if not can_manage(interaction):
             t = translator(await personal_locale(service, interaction))
             return Reply.text(t.gettext(
                 "Only members with the Manage Server permission can change the channel's "

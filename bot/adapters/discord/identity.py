@@ -41,6 +41,14 @@ def message_ids(refs: tuple[str, ...]) -> list[int]:
             if r.startswith(MESSAGE_REF) and r.removeprefix(MESSAGE_REF).isdigit()]
 
 
+def can_manage(interaction: discord.Interaction) -> bool:
+    """May this person change the channel's settings (language, daily question)? In a server,
+    members with Manage Server; in a DM, the person themself. `default_permissions` only sets
+    who sees a command by default (server admins can change that), so handlers check this on
+    every use."""
+    return interaction.guild_id is None or interaction.permissions.manage_guild
+
+
 async def personal_locale(service: QuizService, interaction: discord.Interaction) -> str:
     """For ephemeral text: the person's choice, the channel's, their client's, English."""
     return await service.resolve_locale(person_of(interaction), chat_of(interaction))
