@@ -66,7 +66,8 @@ class Harness:
         self.adapter: TelegramAdapter | None = None
 
     async def start(self) -> None:
-        self.adapter = TelegramAdapter(self.service, self.settings, close_interval=CLOSE_INTERVAL)
+        self.adapter = TelegramAdapter(self.service, self.settings, close_interval=CLOSE_INTERVAL,
+                                       summary_retry_interval=CLOSE_INTERVAL)
         await self.adapter.start()
 
     async def stop(self) -> None:

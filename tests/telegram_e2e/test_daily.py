@@ -3,6 +3,7 @@ DailyScheduler posting through the adapter (quiz polls in groups, buttons in cha
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime, time
 from zoneinfo import ZoneInfo
 
@@ -263,3 +264,27 @@ async def test_a_chat_the_bot_was_removed_from_loses_its_schedule(
     assert await daily.tick() == 0
     assert len(fake_tg.calls_of("sendPoll", ok_only=False)) == 1
     assert not error_log.records
+
+
+async def test_a_failed_summary_does_not_hold_up_the_next_daily_and_is_posted_later(
+    tg, fake_tg, group, admin_alice, clock
+):
+    await tg.command(group, admin_alice, "/daily 13:00")
+    clock.set(datetime(2026, 3, 1, 13, 0, tzinfo=ZoneInfo("UTC")))
+    daily = scheduler(tg)
+    assert await daily.tick() == 1
+    [first] = fake_tg.calls_of("sendPoll")
+
+    clock.set(datetime(2026, 3, 2, 13, 0, tzinfo=ZoneInfo("UTC")))
+    fake_tg.fail_next("sendMessage", status=400)  # the summary is refused
+    assert await daily.tick() == 1
+    assert len(fake_tg.calls_of("sendPoll")) == 2  # today's question went out anyway
+    assert not summaries(fake_tg, group)
+
+    clock.advance(seconds=31)  # the core offers the unconfirmed summary again
+    [summary] = await fake_tg.wait_for(
+        "sendMessage", where=lambda c: "Question closed" in c.params["text"]
+    )
+    assert summary.params["reply_parameters"]["message_id"] == first.result["message_id"]
+    await asyncio.sleep(0.3)  # several more rounds of the close loop
+    assert len(summaries(fake_tg, group)) == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import pytest
@@ -134,3 +135,20 @@ async def test_a_wrong_token_fails_start_cleanly(fake_tg, service, tg_settings):
         await adapter.start()
     await adapter.stop()  # harmless after a failed start
     assert not fake_tg.calls_of("getUpdates", ok_only=False)
+
+
+async def test_a_summary_telegram_refused_is_posted_again_later(tg, fake_tg, group, alice, clock):
+    await tg.command(group, alice, "/quiz")
+    [first] = await fake_tg.wait_for("sendPoll")
+    fake_tg.fail_next("sendMessage", status=400)
+    await tg.command(group, alice, "/quiz")  # closes the first; its summary is refused
+    await fake_tg.wait_for("sendPoll", 2)
+    assert not [t for t in tg.texts(group) if "Question closed" in t]
+
+    clock.advance(31)
+    [summary] = await fake_tg.wait_for(
+        "sendMessage", where=lambda c: "Question closed" in c.params["text"]
+    )
+    assert summary.params["reply_parameters"]["message_id"] == first.result["message_id"]
+    await asyncio.sleep(0.3)
+    assert len([t for t in tg.texts(group) if "Question closed" in t]) == 1

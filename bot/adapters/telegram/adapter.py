@@ -5,16 +5,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 
 from telegram import Update
-from telegram.error import BadRequest, Forbidden, TelegramError
+from telegram.error import TelegramError
 from telegram.ext import Application
 
 from bot.adapters.telegram.app import build_application, register_commands
 from bot.adapters.telegram.handlers import Handlers
 from bot.adapters.telegram.identity import PREFIX
 from bot.adapters.telegram.logs import protect_token
-from bot.adapters.telegram.publish import Poster
+from bot.adapters.telegram.publish import Poster, chat_is_gone
 from bot.core.models import Chat, PostSummary, ShownQuestion
 from bot.core.service import QuizService
 from bot.settings import Settings
@@ -26,13 +27,15 @@ class TelegramAdapter:
     prefix = PREFIX
 
     def __init__(
-        self, service: QuizService, settings: Settings, *, close_interval: float = 1.0
+        self, service: QuizService, settings: Settings, *, close_interval: float = 1.0,
+        summary_retry_interval: float = 30.0,
     ) -> None:
         if settings.telegram_bot_token is None:
             raise ValueError("TELEGRAM_BOT_TOKEN is not set")
         self.service = service
         self.settings = settings
         self.close_interval = close_interval
+        self.summary_retry_interval = summary_retry_interval
         self._token = settings.telegram_bot_token.get_secret_value()
         self._app: Application | None = None  # type: ignore[type-arg]
         self._poster: Poster | None = None
@@ -94,36 +97,35 @@ class TelegramAdapter:
         ever would only fill the log. Other errors propagate, and the scheduler retries."""
         try:
             await self.poster.question(question)
-        except (Forbidden, BadRequest) as exc:
-            if isinstance(exc, BadRequest) and "chat not found" not in exc.message.lower():
+        except TelegramError as exc:
+            if not chat_is_gone(exc):
                 raise
-            chat = Chat(question.chat_key)
-            removed = await self.service.remove_schedule(chat)
-            await self.service.close(question.post_id)
+            removed = await self.service.remove_schedule(Chat(question.chat_key))
+            await self.service.close(question.post_id, quiet=True)
             log.warning("cannot post in %s any more (%s); %s", question.chat_key, exc.message,
                         "its daily question is turned off" if removed else "question dropped")
 
     async def post_summary(self, summary: PostSummary) -> None:
-        await self.poster.summary(summary)
+        """Post a summary. A platform error is logged, not raised: the close loop offers the
+        summary again, and a failed summary must not hold up the next daily question."""
+        await self.poster.try_summary(summary)
 
     async def _close_due_loop(self) -> None:
+        retried_at = time.monotonic()
         while not self._stopping.is_set():
             try:
                 summaries = await self.service.close_due(self.prefix)
+                if time.monotonic() - retried_at >= self.summary_retry_interval:
+                    # summaries the platform refused earlier (a network failure, a flood wait
+                    # that ran out of retries): the core offers them again for a few hours
+                    retried_at = time.monotonic()
+                    summaries += await self.service.unposted_summaries(self.prefix)
                 # Different chats in parallel: one chat's flood wait must not delay the rest.
-                await asyncio.gather(*(self._post_summary_logged(s) for s in summaries))
+                await asyncio.gather(*(self.post_summary(s) for s in summaries))
             except Exception:
                 log.exception("closing due Telegram questions failed")
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stopping.wait(), self.close_interval)
-
-    async def _post_summary_logged(self, summary: PostSummary) -> None:
-        try:
-            await self.post_summary(summary)
-        except TelegramError as exc:
-            # Removed from the group, chat gone, out of retries: the summary is lost.
-            log.warning("could not post the summary of post %s in %s: %s",
-                        summary.post_id, summary.chat_key, exc)
 
 
 def _polling_error(exc: TelegramError) -> None:

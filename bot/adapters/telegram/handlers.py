@@ -141,11 +141,7 @@ class Handlers:
 
     async def _post_summaries(self, summaries: list[PostSummary]) -> None:
         for summary in summaries:
-            try:
-                await self.poster.summary(summary)
-            except TelegramError as exc:
-                log.warning("could not post the summary of post %s in %s: %s",
-                            summary.post_id, summary.chat_key, exc)
+            await self.poster.try_summary(summary)
 
     # /start, /help ---------------------------------------------------------------------
     async def help(self, update: Update, context: Context) -> None:
@@ -442,7 +438,7 @@ class Handlers:
             await self.poster.text(chat_id, render.run_summary_text(result.run_summary, t))
         elif shown.run_id is None:
             # A single question for one person: done once answered, so no summary follows.
-            await self.service.close(shown.post_id)
+            await self.service.close(shown.post_id, quiet=True)
 
     # errors ----------------------------------------------------------------------------
     async def error(self, update: object, context: Context) -> None:

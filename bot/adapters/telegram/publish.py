@@ -9,7 +9,7 @@ import logging
 import telegram
 from telegram import Bot, Message, ReplyParameters
 from telegram.constants import ChatType
-from telegram.error import BadRequest, TelegramError
+from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot.adapters.telegram.identity import (
     chat_id_of,
@@ -30,6 +30,13 @@ log = logging.getLogger(__name__)
 # sendPoll open_period bounds (Bot API 10.0)
 MIN_OPEN_PERIOD = 5
 MAX_OPEN_PERIOD = 2_628_000
+
+
+def chat_is_gone(exc: TelegramError) -> bool:
+    """The bot can never post in that chat again: removed or blocked, or the chat deleted."""
+    return isinstance(exc, Forbidden) or (
+        isinstance(exc, BadRequest) and "chat not found" in exc.message.lower()
+    )
 
 
 class Poster:
@@ -129,12 +136,31 @@ class Poster:
             anchor = max(anchor or 0, parsed[1])
             await self._retire(chat_id, parsed[1], is_poll)
         t = translator(summary.question.locale)
-        return await self.bot.send_message(
+        message = await self.bot.send_message(
             chat_id,
             fit(render.summary_text(summary, t)),
             reply_parameters=ReplyParameters(anchor, allow_sending_without_reply=True)
             if anchor else None,
         )
+        await self.service.summary_posted(summary.post_id)
+        return message
+
+    async def try_summary(self, summary: PostSummary) -> bool:
+        """summary(), with a platform error logged instead of raised. The core offers an
+        unconfirmed summary again (unposted_summaries), so it is retried later; in a chat the
+        bot can no longer post in, it is given up."""
+        try:
+            await self.summary(summary)
+            return True
+        except TelegramError as exc:
+            if chat_is_gone(exc):
+                await self.service.summary_posted(summary.post_id)
+                log.warning("gave up the summary of post %s: %s is gone (%s)",
+                            summary.post_id, summary.chat_key, exc.message)
+            else:
+                log.warning("could not post the summary of post %s in %s (%s); will retry",
+                            summary.post_id, summary.chat_key, exc.message)
+            return False
 
     async def _retire(self, chat_id: int, message_id: int, is_poll: bool) -> None:
         try:
