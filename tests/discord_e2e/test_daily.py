@@ -75,10 +75,11 @@ async def test_an_admin_sets_it_and_anyone_sees_the_status(
     shown = await daily(fake, "status", alice)  # no permission needed
     unix = int(status.next_post.timestamp())
     assert shown.text == "\n".join([
-        "📅 Every day at 13:30 (Asia/Kolkata)",
-        "Quiz: Sample Quiz (sample)",
-        "Each question is open for 90 minutes.",
-        f"Next question: <t:{unix}:F> (<t:{unix}:R>)",
+        "📅 A daily question at 13:30 (Asia/Kolkata).",
+        "Quiz or topic: sample",
+        "Open for 90 minutes",
+        "Next question: Mon, Mar 2, 2026, 13:30",
+        f"In your time zone: <t:{unix}:F> (<t:{unix}:R>)",
     ])
 
 

@@ -279,3 +279,20 @@ async def test_the_largest_question_fits_discords_limits(
     await fake.until(lambda: disabled(fake.messages[reply.id]), 3.0, "the closing edit")
     closing = fake.edits(reply.id)[-1].json
     assert "d" * 1000 in text_of(closing)
+
+
+async def test_a_failed_closing_edit_is_made_again_later(
+    fake: FakeDiscord, start_bot: StartBot, service: QuizService, clock: FakeClock,
+    alice: User,
+) -> None:
+    await start_bot(resend_interval=0.05)
+    reply, _q = await post_quiz(fake, service, alice, quiz="sample")
+    fake.fail("PATCH", rf"/channels/\d+/messages/{reply.id}", 503)  # not retried by discord.py
+    clock.advance(seconds=601)
+    await fake.until(lambda: fake.edits(reply.id), 3.0, "the failed closing edit")
+    await asyncio.sleep(0.2)
+    assert not disabled(fake.messages[reply.id]), "not offered again within the grace time"
+    clock.advance(seconds=31)
+    await fake.until(lambda: disabled(fake.messages[reply.id]), 3.0, "the closing edit again")
+    await asyncio.sleep(0.2)
+    assert len(fake.edits(reply.id)) == 2, "confirmed once it was made: no third edit"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 
 import discord
 import discord.http
@@ -35,16 +36,19 @@ class DiscordAdapter:
         ready_timeout: float = 60.0,
         live_interval: float = 3.0,
         close_interval: float = 1.0,
+        resend_interval: float = 30.0,
     ) -> None:
         """`guild_ready_timeout`: how long discord.py waits for more guilds before READY (tests
         pass a small value); `ready_timeout`: how long start() waits for the gateway;
         `live_interval`: the least time between two edits of a question's answer count;
-        `close_interval`: how often questions whose time is up are closed."""
+        `close_interval`: how often questions whose time is up are closed;
+        `resend_interval`: how often closing edits that failed are tried again."""
         self.service = service
         self.settings = settings
         self.guild_ready_timeout = guild_ready_timeout
         self.ready_timeout = ready_timeout
         self.close_interval = close_interval
+        self.resend_interval = resend_interval
         self.publisher = ChannelPublisher(service, live_interval=live_interval)
         self.client: QuizClient | None = None
         self._gateway: asyncio.Task[None] | None = None
@@ -104,11 +108,21 @@ class DiscordAdapter:
             log.info("Discord: %d slash commands synced globally", len(synced))
 
     async def _close_due_loop(self) -> None:
+        """Close questions whose time is up; now and then, post again the closing edits that
+        Discord did not take (post_summary confirms the ones it did)."""
+        resend_at = time.monotonic() + self.resend_interval
         while True:
             try:
-                for summary in await self.service.close_due(self.prefix):
+                summaries = await self.service.close_due(self.prefix)
+                if time.monotonic() >= resend_at:
+                    resend_at = time.monotonic() + self.resend_interval
+                    summaries += await self.service.unposted_summaries(self.prefix)
+                for summary in summaries:
                     try:
                         await self.post_summary(summary)
+                    except discord.HTTPException as exc:  # offered again later
+                        log.warning("closing edit of post %s in %s failed: %s",
+                                    summary.post_id, summary.chat_key, exc)
                     except Exception:
                         log.exception("closing edit of post %s in %s failed",
                                       summary.post_id, summary.chat_key)
@@ -142,9 +156,8 @@ class DiscordAdapter:
             # scheduler would retry the question every tick, forever.
             log.warning("channel of %s is gone (%s): its daily question is removed",
                         question.chat_key, exc)
-            chat = Chat(question.chat_key)
-            await self.service.remove_schedule(chat)
-            await self.service.close(question.post_id)
+            await self.service.remove_schedule(Chat(question.chat_key))
+            await self.service.close(question.post_id, quiet=True)
 
     async def post_summary(self, summary: PostSummary) -> None:
         await self.publisher.post_summary(summary)

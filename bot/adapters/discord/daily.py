@@ -22,6 +22,7 @@ from discord.app_commands import Choice
 from bot.adapters.discord.commands import AUTOCOMPLETE_MAX, quiz_autocomplete
 from bot.adapters.discord.identity import can_manage, chat_of, person_of, personal_locale
 from bot.adapters.discord.replies import Reply, respond
+from bot.core import render
 from bot.core.models import ScheduleStatus
 from bot.core.schedule import ScheduleError, parse_time, parse_zone, zone_names
 from bot.core.service import QuizService
@@ -133,7 +134,7 @@ async def _set(
             chat, at, zone, selector or None, open_minutes=minutes, by=person_of(interaction)
         )
         head = t.gettext("Done: this channel gets a question every day.")
-        return Reply.text(f"{head}\n{schedule_text(status, t, service)}")
+        return Reply.text(f"{head}\n{schedule_text(status, t)}")
 
     await respond(interaction, work(), ephemeral=True)
 
@@ -163,35 +164,15 @@ async def _status(interaction: discord.Interaction) -> None:
                 "This channel has no daily question. Members with the Manage Server "
                 "permission can set one with /daily set."
             ))
-        return Reply.text(schedule_text(status, t, service))
+        return Reply.text(schedule_text(status, t))
 
     await respond(interaction, work(), ephemeral=True)
 
 
-def schedule_text(status: ScheduleStatus, t: Translator, service: QuizService) -> str:
-    """The schedule in its own zone, and the next post as a Discord timestamp, which each
-    reader's client shows in their own time zone and language."""
-    schedule = status.schedule
-    lines = [t.gettext(
-        "📅 Every day at {time} ({zone})",
-        time=schedule.at.strftime("%H:%M"), zone=schedule.tz,
-    )]
-    if schedule.selector:
-        titles = {q.id: q.title for q in service.quizzes(t.locale)}
-        lines.append(t.gettext(
-            "Quiz: {quiz}",
-            quiz=f"{titles[schedule.selector]} ({schedule.selector})"
-            if schedule.selector in titles else schedule.selector,
-        ))
-    else:
-        lines.append(t.gettext("Quiz: any"))
-    if schedule.open_minutes:
-        lines.append(t.ngettext(
-            "Each question is open for {n} minute.", "Each question is open for {n} minutes.",
-            schedule.open_minutes,
-        ))
-    else:
-        lines.append(t.gettext("Each question is open until the next one."))
+def schedule_text(status: ScheduleStatus, t: Translator) -> str:
+    """The shared status text (in the schedule's zone) and the next post as a Discord
+    timestamp, which each reader's client shows in their own time zone."""
     unix = int(status.next_post.timestamp())
-    lines.append(t.gettext("Next question: {when}", when=f"<t:{unix}:F> (<t:{unix}:R>)"))
-    return "\n".join(lines)
+    return render.schedule_status_text(status, t) + "\n" + t.gettext(
+        "In your time zone: {when}", when=f"<t:{unix}:F> (<t:{unix}:R>)"
+    )

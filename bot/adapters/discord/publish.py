@@ -132,24 +132,32 @@ class ChannelPublisher:
     async def post_summary(self, summary: PostSummary) -> None:
         """Edit the question message once: buttons disabled, the correct one green, the share
         of answers per option and the fastest correct answerers. A question that never
-        reached Discord gets its summary as a new message."""
+        reached Discord gets its summary as a new message.
+
+        Once done (or impossible: the message or channel was deleted, the bot lost access)
+        the summary is confirmed to the core; any other failure raises, and the core offers
+        the summary again later (service.unposted_summaries)."""
         await self._stop_live(summary.post_id)
         t = translator(summary.question.locale)
         channel = self._channel(summary.chat_key)
         embed = closed_embed(summary, t)
         ids = message_ids(summary.refs)
-        if not ids:
-            await channel.send(embed=embed)
-            return
-        for message_id in ids:
-            try:
-                await channel.get_partial_message(message_id).edit(
-                    embed=embed, view=closed_view(summary)
-                )
-            except (discord.NotFound, discord.Forbidden) as exc:
-                # deleted by a moderator, or the bot lost access: nothing to correct later
-                log.warning("closing edit of post %s (message %s) skipped: %s",
-                            summary.post_id, message_id, exc)
+        try:
+            if not ids:
+                await channel.send(embed=embed)
+            for message_id in ids:
+                try:
+                    await channel.get_partial_message(message_id).edit(
+                        embed=embed, view=closed_view(summary)
+                    )
+                except discord.NotFound as exc:  # deleted by a moderator
+                    log.warning("closing edit of post %s (message %s) skipped: %s",
+                                summary.post_id, message_id, exc)
+        except (discord.NotFound, discord.Forbidden) as exc:
+            # the channel is gone or closed to the bot: nothing to correct later
+            log.warning("closing edit of post %s in %s skipped: %s",
+                        summary.post_id, summary.chat_key, exc)
+        await self.service.summary_posted(summary.post_id)
 
     async def stop(self) -> None:
         for task in list(self._live.values()):
