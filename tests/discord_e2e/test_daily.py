@@ -10,7 +10,7 @@ from bot.clock import FakeClock
 from bot.core.models import Chat
 from bot.core.scheduler import DailyScheduler
 from bot.core.service import QuizService
-from tests.discord_e2e.conftest import ErrorLog
+from tests.discord_e2e.conftest import ErrorLog, StartBot
 from tests.discord_e2e.helpers import bound_post, click, post_quiz
 from tests.fakes.discord_api import (
     AUTOCOMPLETE_RESULT,
@@ -226,3 +226,23 @@ async def test_a_deleted_channel_loses_its_schedule_instead_of_retrying_forever(
     assert await scheduler.tick() == 0
     assert len(fake.find("POST", r"/channels/4242/messages")) == 1
     assert not error_log.records
+
+
+async def test_a_failed_closing_edit_does_not_hold_up_the_next_daily_question(
+    fake: FakeDiscord, start_bot: StartBot, service: QuizService, clock: FakeClock,
+    bob: User,
+) -> None:
+    bot = await start_bot(resend_interval=0.05)
+    await daily(fake, "set", bob, admin=True, time="12:30")
+    scheduler = DailyScheduler(service, [bot])
+    clock.set(datetime(2026, 3, 1, 12, 30, tzinfo=UTC))
+    assert await scheduler.tick() == 1
+    [first] = channel_posts(fake)
+    fake.fail("PATCH", rf"/channels/\d+/messages/{first['id']}", 503)
+    clock.set(datetime(2026, 3, 2, 12, 30, tzinfo=UTC))
+    assert await scheduler.tick() == 1, "today's question is posted all the same"
+    assert len(channel_posts(fake)) == 2
+    assert not buttons_of(fake.messages[int(first["id"])])[0].get("disabled")
+    clock.advance(seconds=31)  # the closing edit is offered again after the core's grace
+    await fake.until(lambda: buttons_of(fake.messages[int(first["id"])])[0].get("disabled"),
+                     3.0, "yesterday's closing edit, made again")

@@ -120,9 +120,6 @@ class DiscordAdapter:
                 for summary in summaries:
                     try:
                         await self.post_summary(summary)
-                    except discord.HTTPException as exc:  # offered again later
-                        log.warning("closing edit of post %s in %s failed: %s",
-                                    summary.post_id, summary.chat_key, exc)
                     except Exception:
                         log.exception("closing edit of post %s in %s failed",
                                       summary.post_id, summary.chat_key)
@@ -160,4 +157,11 @@ class DiscordAdapter:
             await self.service.close(question.post_id, quiet=True)
 
     async def post_summary(self, summary: PostSummary) -> None:
-        await self.publisher.post_summary(summary)
+        """The closing edit. A Discord error is logged, not raised: the summary is offered
+        again later (see _close_due_loop), and a failed edit of yesterday's daily question
+        must not hold up today's."""
+        try:
+            await self.publisher.post_summary(summary)
+        except discord.HTTPException as exc:
+            log.warning("closing edit of post %s in %s failed, to be tried again: %s",
+                        summary.post_id, summary.chat_key, exc)
