@@ -13,6 +13,7 @@ from discord import app_commands
 
 from bot.adapters.discord import commands, daily
 from bot.adapters.discord.buttons import AnswerButton
+from bot.adapters.discord.localize import CatalogTranslator
 from bot.adapters.discord.publish import ChannelPublisher
 from bot.adapters.discord.replies import apologize, reply_error
 from bot.core.models import QuizError
@@ -74,3 +75,5 @@ class QuizClient(discord.Client):
     async def setup_hook(self) -> None:
         # buttons of every message, old or new, dispatch here by custom_id
         self.add_dynamic_items(AnswerButton)
+        # command descriptions in every language Discord and our catalogs share (before sync)
+        await self.tree.set_translator(CatalogTranslator())
