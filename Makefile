@@ -32,3 +32,12 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
+
+# Interface strings: `make i18n` re-extracts the msgids from bot/ into the .pot and merges them
+# into every locale's .po (translations are kept); `make i18n-check` fails on any gap (CI).
+.PHONY: i18n i18n-check
+i18n: $(STAMP)
+	$(BIN)/python scripts/i18n.py
+
+i18n-check: $(STAMP)
+	$(BIN)/python scripts/i18n.py --check

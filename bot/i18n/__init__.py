@@ -2,12 +2,17 @@
 
 Catalogs are `.po` files under `locales/<code>/LC_MESSAGES/quizbot.po`, read with Babel at
 start-up, so there is no compile step to forget. English is the source language (the msgids);
-a string missing from a catalog falls back to English, never to a blank.
+a string missing from a catalog falls back to English, never to a blank: so does a fuzzy entry
+(not yet reviewed), a plural entry with an empty form, and a translation whose placeholders do
+not fit the values (a typo in one language must not break the message).
+
+`python scripts/i18n.py` refreshes the catalogs from the code; `--check` reports gaps.
 """
 
 from __future__ import annotations
 
 import io
+import logging
 from functools import cache
 from pathlib import Path
 
@@ -18,6 +23,8 @@ from babel.numbers import format_decimal, format_percent
 from babel.support import NullTranslations, Translations
 
 from bot.content.schema import DEFAULT_LOCALE, LOCALES
+
+log = logging.getLogger(__name__)
 
 LOCALE_DIR = Path(__file__).parent / "locales"
 DOMAIN = "quizbot"
@@ -45,6 +52,11 @@ def _translations(locale: str) -> NullTranslations:
         return NullTranslations()
     with path.open("rb") as fh:
         catalog = read_po(fh, locale=locale)
+    # write_mo would fill an empty plural form with the English one, mixing two languages in
+    # one entry and applying this locale's plural rule to English text: drop the entry instead
+    for message in list(catalog):
+        if message.id and message.pluralizable and not all(message.string):
+            del catalog[message.id]
     buffer = io.BytesIO()
     write_mo(buffer, catalog, use_fuzzy=False)
     buffer.seek(0)
@@ -64,11 +76,29 @@ class Translator:
 
     def gettext(self, message: str, **values: object) -> str:
         text = self._t.gettext(message)
-        return text.format(**values) if values else text
+        if not values:
+            return text
+        try:
+            return text.format(**values)
+        except (KeyError, IndexError, ValueError):
+            if text == message:
+                raise  # the English text itself is wrong: the caller's bug
+            log.error("%s translation of %r does not fit its values; English used",
+                      self.locale, message)
+            return message.format(**values)
 
     def ngettext(self, singular: str, plural: str, n: int, **values: object) -> str:
         text = self._t.ngettext(singular, plural, n)
-        return text.format(n=self.number(n), **values)
+        number = self.number(n)
+        try:
+            return text.format(n=number, **values)
+        except (KeyError, IndexError, ValueError):
+            english = singular if n == 1 else plural
+            if text == english:
+                raise
+            log.error("%s translation of %r does not fit its values; English used",
+                      self.locale, singular)
+            return english.format(n=number, **values)
 
     def number(self, value: float) -> str:
         return format_decimal(value, locale=self._babel_locale)
