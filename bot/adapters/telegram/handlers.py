@@ -333,9 +333,11 @@ class Handlers:
             if not isinstance(parsed, daily.DailyRequest):
                 await inv.reply(daily.problem_text(parsed, mine))
                 return
+            # an anonymous admin writes as @GroupAnonymousBot: nobody to record
+            by = inv.person if inv.message.sender_chat is None else None
             try:
                 status = await self.service.set_schedule(
-                    inv.chat, parsed.at, parsed.zone, parsed.selector, by=inv.person
+                    inv.chat, parsed.at, parsed.zone, parsed.selector, by=by
                 )
             except UnknownQuiz as exc:
                 await inv.reply(render.unknown_quiz_text(exc.selector, exc.available, mine))
@@ -345,7 +347,7 @@ class Handlers:
                 return
         log.info("daily question in %s set to %s %s (%s) by %s", inv.chat.key,
                  status.schedule.at, status.schedule.tz, status.schedule.selector,
-                 inv.person.key if inv.person else "the channel")
+                 by.key if by else "an admin posting as the chat")
         await inv.reply(t.gettext("Done: this chat gets a daily question.") + "\n"
                         + render.schedule_status_text(status, t))
 
