@@ -288,3 +288,15 @@ async def test_a_failed_summary_does_not_hold_up_the_next_daily_and_is_posted_la
     assert summary.params["reply_parameters"]["message_id"] == first.result["message_id"]
     await asyncio.sleep(0.3)  # several more rounds of the close loop
     assert len(summaries(fake_tg, group)) == 1
+
+
+async def test_a_failed_admin_lookup_refuses_and_is_not_remembered(tg, fake_tg, group,
+                                                                   admin_alice):
+    fake_tg.fail_next("getChatMember", status=400)
+    await tg.command(group, admin_alice, "/daily 09:00")
+    assert tg.texts(group)[-1].startswith("Only the group's admins")
+    assert await tg.service.schedule_status(chat_of(group)) is None
+
+    await tg.command(group, admin_alice, "/daily 09:00")  # asked again, and allowed
+    assert len(fake_tg.calls_of("getChatMember", ok_only=False)) == 2
+    assert await tg.service.schedule_status(chat_of(group)) is not None
