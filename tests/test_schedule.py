@@ -178,6 +178,28 @@ async def test_claimed_but_unpublished_day_is_posted_again(
     await store.close()
 
 
+async def test_republishing_backs_off_while_the_platform_refuses(
+    sample_catalog: Catalog, tmp_path: Path
+) -> None:
+    clock = FakeClock(datetime(2026, 5, 1, 6, tzinfo=UTC))
+    pub = RecordingPublisher(clock, failures=4)
+    store, scheduler = await boot(tmp_path / "d.db", sample_catalog, clock, pub, 1)
+    await scheduler.service.set_schedule(Chat("tg:-9"), "07:00")
+    clock.set(datetime(2026, 5, 1, 7, tzinfo=UTC))
+    await scheduler.tick()  # first attempt fails (failures 4 → 3)
+    attempts = []
+    for _ in range(60):  # an hour of ticks, one a minute
+        clock.advance(minutes=1)
+        before = pub.failures
+        await scheduler.tick()
+        attempts.append(before != pub.failures or bool(pub.posted))
+        if pub.posted:
+            break
+    assert sum(attempts) == 4  # retried after 2, 4, 8 and 16 minutes, not every tick
+    assert len(pub.posted) == 1
+    await store.close()
+
+
 async def test_daily_pool_cycles_before_repeating(service: QuizService, clock: FakeClock) -> None:
     await service.set_schedule(Chat("tg:-5"), "00:00")
     seen = []
@@ -208,6 +230,9 @@ async def test_bad_input_changes_nothing(service: QuizService) -> None:
 def test_parsing() -> None:
     assert parse_time("9:05") == time(9, 5) and parse_time("23.59") == time(23, 59)
     assert parse_zone(None) == "UTC" and parse_zone("Asia/Kolkata") == "Asia/Kolkata"
+    assert parse_zone(" asia/dhaka ") == "Asia/Dhaka"
+    with pytest.raises(ScheduleError, match="time zone"):
+        parse_zone("Mars/Olympus")
     with pytest.raises(ScheduleError, match="HH:MM"):
         parse_time("24:00")
 

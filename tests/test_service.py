@@ -296,3 +296,18 @@ async def test_unconfirmed_summary_is_offered_again(service: QuizService, clock:
     assert await service.unposted_summaries("tg:") == []
     clock.advance(hours=7)
     assert await service.unposted_summaries("tg:") == []
+
+
+async def test_chat_platform_locale_is_remembered_for_scheduled_posts(
+    service: QuizService, clock: FakeClock
+) -> None:
+    server = Chat("dc:77", "general", platform_locale="hi")
+    await service.ask(server)  # seen once, with the server's language
+    bare = Chat("dc:77")  # what the scheduler knows: just the key
+    assert await service.chat_locale(bare) == "hi"
+    await service.set_schedule(bare, "00:00")
+    clock.advance(days=1)
+    claimed = await service.claim_daily((await service.schedules())[0])
+    assert claimed is not None and claimed[0].locale == "hi"
+    await service.set_chat_locale(bare, "bn")  # an admin's choice wins
+    assert await service.chat_locale(server) == "bn"

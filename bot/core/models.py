@@ -27,6 +27,7 @@ class Chat:
     key: str
     title: str = ""
     is_private: bool = False
+    platform_locale: str | None = None  # the platform's language for it (a Discord server's)
 
 
 class Period(StrEnum):

@@ -12,7 +12,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+from functools import cache
+from zoneinfo import ZoneInfo, available_timezones
 
 from bot.core.models import QuizError
 
@@ -75,22 +76,29 @@ def parse_time(text: str) -> time:
 
 
 def parse_zone(text: str | None) -> str:
+    """An IANA zone name, matched regardless of case ("asia/kolkata" → "Asia/Kolkata")."""
     if not text:
         return "UTC"
     name = text.strip()
-    try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ScheduleError(
-            f"“{name}” is not a time zone: use an IANA name such as Asia/Kolkata or Asia/Dhaka"
-        ) from None
-    return name
+    if name in _zones():
+        return name
+    folded = {zone.lower(): zone for zone in _zones()}
+    if (match := folded.get(name.lower())) is not None:
+        return match
+    raise ScheduleError(
+        f"“{name}” is not a time zone: use an IANA name such as Asia/Kolkata or Asia/Dhaka"
+    )
+
+
+@cache
+def _zones() -> frozenset[str]:
+    return frozenset(available_timezones())
 
 
 def zone_names(prefix: str = "", limit: int = 25) -> list[str]:
     """Time zones for autocomplete: names containing `prefix`, case-insensitive."""
     needle = prefix.strip().lower().replace(" ", "_")
-    names = sorted(n for n in available_timezones() if "/" in n or n == "UTC")
+    names = sorted(n for n in _zones() if "/" in n or n == "UTC")
     return [n for n in names if needle in n.lower()][:limit]
 
 

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from bot.core.ports import Publisher
 from bot.core.service import QuizService
@@ -16,6 +16,7 @@ log = logging.getLogger(__name__)
 # A claimed day whose question has not reached its chat after this long is posted again:
 # the process that claimed it died between the database and the platform.
 REPUBLISH_AFTER = timedelta(minutes=2)
+MAX_BACKOFF = timedelta(hours=1)
 
 
 class DailyScheduler:
@@ -26,6 +27,7 @@ class DailyScheduler:
         self.publishers = list(publishers)
         self.interval = interval
         self._task: asyncio.Task[None] | None = None
+        self._failures: dict[int, tuple[int, datetime]] = {}  # post id -> (failures, retry at)
 
     def _publisher(self, chat_key: str) -> Publisher | None:
         return next((p for p in self.publishers if chat_key.startswith(p.prefix)), None)
@@ -49,16 +51,27 @@ class DailyScheduler:
                 posted += 1
             except Exception:
                 log.exception("daily question for %s failed", schedule.chat_key)
+        now = self.service.clock.now()
         for question in await self.service.unpublished_dailies(REPUBLISH_AFTER):
             publisher = self._publisher(question.chat_key)
-            if publisher is None:
+            failures, not_before = self._failures.get(question.post_id, (0, now))
+            if publisher is None or now < not_before:
                 continue
             try:
                 await publisher.post_question(question)
                 await self.service.daily_published(question.post_id)
+                self._failures.pop(question.post_id, None)
                 posted += 1
             except Exception:
-                log.exception("re-posting daily question %s failed", question.post_id)
+                # e.g. the bot lost access to the chat: back off instead of failing every tick
+                delay = min(MAX_BACKOFF, REPUBLISH_AFTER * 2**failures)
+                self._failures[question.post_id] = (failures + 1, now + delay)
+                log.log(
+                    logging.ERROR if failures == 0 else logging.WARNING,
+                    "re-posting daily question %s to %s failed (%d times); next try in %s",
+                    question.post_id, question.chat_key, failures + 1, delay,
+                    exc_info=failures == 0,
+                )
         return posted
 
     async def run(self) -> None:

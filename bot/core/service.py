@@ -105,10 +105,14 @@ class QuizService:
         return DEFAULT_LOCALE
 
     async def chat_locale(self, chat: Chat, fallback: str | None = None) -> str:
-        """What the whole chat sees: the chat's default, else `fallback`, else English."""
-        return (
-            await self.storage.chat_locale(chat.key) or normalize(fallback) or DEFAULT_LOCALE
-        )
+        """What the whole chat sees: the chat's chosen default, else `fallback`, else the
+        platform's language for the chat (as last seen), else English."""
+        if choice := await self.storage.chat_locale(chat.key):
+            return choice
+        for candidate in (fallback, chat.platform_locale):
+            if locale := normalize(candidate):
+                return locale
+        return normalize(await self.storage.chat_platform_locale(chat.key)) or DEFAULT_LOCALE
 
     async def set_person_locale(self, person: Person, code: str | None) -> str | None:
         locale = self._check_locale(code)
@@ -118,7 +122,7 @@ class QuizService:
 
     async def set_chat_locale(self, chat: Chat, code: str | None) -> str | None:
         locale = self._check_locale(code)
-        await self.storage.upsert_chat(chat.key, chat.title)
+        await self.storage.upsert_chat(chat.key, chat.title, chat.platform_locale)
         await self.storage.set_chat_locale(chat.key, locale)
         return locale
 
@@ -168,7 +172,7 @@ class QuizService:
         kind: str,
         run_id: int | None = None,
     ) -> ShownQuestion:
-        await self.storage.upsert_chat(chat.key, chat.title)
+        await self.storage.upsert_chat(chat.key, chat.title, chat.platform_locale)
         question = self.catalog.question(quiz_id, question_id)
         now = self.clock.now()
         post = await self.storage.create_post(
@@ -398,7 +402,7 @@ class QuizService:
             if quiz is None:
                 raise UnknownQuiz(quiz_id, self.quizzes(locale))
             await self.storage.upsert_person(person.key, person.name)
-            await self.storage.upsert_chat(chat.key, chat.title)
+            await self.storage.upsert_chat(chat.key, chat.title, chat.platform_locale)
             run = await self.storage.create_run(
                 person.key, chat.key, quiz.id, tuple(q.id for q in quiz.questions), locale,
                 self.clock.now(),
@@ -538,7 +542,7 @@ class QuizService:
             open_minutes=open_minutes,
             updated_at=self.clock.now(),
         )
-        await self.storage.upsert_chat(chat.key, chat.title)
+        await self.storage.upsert_chat(chat.key, chat.title, chat.platform_locale)
         await self.storage.set_schedule(schedule, by.key if by else None)
         status = await self.schedule_status(chat)
         assert status is not None

@@ -136,4 +136,9 @@ MIGRATIONS: list[str] = [
     CREATE INDEX posts_unsummarised ON posts(closed_at)
         WHERE closed_at IS NOT NULL AND summary_posted_at IS NULL;
     """,
+    # 4: the platform's own language for a chat (a Discord server's), the fallback when no
+    # admin chose one, so scheduled posts speak it too
+    """
+    ALTER TABLE chats ADD COLUMN platform_locale TEXT;
+    """,
 ]

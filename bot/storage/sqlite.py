@@ -104,6 +104,7 @@ class SqliteStorage:
         self._writer_task: asyncio.Task[None] | None = None
         self._closing = False
         self._known_people: dict[str, str] = {}  # key -> name, to skip redundant upserts
+        self._known_chats: dict[str, tuple[str, str | None]] = {}
         self._posts: OrderedDict[int, PostRecord] = OrderedDict()  # recently used posts
 
     # lifecycle -------------------------------------------------------------------------
@@ -239,19 +240,27 @@ class SqliteStorage:
         await self._write(op)
         self._known_people[key] = name
 
-    async def upsert_chat(self, key: str, title: str) -> None:
-        row = await self._fetchone("SELECT title FROM chats WHERE key=?", (key,))
-        if row is not None and row["title"] == title:
+    async def upsert_chat(self, key: str, title: str, platform_locale: str | None = None) -> None:
+        known = (title, platform_locale)
+        if self._known_chats.get(key) == known:
+            return
+        row = await self._fetchone("SELECT title, platform_locale FROM chats WHERE key=?", (key,))
+        if row is not None and row["title"] == title and (
+            platform_locale is None or row["platform_locale"] == platform_locale
+        ):
+            self._known_chats[key] = known
             return
 
         async def op(db: aiosqlite.Connection) -> None:
             await db.execute(
-                "INSERT INTO chats(key, title) VALUES (?, ?) "
-                "ON CONFLICT(key) DO UPDATE SET title=excluded.title",
-                (key, title),
+                "INSERT INTO chats(key, title, platform_locale) VALUES (?, ?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET title=excluded.title, "
+                "platform_locale=COALESCE(excluded.platform_locale, platform_locale)",
+                (key, title, platform_locale),
             )
 
         await self._write(op)
+        self._known_chats[key] = known
 
     async def set_person_locale(self, key: str, locale: str | None) -> None:
         async def op(db: aiosqlite.Connection) -> None:
@@ -284,6 +293,10 @@ class SqliteStorage:
     async def chat_locale(self, key: str) -> str | None:
         row = await self._fetchone("SELECT locale FROM chats WHERE key=?", (key,))
         return row["locale"] if row else None
+
+    async def chat_platform_locale(self, key: str) -> str | None:
+        row = await self._fetchone("SELECT platform_locale FROM chats WHERE key=?", (key,))
+        return row["platform_locale"] if row else None
 
     # posts -----------------------------------------------------------------------------
     async def create_post(

@@ -21,7 +21,9 @@ def chat_of(interaction: discord.Interaction) -> Chat:
     private = interaction.guild_id is None
     name = getattr(interaction.channel, "name", None)
     title = name or (f"@{interaction.user.name}" if private else "")
-    return Chat(f"{PREFIX}{interaction.channel_id}", title, is_private=private)
+    server_locale = str(interaction.guild_locale) if interaction.guild_locale else None
+    return Chat(f"{PREFIX}{interaction.channel_id}", title, is_private=private,
+                platform_locale=server_locale)
 
 
 def channel_id_of(chat_key: str) -> int:
