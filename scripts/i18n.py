@@ -99,14 +99,19 @@ def extract(source_dir: Path = SOURCE_DIR) -> Catalog:
     return template
 
 
-def _key(message: Message) -> tuple[object, ...]:
-    """What makes two template entries the same (not line numbers, not header dates)."""
-    files = sorted({path for path, _line in message.locations})
-    return (message.id, message.context, tuple(files), tuple(message.auto_comments))
+def _key(message: Message, *, files: bool) -> tuple[object, ...]:
+    """What makes two template entries the same for translators: msgid, plural, context and
+    notes (`files`: also the files that use it). Never line numbers or header dates."""
+    key: tuple[object, ...] = (message.id, message.context, tuple(message.auto_comments))
+    if files:
+        key += (tuple(sorted({path for path, _line in message.locations})),)
+    return key
 
 
-def template_keys(catalog: Catalog) -> set[tuple[object, ...]]:
-    return {_key(m) for m in catalog if m.id}
+def template_keys(catalog: Catalog, *, files: bool = False) -> set[tuple[object, ...]]:
+    """With files=False, what --check compares: reusing a translated msgid in another file
+    needs no catalog work, so it does not fail the check (the next refresh records it)."""
+    return {_key(m, files=files) for m in catalog if m.id}
 
 
 def read_catalog(path: Path, locale: str | None = None) -> Catalog:
@@ -189,7 +194,7 @@ def refresh_template(template: Catalog) -> bool:
     """Write the .pot unless only its dates would change."""
     if POT_PATH.exists():
         old = read_catalog(POT_PATH)
-        if template_keys(old) == template_keys(template):
+        if template_keys(old, files=True) == template_keys(template, files=True):
             return False
     return write_if_changed(POT_PATH, render(template))
 

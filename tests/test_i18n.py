@@ -180,6 +180,22 @@ def test_check_mode_passes() -> None:
     assert script.main(["--check"]) == 0
 
 
+def test_check_mode_catches_a_new_msgid(tmp_path: Path) -> None:
+    """A string added to the code makes the template stale until the catalogs are refreshed;
+    reusing a msgid in another file does not (it needs no translation work)."""
+    (tmp_path / "bot").mkdir()
+    (tmp_path / "bot" / "new.py").write_text(
+        'def f(t):\n    return t.gettext("A brand-new sentence.") + t.gettext("Choose a quiz:")\n'
+    )
+    template = script.extract()
+    for message in script.extract(tmp_path / "bot"):
+        if message.id:
+            template.add(message.id, None, message.locations, context=message.context)
+    found = script.check(template, [])
+    assert len(found) == 1 and "is stale (1 new, 0 removed msgids)" in found[0]
+    assert "Choose a quiz:" in script.message_ids(template)
+
+
 def test_checker_catches_broken_catalogs(template: Catalog) -> None:
     """--check is only as good as `problems`: break a copy of a catalog four ways."""
     broken = catalog("bn")
