@@ -211,6 +211,13 @@ def refresh_locale(template: Catalog, locale: str) -> tuple[bool, int]:
         name = catalog.locale.english_name if catalog.locale else locale
         catalog.header_comment = PO_HEADER.format(language=name)
         before = b""
+    # A msgid removed earlier (kept as an obsolete #~ entry) and now back in the code gets
+    # its old translation back instead of starting from nothing.
+    for key, message in list(catalog.obsolete.items()):
+        if template.get(message.id, message.context) is not None:
+            if catalog.get(message.id, message.context) is None:
+                catalog[message.id] = message
+            del catalog.obsolete[key]
     catalog.update(template, update_creation_date=False)
     after = render(catalog)
     written = after != before and write_if_changed(path, after)
