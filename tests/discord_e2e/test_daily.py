@@ -93,10 +93,13 @@ async def test_bad_time_zone_or_quiz_get_clear_replies_and_change_nothing(
         ({"time": "9am"}, "“9am” is not a time"),
         ({"time": "08:00", "timezone": "Mars/Olympus"},
          "“Mars/Olympus” is not a time zone: use an IANA name such as Asia/Kolkata"),
-        ({"time": "08:00", "quiz": "nope"}, "There is no quiz or topic called “nope”"),
+        ({"time": "08:00", "timezone": "Kolkata"}, "Did you mean: Asia/Kolkata?"),
     ]:
         reply = await daily(fake, "set", bob, admin=True, **options)
         assert expected in reply.text, reply.text
+        assert reply.text.endswith("Nothing was changed.")
+    reply = await daily(fake, "set", bob, admin=True, time="08:00", quiz="nope")
+    assert "There is no quiz or topic called “nope”" in reply.text
     assert "sample — Sample Quiz" in reply.text  # the unknown quiz lists the real ones
     assert await service.schedule_status(channel(fake)) == before
 

@@ -12,7 +12,6 @@ which only hides the command by default; server admins can change that in Integr
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING, cast
 
 import discord
@@ -31,8 +30,6 @@ from bot.i18n import Translator, _, translator
 if TYPE_CHECKING:
     from bot.adapters.discord.client import QuizClient
 
-log = logging.getLogger(__name__)
-
 # What the time-zone autocomplete offers before anything is typed: the zones of the people this
 # bot serves first (India, Bangladesh, Nepal), then a few common ones.
 COMMON_ZONES = (
@@ -41,6 +38,7 @@ COMMON_ZONES = (
     "America/Chicago", "America/Los_Angeles", "Australia/Sydney",
 )
 MAX_OPEN_MINUTES = 24 * 60
+SUGGESTIONS = 5  # zones offered after a zone that does not exist
 
 
 def register(tree: app_commands.CommandTree[QuizClient]) -> None:
@@ -99,21 +97,27 @@ def refusal(t: Translator) -> str:
 
 def bad_schedule(at: str, zone: str, t: Translator) -> str | None:
     """The time or zone problem in the reader's language (the core's ScheduleError carries
-    English text only); None when both are fine."""
+    English text only); None when both are fine. The same msgids as on Telegram."""
     try:
         parse_time(at)
     except ScheduleError:
-        return t.gettext(
+        text = t.gettext(
             "“{text}” is not a time: use HH:MM, 24-hour, e.g. 09:30 or 18:05", text=at
         )
-    try:
-        parse_zone(zone)
-    except ScheduleError:
-        return t.gettext(
-            "“{name}” is not a time zone: use an IANA name such as Asia/Kolkata or Asia/Dhaka",
-            name=zone,
-        )
-    return None
+    else:
+        try:
+            parse_zone(zone)
+            return None
+        except ScheduleError:
+            text = t.gettext(
+                "“{name}” is not a time zone: use an IANA name such as Asia/Kolkata or "
+                "Asia/Dhaka", name=zone,
+            )
+            # typed instead of picked from the autocomplete: "kolkata", "asia/dhaka"
+            needle = zone.strip().rsplit("/", 1)[-1]
+            if len(needle) >= 3 and (close := zone_names(needle, limit=SUGGESTIONS)):
+                text += "\n" + t.gettext("Did you mean: {zones}?", zones=", ".join(close))
+    return text + "\n" + t.gettext("Nothing was changed.")
 
 
 async def _set(
