@@ -1,0 +1,84 @@
+"""Leaderboards, personal stats and the review of missed questions."""
+
+from __future__ import annotations
+
+from datetime import UTC, timedelta
+
+from bot.content.schema import DEFAULT_LOCALE
+from bot.core.models import (
+    BoardRow,
+    Leaderboard,
+    MissedQuestion,
+    Period,
+    Person,
+    PersonStats,
+    QuizStats,
+)
+from bot.core.posting import Posting
+from bot.core.schedule import (
+    day_streaks,
+)
+
+
+class Boards(Posting):
+    async def leaderboard(
+        self,
+        chat_key: str | None,
+        period: Period | str = Period.ALL,
+        *,
+        person_key: str | None = None,
+        limit: int = 10,
+    ) -> Leaderboard:
+        period = Period(period)
+        today = self.clock.now().astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+        since = {Period.DAY: today, Period.WEEK: today - timedelta(days=6), Period.ALL: None}
+        rows, me = await self.storage.leaderboard(chat_key, since[period], limit, person_key)
+        convert = [
+            BoardRow(r.rank, r.person_key, r.name, r.correct, r.answered, r.time_ms) for r in rows
+        ]
+        mine = BoardRow(me.rank, me.person_key, me.name, me.correct, me.answered, me.time_ms) \
+            if me else None
+        return Leaderboard(chat_key, period, tuple(convert), mine)
+
+    async def stats(self, person: Person, locale: str = DEFAULT_LOCALE) -> PersonStats:
+        totals = await self.storage.person_totals(person.key)
+        current, best = await self.storage.person_streaks(person.key)
+        days, latest = await self.storage.daily_days(person.key)
+        day_current, day_best = day_streaks(days, latest)
+        per_quiz = tuple(
+            QuizStats(
+                quiz_id,
+                q.title.get(locale) if (q := self.catalog.get(quiz_id)) else quiz_id,
+                answered,
+                correct,
+            )
+            for quiz_id, (answered, correct) in sorted(totals.items())
+        )
+        return PersonStats(
+            person_key=person.key,
+            name=await self.storage.person_name(person.key) or person.name,
+            answered=sum(a for a, _ in totals.values()),
+            correct=sum(c for _, c in totals.values()),
+            current_streak=current,
+            best_streak=best,
+            per_quiz=per_quiz,
+            day_streak=day_current,
+            best_day_streak=day_best,
+        )
+
+    async def review(
+        self, person: Person, locale: str = DEFAULT_LOCALE, limit: int = 10
+    ) -> list[MissedQuestion]:
+        """Questions whose latest answer by this person was wrong, for a second look."""
+        history = await self.storage.person_history(person.key)
+        missed = []
+        for (quiz_id, question_id), right in history.items():
+            quiz = self.catalog.get(quiz_id)
+            if right or quiz is None:
+                continue
+            try:
+                question = quiz.question(question_id)
+            except KeyError:
+                continue
+            missed.append(self._missed(quiz, question, None, locale))
+        return missed[:limit]
