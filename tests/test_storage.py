@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from datetime import UTC, datetime
+from datetime import UTC, datetime, time
 from pathlib import Path
 
 import aiosqlite
 import pytest
 
+from bot.core.schedule import Schedule
 from bot.storage import AnswerRecord, SqliteStorage
 from bot.storage.migrations import MIGRATIONS
 from bot.storage.sqlite import _split_sql
@@ -134,3 +135,23 @@ def test_migrations_split_into_whole_statements() -> None:
     statements = _split_sql(MIGRATIONS[0])
     assert all(sqlite3.complete_statement(s) for s in statements)
     assert any(s.startswith("CREATE TRIGGER") and s.rstrip().endswith("END;") for s in statements)
+
+
+async def test_migrate_chat_moves_everything(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    async with SqliteStorage(path) as store:
+        post_id = await make_post(store, "tg:-1")
+        await store.record_answer(answer(post_id, "tg:1"))
+        await store.set_chat_locale("tg:-1", "bn")
+        await store.set_schedule(Schedule("tg:-1", time(9), "Asia/Dhaka", updated_at=NOW))
+        assert await store.migrate_chat("tg:-1", "tg:-1001") is True
+        assert await store.migrate_chat("tg:-1", "tg:-1001") is False
+        assert (await store.get_post(post_id)).chat_key == "tg:-1001"  # type: ignore[union-attr]
+        assert await store.chat_locale("tg:-1001") == "bn"
+        assert await store.get_schedule("tg:-1") is None
+        assert (await store.get_schedule("tg:-1001")).tz == "Asia/Dhaka"  # type: ignore[union-attr]
+        rows, _ = await store.leaderboard("tg:-1001", None, 10, None)
+        assert [r.person_key for r in rows] == ["tg:1"]
+        assert (await store.leaderboard("tg:-1", None, 10, None))[0] == []
+        week, _ = await store.leaderboard("tg:-1001", NOW, 10, None)
+        assert [r.correct for r in week] == [1]

@@ -103,6 +103,11 @@ class Posting:
         await self.storage.set_chat_locale(chat.key, locale)
         return locale
 
+    async def migrate_chat(self, old_key: str, new_key: str) -> bool:
+        """A chat changed its id (a Telegram group upgraded to a supergroup): keep its history,
+        leaderboard, schedule and language under the new key."""
+        return await self.storage.migrate_chat(old_key, new_key)
+
     @staticmethod
     def _check_locale(code: str | None) -> str | None:
         if code is None or code.lower() in ("auto", "reset", "default"):

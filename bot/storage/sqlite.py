@@ -262,6 +262,47 @@ class SqliteStorage:
         await self._write(op)
         self._known_chats[key] = known
 
+    async def migrate_chat(self, old: str, new: str) -> bool:
+        """Move everything of chat `old` to key `new` in one transaction (a Telegram group that
+        became a supergroup gets a new id). Aggregates are added up if `new` has some."""
+
+        async def op(db: aiosqlite.Connection) -> bool:
+            async with db.execute("SELECT 1 FROM chats WHERE key=?", (old,)) as cur:
+                if await cur.fetchone() is None:
+                    return False
+            await db.execute(
+                "INSERT INTO chats(key, title, locale, platform_locale) SELECT ?, title, locale,"
+                " platform_locale FROM chats WHERE key=? ON CONFLICT(key) DO UPDATE SET"
+                " locale=COALESCE(chats.locale, excluded.locale)",
+                (new, old),
+            )
+            for table in ("posts", "answers", "runs"):
+                await db.execute(f"UPDATE {table} SET chat_key=? WHERE chat_key=?", (new, old))
+            await db.execute(
+                "UPDATE OR IGNORE schedules SET chat_key=? WHERE chat_key=?", (new, old)
+            )
+            await db.execute(
+                "UPDATE OR IGNORE daily_posts SET chat_key=? WHERE chat_key=?", (new, old)
+            )
+            for table, key in (("scores", "day, person_key"), ("totals", "person_key")):
+                columns = f"chat_key, {key}, correct, answered, time_ms"
+                await db.execute(
+                    f"INSERT INTO {table}({columns}) SELECT ?, {key}, correct, answered, time_ms"
+                    f" FROM {table} WHERE chat_key=? ON CONFLICT DO UPDATE SET"
+                    " correct=correct+excluded.correct, answered=answered+excluded.answered,"
+                    " time_ms=time_ms+excluded.time_ms",
+                    (new, old),
+                )
+            for table in ("scores", "totals", "schedules", "daily_posts", "chats"):
+                key_column = "key" if table == "chats" else "chat_key"
+                await db.execute(f"DELETE FROM {table} WHERE {key_column}=?", (old,))
+            return True
+
+        moved = await self._write(op)
+        self._posts.clear()
+        self._known_chats.pop(old, None)
+        return moved
+
     async def set_person_locale(self, key: str, locale: str | None) -> None:
         async def op(db: aiosqlite.Connection) -> None:
             await db.execute(

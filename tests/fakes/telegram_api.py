@@ -190,10 +190,14 @@ class FakeTelegramAPI:
     # fault injection -------------------------------------------------------------------
     def fail_next(
         self, method: str, *, retry_after: int | None = None, status: int | None = None,
-        times: int = 1,
+        times: int = 1, migrate_to: int | None = None,
     ) -> None:
-        """Make the next `times` calls of `method` fail: 429 with retry_after, or `status`."""
-        if retry_after is not None:
+        """Make the next `times` calls of `method` fail: 429 with retry_after, 400 "group chat
+        was upgraded" with migrate_to_chat_id, or `status`."""
+        if migrate_to is not None:
+            fault = Fault(400, "Bad Request: group chat was upgraded to a supergroup chat",
+                          {"migrate_to_chat_id": migrate_to})
+        elif retry_after is not None:
             fault = Fault(status or 429, f"Too Many Requests: retry after {retry_after}",
                           {"retry_after": retry_after})
         else:

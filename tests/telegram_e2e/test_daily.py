@@ -299,3 +299,39 @@ async def test_a_failed_admin_lookup_refuses_and_is_not_remembered(tg, fake_tg, 
     await tg.command(group, admin_alice, "/daily 09:00")  # asked again, and allowed
     assert len(fake_tg.calls_of("getChatMember", ok_only=False)) == 2
     assert await tg.service.schedule_status(chat_of(group)) is not None
+
+
+async def test_group_upgraded_to_supergroup_keeps_its_schedule_and_board(
+    tg, fake_tg, group, admin_alice
+):
+    await tg.command(group, admin_alice, "/daily 09:00 Asia/Kolkata")
+    await tg.command(group, admin_alice, "/quiz")
+    [poll] = fake_tg.calls_of("sendPoll")
+    await tg.answer(poll, admin_alice, poll.params["correct_option_ids"][0])
+    supergroup = fake_tg.group(-1009876543210, group["title"], kind="supergroup")
+    # Telegram announces the upgrade in the old group with migrate_to_chat_id
+    await tg.send(fake_tg.push("message", fake_tg._new_message(
+        group, migrate_to_chat_id=supergroup["id"]
+    )))
+    assert await tg.service.schedule_status(chat_of(group)) is None
+    status = await tg.service.schedule_status(chat_of(supergroup))
+    assert status is not None and status.schedule.tz == "Asia/Kolkata"
+    board = await tg.service.leaderboard(chat_of(supergroup).key)
+    assert [row.person_key for row in board.rows] == [f"tg:{admin_alice['id']}"]
+    # the announcement in the new chat (migrate_from_chat_id) finds nothing left to move
+    await tg.send(fake_tg.push("message", fake_tg._new_message(
+        supergroup, migrate_from_chat_id=group["id"]
+    )))
+    assert (await tg.service.schedule_status(chat_of(supergroup))) is not None
+
+
+async def test_daily_post_to_an_upgraded_group_follows_it(tg, fake_tg, group, admin_alice):
+    await tg.command(group, admin_alice, "/daily 12:30")
+    supergroup = fake_tg.group(-1001122334455, group["title"], kind="supergroup")
+    fake_tg.fail_next("sendPoll", migrate_to=supergroup["id"])
+    tg.service.clock.set(datetime(2026, 3, 1, 12, 30, tzinfo=ZoneInfo("UTC")))
+    assert await scheduler(tg).tick() == 1
+    sent = [c for c in fake_tg.calls_of("sendPoll") if c.result]
+    assert [c.params["chat_id"] for c in sent] == [supergroup["id"]]
+    status = await tg.service.schedule_status(chat_of(supergroup))
+    assert status is not None and await tg.service.schedule_status(chat_of(group)) is None

@@ -6,9 +6,10 @@ import asyncio
 import contextlib
 import logging
 import time
+from dataclasses import replace
 
 from telegram import Update
-from telegram.error import TelegramError
+from telegram.error import ChatMigrated, TelegramError
 from telegram.ext import Application
 
 from bot.adapters.telegram.app import build_application, register_commands
@@ -97,6 +98,11 @@ class TelegramAdapter:
         ever would only fill the log. Other errors propagate, and the scheduler retries."""
         try:
             await self.poster.question(question)
+        except ChatMigrated as exc:
+            # the group became a supergroup: move its data to the new id and post there
+            new_key = f"{PREFIX}{exc.new_chat_id}"
+            await self.service.migrate_chat(question.chat_key, new_key)
+            await self.poster.question(replace(question, chat_key=new_key))
         except TelegramError as exc:
             if not chat_is_gone(exc):
                 raise

@@ -19,6 +19,7 @@ from telegram.ext import (
     CallbackQueryHandler,
     CommandHandler,
     ContextTypes,
+    MessageHandler,
     PollAnswerHandler,
     filters,
 )
@@ -28,6 +29,7 @@ from bot.adapters.telegram.admins import AdminCheck
 from bot.adapters.telegram.callback_data import parse_answer
 from bot.adapters.telegram.concurrency import KeyedLocks, RecentKeys
 from bot.adapters.telegram.identity import (
+    PREFIX,
     chat_id_of,
     chat_of,
     is_private_key,
@@ -102,7 +104,24 @@ class Handlers:
             app.add_handler(CommandHandler(names, callback, filters=COMMAND_UPDATES))
         app.add_handler(PollAnswerHandler(self.poll_answer))
         app.add_handler(CallbackQueryHandler(self.button))
+        app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, self.migrated))
         app.add_error_handler(self.error)
+
+    async def migrated(self, update: Update, context: Context) -> None:
+        """A group became a supergroup and got a new id: its history, board, language and
+        daily schedule move with it. Both the old and the new chat announce it; either works,
+        and the second finds nothing left to move."""
+        message = update.effective_message
+        if message is None:
+            return
+        if message.migrate_to_chat_id:
+            old, new = message.chat.id, message.migrate_to_chat_id
+        elif message.migrate_from_chat_id:
+            old, new = message.migrate_from_chat_id, message.chat.id
+        else:
+            return
+        if await self.service.migrate_chat(f"{PREFIX}{old}", f"{PREFIX}{new}"):
+            log.info("chat %s became %s; its data moved along", old, new)
 
     # helpers ---------------------------------------------------------------------------
     def _invocation(self, update: Update, context: Context) -> Invocation | None:
