@@ -14,10 +14,12 @@ import pytest
 
 from bot.clock import FakeClock
 from bot.content import Catalog
+from bot.core import render
 from bot.core.models import Chat, Person, PostSummary, ShownQuestion, UnknownQuiz
 from bot.core.schedule import Schedule, ScheduleError, day_streaks, parse_time, parse_zone
 from bot.core.scheduler import DailyScheduler
 from bot.core.service import QuizService
+from bot.i18n import translator
 from bot.storage import SqliteStorage
 
 
@@ -278,3 +280,9 @@ async def test_day_streaks_across_zones_in_stats(service: QuizService, clock: Fa
     ada_stats, bo_stats = await service.stats(ada), await service.stats(bo)
     assert (ada_stats.day_streak, ada_stats.best_day_streak) == (2, 2)  # missed a day
     assert (bo_stats.day_streak, bo_stats.best_day_streak) == (1, 3)  # wrong on a day
+    board = await service.leaderboard(None, person_key=ada.key)
+    assert {r.name: r.day_streak for r in board.rows} == {"Ada": 2, "Bo": 1}
+    assert board.me is not None and board.me.day_streak == 2
+    text = render.leaderboard_text(board, translator("en"))
+    assert "Ada — 4/4 right" in text and "🔥 2-day streak" in text
+    assert text.count("🔥") == 1  # a one-day run is not a streak to show

@@ -15,9 +15,7 @@ from bot.core.models import (
     QuizStats,
 )
 from bot.core.posting import Posting
-from bot.core.schedule import (
-    day_streaks,
-)
+from bot.core.schedule import day_streaks
 
 
 class Boards(Posting):
@@ -33,12 +31,21 @@ class Boards(Posting):
         today = self.clock.now().astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
         since = {Period.DAY: today, Period.WEEK: today - timedelta(days=6), Period.ALL: None}
         rows, me = await self.storage.leaderboard(chat_key, since[period], limit, person_key)
-        convert = [
-            BoardRow(r.rank, r.person_key, r.name, r.correct, r.answered, r.time_ms) for r in rows
+        shown = [*rows, *([me] if me is not None and me not in rows else [])]
+        streaks = {r.person_key: await self.day_streak(r.person_key) for r in shown}
+        board = [
+            BoardRow(r.rank, r.person_key, r.name, r.correct, r.answered, r.time_ms,
+                     streaks[r.person_key])
+            for r in shown
         ]
-        mine = BoardRow(me.rank, me.person_key, me.name, me.correct, me.answered, me.time_ms) \
-            if me else None
-        return Leaderboard(chat_key, period, tuple(convert), mine)
+        mine = next((row for row in board if me is not None and row.person_key == me.person_key),
+                    None)
+        return Leaderboard(chat_key, period, tuple(board[: len(rows)]), mine)
+
+    async def day_streak(self, person_key: str) -> int:
+        """The current run of days with a correct daily answer."""
+        days, latest = await self.storage.daily_days(person_key)
+        return day_streaks(days, latest)[0]
 
     async def stats(self, person: Person, locale: str = DEFAULT_LOCALE) -> PersonStats:
         totals = await self.storage.person_totals(person.key)

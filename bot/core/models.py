@@ -141,6 +141,7 @@ class BoardRow:
     correct: int
     answered: int
     time_ms: int
+    day_streak: int = 0  # current run of days with a correct daily answer
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from bot.core.models import (
     AnswerResult,
     AnswerStatus,
+    BoardRow,
     Leaderboard,
     MissedQuestion,
     Period,
@@ -116,23 +117,24 @@ def leaderboard_text(board: Leaderboard, t: Translator, *, scope: str = "") -> s
     if not board.rows:
         lines.append(t.gettext("No answers yet. Be the first: /quiz"))
     for row in board.rows:
-        lines.append(_board_line(row.rank, row.name or row.person_key, row.correct, row.answered,
-                                 row.time_ms, t))
+        lines.append(_board_line(row, t))
     if board.me is not None and all(r.person_key != board.me.person_key for r in board.rows):
         lines.append("…")
-        lines.append(_board_line(board.me.rank, board.me.name or board.me.person_key,
-                                 board.me.correct, board.me.answered, board.me.time_ms, t))
+        lines.append(_board_line(board.me, t))
     elif board.me is None and board.rows:
         lines.append(t.gettext("You have no answers in this period yet."))
     return "\n".join(lines)
 
 
-def _board_line(rank: int, name: str, correct: int, answered: int, ms: int, t: Translator) -> str:
-    return t.gettext(
+def _board_line(row: BoardRow, t: Translator) -> str:
+    line = t.gettext(
         "{rank}. {name} — {correct}/{answered} right ({time})",
-        rank=t.number(rank), name=name, correct=t.number(correct),
-        answered=t.number(answered), time=seconds(t, ms),
+        rank=t.number(row.rank), name=row.name or row.person_key, correct=t.number(row.correct),
+        answered=t.number(row.answered), time=seconds(t, row.time_ms),
     )
+    if row.day_streak > 1:  # a daily streak worth showing off
+        line += " · " + t.ngettext("🔥 {n}-day streak", "🔥 {n}-day streak", row.day_streak)
+    return line
 
 
 def stats_text(stats: PersonStats, t: Translator) -> str:
