@@ -368,9 +368,11 @@ def rendered_texts(locale: str) -> dict[str, str]:
     t = Translator(locale)
     q = shown(locale)
     rows = tuple(
-        BoardRow(rank=i, person_key=f"tg:{i}", name=name, correct=c, answered=a, time_ms=ms)
-        for i, (name, c, a, ms) in enumerate(
-            [("Rina", 12, 12, 41_200), ("Arjun", 1, 1, 800), ("", 1_234, 2_000, 9_999_999)],
+        BoardRow(rank=i, person_key=f"tg:{i}", name=name, correct=c, answered=a, time_ms=ms,
+                 day_streak=days)
+        for i, (name, c, a, ms, days) in enumerate(
+            [("Rina", 12, 12, 41_200, 2), ("Arjun", 1, 1, 800, 0),
+             ("", 1_234, 2_000, 9_999_999, 1_000)],
             start=1,
         )
     )
