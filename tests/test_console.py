@@ -132,3 +132,16 @@ def test_ctrl_c_leaves_cleanly_with_progress_saved(tmp_path: Path) -> None:
     assert "Progress saved" in err and "Traceback" not in err
     stats = play(db, "", "stats", "--name", "eve")
     assert "1 question answered" in stats.stdout
+
+
+def test_hindi_console_on_the_bundled_packs(tmp_path: Path) -> None:
+    from bot.i18n import translator
+    from tests.conftest import BUNDLED
+
+    proc = play(tmp_path / "c.db", "", "play", "--quiz", "gradient-accumulation", "--lang", "hi",
+                "--name", "hi", content=BUNDLED)
+    assert proc.returncode == 0, proc.stderr
+    assert "ग्रेडिएंट एक्यूमुलेशन क्विज़" in proc.stdout  # the pack's Hindi title
+    assert "ग्रेडिएंट संचय मुख्य रूप से आपको क्या करने देता है?" in proc.stdout
+    saved = translator("hi").gettext("Progress saved. Run `quizbot play` again to continue.")
+    assert saved != "Progress saved. Run `quizbot play` again to continue." and saved in proc.stdout
