@@ -286,3 +286,12 @@ async def test_day_streaks_across_zones_in_stats(service: QuizService, clock: Fa
     text = render.leaderboard_text(board, translator("en"))
     assert "Ada — 4/4 right" in text and "🔥 2-day streak" in text
     assert text.count("🔥") == 1  # a one-day run is not a streak to show
+
+
+def test_schedule_errors_can_be_said_in_the_readers_language() -> None:
+    with pytest.raises(ScheduleError) as info:
+        parse_zone("Mars/Olympus")
+    error = info.value
+    assert str(error).startswith("“Mars/Olympus” is not a time zone")
+    bengali = translator("bn").gettext(error.template, **error.values)
+    assert "Mars/Olympus" in bengali and bengali != str(error)

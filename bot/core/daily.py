@@ -21,6 +21,7 @@ from bot.core.schedule import (
     parse_time,
     parse_zone,
 )
+from bot.i18n import _
 from bot.storage.base import NewPost
 
 
@@ -40,7 +41,7 @@ class DailyQuestions(Posting):
         if selector:
             self._select(selector, DEFAULT_LOCALE)  # raises UnknownQuiz
         if open_minutes is not None and not 1 <= open_minutes <= 24 * 60:
-            raise ScheduleError("the open time must be between 1 minute and 24 hours")
+            raise ScheduleError(_("The open time must be between 1 minute and 24 hours."))
         schedule = Schedule(
             chat_key=chat.key,
             at=parse_time(at),

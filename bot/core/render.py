@@ -148,13 +148,10 @@ def stats_text(stats: PersonStats, t: Translator) -> str:
         ),
     ]
     if stats.best_day_streak:
-        lines.append(
-            t.ngettext(
-                "Daily streak: {n} day", "Daily streak: {n} days", stats.day_streak
-            )
-            + " · "
-            + t.gettext("best {best}", best=t.number(stats.best_day_streak))
-        )
+        lines.append(t.ngettext(
+            "Daily streak: {n} day (best {best})", "Daily streak: {n} days (best {best})",
+            stats.day_streak, best=t.number(stats.best_day_streak),
+        ))
     for quiz in stats.per_quiz:
         lines.append(f"• {quiz.title}: {t.number(quiz.correct)}/{t.number(quiz.answered)}")
     if not stats.answered:

@@ -16,12 +16,21 @@ from functools import cache
 from zoneinfo import ZoneInfo, available_timezones
 
 from bot.core.models import QuizError
+from bot.i18n import _
 
 _TIME = re.compile(r"^(?P<h>[01]?\d|2[0-3])[:.](?P<m>[0-5]\d)$")
 
 
 class ScheduleError(QuizError):
-    """A bad time, zone or quiz in a /daily command; nothing was changed."""
+    """A bad time, zone or open time in a /daily command; nothing was changed.
+
+    Carries an English msgid and its values, so an adapter can say it in the reader's
+    language: `t.gettext(error.template, **error.values)`."""
+
+    def __init__(self, template: str, **values: object) -> None:
+        super().__init__(template.format(**values))
+        self.template = template
+        self.values = values
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +80,9 @@ class Schedule:
 def parse_time(text: str) -> time:
     match = _TIME.match(text.strip())
     if match is None:
-        raise ScheduleError(f"“{text}” is not a time: use HH:MM, 24-hour, e.g. 09:30 or 18:05")
+        raise ScheduleError(
+            _("“{text}” is not a time: use HH:MM, 24-hour, e.g. 09:30 or 18:05"), text=text
+        )
     return time(int(match["h"]), int(match["m"]))
 
 
@@ -86,7 +97,8 @@ def parse_zone(text: str | None) -> str:
     if (match := folded.get(name.lower())) is not None:
         return match
     raise ScheduleError(
-        f"“{name}” is not a time zone: use an IANA name such as Asia/Kolkata or Asia/Dhaka"
+        _("“{name}” is not a time zone: use an IANA name such as Asia/Kolkata or Asia/Dhaka"),
+        name=name,
     )
 
 

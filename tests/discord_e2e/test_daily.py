@@ -194,7 +194,7 @@ async def test_the_scheduler_posts_once_a_day_and_closes_the_previous_one(
     await click(fake, second, q2.correct, alice)
 
     stats = await fake.reply(await fake.slash("stats", user=alice))
-    assert "Daily streak: 2 days · best 2" in stats.text
+    assert "Daily streak: 2 days (best 2)" in stats.text
 
 
 async def test_a_quiz_leaves_the_daily_question_open(

@@ -188,7 +188,7 @@ async def test_scheduled_poll_once_a_day_with_the_previous_summary_and_streaks(
 
     await tg.answer(polls[1], admin_alice, polls[1].params["correct_option_ids"][0])
     await tg.command(group, admin_alice, "/stats")
-    assert "Daily streak: 2 days · best 2" in tg.texts(group)[-1]
+    assert "Daily streak: 2 days (best 2)" in tg.texts(group)[-1]
     await tg.command(group, bob, "/stats")
     assert "Daily streak" not in tg.texts(group)[-1]  # never right on a daily question
 

@@ -19,6 +19,7 @@ from bot.adapters.discord.embeds import info_embed, message_text
 from bot.adapters.discord.identity import personal_locale
 from bot.core import render
 from bot.core.models import NoActiveRun, QuizError, UnknownQuiz
+from bot.core.schedule import ScheduleError
 from bot.core.service import QuizService, UnsupportedLocale
 from bot.i18n import LANGUAGE_NAMES, Translator, normalize, translator
 
@@ -92,6 +93,8 @@ def explain(error: QuizError, t: Translator, service: QuizService) -> str:
             "Unsupported language “{code}”. Choose one of: {choices}.",
             code=error.code, choices=", ".join(LANGUAGE_NAMES.values()),
         )
+    if isinstance(error, ScheduleError):
+        return t.gettext(error.template, **error.values)
     return str(error)
 
 

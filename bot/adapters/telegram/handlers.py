@@ -362,7 +362,7 @@ class Handlers:
                 await inv.reply(render.unknown_quiz_text(exc.selector, exc.available, mine))
                 return
             except ScheduleError as exc:
-                await inv.reply(str(exc))
+                await inv.reply(mine.gettext(exc.template, **exc.values))
                 return
         log.info("daily question in %s set to %s %s (%s) by %s", inv.chat.key,
                  status.schedule.at, status.schedule.tz, status.schedule.selector,
