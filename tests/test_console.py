@@ -127,7 +127,11 @@ def test_ctrl_c_leaves_cleanly_with_progress_saved(tmp_path: Path) -> None:
         while "question 2 of 3" not in log.read_text() and time.monotonic() < deadline:
             time.sleep(0.05)
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
+        proc.wait(timeout=30)  # stdin stays open: end of input must not be what stops it
+        assert proc.stderr is not None
+        err = proc.stderr.read()
+        proc.stdin.close()
+        proc.stderr.close()
     assert proc.returncode == 130
     assert "Progress saved" in err and "Traceback" not in err
     stats = play(db, "", "stats", "--name", "eve")
