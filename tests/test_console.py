@@ -119,6 +119,9 @@ def test_ctrl_c_leaves_cleanly_with_progress_saved(tmp_path: Path) -> None:
         proc = subprocess.Popen(
             [sys.executable, "-m", "bot", "play", "--quiz", "sample", "--name", "eve"],
             stdin=subprocess.PIPE, stdout=out, stderr=subprocess.PIPE, text=True, env=env,
+            # a test run started in the background inherits SIGINT ignored; a terminal user's
+            # Ctrl-C is what this test is about
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )
         assert proc.stdin is not None
         proc.stdin.write("A\n")
