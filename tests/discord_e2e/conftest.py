@@ -8,7 +8,6 @@ look like a timeout.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
@@ -19,40 +18,16 @@ from discord.gateway import DiscordWebSocket
 from bot.adapters.discord import DiscordAdapter
 from bot.core.service import QuizService
 from bot.settings import Settings
+from tests.errorlog import ErrorLog, failing_on_errors
 from tests.fakes.discord_api import TOKEN, FakeDiscord, User
 
 WATCHED = ("discord", "bot", "aiohttp")
 
 
-class ErrorLog(logging.Handler):
-    """Collects ERROR records; a test that provokes an error on purpose calls allow()."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.ERROR)
-        self.records: list[logging.LogRecord] = []
-        self.allowed: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
-
-    def allow(self, fragment: str) -> None:
-        self.allowed.append(fragment)
-
-    def unexpected(self) -> list[str]:
-        messages = [f"{r.name}: {r.getMessage()}" for r in self.records]
-        return [m for m in messages if not any(a in m for a in self.allowed)]
-
-
 @pytest.fixture(autouse=True)
 def error_log() -> Iterator[ErrorLog]:
-    handler = ErrorLog()
-    loggers = [logging.getLogger(name) for name in WATCHED]
-    for logger in loggers:
-        logger.addHandler(handler)
-    yield handler
-    for logger in loggers:
-        logger.removeHandler(handler)
-    assert not handler.unexpected(), f"ERROR records were logged: {handler.unexpected()}"
+    with failing_on_errors(*WATCHED) as handler:
+        yield handler
 
 
 @pytest.fixture(autouse=True)

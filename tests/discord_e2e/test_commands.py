@@ -10,8 +10,8 @@ import pytest
 from bot.adapters.discord import DiscordAdapter, replies
 from bot.core.models import Chat
 from bot.core.service import QuizService
-from tests.discord_e2e.conftest import ErrorLog
 from tests.discord_e2e.helpers import click, post_quiz, wrong
+from tests.errorlog import ErrorLog
 from tests.fakes.discord_api import (
     AUTOCOMPLETE_RESULT,
     DEFERRED_MESSAGE,

@@ -10,8 +10,9 @@ from bot.clock import FakeClock
 from bot.core.models import Chat
 from bot.core.scheduler import DailyScheduler
 from bot.core.service import QuizService
-from tests.discord_e2e.conftest import ErrorLog, StartBot
+from tests.discord_e2e.conftest import StartBot
 from tests.discord_e2e.helpers import bound_post, click, post_quiz
+from tests.errorlog import ErrorLog
 from tests.fakes.discord_api import (
     AUTOCOMPLETE_RESULT,
     MANAGE_GUILD,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -12,6 +11,7 @@ import pytest
 from bot.adapters.telegram import TelegramAdapter
 from bot.core.service import QuizService
 from bot.settings import Settings
+from tests.errorlog import ErrorLog, failing_on_errors
 from tests.fakes.telegram_api import Call, FakeTelegramAPI
 
 GROUP_ID = -1001234567890
@@ -21,39 +21,10 @@ QUESTION_SECONDS = 60
 CLOSE_INTERVAL = 0.05
 
 
-class ErrorLog(logging.Handler):
-    """Collects ERROR records; a test that expects one says so with allow()."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.ERROR)
-        self.records: list[logging.LogRecord] = []
-        self._allowed: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
-
-    def allow(self, fragment: str) -> None:
-        self._allowed.append(fragment)
-
-    def unexpected(self) -> list[logging.LogRecord]:
-        return [r for r in self.records
-                if not any(f in r.getMessage() for f in self._allowed)]
-
-
 @pytest.fixture(autouse=True)
 def error_log() -> Iterator[ErrorLog]:
-    """Fail the test on any ERROR from the `telegram` or `bot` loggers: PTB only logs
-    exceptions raised in handlers, so a broken handler would otherwise look like a timeout."""
-    handler = ErrorLog()
-    loggers = [logging.getLogger(name) for name in ("telegram", "bot")]
-    for logger in loggers:
-        logger.addHandler(handler)
-    yield handler
-    for logger in loggers:
-        logger.removeHandler(handler)
-    if unexpected := handler.unexpected():
-        formatter = logging.Formatter("%(name)s %(levelname)s %(message)s")
-        pytest.fail("ERROR logged:\n" + "\n".join(formatter.format(r) for r in unexpected))
+    with failing_on_errors("telegram", "bot") as handler:
+        yield handler
 
 
 class Harness:
