@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from pydantic import AnyUrl, Field, SecretStr, ValidationError, field_validator
+from pydantic import AnyUrl, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 _SOURCE_CONTENT = Path(__file__).resolve().parent.parent / "content"
@@ -14,7 +15,12 @@ BUNDLED_CONTENT = _SOURCE_CONTENT if _SOURCE_CONTENT.is_dir() else Path("content
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
-        env_file=".env", env_file_encoding="utf-8", extra="ignore", case_sensitive=False
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        case_sensitive=False,
+        # `.env.example` ships lines like `DISCORD_GUILD_ID=`: an empty value means unset
+        env_ignore_empty=True,
     )
 
     telegram_bot_token: SecretStr | None = None
@@ -29,10 +35,26 @@ class Settings(BaseSettings):
     quizbot_question_seconds: int = Field(default=600, ge=10, le=2_628_000)
     quizbot_log_level: str = "INFO"
 
+    @model_validator(mode="before")
+    @classmethod
+    def _blank_is_unset(cls, data: Any) -> Any:
+        # whitespace-only values (and blank overrides) fall back to the default, like empty ones
+        if isinstance(data, dict):
+            return {k: v for k, v in data.items() if not (isinstance(v, str) and not v.strip())}
+        return data
+
     @field_validator("telegram_bot_token", "discord_bot_token", mode="before")
     @classmethod
-    def _blank_is_none(cls, value: object) -> object:
-        return None if isinstance(value, str) and not value.strip() else value
+    def _token_format(cls, value: object) -> object:
+        # a stray space, newline or quote-pasted control character would only surface later as
+        # a confusing rejection or a broken HTTP header; the message must not echo the token
+        raw = value.get_secret_value() if isinstance(value, SecretStr) else value
+        if isinstance(raw, str) and not all(33 <= ord(c) <= 126 for c in raw):
+            raise ValueError(
+                "contains spaces, line breaks or other characters a token never has "
+                "(check for a stray newline or quote)"
+            )
+        return value
 
     @field_validator("telegram_api_base_url", "discord_api_base_url", "discord_gateway_url")
     @classmethod
@@ -51,12 +73,30 @@ class Settings(BaseSettings):
 class SettingsError(Exception):
     """One line per bad variable, naming it; never the value (it may be a token)."""
 
+    def __init__(self, lines: str | list[str]) -> None:
+        self.lines = [lines] if isinstance(lines, str) else list(lines)
+        super().__init__("\n".join(self.lines))
+
+
+def _message(err: Any) -> str:
+    # pydantic prefixes our own ValueErrors with "Value error, "; the variable name is enough
+    msg = str(err["msg"])
+    return msg.removeprefix("Value error, ")
+
 
 def load_settings(**overrides: object) -> Settings:
+    """Settings from the environment and .env; SettingsError names each bad variable."""
     try:
         return Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as exc:
-        lines = [
-            f"{str(err['loc'][0]).upper()}: {err['msg']}" for err in exc.errors(include_input=False)
-        ]
-        raise SettingsError("; ".join(lines)) from None
+        lines: list[str] = []
+        for err in exc.errors(include_input=False, include_url=False):
+            name = str(err["loc"][0]).upper() if err["loc"] else "settings"
+            line = f"{name}: {_message(err)}"
+            if line not in lines:
+                lines.append(line)
+        raise SettingsError(lines) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        # an unreadable or non-UTF-8 .env: say which file, not what is in it
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+        raise SettingsError([f".env: cannot read the file ({reason})"]) from None
