@@ -105,10 +105,10 @@ async def _play(settings: Settings, args: argparse.Namespace) -> int:
 async def _leaderboard(settings: Settings, args: argparse.Namespace) -> int:
     async with open_service(settings) as service:
         person = console_person(args.name)
-        board = await service.leaderboard(
+        board = await service.boards.leaderboard(
             args.chat, args.period, person_key=person.key, limit=args.limit
         )
-        locale = args.lang or await service.resolve_locale(person, CHAT)
+        locale = args.lang or await service.locale_for(person, CHAT)
         print(render.leaderboard_text(board, translator(locale)))
     return 0
 
@@ -116,7 +116,7 @@ async def _leaderboard(settings: Settings, args: argparse.Namespace) -> int:
 async def _stats(settings: Settings, args: argparse.Namespace) -> int:
     async with open_service(settings) as service:
         person = console_person(args.name)
-        locale = args.lang or await service.resolve_locale(person, CHAT)
+        locale = args.lang or await service.locale_for(person, CHAT)
         print(render.stats_text(await service.stats(person, locale), translator(locale)))
     return 0
 
