@@ -6,12 +6,13 @@ import asyncio
 import contextlib
 import logging
 import signal
+from datetime import timedelta
 from collections.abc import AsyncIterator
 
-from bot.adapters import Publisher
-from bot.clock import Clock
+from bot.adapters import Adapter
+from bot.core.clock import Clock
 from bot.content import load_catalog
-from bot.core.scheduler import DailyScheduler
+from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
 from bot.settings import Settings
 from bot.storage import SqliteStorage
@@ -28,13 +29,16 @@ async def open_service(
     storage = SqliteStorage(settings.quizbot_database)
     await storage.open()
     try:
-        yield QuizService(catalog, storage, clock)
+        yield QuizService(
+            catalog, storage, clock,
+            question_time=timedelta(seconds=settings.quizbot_question_seconds),
+        )
     finally:
         await storage.close()
 
 
-def configured_adapters(service: QuizService, settings: Settings) -> list[Publisher]:
-    adapters: list[Publisher] = []
+def configured_adapters(service: QuizService, settings: Settings) -> list[Adapter]:
+    adapters: list[Adapter] = []
     if settings.telegram_bot_token is not None:
         from bot.adapters.telegram import TelegramAdapter
 
@@ -46,20 +50,21 @@ def configured_adapters(service: QuizService, settings: Settings) -> list[Publis
     return adapters
 
 
-async def run_adapters(service: QuizService, adapters: list[Publisher]) -> None:
-    """Start every adapter and the daily scheduler; run until SIGINT/SIGTERM."""
+async def run_adapters(service: QuizService, adapters: list[Adapter]) -> None:
+    """Start every adapter (each connects itself to the service) and the scheduler that
+    drives daily questions, closes and summaries; run until SIGINT/SIGTERM."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
-    started: list[Publisher] = []
+    started: list[Adapter] = []
     try:
         for adapter in adapters:
             await adapter.start()
             started.append(adapter)
             log.info("%s started", type(adapter).__name__)
-        scheduler = DailyScheduler(service, started)
+        scheduler = Scheduler(service)
         await scheduler.start()
         try:
             await stop.wait()

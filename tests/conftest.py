@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.clock import FakeClock
+from tests.clock import FakeClock
 from bot.content import Catalog, load_catalog
 from bot.core.service import QuizService
 from bot.storage import SqliteStorage

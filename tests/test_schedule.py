@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.clock import FakeClock
+from tests.clock import FakeClock
 from bot.content import Catalog
 from bot.core import render
 from bot.core.models import Chat, Person, PostSummary, ShownQuestion, UnknownQuiz

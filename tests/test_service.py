@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.clock import FakeClock
+from tests.clock import FakeClock
 from bot.content import Catalog
 from bot.core import selection
 from bot.core.models import AnswerStatus, Chat, NoActiveRun, Person, UnknownQuiz

@@ -1,9 +1,20 @@
 """Adapters translate platform events into QuizService calls and render the results.
 
-Each adapter implements bot.core.ports.Publisher: start()/stop() for `quizbot run`, and the
-methods the daily scheduler uses to post into one of its chats.
+A chat adapter has start()/stop() for `quizbot run` and implements the core's ChatPort
+(bot/core/ports.py), connecting itself to the service when it starts so the core's scheduler
+can post and close questions in its chats.
 """
 
-from bot.core.ports import Publisher
+from __future__ import annotations
 
-__all__ = ["Publisher"]
+from typing import Protocol
+
+from bot.core.ports import ChatPort
+
+
+class Adapter(ChatPort, Protocol):
+    async def start(self) -> None: ...
+    async def stop(self) -> None: ...
+
+
+__all__ = ["Adapter"]

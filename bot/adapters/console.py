@@ -9,7 +9,8 @@ import threading
 from typing import TextIO
 
 from bot.core import render
-from bot.core.models import Chat, NoActiveRun, Person, ShownQuestion, UnknownQuiz
+from bot.core.errors import UnknownQuiz, UserError
+from bot.core.models import Chat, Person, ShownQuestion
 from bot.core.service import QuizService
 from bot.i18n import Translator, translator
 
@@ -60,19 +61,20 @@ class ConsoleQuiz:
     async def play(self, quiz_id: str | None = None, reader: LineReader | None = None) -> int:
         """Run (or resume) a quiz; returns the process exit status."""
         reader = reader or LineReader()
-        locale = self.locale or await self.service.resolve_locale(self.person, CHAT)
+        locale = self.locale or await self.service.locale_for(self.person, CHAT)
         t = translator(locale)
+        runs = self.service.runs
         try:
-            if quiz_id is None and await self.service.active_run(self.person, CHAT) is None:
+            if quiz_id is None and await runs.active(self.person, CHAT) is None:
                 quiz_id = await self._choose(reader, t)
                 if quiz_id is None:
                     return 0
-            question = await self.service.start_run(self.person, CHAT, quiz_id, locale=locale)
-        except UnknownQuiz as exc:
-            self.say(render.unknown_quiz_text(exc.selector, exc.available, t))
-            return 2
-        except NoActiveRun:
-            self.say(render.quiz_list_text(self.service.quizzes(locale), t))
+            quiz = self.service.questions.quiz_named(quiz_id)
+            if quiz_id and quiz is None:  # a topic is not a quiz to take in order
+                raise UnknownQuiz(quiz_id)
+            question = await runs.start(self.person, CHAT, quiz, locale)
+        except UserError as exc:
+            self.say(render.error_text(exc, t, self.service.quizzes(locale)))
             return 2
         while True:
             self.say()
@@ -89,8 +91,8 @@ class ConsoleQuiz:
                 self.say(render.run_summary_text(result.run_summary, t))
                 return 0
             if result.next_question is None:  # already answered elsewhere: ask where we are
-                run = await self.service.active_run(self.person, CHAT)
-                nxt = await self.service.run_question(run, CHAT, locale) if run else None
+                run = await runs.active(self.person, CHAT)
+                nxt = await runs.current(run, CHAT, locale) if run else None
                 if nxt is None:
                     return 0
                 question = nxt

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, timedelta
 
+from bot.content import Catalog
 from bot.content.schema import DEFAULT_LOCALE
+from bot.core.clock import Clock
 from bot.core.models import (
     BoardRow,
     Leaderboard,
@@ -14,11 +16,17 @@ from bot.core.models import (
     PersonStats,
     QuizStats,
 )
-from bot.core.posting import Posting
+from bot.core.ports import Storage
+from bot.core.questions import missed
 from bot.core.schedule import day_streaks
 
 
-class Boards(Posting):
+class Boards:
+    def __init__(self, catalog: Catalog, storage: Storage, clock: Clock) -> None:
+        self.catalog = catalog
+        self.storage = storage
+        self.clock = clock
+
     async def leaderboard(
         self,
         chat_key: str | None,
@@ -78,7 +86,7 @@ class Boards(Posting):
     ) -> list[MissedQuestion]:
         """Questions whose latest answer by this person was wrong, for a second look."""
         history = await self.storage.person_history(person.key)
-        missed = []
+        wrong = []
         for (quiz_id, question_id), right in history.items():
             quiz = self.catalog.get(quiz_id)
             if right or quiz is None:
@@ -87,5 +95,5 @@ class Boards(Posting):
                 question = quiz.question(question_id)
             except KeyError:
                 continue
-            missed.append(self._missed(quiz, question, None, locale))
-        return missed[:limit]
+            wrong.append(missed(quiz, question, None, locale))
+        return wrong[:limit]

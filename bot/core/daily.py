@@ -1,32 +1,35 @@
-"""Daily questions: a chat's schedule and the exactly-once-per-local-day claim."""
+"""Daily questions: a chat's schedule, who may change it, and the once-per-local-day claim."""
 
 from __future__ import annotations
 
+import random
 from datetime import timedelta
 
-from bot.content.schema import DEFAULT_LOCALE
 from bot.core import selection
-from bot.core.models import (
-    Chat,
-    Person,
-    PostSummary,
-    ScheduleStatus,
-    ShownQuestion,
-    UnknownQuiz,
-)
-from bot.core.posting import Posting
-from bot.core.schedule import (
-    Schedule,
-    ScheduleError,
-    parse_time,
-    parse_zone,
-)
+from bot.core.clock import Clock
+from bot.core.errors import ScheduleError, UnknownQuiz, may_not_change_daily
+from bot.core.locales import Locales
+from bot.core.models import Chat, Person, PostSummary, ScheduleStatus, ShownQuestion
+from bot.core.ports import NewPost, Storage
+from bot.core.questions import Questions
+from bot.core.schedule import Schedule, parse_time, parse_zone
 from bot.i18n import _
-from bot.storage.base import NewPost
+
+MAX_OPEN_MINUTES = 24 * 60
 
 
-class DailyQuestions(Posting):
-    async def set_schedule(
+class Daily:
+    def __init__(
+        self, questions: Questions, locales: Locales, storage: Storage, clock: Clock,
+        rng: random.Random,
+    ) -> None:
+        self.questions = questions
+        self.locales = locales
+        self.storage = storage
+        self.clock = clock
+        self.rng = rng
+
+    async def set(
         self,
         chat: Chat,
         at: str,
@@ -35,31 +38,39 @@ class DailyQuestions(Posting):
         *,
         open_minutes: int | None = None,
         by: Person | None = None,
+        allowed: bool,
     ) -> ScheduleStatus:
-        """Validate everything first; a bad time, zone or quiz raises and changes nothing.
-        Who may call this is the adapter's check (chat admins)."""
+        """Set the chat's daily question. `allowed`: the caller manages the chat (the
+        platform says who: admins, Manage Server; in a private chat, its person). Everything
+        is checked first; a refusal or a bad time, zone or quiz changes nothing."""
+        if not allowed:
+            raise may_not_change_daily()
+        when, zone = parse_time(at), parse_zone(tz)
         if selector:
-            self._select(selector, DEFAULT_LOCALE)  # raises UnknownQuiz
-        if open_minutes is not None and not 1 <= open_minutes <= 24 * 60:
+            self.questions.select(selector)  # raises UnknownQuiz
+        if open_minutes is not None and not 1 <= open_minutes <= MAX_OPEN_MINUTES:
             raise ScheduleError(_("The open time must be between 1 minute and 24 hours."))
         schedule = Schedule(
-            chat_key=chat.key,
-            at=parse_time(at),
-            tz=parse_zone(tz),
+            chat_key=chat.key, at=when, tz=zone,
             selector=selector.strip().lower() if selector else None,
-            open_minutes=open_minutes,
-            updated_at=self.clock.now(),
+            open_minutes=open_minutes, updated_at=self.clock.now(),
         )
         await self.storage.upsert_chat(chat.key, chat.title, chat.platform_locale)
         await self.storage.set_schedule(schedule, by.key if by else None)
-        status = await self.schedule_status(chat)
+        status = await self.status(chat)
         assert status is not None
         return status
 
-    async def remove_schedule(self, chat: Chat) -> bool:
-        return await self.storage.delete_schedule(chat.key)
+    async def turn_off(self, chat: Chat, *, allowed: bool) -> tuple[bool, list[PostSummary]]:
+        """Remove the schedule; its open question is closed now (nothing else ever would),
+        with its summary to deliver. (False, []) if the chat had no schedule."""
+        if not allowed:
+            raise may_not_change_daily()
+        if not await self.storage.delete_schedule(chat.key):
+            return False, []
+        return True, await self.questions.close_open(chat.key, kind="daily")
 
-    async def schedule_status(self, chat: Chat) -> ScheduleStatus | None:
+    async def status(self, chat: Chat) -> ScheduleStatus | None:
         schedule = await self.storage.get_schedule(chat.key)
         if schedule is None:
             return None
@@ -71,9 +82,7 @@ class DailyQuestions(Posting):
     async def schedules(self) -> list[Schedule]:
         return await self.storage.schedules()
 
-    async def claim_daily(
-        self, schedule: Schedule
-    ) -> tuple[ShownQuestion, list[PostSummary]] | None:
+    async def claim(self, schedule: Schedule) -> tuple[ShownQuestion, list[PostSummary]] | None:
         """If today's question of `schedule` is due and unclaimed, create it (exactly once per
         local day, enforced by the database) and close the previous daily question."""
         now = self.clock.now()
@@ -81,13 +90,14 @@ class DailyQuestions(Posting):
         if day is None or await self.storage.daily_day_of(schedule.chat_key, day) is not None:
             return None
         chat = Chat(schedule.chat_key)
-        locale = await self.chat_locale(chat)
+        locale = await self.locales.for_chat(chat)
         try:
-            quiz_id, question_id = await self._choose(chat, schedule.selector, None, locale,
-                                                      "daily")
+            quiz_id, question_id = await self.questions.choose(
+                chat, schedule.selector, None, daily=True
+            )
         except UnknownQuiz:  # the pack was removed since; fall back to every quiz
-            quiz_id, question_id = await self._choose(chat, None, None, locale, "daily")
-        question = self.catalog.question(quiz_id, question_id)
+            quiz_id, question_id = await self.questions.choose(chat, None, None, daily=True)
+        question = self.questions.catalog.question(quiz_id, question_id)
         open_for = timedelta(minutes=schedule.open_minutes) if schedule.open_minutes else None
         post = await self.storage.claim_daily(
             schedule.chat_key,
@@ -103,14 +113,14 @@ class DailyQuestions(Posting):
             return None  # another process claimed the day first
         summaries = []
         for old in await self.storage.open_posts(chat.key, kind="daily"):
-            if old.id != post.id and (summary := await self.close(old.id)):
+            if old.id != post.id and (summary := await self.questions.close(old.id)):
                 summaries.append(summary)
-        return self._render(post, locale), summaries
+        return self.questions.render(post, locale), summaries
 
-    async def daily_published(self, post_id: int) -> None:
+    async def published(self, post_id: int) -> None:
         await self.storage.mark_daily_published(post_id, self.clock.now())
 
-    async def unpublished_dailies(self, grace: timedelta) -> list[ShownQuestion]:
+    async def unpublished(self, grace: timedelta) -> list[ShownQuestion]:
         """Daily questions claimed more than `grace` ago that never reached their chat."""
         posts = await self.storage.unpublished_dailies(self.clock.now() - grace)
-        return [self._render(p, p.locale) for p in posts]
+        return [self.questions.render(p, p.locale) for p in posts]

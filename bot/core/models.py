@@ -64,6 +64,12 @@ class ShownQuestion:
     total: int  # questions in the quiz
     run_id: int | None = None
     closes_at: datetime | None = None
+    owner_key: str | None = None  # a private question: only this person may answer
+
+    @property
+    def personal(self) -> bool:
+        """One person's question (a private question or a quiz run), not the chat's."""
+        return self.owner_key is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +108,9 @@ class AnswerResult:
     # For a question of a quiz run: the next question, or the summary once the run ends.
     next_question: ShownQuestion | None = None
     run_summary: RunSummary | None = None
+    # one person's question: show them the result and explanation (a shared question's
+    # result is shown by its poll or by the summary when it closes)
+    personal: bool = False
 
     @property
     def accepted(self) -> bool:
@@ -189,18 +198,3 @@ class QuizInfo:
 class ScheduleStatus:
     schedule: Schedule
     next_post: datetime  # local time in the schedule's zone
-
-
-class QuizError(Exception):
-    """Base of errors the adapters turn into a clear message for the user."""
-
-
-class UnknownQuiz(QuizError):
-    def __init__(self, selector: str, available: list[QuizInfo]) -> None:
-        super().__init__(f"no quiz or tag named {selector!r}")
-        self.selector = selector
-        self.available = available
-
-
-class NoActiveRun(QuizError):
-    pass

@@ -1,23 +1,222 @@
-"""What the core needs from an adapter to post on its own (the daily scheduler)."""
+"""What the core needs from the outside world, and the records it exchanges with it.
+
+Import arrows point one way: adapters -> core -> ports <- storage. `Storage` is implemented by
+bot/storage (SQLite today; a second backend implements the same Protocol and the core does not
+change). `ChatPort` is implemented by each platform adapter, so the core's scheduler can post
+and close questions by itself. Times are aware UTC datetimes; the rules (what may be answered,
+what counts) live in the core, while a backend guarantees atomicity and uniqueness.
+"""
 
 from __future__ import annotations
 
-from typing import Protocol
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Literal, Protocol
 
 from bot.core.models import PostSummary, ShownQuestion
+from bot.core.schedule import Schedule
+
+RecordOutcome = Literal["inserted", "duplicate", "closed"]
 
 
-class Publisher(Protocol):
-    prefix: str  # chat keys this adapter owns, e.g. "tg:" or "dc:"
+@dataclass(frozen=True, slots=True)
+class PostRecord:
+    id: int
+    chat_key: str
+    quiz_id: str
+    question_id: str
+    order: tuple[int, ...]  # order[shown] = canonical option index
+    locale: str
+    created_at: datetime
+    closes_at: datetime | None
+    closed_at: datetime | None
+    run_id: int | None
+    kind: str  # "quiz", "run" or "daily"
+    owner_key: str | None = None  # the one person who may answer (a private question or run)
 
-    async def start(self) -> None: ...
-    async def stop(self) -> None: ...
 
-    async def post_question(self, question: ShownQuestion) -> None:
-        """Send a question already created by QuizService to question.chat_key, and bind
-        the platform references (poll id, message id) to question.post_id."""
+@dataclass(frozen=True, slots=True)
+class NewPost:
+    chat_key: str
+    quiz_id: str
+    question_id: str
+    order: tuple[int, ...]
+    locale: str
+    created_at: datetime
+    closes_at: datetime | None = None
+    run_id: int | None = None
+    kind: str = "quiz"
+    owner_key: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerRecord:
+    post_id: int
+    person_key: str
+    option: int  # canonical index
+    correct: bool
+    answered_at: datetime
+    elapsed_ms: int
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    id: int
+    person_key: str
+    chat_key: str
+    quiz_id: str
+    questions: tuple[str, ...]
+    locale: str
+    started_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreRow:
+    person_key: str
+    name: str
+    correct: int
+    answered: int
+    time_ms: int
+    rank: int
+
+
+class Storage(Protocol):
+    async def open(self) -> None: ...
+    async def close(self) -> None: ...
+
+    # people and chats
+    async def upsert_person(self, key: str, name: str) -> None: ...
+    async def upsert_chat(
+        self, key: str, title: str, platform_locale: str | None = None
+    ) -> None: ...
+    async def set_person_locale(self, key: str, locale: str | None) -> None: ...
+    async def migrate_chat(self, old: str, new: str) -> bool:
+        """Move a chat's posts, answers, boards, schedule and settings to a new key."""
+        ...
+    async def person_locale(self, key: str) -> str | None: ...
+    async def set_chat_locale(self, key: str, locale: str | None) -> None: ...
+    async def chat_locale(self, key: str) -> str | None: ...
+    async def chat_platform_locale(self, key: str) -> str | None: ...
+
+    # posts
+    async def create_post(
+        self,
+        chat_key: str,
+        quiz_id: str,
+        question_id: str,
+        order: tuple[int, ...],
+        locale: str,
+        created_at: datetime,
+        closes_at: datetime | None = None,
+        run_id: int | None = None,
+        kind: str = "quiz",
+        owner_key: str | None = None,
+    ) -> PostRecord: ...
+    async def get_post(self, post_id: int) -> PostRecord | None: ...
+    async def bind_ref(self, post_id: int, ref: str) -> None: ...
+    async def post_by_ref(self, ref: str) -> PostRecord | None: ...
+    async def refs(self, post_id: int) -> tuple[str, ...]: ...
+    async def close_post(self, post_id: int, when: datetime, quiet: bool = False) -> bool:
+        """Mark closed; True only for the one call that closed it. `quiet`: no summary due."""
+        ...
+    async def mark_summary_posted(self, post_id: int, when: datetime) -> None: ...
+    async def unposted_summaries(
+        self, closed_after: datetime, closed_before: datetime
+    ) -> list[PostRecord]:
+        """Closed, non-run posts whose summary the platform never confirmed."""
+        ...
+    async def open_posts(
+        self, chat_key: str | None = None, due_before: datetime | None = None,
+        kind: str | None = None,
+    ) -> list[PostRecord]: ...
+    async def posted_questions(
+        self, chat_key: str, kind: str | None = None
+    ) -> dict[tuple[str, str], int]:
+        """(quiz_id, question_id) -> times posted in this chat (of this kind)."""
         ...
 
-    async def post_summary(self, summary: PostSummary) -> None:
-        """Post (or edit in) the one summary of a closed question."""
+    # answers
+    async def record_answer(
+        self, answer: AnswerRecord
+    ) -> tuple[RecordOutcome, AnswerRecord | None]:
+        """Insert and commit if the post is open at answer.answered_at and the person has not
+        answered it. ("duplicate", the stored final answer) otherwise, or ("closed", None)."""
+        ...
+    async def answers_for_post(self, post_id: int) -> list[AnswerRecord]: ...
+    async def answer_count(self, post_id: int) -> int: ...
+    async def answer_of(self, post_id: int, person_key: str) -> AnswerRecord | None: ...
+    async def person_history(self, person_key: str) -> dict[tuple[str, str], bool]:
+        """(quiz_id, question_id) -> whether the person's latest answer to it was right."""
+        ...
+
+    # quiz runs
+    async def create_run(
+        self, person_key: str, chat_key: str, quiz_id: str, questions: tuple[str, ...],
+        locale: str, started_at: datetime,
+    ) -> RunRecord: ...
+    async def active_run(self, person_key: str, chat_key: str) -> RunRecord | None: ...
+    async def get_run(self, run_id: int) -> RunRecord | None: ...
+    async def finish_run(self, run_id: int, when: datetime) -> None: ...
+    async def run_posts(self, run_id: int) -> list[PostRecord]: ...
+
+    # boards and stats
+    async def leaderboard(
+        self, chat_key: str | None, since: datetime | None, limit: int, person_key: str | None
+    ) -> tuple[list[ScoreRow], ScoreRow | None]: ...
+    async def person_totals(self, person_key: str) -> dict[str, tuple[int, int]]:
+        """quiz_id -> (answered, correct)."""
+        ...
+    async def person_streaks(self, person_key: str) -> tuple[int, int]:
+        """(current, best) run of consecutive correct answers."""
+        ...
+    async def person_name(self, person_key: str) -> str | None: ...
+
+    # daily schedules
+    async def set_schedule(self, schedule: Schedule, updated_by: str | None = None) -> None: ...
+    async def delete_schedule(self, chat_key: str) -> bool: ...
+    async def get_schedule(self, chat_key: str) -> Schedule | None: ...
+    async def schedules(self) -> list[Schedule]: ...
+    async def claim_daily(
+        self, chat_key: str, local_date: date, post: NewPost, when: datetime
+    ) -> PostRecord | None:
+        """Atomically create the day's post and claim (chat, local date); None if claimed."""
+        ...
+    async def mark_daily_published(self, post_id: int, when: datetime) -> None: ...
+    async def unpublished_dailies(self, claimed_before: datetime) -> list[PostRecord]: ...
+    async def daily_day_of(self, chat_key: str, local_date: date) -> int | None: ...
+    async def daily_days(self, person_key: str) -> tuple[list[date], date | None]: ...
+
+
+# The platforms --------------------------------------------------------------------------------
+class ChatGone(Exception):
+    """The bot can never post in that chat again (removed, blocked, the chat deleted)."""
+
+
+class TryLater(Exception):
+    """A transient failure (network, flood limit): the same call may work later."""
+
+    def __init__(self, reason: str = "", retry_after: timedelta | None = None) -> None:
+        super().__init__(reason)
+        self.retry_after = retry_after
+
+
+class ChatPort(Protocol):
+    """What an adapter offers the core for chats of its platform (keys starting with `prefix`).
+
+    Both methods raise ChatGone or TryLater for the failures the core handles itself; anything
+    else is logged by the core and tried again later, like TryLater.
+    """
+
+    prefix: str  # e.g. "tg:" or "dc:"
+
+    async def send_question(self, question: ShownQuestion) -> None:
+        """Send a question the core created to question.chat_key and bind the platform's
+        references (poll id, message id) to question.post_id before returning."""
+        ...
+
+    async def close_question(self, summary: PostSummary) -> None:
+        """Retire the question on the platform (stop the poll, disable the buttons) and show
+        its one summary there."""
         ...

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.core.errors import BadZone, NoActiveRun, ScheduleError, UnknownQuiz, UserError
 from bot.core.models import (
     AnswerResult,
     AnswerStatus,
@@ -201,11 +202,6 @@ def quiz_list_text(quizzes: Sequence[QuizInfo], t: Translator) -> str:
     return "\n".join(lines)
 
 
-def unknown_quiz_text(selector: str, quizzes: Sequence[QuizInfo], t: Translator) -> str:
-    return t.gettext("There is no quiz or topic called “{name}”.", name=selector) + "\n" + \
-        quiz_list_text(quizzes, t)
-
-
 def help_text(t: Translator) -> str:
     return "\n".join([
         t.gettext("I ask short multiple-choice questions about ML training. The answer and "
@@ -242,4 +238,17 @@ def schedule_status_text(status: ScheduleStatus, t: Translator) -> str:
                   date=format_skeleton("yMMMEd", when, tzinfo=schedule.zone, locale=t.locale),
                   time=f"{when:%H:%M}"),
     ]
+    return "\n".join(lines)
+
+
+def error_text(error: UserError, t: Translator, quizzes: Sequence[QuizInfo]) -> str:
+    """What was refused and what to do instead, in the reader's language, on every platform.
+    `quizzes`: the catalog in the reader's language, listed after a name it does not have."""
+    lines = [t.gettext(error.template, **error.values)]
+    if isinstance(error, BadZone) and error.suggestions:
+        lines.append(t.gettext("Did you mean: {zones}?", zones=", ".join(error.suggestions)))
+    if isinstance(error, ScheduleError):
+        lines.append(t.gettext("Nothing was changed."))
+    if isinstance(error, UnknownQuiz | NoActiveRun):
+        lines.append(quiz_list_text(quizzes, t))
     return "\n".join(lines)

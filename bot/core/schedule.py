@@ -15,22 +15,11 @@ from datetime import UTC, date, datetime, time, timedelta
 from functools import cache
 from zoneinfo import ZoneInfo, available_timezones
 
-from bot.core.models import QuizError
+from bot.core.errors import BadZone, ScheduleError
 from bot.i18n import _
 
+SUGGESTIONS = 5  # zones offered after one that does not exist
 _TIME = re.compile(r"^(?P<h>[01]?\d|2[0-3])[:.](?P<m>[0-5]\d)$")
-
-
-class ScheduleError(QuizError):
-    """A bad time, zone or open time in a /daily command; nothing was changed.
-
-    Carries an English msgid and its values, so an adapter can say it in the reader's
-    language: `t.gettext(error.template, **error.values)`."""
-
-    def __init__(self, template: str, **values: object) -> None:
-        super().__init__(template.format(**values))
-        self.template = template
-        self.values = values
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,10 +85,9 @@ def parse_zone(text: str | None) -> str:
     folded = {zone.lower(): zone for zone in _zones()}
     if (match := folded.get(name.lower())) is not None:
         return match
-    raise ScheduleError(
-        _("“{name}” is not a time zone: use an IANA name such as Asia/Kolkata or Asia/Dhaka"),
-        name=name,
-    )
+    # typed instead of picked: "Kolkata" suggests Asia/Kolkata (matched on the last part)
+    needle = name.rsplit("/", 1)[-1]
+    raise BadZone(name, zone_names(needle, SUGGESTIONS) if len(needle) >= 3 else ())
 
 
 @cache

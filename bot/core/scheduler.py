@@ -1,14 +1,18 @@
-"""The daily scheduler: one loop in the core posting due questions through the adapters."""
+"""The one loop that drives time: daily questions, closing due questions, pending summaries.
+
+Every platform connected to the service (Delivery) is served by this loop; adapters keep no
+loops of their own. Tests call `tick()` after moving their clock instead of sleeping.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
-from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from bot.core.ports import Publisher
+from bot.core.delivery import backoff
 from bot.core.service import QuizService
 
 log = logging.getLogger(__name__)
@@ -16,55 +20,66 @@ log = logging.getLogger(__name__)
 # A claimed day whose question has not reached its chat after this long is posted again:
 # the process that claimed it died between the database and the platform.
 REPUBLISH_AFTER = timedelta(minutes=2)
-MAX_BACKOFF = timedelta(hours=1)
 
 
-class DailyScheduler:
-    def __init__(
-        self, service: QuizService, publishers: Sequence[Publisher], interval: float = 20.0
-    ) -> None:
+@dataclass(frozen=True, slots=True)
+class Tick:
+    posted: int = 0  # daily questions posted (first tries and re-posts)
+    closed: int = 0  # questions closed because their time was up
+
+
+class Scheduler:
+    def __init__(self, service: QuizService, interval: float = 1.0) -> None:
         self.service = service
-        self.publishers = list(publishers)
         self.interval = interval
         self._task: asyncio.Task[None] | None = None
+        self._stopping = asyncio.Event()
         self._failures: dict[int, tuple[int, datetime]] = {}  # post id -> (failures, retry at)
 
-    def _publisher(self, chat_key: str) -> Publisher | None:
-        return next((p for p in self.publishers if chat_key.startswith(p.prefix)), None)
+    async def tick(self) -> Tick:
+        """One round; each part fails alone (logged), so one broken chat stops nothing."""
+        delivery = self.service.delivery
+        closed = await self.service.questions.close_due()
+        posted = await self._post_dailies() + await self._republish()
+        await delivery.pending()  # the summaries just closed, and any refused earlier
+        return Tick(posted=posted, closed=len(closed))
 
-    async def tick(self) -> int:
-        """Post every due daily question; returns how many were posted."""
+    async def _post_dailies(self) -> int:
+        daily, delivery = self.service.daily, self.service.delivery
         posted = 0
-        for schedule in await self.service.schedules():
-            publisher = self._publisher(schedule.chat_key)
-            if publisher is None:
+        for schedule in await daily.schedules():
+            if delivery.port_for(schedule.chat_key) is None:
                 continue  # that platform is not running in this process
             try:
-                claimed = await self.service.claim_daily(schedule)
+                claimed = await daily.claim(schedule)
                 if claimed is None:
                     continue
                 question, summaries = claimed
-                for summary in summaries:
-                    await publisher.post_summary(summary)
-                await publisher.post_question(question)
-                await self.service.daily_published(question.post_id)
-                posted += 1
+                await delivery.summaries(summaries)  # yesterday's, before today's question
+                if await delivery.question(question):
+                    await daily.published(question.post_id)
+                    posted += 1
             except Exception:
-                log.exception("daily question for %s failed", schedule.chat_key)
+                log.exception("daily question for %s failed; re-posted after %s",
+                              schedule.chat_key, REPUBLISH_AFTER)
+        return posted
+
+    async def _republish(self) -> int:
+        daily, delivery = self.service.daily, self.service.delivery
         now = self.service.clock.now()
-        for question in await self.service.unpublished_dailies(REPUBLISH_AFTER):
-            publisher = self._publisher(question.chat_key)
+        posted = 0
+        for question in await daily.unpublished(REPUBLISH_AFTER):
             failures, not_before = self._failures.get(question.post_id, (0, now))
-            if publisher is None or now < not_before:
+            if delivery.port_for(question.chat_key) is None or now < not_before:
                 continue
             try:
-                await publisher.post_question(question)
-                await self.service.daily_published(question.post_id)
+                if await delivery.question(question):
+                    posted += 1
+                await daily.published(question.post_id)
                 self._failures.pop(question.post_id, None)
-                posted += 1
             except Exception:
                 # e.g. the bot lost access to the chat: back off instead of failing every tick
-                delay = min(MAX_BACKOFF, REPUBLISH_AFTER * 2**failures)
+                delay = backoff(failures + 1, REPUBLISH_AFTER)
                 self._failures[question.post_id] = (failures + 1, now + delay)
                 log.log(
                     logging.ERROR if failures == 0 else logging.WARNING,
@@ -75,16 +90,25 @@ class DailyScheduler:
         return posted
 
     async def run(self) -> None:
-        while True:
-            await self.tick()
-            await asyncio.sleep(self.interval)
+        while not self._stopping.is_set():
+            try:
+                await self.tick()
+            except Exception:  # the database itself failed: try again next round
+                log.exception("scheduler round failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), self.interval)
 
     async def start(self) -> None:
-        self._task = asyncio.create_task(self.run(), name="daily-scheduler")
+        self._stopping.clear()
+        self._task = asyncio.create_task(self.run(), name="scheduler")
 
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+    async def stop(self, within: float = 10.0) -> None:
+        """Let a round in progress finish (its summaries posted), then stop."""
+        if self._task is None:
+            return
+        self._stopping.set()
+        try:
+            await asyncio.wait_for(self._task, within)
+        except TimeoutError:
+            log.warning("the scheduler's last round took over %g s; stopped anyway", within)
+        self._task = None

@@ -1,70 +1,176 @@
-"""QuizService: the one entry point every adapter calls.
+"""QuizService: the one facade every adapter calls, built from small parts.
 
-Adapters translate a platform event into one of its calls and render what comes back. The
-answer path is `QuizService.answer()` here and `SqliteStorage.record_answer()`; the database's
-primary key on (post, person) makes the first answer final. The other calls live in small
-modules by subject: posting.py (ask, close, summaries, locales), runs.py, boards.py, daily.py.
+Each adapter turns a platform event into one call here and the result into platform messages.
+The parts, each with its dependencies passed in:
+- questions.py  choosing, posting, rendering and closing questions
+- asking.py     /quiz in any chat: what replaces what, who a question is for
+- answers.py    the hot path: an answer stored once and final
+- runs.py       one person through a whole quiz
+- boards.py     leaderboards, stats, review
+- daily.py      a chat's daily question
+- locales.py    which language a person or a chat reads
+- delivery.py   summaries and scheduled questions onto the platforms (ChatPort)
+The loop that drives time (scheduler.py) calls into the same parts.
 """
 
 from __future__ import annotations
 
+import random
+from contextlib import AbstractAsyncContextManager
+from datetime import timedelta
+
+from bot.content import Catalog
+from bot.content.schema import DEFAULT_LOCALE
+from bot.core.answers import Answers
+from bot.core.asking import Asking
 from bot.core.boards import Boards
-from bot.core.daily import DailyQuestions
-from bot.core.models import AnswerResult, AnswerStatus, Person
-from bot.core.posting import UnsupportedLocale
-from bot.core.runs import QuizRuns
-from bot.storage.base import AnswerRecord
+from bot.core.clock import Clock, SystemClock
+from bot.core.daily import Daily
+from bot.core.delivery import Delivery
+from bot.core.errors import may_not_change_language
+from bot.core.locales import Locales
+from bot.core.models import (
+    AnswerResult,
+    Chat,
+    Leaderboard,
+    MissedQuestion,
+    Period,
+    Person,
+    PersonStats,
+    QuizInfo,
+    ScheduleStatus,
+    ShownQuestion,
+)
+from bot.core.ports import ChatPort, Storage
+from bot.core.questions import Questions
+from bot.core.runs import Runs
 
-__all__ = ["QuizService", "UnsupportedLocale"]
+DEFAULT_QUESTION_TIME = timedelta(minutes=10)
 
 
-class QuizService(QuizRuns, Boards, DailyQuestions):
-    """Construct with QuizService(catalog, storage, clock=None, rng=None) (see posting.py)."""
+class QuizService:
+    def __init__(
+        self,
+        catalog: Catalog,
+        storage: Storage,
+        clock: Clock | None = None,
+        rng: random.Random | None = None,
+        *,
+        question_time: timedelta = DEFAULT_QUESTION_TIME,
+    ) -> None:
+        """`question_time`: how long a /quiz question stays open in a shared chat."""
+        self.catalog = catalog
+        self.storage = storage
+        self.clock = clock = clock or SystemClock()
+        rng = rng or random.Random()
+        self.locales = Locales(storage)
+        self.questions = Questions(catalog, storage, clock, rng)
+        self.runs = Runs(self.questions, storage, clock)
+        self.answers = Answers(self.questions, self.runs, self.locales, storage, clock)
+        self.boards = Boards(catalog, storage, clock)
+        self.daily = Daily(self.questions, self.locales, storage, clock, rng)
+        self.delivery = Delivery(self.questions, storage, clock)
+        self.asking = Asking(self.questions, self.runs, self.locales, self.delivery,
+                             question_time)
+
+    # platforms ---------------------------------------------------------------------------
+    def connect(self, port: ChatPort) -> None:
+        """An adapter started: the scheduler and the use cases may post through it."""
+        self.delivery.connect(port)
+
+    def disconnect(self, port: ChatPort) -> None:
+        self.delivery.disconnect(port)
+
+    # languages ---------------------------------------------------------------------------
+    async def locale_for(self, person: Person | None, chat: Chat | None = None) -> str:
+        """For what one person reads."""
+        return await self.locales.for_person(person, chat)
+
+    async def locale_of_chat(self, chat: Chat, person: Person | None = None) -> str:
+        """For what everyone in the chat reads (in a private chat: its person)."""
+        return await self.locales.for_audience(chat, person)
+
+    async def set_language(
+        self, person: Person, code: str | None, *, chat: Chat | None = None,
+        allowed: bool = True,
+    ) -> str | None:
+        """The person's language, or with `chat` the chat's (if `allowed`: its admins).
+        Returns the locale chosen, None for "follow the default"."""
+        if chat is None:
+            return await self.locales.set_for_person(person, code)
+        if not allowed:
+            raise may_not_change_language()
+        return await self.locales.set_for_chat(chat, code)
+
+    # quizzes and answers -----------------------------------------------------------------
+    def quizzes(self, locale: str = DEFAULT_LOCALE) -> list[QuizInfo]:
+        return self.questions.quizzes(locale)
+
+    def quiz(
+        self, chat: Chat, person: Person | None, selector: str | None = None, *,
+        run: bool | None = None,
+    ) -> AbstractAsyncContextManager[ShownQuestion]:
+        """/quiz: `async with service.quiz(...) as question:` show it (see asking.py)."""
+        return self.asking.quiz(chat, person, selector, run=run)
 
     async def answer(
-        self, post_id: int, person: Person, shown_option: int, *, locale: str | None = None
+        self, post_id: int, person: Person, option: int, *, locale: str | None = None
     ) -> AnswerResult:
-        """Record `person`'s answer; return only after it is committed."""
-        post = await self.storage.get_post(post_id)
-        question = self._question_of(post)
-        if post is None or question is None:
-            return AnswerResult(AnswerStatus.UNKNOWN_POST, post_id)
-        locale = locale or await self.resolve_locale(person)
-        if not 0 <= shown_option < len(post.order):
-            return AnswerResult(AnswerStatus.INVALID_OPTION, post_id, locale=locale)
+        return await self.answers.answer(post_id, person, option, locale=locale)
 
-        run = await self.storage.get_run(post.run_id) if post.run_id else None
-        if run is not None and run.person_key != person.key:
-            return AnswerResult(AnswerStatus.NOT_YOURS, post_id, locale=locale)
+    async def show(self, post_id: int, locale: str | None = None) -> ShownQuestion | None:
+        return await self.questions.show(post_id, locale)
 
-        now = self.clock.now()
-        if post.closed_at is not None or (post.closes_at is not None and now >= post.closes_at):
-            earlier = await self.storage.answer_of(post_id, person.key)
-            if earlier is None:
-                return self._result(AnswerStatus.CLOSED, post, question, None, locale)
-            return self._result(
-                AnswerStatus.ALREADY_ANSWERED, post, question, earlier.option, locale
-            )
-        await self.storage.upsert_person(person.key, person.name)
-        canonical = post.order[shown_option]
-        outcome, earlier = await self.storage.record_answer(
-            AnswerRecord(
-                post_id=post.id,
-                person_key=person.key,
-                option=canonical,
-                correct=canonical == question.answer,
-                answered_at=now,
-                elapsed_ms=max(0, int((now - post.created_at).total_seconds() * 1000)),
-            )
+    async def bind(self, post_id: int, ref: str) -> None:
+        await self.questions.bind(post_id, ref)
+
+    async def post_id_for(self, ref: str) -> int | None:
+        return await self.questions.post_id_for(ref)
+
+    async def live_count(self, post_id: int) -> int | None:
+        return await self.questions.live_count(post_id)
+
+    # boards ------------------------------------------------------------------------------
+    async def leaderboard(
+        self, chat: Chat | None, period: Period | str = Period.ALL, *,
+        person: Person | None = None, limit: int = 10,
+    ) -> Leaderboard:
+        """A shared chat's board; a private chat (or None) shows the board of every chat."""
+        chat_key = None if chat is None or chat.is_private else chat.key
+        return await self.boards.leaderboard(
+            chat_key, period, person_key=person.key if person else None, limit=limit
         )
-        if outcome == "closed":
-            return self._result(AnswerStatus.CLOSED, post, question, None, locale)
-        if outcome == "duplicate":
-            assert earlier is not None
-            return self._result(
-                AnswerStatus.ALREADY_ANSWERED, post, question, earlier.option, locale
-            )
-        result = self._result(AnswerStatus.ACCEPTED, post, question, canonical, locale)
-        if run is not None:
-            return await self._advance_run(run, post, result, locale)
-        return result
+
+    async def stats(self, person: Person, locale: str = DEFAULT_LOCALE) -> PersonStats:
+        return await self.boards.stats(person, locale)
+
+    async def review(self, person: Person, locale: str = DEFAULT_LOCALE) -> list[MissedQuestion]:
+        return await self.boards.review(person, locale)
+
+    # daily questions ---------------------------------------------------------------------
+    async def set_schedule(
+        self, chat: Chat, at: str, tz: str | None = None, selector: str | None = None, *,
+        open_minutes: int | None = None, by: Person | None = None, allowed: bool,
+    ) -> ScheduleStatus:
+        return await self.daily.set(chat, at, tz, selector, open_minutes=open_minutes, by=by,
+                                    allowed=allowed)
+
+    async def daily_off(self, chat: Chat, *, allowed: bool) -> bool:
+        """Turn the daily question off; its open question closes now with its summary.
+        False if there was none."""
+        removed, summaries = await self.daily.turn_off(chat, allowed=allowed)
+        await self.delivery.summaries(summaries)
+        return removed
+
+    async def schedule_status(self, chat: Chat) -> ScheduleStatus | None:
+        return await self.daily.status(chat)
+
+    # chats -------------------------------------------------------------------------------
+    async def migrate_chat(self, old_key: str, new_key: str) -> bool:
+        """A chat changed its id (a Telegram group upgraded to a supergroup): its history,
+        board, schedule and language move to the new key."""
+        return await self.storage.migrate_chat(old_key, new_key)
+
+    async def chat_gone(self, chat_key: str) -> None:
+        """The bot was removed from the chat for good."""
+        await self.delivery.chat_gone(chat_key)

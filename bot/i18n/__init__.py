@@ -55,7 +55,7 @@ def _translations(locale: str) -> NullTranslations:
     # write_mo would fill an empty plural form with the English one, mixing two languages in
     # one entry and applying this locale's plural rule to English text: drop the entry instead
     for message in list(catalog):
-        if message.id and message.pluralizable and not all(message.string):
+        if message.id and message.pluralizable and not all(message.string or ()):
             del catalog[message.id]
     buffer = io.BytesIO()
     write_mo(buffer, catalog, use_fuzzy=False)

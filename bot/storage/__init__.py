@@ -1,6 +1,5 @@
-"""Persistence: one interface (base.Storage) and its SQLite implementation."""
+"""Persistence: the SQLite implementation of the core's Storage port (bot/core/ports.py)."""
 
-from bot.storage.base import AnswerRecord, PostRecord, RunRecord, Storage
 from bot.storage.sqlite import SqliteStorage
 
-__all__ = ["AnswerRecord", "PostRecord", "RunRecord", "SqliteStorage", "Storage"]
+__all__ = ["SqliteStorage"]

@@ -141,4 +141,10 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE chats ADD COLUMN platform_locale TEXT;
     """,
+    # 5: the one person who may answer a post (a private question, a quiz run's questions)
+    """
+    ALTER TABLE posts ADD COLUMN owner_key TEXT;
+    UPDATE posts SET owner_key = (SELECT person_key FROM runs WHERE runs.id = posts.run_id)
+        WHERE run_id IS NOT NULL;
+    """,
 ]

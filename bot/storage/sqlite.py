@@ -21,8 +21,7 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from bot.core.schedule import Schedule
-from bot.storage.base import (
+from bot.core.ports import (
     AnswerRecord,
     NewPost,
     PostRecord,
@@ -30,6 +29,7 @@ from bot.storage.base import (
     RunRecord,
     ScoreRow,
 )
+from bot.core.schedule import Schedule
 from bot.storage.migrations import MIGRATIONS
 
 log = logging.getLogger(__name__)
@@ -66,6 +66,7 @@ def _post(row: aiosqlite.Row) -> PostRecord:
         closed_at=from_ms(row["closed_at"]),
         run_id=row["run_id"],
         kind=row["kind"],
+        owner_key=row["owner_key"],
     )
 
 
@@ -143,7 +144,8 @@ class SqliteStorage:
     async def _migrate(self, db: aiosqlite.Connection) -> None:
         await db.execute("BEGIN IMMEDIATE")  # one process migrates, others wait
         try:
-            version = (await (await db.execute("PRAGMA user_version")).fetchone())[0]
+            row = await (await db.execute("PRAGMA user_version")).fetchone()
+            version = row[0] if row else 0
             for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
                 log.info("applying schema migration %d", number)
                 for statement in _split_sql(script):
@@ -351,9 +353,10 @@ class SqliteStorage:
         closes_at: datetime | None = None,
         run_id: int | None = None,
         kind: str = "quiz",
+        owner_key: str | None = None,
     ) -> PostRecord:
         new = NewPost(chat_key, quiz_id, question_id, tuple(order), locale, created_at,
-                      closes_at, run_id, kind)
+                      closes_at, run_id, kind, owner_key)
 
         async def op(db: aiosqlite.Connection) -> int:
             return await self._insert_post(db, new)
@@ -366,11 +369,11 @@ class SqliteStorage:
         await db.execute("INSERT OR IGNORE INTO chats(key) VALUES (?)", (new.chat_key,))
         cur = await db.execute(
             "INSERT INTO posts(chat_key, quiz_id, question_id, option_order, locale, kind,"
-            " run_id, created_at, closes_at) VALUES (?,?,?,?,?,?,?,?,?)",
+            " run_id, created_at, closes_at, owner_key) VALUES (?,?,?,?,?,?,?,?,?,?)",
             (
                 new.chat_key, new.quiz_id, new.question_id, json.dumps(list(new.order)),
                 new.locale, new.kind, new.run_id, to_ms(new.created_at),
-                to_ms(new.closes_at) if new.closes_at else None,
+                to_ms(new.closes_at) if new.closes_at else None, new.owner_key,
             ),
         )
         return cur.lastrowid  # type: ignore[return-value]

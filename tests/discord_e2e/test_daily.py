@@ -6,7 +6,7 @@ from datetime import UTC, datetime, time
 from typing import Any
 
 from bot.adapters.discord import DiscordAdapter
-from bot.clock import FakeClock
+from tests.clock import FakeClock
 from bot.core.models import Chat
 from bot.core.scheduler import DailyScheduler
 from bot.core.service import QuizService

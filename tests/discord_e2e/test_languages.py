@@ -12,7 +12,7 @@ import pytest
 
 from bot.adapters.discord import DiscordAdapter, localize
 from bot.adapters.discord.embeds import heading, plain
-from bot.clock import FakeClock
+from tests.clock import FakeClock
 from bot.content import load_catalog
 from bot.core.models import Chat
 from bot.core.service import QuizService

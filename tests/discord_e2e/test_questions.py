@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.adapters.discord import DiscordAdapter
-from bot.clock import FakeClock
+from tests.clock import FakeClock
 from bot.content import load_catalog
 from bot.core.models import Chat
 from bot.core.render import letter

@@ -1,21 +1,8 @@
-"""Time source injected into the core so tests can control it."""
+"""A clock that only moves when told to: tests drive time through it and the scheduler's tick()."""
 
 from __future__ import annotations
 
-import asyncio
 from datetime import UTC, datetime, timedelta
-from typing import Protocol
-
-
-class Clock(Protocol):
-    def now(self) -> datetime:
-        """Current time, timezone-aware UTC."""
-        ...
-
-
-class SystemClock:
-    def now(self) -> datetime:
-        return datetime.now(UTC)
 
 
 class FakeClock:
@@ -23,7 +10,6 @@ class FakeClock:
 
     def __init__(self, start: datetime | None = None) -> None:
         self._now = start or datetime(2026, 1, 1, tzinfo=UTC)
-        self._moved = asyncio.Event()
 
     def now(self) -> datetime:
         return self._now

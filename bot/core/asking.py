@@ -1,0 +1,84 @@
+"""/quiz in any chat: which question comes, what it replaces, and who it is for.
+
+The one rule set every platform follows:
+- In a shared chat, a new question replaces the chat's previous /quiz question (closed with
+  its summary); the daily question stays open until the next day's, so day streaks hold.
+  Concurrent /quiz commands in one chat are serialised: one question stays open.
+- In a private chat (or when a run is asked for): a quiz id runs that whole quiz (resuming it
+  if it is the unfinished one), a topic gives one question chosen for the person, and nothing
+  resumes the unfinished run, else gives one question from any quiz. Only the person answers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from datetime import timedelta
+
+from bot.core.delivery import Delivery
+from bot.core.errors import UnknownQuiz
+from bot.core.locales import Locales
+from bot.core.locks import KeyedLocks
+from bot.core.models import Chat, Person, ShownQuestion
+from bot.core.questions import Questions
+from bot.core.runs import Runs
+
+
+class Asking:
+    def __init__(
+        self, questions: Questions, runs: Runs, locales: Locales, delivery: Delivery,
+        question_time: timedelta,
+    ) -> None:
+        self.questions = questions
+        self.runs = runs
+        self.locales = locales
+        self.delivery = delivery
+        self.question_time = question_time
+        self._locks = KeyedLocks()
+
+    @contextlib.asynccontextmanager
+    async def quiz(
+        self,
+        chat: Chat,
+        person: Person | None,
+        selector: str | None = None,
+        *,
+        run: bool | None = None,
+    ) -> AsyncIterator[ShownQuestion]:
+        """The question to show for /quiz; the chat stays locked until the adapter has shown
+        it, so a second /quiz replaces a question that is really there.
+
+        `person` is None for a channel post (nobody in particular asked). `run=True` asks
+        for a whole quiz run even in a shared chat (shown only to the person)."""
+        if selector:
+            self.questions.select(selector)  # an unknown name raises before anything closes
+        async with self._locks(chat.key):
+            if person is not None and (chat.is_private or run):
+                question = await self._for_one(chat, person, selector, whole=bool(run))
+            else:
+                question = await self._for_chat(chat, person, selector)
+            yield question
+
+    async def _for_chat(
+        self, chat: Chat, person: Person | None, selector: str | None
+    ) -> ShownQuestion:
+        await self.delivery.summaries(await self.questions.close_open(chat.key, kind="quiz"))
+        locale = await self.locales.for_audience(chat, person)
+        return await self.questions.ask(chat, selector, locale, open_for=self.question_time)
+
+    async def _for_one(
+        self, chat: Chat, person: Person, selector: str | None, *, whole: bool
+    ) -> ShownQuestion:
+        locale = await self.locales.for_person(person, chat)
+        quiz = self.questions.quiz_named(selector)
+        if quiz is not None or whole or (
+            selector is None and await self.runs.active(person, chat) is not None
+        ):
+            if whole and selector and quiz is None:  # a topic is not a quiz to run
+                raise UnknownQuiz(selector, self.questions.quizzes(locale))
+            return await self.runs.start(person, chat, quiz, locale)
+        # one question for this person; their previous single question is replaced quietly
+        for post in await self.questions.storage.open_posts(chat.key, kind="quiz"):
+            if post.owner_key == person.key and post.run_id is None:
+                await self.questions.close(post.id, quiet=True)
+        return await self.questions.ask(chat, selector, locale, person=person, owner=person)

@@ -1,0 +1,269 @@
+"""Questions posted in chats: choosing one, creating its post, rendering, closing, summaries.
+
+A post is one question shown in one chat with its own option order. "Is it open?" and "whose
+is it?" are asked of the post here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta
+
+from bot.content import Catalog, Question, Quiz
+from bot.content.schema import DEFAULT_LOCALE
+from bot.core import selection
+from bot.core.clock import Clock
+from bot.core.errors import UnknownQuiz
+from bot.core.models import (
+    Answerer,
+    AnswerResult,
+    AnswerStatus,
+    Chat,
+    MissedQuestion,
+    Person,
+    PostSummary,
+    QuizInfo,
+    ShownQuestion,
+)
+from bot.core.ports import PostRecord, Storage
+
+FASTEST_SHOWN = 3
+
+
+def is_open(post: PostRecord, now: datetime) -> bool:
+    return post.closed_at is None and (post.closes_at is None or now < post.closes_at)
+
+
+class Questions:
+    def __init__(
+        self, catalog: Catalog, storage: Storage, clock: Clock, rng: random.Random
+    ) -> None:
+        self.catalog = catalog
+        self.storage = storage
+        self.clock = clock
+        self.rng = rng
+
+    # the catalog -------------------------------------------------------------------------
+    def quizzes(self, locale: str = DEFAULT_LOCALE) -> list[QuizInfo]:
+        return [
+            QuizInfo(q.id, q.title.get(locale), tuple(q.tags), len(q.questions))
+            for q in self.catalog
+        ]
+
+    def select(self, selector: str | None) -> list[Quiz]:
+        """The quizzes a selector (a quiz id or a tag, any case; None: all) names."""
+        if not selector:
+            return list(self.catalog)
+        key = selector.strip().lower()
+        if quiz := self.catalog.get(key):
+            return [quiz]
+        if tagged := self.catalog.with_tag(key):
+            return tagged
+        raise UnknownQuiz(selector, self.quizzes())
+
+    def quiz_named(self, selector: str | None) -> Quiz | None:
+        """The quiz with exactly this id (not a tag)."""
+        return self.catalog.get(selector.strip().lower()) if selector else None
+
+    def question_of(self, post: PostRecord | None) -> Question | None:
+        """The post's question, unless the content changed under it since it was posted."""
+        if post is None or (quiz := self.catalog.get(post.quiz_id)) is None:
+            return None
+        try:
+            question = quiz.question(post.question_id)
+        except KeyError:
+            return None
+        return question if len(question.options) == len(post.order) else None
+
+    # posting -----------------------------------------------------------------------------
+    async def choose(
+        self, chat: Chat, selector: str | None, person: Person | None, *, daily: bool = False
+    ) -> tuple[str, str]:
+        pool = selection.candidates(self.select(selector))
+        history = await self.storage.person_history(person.key) if person else None
+        # daily questions cycle through their own pool, whatever /quiz asked meanwhile
+        counts = await self.storage.posted_questions(chat.key, kind="daily" if daily else None)
+        return selection.pick(pool, counts, history, self.rng)
+
+    async def ask(
+        self,
+        chat: Chat,
+        selector: str | None,
+        locale: str,
+        *,
+        person: Person | None = None,
+        owner: Person | None = None,
+        open_for: timedelta | None = None,
+    ) -> ShownQuestion:
+        """Post a new question in `chat`. `person` narrows the choice for someone alone;
+        `owner` is the only person who may answer it."""
+        quiz_id, question_id = await self.choose(chat, selector, person)
+        return await self.post(chat, quiz_id, question_id, locale, open_for=open_for,
+                               owner=owner)
+
+    async def post(
+        self,
+        chat: Chat,
+        quiz_id: str,
+        question_id: str,
+        locale: str,
+        *,
+        open_for: timedelta | None = None,
+        kind: str = "quiz",
+        run_id: int | None = None,
+        owner: Person | None = None,
+    ) -> ShownQuestion:
+        await self.storage.upsert_chat(chat.key, chat.title, chat.platform_locale)
+        if owner is not None:
+            await self.storage.upsert_person(owner.key, owner.name)
+        question = self.catalog.question(quiz_id, question_id)
+        now = self.clock.now()
+        post = await self.storage.create_post(
+            chat.key, quiz_id, question_id,
+            selection.shuffled_order(len(question.options), self.rng), locale, now,
+            closes_at=now + open_for if open_for else None, run_id=run_id, kind=kind,
+            owner_key=owner.key if owner else None,
+        )
+        return self.render(post, locale)
+
+    def render(self, post: PostRecord, locale: str) -> ShownQuestion:
+        quiz = self.catalog.quizzes[post.quiz_id]
+        question = quiz.question(post.question_id)
+        return ShownQuestion(
+            post_id=post.id,
+            chat_key=post.chat_key,
+            quiz_id=quiz.id,
+            quiz_title=quiz.title.get(locale),
+            question_id=question.id,
+            prompt=question.prompt.get(locale),
+            options=tuple(question.options[i].text.get(locale) for i in post.order),
+            correct=post.order.index(question.answer),
+            explanation=question.explanation.get(locale),
+            details=question.details.get(locale) if question.details else None,
+            locale=locale,
+            number=quiz.questions.index(question) + 1,
+            total=len(quiz.questions),
+            run_id=post.run_id,
+            closes_at=post.closes_at,
+            owner_key=post.owner_key,
+        )
+
+    async def show(self, post_id: int, locale: str | None = None) -> ShownQuestion | None:
+        """Render an existing post again (another language, or after a restart)."""
+        post = await self.storage.get_post(post_id)
+        if post is None or self.question_of(post) is None:
+            return None
+        return self.render(post, locale or post.locale)
+
+    async def live_count(self, post_id: int) -> int | None:
+        """Answers so far on an open post; None once it is closed or unknown."""
+        post = await self.storage.get_post(post_id)
+        if post is None or post.closed_at is not None:
+            return None
+        return await self.storage.answer_count(post_id)
+
+    async def bind(self, post_id: int, ref: str) -> None:
+        """Remember a platform reference (poll id, message id) for a post."""
+        await self.storage.bind_ref(post_id, ref)
+
+    async def post_id_for(self, ref: str) -> int | None:
+        post = await self.storage.post_by_ref(ref)
+        return post.id if post else None
+
+    def result(
+        self,
+        status: AnswerStatus,
+        post: PostRecord,
+        question: Question,
+        canonical: int | None,
+        locale: str,
+    ) -> AnswerResult:
+        return AnswerResult(
+            status=status,
+            post_id=post.id,
+            correct=canonical == question.answer,
+            chosen=post.order.index(canonical) if canonical is not None else None,
+            correct_option=post.order.index(question.answer),
+            correct_text=question.options[question.answer].text.get(locale),
+            chosen_text=question.options[canonical].text.get(locale) if canonical is not None
+            else "",
+            explanation=question.explanation.get(locale),
+            details=question.details.get(locale) if question.details else None,
+            locale=locale,
+            personal=post.owner_key is not None,
+        )
+
+    # closing -----------------------------------------------------------------------------
+    async def close(
+        self, post_id: int, locale: str | None = None, *, quiet: bool = False
+    ) -> PostSummary | None:
+        """Close a post; only the call that closed it gets the summary, which is then due
+        (Delivery posts it and confirms it). `quiet` closes it with no summary due."""
+        post = await self.storage.get_post(post_id)
+        if post is None or not await self.storage.close_post(post_id, self.clock.now(), quiet):
+            return None
+        if quiet:
+            return None
+        if self.question_of(post) is None:  # its question left the content: nothing to say
+            await self.storage.mark_summary_posted(post_id, self.clock.now())
+            return None
+        return await self.summary(post, locale or post.locale)
+
+    async def close_open(self, chat_key: str, kind: str) -> list[PostSummary]:
+        """Close the chat's open shared questions of `kind` (private ones are left alone)."""
+        summaries = []
+        for post in await self.storage.open_posts(chat_key, kind=kind):
+            if post.run_id is None and post.owner_key is None and (
+                summary := await self.close(post.id)
+            ):
+                summaries.append(summary)
+        return summaries
+
+    async def close_due(self) -> list[PostSummary]:
+        """Close every question whose time is up."""
+        summaries = []
+        for post in await self.storage.open_posts(due_before=self.clock.now()):
+            if summary := await self.close(post.id):
+                summaries.append(summary)
+        return summaries
+
+    async def summary(self, post: PostRecord, locale: str) -> PostSummary:
+        answers = await self.storage.answers_for_post(post.id)
+        per_option = [0] * len(post.order)
+        for a in answers:
+            per_option[post.order.index(a.option)] += 1
+        fastest = sorted((a for a in answers if a.correct), key=lambda a: a.elapsed_ms)
+        return PostSummary(
+            post_id=post.id,
+            chat_key=post.chat_key,
+            question=self.render(post, locale),
+            answered=len(answers),
+            right=sum(a.correct for a in answers),
+            per_option=tuple(per_option),
+            fastest=tuple(
+                Answerer(a.name, a.person_key, a.elapsed_ms) for a in fastest[:FASTEST_SHOWN]
+            ),
+            refs=await self.storage.refs(post.id),
+        )
+
+    async def unposted_summaries(self, window: timedelta) -> list[PostSummary]:
+        """Closed in the last `window` with a summary no platform confirmed."""
+        now = self.clock.now()
+        posts = await self.storage.unposted_summaries(now - window, now)
+        return [await self.summary(p, p.locale) for p in posts if self.question_of(p)]
+
+    async def summary_posted(self, post_id: int) -> None:
+        """The platform took the summary (or never can): it is not offered again."""
+        await self.storage.mark_summary_posted(post_id, self.clock.now())
+
+
+def missed(quiz: Quiz, question: Question, chosen: int | None, locale: str) -> MissedQuestion:
+    return MissedQuestion(
+        quiz_id=quiz.id,
+        question_id=question.id,
+        number=quiz.questions.index(question) + 1,
+        prompt=question.prompt.get(locale),
+        correct_text=question.options[question.answer].text.get(locale),
+        chosen_text=question.options[chosen].text.get(locale) if chosen is not None else None,
+        explanation=question.explanation.get(locale),
+    )
