@@ -1,0 +1,113 @@
+"""The contract every platform harness implements for the shared behaviour suite.
+
+A chat rule (what replaces what, who may answer, what closes when, what an error says) is
+written once in tests/behaviour/test_rules.py and runs against each platform through the real
+library and its fake server: tests/behaviour/telegram.py (python-telegram-bot + the fake Bot
+API) and tests/behaviour/discord.py (discord.py + the fake REST API and gateway).
+
+Places and people are opaque handles that only their harness understands. Every action waits
+until the bot has fully handled it (no fixed sleeps) and returns what the acting person saw.
+Time moves only through `clock` and `tick()`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from bot.core.service import QuizService
+from tests.clock import FakeClock
+
+
+@dataclass
+class Seen:
+    """What the acting person saw in reply: texts addressed to them (an alert, an ephemeral
+    reply, a message in their private chat, a reply to their command in the chat) and the
+    posts of questions that appeared because of the action, in order."""
+
+    texts: list[str] = field(default_factory=list)
+    post_ids: list[int] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.texts)
+
+
+Place = Any  # a shared chat (Telegram group, Discord guild channel) or a private chat
+Person = Any
+
+
+class Harness(Protocol):
+    platform: str  # "telegram" or "discord"
+    service: QuizService
+    clock: FakeClock
+
+    # who and where ---------------------------------------------------------------------------
+    def person(self, n: int, *, language: str = "en") -> Person:
+        """A distinct person (n = 1, 2, ...), their platform language set to `language`."""
+        ...
+
+    def person_key(self, who: Person) -> str:
+        """The core's key for them ("tg:1001", "dc:9000...")."""
+        ...
+
+    def group(self) -> Place:
+        """One shared chat where everyone may write; `admin` people manage it."""
+        ...
+
+    def make_admin(self, who: Person) -> None:
+        """`who` may manage the group (Telegram: chat admin; Discord: Manage Server)."""
+        ...
+
+    def private(self, who: Person) -> Place:
+        """The private chat between `who` and the bot (Telegram private chat, Discord DM)."""
+        ...
+
+    # actions -------------------------------------------------------------------------------
+    async def quiz(self, where: Place, who: Person, selector: str | None = None) -> Seen:
+        """/quiz [selector]; post_ids has the question that appeared (if any)."""
+        ...
+
+    async def answer(self, where: Place, who: Person, post_id: int, option: int) -> Seen:
+        """Answer shown option `option` of the question of `post_id` the platform's native
+        way there (a quiz-poll vote on Telegram polls, a button otherwise)."""
+        ...
+
+    async def answer_again(self, where: Place, who: Person, post_id: int, option: int) -> Seen:
+        """The very same answer event delivered a second time (Telegram: the same update
+        again, e.g. after a crash before the offset was confirmed; Discord: the same
+        interaction id again). Must not raise or log errors."""
+        ...
+
+    async def forged_click(self, where: Place, who: Person, post_id: int, option: int) -> Seen:
+        """A button press naming `post_id`/`option` in its data but made on a message that
+        is not that post's (a modified client); must be refused politely."""
+        ...
+
+    async def daily_set(self, where: Place, who: Person, at: str = "09:00",
+                        zone: str = "UTC") -> Seen:
+        ...
+
+    async def daily_off(self, where: Place, who: Person) -> Seen:
+        ...
+
+    async def leaderboard(self, where: Place, who: Person) -> Seen:
+        ...
+
+    async def set_language(self, where: Place, who: Person, code: str) -> Seen:
+        """The person's own language (/lang code)."""
+        ...
+
+    async def tick(self) -> None:
+        """One round of the core scheduler (daily posts, due closes, pending summaries),
+        then wait until every platform call it caused is done."""
+        ...
+
+    def closed_on_platform(self, post_id: int) -> bool:
+        """The chat can see that the question closed: its poll stopped / buttons disabled
+        and its summary shown (a summary message or the closing edit)."""
+        ...
+
+    async def restart(self) -> None:
+        """A new bot process on the same database (a new adapter and client)."""
+        ...
