@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.clock import FakeClock
 from bot.content import Catalog, load_catalog
 from bot.core.service import QuizService
 from bot.storage import SqliteStorage
+from tests.clock import FakeClock
 
 os.environ.setdefault("NO_PROXY", "127.0.0.1,localhost")
 

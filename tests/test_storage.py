@@ -10,8 +10,9 @@ from pathlib import Path
 import aiosqlite
 import pytest
 
+from bot.core.ports import AnswerRecord
 from bot.core.schedule import Schedule
-from bot.storage import AnswerRecord, SqliteStorage
+from bot.storage import SqliteStorage
 from bot.storage.migrations import MIGRATIONS
 from bot.storage.sqlite import _split_sql
 
