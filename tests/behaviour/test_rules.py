@@ -1,0 +1,224 @@
+"""The chat rules, written once, checked on Telegram and on Discord (see harness.py).
+
+Each test is what a person does in a chat and what they (or the chat) then see; the database is
+read only to check what was stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+
+from bot.core.service import DEFAULT_QUESTION_TIME
+from tests.behaviour.harness import Harness
+
+BENGALI = range(0x0980, 0x0A00)
+
+
+async def chat_of(h: Harness, post_id: int) -> str:
+    post = await h.service.storage.get_post(post_id)
+    assert post is not None
+    return post.chat_key
+
+
+async def open_quiz_posts(h: Harness, chat_key: str) -> list[int]:
+    return [p.id for p in await h.service.storage.open_posts(chat_key, kind="quiz")]
+
+
+def right(h: Harness, shown: object) -> int:
+    return shown.correct  # type: ignore[attr-defined, no-any-return]
+
+
+async def shown(h: Harness, post_id: int):  # type: ignore[no-untyped-def]
+    question = await h.service.show(post_id)
+    assert question is not None
+    return question
+
+
+# /quiz in a shared chat ------------------------------------------------------------------------
+async def test_four_people_asking_at_once_leave_one_question_open(h: Harness) -> None:
+    group = h.group()
+    people = [h.person(n) for n in range(1, 5)]
+    seen = await asyncio.gather(*(h.quiz(group, who) for who in people))
+    posts = [post for s in seen for post in s.post_ids]
+    assert len(posts) == 4
+    chat_key = await chat_of(h, posts[0])
+    still_open = await open_quiz_posts(h, chat_key)
+    assert len(still_open) == 1
+    for post in set(posts) - set(still_open):
+        assert h.closed_on_platform(post), f"replaced question {post} shows no summary"
+
+
+async def test_a_new_quiz_closes_the_last_one_with_its_summary(h: Harness) -> None:
+    group, alice = h.group(), h.person(1)
+    [first] = (await h.quiz(group, alice)).post_ids
+    [second] = (await h.quiz(group, alice)).post_ids
+    assert await open_quiz_posts(h, await chat_of(h, second)) == [second]
+    assert h.closed_on_platform(first)
+
+
+async def test_an_unknown_quiz_is_explained_and_closes_nothing(h: Harness) -> None:
+    group, alice = h.group(), h.person(1)
+    [post] = (await h.quiz(group, alice)).post_ids
+    seen = await h.quiz(group, alice, "no-such-thing")
+    assert seen.post_ids == []
+    assert "There is no quiz or topic called “no-such-thing”." in seen.text
+    assert "sample" in seen.text  # what exists instead
+    assert await open_quiz_posts(h, await chat_of(h, post)) == [post]
+
+
+async def test_a_question_closes_when_its_time_is_up(h: Harness) -> None:
+    group, alice = h.group(), h.person(1)
+    [post] = (await h.quiz(group, alice)).post_ids
+    await h.tick()
+    assert not h.closed_on_platform(post)
+    h.clock.advance(DEFAULT_QUESTION_TIME.total_seconds() + 1)
+    await h.tick()
+    assert h.closed_on_platform(post)
+
+
+# answers ---------------------------------------------------------------------------------------
+async def test_the_first_answer_is_final(h: Harness) -> None:
+    group, alice = h.group(), h.person(1)
+    [post] = (await h.quiz(group, alice)).post_ids
+    question = await shown(h, post)
+    wrong = (question.correct + 1) % len(question.options)
+    await h.answer(group, alice, post, wrong)
+    await h.answer(group, alice, post, question.correct)
+    stored = await h.service.storage.answer_of(post, h.person_key(alice))
+    assert stored is not None and not stored.correct
+
+
+async def test_a_redelivered_answer_is_stored_once_without_errors(h: Harness) -> None:
+    group, alice = h.group(), h.person(1)
+    [post] = (await h.quiz(group, alice)).post_ids
+    question = await shown(h, post)
+    await h.answer(group, alice, post, question.correct)
+    await h.answer_again(group, alice, post, question.correct)
+    assert await h.service.storage.answer_count(post) == 1
+
+
+async def test_a_forged_button_is_refused_and_stores_nothing(h: Harness) -> None:
+    group, alice, bob = h.group(), h.person(1), h.person(2)
+    [first] = (await h.quiz(group, alice)).post_ids
+    await h.service.questions.close(first, quiet=True)
+    [second] = (await h.quiz(group, alice)).post_ids
+    # a click on the second question's message that claims to answer the first
+    seen = await h.forged_click(group, bob, first, 0)
+    assert seen.text, "a forged click gets a polite refusal"
+    assert await h.service.storage.answer_of(first, h.person_key(bob)) is None
+    assert await h.service.storage.answer_of(second, h.person_key(bob)) is None
+
+
+# private chats ---------------------------------------------------------------------------------
+async def test_a_topic_in_a_private_chat_gives_one_question_for_that_person(h: Harness) -> None:
+    alice = h.person(1)
+    dm = h.private(alice)
+    [post_id] = (await h.quiz(dm, alice, "testing")).post_ids
+    post = await h.service.storage.get_post(post_id)
+    assert post is not None
+    assert (post.quiz_id, post.run_id, post.owner_key) == ("sample", None, h.person_key(alice))
+
+
+async def test_a_quiz_id_in_a_private_chat_runs_the_whole_quiz(h: Harness) -> None:
+    alice = h.person(1)
+    dm = h.private(alice)
+    [first] = (await h.quiz(dm, alice, "sample")).post_ids
+    question = await shown(h, first)
+    assert question.run_id is not None
+    seen = await h.answer(dm, alice, first, question.correct)
+    assert seen.text, "the answer and its explanation appear at once"
+    assert len(seen.post_ids) == 1 and seen.post_ids[0] != first  # the next question
+    # /quiz alone resumes the run where it stands
+    resumed = await h.quiz(dm, alice)
+    assert resumed.post_ids == seen.post_ids
+
+
+async def test_only_the_owner_answers_a_private_question(h: Harness) -> None:
+    alice, bob = h.person(1), h.person(2)
+    dm = h.private(alice)
+    [post] = (await h.quiz(dm, alice, "testing")).post_ids
+    question = await shown(h, post)
+    await h.answer(dm, bob, post, question.correct)  # a forwarded poll, a replayed click
+    assert await h.service.storage.answer_of(post, h.person_key(bob)) is None
+    assert post in [p.id for p in await h.service.storage.open_posts(await chat_of(h, post))]
+    await h.answer(dm, alice, post, question.correct)
+    assert await h.service.storage.answer_of(post, h.person_key(alice)) is not None
+    # a single private question is done once its person answered
+    assert post not in [p.id for p in await h.service.storage.open_posts(await chat_of(h, post))]
+
+
+# daily questions -------------------------------------------------------------------------------
+async def test_only_admins_set_the_daily_question(h: Harness) -> None:
+    group, bob = h.group(), h.person(2)
+    await h.quiz(group, bob)  # the chat exists
+    seen = await h.daily_set(group, bob)
+    assert "Only this chat's admins can change its daily question." in seen.text
+    assert await h.service.storage.schedules() == []
+
+
+async def test_turning_the_daily_question_off_closes_it_with_its_summary(h: Harness) -> None:
+    group, alice = h.group(), h.person(1)
+    h.make_admin(alice)
+    await h.daily_set(group, alice, "09:00", "UTC")
+    [schedule] = await h.service.storage.schedules()
+    h.clock.set(datetime(2026, 3, 2, 9, 0, 30, tzinfo=UTC))
+    await h.tick()
+    [daily] = await h.service.storage.open_posts(schedule.chat_key, kind="daily")
+    await h.daily_off(group, alice)
+    assert await h.service.storage.schedules() == []
+    assert await h.service.storage.open_posts(schedule.chat_key, kind="daily") == []
+    assert h.closed_on_platform(daily.id)
+
+
+async def test_a_new_quiz_leaves_the_daily_question_open(h: Harness) -> None:
+    group, alice = h.group(), h.person(1)
+    h.make_admin(alice)
+    await h.daily_set(group, alice, "09:00", "UTC")
+    h.clock.set(datetime(2026, 3, 2, 9, 0, 30, tzinfo=UTC))
+    await h.tick()
+    [schedule] = await h.service.storage.schedules()
+    [daily] = await h.service.storage.open_posts(schedule.chat_key, kind="daily")
+    await h.quiz(group, alice)
+    assert [p.id for p in await h.service.storage.open_posts(schedule.chat_key, kind="daily")] \
+        == [daily.id]
+    h.clock.advance(hours=1)
+    await h.tick()
+    assert not h.closed_on_platform(daily.id)
+
+
+# boards and languages --------------------------------------------------------------------------
+async def test_the_leaderboard_ranks_right_answers_first(h: Harness) -> None:
+    group, alice, bob = h.group(), h.person(1), h.person(2)
+    [post] = (await h.quiz(group, alice)).post_ids
+    question = await shown(h, post)
+    await h.answer(group, bob, post, (question.correct + 1) % len(question.options))
+    h.clock.advance(seconds=5)
+    await h.answer(group, alice, post, question.correct)
+    text = (await h.leaderboard(group, bob)).text
+    alice_name = await h.service.storage.person_name(h.person_key(alice))
+    bob_name = await h.service.storage.person_name(h.person_key(bob))
+    assert alice_name and bob_name and alice_name != bob_name
+    assert text.index(alice_name) < text.index(bob_name)
+
+
+async def test_a_chosen_language_is_used_for_replies_and_questions(h: Harness) -> None:
+    alice = h.person(1)
+    dm = h.private(alice)
+    seen = await h.set_language(dm, alice, "bn")
+    assert any(ord(c) in BENGALI for c in seen.text), seen.text
+    [post] = (await h.quiz(dm, alice, "testing")).post_ids
+    assert (await shown(h, post)).locale == "bn"
+
+
+async def test_a_question_survives_a_restart(h: Harness) -> None:
+    group, alice = h.group(), h.person(1)
+    [post] = (await h.quiz(group, alice)).post_ids
+    question = await shown(h, post)
+    await h.restart()
+    await h.answer(group, alice, post, question.correct)
+    stored = await h.service.storage.answer_of(post, h.person_key(alice))
+    assert stored is not None and stored.correct
+    h.clock.advance(timedelta(minutes=11).total_seconds())
+    await h.tick()
+    assert h.closed_on_platform(post)
