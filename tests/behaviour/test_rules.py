@@ -25,10 +25,6 @@ async def open_quiz_posts(h: Harness, chat_key: str) -> list[int]:
     return [p.id for p in await h.service.storage.open_posts(chat_key, kind="quiz")]
 
 
-def right(h: Harness, shown: object) -> int:
-    return shown.correct  # type: ignore[attr-defined, no-any-return]
-
-
 async def shown(h: Harness, post_id: int):  # type: ignore[no-untyped-def]
     question = await h.service.show(post_id)
     assert question is not None
