@@ -23,6 +23,7 @@ test: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check bot tests scripts
+	$(BIN)/mypy
 
 validate: $(STAMP)
 	$(BIN)/quizbot content validate
