@@ -82,6 +82,11 @@ class ScoreRow:
     rank: int
 
 
+class StorageError(Exception):
+    """The database cannot be used (missing, unwritable, not ours, too new): one line that
+    names it and says what to do."""
+
+
 class Storage(Protocol):
     async def open(self) -> None: ...
     async def close(self) -> None: ...

@@ -13,7 +13,6 @@ import asyncio
 import json
 import logging
 import sqlite3
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime, time
 from pathlib import Path
@@ -28,14 +27,20 @@ from bot.core.ports import (
     RecordOutcome,
     RunRecord,
     ScoreRow,
+    StorageError,
 )
 from bot.core.schedule import Schedule
+from bot.storage.lru import Lru
 from bot.storage.migrations import MIGRATIONS
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-POST_CACHE = 4096
+POST_CACHE = 4096  # posts: a few thousand live questions at once
+PEOPLE_CACHE = 50_000  # about 5 MB at most
+CHAT_CACHE = 10_000
 WriteOp = Callable[[aiosqlite.Connection], Awaitable[Any]]
+
+APPLICATION_ID = 0x5155495A  # "QUIZ": marks the file as quizbot's (PRAGMA application_id)
 
 PRAGMAS = (
     "PRAGMA journal_mode=WAL",
@@ -43,6 +48,13 @@ PRAGMAS = (
     "PRAGMA foreign_keys=ON",
     "PRAGMA busy_timeout=10000",  # another process (a second bot) may hold the write lock
 )
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    if isinstance(exc, OSError) and exc.strerror:
+        text = exc.strerror
+    return text
 
 
 def to_ms(when: datetime) -> int:
@@ -104,24 +116,67 @@ class SqliteStorage:
         self._wake = asyncio.Event()
         self._writer_task: asyncio.Task[None] | None = None
         self._closing = False
-        self._known_people: dict[str, str] = {}  # key -> name, to skip redundant upserts
-        self._known_chats: dict[str, tuple[str, str | None]] = {}
-        self._posts: OrderedDict[int, PostRecord] = OrderedDict()  # recently used posts
+        # Caches, each bounded (LRU): people and chats recently seen unchanged, to skip
+        # redundant upserts; recently used posts, read on every answer.
+        self._known_people: Lru[str, str] = Lru(PEOPLE_CACHE)  # key -> name
+        self._known_chats: Lru[str, tuple[str, str | None]] = Lru(CHAT_CACHE)
+        self._posts: Lru[int, PostRecord] = Lru(POST_CACHE)
 
     # lifecycle -------------------------------------------------------------------------
     async def open(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._w = await aiosqlite.connect(self.path, isolation_level=None)
-        for pragma in PRAGMAS:
-            await self._w.execute(pragma)
-        await self._migrate(self._w)
-        self._r = await aiosqlite.connect(self.path, isolation_level=None)
-        for pragma in PRAGMAS[1:]:
-            await self._r.execute(pragma)
+        """Open (creating it if needed) and migrate; StorageError with one line naming the
+        file if it cannot be used. Nothing is left open after a failure."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._w = await aiosqlite.connect(self.path, isolation_level=None)
+            await self._check_ours(self._w)  # before anything writes to the file
+            for pragma in PRAGMAS:
+                await self._w.execute(pragma)
+            await self._migrate(self._w)
+            self._r = await aiosqlite.connect(self.path, isolation_level=None)
+            for pragma in PRAGMAS[1:]:
+                await self._r.execute(pragma)
+        except BaseException as exc:
+            await self._close_connections()
+            if isinstance(exc, StorageError):
+                raise
+            if isinstance(exc, OSError | sqlite3.Error):
+                raise StorageError(f"cannot use the database {self.path}: {_reason(exc)}") \
+                    from exc
+            raise
         self._r.row_factory = aiosqlite.Row
         self._w.row_factory = aiosqlite.Row
         self._closing = False
         self._writer_task = asyncio.create_task(self._writer(), name="sqlite-writer")
+
+    async def _check_ours(self, db: aiosqlite.Connection) -> None:
+        """Refuse a file some other program owns, or one a newer quizbot wrote: never add
+        tables to it or change its journal mode."""
+        async def value(sql: str) -> int:
+            async with db.execute(sql) as cur:
+                row = await cur.fetchone()
+            return int(row[0]) if row else 0
+
+        app_id = await value("PRAGMA application_id")
+        version = await value("PRAGMA user_version")
+        tables = await value("SELECT count(*) FROM sqlite_master")
+        ours = app_id == APPLICATION_ID or (
+            # created before the mark existed: our tables at a version we know of
+            app_id == 0 and version > 0 and await value(
+                "SELECT count(*) FROM sqlite_master WHERE type='table' AND name IN "
+                "('posts', 'answers', 'persons')"
+            ) == 3
+        )
+        if not ours and (app_id != 0 or tables):
+            raise StorageError(
+                f"{self.path} is not a quizbot database (it holds another program's data); "
+                "set QUIZBOT_DATABASE to another file"
+            )
+        if version > len(MIGRATIONS):
+            raise StorageError(
+                f"{self.path} was written by a newer quizbot (schema {version}; this version "
+                f"knows up to {len(MIGRATIONS)}): upgrade quizbot or use a backup"
+            )
 
     async def close(self) -> None:
         if self._writer_task:
@@ -129,6 +184,10 @@ class SqliteStorage:
             self._wake.set()
             await self._writer_task
             self._writer_task = None
+        await self._close_connections()
+
+    async def _close_connections(self) -> None:
+        # an open aiosqlite connection is a thread that would keep the process alive
         for conn in (self._r, self._w):
             if conn is not None:
                 await conn.close()
@@ -146,6 +205,7 @@ class SqliteStorage:
         try:
             row = await (await db.execute("PRAGMA user_version")).fetchone()
             version = row[0] if row else 0
+            await db.execute(f"PRAGMA application_id={APPLICATION_ID}")  # ours from now on
             for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
                 log.info("applying schema migration %d", number)
                 for statement in _split_sql(script):
@@ -229,7 +289,7 @@ class SqliteStorage:
             return  # the hot path: no I/O for a known, unchanged person
         row = await self._fetchone("SELECT name FROM persons WHERE key=?", (key,))
         if row is not None and row["name"] == name:
-            self._known_people[key] = name
+            self._known_people.put(key, name)
             return
 
         async def op(db: aiosqlite.Connection) -> None:
@@ -240,7 +300,7 @@ class SqliteStorage:
             )
 
         await self._write(op)
-        self._known_people[key] = name
+        self._known_people.put(key, name)
 
     async def upsert_chat(self, key: str, title: str, platform_locale: str | None = None) -> None:
         known = (title, platform_locale)
@@ -250,7 +310,7 @@ class SqliteStorage:
         if row is not None and row["title"] == title and (
             platform_locale is None or row["platform_locale"] == platform_locale
         ):
-            self._known_chats[key] = known
+            self._known_chats.put(key, known)
             return
 
         async def op(db: aiosqlite.Connection) -> None:
@@ -262,7 +322,7 @@ class SqliteStorage:
             )
 
         await self._write(op)
-        self._known_chats[key] = known
+        self._known_chats.put(key, known)
 
     async def migrate_chat(self, old: str, new: str) -> bool:
         """Move everything of chat `old` to key `new` in one transaction (a Telegram group that
@@ -302,7 +362,7 @@ class SqliteStorage:
 
         moved = await self._write(op)
         self._posts.clear()
-        self._known_chats.pop(old, None)
+        self._known_chats.pop(old)
         return moved
 
     async def set_person_locale(self, key: str, locale: str | None) -> None:
@@ -381,7 +441,6 @@ class SqliteStorage:
     async def get_post(self, post_id: int) -> PostRecord | None:
         # A cached post may miss a close made by another process; record_answer re-checks.
         if (post := self._posts.get(post_id)) is not None:
-            self._posts.move_to_end(post_id)
             return post
         row = await self._fetchone("SELECT * FROM posts WHERE id=?", (post_id,))
         if row is None:
@@ -390,9 +449,7 @@ class SqliteStorage:
         return post
 
     def _remember(self, post: PostRecord) -> None:
-        self._posts[post.id] = post
-        if len(self._posts) > POST_CACHE:
-            self._posts.popitem(last=False)
+        self._posts.put(post.id, post)
 
     async def bind_ref(self, post_id: int, ref: str) -> None:
         async def op(db: aiosqlite.Connection) -> None:
@@ -426,7 +483,7 @@ class SqliteStorage:
             return cur.rowcount == 1
 
         closed = await self._write(op)
-        self._posts.pop(post_id, None)
+        self._posts.pop(post_id)
         return closed
 
     async def mark_summary_posted(self, post_id: int, when: datetime) -> None:
