@@ -88,17 +88,33 @@ def test_duplicate_key_is_an_error(tmp_path: Path) -> None:
     assert "invalid YAML" in problems(path)[0]
 
 
-def test_duplicate_question_ids_within_a_quiz(tmp_path: Path) -> None:
+def test_duplicate_question_ids_within_a_quiz_are_reported_at_both_lines(
+    tmp_path: Path,
+) -> None:
     extra = GOOD.split("questions:\n")[1]
     path = write(tmp_path, GOOD + extra)
-    assert any("used twice" in p for p in problems(path))
+    assert problems(path) == [
+        f"{path}:5: error: question id 'd-one' is used more than once (also at line 11)",
+        f"{path}:11: error: question id 'd-one' is used more than once (also at line 5)",
+    ]
 
 
-def test_ids_unique_across_files_and_nothing_half_loaded(tmp_path: Path) -> None:
-    write(tmp_path, GOOD, "a.yaml")
-    write(tmp_path, GOOD.replace("id: demo", "id: other"), "b.yaml")
-    found = problems(tmp_path)
-    assert any("b.yaml" in p and "d-one" in p and "already used" in p for p in found)
+def test_ids_unique_across_files_reported_at_both_places(tmp_path: Path) -> None:
+    a = write(tmp_path, GOOD, "a.yaml")
+    b = write(tmp_path, GOOD.replace("id: demo", "id: other"), "b.yaml")
+    assert problems(tmp_path) == [
+        f"{a}:5: error: question id 'd-one' is used more than once (also at {b}:5)",
+        f"{b}:5: error: question id 'd-one' is used more than once (also at {a}:5)",
+    ]
+
+
+def test_quiz_ids_unique_across_files(tmp_path: Path) -> None:
+    a = write(tmp_path, GOOD, "a.yaml")
+    b = write(tmp_path, GOOD.replace("d-one", "d-two"), "b.yaml")
+    assert problems(tmp_path) == [
+        f"{a}:1: error: quiz id 'demo' is used more than once (also at {b}:1)",
+        f"{b}:1: error: quiz id 'demo' is used more than once (also at {a}:1)",
+    ]
 
 
 def test_one_bad_file_refuses_the_whole_catalog(tmp_path: Path) -> None:

@@ -26,6 +26,12 @@ DC_BUTTONS = 25
 DC_CUSTOM_ID = 100
 DC_CHOICE_NAME = 100  # autocomplete choice name, used for quiz titles
 
+# Reading packs: a real pack is about 50 kB; the caps keep a hostile or broken file cheap.
+PACK_FILE_BYTES = 1024 * 1024  # per file
+PACK_NESTING = 20  # a pack nests 6 levels deep (quiz > questions > question > options > option)
+PACK_NODES = 50_000  # keys and values; a 1 MB pack of real questions has about 15,000
+PACK_NUMBER_CHARS = 100  # longer numbers are refused before Python converts them
+
 # What our own rendering needs on both platforms.
 MIN_OPTIONS = 2
 MAX_OPTIONS = 10

@@ -1,24 +1,47 @@
 """Load quiz packs from YAML, validate them, and point every problem at its file and line.
 
 Loading is all or nothing: a catalog with any error is refused whole, so a running bot never
-serves half a pack.
+serves half a pack. Every problem of every file is reported in one run, sorted by file and
+line, so an author fixes them all at once instead of one per run.
+
+A pack is untrusted input (a pull request, a mounted volume): only regular files are read, size
+and nesting are capped, and no input makes the loader raise anything but ContentError.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import math
+import os
+import re
+import stat
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from ruamel.yaml import YAML
-from ruamel.yaml.error import MarkedYAMLError
+from ruamel.yaml.composer import Composer, ComposerError
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import (
+    AliasEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+)
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from ruamel.yaml.scanner import Scanner, ScannerError
 
 from bot.content import limits
-from bot.content.schema import Localized, Question, Quiz
+from bot.content.schema import Localized, Option, Question, Quiz
 
 Loc = tuple[str | int, ...]
+Add = Callable[[int, str], None]
+
+# a report longer than this helps nobody; the rest is summarised in one line
+MAX_PROBLEMS_PER_FILE = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,12 +53,12 @@ class Problem:
 
     def __str__(self) -> str:
         kind = "warning" if self.warning else "error"
-        return f"{self.file}:{self.line}: {kind}: {self.message}"
+        return f"{_clean(self.file)}:{self.line}: {kind}: {self.message}"
 
 
 class ContentError(Exception):
     def __init__(self, problems: Sequence[Problem]) -> None:
-        self.problems = list(problems)
+        self.problems = sorted(problems, key=_order)
         super().__init__("\n".join(str(p) for p in self.problems))
 
 
@@ -44,7 +67,7 @@ class Catalog:
     quizzes: dict[str, Quiz] = field(default_factory=dict)
     warnings: list[Problem] = field(default_factory=list)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[Quiz]:
         return iter(self.quizzes.values())
 
     def get(self, quiz_id: str) -> Quiz | None:
@@ -57,113 +80,564 @@ class Catalog:
         return self.quizzes[quiz_id].question(question_id)
 
 
-def _line_of(node: Any, loc: Loc) -> int:
-    """Follow a pydantic error location through ruamel's tree to the nearest known line."""
-    line = getattr(getattr(node, "lc", None), "line", -1)
-    for key in loc:
-        lc = getattr(node, "lc", None)
+def _order(problem: Problem) -> tuple[str, int]:
+    return problem.file, problem.line
+
+
+# --- text hygiene for our own messages -------------------------------------------------------
+
+_ESCAPE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
+
+
+def _clean(text: str, limit: int = 400) -> str:
+    """Escape what would garble a terminal (keys and file names come from the input)."""
+    text = _ESCAPE.sub(lambda m: repr(m.group())[1:-1], text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _short(text: str) -> str:
+    return _clean(text, 40)
+
+
+# --- reading: regular files only, at most the cap ------------------------------------------
+
+
+class _Unreadable(Exception):
+    pass
+
+
+def _read(path: Path) -> bytes:
+    """The file's bytes; _Unreadable says why there are none."""
+    cap = limits.PACK_FILE_BYTES
+    too_big = (
+        f"the file is larger than {cap // 1024} KiB, the limit for one pack; "
+        "split it into several packs"
+    )
+    # O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused just below
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise _Unreadable(f"cannot open the file: {exc.strerror or type(exc).__name__}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a directory" if stat.S_ISDIR(info.st_mode) else "a pipe, socket or device"
+            raise _Unreadable(f"not a regular file ({kind}); a quiz pack must be a plain file")
+        if info.st_size > cap:
+            raise _Unreadable(too_big)
+        chunks: list[bytes] = []
+        remaining = cap + 1  # the size may have grown since fstat: never read past the cap
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, 1 << 16))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        if remaining <= 0:
+            raise _Unreadable(too_big)
+        return b"".join(chunks)
+    except OSError as exc:
+        raise _Unreadable(f"cannot read the file: {exc.strerror or type(exc).__name__}") from None
+    finally:
+        os.close(fd)
+
+
+def _decode(data: bytes, add: Add) -> str:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        # UTF-8 never uses the newline byte inside a character, so lines can be checked alone
+        for number, raw in enumerate(data.split(b"\n"), 1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                add(
+                    number,
+                    f"not valid UTF-8 (byte 0x{raw[exc.start]:02X} in column {exc.start + 1}); "
+                    "save the file as UTF-8",
+                )
+        text = data.decode("utf-8", errors="replace")
+    return text.removeprefix("\ufeff")
+
+
+# Characters YAML refuses or treats as extra line breaks (which would shift our line numbers);
+# tab, newline and CRLF are fine.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff]|\r(?!\n)")
+_NAMES = {
+    0x00: "NUL", 0x07: "BEL", 0x08: "BS", 0x0B: "VT", 0x0C: "FF", 0x0D: "CR", 0x1B: "ESC",
+    0x7F: "DEL", 0x85: "NEL", 0x2028: "LINE SEPARATOR", 0x2029: "PARAGRAPH SEPARATOR",
+}
+
+
+def _check_characters(text: str, add: Add) -> str:
+    """Report unprintable characters (one per line) and blank them so parsing can go on."""
+    if not _UNPRINTABLE.search(text):
+        return text
+    line, position, reported = 1, 0, 0
+    for match in _UNPRINTABLE.finditer(text):
+        start = match.start()
+        breaks = text.count("\n", position, start)
+        if breaks or reported < line:
+            line += breaks
+            position = start
+            column = start - text.rfind("\n", 0, start)
+            code = ord(match.group())
+            name = f" ({_NAMES[code]})" if code in _NAMES else ""
+            add(
+                line,
+                f"the control character U+{code:04X}{name} in column {column}; "
+                "a quiz file must be plain text",
+            )
+            reported = line
+    return _UNPRINTABLE.sub("\ufffd", text)
+
+
+# --- parsing: YAML into plain data plus the line of every key and item ---------------------
+
+
+_TOO_DEEP = f"nested more than {limits.PACK_NESTING} levels deep; a pack needs 6"
+
+
+class _TooDeep(ScannerError):
+    pass
+
+
+class _PackScanner(Scanner):
+    """Stops at deep nesting: ruamel's scanner slows down quadratically with flow nesting, and
+    thousands of block levels on one line cost seconds before the composer could object."""
+
+    def add_indent(self, column: int) -> bool:
+        if len(self.indents) >= limits.PACK_NESTING and self.indent < column:
+            raise _TooDeep(None, None, _TOO_DEEP, self.reader.get_mark())
+        return bool(super().add_indent(column))
+
+    def fetch_flow_collection_start(self, TokenClass: Any, to_push: str) -> None:
+        if self.flow_level >= limits.PACK_NESTING:
+            raise _TooDeep(None, None, _TOO_DEEP, self.reader.get_mark())
+        super().fetch_flow_collection_start(TokenClass, to_push)
+
+
+class _PackComposer(Composer):
+    """ruamel's composer with the pack rules: bounded nesting and no aliases.
+
+    A problem is recorded and the node replaced by a placeholder, so one run shows them all.
+    Aliases are refused because a few lines of them expand to billions of values.
+    """
+
+    def __init__(self, loader: Any = None) -> None:
+        super().__init__(loader)
+        self.warn_double_anchors = False
+        self.problems: list[tuple[int, str]] = []
+        self.nodes = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.parser.peek_event()
+        self.nodes += 1
+        if self.nodes > limits.PACK_NODES:
+            # events are parsed on demand, so stopping here also stops the (slow) parser
+            raise ComposerError(
+                None, None, f"more than {limits.PACK_NODES:,} values; split it into several packs",
+                event.start_mark,
+            )
+        if isinstance(event, AliasEvent):
+            self.parser.get_event()
+            self.problems.append(
+                (event.start_mark.line + 1, "aliases (*name) are not supported: write it out")
+            )
+            return _placeholder(event)
+        if self.depth >= limits.PACK_NESTING:
+            self._skip_node()
+            self.problems.append((event.start_mark.line + 1, _TOO_DEEP))
+            return _placeholder(event)
+        return super().compose_node(parent, index)
+
+    def _skip_node(self) -> None:
+        """Consume one node's events without building it (iteratively: it may be very deep)."""
+        depth = 0
+        while True:
+            event = self.parser.get_event()
+            if isinstance(event, (MappingStartEvent, SequenceStartEvent)):
+                depth += 1
+            elif isinstance(event, (MappingEndEvent, SequenceEndEvent)):
+                depth -= 1
+            if depth == 0:
+                return
+
+
+_BROKEN_TAG = "tag:quizbot,2026:broken"
+
+
+def _placeholder(event: Any) -> ScalarNode:
+    return ScalarNode(_BROKEN_TAG, "", start_mark=event.start_mark, end_mark=event.end_mark)
+
+
+class _Broken:
+    """Stands for a value already reported; validation errors about it are not repeated."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<reported>"
+
+
+BROKEN = _Broken()
+
+_YAML = "tag:yaml.org,2002:"
+_SPECIAL_FLOATS = {".inf": math.inf, "+.inf": math.inf, "-.inf": -math.inf, ".nan": math.nan}
+
+
+class _Converter:
+    """Nodes to dicts, lists and scalars, remembering the line of every path."""
+
+    def __init__(self, add: Add) -> None:
+        self.add = add
+        self.lines: dict[Loc, int] = {}
+
+    def value(self, node: Node, path: Loc) -> Any:
+        line = node.start_mark.line + 1
+        self.lines[path] = line
+        if isinstance(node, MappingNode):
+            if node.tag != _YAML + "map":
+                return self._unsupported(node, line)
+            return self._mapping(node, path)
+        if isinstance(node, SequenceNode):
+            if node.tag != _YAML + "seq":
+                return self._unsupported(node, line)
+            return [self.value(item, (*path, i)) for i, item in enumerate(node.value)]
+        return self._scalar(node, line)
+
+    def _mapping(self, node: MappingNode, path: Loc) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        first: dict[str, int] = {}
+        for key_node, value_node in node.value:
+            line = key_node.start_mark.line + 1
+            if not isinstance(key_node, ScalarNode) or key_node.tag == _BROKEN_TAG:
+                if key_node.tag != _BROKEN_TAG:
+                    self.add(line, "a key must be plain text, not a list or a mapping")
+                continue
+            if key_node.tag == _YAML + "merge":
+                self.add(line, "merge keys (<<) are not supported: write the keys out")
+                continue
+            key = str(key_node.value)
+            if key in first:
+                self.add(
+                    line, f"invalid YAML: the key {_short(key)!r} is repeated (first on line "
+                    f"{first[key]})"
+                )
+                continue
+            first[key] = line
+            child = (*path, key)
+            out[key] = self.value(value_node, child)
+            self.lines[child] = line  # a key's own line, also when its value starts below
+        return out
+
+    def _scalar(self, node: ScalarNode, line: int) -> Any:
+        tag, text = node.tag, str(node.value)
+        if tag == _BROKEN_TAG:
+            return BROKEN
+        if tag in (_YAML + "str", _YAML + "timestamp"):
+            return text  # a date is text here; nothing in a pack is a date
+        if tag == _YAML + "null":
+            return None
+        if tag == _YAML + "bool":
+            return text.lower() in ("true", "yes", "on", "y")
+        if tag in (_YAML + "int", _YAML + "float"):
+            if len(text) > limits.PACK_NUMBER_CHARS:
+                self.add(
+                    line,
+                    f"a number {len(text)} characters long; put it in quotes if it is text",
+                )
+                return BROKEN
+            return _number(text)
+        return self._unsupported(node, line)
+
+    def _unsupported(self, node: Node, line: int) -> _Broken:
+        self.add(
+            line,
+            f"the tag {_short(str(node.tag).replace(_YAML, '!!'))} is not supported; "
+            "a pack is plain text, lists and mappings",
+        )
+        return BROKEN
+
+
+def _number(text: str) -> int | float | str:
+    """The number YAML means; never raises (no schema field takes a number anyway)."""
+    plain = text.replace("_", "")
+    for parse in (lambda s: int(s, 0), lambda s: int(s, 10), float):
         try:
-            if isinstance(key, int) and isinstance(node, list) and key < len(node):
-                if lc is not None:
-                    line = lc.item(key)[0]
-                node = node[key]
-            elif isinstance(node, dict) and key in node:
-                if lc is not None:
-                    line = lc.value(key)[0] if not hasattr(node[key], "lc") else lc.key(key)[0]
-                node = node[key]
-            # keys the YAML does not spell (e.g. Option.text) keep the parent's line
-        except (KeyError, IndexError, TypeError):
-            break
-    return line + 1
+            return parse(plain)  # type: ignore[no-any-return]
+        except ValueError:
+            pass
+    return _SPECIAL_FLOATS.get(plain.lower(), text)
+
+
+def _parse(text: str, add: Add) -> tuple[Any, dict[Loc, int]] | None:
+    """Plain data and the line of each path, or None after reporting why there is none."""
+    # the pure "safe" parser: the round-trip one keeps comments, quadratically for blank lines
+    yaml = YAML(typ="safe", pure=True)
+    yaml.Scanner = _PackScanner
+    yaml.Composer = _PackComposer
+    try:
+        node = yaml.compose(text)
+    except _TooDeep as exc:
+        add(exc.problem_mark.line + 1, _TOO_DEEP)
+        return None
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        what = exc.problem or exc.context or "cannot be parsed"
+        if "expected a single document" in str(exc.context):
+            what = "more than one YAML document (---); a pack is a single document"
+        add((mark.line + 1) if mark else 1, f"invalid YAML: {what}")
+        return None
+    except YAMLError as exc:  # e.g. the reader's errors, which carry a position, not a mark
+        position = getattr(exc, "position", None)
+        line = text.count("\n", 0, position) + 1 if isinstance(position, int) else 1
+        add(line, f"invalid YAML: {exc}".splitlines()[0])
+        return None
+    except (RecursionError, MemoryError, ValueError, TypeError, IndexError, KeyError) as exc:
+        # a third-party parser on hostile input: whatever breaks, it is still a file problem
+        add(1, f"invalid YAML: the parser failed ({type(exc).__name__})")
+        return None
+    composer = yaml.composer
+    for line, message in getattr(composer, "problems", []):
+        add(line, message)
+    if node is None:
+        add(1, "the file is empty; a quiz file is a mapping with id, title and questions")
+        return None
+    converter = _Converter(add)
+    return converter.value(node, ()), converter.lines
+
+
+# --- validation messages in our own words --------------------------------------------------
 
 
 def _describe(loc: Loc) -> str:
     parts: list[str] = []
     for key in loc:
-        if key == "text" and parts and parts[-1].startswith("option"):
-            continue
         if isinstance(key, int):
-            parts[-1] = f"{parts[-1].rstrip('s')} {key + 1}"
+            if parts:
+                parts[-1] = f"{parts[-1].removesuffix('s')} {key + 1}"
+            else:
+                parts.append(f"item {key + 1}")
+        elif key == "text" and parts and parts[-1].startswith("option"):
+            continue  # Option.text is our model's name, not a key the author wrote
         else:
-            parts.append(str(key))
-    return ".".join(parts) or "file"
+            parts.append(_short(str(key)))
+    return ".".join(parts) or "the file"
 
 
-def _limit_problems(quiz: Quiz) -> Iterable[tuple[Loc, str, bool]]:
-    """(location, message, is_warning) for every platform limit a quiz breaks."""
+_SLUG_RULE = "lowercase letters, digits and hyphens (at most 48), starting with a letter or digit"
+_SHAPES = {
+    "Localized": "text, or a mapping from language (en, bn, hi) to text",
+    "Option": "text, or a mapping from language (en, bn, hi) to text with 'correct: true' on "
+    "the right one",
+    "Question": "a mapping with id, prompt, options and explanation",
+    "Quiz": "a mapping with id, title and questions",
+}
 
-    def check(loc: Loc, text: Localized, limit: int, what: str) -> Iterable[tuple[Loc, str, bool]]:
-        for locale, value in text.items():
-            n = limits.tg_len(value)
-            if n > limit:
-                yield (*loc, locale), f"{what} is {n} characters, the limit is {limit}", False
 
-    yield from check(("title",), quiz.title, limits.TITLE, "title")
-    for qi, q in enumerate(quiz.questions):
-        base: Loc = ("questions", qi)
-        yield from check((*base, "prompt"), q.prompt, limits.TG_QUESTION, "question")
-        for oi, opt in enumerate(q.options):
-            yield from check((*base, "options", oi), opt.text, limits.TG_OPTION, "option")
-        yield from check(
-            (*base, "explanation"), q.explanation, limits.TG_EXPLANATION, "explanation"
-        )
-        for locale, value in q.explanation.items():
-            if value.count("\n") > limits.TG_EXPLANATION_NEWLINES:
+def _message(err: Any) -> str:
+    """A pydantic error as a sentence naming the place in the pack."""
+    where, kind, ctx, value = _describe(err["loc"]), err["type"], err.get("ctx") or {}, err["input"]
+    if kind == "missing":
+        return f"{where} is missing"
+    if kind == "extra_forbidden":
+        return f"{where}: unknown key (check the spelling)"
+    if kind in ("string_type", "string_too_short"):
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return f"{where} is empty"
+        if isinstance(value, bool | int | float):
+            return f"{where} must be text; put it in quotes"
+        return f"{where} must be text"
+    if kind == "string_pattern_mismatch":
+        return f"{where} must be {_SLUG_RULE}"
+    if kind == "too_short":
+        return f"{where} has {ctx.get('actual_length')}, at least {ctx.get('min_length')} needed"
+    if kind == "too_long":
+        return f"{where} has {ctx.get('actual_length')}, at most {ctx.get('max_length')} allowed"
+    if kind == "list_type":
+        return f"{where} must be a list"
+    if kind in ("bool_type", "bool_parsing"):
+        return f"{where} must be true or false"
+    if kind in ("model_type", "model_attributes_type", "dict_type"):
+        shape = _SHAPES.get(str(ctx.get("class_name")), "a mapping")
+        return f"{where} must be {shape}"
+    message = str(err["msg"]).removeprefix("Value error, ")
+    return f"{where}: {_clean(message)}"
+
+
+def _line_of(lines: dict[Loc, int], loc: Loc) -> int:
+    """The line of the deepest part of a pydantic location that the YAML spells."""
+    path: Loc = ()
+    line = lines.get((), 1)
+    for key in loc:
+        candidate = (*path, key)
+        if candidate in lines:  # model-made keys (Option.text, a plain string's en) are skipped
+            path = candidate
+            line = lines[candidate]
+    return line
+
+
+# --- platform limits, checked on every part that is valid by itself ------------------------
+
+Finding = tuple[Loc, str, bool]  # (location, message, is_warning)
+
+
+def _valid(model: type[BaseModel], raw: Any) -> Any:
+    if raw is None or raw is BROKEN:
+        return None
+    try:
+        return model.model_validate(raw)
+    except ValidationError:
+        return None  # reported by the whole-file validation
+
+
+def _too_long(loc: Loc, text: Localized | None, limit: int, what: str) -> Iterable[Finding]:
+    for locale, value in text.items() if text else ():
+        n = limits.tg_len(value)
+        if n > limit:
+            yield (*loc, locale), f"{what} is {n} characters, the limit is {limit}", False
+
+
+def _limit_problems(data: dict[str, Any]) -> Iterable[Finding]:
+    """Limits need only the part they measure, so a schema error elsewhere hides none."""
+    yield from _too_long(("title",), _valid(Localized, data.get("title")), limits.TITLE, "title")
+    questions = data.get("questions")
+    for qi, raw in enumerate(questions if isinstance(questions, list) else ()):
+        if isinstance(raw, dict):
+            yield from _question_limits(("questions", qi), raw)
+
+
+def _question_limits(base: Loc, raw: dict[str, Any]) -> Iterable[Finding]:
+    prompt = _valid(Localized, raw.get("prompt"))
+    explanation = _valid(Localized, raw.get("explanation"))
+    yield from _too_long((*base, "prompt"), prompt, limits.TG_QUESTION, "question")
+    raw_options = raw.get("options")
+    options: list[tuple[int, Option]] = [
+        (oi, option)
+        for oi, item in enumerate(raw_options if isinstance(raw_options, list) else ())
+        if (option := _valid(Option, item)) is not None
+    ]
+    for oi, option in options:
+        yield from _too_long((*base, "options", oi), option.text, limits.TG_OPTION, "option")
+    yield from _too_long(
+        (*base, "explanation"), explanation, limits.TG_EXPLANATION, "explanation"
+    )
+    for locale, value in explanation.items() if explanation else ():
+        if value.count("\n") > limits.TG_EXPLANATION_NEWLINES:
+            yield (
+                (*base, "explanation", locale),
+                f"explanation has {value.count(chr(10))} line breaks, Telegram allows "
+                f"{limits.TG_EXPLANATION_NEWLINES}",
+                False,
+            )
+    details = _valid(Localized, raw.get("details"))
+    yield from _too_long((*base, "details"), details, limits.DETAILS, "details")
+    if options:
+        first = [loc for loc, _ in options[0][1].text.items()]
+        for oi, option in options[1:]:
+            locs = [loc for loc, _ in option.text.items()]
+            if locs != first:
                 yield (
-                    (*base, "explanation", locale),
-                    f"explanation has {value.count(chr(10))} line breaks, Telegram allows "
-                    f"{limits.TG_EXPLANATION_NEWLINES}",
+                    (*base, "options", oi),
+                    f"option has locales {locs} but option {options[0][0] + 1} has {first}: "
+                    "every locale needs the same options",
                     False,
                 )
-        if q.details:
-            yield from check((*base, "details"), q.details, limits.DETAILS, "details")
-        option_locales = [tuple(loc for loc, _ in o.text.items()) for o in q.options]
-        if len(set(option_locales)) > 1:
-            for oi, locs in enumerate(option_locales):
-                if locs != option_locales[0]:
-                    yield (
-                        (*base, "options", oi),
-                        f"option has locales {list(locs)} but option 1 has "
-                        f"{list(option_locales[0])}: every locale needs the same options",
-                        False,
-                    )
-        for what, text in (("prompt", q.prompt), ("explanation", q.explanation)):
-            if missing := text.missing():
-                yield (*base, what), f"{what} has no {', '.join(missing)} text", True
-        if missing := q.options[0].text.missing():
-            yield (*base, "options"), f"options have no {', '.join(missing)} text", True
+    for what, text in (("prompt", prompt), ("explanation", explanation)):
+        if text and (missing := text.missing()):
+            yield (*base, what), f"{what} has no {', '.join(missing)} text", True
+    if options and (missing := options[0][1].text.missing()):
+        yield (*base, "options"), f"options have no {', '.join(missing)} text", True
+
+
+# --- one file, then the catalog --------------------------------------------------------------
+
+
+@dataclass
+class _File:
+    name: str
+    quiz: Quiz | None = None
+    problems: list[Problem] = field(default_factory=list)
+    quiz_id: tuple[str, int] | None = None  # as written, also in an invalid file
+    question_ids: list[tuple[str, int]] = field(default_factory=list)
+
+    def add(self, line: int, message: str, warning: bool = False) -> None:
+        self.problems.append(Problem(self.name, line, message, warning))
+
+
+def _load(path: Path) -> _File:
+    result = _File(str(path))
+    try:
+        data = _read(path)
+    except _Unreadable as exc:
+        result.add(1, str(exc))
+        return result
+    text = _check_characters(_decode(data, result.add), result.add)
+    parsed = _parse(text, result.add)
+    if parsed is not None:
+        _check(result, *parsed)
+    if len(result.problems) > MAX_PROBLEMS_PER_FILE:
+        result.problems.sort(key=_order)
+        rest = result.problems[MAX_PROBLEMS_PER_FILE:]
+        del result.problems[MAX_PROBLEMS_PER_FILE:]
+        result.add(rest[0].line, f"… and {len(rest)} more problems in this file")
+    return result
+
+
+def _check(result: _File, data: Any, lines: dict[Loc, int]) -> None:
+    if not isinstance(data, dict):
+        if data is not BROKEN:
+            result.add(lines.get((), 1), f"a quiz file must be {_SHAPES['Quiz']}")
+        return
+    if isinstance(quiz_id := data.get("id"), str):
+        result.quiz_id = (quiz_id, lines[("id",)])
+    questions = data.get("questions")
+    for qi, raw in enumerate(questions if isinstance(questions, list) else ()):
+        if isinstance(raw, dict) and isinstance(question_id := raw.get("id"), str):
+            result.question_ids.append((question_id, lines[("questions", qi, "id")]))
+    try:
+        result.quiz = Quiz.model_validate(data)
+    except ValidationError as exc:
+        for err in exc.errors(include_url=False):
+            # already reported: a placeholder's errors, and ids used twice (by load_catalog)
+            if err["input"] is BROKEN or err["type"] == "duplicate_question_id":
+                continue
+            result.add(_line_of(lines, err["loc"]), _message(err))
+    for loc, message, warning in _limit_problems(data):
+        result.add(_line_of(lines, loc), f"{_describe(loc)}: {message}", warning)
 
 
 def load_file(path: Path) -> tuple[Quiz | None, list[Problem]]:
-    name = str(path)
-    yaml = YAML(typ="rt")
-    try:
-        data = yaml.load(path.read_text(encoding="utf-8"))
-    except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        return None, [Problem(name, (mark.line + 1) if mark else 0, f"invalid YAML: {exc.problem}")]
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, [Problem(name, 0, f"cannot read file: {exc}")]
-    if not isinstance(data, dict):
-        return None, [Problem(name, 1, "a quiz file must be a mapping with id, title, questions")]
-    try:
-        quiz = Quiz.model_validate(data)
-    except ValidationError as exc:
-        return None, [
-            Problem(name, _line_of(data, err["loc"]), f"{_describe(err['loc'])}: {err['msg']}")
-            for err in exc.errors()
-        ]
-    problems = [
-        Problem(name, _line_of(data, loc), f"{_describe(loc)}: {msg}", warning)
-        for loc, msg, warning in _limit_problems(quiz)
-    ]
-    return quiz, problems
+    """One pack and its problems (ids used in other files are checked by load_catalog)."""
+    result = _load(path)
+    errors = any(not p.warning for p in result.problems)
+    return (None if errors else result.quiz), sorted(result.problems, key=_order)
 
 
 def _quiz_files(root: Path) -> list[Path]:
-    if root.is_file():
-        return [root]
-    return sorted([*root.glob("*.yaml"), *root.glob("*.yml")])
+    if not root.is_dir():
+        return [root]  # a file, or a pipe or device that _read refuses with a clear message
+    # hidden files are editor locks and macOS metadata, not packs
+    return sorted(
+        p for p in root.iterdir() if p.suffix in (".yaml", ".yml") and not p.name.startswith(".")
+    )
+
+
+def _used_twice(kind: str, places: dict[str, list[tuple[str, int]]]) -> Iterable[Problem]:
+    """A problem at every place an id is used, naming the other places."""
+    for ident, where in places.items():
+        if len(where) < 2:
+            continue
+        for i, (file, line) in enumerate(where):
+            others = ", ".join(
+                f"line {ln}" if f == file else f"{_clean(f)}:{ln}"
+                for j, (f, ln) in enumerate(where)
+                if j != i
+            )
+            yield Problem(file, line, f"{kind} id {_short(ident)!r} is used more than once "
+                          f"(also at {others})")
 
 
 def load_catalog(root: Path | str) -> Catalog:
@@ -171,32 +645,28 @@ def load_catalog(root: Path | str) -> Catalog:
     root = Path(root)
     if not root.exists():
         raise ContentError([Problem(str(root), 0, "no such file or directory")])
-    files = _quiz_files(root)
+    try:
+        files = _quiz_files(root)
+    except OSError as exc:
+        message = f"cannot list the directory: {exc.strerror or type(exc).__name__}"
+        raise ContentError([Problem(str(root), 0, message)]) from None
     if not files:
         raise ContentError([Problem(str(root), 0, "no quiz files (*.yaml) found")])
-    catalog = Catalog()
-    problems: list[Problem] = []
-    question_owner: dict[str, str] = {}
-    for path in files:
-        quiz, found = load_file(path)
-        problems.extend(found)
-        if quiz is None:
-            continue
-        if quiz.id in catalog.quizzes:
-            problems.append(Problem(str(path), 1, f"quiz id {quiz.id!r} is already used"))
-            continue
-        for q in quiz.questions:
-            if q.id in question_owner:
-                problems.append(
-                    Problem(
-                        str(path), 0,
-                        f"question id {q.id!r} is already used in {question_owner[q.id]}",
-                    )
-                )
-            question_owner[q.id] = str(path)
-        catalog.quizzes[quiz.id] = quiz
-    errors = [p for p in problems if not p.warning]
-    if errors:
+    loaded = [_load(path) for path in files]
+    problems = [p for result in loaded for p in result.problems]
+    quiz_places: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    question_places: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    for result in loaded:
+        if result.quiz_id:
+            quiz_places[result.quiz_id[0]].append((result.name, result.quiz_id[1]))
+        for question_id, line in result.question_ids:
+            question_places[question_id].append((result.name, line))
+    problems += _used_twice("quiz", quiz_places)
+    problems += _used_twice("question", question_places)
+    if any(not p.warning for p in problems):
         raise ContentError(problems)
-    catalog.warnings = problems
+    catalog = Catalog(warnings=sorted(problems, key=_order))
+    for result in loaded:
+        assert result.quiz is not None  # no errors means every file validated
+        catalog.quizzes[result.quiz.id] = result.quiz
     return catalog

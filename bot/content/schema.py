@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -12,12 +14,31 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 LOCALES: tuple[str, ...] = ("en", "bn", "hi")
 DEFAULT_LOCALE = "en"
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]{0,47}$")]
-NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+
+# Control characters (other than newline and tab), lone surrogates (from "\ud800" escapes) and
+# line/paragraph separators: they would reach chat messages and the terminal as they are.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
+
+
+def _printable(text: str) -> str:
+    if bad := _UNPRINTABLE.search(text):
+        raise PydanticCustomError(
+            "unprintable_character",
+            "contains the unprintable character {code}; quiz text must be plain text",
+            {"code": f"U+{ord(bad.group()):04X}"},
+        )
+    return text
+
+
+NonEmpty = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1), AfterValidator(_printable)
+]
 
 
 class Localized(BaseModel):
@@ -80,7 +101,11 @@ class Question(BaseModel):
     def _exactly_one_correct(cls, options: list[Option]) -> list[Option]:
         n = sum(o.correct for o in options)
         if n != 1:
-            raise ValueError(f"exactly one option must have 'correct: true', found {n}")
+            raise PydanticCustomError(
+                "one_correct_option",
+                "exactly one option must have 'correct: true', found {n}",
+                {"n": n},
+            )
         return options
 
     @property
@@ -102,7 +127,10 @@ class Quiz(BaseModel):
         seen: set[str] = set()
         for q in questions:
             if q.id in seen:
-                raise ValueError(f"question id {q.id!r} is used twice")
+                # the loader reports this itself, at every place the id is used
+                raise PydanticCustomError(
+                    "duplicate_question_id", "question id {id!r} is used twice", {"id": q.id}
+                )
             seen.add(q.id)
         return questions
 
