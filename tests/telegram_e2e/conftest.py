@@ -1,4 +1,5 @@
-"""End-to-end harness: the real python-telegram-bot, our adapter, the fake Bot API server."""
+"""End-to-end harness: the real python-telegram-bot, our adapter, the fake Bot API server, and
+the core's Scheduler (time moves only through the FakeClock and `tick()`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from typing import Any
 import pytest
 
 from bot.adapters.telegram import TelegramAdapter
-from bot.core.service import QuizService
+from bot.core.scheduler import Scheduler, Tick
+from bot.core.service import DEFAULT_QUESTION_TIME, QuizService
 from bot.settings import Settings
 from tests.errorlog import ErrorLog, failing_on_errors
 from tests.fakes.telegram_api import Call, FakeTelegramAPI
@@ -17,8 +19,7 @@ from tests.fakes.telegram_api import Call, FakeTelegramAPI
 GROUP_ID = -1001234567890
 OTHER_GROUP_ID = -1009876543210
 CHANNEL_ID = -1005555555555
-QUESTION_SECONDS = 60
-CLOSE_INTERVAL = 0.05
+QUESTION_SECONDS = int(DEFAULT_QUESTION_TIME.total_seconds())  # the service fixture's
 
 
 @pytest.fixture(autouse=True)
@@ -35,11 +36,19 @@ class Harness:
         self.service = service
         self.settings = settings
         self.adapter: TelegramAdapter | None = None
+        self.scheduler = Scheduler(service)
 
     async def start(self) -> None:
-        self.adapter = TelegramAdapter(self.service, self.settings, close_interval=CLOSE_INTERVAL,
-                                       summary_retry_interval=CLOSE_INTERVAL)
+        self.adapter = TelegramAdapter(self.service, self.settings)
         await self.adapter.start()
+        self.scheduler = Scheduler(self.service)  # a new process has a new one
+
+    async def tick(self) -> Tick:
+        """One round of the core's scheduler (daily posts, due closes, pending summaries),
+        then every update it caused handled."""
+        done = await self.scheduler.tick()
+        await self.settle()
+        return done
 
     async def stop(self) -> None:
         if self.adapter is not None:
@@ -101,7 +110,6 @@ def tg_settings(fake_tg: FakeTelegramAPI) -> Settings:
         _env_file=None,
         telegram_bot_token=fake_tg.token,
         telegram_api_base_url=fake_tg.base_url,
-        quizbot_question_seconds=QUESTION_SECONDS,
     )
 
 

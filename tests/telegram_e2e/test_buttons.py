@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from bot.content.limits import tg_len
-from bot.core.models import Chat
 
 
 def keyboard_data(message: dict) -> list[str]:
@@ -63,7 +64,7 @@ async def test_forged_callback_data_is_refused_and_nothing_stored(tg, group, ali
     for target, data in refusals:
         press = await tg.press(target, bob, data)
         assert press.params["show_alert"] is True
-        assert press.params["text"] == "This button does not belong to a live question.", data
+        assert press.params["text"] == "This question is no longer available.", data
 
     out_of_range = await tg.press(message, bob, f"a:{post_id}:9")
     assert out_of_range.params["text"] == "That is not one of the options."
@@ -102,12 +103,15 @@ async def test_channels_get_buttons_automatically(tg, channel, alice):
     assert answer.person_key == "tg:1001"
 
 
-async def test_scheduler_posts_into_a_channel_with_buttons(tg, channel, alice):
-    """post_question() from the daily scheduler: the adapter looks the chat type up."""
-    shown = await tg.service.ask(Chat(f"tg:{channel['id']}", "Daily ML"), kind="daily")
-    await tg.adapter.post_question(shown)
+async def test_scheduler_posts_into_a_channel_with_buttons(tg, channel, clock):
+    """The core's scheduler posts through the adapter, which looks the chat type up."""
+    await tg.command(channel, None, "/daily 12:30")
+    await tg.restart()  # forgets that the chat is a channel
+    clock.set(datetime(2026, 3, 1, 12, 30, tzinfo=UTC))
+    assert (await tg.tick()).posted == 1
 
     [lookup] = tg.fake.calls_of("getChat")
     assert lookup.params["chat_id"] == channel["id"]
     [sent] = await tg.fake.wait_for("sendMessage", where=lambda c: "reply_markup" in c.params)
-    assert await tg.post_of(sent.result) == shown.post_id
+    post = await tg.service.storage.get_post(await tg.post_of(sent.result))
+    assert post.kind == "daily"

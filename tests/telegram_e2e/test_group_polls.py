@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from bot.content.limits import tg_len
-from tests.telegram_e2e.conftest import CLOSE_INTERVAL, QUESTION_SECONDS
+from tests.telegram_e2e.conftest import QUESTION_SECONDS
 
 
 async def test_quiz_in_group_sends_a_non_anonymous_quiz_poll(tg, group, alice, sample_catalog):
@@ -126,9 +126,13 @@ async def test_close_due_posts_exactly_one_summary(tg, group, alice, clock):
     [poll] = await tg.fake.wait_for("sendPoll")
     post_id = await tg.service.post_id_for(f"tg-poll:{poll.result['poll']['id']}")
 
+    await tg.tick()
+    assert not [t for t in tg.texts(group) if "Question closed" in t]  # not yet due
     clock.advance(QUESTION_SECONDS + 1)
-    await tg.fake.wait_for("sendMessage", where=lambda c: "Question closed" in c.params["text"])
-    await asyncio.sleep(CLOSE_INTERVAL * 6)  # several more rounds of the close loop
+    assert (await tg.tick()).closed == 1
+    for _ in range(3):  # more rounds of the scheduler
+        clock.advance(60)
+        await tg.tick()
 
     summaries = [t for t in tg.texts(group) if "Question closed" in t]
     assert len(summaries) == 1
@@ -147,7 +151,8 @@ async def test_summary_survives_a_poll_telegram_already_closed(tg, group, alice,
     tg.fake.polls[poll.result["poll"]["id"]]["is_closed"] = True  # open_period ran out
 
     clock.advance(QUESTION_SECONDS + 1)
-    await tg.fake.wait_for("sendMessage", where=lambda c: "Question closed" in c.params["text"])
+    await tg.tick()
+    assert [t for t in tg.texts(group) if "Question closed" in t]
     assert tg.fake.calls_of("stopPoll", ok_only=False)[0].status == 400
 
 

@@ -15,7 +15,6 @@ import pytest
 from bot.adapters.telegram.app import COMMANDS
 from bot.adapters.telegram.text import fit, poll_explanation
 from bot.content import load_catalog
-from bot.core.scheduler import DailyScheduler
 from bot.core.service import QuizService
 from bot.i18n import LANGUAGE_NAMES, translator
 from tests.conftest import BUNDLED
@@ -159,7 +158,7 @@ async def test_daily_question_and_status_in_the_chats_language(tg, fake_tg, grou
     assert "मार्च" in reply  # the date is written the Hindi way
 
     clock.set(datetime(2026, 3, 2, 9, 0, tzinfo=ZoneInfo("Asia/Kolkata")))
-    assert await DailyScheduler(tg.service, [tg.adapter]).tick() == 1
+    assert (await tg.tick()).posted == 1
     [poll] = fake_tg.calls_of("sendPoll")
     post, question = await question_of(tg, f"tg-poll:{poll.result['poll']['id']}")
     assert (post.kind, post.locale) == ("daily", "hi")

@@ -116,7 +116,7 @@ async def test_person_and_chat_languages(tg, fake_tg, group, alice, bob, alice_d
 
     fake_tg.set_admins(group["id"], alice["id"])
     await tg.command(group, bob, "/lang chat hi")
-    assert tg.texts(group)[-1] == "Only the group's admins can change its language."
+    assert tg.texts(group)[-1] == "Only this chat's admins can change its language."
     assert await tg.service.storage.chat_locale(f"tg:{group['id']}") is None
     [check] = fake_tg.calls_of("getChatMember")
     assert check.params == {"chat_id": group["id"], "user_id": bob["id"]}

@@ -1,14 +1,17 @@
 """The Telegram adapter (python-telegram-bot 22.x).
 
+- adapter.py: start/stop, and the core's ChatPort (send_question, close_question)
 - app.py: building the PTB Application (API URL, retries, rate limits, command menu)
-- handlers.py: commands, poll answers, button presses, the error handler
-- daily.py: reading /daily's arguments, its usage and error replies
+- handlers.py: one small function per update kind, each one core call; the error handler
+- context.py: what the handlers share (context.bot_data)
+- publish.py: sending questions and summaries, binding poll and message references;
+  Telegram's failures as the core's ChatGone/TryLater
+- daily.py: telling /daily's time, zone and quiz words apart; its usage line
 - admins.py: who may change a chat's settings (getChatMember, briefly cached)
-- publish.py: sending questions and summaries, binding poll and message references
 - keyboards.py, callback_data.py: button mode
 - identity.py: Telegram users and chats as core Person/Chat keys; reference formats
 - text.py: fitting text into Telegram's limits
-- concurrency.py: per-chat locks and the redelivery guard
+- redelivery.py: commands and presses delivered twice run once
 - logs.py: keeping the token out of logs
 """
 

@@ -10,9 +10,10 @@ from typing import Any
 
 from telegram import Bot, BotCommand
 from telegram.error import BadRequest, NetworkError
-from telegram.ext import AIORateLimiter, Application, Defaults
+from telegram.ext import AIORateLimiter, Application, ContextTypes, Defaults
 from telegram.warnings import PTBDeprecationWarning
 
+from bot.adapters.telegram.context import BotData, TelegramApp
 from bot.content.schema import DEFAULT_LOCALE, LOCALES
 from bot.i18n import _, translator
 from bot.settings import Settings
@@ -20,7 +21,7 @@ from bot.settings import Settings
 log = logging.getLogger(__name__)
 
 # Updates from different chats are handled concurrently so one slow chat (a flood wait, the
-# 20-per-minute group limit) does not hold up the others; handlers serialise per chat.
+# 20-per-minute group limit) does not hold up the others; the core serialises /quiz per chat.
 CONCURRENT_UPDATES = 64
 
 COMMANDS: tuple[tuple[str, str], ...] = (
@@ -98,11 +99,12 @@ def quiet_library_deprecations() -> None:
         )
 
 
-def build_application(settings: Settings, token: str) -> Application:  # type: ignore[type-arg]
+def build_application(settings: Settings, token: str) -> TelegramApp:
     quiet_library_deprecations()
     return (
         Application.builder()
         .token(token)
+        .context_types(ContextTypes(bot_data=BotData))
         .base_url(settings.telegram_api_base_url)
         .base_file_url(file_base_url(settings.telegram_api_base_url))
         .rate_limiter(RetryingRateLimiter(max_retries=3))

@@ -1,8 +1,8 @@
-"""Reading `/daily HH:MM [Time/Zone] [quiz]` and the replies that are Telegram's own.
+"""Which word is which in `/daily HH:MM [Time/Zone] [quiz]`, and /daily's usage line.
 
-The schedule's rules (valid times and zones, exactly once a day) are the core's; this module
-only works out which word is which, so that a bad time, an unknown zone and an unknown quiz
-each get their own clear answer before anything changes.
+Telegram commands are free words, so the time zone and the quiz have to be told apart here.
+Whether the time, the zone or the quiz is valid is the core's to say (set_schedule raises
+ScheduleError, BadZone or UnknownQuiz, rendered by the error handler): nothing is checked here.
 """
 
 from __future__ import annotations
@@ -10,81 +10,38 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from bot.core.schedule import ScheduleError, parse_time, parse_zone, zone_names
+from bot.core.errors import BadZone
+from bot.core.schedule import parse_zone
 from bot.i18n import Translator
 
 OFF_WORDS = frozenset({"off", "stop", "none"})
-SUGGESTIONS = 5
 
 
 @dataclass(frozen=True, slots=True)
-class DailyRequest:
+class DailyWords:
     at: str
-    zone: str | None  # a canonical IANA name, or None for UTC
+    zone: str | None
     selector: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class BadTime:
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class BadZone:
-    text: str
-    suggestions: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class UnknownSelector:
-    text: str
-
-
-Parsed = DailyRequest | BadTime | BadZone | UnknownSelector
-
-
-def canonical_zone(text: str) -> str | None:
-    """The IANA name for `text`, forgiving case ("asia/kolkata", "utc"); None if unknown."""
-    name = text.strip()
-    try:
-        return parse_zone(name)
-    except ScheduleError:
-        pass
-    lowered = name.lower()
-    return next((z for z in zone_names(name, limit=10_000) if z.lower() == lowered), None)
-
-
-def parse_daily(args: Sequence[str], is_selector: Callable[[str], bool]) -> Parsed:
-    """`args` after "/daily" (not empty, not "off"). A word with a slash, or a zone name that
-    is not also a quiz or topic, is the time zone; whatever follows is the quiz."""
+def split_daily(args: Sequence[str], is_selector: Callable[[str], bool]) -> DailyWords:
+    """`args` after "/daily" (not empty, not "off"): the time, then a zone if the next word
+    has a slash or names (or nearly names) a zone and the rest is not a quiz or topic, then
+    the quiz."""
     at, rest = args[0], list(args[1:])
-    try:
-        parse_time(at)
-    except ScheduleError:
-        return BadTime(at)
     zone: str | None = None
-    if rest:
-        first = rest[0]
-        selector_words = " ".join(rest)
-        if "/" in first or (not is_selector(selector_words) and (
-            canonical_zone(first) is not None or _suggest(first)
-        )):
-            zone = canonical_zone(first)
-            if zone is None:
-                return BadZone(first, _suggest(first))
-            rest = rest[1:]
-    selector = " ".join(rest) or None
-    if selector is not None and not is_selector(selector):
-        return UnknownSelector(selector)
-    return DailyRequest(at, zone, selector)
+    if rest and ("/" in rest[0] or (not is_selector(" ".join(rest)) and _names_a_zone(rest[0]))):
+        zone, rest = rest[0], rest[1:]
+    return DailyWords(at, zone, " ".join(rest) or None)
 
 
-def _suggest(text: str) -> tuple[str, ...]:
-    # "Kolkata" -> Asia/Kolkata; a name with a region part is matched on its last part
-    needle = text.strip().rsplit("/", 1)[-1]
-    if len(needle) < 3:
-        return ()
-    return tuple(zone_names(needle, limit=SUGGESTIONS))
+def _names_a_zone(word: str) -> bool:
+    """"utc", "Asia/Kolkata", or "Kolkata" (a typo the core will suggest a zone for)."""
+    try:
+        parse_zone(word)
+    except BadZone as exc:
+        return bool(exc.suggestions)
+    return True
 
 
 def usage_text(t: Translator) -> str:
@@ -92,18 +49,3 @@ def usage_text(t: Translator) -> str:
         t.gettext("Usage: /daily HH:MM [Time/Zone] [quiz], e.g. /daily 09:00 Asia/Kolkata"),
         t.gettext("/daily off stops it; /daily shows it."),
     ])
-
-
-def problem_text(problem: BadTime | BadZone, t: Translator) -> str:
-    if isinstance(problem, BadTime):
-        text = t.gettext("“{text}” is not a time: use HH:MM, 24-hour, e.g. 09:30 or 18:05",
-                         text=problem.text)
-    else:
-        text = t.gettext(
-            "“{name}” is not a time zone: use an IANA name such as Asia/Kolkata or Asia/Dhaka",
-            name=problem.text,
-        )
-        if problem.suggestions:
-            text += "\n" + t.gettext("Did you mean: {zones}?",
-                                     zones=", ".join(problem.suggestions))
-    return text + "\n" + t.gettext("Nothing was changed.") + "\n\n" + usage_text(t)

@@ -1,17 +1,33 @@
-"""Sending questions (quiz polls or button messages) and summaries, and binding references."""
+"""Sending what the core produced into Telegram chats: questions (quiz polls or button
+messages), summaries and plain replies, and binding poll and message references to posts.
+
+A group upgraded to a supergroup answers a send with ChatMigrated: its data moves to the new
+chat id (the core's migrate_chat) and the message is sent there.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import timedelta
 
 import telegram
-from telegram import Bot, Message, ReplyParameters
+from telegram import Bot, ReplyParameters
 from telegram.constants import ChatType
-from telegram.error import BadRequest, Forbidden, TelegramError
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Forbidden,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+)
 
 from bot.adapters.telegram.identity import (
+    PREFIX,
     chat_id_of,
     message_ref,
     parse_message_ref,
@@ -22,6 +38,7 @@ from bot.adapters.telegram.text import fit, poll_explanation
 from bot.content.limits import TG_OPTION, TG_QUESTION
 from bot.core import render
 from bot.core.models import PostSummary, ShownQuestion
+from bot.core.ports import ChatGone, TryLater
 from bot.core.service import QuizService
 from bot.i18n import translator
 
@@ -39,8 +56,26 @@ def chat_is_gone(exc: TelegramError) -> bool:
     )
 
 
+@contextlib.contextmanager
+def platform_errors() -> Iterator[None]:
+    """Telegram's failures as the core's (ChatPort): ChatGone for good, TryLater for now.
+    Anything else (a BadRequest) propagates as it is."""
+    try:
+        yield
+    except TelegramError as exc:
+        if chat_is_gone(exc):
+            raise ChatGone(exc.message) from exc
+        if isinstance(exc, RetryAfter):
+            wait = exc.retry_after
+            raise TryLater(exc.message, wait if isinstance(wait, timedelta)
+                           else timedelta(seconds=wait)) from exc
+        if isinstance(exc, NetworkError) and not isinstance(exc, BadRequest):
+            raise TryLater(exc.message) from exc  # includes TimedOut
+        raise
+
+
 class Poster:
-    """Sends what the core produced into Telegram chats."""
+    """Sends into Telegram chats; the one place that knows polls, keyboards and references."""
 
     def __init__(self, bot: Bot, service: QuizService) -> None:
         self.bot = bot
@@ -68,31 +103,40 @@ class Poster:
             self._chat_types[chat_id] = kind
         return kind == ChatType.CHANNEL
 
-    async def question(self, question: ShownQuestion, *, buttons: bool | None = None) -> Message:
-        """Send a question created by the service and bind its references to the post."""
+    # questions ---------------------------------------------------------------------------
+    async def question(self, question: ShownQuestion, *, buttons: bool | None = None) -> None:
+        """Send a question the core created and bind its references to the post. `buttons`
+        None: a poll, except in a channel."""
         self._in_flight += 1
         self._all_bound.clear()
         try:
-            return await self._send_question(question, buttons)
+            try:
+                await self._send_question(question, buttons)
+            except ChatMigrated as exc:
+                new_key = await self._migrated(question.chat_key, exc.new_chat_id)
+                await self._send_question(replace(question, chat_key=new_key), buttons)
         finally:
             self._in_flight -= 1
             if not self._in_flight:
                 self._all_bound.set()
 
-    async def bound(self, within: float = 2.0) -> None:
-        """Wait (a little) until the questions being sent right now are bound to their posts.
-        A quick answer can arrive between sendPoll's reply and the bind."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._all_bound.wait(), within)
+    async def post_for(self, ref: str, within: float = 2.0) -> int | None:
+        """The post a poll or message is bound to. A quick answer can arrive between
+        sendPoll's reply and the bind: then wait (a little) for the sends in progress."""
+        post_id = await self.service.post_id_for(ref)
+        if post_id is None and not self._all_bound.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._all_bound.wait(), within)
+            post_id = await self.service.post_id_for(ref)
+        return post_id
 
-    async def _send_question(self, question: ShownQuestion, buttons: bool | None) -> Message:
+    async def _send_question(self, question: ShownQuestion, buttons: bool | None) -> None:
         chat_id = chat_id_of(question.chat_key)
         if buttons is None:
             buttons = await self.uses_buttons(chat_id)
-        t = translator(question.locale)
         if buttons:
             message = await self.bot.send_message(
-                chat_id, fit(render.question_text(question, t)),
+                chat_id, fit(render.question_text(question, translator(question.locale))),
                 reply_markup=answer_keyboard(question),
             )
         else:
@@ -102,14 +146,14 @@ class Poster:
                 [fit(option, TG_OPTION) for option in question.options],
                 type=telegram.Poll.QUIZ,
                 is_anonymous=False,  # otherwise no poll_answer says who answered
-                correct_option_ids=[question.correct],
+                # PTB types the ids as Literal[0..11]; a question has at most 12 options
+                correct_option_ids=[question.correct],  # type: ignore[list-item]
                 explanation=poll_explanation(question.explanation),
                 open_period=self._open_period(question),
             )
             assert message.poll is not None
             await self.service.bind(question.post_id, poll_ref(message.poll.id))
         await self.service.bind(question.post_id, message_ref(chat_id, message.message_id))
-        return message
 
     @staticmethod
     def _poll_question(question: ShownQuestion) -> str:
@@ -124,8 +168,9 @@ class Poster:
         seconds = round((question.closes_at - self.service.clock.now()).total_seconds())
         return min(max(seconds, MIN_OPEN_PERIOD), MAX_OPEN_PERIOD)
 
-    async def summary(self, summary: PostSummary) -> Message:
-        """Close the question's poll or keyboard, then post the summary under it."""
+    # summaries ---------------------------------------------------------------------------
+    async def summary(self, summary: PostSummary) -> None:
+        """Stop the question's poll (or remove its keyboard), then post the summary under it."""
         chat_id = chat_id_of(summary.chat_key)
         is_poll = any(ref.startswith("tg-poll:") for ref in summary.refs)
         anchor = None
@@ -135,32 +180,16 @@ class Poster:
                 continue
             anchor = max(anchor or 0, parsed[1])
             await self._retire(chat_id, parsed[1], is_poll)
-        t = translator(summary.question.locale)
-        message = await self.bot.send_message(
-            chat_id,
-            fit(render.summary_text(summary, t)),
-            reply_parameters=ReplyParameters(anchor, allow_sending_without_reply=True)
-            if anchor else None,
-        )
-        await self.service.summary_posted(summary.post_id)
-        return message
-
-    async def try_summary(self, summary: PostSummary) -> bool:
-        """summary(), with a platform error logged instead of raised. The core offers an
-        unconfirmed summary again (unposted_summaries), so it is retried later; in a chat the
-        bot can no longer post in, it is given up."""
+        text = fit(render.summary_text(summary, translator(summary.question.locale)))
         try:
-            await self.summary(summary)
-            return True
-        except TelegramError as exc:
-            if chat_is_gone(exc):
-                await self.service.summary_posted(summary.post_id)
-                log.warning("gave up the summary of post %s: %s is gone (%s)",
-                            summary.post_id, summary.chat_key, exc.message)
-            else:
-                log.warning("could not post the summary of post %s in %s (%s); will retry",
-                            summary.post_id, summary.chat_key, exc.message)
-            return False
+            await self.bot.send_message(
+                chat_id, text,
+                reply_parameters=ReplyParameters(anchor, allow_sending_without_reply=True)
+                if anchor else None,
+            )
+        except ChatMigrated as exc:
+            new_key = await self._migrated(summary.chat_key, exc.new_chat_id)
+            await self.bot.send_message(chat_id_of(new_key), text)
 
     async def _retire(self, chat_id: int, message_id: int, is_poll: bool) -> None:
         try:
@@ -168,9 +197,17 @@ class Poster:
                 await self.bot.stop_poll(chat_id, message_id)
             else:
                 await self.bot.edit_message_reply_markup(chat_id, message_id, reply_markup=None)
-        except BadRequest as exc:
-            # Already closed by its open_period, not modified, or deleted: nothing to retire.
+        except (BadRequest, ChatMigrated) as exc:
+            # Already closed by its open_period, not modified, deleted, or the group moved:
+            # nothing to retire.
             log.debug("retiring message %s in %s: %s", message_id, chat_id, exc)
 
-    async def text(self, chat_id: int, text: str) -> Message:
-        return await self.bot.send_message(chat_id, fit(text))
+    # anything else -----------------------------------------------------------------------
+    async def text(self, chat_id: int, text: str) -> None:
+        await self.bot.send_message(chat_id, fit(text))
+
+    async def _migrated(self, old_key: str, new_chat_id: int) -> str:
+        new_key = f"{PREFIX}{new_chat_id}"
+        if await self.service.migrate_chat(old_key, new_key):
+            log.info("chat %s became %s; its data moved along", old_key, new_key)
+        return new_key
