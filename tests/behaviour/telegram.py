@@ -1,0 +1,278 @@
+"""The Telegram side of the behaviour suite: the real python-telegram-bot and our adapter against
+the fake Bot API (tests/fakes/telegram_api.py), with the core's Scheduler ticked by hand.
+
+Every action is an update pushed to the fake, exactly as Telegram would deliver it; nothing
+calls the core to fake an action. An action returns once the bot confirmed and fully handled
+its update. What the acting person saw is read back from the Bot API calls the bot made:
+- a reply to their command (sendMessage quoting it),
+- the alert answering their button press (answerCallbackQuery),
+- any other message in their private chat,
+- the questions that appeared (a quiz poll, or a message with answer buttons), as post ids.
+Places are the fake's chat dicts and people its user dicts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+from bot.adapters.telegram import TelegramAdapter
+from bot.adapters.telegram.callback_data import answer_data
+from bot.core.scheduler import Scheduler
+from bot.core.service import QuizService
+from bot.settings import Settings
+from tests.behaviour.harness import Seen
+from tests.clock import FakeClock
+from tests.fakes.telegram_api import FakeTelegramAPI
+
+NAMES = ("Alice", "Bob", "Chandra", "Dipa", "Esha", "Farid", "Gita", "Hari")
+GROUP_ID = -1001234567890
+SETTLE_WITHIN = 10.0  # seconds; only reached when something is broken
+
+Chat = dict[str, Any]
+User = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Sent:
+    """One message that showed a question: which post, where, and as what."""
+
+    call: int  # index into fake.calls
+    post_id: int
+    chat_id: int
+    message: dict[str, Any]  # as the bot sent it (a stale client still shows this)
+    poll_id: str | None
+
+
+class TelegramHarness:
+    platform = "telegram"
+
+    def __init__(self, fake: FakeTelegramAPI, service: QuizService, clock: FakeClock) -> None:
+        self.fake = fake
+        self.service = service
+        self.clock = clock
+        self.settings = Settings(  # type: ignore[call-arg]
+            _env_file=None,
+            telegram_bot_token=fake.token,
+            telegram_api_base_url=fake.base_url,
+        )
+        self.adapter: TelegramAdapter | None = None
+        self.scheduler = Scheduler(service)
+        self._people: dict[int, User] = {}
+        self._private: dict[int, Chat] = {}
+        self._group: Chat | None = None
+        self._sent: list[Sent] = []
+        self._scanned = 0  # fake.calls up to here were looked at for questions
+        self._scan_lock = asyncio.Lock()
+        self._claimed: set[int] = set()  # calls already reported to some action
+        self._answers: dict[tuple[int, int, int], int] = {}  # (user, post, option) -> update
+
+    # lifecycle ---------------------------------------------------------------------------
+    async def start(self) -> None:
+        self.adapter = TelegramAdapter(self.service, self.settings)
+        await self.adapter.start()
+        self.scheduler = Scheduler(self.service)
+
+    async def stop(self) -> None:
+        if self.adapter is not None:
+            await self.adapter.stop()
+            self.adapter = None
+
+    async def restart(self) -> None:
+        await self.stop()
+        await self.start()
+
+    # who and where -----------------------------------------------------------------------
+    def person(self, n: int, *, language: str = "en") -> User:
+        if n not in self._people:
+            name = NAMES[n - 1] if n <= len(NAMES) else f"Person {n}"
+            user = self.fake.user(1000 + n, name, language_code=language)
+            self._people[n] = user
+            self._private[user["id"]] = self.fake.private_chat(user)  # they started the bot
+        return self._people[n]
+
+    def person_key(self, who: User) -> str:
+        return f"tg:{who['id']}"
+
+    def group(self) -> Chat:
+        if self._group is None:
+            self._group = self.fake.group(GROUP_ID, "Study Group")
+        return self._group
+
+    def make_admin(self, who: User) -> None:
+        self.fake.admins[self.group()["id"]].add(who["id"])
+
+    def private(self, who: User) -> Chat:
+        return self._private[who["id"]]
+
+    # actions -----------------------------------------------------------------------------
+    async def quiz(self, where: Chat, who: User, selector: str | None = None) -> Seen:
+        return await self._command(where, who, f"/quiz {selector}" if selector else "/quiz",
+                                   questions=1)
+
+    async def answer(self, where: Chat, who: User, post_id: int, option: int) -> Seen:
+        sent = self._latest(post_id)
+        start = len(self.fake.calls)
+        if sent.poll_id is not None:  # a vote on the quiz poll (a forwarded one, if not theirs)
+            update_id = self.fake.answer_poll(sent.poll_id, who, [option])
+        else:  # a press on its button, as the person's client shows it
+            update_id = self.fake.press(sent.message, who, answer_data(post_id, option))
+        self._answers[(who["id"], post_id, option)] = update_id
+        return await self._seen(start, update_id, where, who, questions=1)
+
+    async def answer_again(self, where: Chat, who: User, post_id: int, option: int) -> Seen:
+        earlier = self._answers.get((who["id"], post_id, option))
+        if earlier is None:
+            return await self.answer(where, who, post_id, option)
+        start = len(self.fake.calls)
+        return await self._seen(start, self.fake.redeliver(earlier), where, who, questions=1)
+
+    async def forged_click(self, where: Chat, who: User, post_id: int, option: int) -> Seen:
+        """Callback data naming `post_id`, sent from another message of the bot's in `where`
+        (another question's if there is one)."""
+        others = [s for s in self._sent if s.chat_id == where["id"] and s.post_id != post_id]
+        if others:
+            message = others[-1].message
+        else:
+            message = next(
+                (m for (chat_id, _), m in reversed(self.fake.messages.items())
+                 if chat_id == where["id"] and m.get("from", {}).get("id") == self.fake.bot["id"]),
+                None,
+            ) or self.fake._new_message(where, text="…", **{"from": self.fake.bot})
+        start = len(self.fake.calls)
+        update_id = self.fake.press(message, who, answer_data(post_id, option))
+        return await self._seen(start, update_id, where, who)
+
+    async def daily_set(self, where: Chat, who: User, at: str = "09:00",
+                        zone: str = "UTC") -> Seen:
+        return await self._command(where, who, f"/daily {at} {zone}")
+
+    async def daily_off(self, where: Chat, who: User) -> Seen:
+        return await self._command(where, who, "/daily off")
+
+    async def leaderboard(self, where: Chat, who: User) -> Seen:
+        return await self._command(where, who, "/leaderboard")
+
+    async def set_language(self, where: Chat, who: User, code: str) -> Seen:
+        return await self._command(where, who, f"/lang {code}")
+
+    async def tick(self) -> None:
+        await self.scheduler.tick()
+        await self._settle()
+        await self._scan()
+
+    def closed_on_platform(self, post_id: int) -> bool:
+        sent = [s for s in self._sent if s.post_id == post_id]
+        if not sent:
+            return False
+        for s in sent:
+            current = self.fake.messages.get((s.chat_id, s.message["message_id"]), {})
+            if s.poll_id is not None and not self.fake.polls[s.poll_id]["is_closed"]:
+                return False
+            if s.poll_id is None and "reply_markup" in current:
+                return False
+        anchors = {(s.chat_id, s.message["message_id"]) for s in sent}
+        return any(
+            (c.params.get("chat_id"), (c.params.get("reply_parameters") or {}).get("message_id"))
+            in anchors
+            for c in self.fake.calls_of("sendMessage")
+        )
+
+    # plumbing ----------------------------------------------------------------------------
+    async def _command(self, where: Chat, who: User, text: str, *, questions: int = 0) -> Seen:
+        start = len(self.fake.calls)
+        update_id = self.fake.command(where, who, text)
+        return await self._seen(start, update_id, where, who, questions=questions)
+
+    async def _settle(self, update_id: int | None = None) -> None:
+        """Until the bot fetched every update so far and handled all it fetched."""
+        assert self.adapter is not None
+        if update_id is not None:
+            await self.fake.wait_confirmed(update_id, SETTLE_WITHIN)
+        await self.fake.wait_all_confirmed(SETTLE_WITHIN)
+        await asyncio.wait_for(self.adapter.application.update_queue.join(), SETTLE_WITHIN)
+
+    async def _scan(self) -> None:
+        """Note every question the bot sent since the last scan, with its post."""
+        async with self._scan_lock:
+            calls = self.fake.calls
+            while self._scanned < len(calls):
+                index, call = self._scanned, calls[self._scanned]
+                self._scanned += 1
+                if not call.ok or call.method not in ("sendPoll", "sendMessage"):
+                    continue
+                message = call.result
+                poll_id = message["poll"]["id"] if "poll" in message else None
+                if poll_id is None and "reply_markup" not in call.params:
+                    continue  # a plain message, not a question
+                ref = (f"tg-poll:{poll_id}" if poll_id is not None
+                       else f"tg-msg:{message['chat']['id']}:{message['message_id']}")
+                post_id = await self.service.post_id_for(ref)
+                assert post_id is not None, f"{call.method} sent a question bound to no post"
+                self._sent.append(Sent(index, post_id, message["chat"]["id"], message, poll_id))
+
+    async def _seen(
+        self, start: int, update_id: int, where: Chat, who: User, *, questions: int = 0
+    ) -> Seen:
+        await self._settle(update_id)
+        await self._scan()
+        update = self._update(update_id)
+        command = update.get("message") or update.get("channel_post")
+        press = update.get("callback_query")
+        private_id = who["id"] if who is not None else None
+        seen = Seen()
+        refused = False
+        for index in range(start, len(self.fake.calls)):
+            call = self.fake.calls[index]
+            if not call.ok or index in self._claimed:
+                continue
+            params = call.params
+            quoted = (params.get("reply_parameters") or {}).get("message_id")
+            if call.method == "answerCallbackQuery":
+                if press is not None and params["callback_query_id"] == press["id"]:
+                    seen.texts.append(params.get("text") or "")
+                    self._claimed.add(index)
+            elif call.method == "sendMessage" and "reply_markup" not in params:
+                to_command = command is not None and params["chat_id"] == where["id"] \
+                    and quoted == command["message_id"]
+                if to_command or (params["chat_id"] == private_id and quoted is None):
+                    seen.texts.append(params["text"])
+                    self._claimed.add(index)
+                    refused = refused or to_command
+        # the questions this action brought (a /quiz that was refused brought none)
+        chats = {where["id"], private_id}
+        for sent in self._sent:
+            if questions <= len(seen.post_ids) or refused:
+                break
+            if sent.call >= start and sent.chat_id in chats and sent.call not in self._claimed:
+                self._claimed.add(sent.call)
+                seen.post_ids.append(sent.post_id)
+        return seen
+
+    def _update(self, update_id: int) -> dict[str, Any]:
+        return next(u for u in self.fake._all_updates if u["update_id"] == update_id)
+
+    def _latest(self, post_id: int) -> Sent:
+        sent = [s for s in self._sent if s.post_id == post_id]
+        assert sent, f"post {post_id} was never shown on Telegram"
+        return sent[-1]
+
+
+@contextlib.asynccontextmanager
+async def telegram_harness(
+    service: QuizService, clock: FakeClock
+) -> AsyncIterator[TelegramHarness]:
+    """The fake Bot API, a started adapter and a Scheduler that only tick() runs."""
+    fake = FakeTelegramAPI()
+    await fake.start()
+    harness = TelegramHarness(fake, service, clock)
+    try:
+        await harness.start()
+        yield harness
+    finally:
+        await harness.stop()
+        await fake.stop()
+
