@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from bot.content.limits import tg_len
+from bot.i18n import translator
 
 
 def keyboard_data(message: dict) -> list[str]:
@@ -115,3 +116,34 @@ async def test_scheduler_posts_into_a_channel_with_buttons(tg, channel, clock):
     [sent] = await tg.fake.wait_for("sendMessage", where=lambda c: "reply_markup" in c.params)
     post = await tg.service.storage.get_post(await tg.post_of(sent.result))
     assert post.kind == "daily"
+
+
+async def test_a_press_delivered_again_is_handled_once_even_after_a_restart(
+    tg, group, alice, error_log
+):
+    message = await button_question(tg, group, alice)
+    post_id = await tg.post_of(message)
+    shown = await tg.service.show(post_id)
+    first = tg.fake.press(message, alice, keyboard_data(message)[shown.correct])
+    await tg.send(first)
+    await tg.send(tg.fake.redeliver(first))  # the same press (same query id) again
+    assert len(tg.fake.calls_of("answerCallbackQuery")) == 1
+
+    await tg.restart()  # a new process does not remember it; Telegram refuses a 2nd answer
+    await tg.send(tg.fake.redeliver(first))
+    assert [c.status for c in tg.fake.calls_of("answerCallbackQuery", ok_only=False)] \
+        == [200, 400]
+    [answer] = await tg.service.storage.answers_for_post(post_id)
+    assert answer.correct
+    assert not error_log.records
+
+
+async def test_a_channel_hears_refusals_in_its_language(tg, fake_tg, channel):
+    await tg.command(channel, None, "/lang hi")  # a channel post speaks for the channel
+    assert await tg.service.storage.chat_locale(f"tg:{channel['id']}") == "hi"
+    await tg.command(channel, None, "/quiz nonsense")
+    hi = translator("hi")
+    assert tg.texts(channel)[-1].startswith(
+        hi.gettext("There is no quiz or topic called “{name}”.", name="nonsense")
+    )
+    assert not fake_tg.calls_of("sendPoll")

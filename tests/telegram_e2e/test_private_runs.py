@@ -127,3 +127,46 @@ async def test_person_and_chat_languages(tg, fake_tg, group, alice, bob, alice_d
     [poll] = await tg.fake.wait_for("sendPoll", where=lambda c: c.params["chat_id"] == group["id"])
     post_id = await tg.service.post_id_for(f"tg-poll:{poll.result['poll']['id']}")
     assert (await tg.service.show(post_id)).locale == "hi"
+
+
+async def test_someone_elses_private_poll_does_not_count_for_them(tg, fake_tg, alice, bob,
+                                                                   alice_dm):
+    """Alice forwards her private question to Bob; his vote reaches the bot but is not his."""
+    bob_dm = fake_tg.private_chat(bob)
+    await tg.command(alice_dm, alice, "/quiz testing")
+    q = await next_poll(tg, 1)
+    post_id = await tg.service.post_id_for(f"tg-poll:{q.result['poll']['id']}")
+
+    await tg.answer(q, bob, right(q))
+    assert await tg.service.storage.answers_for_post(post_id) == []
+    assert tg.texts(bob_dm) == [
+        "This question belongs to someone else's quiz. Start your own with /quiz."
+    ]
+    assert tg.texts(alice_dm) == []  # nothing in Alice's chat
+    assert (await tg.service.storage.get_post(post_id)).closed_at is None
+
+    await tg.answer(q, alice, right(q))
+    assert tg.texts(alice_dm)[-1].startswith("✅ Correct!")
+    assert (await tg.service.storage.get_post(post_id)).closed_at is not None
+
+
+async def test_a_voter_who_never_started_the_bot_is_not_told(tg, fake_tg, alice, bob, alice_dm):
+    await tg.command(alice_dm, alice, "/quiz testing")
+    q = await next_poll(tg, 1)
+    await tg.answer(q, bob, right(q))  # bob has no private chat with the bot: no error
+    assert [c.params["chat_id"] for c in fake_tg.calls_of("sendMessage", ok_only=False)] \
+        == [bob["id"]]
+
+
+async def test_a_topic_does_not_resume_the_run_and_the_run_goes_on(tg, alice, alice_dm):
+    await tg.command(alice_dm, alice, "/quiz sample")
+    q1 = await next_poll(tg, 1)
+    await tg.command(alice_dm, alice, "/quiz testing")  # one question; the run waits
+    single = await next_poll(tg, 2)
+    assert not single.params["question"].startswith("1/3")
+    await tg.answer(single, alice, right(single))
+    assert len(tg.fake.calls_of("sendPoll")) == 2  # a single question has no next
+
+    await tg.answer(q1, alice, right(q1))  # the run's question still takes its answer
+    q2 = await next_poll(tg, 3)
+    assert q2.params["question"].startswith("2/3")

@@ -3,14 +3,26 @@
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 
 import pytest
 from pydantic import SecretStr
 from telegram import Update
-from telegram.error import InvalidToken
+from telegram.error import (
+    BadRequest,
+    Forbidden,
+    InvalidToken,
+    NetworkError,
+    RetryAfter,
+    TimedOut,
+)
 
 from bot.adapters.telegram import TelegramAdapter
-from bot.adapters.telegram.app import file_base_url
+from bot.adapters.telegram.app import file_base_url, quiet_library_deprecations
+from bot.adapters.telegram.publish import platform_errors
+from bot.core.models import Chat
+from bot.core.ports import ChatGone, TryLater
+from tests.telegram_e2e.conftest import QUESTION_SECONDS
 
 
 async def test_start_registers_commands_and_asks_for_every_update_type(tg, fake_tg):
@@ -156,3 +168,38 @@ async def test_a_summary_telegram_refused_is_posted_again_later(tg, fake_tg, gro
         clock.advance(60)
         await tg.tick()
     assert len([t for t in tg.texts(group) if "Question closed" in t]) == 1
+
+
+async def test_a_summary_for_a_chat_the_bot_left_is_given_up_with_its_schedule(
+    tg, fake_tg, group, alice, clock, error_log
+):
+    fake_tg.set_admins(group["id"], alice["id"])
+    await tg.command(group, alice, "/daily 09:00")
+    await tg.command(group, alice, "/quiz")
+    fake_tg.fail_next("stopPoll", status=403)  # "Forbidden: bot was kicked from the group"
+    clock.advance(QUESTION_SECONDS + 1)
+    assert (await tg.tick()).closed == 1
+
+    assert await tg.service.schedule_status(Chat(f"tg:{group['id']}")) is None
+    clock.advance(hours=1)  # nothing is tried again
+    await tg.tick()
+    assert not [t for t in tg.texts(group) if "Question closed" in t]
+    assert len(fake_tg.calls_of("stopPoll", ok_only=False)) == 1
+    assert not error_log.records
+
+
+@pytest.mark.parametrize(("error", "expected"), [
+    (lambda: Forbidden("Forbidden: bot was blocked by the user"), ChatGone),
+    (lambda: BadRequest("Chat not found"), ChatGone),
+    (lambda: RetryAfter(7), TryLater),
+    (lambda: TimedOut(), TryLater),
+    (lambda: NetworkError("Bad Gateway"), TryLater),
+    (lambda: BadRequest("Message is too long"), BadRequest),
+])
+def test_telegram_failures_reach_the_core_as_its_own(error, expected):
+    quiet_library_deprecations()  # RetryAfter warns about its own int retry_after
+    with pytest.raises(expected) as raised, platform_errors():
+        raise error()
+    if isinstance(raised.value, TryLater):  # a flood wait says how long; the network not
+        wait = timedelta(seconds=7) if "retry" in str(raised.value).lower() else None
+        assert raised.value.retry_after == wait
