@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
+from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from ruamel.yaml import YAML
 
 from bot.content import ContentError, load_catalog
-from bot.content.limits import tg_len
+from bot.content.limits import PACK_FILE_BYTES, tg_len
+from bot.content.loader import MAX_PROBLEMS_PER_FILE
 from tests.conftest import BUNDLED
 
 GOOD = """\
@@ -181,3 +188,328 @@ def test_cli_export_json_shape() -> None:
             assert set(q) >= {"id", "prompt", "options", "answer", "explanation"}
             source = catalog.question(quiz["id"], q["id"])
             assert q["options"][q["answer"]]["en"] == source.options[source.answer].text.en
+
+
+# --- hostile and broken files: a file:line problem, never a traceback, never a hang ----------
+
+POSIX = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs POSIX special files")
+
+
+@POSIX
+def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
+    write(tmp_path, GOOD, "a.yaml")
+    os.mkfifo(tmp_path / "x.yaml")
+    assert problems(tmp_path) == [
+        f"{tmp_path / 'x.yaml'}:1: error: not a regular file (a pipe, socket or device); "
+        "a quiz pack must be a plain file"
+    ]
+
+
+@POSIX
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_a_symlink_to_dev_zero_is_refused_without_reading(tmp_path: Path) -> None:
+    (tmp_path / "zero.yaml").symlink_to("/dev/zero")
+    [problem] = problems(tmp_path)
+    assert problem.endswith("not a regular file (a pipe, socket or device); "
+                            "a quiz pack must be a plain file")
+
+
+def test_a_directory_named_like_a_pack_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "dir.yaml").mkdir()
+    write(tmp_path, GOOD, "a.yaml")
+    [problem] = problems(tmp_path)
+    assert problem.startswith(f"{tmp_path / 'dir.yaml'}:1: error: not a regular file")
+
+
+def test_a_file_over_the_size_cap_is_refused_unread(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD + "#" * (PACK_FILE_BYTES - len(GOOD.encode())) + "\n")
+    [problem] = problems(path)
+    assert problem == (
+        f"{path}:1: error: the file is larger than 1024 KiB, the limit for one pack; "
+        "split it into several packs"
+    )
+
+
+def test_a_file_at_the_size_cap_is_read(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD + "#" * (PACK_FILE_BYTES - len(GOOD.encode()) - 1) + "\n")
+    assert path.stat().st_size == PACK_FILE_BYTES
+    assert load_catalog(path).quizzes["demo"]
+
+
+def test_hidden_files_are_not_packs(tmp_path: Path) -> None:
+    write(tmp_path, GOOD, "a.yaml")
+    (tmp_path / "._a.yaml").write_bytes(b"\x00\x05\x16\x07binary metadata")
+    assert set(load_catalog(tmp_path).quizzes) == {"demo"}
+
+
+@pytest.mark.parametrize(
+    ("char", "shown"),
+    [
+        ("\x00", "U+0000 (NUL)"),
+        ("\x1b", "U+001B (ESC)"),
+        ("\x07", "U+0007 (BEL)"),
+        ("\x7f", "U+007F (DEL)"),
+        ("\x85", "U+0085 (NEL)"),
+        ("\u2028", "U+2028 (LINE SEPARATOR)"),
+        ("\r", "U+000D (CR)"),
+    ],
+)
+def test_control_characters_in_the_file_name_their_line(
+    tmp_path: Path, char: str, shown: str
+) -> None:
+    path = write(tmp_path, GOOD.replace("Question one?", f"Question{char} one?"))
+    assert problems(path) == [
+        f"{path}:6: error: the control character {shown} in column 26; "
+        "a quiz file must be plain text"
+    ]
+
+
+@pytest.mark.parametrize("escape", ["\\e", "\\0", "\\x07", "\\u202E\\u0000", "\\ud800"])
+def test_escaped_control_characters_in_text_are_refused(tmp_path: Path, escape: str) -> None:
+    path = write(tmp_path, GOOD.replace("{en: Question one?}", f'{{en: "Question{escape}"}}'))
+    [problem] = problems(path)
+    assert problem.startswith(f"{path}:6: error: question 1.prompt.en: contains the "
+                              "unprintable character U+")
+
+
+def test_invalid_utf8_names_its_line_and_the_rest_is_still_checked(tmp_path: Path) -> None:
+    path = tmp_path / "demo.yaml"
+    path.write_bytes(GOOD.replace("Because.", "Bec\xffause.").encode("latin-1"))
+    assert problems(path) == [
+        f"{path}:10: error: not valid UTF-8 (byte 0xFF in column 26); save the file as UTF-8"
+    ]
+    path.write_bytes(b"# \xff\n" + GOOD.replace("tags: [demo]", "tags: [Demo]").encode())
+    assert problems(path) == [
+        f"{path}:1: error: not valid UTF-8 (byte 0xFF in column 3); save the file as UTF-8",
+        f"{path}:4: error: tag 1 must be lowercase letters, digits and hyphens (at most 48), "
+        "starting with a letter or digit",
+    ]
+
+
+@pytest.mark.parametrize(
+    "nested",
+    ["[" * 5000 + "]" * 5000, "{a: " * 5000 + "}" * 5000, "\n" + "- " * 5000 + "x",
+     "\n" + "".join(" " * i + f"k{i}:\n" for i in range(1, 200))],
+    ids=["flow-list", "flow-map", "block-list", "block-map"],
+)
+def test_deep_nesting_is_refused_at_its_line(tmp_path: Path, nested: str) -> None:
+    path = write(tmp_path, GOOD.replace("title: {en: Demo}", f"title: {nested}"))
+    found = problems(path)
+    assert any(
+        p.startswith(f"{path}:") and p.endswith("nested more than 20 levels deep; a pack needs 6")
+        for p in found
+    ), found
+
+
+@pytest.mark.parametrize("number", ["1" * 5000, "0x" + "f" * 5000, "-" + "9" * 5000])
+def test_a_huge_number_is_refused_before_conversion(tmp_path: Path, number: str) -> None:
+    path = write(tmp_path, GOOD.replace("title: {en: Demo}", f"title: {number}"))
+    assert problems(path) == [
+        f"{path}:2: error: a number {len(number)} characters long; put it in quotes if it is text"
+    ]
+
+
+def test_aliases_merge_keys_tags_and_complex_keys_are_refused(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        GOOD.replace("title: {en: Demo}", "title: &t {en: Demo}\nx: *t")
+        .replace("explanation: {en: Because.}", "explanation: !!binary aGk=")
+        + "<<: {id: other}\n? [a, b]\n: c\n",
+    )
+    assert problems(path) == [
+        f"{path}:3: error: aliases (*name) are not supported: write it out",
+        f"{path}:11: error: the tag !!binary is not supported; a pack is plain text, lists and "
+        "mappings",
+        f"{path}:12: error: merge keys (<<) are not supported: write the keys out",
+        f"{path}:13: error: a key must be plain text, not a list or a mapping",
+    ]
+
+
+def test_several_documents_and_an_empty_file(tmp_path: Path) -> None:
+    several = write(tmp_path, GOOD + "---\n" + GOOD, "a.yaml")
+    empty = write(tmp_path, "# nothing yet\n", "b.yaml")
+    assert problems(tmp_path) == [
+        f"{several}:11: error: invalid YAML: more than one YAML document (---); a pack is a "
+        "single document",
+        f"{empty}:1: error: the file is empty; a quiz file is a mapping with id, title and "
+        "questions",
+    ]
+
+
+def test_a_date_or_yes_is_text_not_a_type_error(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD.replace("{en: Demo}", "{en: 2024-13-45}"))
+    quiz = load_catalog(path).quizzes["demo"]
+    assert quiz.title.en == "2024-13-45"
+    assert quiz.questions[0].options[0].text.en == "Yes"
+
+
+def test_a_number_where_text_belongs_says_to_quote_it(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD.replace("{en: No}", "{en: 42}"))
+    assert problems(path) == [
+        f"{path}:9: error: question 1.option 2.en must be text; put it in quotes"
+    ]
+
+
+def test_keys_from_the_file_cannot_garble_the_terminal(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD + '"\\e[2Jk": 1\n')
+    [problem] = problems(path)
+    assert "\x1b" not in problem and "\\x1b[2Jk" in problem
+
+
+def test_every_problem_of_every_file_in_one_run_sorted(tmp_path: Path) -> None:
+    """A schema error hides neither the length errors nor the ids used twice of its file."""
+    a = write(
+        tmp_path,
+        GOOD.replace("{en: Question one?}", "{en: " + "q" * 301 + "}")
+        .replace("      - {en: No}", "      - {en: No, correct: true}")
+        .replace("tags: [demo]", "tags: [Demo]")
+        + GOOD.split("questions:\n")[1].replace("Because.", "e" * 201),
+        "a.yaml",
+    )
+    b = write(tmp_path, "id: b\ntitle: [unclosed\n", "b.yaml")
+    c = write(tmp_path, GOOD.replace("id: demo", "id: c").replace("Yes", "Y\x1bes"), "c.yaml")
+    assert problems(tmp_path) == [
+        f"{a}:3: error: tag 1 must be lowercase letters, digits and hyphens (at most 48), "
+        "starting with a letter or digit",
+        f"{a}:5: error: question id 'd-one' is used more than once (also at line 11, {c}:5)",
+        f"{a}:6: error: question 1.prompt.en: question is 301 characters, the limit is 300",
+        f"{a}:7: error: question 1.options: exactly one option must have 'correct: true', "
+        "found 2",
+        f"{a}:11: error: question id 'd-one' is used more than once (also at line 5, {c}:5)",
+        f"{a}:16: error: question 2.explanation.en: explanation is 201 characters, the limit "
+        "is 200",
+        f"{b}:3: error: invalid YAML: expected ',' or ']', but got '<stream end>'",
+        f"{c}:5: error: question id 'd-one' is used more than once (also at {a}:5, {a}:11)",
+        f"{c}:8: error: the control character U+001B (ESC) in column 15; a quiz file must be "
+        "plain text",
+    ]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "id: Demo\ntitle: 5\nquestions: {}\nextra: 1\n",
+        GOOD.replace("    explanation: {en: Because.}\n", "    explanation: {en: ''}\n"),
+        GOOD.replace("correct: true", "correct: maybe"),
+        GOOD.replace("      - {en: No}\n", "").replace("title: {en: Demo}", "title: [a]"),
+        GOOD.replace("    prompt: {en: Question one?}\n", "    prompt: {}\n"),
+    ],
+)
+def test_messages_are_in_our_own_words(tmp_path: Path, bad: str) -> None:
+    found = problems(write(tmp_path, bad))
+    assert found
+    pydantic_words = ("Value error", "Input should", "Field required", "Extra inputs",
+                      "String should", "List should", "validation error")
+    for problem in found:
+        assert not any(word in problem for word in pydantic_words), problem
+
+
+def test_problems_per_file_are_capped(tmp_path: Path) -> None:
+    path = write(tmp_path, "".join(f"k{i}: 1\n" for i in range(500)))
+    found = problems(path)
+    assert len(found) == MAX_PROBLEMS_PER_FILE + 1
+    assert found[-1].endswith("more problems in this file")
+
+
+# --- fuzzing: loading a pack succeeds or raises ContentError, quickly -----------------------
+
+FUZZ = settings(
+    max_examples=int(os.environ.get("QUIZBOT_FUZZ_EXAMPLES", "150")),  # raise it to fuzz longer
+    deadline=timedelta(seconds=2),
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+
+def load_or_problems(path: Path) -> None:
+    """Loading succeeds or raises ContentError whose every problem is one clean line."""
+    try:
+        load_catalog(path)
+    except ContentError as exc:
+        assert exc.problems
+        for problem in exc.problems:
+            text = str(problem)
+            assert text.startswith(f"{path}:") and "\n" not in text and "\x1b" not in text
+
+
+@FUZZ
+@given(data=st.binary(max_size=4000))
+def test_fuzz_bytes(tmp_path: Path, data: bytes) -> None:
+    path = tmp_path / "fuzz.yaml"
+    path.write_bytes(data)
+    load_or_problems(path)
+
+
+YAMLISH = st.text(
+    alphabet=st.sampled_from(
+        [
+            *"[]{}:-,?!&*#|>'\"%@` \n\t\\0123456789abcdeyxEnu.~=<",
+            *["\x00", "\x1b", "\r", "\x85", "\u2028", "\ufeff", "\ud7ff", "প", "🧠"],
+        ]
+    ),
+    max_size=600,
+)
+
+
+@FUZZ
+@given(text=YAMLISH)
+def test_fuzz_yamlish_text(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "fuzz.yaml"
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    load_or_problems(path)
+
+
+@FUZZ
+@given(text=YAMLISH, at=st.integers(min_value=0, max_value=len(GOOD)))
+def test_fuzz_text_spliced_into_a_good_pack(tmp_path: Path, text: str, at: int) -> None:
+    path = tmp_path / "fuzz.yaml"
+    path.write_text(GOOD[:at] + text + GOOD[at:], encoding="utf-8")
+    load_or_problems(path)
+
+
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=True),
+    st.text(max_size=120),
+    st.sampled_from(["en", "bn", "hi", "correct", "d-one", "x" * 301, "2024-13-45", "yes"]),
+)
+KEYS = st.one_of(
+    st.sampled_from(["id", "title", "tags", "questions", "prompt", "options", "explanation",
+                     "details", "correct", "en", "bn", "hi", "text"]),
+    st.text(max_size=12),
+)
+STRUCTURES = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=6), st.dictionaries(KEYS, inner, max_size=6)
+    ),
+    max_leaves=40,
+)
+
+
+def pack_like(value: Any) -> st.SearchStrategy[dict[str, Any]]:
+    """A pack whose parts are replaced by random structures, to reach deep validation."""
+    question = st.fixed_dictionaries(
+        {"id": st.one_of(st.just("d-one"), value), "prompt": value, "explanation": value},
+        optional={"options": st.lists(value, max_size=12), "details": value},
+    )
+    return st.fixed_dictionaries(
+        {"id": st.one_of(st.just("demo"), value), "title": value},
+        optional={"tags": value, "questions": st.lists(question, max_size=4)},
+    )
+
+
+@FUZZ
+@given(data=st.one_of(STRUCTURES, pack_like(STRUCTURES)), style=st.sampled_from(["block", "json"]))
+def test_fuzz_structures(tmp_path: Path, data: Any, style: str) -> None:
+    path = tmp_path / "fuzz.yaml"
+    if style == "json":  # JSON is YAML, and spells floats and escapes differently
+        path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8",
+                        errors="surrogatepass")
+    else:
+        yaml = YAML(typ="safe", pure=True)
+        yaml.default_flow_style = False
+        with path.open("w", encoding="utf-8", errors="surrogatepass") as out:
+            yaml.dump(data, out)
+    load_or_problems(path)

@@ -450,6 +450,9 @@ def _message(err: Any) -> str:
         if isinstance(value, bool | int | float):
             return f"{where} must be text; put it in quotes"
         return f"{where} must be text"
+    if kind == "string_unicode":  # a "\ud800" escape: half of a UTF-16 pair
+        code = _surrogate(value)
+        return f"{where}: contains the unprintable character U+{code}; quiz text must be plain text"
     if kind == "string_pattern_mismatch":
         return f"{where} must be {_SLUG_RULE}"
     if kind == "too_short":
@@ -465,6 +468,11 @@ def _message(err: Any) -> str:
         return f"{where} must be {shape}"
     message = str(err["msg"]).removeprefix("Value error, ")
     return f"{where}: {_clean(message)}"
+
+
+def _surrogate(value: Any) -> str:
+    found = re.search("[\ud800-\udfff]", value) if isinstance(value, str) else None
+    return f"{ord(found.group()):04X}" if found else "D800"
 
 
 def _line_of(lines: dict[Loc, int], loc: Loc) -> int:
