@@ -19,6 +19,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import SecretStr
+
 from bot.adapters.telegram import TelegramAdapter
 from bot.adapters.telegram.callback_data import answer_data
 from bot.core.scheduler import Scheduler
@@ -56,7 +58,7 @@ class TelegramHarness:
         self.clock = clock
         self.settings = Settings(  # type: ignore[call-arg]
             _env_file=None,
-            telegram_bot_token=fake.token,
+            telegram_bot_token=SecretStr(fake.token),
             telegram_api_base_url=fake.base_url,
         )
         self.adapter: TelegramAdapter | None = None
@@ -137,11 +139,11 @@ class TelegramHarness:
         if others:
             message = others[-1].message
         else:
-            message = next(
-                (m for (chat_id, _), m in reversed(self.fake.messages.items())
-                 if chat_id == where["id"] and m.get("from", {}).get("id") == self.fake.bot["id"]),
-                None,
-            ) or self.fake._new_message(where, text="…", **{"from": self.fake.bot})
+            mine = [m for (chat_id, _), m in self.fake.messages.items()
+                    if chat_id == where["id"] and m.get("from") == self.fake.bot]
+            message = mine[-1] if mine else self.fake._new_message(
+                where, text="…", **{"from": self.fake.bot}
+            )
         start = len(self.fake.calls)
         update_id = self.fake.press(message, who, answer_data(post_id, option))
         return await self._seen(start, update_id, where, who)
