@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -26,10 +27,27 @@ NO_TOKEN_HINT = (
 )
 
 
+LIMIT_RANGE = range(1, 101)
+
+
+def _limit(text: str) -> int:
+    """argparse type for --limit: a board of 1 to 100 rows."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value not in LIMIT_RANGE:
+        raise argparse.ArgumentTypeError(
+            f"must be a whole number from {LIMIT_RANGE.start} to {LIMIT_RANGE.stop - 1}"
+        )
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="quizbot", description=__doc__)
     parser.add_argument("--version", action="version", version=f"quizbot {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    # not required: `quizbot` alone prints this help instead of an argparse error
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     sub.add_parser("run", help="start every configured bot (console quiz if none)")
 
@@ -39,24 +57,46 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--name", help="player name (default: your login name)")
 
     board = sub.add_parser("leaderboard", help="print the leaderboard")
-    board.add_argument("--period", choices=[p.value for p in Period], default="all")
+    board.add_argument(
+        "--period",
+        choices=[p.value for p in Period],
+        default="all",
+        help="today, this week (7 UTC days) or all time (default: %(default)s)",
+    )
     board.add_argument("--chat", help="a chat key such as tg:-100123 (default: all chats)")
-    board.add_argument("--limit", type=int, default=10)
-    board.add_argument("--lang", choices=LOCALES)
+    board.add_argument(
+        "--limit", type=_limit, default=10, help="rows to show, 1 to 100 (default: %(default)s)"
+    )
+    board.add_argument("--lang", choices=LOCALES, help="language of the board")
     board.add_argument("--name", help="whose rank to show (default: your login name)")
 
     stats = sub.add_parser("stats", help="print personal stats")
     stats.add_argument("--name", help="player name (default: your login name)")
-    stats.add_argument("--lang", choices=LOCALES)
+    stats.add_argument("--lang", choices=LOCALES, help="language of the stats")
 
     content = sub.add_parser("content", help="validate or export quiz packs")
-    csub = content.add_subparsers(dest="action", required=True)
+    csub = content.add_subparsers(dest="action", metavar="ACTION")
+    pack_help = "a pack file or a directory of *.yaml packs (default: QUIZBOT_CONTENT_DIR)"
     validate = csub.add_parser("validate", help="check packs against the schema and limits")
-    validate.add_argument("path", nargs="?", type=Path)
+    validate.add_argument("path", nargs="?", type=Path, help=pack_help)
     export = csub.add_parser("export", help="print all quizzes as JSON")
-    export.add_argument("--format", choices=["json"], default="json")
-    export.add_argument("path", nargs="?", type=Path)
+    export.add_argument(
+        "--format", choices=["json"], default="json", help="output format (default: %(default)s)"
+    )
+    export.add_argument("path", nargs="?", type=Path, help=pack_help)
     return parser
+
+
+def _reader_gone() -> int:
+    """stdout's reader left (`quizbot content export | head`): stop quietly.
+
+    Python would report the broken pipe again when it flushes stdout at exit, so stdout is
+    pointed at /dev/null first.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 0
 
 
 def _content_validate(settings: Settings, path: Path | None) -> int:
@@ -122,11 +162,16 @@ async def _stats(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None or (args.command == "content" and args.action is None):
+        # a bare command is a request for help, not a mistake
+        parser.parse_args([*([args.command] if args.command else []), "--help"])
     try:
         settings = load_settings()
     except SettingsError as exc:
-        print(f"quizbot: configuration error: {exc}", file=sys.stderr)
+        for line in exc.lines:  # one line per bad variable
+            print(f"quizbot: configuration error: {line}", file=sys.stderr)
         return 2
     # the terminal commands keep stdout for the quiz; only problems are logged there
     level = settings.quizbot_log_level if args.command == "run" else "WARNING"
@@ -137,9 +182,12 @@ def main(argv: list[str] | None = None) -> int:
     # httpx logs every request URL at INFO, and Telegram URLs carry the bot token.
     logging.getLogger("httpx").setLevel(logging.WARNING)
     if args.command == "content":
-        if args.action == "validate":
-            return _content_validate(settings, args.path)
-        return _content_export(settings, args.path)
+        try:
+            if args.action == "validate":
+                return _content_validate(settings, args.path)
+            return _content_export(settings, args.path)
+        except BrokenPipeError:
+            return _reader_gone()
     commands = {"run": _run, "play": _play, "leaderboard": _leaderboard, "stats": _stats}
     handler = commands[args.command]
     try:
