@@ -25,11 +25,6 @@ def chat_id_of(chat_key: str) -> int:
     return int(chat_key.removeprefix(PREFIX))
 
 
-def is_private_key(chat_key: str) -> bool:
-    # Private chat ids are the user's id (positive); groups and channels are negative.
-    return chat_id_of(chat_key) > 0
-
-
 def poll_ref(poll_id: str) -> str:
     return f"tg-poll:{poll_id}"
 
