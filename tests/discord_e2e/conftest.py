@@ -16,10 +16,11 @@ import pytest
 from discord.gateway import DiscordWebSocket
 
 from bot.adapters.discord import DiscordAdapter
+from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
-from bot.settings import Settings
+from tests.discord_e2e.helpers import make_settings
 from tests.errorlog import ErrorLog, failing_on_errors
-from tests.fakes.discord_api import TOKEN, FakeDiscord, User
+from tests.fakes.discord_api import FakeDiscord, User
 
 WATCHED = ("discord", "bot", "aiohttp")
 
@@ -46,23 +47,10 @@ async def fake() -> AsyncIterator[FakeDiscord]:
     await server.close()
 
 
-def make_settings(fake: FakeDiscord, **overrides: Any) -> Settings:
-    values: dict[str, Any] = {
-        "discord_bot_token": TOKEN,
-        "discord_api_base_url": fake.api_base,
-        "discord_gateway_url": fake.gateway_url,
-        "discord_guild_id": None,
-        "telegram_bot_token": None,
-        "quizbot_question_seconds": 600,
-    } | overrides
-    return Settings(_env_file=None, **values)  # type: ignore[call-arg]
-
-
 StartBot = Callable[..., Awaitable[DiscordAdapter]]
 
 # Small timings so the suite is fast: READY at once, count edits at most every 0.2 s.
-FAST = {"guild_ready_timeout": 0.05, "ready_timeout": 5.0, "live_interval": 0.2,
-        "close_interval": 0.02}
+FAST = {"guild_ready_timeout": 0.05, "ready_timeout": 5.0, "live_interval": 0.2}
 
 
 @pytest.fixture
@@ -86,6 +74,12 @@ async def start_bot(fake: FakeDiscord, service: QuizService) -> AsyncIterator[St
 @pytest.fixture
 async def bot(start_bot: StartBot) -> DiscordAdapter:
     return await start_bot()
+
+
+@pytest.fixture
+def scheduler(service: QuizService) -> Scheduler:
+    """The core's one loop, driven by hand: move the clock, then `await scheduler.tick()`."""
+    return Scheduler(service)
 
 
 @pytest.fixture

@@ -7,7 +7,20 @@ from typing import Any
 
 from bot.core.models import ShownQuestion
 from bot.core.service import QuizService
-from tests.fakes.discord_api import FakeDiscord, Reply, User
+from bot.settings import Settings
+from tests.fakes.discord_api import TOKEN, FakeDiscord, Reply, User
+
+
+def make_settings(fake: FakeDiscord, **overrides: Any) -> Settings:
+    """Settings pointing the adapter at the fake REST API and gateway."""
+    values: dict[str, Any] = {
+        "discord_bot_token": TOKEN,
+        "discord_api_base_url": fake.api_base,
+        "discord_gateway_url": fake.gateway_url,
+        "discord_guild_id": None,
+        "telegram_bot_token": None,
+    } | overrides
+    return Settings(_env_file=None, **values)  # type: ignore[call-arg]
 
 
 async def post_quiz(fake: FakeDiscord, service: QuizService, user: User,

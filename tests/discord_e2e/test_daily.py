@@ -1,4 +1,4 @@
-"""/daily set | off | status, and the core's DailyScheduler posting through the adapter."""
+"""/daily set | off | status, and the core's scheduler posting and closing through the adapter."""
 
 from __future__ import annotations
 
@@ -6,11 +6,10 @@ from datetime import UTC, datetime, time
 from typing import Any
 
 from bot.adapters.discord import DiscordAdapter
-from tests.clock import FakeClock
 from bot.core.models import Chat
-from bot.core.scheduler import DailyScheduler
+from bot.core.scheduler import Scheduler, Tick
 from bot.core.service import QuizService
-from tests.discord_e2e.conftest import StartBot
+from tests.clock import FakeClock
 from tests.discord_e2e.helpers import bound_post, click, post_quiz
 from tests.errorlog import ErrorLog
 from tests.fakes.discord_api import (
@@ -50,12 +49,12 @@ async def test_a_member_without_manage_server_is_refused(
 ) -> None:
     # the command exists (default_permissions only hides it; admins can show it to anyone)
     refused = await daily(fake, "set", alice, time="09:30", timezone="Asia/Kolkata")
-    assert "Only members with the Manage Server permission" in refused.text
+    assert refused.text == "Only this chat's admins can change its daily question."
     assert await service.schedule_status(channel(fake)) is None
 
     await daily(fake, "set", bob, admin=True, time="09:30")
     refused = await daily(fake, "off", alice)
-    assert "Manage Server" in refused.text
+    assert refused.text == "Only this chat's admins can change its daily question."
     assert await service.schedule_status(channel(fake)) is not None
 
 
@@ -118,12 +117,36 @@ async def test_daily_off_and_the_status_without_a_schedule(
     assert "no daily question" in again.text
 
 
+async def test_daily_off_closes_the_open_daily_question_with_its_summary(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, scheduler: Scheduler,
+    clock: FakeClock, alice: User, bob: User,
+) -> None:
+    """Open until the next day's by default: without a schedule nothing else would close it."""
+    await daily(fake, "set", bob, admin=True, time="12:30", quiz="sample")
+    clock.set(datetime(2026, 3, 1, 12, 30, tzinfo=UTC))
+    assert (await scheduler.tick()).posted == 1
+    [message] = channel_posts(fake)
+    q = await service.show(await bound_post(service, int(message["id"])))
+    assert q is not None and q.closes_at is None
+    await click(fake, message, q.correct, alice)
+
+    off = await daily(fake, "off", bob, admin=True)
+    assert off.text == "The daily question is off for this channel."
+    closed = fake.messages[int(message["id"])]
+    assert all(b.get("disabled") for b in buttons_of(closed)), "closed before the reply"
+    assert "1 person answered · 100% right" in text_of(closed)
+    post = await service.storage.get_post(q.post_id)
+    assert post is not None and post.closed_at is not None
+    late = await click(fake, message, q.correct, bob)
+    assert "closed" in late.content
+
+
 async def test_in_a_dm_the_person_sets_their_own(
     fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User
 ) -> None:
     reply = await fake.reply(await fake.slash("daily set", {"time": "06:45"}, user=alice,
                                               dm=True))
-    assert "Done" in reply.text
+    assert reply.text.startswith("Done: this channel gets a question every day.")
     dm = Chat(f"dc:{fake.dm_channel(alice)}")
     status = await service.schedule_status(dm)
     assert status is not None and status.schedule.tz == "UTC"
@@ -158,23 +181,22 @@ async def test_quiz_autocomplete_in_daily_set(fake: FakeDiscord, bot: DiscordAda
 
 
 async def test_the_scheduler_posts_once_a_day_and_closes_the_previous_one(
-    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, clock: FakeClock,
-    alice: User, bob: User,
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, scheduler: Scheduler,
+    clock: FakeClock, alice: User, bob: User,
 ) -> None:
     await daily(fake, "set", bob, admin=True, time="09:00", timezone="Asia/Dhaka",
                 quiz="sample")
-    scheduler = DailyScheduler(service, [bot])
-    assert await scheduler.tick() == 0  # set after today's 09:00 in Dhaka
+    assert await scheduler.tick() == Tick()  # set after today's 09:00 in Dhaka
     assert channel_posts(fake) == []
 
     clock.set(datetime(2026, 3, 2, 3, 0, tzinfo=UTC))  # 09:00 in Dhaka (UTC+6)
-    assert await scheduler.tick() == 1
+    assert await scheduler.tick() == Tick(posted=1)
     [first] = channel_posts(fake)
     assert len(buttons_of(first)) == 3 and "0 answers so far" in text_of(first)
     q1 = await service.show(await bound_post(service, int(first["id"])))
     assert q1 is not None
     clock.advance(minutes=1)
-    assert await scheduler.tick() == 0
+    assert await scheduler.tick() == Tick()
     assert len(channel_posts(fake)) == 1, "a second tick posts nothing"
 
     answer = await click(fake, first, q1.correct, alice)
@@ -183,7 +205,7 @@ async def test_the_scheduler_posts_once_a_day_and_closes_the_previous_one(
                      3.0, "the live count on the daily question")
 
     clock.set(datetime(2026, 3, 3, 3, 0, 30, tzinfo=UTC))
-    assert await scheduler.tick() == 1
+    assert await scheduler.tick() == Tick(posted=1)
     first_now, second = channel_posts(fake)
     assert first_now["id"] == first["id"]
     assert all(b.get("disabled") for b in buttons_of(first_now))
@@ -199,13 +221,13 @@ async def test_the_scheduler_posts_once_a_day_and_closes_the_previous_one(
 
 
 async def test_a_quiz_leaves_the_daily_question_open(
-    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, clock: FakeClock,
-    alice: User, bob: User,
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, scheduler: Scheduler,
+    clock: FakeClock, alice: User, bob: User,
 ) -> None:
     await daily(fake, "set", bob, admin=True, time="12:30", quiz="sample")
     clock.set(datetime(2026, 3, 1, 12, 30, tzinfo=UTC))
     # set at 12:00 for 12:30 the same day: posted today
-    assert await DailyScheduler(service, [bot]).tick() == 1
+    assert (await scheduler.tick()).posted == 1
     [daily_message] = channel_posts(fake)
     first, _ = await post_quiz(fake, service, alice, quiz="sample")
     await post_quiz(fake, service, alice, quiz="sample")
@@ -216,37 +238,53 @@ async def test_a_quiz_leaves_the_daily_question_open(
 
 
 async def test_a_deleted_channel_loses_its_schedule_instead_of_retrying_forever(
-    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, clock: FakeClock,
-    error_log: ErrorLog,
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, scheduler: Scheduler,
+    clock: FakeClock, error_log: ErrorLog,
 ) -> None:
     gone = Chat("dc:4242", "deleted")
-    await service.set_schedule(gone, "12:30")
+    await service.set_schedule(gone, "12:30", allowed=True)
     clock.set(datetime(2026, 3, 1, 12, 30, tzinfo=UTC))
-    scheduler = DailyScheduler(service, [bot])
-    await scheduler.tick()
+    assert await scheduler.tick() == Tick()  # Unknown Channel: ChatGone
     assert await service.schedule_status(gone) is None
     assert not await service.storage.open_posts(gone.key)
     clock.advance(minutes=10)
-    assert await scheduler.tick() == 0
+    assert await scheduler.tick() == Tick()
     assert len(fake.find("POST", r"/channels/4242/messages")) == 1
     assert not error_log.records
 
 
-async def test_a_failed_closing_edit_does_not_hold_up_the_next_daily_question(
-    fake: FakeDiscord, start_bot: StartBot, service: QuizService, clock: FakeClock,
-    bob: User,
+async def test_a_channel_closed_to_the_bot_loses_its_schedule_when_a_question_closes(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, scheduler: Scheduler,
+    clock: FakeClock, bob: User, error_log: ErrorLog,
 ) -> None:
-    bot = await start_bot(resend_interval=0.05)
-    await daily(fake, "set", bob, admin=True, time="12:30")
-    scheduler = DailyScheduler(service, [bot])
+    await daily(fake, "set", bob, admin=True, time="12:30", minutes=5)
     clock.set(datetime(2026, 3, 1, 12, 30, tzinfo=UTC))
-    assert await scheduler.tick() == 1
+    assert (await scheduler.tick()).posted == 1
+    [message] = channel_posts(fake)
+    fake.fail("PATCH", rf"/channels/\d+/messages/{message['id']}", 403, code=50001,
+              message="Missing Access")
+    clock.advance(minutes=6)
+    assert (await scheduler.tick()).closed == 1  # Forbidden: ChatGone, nothing retried
+    assert await service.schedule_status(channel(fake)) is None
+    clock.advance(hours=1)
+    await scheduler.tick()
+    assert len(fake.edits(int(message["id"]))) == 1
+    assert not error_log.records
+
+
+async def test_a_failed_closing_edit_does_not_hold_up_the_next_daily_question(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, scheduler: Scheduler,
+    clock: FakeClock, bob: User,
+) -> None:
+    await daily(fake, "set", bob, admin=True, time="12:30")
+    clock.set(datetime(2026, 3, 1, 12, 30, tzinfo=UTC))
+    assert (await scheduler.tick()).posted == 1
     [first] = channel_posts(fake)
     fake.fail("PATCH", rf"/channels/\d+/messages/{first['id']}", 503)
     clock.set(datetime(2026, 3, 2, 12, 30, tzinfo=UTC))
-    assert await scheduler.tick() == 1, "today's question is posted all the same"
+    assert (await scheduler.tick()).posted == 1, "today's question is posted all the same"
     assert len(channel_posts(fake)) == 2
     assert not buttons_of(fake.messages[int(first["id"])])[0].get("disabled")
-    clock.advance(seconds=31)  # the closing edit is offered again after the core's grace
-    await fake.until(lambda: buttons_of(fake.messages[int(first["id"])])[0].get("disabled"),
-                     3.0, "yesterday's closing edit, made again")
+    clock.advance(seconds=31)  # the closing edit is offered again after the core's backoff
+    await scheduler.tick()
+    assert buttons_of(fake.messages[int(first["id"])])[0].get("disabled")

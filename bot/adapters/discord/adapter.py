@@ -1,27 +1,25 @@
-"""DiscordAdapter: starts and stops the bot for `quizbot run`, and posts for the scheduler."""
+"""DiscordAdapter: starts and stops the bot for `quizbot run`, and is the core's ChatPort for
+Discord channels (the scheduler posts daily questions and closes due ones through it)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
-import time
 
 import discord
 import discord.http
 import yarl
 from discord.gateway import DiscordWebSocket
 
-from bot.adapters.discord.client import QuizClient
+from bot.adapters.discord.client import QuizBot, build_bot
 from bot.adapters.discord.identity import PREFIX
 from bot.adapters.discord.publish import ChannelPublisher
-from bot.core.models import Chat, PostSummary, ShownQuestion
+from bot.core.models import PostSummary, ShownQuestion
 from bot.core.service import QuizService
 from bot.settings import Settings
 
 log = logging.getLogger(__name__)
-
-UNKNOWN_CHANNEL = 10003  # Discord's JSON error code
 
 
 class DiscordAdapter:
@@ -35,24 +33,17 @@ class DiscordAdapter:
         guild_ready_timeout: float = 2.0,
         ready_timeout: float = 60.0,
         live_interval: float = 3.0,
-        close_interval: float = 1.0,
-        resend_interval: float = 30.0,
     ) -> None:
         """`guild_ready_timeout`: how long discord.py waits for more guilds before READY (tests
         pass a small value); `ready_timeout`: how long start() waits for the gateway;
-        `live_interval`: the least time between two edits of a question's answer count;
-        `close_interval`: how often questions whose time is up are closed;
-        `resend_interval`: how often closing edits that failed are tried again."""
+        `live_interval`: the least time between two edits of a question's answer count."""
         self.service = service
         self.settings = settings
         self.guild_ready_timeout = guild_ready_timeout
         self.ready_timeout = ready_timeout
-        self.close_interval = close_interval
-        self.resend_interval = resend_interval
         self.publisher = ChannelPublisher(service, live_interval=live_interval)
-        self.client: QuizClient | None = None
+        self.client: QuizBot | None = None
         self._gateway: asyncio.Task[None] | None = None
-        self._closer: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         token = self.settings.discord_bot_token
@@ -62,11 +53,8 @@ class DiscordAdapter:
         # every request, interaction callbacks and follow-ups included.
         discord.http.Route.BASE = self.settings.discord_api_base_url.rstrip("/")
         DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(self.settings.discord_gateway_url)
-        self.client = client = QuizClient(
-            self.service, self.settings, self.publisher,
-            guild_ready_timeout=self.guild_ready_timeout,
-        )
-        self.publisher.client = client
+        self.client = client = build_bot(self.service, self.publisher,
+                                         guild_ready_timeout=self.guild_ready_timeout)
         try:
             await client.login(token.get_secret_value())
             self._gateway = asyncio.create_task(client.connect(), name="discord-gateway")
@@ -75,7 +63,7 @@ class DiscordAdapter:
         except BaseException:
             await self.stop()
             raise
-        self._closer = asyncio.create_task(self._close_due_loop(), name="discord-close-due")
+        self.service.connect(self)
         log.info("Discord: connected as %s (id %s)", client.user, client.user and client.user.id)
 
     async def _wait_ready(self) -> None:
@@ -107,32 +95,8 @@ class DiscordAdapter:
             synced = await tree.sync()
             log.info("Discord: %d slash commands synced globally", len(synced))
 
-    async def _close_due_loop(self) -> None:
-        """Close questions whose time is up; now and then, post again the closing edits that
-        Discord did not take (post_summary confirms the ones it did)."""
-        resend_at = time.monotonic() + self.resend_interval
-        while True:
-            try:
-                summaries = await self.service.close_due(self.prefix)
-                if time.monotonic() >= resend_at:
-                    resend_at = time.monotonic() + self.resend_interval
-                    summaries += await self.service.unposted_summaries(self.prefix)
-                for summary in summaries:
-                    try:
-                        await self.post_summary(summary)
-                    except Exception:
-                        log.exception("closing edit of post %s in %s failed",
-                                      summary.post_id, summary.chat_key)
-            except Exception:
-                log.exception("closing due Discord questions failed")
-            await asyncio.sleep(self.close_interval)
-
     async def stop(self) -> None:
-        if self._closer is not None:
-            self._closer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._closer
-            self._closer = None
+        self.service.disconnect(self)
         await self.publisher.stop()
         if self.client is not None:
             await self.client.close()
@@ -142,26 +106,11 @@ class DiscordAdapter:
             self._gateway = None
         self.publisher.client = None
 
-    async def post_question(self, question: ShownQuestion) -> None:
-        """A daily question from the scheduler: the same button message as /quiz."""
-        try:
-            await self.publisher.post_question(question)
-        except discord.NotFound as exc:
-            if exc.code != UNKNOWN_CHANNEL:
-                raise
-            # The channel was deleted and channel ids are never reused: without this the
-            # scheduler would retry the question every tick, forever.
-            log.warning("channel of %s is gone (%s): its daily question is removed",
-                        question.chat_key, exc)
-            await self.service.remove_schedule(Chat(question.chat_key))
-            await self.service.close(question.post_id, quiet=True)
+    # ChatPort ------------------------------------------------------------------------------
+    async def send_question(self, question: ShownQuestion) -> None:
+        """A daily question: the same button message as /quiz, bound to its post."""
+        await self.publisher.send_question(question)
 
-    async def post_summary(self, summary: PostSummary) -> None:
-        """The closing edit. A Discord error is logged, not raised: the summary is offered
-        again later (see _close_due_loop), and a failed edit of yesterday's daily question
-        must not hold up today's."""
-        try:
-            await self.publisher.post_summary(summary)
-        except discord.HTTPException as exc:
-            log.warning("closing edit of post %s in %s failed, to be tried again: %s",
-                        summary.post_id, summary.chat_key, exc)
+    async def close_question(self, summary: PostSummary) -> None:
+        """The closing edit; ChatGone or TryLater when Discord refuses it."""
+        await self.publisher.close_question(summary)

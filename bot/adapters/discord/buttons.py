@@ -1,30 +1,35 @@
-"""The answer buttons: a DynamicItem whose custom_id names the post and the option.
+"""The answer buttons: a DynamicItem whose custom_id names the post and the option, and what a
+click does.
 
 All the state a click needs is in the custom_id (`qz:<post>:<option>`) and the database, so
 buttons on messages sent before a restart keep working (discord.py's
-examples/views/dynamic_counter.py). The clicked message must also be the one bound to that post,
-so a custom_id edited by a modified client cannot answer some other question.
+examples/views/dynamic_counter.py). The clicked message must also be the one bound to that
+post, so a custom_id edited by a modified client cannot answer some other question.
+
+The path of one answer: `AnswerClicks.click` → `QuizService.answer` (bot/core/answers.py) →
+`record_answer` (bot/storage/sqlite.py); the reply is sent only after the answer committed.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import discord
 
-from bot.adapters.discord.embeds import message_text, question_embed, run_summary_embed
-from bot.adapters.discord.identity import chat_of, message_ref, person_of, personal_locale
-from bot.adapters.discord.replies import Reply, apologize
+from bot.adapters.discord.embeds import message_text, run_summary_embed
+from bot.adapters.discord.identity import chat_of, person_of
+from bot.adapters.discord.replies import ErrorReplies, Reply, Responder
 from bot.content.limits import DC_CUSTOM_ID
 from bot.core import render
 from bot.core.models import AnswerResult, AnswerStatus, PostSummary, ShownQuestion
 from bot.core.render import LETTERS, letter
+from bot.core.service import QuizService
 from bot.i18n import translator
 
 if TYPE_CHECKING:
-    from bot.adapters.discord.client import QuizClient
+    from bot.adapters.discord.publish import ChannelPublisher
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +45,11 @@ def custom_id(post_id: int, option: int) -> str:
 
 
 class AnswerButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPLATE):
+    """One option's button. Clicks go to `clicks`, set on the subclass each bot registers
+    (`answer_buttons`), so two bots in one process never share state."""
+
+    clicks: ClassVar[AnswerClicks | None] = None
+
     def __init__(
         self,
         post_id: int,
@@ -68,77 +78,87 @@ class AnswerButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMP
         return cls(int(match["post"]), int(match["opt"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        client = cast("QuizClient", interaction.client)
+        if self.clicks is not None:
+            await self.clicks.click(interaction, self.post_id, self.option)
+
+    # Messages are built from the registered subclass: discord.py registers the class of the
+    # DynamicItems in every view it sends, replacing what add_dynamic_items registered.
+    @classmethod
+    def question_view(cls, q: ShownQuestion) -> discord.ui.View:
+        view = discord.ui.View(timeout=None)
+        for i in range(len(q.options)):
+            view.add_item(cls(q.post_id, i))
+        return view
+
+    @classmethod
+    def closed_view(cls, summary: PostSummary) -> discord.ui.View:
+        """Disabled buttons, the correct one green."""
+        view = discord.ui.View(timeout=None)
+        q = summary.question
+        for i in range(len(q.options)):
+            style = discord.ButtonStyle.success if i == q.correct \
+                else discord.ButtonStyle.secondary
+            view.add_item(cls(q.post_id, i, style=style, disabled=True))
+        return view
+
+
+def answer_buttons(clicks: AnswerClicks) -> type[AnswerButton]:
+    """The button class one bot registers with `add_dynamic_items` and builds its messages
+    with: its clicks go to `clicks`."""
+
+    class BoundAnswerButton(AnswerButton, template=TEMPLATE):
+        pass
+
+    BoundAnswerButton.clicks = clicks
+    return BoundAnswerButton
+
+
+class AnswerClicks:
+    """A click becomes one `service.answer` call; the result becomes the clicker's reply."""
+
+    def __init__(self, service: QuizService, publisher: ChannelPublisher,
+                 errors: ErrorReplies) -> None:
+        self.service = service
+        self.publisher = publisher
+        self.errors = errors
+
+    async def click(self, interaction: discord.Interaction, post_id: int, option: int) -> None:
         try:
-            await answer_click(client, interaction, self.post_id, self.option)
-        except Exception:
-            # logged here with context; discord.py would log it without and leave the click
+            await self._answer(interaction, post_id, option)
+        except Exception as exc:
+            # handled here with context; discord.py would only log it and leave the click
             # unanswered ("This interaction failed")
-            log.exception(
-                "answer click failed: post %s option %s user %s channel %s message %s",
-                self.post_id, self.option, interaction.user.id, interaction.channel_id,
-                interaction.message.id if interaction.message else None,
+            message = interaction.message.id if interaction.message else None
+            await self.errors.failed(
+                interaction, exc, f"answer click (post {post_id} option {option} message "
+                                  f"{message})",
             )
-            await apologize(interaction, client.service)
 
-
-def answer_view(q: ShownQuestion) -> discord.ui.View:
-    view = discord.ui.View(timeout=None)
-    for i in range(len(q.options)):
-        view.add_item(AnswerButton(q.post_id, i))
-    return view
-
-
-def closed_view(summary: PostSummary) -> discord.ui.View:
-    """Disabled buttons, the correct one green."""
-    view = discord.ui.View(timeout=None)
-    q = summary.question
-    for i in range(len(q.options)):
-        style = discord.ButtonStyle.success if i == q.correct else discord.ButtonStyle.secondary
-        view.add_item(AnswerButton(q.post_id, i, style=style, disabled=True))
-    return view
-
-
-async def answer_click(
-    client: QuizClient, interaction: discord.Interaction, post_id: int, option: int
-) -> None:
-    service = client.service
-    person, chat = person_of(interaction), chat_of(interaction)
-    message = interaction.message
-
-    async def work() -> Reply:
-        locale = await personal_locale(service, interaction)
-        ref = message_ref(message.id) if message else None
-        bound = await service.post_id_for(ref) if ref else None
-        if bound is None and ref:
-            await client.publisher.wait_bound(post_id)  # posted a moment ago, not yet bound
-            bound = await service.post_id_for(ref)
-        if bound != post_id:
-            log.info("refused click on post %s from message %s (bound to %s)",
-                     post_id, message.id if message else None, bound)
-            refusal = AnswerResult(AnswerStatus.UNKNOWN_POST, post_id)
-            return Reply.text(render.result_text(refusal, translator(locale)))
-        result = await service.answer(post_id, person, option, locale=locale)
-        return _after_answer(client, chat.key, message, result)
-
-    # everything inside `work` counts against Discord's 3 s; a run's next question arrives
-    # with the reply and is bound like any other question
-    await client.publisher.show(interaction, work(), ephemeral=True)
-
-
-def _after_answer(
-    client: QuizClient, chat_key: str, message: discord.Message | None, result: AnswerResult
-) -> Reply:
-    t = translator(result.locale)
-    text = render.result_text(result, t, details=True)
-    if result.status is not AnswerStatus.ACCEPTED:
-        return Reply.text(text)
-    if result.next_question is not None:
-        q = result.next_question
-        return Reply(content=message_text(text), embed=question_embed(q, t), view=answer_view(q),
-                     post_id=q.post_id)
-    if result.run_summary is not None:
-        return Reply(content=message_text(text), embed=run_summary_embed(result.run_summary, t))
-    if message is not None:
-        client.publisher.answered(result.post_id, chat_key, message.id)
-    return Reply.text(text)
+    async def _answer(self, interaction: discord.Interaction, post_id: int, option: int) -> None:
+        person, chat = person_of(interaction), chat_of(interaction)
+        message = interaction.message
+        # feedback is the clicker's alone in a channel; a DM is private already, and a run
+        # there stays readable as plain messages
+        ephemeral = not chat.is_private
+        async with Responder(interaction, ephemeral=ephemeral) as responder:
+            locale = await self.service.locale_for(person, chat)
+            if message is None or not await self.publisher.shows(message.id, post_id):
+                log.info("refused click on post %s from message %s (not its message)",
+                         post_id, message.id if message else None)
+                refusal = AnswerResult(AnswerStatus.UNKNOWN_POST, post_id)
+                await responder.send(Reply.text(render.result_text(refusal,
+                                                                   translator(locale))))
+                return
+            result = await self.service.answer(post_id, person, option, locale=locale)
+            t = translator(result.locale)
+            text = render.result_text(result, t, details=True)
+            if result.next_question is not None:
+                await self.publisher.reply_with(responder, result.next_question,
+                                                ephemeral=ephemeral, lead=text)
+            elif result.run_summary is not None:
+                await responder.send(Reply(content=message_text(text),
+                                           embed=run_summary_embed(result.run_summary, t)))
+            else:
+                await responder.send(Reply.text(text))
+        if result.accepted and not result.personal:
+            self.publisher.answered(post_id, chat.key, message.id)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import discord
 
 from bot.core.models import Chat, Person
-from bot.core.service import QuizService
 
 PREFIX = "dc:"
 MESSAGE_REF = "dc-msg:"
@@ -17,7 +16,8 @@ def person_of(interaction: discord.Interaction) -> Person:
 
 
 def chat_of(interaction: discord.Interaction) -> Chat:
-    """The channel as a chat; a DM (no guild) is private and titled after the person."""
+    """The channel as a chat; a DM (no guild) is private and titled after the person. The
+    server's language is the platform's language for the channel."""
     private = interaction.guild_id is None
     name = getattr(interaction.channel, "name", None)
     title = name or (f"@{interaction.user.name}" if private else "")
@@ -44,23 +44,8 @@ def message_ids(refs: tuple[str, ...]) -> list[int]:
 
 
 def can_manage(interaction: discord.Interaction) -> bool:
-    """May this person change the channel's settings (language, daily question)? In a server,
-    members with Manage Server; in a DM, the person themself. `default_permissions` only sets
-    who sees a command by default (server admins can change that), so handlers check this on
-    every use."""
+    """May this person change the channel's settings (language, daily question)? A platform
+    fact the core is told (`allowed=`): in a server, members with Manage Server; in a DM, the
+    person themself. `default_permissions` only sets who sees a command by default (server
+    admins can change that), so this is checked on every use."""
     return interaction.guild_id is None or interaction.permissions.manage_guild
-
-
-async def personal_locale(service: QuizService, interaction: discord.Interaction) -> str:
-    """For ephemeral text: the person's choice, the channel's, their client's, English."""
-    return await service.resolve_locale(person_of(interaction), chat_of(interaction))
-
-
-async def chat_wide_locale(service: QuizService, interaction: discord.Interaction) -> str:
-    """For what the whole channel sees: the channel's choice, else the server's language.
-    A DM has one reader, so it follows that person's choice."""
-    chat = chat_of(interaction)
-    if chat.is_private:
-        return await service.resolve_locale(person_of(interaction), chat)
-    fallback = interaction.guild_locale
-    return await service.chat_locale(chat, fallback=str(fallback) if fallback else None)

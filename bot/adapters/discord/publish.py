@@ -1,9 +1,14 @@
-"""The public question messages: posting one, its live answer count, and the closing edit.
+"""Question messages: showing one, binding it to its post, its live answer count, and the
+closing edit. `send_question` and `close_question` are the adapter's ChatPort.
 
 The live count is coalesced: however many people click, a message is edited at most once per
 `live_interval` seconds (Discord rate-limits edits per channel, and an edit per click would
 queue behind them). The closing edit waits for an edit in flight and cancels a pending one, so
 it is always the last.
+
+Failures reach the core as its two errors: ChatGone when the bot can never post in the
+channel again (Unknown Channel, Forbidden), TryLater for anything that may work later (other
+HTTP errors, a long rate limit, the network). A single deleted message is not an error.
 """
 
 from __future__ import annotations
@@ -11,26 +16,51 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Iterator
+from collections.abc import Iterator
+from datetime import timedelta
 
+import aiohttp
 import discord
 
-from bot.adapters.discord.buttons import answer_view, closed_view
-from bot.adapters.discord.embeds import closed_embed, question_embed
+from bot.adapters.discord.buttons import AnswerButton
+from bot.adapters.discord.embeds import closed_embed, message_text, question_embed
 from bot.adapters.discord.identity import channel_id_of, message_ids, message_ref
-from bot.adapters.discord.replies import Reply, respond
+from bot.adapters.discord.replies import Reply, Responder
 from bot.core.models import PostSummary, ShownQuestion
+from bot.core.ports import ChatGone, TryLater
 from bot.core.service import QuizService
 from bot.i18n import translator
 
 log = logging.getLogger(__name__)
+
+UNKNOWN_CHANNEL = 10003  # Discord's JSON error codes
+UNKNOWN_MESSAGE = 10008
+
+
+@contextlib.contextmanager
+def as_port_errors(chat_key: str) -> Iterator[None]:
+    """Discord's failures as the core's: ChatGone or TryLater."""
+    try:
+        yield
+    except discord.Forbidden as exc:
+        raise ChatGone(f"{chat_key}: {exc}") from exc
+    except discord.NotFound as exc:
+        if exc.code == UNKNOWN_CHANNEL:  # deleted; channel ids are never reused
+            raise ChatGone(f"{chat_key}: {exc}") from exc
+        raise TryLater(str(exc)) from exc
+    except discord.RateLimited as exc:  # longer than discord.py is willing to wait
+        raise TryLater(str(exc), timedelta(seconds=exc.retry_after)) from exc
+    except (discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError) as exc:
+        raise TryLater(str(exc) or type(exc).__name__) from exc
 
 
 class ChannelPublisher:
     def __init__(self, service: QuizService, *, live_interval: float = 3.0) -> None:
         self.service = service
         self.live_interval = live_interval
-        self.client: discord.Client | None = None  # set by the adapter on each start
+        # set by the adapter on each start: the bot, and the button class it registered
+        self.client: discord.Client | None = None
+        self.buttons: type[AnswerButton] = AnswerButton
         self._live: dict[int, asyncio.Task[None]] = {}  # post id -> its live-count task
         self._dirty: set[int] = set()  # posts with answers not yet shown in the count
         self._editing: set[int] = set()  # posts whose count edit is in flight
@@ -48,41 +78,45 @@ class ChannelPublisher:
             self._binding.pop(post_id, None)
             event.set()
 
-    async def wait_bound(self, post_id: int, within: float = 2.0) -> None:
-        if (event := self._binding.get(post_id)) is not None:
-            with contextlib.suppress(TimeoutError):
+    async def shows(self, message_id: int, post_id: int, within: float = 2.0) -> bool:
+        """Is this message the one showing `post_id`? A click's custom_id names the post;
+        the message it was made on must be that post's own."""
+        ref = message_ref(message_id)
+        bound = await self.service.post_id_for(ref)
+        if bound is None and (event := self._binding.get(post_id)) is not None:
+            with contextlib.suppress(TimeoutError):  # posted a moment ago, not yet bound
                 await asyncio.wait_for(event.wait(), within)
+            bound = await self.service.post_id_for(ref)
+        return bound == post_id
 
-    async def show(
-        self, interaction: discord.Interaction, work: Awaitable[Reply], *, ephemeral: bool
-    ) -> None:
-        """Answer `interaction` with the question `work` produces and bind the message to it."""
-        with contextlib.ExitStack() as stack:
+    # showing questions ---------------------------------------------------------------------
+    def question_reply(self, q: ShownQuestion, lead: str | None = None) -> Reply:
+        """Title, question, options and a button each; a question for the whole channel
+        shows its live answer count, one person's question does not."""
+        embed = question_embed(q, translator(q.locale), answered=None if q.personal else 0)
+        return Reply(content=message_text(lead) if lead else None, embed=embed,
+                     view=self.buttons.question_view(q))
 
-            async def shown() -> Reply:
-                reply = await work
-                if reply.post_id is not None:
-                    stack.enter_context(self._shown(reply.post_id))
-                return reply
-
-            message_id, reply = await respond(interaction, shown(), ephemeral=ephemeral)
-            if message_id is not None and reply.post_id is not None:
-                await self.service.bind(reply.post_id, message_ref(message_id))
+    async def reply_with(self, responder: Responder, q: ShownQuestion, *, ephemeral: bool,
+                         lead: str | None = None) -> None:
+        """Show `q` as the answer to an interaction and bind the message to its post."""
+        with self._shown(q.post_id):
+            message_id = await responder.send(self.question_reply(q, lead), ephemeral=ephemeral)
+            if message_id is not None:
+                await self.service.bind(q.post_id, message_ref(message_id))
 
     def _channel(self, chat_key: str) -> discord.PartialMessageable:
         if self.client is None:
-            raise RuntimeError("the Discord adapter is not started")
+            raise TryLater("the Discord adapter is not running")
         return self.client.get_partial_messageable(channel_id_of(chat_key))
 
-    async def post_question(self, question: ShownQuestion) -> int:
-        """Send a question created by the core to its channel and bind the message to it."""
-        t = translator(question.locale)
+    async def send_question(self, question: ShownQuestion) -> None:
+        """A question the core created (the daily one): the same message as /quiz's."""
+        channel = self._channel(question.chat_key)
         with self._shown(question.post_id):
-            message = await self._channel(question.chat_key).send(
-                embed=question_embed(question, t, answered=0), view=answer_view(question)
-            )
+            with as_port_errors(question.chat_key):
+                message = await channel.send(**self.question_reply(question).kwargs())
             await self.service.bind(question.post_id, message_ref(message.id))
-        return message.id
 
     # the live count ----------------------------------------------------------------------
     def answered(self, post_id: int, chat_key: str, message_id: int) -> None:
@@ -92,6 +126,11 @@ class ChannelPublisher:
             self._live[post_id] = asyncio.create_task(
                 self._live_loop(post_id, chat_key, message_id), name=f"discord-count-{post_id}"
             )
+
+    @property
+    def idle(self) -> bool:
+        """No answer count waiting to be shown or being edited."""
+        return not self._live
 
     async def _live_loop(self, post_id: int, chat_key: str, message_id: int) -> None:
         try:
@@ -129,35 +168,28 @@ class ChannelPublisher:
             await task
 
     # closing -----------------------------------------------------------------------------
-    async def post_summary(self, summary: PostSummary) -> None:
+    async def close_question(self, summary: PostSummary) -> None:
         """Edit the question message once: buttons disabled, the correct one green, the share
         of answers per option and the fastest correct answerers. A question that never
-        reached Discord gets its summary as a new message.
-
-        Once done (or impossible: the message or channel was deleted, the bot lost access)
-        the summary is confirmed to the core; any other failure raises, and the core offers
-        the summary again later (service.unposted_summaries)."""
+        reached Discord gets its summary as a new message."""
         await self._stop_live(summary.post_id)
-        t = translator(summary.question.locale)
         channel = self._channel(summary.chat_key)
-        embed = closed_embed(summary, t)
+        embed = closed_embed(summary, translator(summary.question.locale))
         ids = message_ids(summary.refs)
-        try:
+        with as_port_errors(summary.chat_key):
             if not ids:
                 await channel.send(embed=embed)
             for message_id in ids:
                 try:
                     await channel.get_partial_message(message_id).edit(
-                        embed=embed, view=closed_view(summary)
+                        embed=embed, view=self.buttons.closed_view(summary)
                     )
-                except discord.NotFound as exc:  # deleted by a moderator
-                    log.warning("closing edit of post %s (message %s) skipped: %s",
-                                summary.post_id, message_id, exc)
-        except (discord.NotFound, discord.Forbidden) as exc:
-            # the channel is gone or closed to the bot: nothing to correct later
-            log.warning("closing edit of post %s in %s skipped: %s",
-                        summary.post_id, summary.chat_key, exc)
-        await self.service.summary_posted(summary.post_id)
+                except discord.NotFound as exc:
+                    if exc.code != UNKNOWN_MESSAGE:
+                        raise
+                    # deleted by a moderator: nothing left to correct
+                    log.info("closing edit of post %s skipped: message %s is gone (%s)",
+                             summary.post_id, message_id, exc)
 
     async def stop(self) -> None:
         for task in list(self._live.values()):

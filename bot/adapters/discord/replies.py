@@ -1,8 +1,13 @@
-"""Answering an interaction in time, and the short replies for errors.
+"""Answering an interaction in time, and the one place errors become replies.
 
 Discord drops an interaction that is not answered within 3 seconds ("This interaction
-failed"). `respond` starts the work, and if it has not finished after DEADLINE_BUDGET it defers
-(the user sees "thinking...") and sends the result as a follow-up.
+failed"). A `Responder` is opened when the work starts; if nothing was sent after
+DEADLINE_BUDGET it defers (the person sees "thinking…") and what is sent later becomes the
+follow-up. The budget covers everything inside the `async with`: waiting for the chat's lock,
+closing the previous question, the database.
+
+Errors: a core `UserError` is rendered with `render.error_text` in the person's language;
+anything else is logged with its context and apologised for (`ErrorReplies`).
 """
 
 from __future__ import annotations
@@ -11,21 +16,24 @@ import asyncio
 import logging
 from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Any
+from types import TracebackType
+from typing import Any, TypeVar
 
 import discord
+from discord import app_commands
 
 from bot.adapters.discord.embeds import info_embed, message_text
-from bot.adapters.discord.identity import personal_locale
+from bot.adapters.discord.identity import chat_of, person_of
 from bot.core import render
-from bot.core.models import NoActiveRun, QuizError, UnknownQuiz
-from bot.core.schedule import ScheduleError
-from bot.core.service import QuizService, UnsupportedLocale
-from bot.i18n import LANGUAGE_NAMES, Translator, normalize, translator
+from bot.core.errors import UserError
+from bot.core.service import QuizService
+from bot.i18n import Translator, normalize, translator
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 DEADLINE_BUDGET = 2.0  # seconds of work before deferring; Discord's hard limit is 3
+ALREADY_ACKNOWLEDGED = 40060  # the same interaction delivered twice: answered the first time
 
 
 @dataclass
@@ -33,7 +41,6 @@ class Reply:
     content: str | None = None
     embed: discord.Embed | None = None
     view: discord.ui.View | None = None
-    post_id: int | None = None  # the question this message shows: bind it once sent
 
     @classmethod
     def text(cls, text: str) -> Reply:
@@ -48,72 +55,115 @@ class Reply:
                                   ("view", self.view)) if v is not None}
 
 
-async def respond(
-    interaction: discord.Interaction,
-    work: Awaitable[Reply],
-    *,
-    ephemeral: bool,
-    budget: float | None = None,
-) -> tuple[int | None, Reply]:
-    """Send what `work` produces as the answer to `interaction`; returns the message id and
-    the reply."""
-    task = asyncio.ensure_future(work)
-    try:
-        done, _ = await asyncio.wait(
-            {task}, timeout=DEADLINE_BUDGET if budget is None else budget
-        )
-        if not done:
-            await interaction.response.defer(ephemeral=ephemeral, thinking=True)
-        reply = await task
-    except BaseException:
-        task.cancel()
-        raise
-    return await send(interaction, reply, ephemeral=ephemeral), reply
+class Responder:
+    """`async with Responder(interaction, ephemeral=...) as responder:` do the work, then
+    `await responder.send(reply)`; deferred in time if the work is slow. `ephemeral` is the
+    visibility of the deferral (Discord fixes it there for the follow-up)."""
+
+    def __init__(self, interaction: discord.Interaction, *, ephemeral: bool) -> None:
+        self.interaction = interaction
+        self.ephemeral = ephemeral
+        self._lock = asyncio.Lock()  # a deferral and a send never race
+        self._timer: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> Responder:
+        self._timer = asyncio.create_task(self._defer_after(DEADLINE_BUDGET))
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._timer is not None:
+            async with self._lock:  # a deferral in flight finishes first
+                self._timer.cancel()
+
+    async def _defer_after(self, budget: float) -> None:
+        await asyncio.sleep(budget)
+        async with self._lock:
+            if not self.interaction.response.is_done():
+                await acknowledged_once(
+                    self.interaction.response.defer(ephemeral=self.ephemeral, thinking=True),
+                    self.interaction,
+                )
+
+    async def send(self, reply: Reply, *, ephemeral: bool | None = None) -> int | None:
+        """The response, or the follow-up once deferred; the message id (None if this
+        interaction was answered by an earlier delivery of it)."""
+        async with self._lock:
+            return await send(self.interaction, reply,
+                              ephemeral=self.ephemeral if ephemeral is None else ephemeral)
 
 
 async def send(interaction: discord.Interaction, reply: Reply, *, ephemeral: bool) -> int | None:
     """The response if none was sent yet, else a follow-up; returns the message id."""
     if not interaction.response.is_done():
-        response = await interaction.response.send_message(ephemeral=ephemeral, **reply.kwargs())
-        return response.message_id
+        response = await acknowledged_once(
+            interaction.response.send_message(ephemeral=ephemeral, **reply.kwargs()), interaction
+        )
+        return response.message_id if response is not None else None
     message = await interaction.followup.send(ephemeral=ephemeral, wait=True, **reply.kwargs())
     return message.id
 
 
-def explain(error: QuizError, t: Translator, service: QuizService) -> str:
-    """The user's mistake in words: what was wrong and what to do instead."""
-    if isinstance(error, UnknownQuiz):  # titles in the reader's language
-        return render.unknown_quiz_text(error.selector, service.quizzes(t.locale), t)
-    if isinstance(error, NoActiveRun):
-        return t.gettext(
-            "You have no unfinished quiz. Start one with /quiz and pick a quiz."
-        ) + "\n" + render.quiz_list_text(service.quizzes(t.locale), t)
-    if isinstance(error, UnsupportedLocale):
-        return t.gettext(
-            "Unsupported language “{code}”. Choose one of: {choices}.",
-            code=error.code, choices=", ".join(LANGUAGE_NAMES.values()),
-        )
-    if isinstance(error, ScheduleError):
-        return t.gettext(error.template, **error.values)
-    return str(error)
-
-
-async def reply_error(
-    interaction: discord.Interaction, service: QuizService, error: QuizError
-) -> None:
-    t = translator(await personal_locale(service, interaction))
-    await send(interaction, Reply.text(explain(error, t, service)), ephemeral=True)
-
-
-async def apologize(interaction: discord.Interaction, service: QuizService) -> None:
-    """After an unexpected error: a short ephemeral apology, never "This interaction failed"."""
+async def acknowledged_once(call: Awaitable[T], interaction: discord.Interaction) -> T | None:
+    """Await the first response to an interaction. Discord may deliver an interaction twice
+    (a gateway resume); the first delivery answered it, so the second gets None."""
     try:
-        locale = await asyncio.wait_for(personal_locale(service, interaction), 1.0)
-    except Exception:  # the database may be what failed: fall back to the client's language
-        locale = normalize(str(interaction.locale)) or "en"
-    t = translator(locale)
-    text = t.gettext("Sorry, something went wrong on our side. Please try again in a moment.")
-    try:
-        await send(interaction, Reply(content=text), ephemeral=True)
-    except discord.HTTPException as exc:  # e.g. the 3 s or 15 min window has passed
-        log.warning("could not apologise for interaction %s: %s", interaction.id, exc)
+        return await call
+    except discord.HTTPException as exc:
+        if exc.code != ALREADY_ACKNOWLEDGED:
+            raise
+        log.info("interaction %s was delivered again; answered already", interaction.id)
+        return None
+
+
+async def reader(service: QuizService, interaction: discord.Interaction) -> Translator:
+    """The language of what one person reads (an ephemeral reply, a DM)."""
+    return translator(await service.locale_for(person_of(interaction), chat_of(interaction)))
+
+
+class ErrorReplies:
+    """What a person sees when their command or click failed."""
+
+    def __init__(self, service: QuizService) -> None:
+        self.service = service
+
+    async def command_failed(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError
+    ) -> None:
+        """For the cogs' `cog_app_command_error`."""
+        original = error.original if isinstance(error, app_commands.CommandInvokeError) \
+            else error
+        command = interaction.command.qualified_name if interaction.command else "?"
+        await self.failed(interaction, original,
+                          f"/{command} {interaction.namespace.__dict__}")
+
+    async def failed(self, interaction: discord.Interaction, error: BaseException,
+                     what: str) -> None:
+        """`what` names the command or click for the log."""
+        try:
+            if isinstance(error, UserError):
+                t = await reader(self.service, interaction)
+                text = render.error_text(error, t, self.service.quizzes(t.locale))
+                await send(interaction, Reply.text(text), ephemeral=True)
+                return
+        except discord.HTTPException as exc:  # e.g. the 3 s or 15 min window has passed
+            log.warning("could not explain an error to interaction %s: %s", interaction.id, exc)
+            return
+        log.error("%s failed: user %s channel %s guild %s", what, interaction.user.id,
+                  interaction.channel_id, interaction.guild_id, exc_info=error)
+        await self.apologize(interaction)
+
+    async def apologize(self, interaction: discord.Interaction) -> None:
+        """After an unexpected error: a short ephemeral apology, never "This interaction
+        failed"."""
+        try:
+            t = await asyncio.wait_for(reader(self.service, interaction), 1.0)
+        except Exception:  # the database may be what failed: the client's language
+            t = translator(normalize(str(interaction.locale)) or "en")
+        text = t.gettext("Sorry, something went wrong on our side. Please try again in a moment.")
+        try:
+            await send(interaction, Reply(content=text), ephemeral=True)
+        except discord.HTTPException as exc:
+            log.warning("could not apologise for interaction %s: %s", interaction.id, exc)

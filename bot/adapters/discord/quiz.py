@@ -1,0 +1,158 @@
+"""The quiz cog: /quiz, /leaderboard, /stats, /review, /lang.
+
+Each command turns the interaction into core values, makes one QuizService call and shows the
+result within Discord's 3 s (`Responder`). What happens is the core's to decide: /quiz in a
+channel replaces the channel's previous question; in a DM (or with run:True) a quiz id runs
+the whole quiz, a topic gives one question, nothing resumes the unfinished run. Personal
+replies are ephemeral and in the person's language. UserErrors raised here (an unknown quiz,
+nothing to resume, a language refused) are rendered by `cog_app_command_error`.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+from discord import app_commands
+from discord.app_commands import Choice
+from discord.ext import commands
+
+from bot.adapters.discord.embeds import clip
+from bot.adapters.discord.identity import can_manage, chat_of, person_of
+from bot.adapters.discord.publish import ChannelPublisher
+from bot.adapters.discord.replies import ErrorReplies, Reply, Responder, reader
+from bot.content.limits import DC_CHOICE_NAME
+from bot.core import render
+from bot.core.models import Period
+from bot.core.service import QuizService
+from bot.i18n import LANGUAGE_NAMES, _, translator
+
+log = logging.getLogger(__name__)
+
+AUTOCOMPLETE_MAX = 25  # Discord's limit on autocomplete results
+
+
+async def quiz_choices(
+    service: QuizService, interaction: discord.Interaction, current: str
+) -> list[Choice[str]]:
+    """Quizzes whose id or title (in the person's language) contains what was typed."""
+    try:
+        t = await reader(service, interaction)
+    except Exception:  # discord.py only logs these; an empty list beats a spinner
+        log.exception("autocomplete of a quiz failed for %r", current)
+        return []
+    needle = current.strip().lower()
+    return [
+        Choice(name=clip(f"{info.title} ({info.id})", DC_CHOICE_NAME), value=info.id)
+        for info in service.quizzes(t.locale)
+        if not needle or needle in info.id.lower() or needle in info.title.lower()
+    ][:AUTOCOMPLETE_MAX]
+
+
+class QuizCog(commands.Cog):
+    def __init__(self, service: QuizService, publisher: ChannelPublisher,
+                 errors: ErrorReplies) -> None:
+        self.service = service
+        self.publisher = publisher
+        self.errors = errors
+
+    async def cog_app_command_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError
+    ) -> None:
+        await self.errors.command_failed(interaction, error)
+
+    # Descriptions and choice names are gettext msgids (marked with _ for extraction); the
+    # tree's translator localises them when the commands are synced (localize.py).
+    @app_commands.command(name="quiz",
+                          description=_("A question now, or a whole quiz just for you"))
+    @app_commands.describe(
+        quiz=_("A quiz or topic (empty: any)"),
+        run=_("Take the whole quiz privately, one question after another"),
+    )
+    async def quiz_command(
+        self, interaction: discord.Interaction, quiz: str | None = None,
+        run: bool | None = None,
+    ) -> None:
+        person, chat = person_of(interaction), chat_of(interaction)
+        # One person's question in a channel is shown to them alone; a DM is private
+        # already, and its messages stay readable. (A slow start defers with the visibility
+        # asked for: in a channel, run:True is what makes a question one person's.)
+        async with (
+            Responder(interaction, ephemeral=bool(run) and not chat.is_private) as responder,
+            self.service.quiz(chat, person, quiz, run=run) as question,
+        ):
+            await self.publisher.reply_with(
+                responder, question, ephemeral=question.personal and not chat.is_private
+            )
+
+    @quiz_command.autocomplete("quiz")
+    async def quiz_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[Choice[str]]:
+        return await quiz_choices(self.service, interaction, current)
+
+    @app_commands.command(name="leaderboard", description=_("Who knows best, in this channel"))
+    @app_commands.describe(period=_("Today, this week, or all time (default)"))
+    @app_commands.choices(period=[
+        Choice(name=_("today"), value=Period.DAY.value),
+        Choice(name=_("this week"), value=Period.WEEK.value),
+        Choice(name=_("all time"), value=Period.ALL.value),
+    ])
+    async def leaderboard_command(
+        self, interaction: discord.Interaction, period: str = Period.ALL.value
+    ) -> None:
+        """A channel's board; in a DM, the board across every chat. Ephemeral, with the
+        caller's own rank."""
+        person, chat = person_of(interaction), chat_of(interaction)
+        async with Responder(interaction, ephemeral=True) as responder:
+            t = await reader(self.service, interaction)
+            board = await self.service.leaderboard(chat, period, person=person)
+            scope = t.gettext("all chats") if chat.is_private else f"#{chat.title}"
+            await responder.send(Reply.text(render.leaderboard_text(board, t, scope=scope)))
+
+    @app_commands.command(name="stats", description=_("Your answers, accuracy and streaks"))
+    async def stats_command(self, interaction: discord.Interaction) -> None:
+        async with Responder(interaction, ephemeral=True) as responder:
+            t = await reader(self.service, interaction)
+            stats = await self.service.stats(person_of(interaction), t.locale)
+            await responder.send(Reply.text(render.stats_text(stats, t)))
+
+    @app_commands.command(name="review",
+                          description=_("The questions you missed, for a second look"))
+    async def review_command(self, interaction: discord.Interaction) -> None:
+        async with Responder(interaction, ephemeral=True) as responder:
+            t = await reader(self.service, interaction)
+            missed = await self.service.review(person_of(interaction), t.locale)
+            await responder.send(Reply.text(render.review_text(missed, t)))
+
+    @app_commands.command(name="lang", description=_("Choose your language, or the channel's"))
+    @app_commands.describe(
+        code=_("The language ('automatic' follows Discord's)"),
+        scope=_("Just you (default), or the whole channel (needs Manage Server)"),
+    )
+    @app_commands.choices(
+        code=[Choice(name=name, value=code) for code, name in LANGUAGE_NAMES.items()]
+        + [Choice(name=_("automatic"), value="auto")],
+        scope=[Choice(name=_("me"), value="me"), Choice(name=_("channel"), value="channel")],
+    )
+    async def lang_command(
+        self, interaction: discord.Interaction, code: str, scope: str = "me"
+    ) -> None:
+        person, chat = person_of(interaction), chat_of(interaction)
+        async with Responder(interaction, ephemeral=True) as responder:
+            if scope == "channel":
+                chosen = await self.service.set_language(
+                    person, code, chat=chat, allowed=can_manage(interaction)
+                )
+                t = translator(await self.service.locale_of_chat(chat, person))
+                text = t.gettext("This channel's language is now {language}.",
+                                 language=LANGUAGE_NAMES[chosen]) if chosen \
+                    else t.gettext("This channel now follows the server's language.")
+            else:
+                chosen = await self.service.set_language(person, code)
+                t = await reader(self.service, interaction)
+                text = t.gettext("Your language is now {language}.",
+                                 language=LANGUAGE_NAMES[chosen]) if chosen \
+                    else t.gettext("Your language now follows the channel or your Discord "
+                                   "settings.")
+            await responder.send(Reply.text(text))
