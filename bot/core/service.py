@@ -27,7 +27,7 @@ from bot.core.boards import Boards
 from bot.core.clock import Clock, SystemClock
 from bot.core.daily import Daily
 from bot.core.delivery import Delivery
-from bot.core.errors import may_not_change_language
+from bot.core.errors import UnknownQuiz, may_not_change_language
 from bot.core.locales import Locales
 from bot.core.models import (
     AnswerResult,
@@ -91,12 +91,15 @@ class QuizService:
         return await self.locales.for_audience(chat, person)
 
     async def set_language(
-        self, person: Person, code: str | None, *, chat: Chat | None = None,
+        self, person: Person | None, code: str | None, *, chat: Chat | None = None,
         allowed: bool = True,
     ) -> str | None:
-        """The person's language, or with `chat` the chat's (if `allowed`: its admins).
-        Returns the locale chosen, None for "follow the default"."""
+        """The person's language, or with `chat` the chat's (if `allowed`: its admins; a
+        channel post speaks for the channel, with no person). Returns the locale chosen,
+        None for "follow the default"."""
         if chat is None:
+            if person is None:
+                raise ValueError("a person's language needs the person")
             return await self.locales.set_for_person(person, code)
         if not allowed:
             raise may_not_change_language()
@@ -105,6 +108,14 @@ class QuizService:
     # quizzes and answers -----------------------------------------------------------------
     def quizzes(self, locale: str = DEFAULT_LOCALE) -> list[QuizInfo]:
         return self.questions.quizzes(locale)
+
+    def names_quizzes(self, selector: str) -> bool:
+        """Whether `selector` is a quiz id or a topic (to tell it from other words)."""
+        try:
+            self.questions.select(selector)
+        except UnknownQuiz:
+            return False
+        return bool(selector.strip())
 
     def quiz(
         self, chat: Chat, person: Person | None, selector: str | None = None, *,

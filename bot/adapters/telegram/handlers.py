@@ -192,9 +192,7 @@ async def lang(update: Update, context: Context) -> None:
 
 
 async def chat_language(cmd: Command, code: str) -> None:
-    # the core wants someone to attribute the change to; in a channel that is the channel
-    speaker = cmd.person or Person(cmd.chat.key, cmd.chat.title)
-    chosen = await cmd.data.service.set_language(speaker, code, chat=cmd.chat,
+    chosen = await cmd.data.service.set_language(cmd.person, code, chat=cmd.chat,
                                                  allowed=await cmd.may_manage())
     t = await cmd.for_chat()
     if chosen is None:
@@ -237,7 +235,7 @@ async def daily_command(update: Update, context: Context) -> None:
         await cmd.reply(t.gettext("The daily question is off.") if removed
                         else t.gettext("This chat has no daily question."))
         return
-    words = daily.split_daily(cmd.args, lambda name: is_selector(cmd.data, name))
+    words = daily.split_daily(cmd.args, cmd.data.service.names_quizzes)
     # an anonymous admin writes as @GroupAnonymousBot: nobody to record
     by = cmd.person if cmd.message.sender_chat is None else None
     status = await service.set_schedule(
@@ -258,12 +256,6 @@ async def daily_status(cmd: Command) -> str:
     if cmd.is_group:
         text += "\n" + t.gettext("Only the group's admins can change it.")
     return text + "\n\n" + daily.usage_text(t)
-
-
-def is_selector(data: BotData, name: str) -> bool:
-    """Whether `name` is a quiz id or a topic (to tell it from a time zone)."""
-    key = name.strip().lower()
-    return any(key == q.id or key in q.tags for q in data.service.quizzes())
 
 
 # answers ---------------------------------------------------------------------------------
