@@ -12,12 +12,13 @@ import pytest
 
 from bot.adapters.discord import DiscordAdapter, localize
 from bot.adapters.discord.embeds import heading, plain
-from tests.clock import FakeClock
 from bot.content import load_catalog
 from bot.core.models import Chat
+from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
 from bot.i18n import translator
 from bot.storage import SqliteStorage
+from tests.clock import FakeClock
 from tests.conftest import BUNDLED
 from tests.discord_e2e.conftest import StartBot
 from tests.discord_e2e.helpers import bound_post, click, wrong
@@ -108,7 +109,7 @@ async def test_the_same_quiz_in_each_language(
     done = await fake.reply(await fake.slash("lang", {"code": locale, "scope": "channel"},
                                              user=bob, permissions=MANAGE_GUILD))
     assert done.ephemeral
-    assert await bundled.chat_locale(Chat(f"dc:{fake.channel_id}")) == locale
+    assert await bundled.locale_of_chat(Chat(f"dc:{fake.channel_id}")) == locale
 
     reply = await fake.reply(await fake.slash("quiz", {"quiz": "gradient-accumulation"},
                                               user=alice))
@@ -135,8 +136,8 @@ async def test_the_same_quiz_in_each_language(
     await click(fake, reply, wrong(q), bob)
 
     clock.advance(seconds=601)
-    await fake.until(lambda: all(b.get("disabled") for b in buttons_of(fake.messages[reply.id])),
-                     3.0, "the closing edit")
+    await Scheduler(bundled).tick()
+    assert all(b.get("disabled") for b in buttons_of(fake.messages[reply.id]))
     closing = text_of(fake.messages[reply.id])
     correct_text = question.options[question.answer].text.get(locale)
     assert plain(correct_text) in closing

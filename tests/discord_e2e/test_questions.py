@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 
 from bot.adapters.discord import DiscordAdapter
-from tests.clock import FakeClock
 from bot.content import load_catalog
 from bot.core.models import Chat
 from bot.core.render import letter
+from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
 from bot.storage import SqliteStorage
+from tests.clock import FakeClock
 from tests.discord_e2e.conftest import StartBot
 from tests.discord_e2e.helpers import bound_post, click, post_quiz, wrong
 from tests.fakes.discord_api import EPHEMERAL, FakeDiscord, User, buttons_of, text_of
@@ -69,6 +70,22 @@ async def test_a_click_gets_an_ephemeral_explanation_and_a_second_click_changes_
     assert "#general" in board.text
 
 
+async def test_a_click_delivered_twice_counts_once_and_logs_no_error(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, storage: SqliteStorage,
+    alice: User,
+) -> None:
+    reply, q = await post_quiz(fake, service, alice, quiz="sample")
+    it = await fake.click(reply.id, reply.buttons[q.correct]["custom_id"], user=alice)
+    first = await fake.reply(it)
+    await fake.redeliver(it)
+    await fake.until(lambda: len(fake.callback_attempts(it)) == 2, 3.0, "the second response")
+    assert (await fake.reply(it)).message == first.message, "what the person saw stands"
+    assert [a.person_key for a in await storage.answers_for_post(q.post_id)] == \
+        [f"dc:{alice.id}"]
+    await fake.until(lambda: bot.publisher.idle, 3.0, "the count edit")
+    assert "1 answer so far" in text_of(fake.messages[reply.id])
+
+
 async def test_the_reply_is_in_the_clickers_language(
     fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User, bob: User
 ) -> None:
@@ -94,17 +111,16 @@ async def test_the_live_count_is_coalesced_into_few_edits(
         assert (await fake.reply(interaction)).ephemeral
     await fake.until(lambda: "8 answers so far" in text_of(fake.messages[reply.id]), 3.0,
                      "the count to reach 8")
+    await fake.until(lambda: bot.publisher.idle, 3.0, "no count edit pending")
     edits = fake.edits(reply.id)
     assert 1 <= len(edits) <= 2, "eight clicks, at most two edits"
     gaps = [b.at - a.at for a, b in itertools.pairwise(edits)]
     assert all(gap >= bot.publisher.live_interval * 0.9 for gap in gaps)
-    await asyncio.sleep(bot.publisher.live_interval * 1.5)
-    assert len(fake.edits(reply.id)) == len(edits), "no edit without a new answer"
 
 
 async def test_closing_edits_the_message_once_with_disabled_buttons(
-    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, clock: FakeClock,
-    alice: User, bob: User,
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, scheduler: Scheduler,
+    clock: FakeClock, alice: User, bob: User,
 ) -> None:
     reply, q = await post_quiz(fake, service, alice, quiz="sample")
     await click(fake, reply, q.correct, alice)
@@ -113,9 +129,12 @@ async def test_closing_edits_the_message_once_with_disabled_buttons(
     await fake.until(lambda: "2 answers so far" in text_of(fake.messages[reply.id]), 3.0)
     count_edits = len(fake.edits(reply.id))
 
-    clock.advance(seconds=600)
-    await fake.until(lambda: disabled(fake.messages[reply.id]), 3.0, "the closing edit")
-    await asyncio.sleep(bot.publisher.live_interval * 1.5)
+    clock.advance(seconds=598)  # 599.5 s after it was posted
+    assert (await scheduler.tick()).closed == 0, "open for 600 s"
+    clock.advance(seconds=1)
+    assert (await scheduler.tick()).closed == 1
+    assert disabled(fake.messages[reply.id])
+    assert bot.publisher.idle, "no count edit after the closing edit"
     edits = fake.edits(reply.id)
     assert len(edits) == count_edits + 1, "closing is one edit, and the last"
     closing = edits[-1].json
@@ -144,6 +163,20 @@ async def test_a_new_question_closes_the_previous_one_first(
     assert fake.requests.index(closing) < fake.requests.index(callbacks[-1]), \
         "the old question is closed before the new one is shown"
     assert not disabled(fake.messages[second.id])
+
+
+async def test_four_quizzes_at_once_in_a_channel_leave_one_question_open(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User
+) -> None:
+    people = [User(600 + i, f"P{i}") for i in range(4)]
+    interactions = await asyncio.gather(
+        *(fake.slash("quiz", {"quiz": "sample"}, user=p) for p in people))
+    replies = [await fake.reply(it) for it in interactions]
+    posts = [await bound_post(service, r.id) for r in replies]
+    assert len(set(posts)) == 4
+    [still_open] = await service.storage.open_posts(f"dc:{fake.channel_id}")
+    for reply, post_id in zip(replies, posts, strict=True):
+        assert disabled(fake.messages[reply.id]) == (post_id != still_open.id)
 
 
 async def test_an_old_message_still_works_after_a_restart(
@@ -190,44 +223,50 @@ async def test_forged_and_stale_custom_ids_are_refused_politely(
     assert await storage.answer_of(q1.post_id, f"dc:{alice.id}") is None
 
 
-async def test_the_scheduler_can_post_and_close_through_the_publisher(
-    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, clock: FakeClock,
-    alice: User,
+async def test_the_core_posts_and_closes_through_the_chat_port(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, scheduler: Scheduler,
+    clock: FakeClock, alice: User,
 ) -> None:
     chat = Chat(f"dc:{fake.channel_id}", "general")
-    q = await service.ask(chat, "sample", open_for=timedelta(minutes=5), kind="daily")
-    await bot.post_question(q)
+    q = await service.questions.ask(chat, "sample", "en", open_for=timedelta(minutes=5))
+    await bot.send_question(q)
     [post] = fake.find("POST", rf"/channels/{fake.channel_id}/messages")
     message = next(m for m in fake.messages.values() if m["channel_id"] == str(fake.channel_id))
     assert post.headers.get("Authorization") == f"Bot {fake.token}"
-    assert await bound_post(service, int(message["id"])) == q.post_id
+    assert await service.post_id_for(f"dc-msg:{message['id']}") == q.post_id, "bound at once"
     answer = await click(fake, message, q.correct, alice)
     assert "Correct" in answer.content
     clock.advance(minutes=6)
-    await fake.until(lambda: disabled(fake.messages[int(message["id"])]), 3.0)
+    await scheduler.tick()
+    assert disabled(fake.messages[int(message["id"])])
 
 
 async def test_a_deleted_question_message_does_not_break_closing(
-    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, clock: FakeClock,
-    alice: User, error_log,
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, scheduler: Scheduler,
+    clock: FakeClock, alice: User, error_log,
 ) -> None:
     reply, q = await post_quiz(fake, service, alice, quiz="sample")
     del fake.messages[reply.id]  # a moderator deleted it
     clock.advance(seconds=601)
-    await fake.until(lambda: fake.edits(reply.id), 3.0, "the closing edit attempt")
+    await scheduler.tick()
+    assert len(fake.edits(reply.id)) == 1, "the closing edit was tried"
     post = await service.storage.get_post(q.post_id)
     assert post is not None and post.closed_at is not None
+    clock.advance(hours=1)
+    await scheduler.tick()
+    assert len(fake.edits(reply.id)) == 1, "a deleted message is done with, not retried"
     assert not error_log.records
 
 
 async def test_rate_limited_edits_are_retried_by_discord_py(
-    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, clock: FakeClock,
-    alice: User,
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, scheduler: Scheduler,
+    clock: FakeClock, alice: User,
 ) -> None:
     reply, _q = await post_quiz(fake, service, alice, quiz="sample")
     fake.fail("PATCH", rf"/channels/\d+/messages/{reply.id}", 429)
     clock.advance(seconds=601)
-    await fake.until(lambda: disabled(fake.messages[reply.id]), 3.0, "the retried edit")
+    await scheduler.tick()
+    assert disabled(fake.messages[reply.id])
     assert len(fake.edits(reply.id)) == 2
 
 
@@ -276,23 +315,26 @@ async def test_the_largest_question_fits_discords_limits(
     answer = await click(fake, reply, q.correct, alice)
     assert "d" * 1000 in answer.content
     clock.advance(seconds=601)
-    await fake.until(lambda: disabled(fake.messages[reply.id]), 3.0, "the closing edit")
+    await Scheduler(core).tick()
+    assert disabled(fake.messages[reply.id])
     closing = fake.edits(reply.id)[-1].json
     assert "d" * 1000 in text_of(closing)
 
 
 async def test_a_failed_closing_edit_is_made_again_later(
-    fake: FakeDiscord, start_bot: StartBot, service: QuizService, clock: FakeClock,
-    alice: User,
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, scheduler: Scheduler,
+    clock: FakeClock, alice: User,
 ) -> None:
-    await start_bot(resend_interval=0.05)
     reply, _q = await post_quiz(fake, service, alice, quiz="sample")
     fake.fail("PATCH", rf"/channels/\d+/messages/{reply.id}", 503)  # not retried by discord.py
     clock.advance(seconds=601)
-    await fake.until(lambda: fake.edits(reply.id), 3.0, "the failed closing edit")
-    await asyncio.sleep(0.2)
-    assert not disabled(fake.messages[reply.id]), "not offered again within the grace time"
+    await scheduler.tick()
+    assert len(fake.edits(reply.id)) == 1 and not disabled(fake.messages[reply.id])
+    await scheduler.tick()
+    assert len(fake.edits(reply.id)) == 1, "not offered again within the core's backoff"
     clock.advance(seconds=31)
-    await fake.until(lambda: disabled(fake.messages[reply.id]), 3.0, "the closing edit again")
-    await asyncio.sleep(0.2)
+    await scheduler.tick()
+    assert disabled(fake.messages[reply.id])
+    clock.advance(hours=1)
+    await scheduler.tick()
     assert len(fake.edits(reply.id)) == 2, "confirmed once it was made: no third edit"

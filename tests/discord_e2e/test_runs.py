@@ -117,3 +117,24 @@ async def test_a_run_in_the_persons_language(
                                               user=alice))
     assert "নমুনা কুইজ" in reply.embeds[0]["title"]
     assert "এক যোগ এক কত?" in reply.embeds[0]["description"]  # s-one comes first in a run
+
+
+async def test_in_a_dm_a_topic_gives_one_question_closed_once_answered(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, storage: SqliteStorage,
+    alice: User, bob: User,
+) -> None:
+    reply = await fake.reply(await fake.slash("quiz", {"quiz": "basics"}, user=alice, dm=True))
+    assert not reply.ephemeral
+    q = await shown(service, reply)
+    assert q.run_id is None and q.owner_key == f"dc:{alice.id}"
+    assert "answers so far" not in reply.text  # one person's question: no public count
+
+    # someone else clicking it (a forged client: nobody else sees a DM) is refused
+    other = await click(fake, reply, q.correct, bob)
+    assert "belongs to someone else's quiz" in other.content
+    assert await storage.answer_of(q.post_id, f"dc:{bob.id}") is None
+
+    answer = await click(fake, reply, q.correct, alice)
+    assert not answer.ephemeral and "Correct" in answer.content and not answer.buttons
+    post = await storage.get_post(q.post_id)
+    assert post is not None and post.closed_at is not None, "closed once answered"

@@ -323,7 +323,7 @@ class FakeDiscord:
             "app_permissions": str(ALL_PERMISSIONS),
         }
         if dm:
-            dm_id = self.dm_channel(user)
+            dm_id = channel_id or self.dm_channel(user)
             payload |= {
                 "channel_id": str(dm_id), "user": user.payload(), "context": 1,
                 "channel": {"id": str(dm_id), "type": 1, "recipients": [user.payload()],
@@ -412,7 +412,7 @@ class FakeDiscord:
     async def click(
         self, message_id: int, custom_id: str, *, user: User,
         components: list[dict[str, Any]] | None = None, locale: str | None = None,
-        guild_locale: str = "en-US",
+        guild_locale: str = "en-US", permissions: int | None = None,
     ) -> Interaction:
         """Someone clicks a button on a stored message. `components` replaces what the message
         carries (a forged or stale client); by default the stored components are echoed."""
@@ -421,13 +421,24 @@ class FakeDiscord:
             message["components"] = components
         channel = self.channels[int(message["channel_id"])]
         dm = channel["type"] == 1
+        # the message's channel, even for someone who is not its DM's recipient (a forged
+        # click, or a message shown to someone else)
         payload = self._base_interaction(
-            MESSAGE_COMPONENT, user, dm=dm, channel_id=None if dm else channel["id"],
-            permissions=None, locale=locale, guild_locale=guild_locale,
+            MESSAGE_COMPONENT, user, dm=dm, channel_id=channel["id"], permissions=permissions,
+            locale=locale, guild_locale=guild_locale,
         )
         payload["message"] = message
         payload["data"] = {"custom_id": custom_id, "component_type": 2}
         return await self.dispatch_interaction(payload)
+
+    async def redeliver(self, interaction: Interaction) -> None:
+        """The same interaction again, same id and token (a gateway resume replaying it):
+        Discord refuses a second response to it with 40060, as this fake does."""
+        await self.dispatch("INTERACTION_CREATE", interaction.payload)
+
+    def callback_attempts(self, interaction: Interaction) -> list[Request]:
+        """Every response the bot tried for `interaction`, refused ones included."""
+        return self.find("POST", rf"/interactions/{interaction.id}/[^/]+/callback")
 
     async def dispatch_interaction(self, payload: dict[str, Any]) -> Interaction:
         interaction = Interaction(int(payload["id"]), payload["token"], payload)

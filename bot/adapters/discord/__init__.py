@@ -8,7 +8,7 @@ Behaviour worth knowing:
 - `/quiz [quiz]` in a channel posts one public question (the core closes the channel's previous
   one first); `/quiz quiz:<id> run:True` takes the caller through the whole quiz ephemerally;
   in a DM, `/quiz` is private: plain messages, a quiz id runs the quiz, a topic gives one
-  question, nothing resumes the unfinished run.
+  question, no quiz resumes the unfinished run (else one question).
 - Buttons are DynamicItems (`qz:<post>:<option>`), so old messages work after a restart; a
   click counts only on the message bound to that post.
 - `/leaderboard` shows the channel's board (in a DM the board across every chat), ephemeral,

@@ -3,7 +3,7 @@
 Each command turns the interaction into core values, makes one QuizService call and shows the
 result within Discord's 3 s (`Responder`). What happens is the core's to decide: /quiz in a
 channel replaces the channel's previous question; in a DM (or with run:True) a quiz id runs
-the whole quiz, a topic gives one question, nothing resumes the unfinished run. Personal
+the whole quiz, a topic gives one question, no quiz resumes the unfinished run. Personal
 replies are ephemeral and in the person's language. UserErrors raised here (an unknown quiz,
 nothing to resume, a language refused) are rendered by `cog_app_command_error`.
 """
