@@ -185,15 +185,41 @@ async def test_slow_work_is_deferred_within_the_deadline(
     monkeypatch.setattr(replies, "DEADLINE_BUDGET", 0.05)
     reply, q = await post_quiz(fake, service, alice, quiz="sample")
     real_answer = service.answer
+    release = asyncio.Event()
 
     async def slow(*args: Any, **kwargs: Any) -> Any:
-        await asyncio.sleep(0.3)
+        await release.wait()  # the database is slow until the test says otherwise
         return await real_answer(*args, **kwargs)
 
     monkeypatch.setattr(service, "answer", slow)
     it = await fake.click(reply.id, reply.buttons[q.correct]["custom_id"], user=alice)
-    ack = await fake.ack(it, within=0.25)  # acknowledged before the work is done
+    ack = await fake.ack(it)  # acknowledged while the work is still waiting
     assert ack["type"] == DEFERRED_MESSAGE and ack["data"]["flags"] & EPHEMERAL
+    release.set()
     result = await fake.reply(it)
     assert result.ephemeral and "Correct" in result.content
     assert not buttons_of(result.message)
+
+
+async def test_a_slow_quiz_in_a_channel_is_deferred_publicly(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The deadline covers waiting for the channel and closing the previous question."""
+    monkeypatch.setattr(replies, "DEADLINE_BUDGET", 0.05)
+    first, _ = await post_quiz(fake, service, alice, quiz="sample")
+    release = asyncio.Event()
+    real_close = bot.publisher.close_question
+
+    async def slow_close(*args: Any, **kwargs: Any) -> None:
+        await release.wait()  # Discord holds the closing edit back (a rate limit)
+        await real_close(*args, **kwargs)
+
+    monkeypatch.setattr(bot.publisher, "close_question", slow_close)
+    it = await fake.slash("quiz", {"quiz": "sample"}, user=alice)
+    ack = await fake.ack(it)
+    assert ack["type"] == DEFERRED_MESSAGE and not ack.get("data", {}).get("flags", 0) & EPHEMERAL
+    release.set()
+    second = await fake.reply(it)
+    assert not second.ephemeral and len(second.buttons) == 3
+    assert buttons_of(fake.messages[first.id])[0].get("disabled")
