@@ -692,6 +692,10 @@ class FakeDiscord:
                     raise invalid_form("custom_id: 1-100 characters, unique per message")
                 seen.add(custom_id)
 
+    def post_message(self, channel_id: int, content: str) -> dict[str, Any]:
+        """A plain message of the bot's in a channel, as if it had been sent earlier."""
+        return self._create_message(channel_id, {"content": content})
+
     def _interaction_for(self, iid: int | None, token: str) -> Interaction:
         for it in self.interactions.values():
             if it.token == token and (iid is None or it.id == iid):

@@ -1,0 +1,237 @@
+"""The Discord side of the behaviour suite: the real discord.py and our adapter against the fake
+REST API and gateway (tests/fakes/discord_api.py), with the core's Scheduler ticked by hand.
+
+Every action is an interaction the fake sends over the gateway, exactly as Discord would
+deliver it: slash commands (in a DM without a guild), button clicks on the messages the bot
+created. Nothing calls the core to fake an action. An action returns once the bot answered the
+interaction, bound any question it showed, and has no answer-count edit pending. What the
+acting person saw is the bot's answer to their interaction (ephemeral or not); a question in it
+(a message with answer buttons) is reported as its post id, with any text above it.
+Places are `Place`s (a guild channel or someone's DM) and people the fake's `User`s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import discord.http
+from discord.gateway import DiscordWebSocket
+
+from bot.adapters.discord import DiscordAdapter
+from bot.core.scheduler import Scheduler
+from bot.core.service import QuizService
+from tests.behaviour.harness import Seen
+from tests.clock import FakeClock
+from tests.discord_e2e.helpers import make_settings
+from tests.fakes.discord_api import (
+    DEFAULT_PERMISSIONS,
+    MANAGE_GUILD,
+    FakeDiscord,
+    Interaction,
+    Reply,
+    User,
+    buttons_of,
+)
+
+NAMES = ("Alice", "Bob", "Chandra", "Dipa", "Esha", "Farid", "Gita", "Hari")
+# Discord's client locales for our languages; it has no Bengali, so "bn" is sent as it is
+LOCALES = {"en": "en-US", "hi": "hi"}
+SETTLE_WITHIN = 10.0  # seconds; only reached when something is broken
+FAST = {"guild_ready_timeout": 0.05, "ready_timeout": 10.0, "live_interval": 0.01}
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    channel_id: int
+    dm_of: User | None = None  # whose DM this is; None for the guild channel
+
+    @property
+    def dm(self) -> bool:
+        return self.dm_of is not None
+
+
+class DiscordHarness:
+    platform = "discord"
+
+    def __init__(self, fake: FakeDiscord, service: QuizService, clock: FakeClock) -> None:
+        self.fake = fake
+        self.service = service
+        self.clock = clock
+        self.adapter: DiscordAdapter | None = None
+        self.scheduler = Scheduler(service)
+        self._people: dict[int, User] = {}
+        self._admins: set[int] = set()
+        self._clicks: dict[tuple[int, int, int], Interaction] = {}  # (user, post, option)
+
+    # lifecycle ---------------------------------------------------------------------------
+    async def start(self) -> None:
+        self.adapter = DiscordAdapter(self.service, make_settings(self.fake), **FAST)
+        await self.adapter.start()
+        self.scheduler = Scheduler(self.service)
+
+    async def stop(self) -> None:
+        if self.adapter is not None:
+            await self.adapter.stop()
+            self.adapter = None
+
+    async def restart(self) -> None:
+        await self.stop()
+        await self.start()
+
+    # who and where -----------------------------------------------------------------------
+    def person(self, n: int, *, language: str = "en") -> User:
+        if n not in self._people:
+            name = NAMES[n - 1] if n <= len(NAMES) else f"Person {n}"
+            self._people[n] = User(900_000_000_000_000_000 + n, name,
+                                   LOCALES.get(language, language))
+        return self._people[n]
+
+    def person_key(self, who: User) -> str:
+        return f"dc:{who.id}"
+
+    def group(self) -> Place:
+        return Place(self.fake.channel_id)
+
+    def make_admin(self, who: User) -> None:
+        self._admins.add(who.id)
+
+    def private(self, who: User) -> Place:
+        return Place(self.fake.dm_channel(who), dm_of=who)
+
+    # actions -----------------------------------------------------------------------------
+    async def quiz(self, where: Place, who: User, selector: str | None = None) -> Seen:
+        return await self._slash(where, who, "quiz", {"quiz": selector} if selector else {})
+
+    async def answer(self, where: Place, who: User, post_id: int, option: int) -> Seen:
+        message = self._message_of(where, post_id, option)
+        it = await self.fake.click(int(message["id"]), f"qz:{post_id}:{option}", user=who,
+                                   permissions=self._permissions(who))
+        self._clicks[(who.id, post_id, option)] = it
+        return await self._seen(it)
+
+    async def answer_again(self, where: Place, who: User, post_id: int, option: int) -> Seen:
+        it = self._clicks.get((who.id, post_id, option))
+        if it is None:
+            return await self.answer(where, who, post_id, option)
+        tried = len(self.fake.callback_attempts(it))
+        await self.fake.redeliver(it)
+        # handled once the bot tried to answer it again (Discord refuses that: 40060)
+        await self.fake.until(lambda: len(self.fake.callback_attempts(it)) > tried,
+                              SETTLE_WITHIN, f"the bot's answer to interaction {it.id} again")
+        await self._settle()
+        return Seen()  # nothing new to see: the first answer stands
+
+    async def forged_click(self, where: Place, who: User, post_id: int, option: int) -> Seen:
+        """A click carrying `qz:<post_id>:<option>` on another message of the bot's in
+        `where` (another question's if there is one), as a modified client could send."""
+        custom_id = f"qz:{post_id}:{option}"
+        mine = [m for m in self.fake.messages.values()
+                if int(m["channel_id"]) == where.channel_id
+                and not any(b.get("custom_id", "").startswith(f"qz:{post_id}:")
+                            for b in buttons_of(m))]
+        questions = [m for m in mine if buttons_of(m)]
+        message = (questions or mine or [self.fake.post_message(where.channel_id, "…")])[-1]
+        components = [{"type": 1, "components": [
+            {"type": 2, "style": 1, "label": "A", "custom_id": custom_id}]}]
+        it = await self.fake.click(int(message["id"]), custom_id, user=who,
+                                   components=components, permissions=self._permissions(who))
+        return await self._seen(it)
+
+    async def daily_set(self, where: Place, who: User, at: str = "09:00",
+                        zone: str = "UTC") -> Seen:
+        return await self._slash(where, who, "daily set", {"time": at, "timezone": zone})
+
+    async def daily_off(self, where: Place, who: User) -> Seen:
+        return await self._slash(where, who, "daily off", {})
+
+    async def leaderboard(self, where: Place, who: User) -> Seen:
+        return await self._slash(where, who, "leaderboard", {})
+
+    async def set_language(self, where: Place, who: User, code: str) -> Seen:
+        return await self._slash(where, who, "lang", {"code": code})
+
+    async def tick(self) -> None:
+        await self.scheduler.tick()  # its posts and closing edits are awaited within
+        await self._settle()
+
+    def closed_on_platform(self, post_id: int) -> bool:
+        """Every message showing the question has its buttons disabled and the summary."""
+        shown = [m for m in self.fake.messages.values() if self._shows(m, post_id)]
+        return bool(shown) and all(
+            all(b.get("disabled") for b in buttons_of(m))
+            and any((e.get("title") or "").startswith("⏱") for e in m.get("embeds") or [])
+            for m in shown
+        )
+
+    # plumbing ----------------------------------------------------------------------------
+    def _permissions(self, who: User) -> int:
+        return DEFAULT_PERMISSIONS | (MANAGE_GUILD if who.id in self._admins else 0)
+
+    async def _slash(self, where: Place, who: User, name: str, options: dict[str, Any]) -> Seen:
+        it = await self.fake.slash(name, options, user=who, dm=where.dm,
+                                   channel_id=where.channel_id,
+                                   permissions=None if where.dm else self._permissions(who))
+        return await self._seen(it)
+
+    async def _seen(self, it: Interaction) -> Seen:
+        reply = await self.fake.reply(it, within=SETTLE_WITHIN)
+        seen = Seen()
+        if reply.buttons:  # a question, possibly under the result of an answer
+            if reply.content:
+                seen.texts.append(reply.content)
+            seen.post_ids.append(await self._bound(reply))
+        else:
+            seen.texts.append(reply.text)
+        await self._settle()
+        return seen
+
+    async def _bound(self, reply: Reply) -> int:
+        """The post the bot bound this message to (just after showing it)."""
+        ref = f"dc-msg:{reply.id}"
+        deadline = asyncio.get_running_loop().time() + SETTLE_WITHIN
+        while (post_id := await self.service.post_id_for(ref)) is None:
+            assert asyncio.get_running_loop().time() < deadline, f"{ref} never bound"
+            await asyncio.sleep(0.005)
+        return post_id
+
+    async def _settle(self) -> None:
+        """Until no answer count is waiting to be edited on a question message."""
+        assert self.adapter is not None
+        publisher = self.adapter.publisher
+        await self.fake.until(lambda: publisher.idle, SETTLE_WITHIN, "the answer count edits")
+
+    def _message_of(self, where: Place, post_id: int, option: int) -> dict[str, Any]:
+        """The latest message showing the question, preferably in `where`."""
+        shown = [m for m in self.fake.messages.values() if self._shows(m, post_id, option)]
+        assert shown, f"post {post_id} was never shown on Discord"
+        here = [m for m in shown if int(m["channel_id"]) == where.channel_id]
+        return (here or shown)[-1]
+
+    @staticmethod
+    def _shows(message: dict[str, Any], post_id: int, option: int | None = None) -> bool:
+        """Does the message carry the question's buttons (that option's, if given)?"""
+        ids = [b.get("custom_id", "") for b in buttons_of(message)]
+        if option is not None:
+            return f"qz:{post_id}:{option}" in ids
+        return any(i.startswith(f"qz:{post_id}:") for i in ids)
+
+
+@contextlib.asynccontextmanager
+async def discord_harness(service: QuizService, clock: FakeClock) -> AsyncIterator[DiscordHarness]:
+    """The fake REST API and gateway, a started adapter and a Scheduler that only tick()
+    runs; discord.py's two URL settings are put back afterwards."""
+    base, gateway = discord.http.Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY
+    fake = FakeDiscord()
+    await fake.start()
+    harness = DiscordHarness(fake, service, clock)
+    try:
+        await harness.start()
+        yield harness
+    finally:
+        await harness.stop()
+        await fake.close()
+        discord.http.Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY = base, gateway
