@@ -36,6 +36,19 @@ async def test_an_unknown_quiz_gets_an_ephemeral_list_and_closes_nothing(
     assert post is not None and post.closed_at is None
 
 
+async def test_a_command_delivered_twice_runs_once(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User
+) -> None:
+    reply, q = await post_quiz(fake, service, alice, quiz="sample")
+    it = next(i for i in fake.interactions.values() if i.original_id == reply.id)
+    await fake.redeliver(it)
+    # handled in order: once /stats is answered, the replay was looked at
+    await fake.reply(await fake.slash("stats", user=alice))
+    assert len(fake.callback_attempts(it)) == 1, "the replay was dropped"
+    assert [p.id for p in await service.storage.open_posts(f"dc:{fake.channel_id}")] == \
+        [q.post_id], "the question shown is still the open one"
+
+
 async def test_a_tag_selects_its_quizzes(
     fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User
 ) -> None:

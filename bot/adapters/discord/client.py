@@ -7,9 +7,13 @@ handler reaches for state through `interaction.client`.
 
 from __future__ import annotations
 
+import logging
+from collections import OrderedDict
 from collections.abc import Sequence
+from typing import Any
 
 import discord
+from discord import app_commands
 from discord.ext import commands
 
 from bot.adapters.discord.buttons import AnswerButton, AnswerClicks, answer_buttons
@@ -19,6 +23,29 @@ from bot.adapters.discord.publish import ChannelPublisher
 from bot.adapters.discord.quiz import QuizCog
 from bot.adapters.discord.replies import ErrorReplies
 from bot.core.service import QuizService
+
+log = logging.getLogger(__name__)
+
+RECENT = 1024  # interaction ids remembered, to drop a second delivery
+
+
+class QuizTree(app_commands.CommandTree[Any]):
+    """Drops a command delivered twice to this process (a gateway replay): a /quiz run again
+    would replace the question it showed with one nobody sees. (A second delivery to another
+    process is refused by Discord when the bot answers it; a click is idempotent anyway.)"""
+
+    def __init__(self, client: discord.Client, **options: Any) -> None:
+        super().__init__(client, **options)
+        self._recent: OrderedDict[int, None] = OrderedDict()
+
+    async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
+        if interaction.id in self._recent:
+            log.info("interaction %s delivered again; dropped", interaction.id)
+            return False
+        self._recent[interaction.id] = None
+        if len(self._recent) > RECENT:
+            self._recent.popitem(last=False)
+        return True
 
 
 class QuizBot(commands.Bot):
@@ -33,6 +60,7 @@ class QuizBot(commands.Bot):
         super().__init__(
             command_prefix=commands.when_mentioned,
             help_command=None,
+            tree_cls=QuizTree,
             intents=intents,
             guild_ready_timeout=guild_ready_timeout,
             allowed_mentions=discord.AllowedMentions.none(),  # names in text never ping anyone

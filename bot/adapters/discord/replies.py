@@ -81,11 +81,15 @@ class Responder:
     async def _defer_after(self, budget: float) -> None:
         await asyncio.sleep(budget)
         async with self._lock:
-            if not self.interaction.response.is_done():
+            if self.interaction.response.is_done():
+                return
+            try:
                 await acknowledged_once(
                     self.interaction.response.defer(ephemeral=self.ephemeral, thinking=True),
                     self.interaction,
                 )
+            except discord.HTTPException as exc:  # the reply will say what went wrong
+                log.warning("could not defer interaction %s: %s", self.interaction.id, exc)
 
     async def send(self, reply: Reply, *, ephemeral: bool | None = None) -> int | None:
         """The response, or the follow-up once deferred; the message id (None if this
