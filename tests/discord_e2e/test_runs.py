@@ -131,7 +131,7 @@ async def test_in_a_dm_a_topic_gives_one_question_closed_once_answered(
 
     # someone else clicking it (a forged client: nobody else sees a DM) is refused
     other = await click(fake, reply, q.correct, bob)
-    assert "belongs to someone else's quiz" in other.content
+    assert other.ephemeral and "belongs to someone else's quiz" in other.content
     assert await storage.answer_of(q.post_id, f"dc:{bob.id}") is None
 
     answer = await click(fake, reply, q.correct, alice)

@@ -138,7 +138,7 @@ class AnswerClicks:
         person, chat = person_of(interaction), chat_of(interaction)
         message = interaction.message
         # feedback is the clicker's alone in a channel; a DM is private already, and a run
-        # there stays readable as plain messages
+        # there stays readable as plain messages (a refusal is only ever the clicker's)
         ephemeral = not chat.is_private
         async with Responder(interaction, ephemeral=ephemeral) as responder:
             locale = await self.service.locale_for(person, chat)
@@ -146,13 +146,16 @@ class AnswerClicks:
                 log.info("refused click on post %s from message %s (not its message)",
                          post_id, message.id if message else None)
                 refusal = AnswerResult(AnswerStatus.UNKNOWN_POST, post_id)
-                await responder.send(Reply.text(render.result_text(refusal,
-                                                                   translator(locale))))
+                await responder.send(
+                    Reply.text(render.result_text(refusal, translator(locale))), ephemeral=True
+                )
                 return
             result = await self.service.answer(post_id, person, option, locale=locale)
             t = translator(result.locale)
             text = render.result_text(result, t, details=True)
-            if result.next_question is not None:
+            if not result.accepted:
+                await responder.send(Reply.text(text), ephemeral=True)
+            elif result.next_question is not None:
                 await self.publisher.reply_with(responder, result.next_question,
                                                 ephemeral=ephemeral, lead=text)
             elif result.run_summary is not None:
