@@ -6,42 +6,34 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
 import pytest
 
-from tests.clock import FakeClock
 from bot.content import Catalog
 from bot.core import render
-from bot.core.models import Chat, Person, PostSummary, ShownQuestion, UnknownQuiz
-from bot.core.schedule import Schedule, ScheduleError, day_streaks, parse_time, parse_zone
-from bot.core.scheduler import DailyScheduler
+from bot.core.errors import ScheduleError, UnknownQuiz
+from bot.core.models import Chat, Person, ShownQuestion
+from bot.core.schedule import Schedule, day_streaks, parse_time, parse_zone
+from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
 from bot.i18n import translator
 from bot.storage import SqliteStorage
+from tests.clock import FakeClock
+from tests.ports import FakePort
 
 
-@dataclass
-class RecordingPublisher:
-    clock: FakeClock
-    prefix: str = "tg:"
-    posted: list[tuple[ShownQuestion, datetime]] = field(default_factory=list)
-    summaries: list[PostSummary] = field(default_factory=list)
-    failures: int = 0
+def recording_port(clock: FakeClock, failures: int = 0) -> FakePort:
+    """A Telegram-like port whose next `failures` sends fail as an unreachable platform."""
+    port = FakePort("tg:", clock)
+    port.fail_sends(*(ConnectionError("platform unreachable") for _ in range(failures)))
+    return port
 
-    async def start(self) -> None: ...
-    async def stop(self) -> None: ...
 
-    async def post_question(self, question: ShownQuestion) -> None:
-        if self.failures:
-            self.failures -= 1
-            raise ConnectionError("platform unreachable")
-        self.posted.append((question, self.clock.now()))
-
-    async def post_summary(self, summary: PostSummary) -> None:
-        self.summaries.append(summary)
+def posted(port: FakePort) -> list[tuple[ShownQuestion, datetime]]:
+    return list(zip(port.sent, port.sent_at, strict=True))
 
 
 SCHEDULES = [
@@ -57,12 +49,25 @@ def local_day(key: str, when: datetime) -> date:
     return Schedule(key, time(0), ZONES[key]).local_date(when)
 
 
-async def boot(path: Path, catalog: Catalog, clock: FakeClock, pub: RecordingPublisher,
-               seed: float) -> tuple[SqliteStorage, DailyScheduler]:
+_opened: list[SqliteStorage] = []
+
+
+@pytest.fixture(autouse=True)
+async def _close_stores() -> AsyncIterator[None]:
+    """A failed assertion must not leave a database thread running (the run would hang)."""
+    yield
+    while _opened:
+        await _opened.pop().close()
+
+
+async def boot(path: Path, catalog: Catalog, clock: FakeClock, pub: FakePort,
+               seed: float) -> tuple[SqliteStorage, Scheduler]:
     store = SqliteStorage(path)
     await store.open()
+    _opened.append(store)
     service = QuizService(catalog, store, clock, random.Random(seed))
-    return store, DailyScheduler(service, [pub])
+    pub.attach(service)
+    return store, Scheduler(service)
 
 
 async def test_400_days_exactly_once_per_local_day_with_restarts(
@@ -71,11 +76,11 @@ async def test_400_days_exactly_once_per_local_day_with_restarts(
     rng = random.Random(2026)
     start = datetime(2026, 1, 1, tzinfo=UTC)
     clock = FakeClock(start - timedelta(days=2))
-    pub = RecordingPublisher(clock)
+    pub = recording_port(clock)
     path = tmp_path / "daily.db"
     store, scheduler = await boot(path, sample_catalog, clock, pub, rng.random())
     for key, at, tz in SCHEDULES:
-        await scheduler.service.set_schedule(Chat(key), at, tz)
+        await scheduler.service.set_schedule(Chat(key), at, tz, allowed=True)
     clock.set(start)
 
     moments = sorted(
@@ -96,7 +101,7 @@ async def test_400_days_exactly_once_per_local_day_with_restarts(
             restarts += 1
     await store.close()
 
-    per_day = Counter((q.chat_key, local_day(q.chat_key, at)) for q, at in pub.posted)
+    per_day = Counter((q.chat_key, local_day(q.chat_key, at)) for q, at in posted(pub))
     assert restarts > 50
     for key, at, tz in SCHEDULES:
         days = sorted(d for (k, d) in per_day if k == key)
@@ -104,27 +109,27 @@ async def test_400_days_exactly_once_per_local_day_with_restarts(
         assert (days[-1] - days[0]).days + 1 == len(days), f"{key} skipped a day"
         assert max(per_day[(key, d)] for d in days) == 1, f"{key} posted twice on a day"
         schedule = Schedule(key, parse_time(at), tz)
-        for q, when in pub.posted:
+        for q, when in posted(pub):
             if q.chat_key == key:  # never before its local time on its local day
                 assert when >= schedule.moment(local_day(key, when))
     # each new daily question closed the previous one with a summary
-    assert len(pub.summaries) == len(pub.posted) - len(SCHEDULES)
+    assert len(pub.closed) == len(pub.sent) - len(SCHEDULES)
 
 
 async def test_down_at_the_minute_posts_later_that_day(
     sample_catalog: Catalog, tmp_path: Path
 ) -> None:
     clock = FakeClock(datetime(2026, 5, 1, 6, tzinfo=UTC))
-    pub = RecordingPublisher(clock)
+    pub = recording_port(clock)
     store, scheduler = await boot(tmp_path / "d.db", sample_catalog, clock, pub, 1)
-    await scheduler.service.set_schedule(Chat("tg:-3"), "09:00", "Asia/Kolkata")
+    await scheduler.service.set_schedule(Chat("tg:-3"), "09:00", "Asia/Kolkata", allowed=True)
     clock.set(datetime(2026, 5, 2, 3, 29, tzinfo=UTC))  # 08:59 in Kolkata
-    assert await scheduler.tick() == 0
+    assert (await scheduler.tick()).posted == 0
     clock.set(datetime(2026, 5, 2, 12, tzinfo=UTC))  # back at 17:30 local, same day
-    assert await scheduler.tick() == 1
-    assert await scheduler.tick() == 0
+    assert (await scheduler.tick()).posted == 1
+    assert (await scheduler.tick()).posted == 0
     clock.set(datetime(2026, 5, 2, 18, 31, tzinfo=UTC))  # 00:01 next local day, before 09:00
-    assert await scheduler.tick() == 0
+    assert (await scheduler.tick()).posted == 0
     await store.close()
 
 
@@ -132,11 +137,11 @@ async def test_schedule_set_after_todays_moment_starts_tomorrow(
     sample_catalog: Catalog, tmp_path: Path
 ) -> None:
     clock = FakeClock(datetime(2026, 5, 1, 15, tzinfo=UTC))
-    pub = RecordingPublisher(clock)
+    pub = recording_port(clock)
     store, scheduler = await boot(tmp_path / "d.db", sample_catalog, clock, pub, 1)
-    status = await scheduler.service.set_schedule(Chat("tg:-9"), "09:00")
+    status = await scheduler.service.set_schedule(Chat("tg:-9"), "09:00", allowed=True)
     assert status.next_post == datetime(2026, 5, 2, 9, tzinfo=UTC)
-    assert await scheduler.tick() == 0
+    assert (await scheduler.tick()).posted == 0
     await store.close()
 
 
@@ -144,20 +149,24 @@ async def test_two_schedulers_on_one_database_post_once(
     sample_catalog: Catalog, tmp_path: Path
 ) -> None:
     clock = FakeClock(datetime(2026, 5, 1, 6, tzinfo=UTC))
-    pub = RecordingPublisher(clock)
+    pub = recording_port(clock)
     path = tmp_path / "shared.db"
     one, first = await boot(path, sample_catalog, clock, pub, 1)
     two, second = await boot(path, sample_catalog, clock, pub, 2)
     for key, at, tz in SCHEDULES:
-        await first.service.set_schedule(Chat(key), at, tz)
+        await first.service.set_schedule(Chat(key), at, tz, allowed=True)
     for _ in range(6 * 24 * 3):  # three days in 10-minute steps, both processes racing
         clock.advance(minutes=10)
         await asyncio.gather(first.tick(), second.tick(), first.tick(), second.tick())
-    per_day = Counter((q.chat_key, local_day(q.chat_key, at)) for q, at in pub.posted)
+    per_day = Counter((q.chat_key, local_day(q.chat_key, at)) for q, at in posted(pub))
     assert max(per_day.values()) == 1
     for key in ZONES:
         days = sorted(d for (k, d) in per_day if k == key)
         assert len(days) >= 3 and (days[-1] - days[0]).days + 1 == len(days), key
+    # each replaced daily question's summary shown once, by one of the two processes
+    shown = Counter(s.post_id for s in pub.closed)
+    assert max(shown.values()) == 1
+    assert len(shown) == len(pub.sent) - len(SCHEDULES)
     await one.close()
     await two.close()
 
@@ -166,17 +175,17 @@ async def test_claimed_but_unpublished_day_is_posted_again(
     sample_catalog: Catalog, tmp_path: Path
 ) -> None:
     clock = FakeClock(datetime(2026, 5, 1, 6, tzinfo=UTC))
-    pub = RecordingPublisher(clock, failures=1)
+    pub = recording_port(clock, failures=1)
     store, scheduler = await boot(tmp_path / "d.db", sample_catalog, clock, pub, 1)
-    await scheduler.service.set_schedule(Chat("tg:-9"), "07:00")
+    await scheduler.service.set_schedule(Chat("tg:-9"), "07:00", allowed=True)
     clock.set(datetime(2026, 5, 1, 7, tzinfo=UTC))
-    assert await scheduler.tick() == 0  # the platform failed after the claim
+    assert (await scheduler.tick()).posted == 0  # the platform failed after the claim
     clock.advance(minutes=1)
-    assert await scheduler.tick() == 0  # not yet: another process may still be posting
+    assert (await scheduler.tick()).posted == 0  # not yet: another process may still be posting
     clock.advance(minutes=2)
-    assert await scheduler.tick() == 1
-    assert await scheduler.tick() == 0
-    assert len(pub.posted) == 1
+    assert (await scheduler.tick()).posted == 1
+    assert (await scheduler.tick()).posted == 0
+    assert len(pub.sent) == 1
     await store.close()
 
 
@@ -184,48 +193,49 @@ async def test_republishing_backs_off_while_the_platform_refuses(
     sample_catalog: Catalog, tmp_path: Path
 ) -> None:
     clock = FakeClock(datetime(2026, 5, 1, 6, tzinfo=UTC))
-    pub = RecordingPublisher(clock, failures=4)
+    pub = recording_port(clock, failures=4)
     store, scheduler = await boot(tmp_path / "d.db", sample_catalog, clock, pub, 1)
-    await scheduler.service.set_schedule(Chat("tg:-9"), "07:00")
+    await scheduler.service.set_schedule(Chat("tg:-9"), "07:00", allowed=True)
     clock.set(datetime(2026, 5, 1, 7, tzinfo=UTC))
     await scheduler.tick()  # first attempt fails (failures 4 → 3)
     attempts = []
     for _ in range(60):  # an hour of ticks, one a minute
         clock.advance(minutes=1)
-        before = pub.failures
+        before = pub.send_attempts
         await scheduler.tick()
-        attempts.append(before != pub.failures or bool(pub.posted))
-        if pub.posted:
+        attempts.append(pub.send_attempts != before)
+        if pub.sent:
             break
     assert sum(attempts) == 4  # retried after 2, 4, 8 and 16 minutes, not every tick
-    assert len(pub.posted) == 1
+    assert len(pub.sent) == 1
     await store.close()
 
 
 async def test_daily_pool_cycles_before_repeating(service: QuizService, clock: FakeClock) -> None:
-    await service.set_schedule(Chat("tg:-5"), "00:00")
+    await service.set_schedule(Chat("tg:-5"), "00:00", allowed=True)
     seen = []
     for _ in range(6):
         clock.advance(days=1)
-        claimed = await service.claim_daily((await service.schedules())[0])
+        claimed = await service.daily.claim((await service.daily.schedules())[0])
         assert claimed is not None
         seen.append(claimed[0].question_id)
         # /quiz in between must not disturb the daily cycle
-        await service.ask(Chat("tg:-5"))
+        async with service.quiz(Chat("tg:-5"), None):
+            pass
     assert sorted(seen[:3]) == sorted(seen[3:]) == ["s-one", "s-three", "s-two"]
 
 
 async def test_bad_input_changes_nothing(service: QuizService) -> None:
     chat = Chat("tg:-6")
-    await service.set_schedule(chat, "08:00", "Asia/Dhaka", "sample")
+    await service.set_schedule(chat, "08:00", "Asia/Dhaka", "sample", allowed=True)
     for args in (("25:00",), ("8am",), ("08:00", "Mars/Olympus"), ("08:00", None, "nope")):
         with pytest.raises((ScheduleError, UnknownQuiz)):
-            await service.set_schedule(chat, *args)
+            await service.set_schedule(chat, *args, allowed=True)
     status = await service.schedule_status(chat)
     assert status is not None
     assert (status.schedule.at, status.schedule.tz, status.schedule.selector) == (
         time(8), "Asia/Dhaka", "sample")
-    assert await service.remove_schedule(chat) is True
+    assert await service.daily_off(chat, allowed=True) is True
     assert await service.schedule_status(chat) is None
 
 
@@ -261,16 +271,17 @@ async def test_day_streaks_across_zones_in_stats(service: QuizService, clock: Fa
     ada, bo = Person("tg:1", "Ada"), Person("tg:2", "Bo")
     kolkata, new_york = Chat("tg:-7"), Chat("tg:-8")
     clock.set(datetime(2026, 6, 1, 1, tzinfo=UTC))
-    await service.set_schedule(kolkata, "00:30", "Asia/Kolkata")  # 19:00 UTC the day before
-    await service.set_schedule(new_york, "20:00", "America/New_York")  # 00:00 UTC
+    # 19:00 UTC the day before
+    await service.set_schedule(kolkata, "00:30", "Asia/Kolkata", allowed=True)
+    await service.set_schedule(new_york, "20:00", "America/New_York", allowed=True)  # 00:00 UTC
     plan = {  # per round: Ada in Kolkata, Bo in New York; None = did not answer
         ada.key: [True, True, None, True, True],
         bo.key: [True, True, True, False, True],
     }
     for day in range(5):
         clock.set(datetime(2026, 6, 2 + day, 1, tzinfo=UTC))
-        for schedule in await service.schedules():
-            claimed = await service.claim_daily(schedule)
+        for schedule in await service.daily.schedules():
+            claimed = await service.daily.claim(schedule)
             assert claimed is not None
             q = claimed[0]
             person = ada if schedule.chat_key == kolkata.key else bo
@@ -280,7 +291,7 @@ async def test_day_streaks_across_zones_in_stats(service: QuizService, clock: Fa
     ada_stats, bo_stats = await service.stats(ada), await service.stats(bo)
     assert (ada_stats.day_streak, ada_stats.best_day_streak) == (2, 2)  # missed a day
     assert (bo_stats.day_streak, bo_stats.best_day_streak) == (1, 3)  # wrong on a day
-    board = await service.leaderboard(None, person_key=ada.key)
+    board = await service.leaderboard(None, person=ada)
     assert {r.name: r.day_streak for r in board.rows} == {"Ada": 2, "Bo": 1}
     assert board.me is not None and board.me.day_streak == 2
     text = render.leaderboard_text(board, translator("en"))

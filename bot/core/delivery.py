@@ -23,6 +23,9 @@ log = logging.getLogger(__name__)
 
 # A summary the platform refused is offered again for this long, then given up.
 SUMMARY_WINDOW = timedelta(hours=6)
+# Whoever closed a question delivers its summary at once; another process (on the same
+# database) offers it again only after this long, so the two do not both deliver it.
+SUMMARY_GRACE = timedelta(seconds=30)
 FIRST_RETRY = timedelta(seconds=30)
 MAX_BACKOFF = timedelta(hours=1)
 RECENT = 4096  # post ids whose summary this process delivered lately (bounded, oldest out)
@@ -102,8 +105,9 @@ class Delivery:
         return True
 
     async def pending(self) -> None:
-        """Summaries closed but never confirmed by their platform (a failure, a restart)."""
-        due = [s for s in await self.questions.unposted_summaries(SUMMARY_WINDOW)
+        """Summaries closed but never confirmed by their platform (a failure, a restart, a
+        process that died while delivering), from SUMMARY_GRACE after they closed."""
+        due = [s for s in await self.questions.unposted_summaries(SUMMARY_WINDOW, SUMMARY_GRACE)
                if self.port_for(s.chat_key) is not None]
         await self.summaries(due)
         live = {s.post_id for s in due}

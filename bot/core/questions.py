@@ -246,10 +246,12 @@ class Questions:
             refs=await self.storage.refs(post.id),
         )
 
-    async def unposted_summaries(self, window: timedelta) -> list[PostSummary]:
-        """Closed in the last `window` with a summary no platform confirmed."""
+    async def unposted_summaries(
+        self, window: timedelta, grace: timedelta = timedelta(0)
+    ) -> list[PostSummary]:
+        """Closed between `window` and `grace` ago with a summary no platform confirmed."""
         now = self.clock.now()
-        posts = await self.storage.unposted_summaries(now - window, now)
+        posts = await self.storage.unposted_summaries(now - window, now - grace)
         return [await self.summary(p, p.locale) for p in posts if self.question_of(p)]
 
     async def summary_posted(self, post_id: int) -> None:

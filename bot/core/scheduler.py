@@ -40,8 +40,9 @@ class Scheduler:
         """One round; each part fails alone (logged), so one broken chat stops nothing."""
         delivery = self.service.delivery
         closed = await self.service.questions.close_due()
+        await delivery.summaries(closed)  # this process closed them: it delivers them now
         posted = await self._post_dailies() + await self._republish()
-        await delivery.pending()  # the summaries just closed, and any refused earlier
+        await delivery.pending()  # any refused earlier, or closed by a process that died
         return Tick(posted=posted, closed=len(closed))
 
     async def _post_dailies(self) -> int:
