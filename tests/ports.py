@@ -38,6 +38,7 @@ class FakePort:
         self._send_failures: list[BaseException] = []
         self._close_failures: list[BaseException] = []
         self._gate: asyncio.Event | None = None
+        self.closing = asyncio.Event()  # set once close_question is first called
 
     # wiring --------------------------------------------------------------------------------
     def attach(self, service: QuizService) -> FakePort:
@@ -91,6 +92,7 @@ class FakePort:
     async def close_question(self, summary: PostSummary) -> None:
         assert summary.chat_key.startswith(self.prefix), summary.chat_key
         self.close_attempts += 1
+        self.closing.set()
         if self._gate is not None:
             await self._gate.wait()
         if summary.chat_key in self.gone:
