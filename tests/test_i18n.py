@@ -28,6 +28,15 @@ from hypothesis import strategies as st
 import bot.i18n as i18n
 from bot.content.schema import DEFAULT_LOCALE, LOCALES
 from bot.core import render
+from bot.core.errors import (
+    BadPeriod,
+    BadZone,
+    NoActiveRun,
+    UnknownQuiz,
+    UnsupportedLocale,
+    may_not_change_daily,
+    may_not_change_language,
+)
 from bot.core.models import (
     Answerer,
     AnswerResult,
@@ -415,7 +424,13 @@ def rendered_texts(locale: str) -> dict[str, str]:
         "review": render.review_text(missed, t),
         "review_empty": render.review_text((), t),
         "quiz_list": render.quiz_list_text(quizzes, t),
-        "unknown_quiz": render.unknown_quiz_text("optimizers", quizzes, t),
+        "unknown_quiz": render.error_text(UnknownQuiz("optimizers"), t, quizzes),
+        "no_run": render.error_text(NoActiveRun(), t, quizzes),
+        "bad_language": render.error_text(UnsupportedLocale("fr"), t, quizzes),
+        "bad_period": render.error_text(BadPeriod("year"), t, quizzes),
+        "not_allowed_daily": render.error_text(may_not_change_daily(), t, quizzes),
+        "not_allowed_language": render.error_text(may_not_change_language(), t, quizzes),
+        "bad_zone": render.error_text(BadZone("Kolkata", ("Asia/Kolkata",)), t, quizzes),
         "help": render.help_text(t),
     }
     for period in Period:
@@ -470,9 +485,12 @@ def test_telegram_command_descriptions_fit() -> None:
 async def test_discord_descriptions_fit() -> None:
     from discord import app_commands
 
-    from bot.adapters.discord.client import QuizClient
+    from bot.adapters.discord.client import build_bot
+    from bot.adapters.discord.publish import ChannelPublisher
 
-    client = QuizClient(None, None, None)  # type: ignore[arg-type]  # only the tree is used
+    # only the command tree is read; no service is needed for that
+    client = build_bot(None, ChannelPublisher(None))  # type: ignore[arg-type]
+    await client.setup_hook()
     texts: list[str] = []
     msgids = script.message_ids(script.extract())
     for command in client.tree.walk_commands():

@@ -44,6 +44,11 @@ class UnsupportedLocale(UserError):
         self.code = code
 
 
+class BadPeriod(UserError):
+    def __init__(self, text: str) -> None:
+        super().__init__(_("“{text}” is not a period: choose day, week or all."), text=text)
+
+
 class NotAllowed(UserError):
     """Only the chat's admins (or, in a private chat, its one person) may do this."""
 

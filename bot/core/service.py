@@ -27,7 +27,7 @@ from bot.core.boards import Boards
 from bot.core.clock import Clock, SystemClock
 from bot.core.daily import Daily
 from bot.core.delivery import Delivery
-from bot.core.errors import UnknownQuiz, may_not_change_language
+from bot.core.errors import BadPeriod, UnknownQuiz, may_not_change_language
 from bot.core.locales import Locales
 from bot.core.models import (
     AnswerResult,
@@ -146,10 +146,15 @@ class QuizService:
         self, chat: Chat | None, period: Period | str = Period.ALL, *,
         person: Person | None = None, limit: int = 10,
     ) -> Leaderboard:
-        """A shared chat's board; a private chat (or None) shows the board of every chat."""
+        """A shared chat's board; a private chat (or None) shows the board of every chat.
+        `period` may be what a person typed ("Week"); BadPeriod if it names none."""
+        try:
+            chosen = Period(period.strip().lower())
+        except ValueError:
+            raise BadPeriod(period) from None
         chat_key = None if chat is None or chat.is_private else chat.key
         return await self.boards.leaderboard(
-            chat_key, period, person_key=person.key if person else None, limit=limit
+            chat_key, chosen, person_key=person.key if person else None, limit=limit
         )
 
     async def stats(self, person: Person, locale: str = DEFAULT_LOCALE) -> PersonStats:

@@ -94,7 +94,7 @@ async def test_group_leaderboard_is_the_groups_and_private_is_global(
     assert "Alice Smith — 1/1" in global_board and "Bob — 1/1" in global_board
 
     await tg.command(group, alice, "/leaderboard forever")
-    assert tg.texts(group)[-1] == "Usage: /leaderboard [day|week|all]"
+    assert tg.texts(group)[-1] == "“forever” is not a period: choose day, week or all."
 
 
 async def test_new_quiz_closes_the_open_one_with_a_summary(tg, group, alice):

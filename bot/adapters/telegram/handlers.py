@@ -141,11 +141,8 @@ async def leaderboard(update: Update, context: Context) -> None:
     if (cmd := command(update, context)) is None:
         return
     t = await cmd.for_chat()
-    choice = cmd.args[0].lower() if cmd.args else Period.ALL.value
-    if choice not in {p.value for p in Period}:
-        await cmd.reply(t.gettext("Usage: /leaderboard [day|week|all]"))
-        return
-    board = await cmd.data.service.leaderboard(cmd.chat, Period(choice), person=cmd.person)
+    period = cmd.args[0] if cmd.args else Period.ALL.value
+    board = await cmd.data.service.leaderboard(cmd.chat, period, person=cmd.person)
     scope = t.gettext("all chats") if cmd.chat.is_private else cmd.chat.title
     await cmd.reply(render.leaderboard_text(board, t, scope=scope))
 
