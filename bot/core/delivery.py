@@ -110,8 +110,11 @@ class Delivery:
         due = [s for s in await self.questions.unposted_summaries(SUMMARY_WINDOW, SUMMARY_GRACE)
                if self.port_for(s.chat_key) is not None]
         await self.summaries(due)
-        live = {s.post_id for s in due}
-        for post_id in [p for p in self._retry if p not in live]:
+        live, now = {s.post_id for s in due}, self.clock.now()
+        # a backoff still running is kept (its summary may be inside SUMMARY_GRACE, so not
+        # offered yet); one that ran out for a summary no longer due is forgotten
+        for post_id in [p for p, (_, not_before) in self._retry.items()
+                        if p not in live and not_before <= now]:
             del self._retry[post_id]  # delivered elsewhere, or out of the window
 
     def _failed(self, post_id: int, failures: int, exc: Exception) -> timedelta:
