@@ -32,6 +32,7 @@ class FakePort:
         self.sent: list[ShownQuestion] = []
         self.sent_at: list[datetime] = []  # when each question in `sent` went out
         self.closed: list[PostSummary] = []  # summaries shown, in order
+        self.events: list[tuple[str, int]] = []  # ("sent" | "closed", post id), in order
         self.send_attempts = 0
         self.close_attempts = 0
         self.gone: set[str] = set()  # chat keys the bot can no longer post in
@@ -84,6 +85,7 @@ class FakePort:
         if self._send_failures:
             raise self._send_failures.pop(0)
         self.sent.append(question)
+        self.events.append(("sent", question.post_id))
         if self.clock is not None:
             self.sent_at.append(self.clock.now())
         if self.service is not None:
@@ -100,3 +102,4 @@ class FakePort:
         if self._close_failures:
             raise self._close_failures.pop(0)
         self.closed.append(summary)
+        self.events.append(("closed", summary.post_id))
