@@ -22,20 +22,16 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 from ruamel.yaml import YAML
-from ruamel.yaml.composer import Composer, ComposerError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.events import (
-    AliasEvent,
-    MappingEndEvent,
-    MappingStartEvent,
-    SequenceEndEvent,
-    SequenceStartEvent,
-)
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from ruamel.yaml.scanner import Scanner, ScannerError
 
 from bot.content import limits
 from bot.content.schema import Localized, Option, Question, Quiz
+
+try:  # libyaml through PyYAML: over ten times faster than ruamel's pure-Python parser
+    from yaml.cyaml import CParser as _CParser  # type: ignore[import-untyped, unused-ignore]
+except ImportError:  # PyYAML without libyaml, or no PyYAML: ruamel reads everything
+    _CParser = None
 
 Loc = tuple[str | int, ...]
 Add = Callable[[int, str], None]
@@ -163,10 +159,13 @@ def _decode(data: bytes, add: Add) -> str:
 
 # Characters YAML refuses or treats as extra line breaks (which would shift our line numbers);
 # tab, newline and CRLF are fine.
-_UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff]|\r(?!\n)")
+_UNPRINTABLE = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]|\r(?!\n)"
+)
 _NAMES = {
     0x00: "NUL", 0x07: "BEL", 0x08: "BS", 0x0B: "VT", 0x0C: "FF", 0x0D: "CR", 0x1B: "ESC",
     0x7F: "DEL", 0x85: "NEL", 0x2028: "LINE SEPARATOR", 0x2029: "PARAGRAPH SEPARATOR",
+    0xFEFF: "BYTE ORDER MARK",  # allowed only first, where it is dropped; parsers differ on it
 }
 
 
@@ -193,10 +192,15 @@ def _check_characters(text: str, add: Add) -> str:
     return _UNPRINTABLE.sub("\ufffd", text)
 
 
-# --- parsing: YAML into plain data plus the line of every key and item ---------------------
-
+# --- parsing: YAML events into plain data plus the line of every key and item --------------
+#
+# Packs are read as a stream of parser events and built here, without a composer or a
+# constructor: nesting, aliases, tags, keys and numbers are all checked in one place, the same
+# way for both parsers. libyaml (PyYAML's C parser) reads fast; ruamel, in pure Python, is
+# used when libyaml is missing or refuses a file, so its messages and lines are the ones shown.
 
 _TOO_DEEP = f"nested more than {limits.PACK_NESTING} levels deep; a pack needs 6"
+_TOO_MANY = f"more than {limits.PACK_NODES:,} values; split it into several packs"
 
 
 class _TooDeep(ScannerError):
@@ -205,7 +209,7 @@ class _TooDeep(ScannerError):
 
 class _PackScanner(Scanner):
     """Stops at deep nesting: ruamel's scanner slows down quadratically with flow nesting, and
-    thousands of block levels on one line cost seconds before the composer could object."""
+    thousands of block levels on one line cost seconds before the builder could object."""
 
     def add_indent(self, column: int) -> bool:
         if len(self.indents) >= limits.PACK_NESTING and self.indent < column:
@@ -218,58 +222,21 @@ class _PackScanner(Scanner):
         super().fetch_flow_collection_start(TokenClass, to_push)
 
 
-class _PackComposer(Composer):
-    """ruamel's composer with the pack rules: bounded nesting and no aliases.
-
-    A problem is recorded and the node replaced by a placeholder, so one run shows them all.
-    Aliases are refused because a few lines of them expand to billions of values.
-    """
-
-    def __init__(self, loader: Any = None) -> None:
-        super().__init__(loader)
-        self.warn_double_anchors = False
-        self.problems: list[tuple[int, str]] = []
-        self.nodes = 0
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        event = self.parser.peek_event()
-        self.nodes += 1
-        if self.nodes > limits.PACK_NODES:
-            # events are parsed on demand, so stopping here also stops the (slow) parser
-            raise ComposerError(
-                None, None, f"more than {limits.PACK_NODES:,} values; split it into several packs",
-                event.start_mark,
-            )
-        if isinstance(event, AliasEvent):
-            self.parser.get_event()
-            self.problems.append(
-                (event.start_mark.line + 1, "aliases (*name) are not supported: write it out")
-            )
-            return _placeholder(event)
-        if self.depth >= limits.PACK_NESTING:
-            self._skip_node()
-            self.problems.append((event.start_mark.line + 1, _TOO_DEEP))
-            return _placeholder(event)
-        return super().compose_node(parent, index)
-
-    def _skip_node(self) -> None:
-        """Consume one node's events without building it (iteratively: it may be very deep)."""
-        depth = 0
-        while True:
-            event = self.parser.get_event()
-            if isinstance(event, (MappingStartEvent, SequenceStartEvent)):
-                depth += 1
-            elif isinstance(event, (MappingEndEvent, SequenceEndEvent)):
-                depth -= 1
-            if depth == 0:
-                return
+def _ruamel_events(text: str) -> Iterator[Any]:
+    # the pure "safe" parser: the round-trip one keeps comments, quadratically for blank lines
+    yaml = YAML(typ="safe", pure=True)
+    yaml.Scanner = _PackScanner
+    return iter(yaml.parse(text))
 
 
-_BROKEN_TAG = "tag:quizbot,2026:broken"
-
-
-def _placeholder(event: Any) -> ScalarNode:
-    return ScalarNode(_BROKEN_TAG, "", start_mark=event.start_mark, end_mark=event.end_mark)
+def _libyaml_events(text: str) -> Iterator[Any]:
+    assert _CParser is not None
+    parser = _CParser(text)
+    try:
+        while parser.check_event():
+            yield parser.get_event()
+    finally:
+        parser.dispose()
 
 
 class _Broken:
@@ -283,59 +250,211 @@ class _Broken:
 
 BROKEN = _Broken()
 
+
+class _Stop(Exception):
+    """The rest of the file is not worth reading; the reason is already recorded."""
+
+
 _YAML = "tag:yaml.org,2002:"
+# the YAML 1.2 core schema, whatever the parser's own rules (libyaml's are YAML 1.1, where
+# `yes`, `on` and `1:20` are not text)
+_BOOL = re.compile("true|True|TRUE|false|False|FALSE")
+_NULL = re.compile("~|null|Null|NULL|")
+_INT = re.compile("[-+]?(?:0b[0-1_]+|0o?[0-7_]+|[0-9_]+|0x[0-9a-fA-F_]+)")
+_FLOAT = re.compile(
+    r"[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?"
+    r"|[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)"
+    r"|[-+]?\.[0-9_]+(?:[eE][-+][0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"
+)
 _SPECIAL_FLOATS = {".inf": math.inf, "+.inf": math.inf, "-.inf": -math.inf, ".nan": math.nan}
 
 
-class _Converter:
-    """Nodes to dicts, lists and scalars, remembering the line of every path."""
+def _tag(event: Any) -> str:
+    """The tag a scalar event stands for."""
+    tag = event.tag
+    if tag is not None and tag != "!":
+        return str(tag)
+    if tag is None and event.implicit[0]:  # plain, untagged
+        value = event.value
+        if _BOOL.fullmatch(value):
+            return _YAML + "bool"
+        if _NULL.fullmatch(value):
+            return _YAML + "null"
+        if _INT.fullmatch(value):
+            return _YAML + "int"
+        if _FLOAT.fullmatch(value):
+            return _YAML + "float"
+    return _YAML + "str"
 
-    def __init__(self, add: Add) -> None:
-        self.add = add
+
+def _number(text: str) -> int | float | str:
+    """The number YAML means; never raises (no schema field takes a number anyway)."""
+    plain = text.replace("_", "")
+    for parse in (lambda s: int(s, 0), lambda s: int(s, 10), lambda s: int(s[2:], 8), float):
+        try:
+            return parse(plain)  # type: ignore[no-any-return]
+        except ValueError:
+            pass
+    return _SPECIAL_FLOATS.get(plain.lower(), text)
+
+
+@dataclass(slots=True)
+class _Frame:
+    path: Loc
+    out: dict[str, Any] | list[Any]
+    key: str | None = None  # a mapping's key waiting for its value
+    key_line: int = 0
+    drop_value: bool = False  # the key was refused, so is its value
+    seen: dict[str, int] = field(default_factory=dict)  # key -> line
+
+
+class _Builder:
+    """Events to dicts, lists and scalars, remembering the line of every path."""
+
+    def __init__(self, events: Iterator[Any]) -> None:
+        self.events = events
+        self.problems: list[tuple[int, str]] = []
         self.lines: dict[Loc, int] = {}
+        self.nodes = 0
 
-    def value(self, node: Node, path: Loc) -> Any:
-        line = node.start_mark.line + 1
-        self.lines[path] = line
-        if isinstance(node, MappingNode):
-            if node.tag != _YAML + "map":
-                return self._unsupported(node, line)
-            return self._mapping(node, path)
-        if isinstance(node, SequenceNode):
-            if node.tag != _YAML + "seq":
-                return self._unsupported(node, line)
-            return [self.value(item, (*path, i)) for i, item in enumerate(node.value)]
-        return self._scalar(node, line)
+    def add(self, line: int, message: str) -> None:
+        self.problems.append((line, message))
 
-    def _mapping(self, node: MappingNode, path: Loc) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        first: dict[str, int] = {}
-        for key_node, value_node in node.value:
-            line = key_node.start_mark.line + 1
-            if not isinstance(key_node, ScalarNode) or key_node.tag == _BROKEN_TAG:
-                if key_node.tag != _BROKEN_TAG:
-                    self.add(line, "a key must be plain text, not a list or a mapping")
-                continue
-            if key_node.tag == _YAML + "merge":
-                self.add(line, "merge keys (<<) are not supported: write the keys out")
-                continue
-            key = str(key_node.value)
-            if key in first:
-                self.add(
-                    line, f"invalid YAML: the key {_short(key)!r} is repeated (first on line "
-                    f"{first[key]})"
-                )
-                continue
-            first[key] = line
-            child = (*path, key)
-            out[key] = self.value(value_node, child)
-            self.lines[child] = line  # a key's own line, also when its value starts below
-        return out
+    def document(self) -> Any:
+        """The single document's data; None for an empty file; _Stop after a fatal problem."""
+        self._next()  # stream start
+        event = self._next()
+        if _kind(event) == "StreamEndEvent":
+            return None
+        event = self._next()  # after the document start
+        data = None if _kind(event) == "DocumentEndEvent" else self._tree(event)
+        if data is not None:
+            self._next()  # document end
+        event = self._next()
+        if _kind(event) == "DocumentStartEvent":
+            self.add(_line(event), "more than one YAML document (---); a pack is a single document")
+            raise _Stop
+        return data
 
-    def _scalar(self, node: ScalarNode, line: int) -> Any:
-        tag, text = node.tag, str(node.value)
-        if tag == _BROKEN_TAG:
+    def _next(self) -> Any:
+        return next(self.events)
+
+    def _count(self, event: Any) -> None:
+        self.nodes += 1
+        if self.nodes > limits.PACK_NODES:
+            # events come on demand, so stopping here also stops the (slow) parser
+            self.add(_line(event), _TOO_MANY)
+            raise _Stop
+
+    def _skip(self) -> None:
+        """Consume the rest of a collection without building it (iteratively: it may be deep)."""
+        depth = 1
+        while depth:
+            event = self._next()
+            kind = _kind(event)
+            if kind in ("MappingStartEvent", "SequenceStartEvent"):
+                depth += 1
+                self._count(event)
+            elif kind in ("MappingEndEvent", "SequenceEndEvent"):
+                depth -= 1
+            elif kind == "ScalarEvent":
+                self._count(event)
+
+    def _tree(self, event: Any) -> Any:
+        stack: list[_Frame] = []
+        while True:
+            kind = _kind(event)
+            value: Any
+            if kind in ("MappingEndEvent", "SequenceEndEvent"):
+                value = stack.pop().out
+            elif stack and isinstance(stack[-1].out, dict) and stack[-1].key is None and not (
+                stack[-1].drop_value
+            ):
+                self._key(stack[-1], event, kind)
+                event = self._next()
+                continue
+            elif stack and stack[-1].drop_value:
+                stack[-1].drop_value = False
+                if kind in ("MappingStartEvent", "SequenceStartEvent"):
+                    self._skip()
+                event = self._next()
+                continue
+            else:
+                value = self._node(stack, event, kind)
+                if value is _OPEN:
+                    event = self._next()
+                    continue
+            if not stack:
+                return value
+            top = stack[-1]
+            if isinstance(top.out, dict):
+                assert top.key is not None
+                top.out[top.key] = value
+                top.key = None
+            else:
+                top.out.append(value)
+            event = self._next()
+
+    def _key(self, frame: _Frame, event: Any, kind: str) -> None:
+        line = _line(event)
+        frame.drop_value = True
+        if kind != "ScalarEvent":
+            if kind == "AliasEvent":
+                self.add(line, "aliases (*name) are not supported: write it out")
+            else:
+                self._count(event)
+                self.add(line, "a key must be plain text, not a list or a mapping")
+                self._skip()
+            return
+        self._count(event)
+        if event.anchor is not None:
+            self.add(line, "anchors (&name) are not supported: write the value out")
+        key = str(event.value)
+        if event.tag is None and event.implicit[0] and key == "<<":
+            self.add(line, "merge keys (<<) are not supported: write the keys out")
+        elif key in frame.seen:
+            self.add(
+                line,
+                f"invalid YAML: the key {_short(key)!r} is repeated (first on line "
+                f"{frame.seen[key]})",
+            )
+        else:
+            frame.seen[key] = line
+            frame.key, frame.key_line, frame.drop_value = key, line, False
+
+    def _node(self, stack: list[_Frame], event: Any, kind: str) -> Any:
+        """A value's data, or _OPEN after pushing the collection it starts."""
+        line = _line(event)
+        if not stack:
+            path: Loc = ()
+        elif isinstance(stack[-1].out, dict):
+            assert stack[-1].key is not None
+            path, line_of_path = (*stack[-1].path, stack[-1].key), stack[-1].key_line
+        else:
+            path, line_of_path = (*stack[-1].path, len(stack[-1].out)), line
+        self.lines[path] = line_of_path if stack else line
+        if kind == "AliasEvent":
+            self.add(line, "aliases (*name) are not supported: write it out")
             return BROKEN
+        self._count(event)
+        if event.anchor is not None:  # useless without aliases; parsers disagree on the names
+            self.add(line, "anchors (&name) are not supported: write the value out")
+        if kind == "ScalarEvent":
+            return self._scalar(event, line)
+        expected = _YAML + ("map" if kind == "MappingStartEvent" else "seq")
+        if event.tag not in (None, "!", expected):
+            self._skip()
+            return self._unsupported(event.tag, line)
+        if len(stack) >= limits.PACK_NESTING:
+            self._skip()
+            self.add(line, _TOO_DEEP)
+            return BROKEN
+        stack.append(_Frame(path, {} if kind == "MappingStartEvent" else []))
+        return _OPEN
+
+    def _scalar(self, event: Any, line: int) -> Any:
+        tag, text = _tag(event), str(event.value)
         if tag in (_YAML + "str", _YAML + "timestamp"):
             return text  # a date is text here; nothing in a pack is a date
         if tag == _YAML + "null":
@@ -345,68 +464,79 @@ class _Converter:
         if tag in (_YAML + "int", _YAML + "float"):
             if len(text) > limits.PACK_NUMBER_CHARS:
                 self.add(
-                    line,
-                    f"a number {len(text)} characters long; put it in quotes if it is text",
+                    line, f"a number {len(text)} characters long; put it in quotes if it is text"
                 )
                 return BROKEN
             return _number(text)
-        return self._unsupported(node, line)
+        return self._unsupported(tag, line)
 
-    def _unsupported(self, node: Node, line: int) -> _Broken:
+    def _unsupported(self, tag: Any, line: int) -> _Broken:
         self.add(
             line,
-            f"the tag {_short(str(node.tag).replace(_YAML, '!!'))} is not supported; "
+            f"the tag {_short(str(tag).replace(_YAML, '!!'))} is not supported; "
             "a pack is plain text, lists and mappings",
         )
         return BROKEN
 
 
-def _number(text: str) -> int | float | str:
-    """The number YAML means; never raises (no schema field takes a number anyway)."""
-    plain = text.replace("_", "")
-    for parse in (lambda s: int(s, 0), lambda s: int(s, 10), float):
-        try:
-            return parse(plain)  # type: ignore[no-any-return]
-        except ValueError:
-            pass
-    return _SPECIAL_FLOATS.get(plain.lower(), text)
+_OPEN = object()  # _Builder._node: a collection was opened, its items follow
 
 
-def _parse(text: str, add: Add) -> tuple[Any, dict[Loc, int]] | None:
-    """Plain data and the line of each path, or None after reporting why there is none."""
-    # the pure "safe" parser: the round-trip one keeps comments, quadratically for blank lines
-    yaml = YAML(typ="safe", pure=True)
-    yaml.Scanner = _PackScanner
-    yaml.Composer = _PackComposer
+def _kind(event: Any) -> str:
+    return type(event).__name__  # the same names in ruamel and PyYAML
+
+
+def _line(event: Any) -> int:
+    return int(event.start_mark.line) + 1
+
+
+Parsed = tuple[Any, dict[Loc, int]]
+
+
+def _build(events: Iterator[Any], add: Add) -> Parsed | None:
+    builder = _Builder(events)
     try:
-        node = yaml.compose(text)
+        data = builder.document()
+    except _Stop:
+        data = None
+    finally:
+        for line, message in builder.problems:
+            add(line, message)
+    if data is None:
+        if not builder.problems:
+            add(1, "the file is empty; a quiz file is a mapping with id, title and questions")
+        return None
+    return data, builder.lines
+
+
+def _parse(text: str, add: Add) -> Parsed | None:
+    """Plain data and the line of each path, or None after reporting why there is none."""
+    if _CParser is not None:
+        found: list[tuple[int, str]] = []
+        try:
+            parsed = _build(_libyaml_events(text), lambda line, msg: found.append((line, msg)))
+        except Exception:  # any refusal: ruamel below reads the file and says why
+            pass
+        else:
+            for line, message in found:
+                add(line, message)
+            return parsed
+    try:
+        return _build(_ruamel_events(text), add)
     except _TooDeep as exc:
         add(exc.problem_mark.line + 1, _TOO_DEEP)
-        return None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         what = exc.problem or exc.context or "cannot be parsed"
-        if "expected a single document" in str(exc.context):
-            what = "more than one YAML document (---); a pack is a single document"
-        add((mark.line + 1) if mark else 1, f"invalid YAML: {what}")
-        return None
+        add((mark.line + 1) if mark else 1, f"invalid YAML: {_clean(str(what))}")
     except YAMLError as exc:  # e.g. the reader's errors, which carry a position, not a mark
         position = getattr(exc, "position", None)
         line = text.count("\n", 0, position) + 1 if isinstance(position, int) else 1
-        add(line, f"invalid YAML: {exc}".splitlines()[0])
-        return None
+        add(line, _clean(f"invalid YAML: {exc}".splitlines()[0]))
     except (RecursionError, MemoryError, ValueError, TypeError, IndexError, KeyError) as exc:
         # a third-party parser on hostile input: whatever breaks, it is still a file problem
         add(1, f"invalid YAML: the parser failed ({type(exc).__name__})")
-        return None
-    composer = yaml.composer
-    for line, message in getattr(composer, "problems", []):
-        add(line, message)
-    if node is None:
-        add(1, "the file is empty; a quiz file is a mapping with id, title and questions")
-        return None
-    converter = _Converter(add)
-    return converter.value(node, ()), converter.lines
+    return None
 
 
 # --- validation messages in our own words --------------------------------------------------
@@ -508,25 +638,43 @@ def _too_long(loc: Loc, text: Localized | None, limit: int, what: str) -> Iterab
             yield (*loc, locale), f"{what} is {n} characters, the limit is {limit}", False
 
 
-def _limit_problems(data: dict[str, Any]) -> Iterable[Finding]:
+def _limit_problems(data: dict[str, Any], quiz: Quiz | None) -> Iterable[Finding]:
     """Limits need only the part they measure, so a schema error elsewhere hides none."""
+    if quiz is not None:  # valid as a whole: measure the models, no second validation
+        yield from _too_long(("title",), quiz.title, limits.TITLE, "title")
+        for qi, q in enumerate(quiz.questions):
+            yield from _question_limits(
+                ("questions", qi), q.prompt, list(enumerate(q.options)), q.explanation, q.details
+            )
+        return
     yield from _too_long(("title",), _valid(Localized, data.get("title")), limits.TITLE, "title")
     questions = data.get("questions")
     for qi, raw in enumerate(questions if isinstance(questions, list) else ()):
         if isinstance(raw, dict):
-            yield from _question_limits(("questions", qi), raw)
+            raw_options = raw.get("options")
+            options = [
+                (oi, option)
+                for oi, item in enumerate(raw_options if isinstance(raw_options, list) else ())
+                if (option := _valid(Option, item)) is not None
+            ]
+            yield from _question_limits(
+                ("questions", qi),
+                _valid(Localized, raw.get("prompt")),
+                options,
+                _valid(Localized, raw.get("explanation")),
+                _valid(Localized, raw.get("details")),
+            )
 
 
-def _question_limits(base: Loc, raw: dict[str, Any]) -> Iterable[Finding]:
-    prompt = _valid(Localized, raw.get("prompt"))
-    explanation = _valid(Localized, raw.get("explanation"))
+def _question_limits(
+    base: Loc,
+    prompt: Localized | None,
+    options: list[tuple[int, Option]],
+    explanation: Localized | None,
+    details: Localized | None,
+) -> Iterable[Finding]:
+    """One question's parts that are valid (None, or left out of options, when not)."""
     yield from _too_long((*base, "prompt"), prompt, limits.TG_QUESTION, "question")
-    raw_options = raw.get("options")
-    options: list[tuple[int, Option]] = [
-        (oi, option)
-        for oi, item in enumerate(raw_options if isinstance(raw_options, list) else ())
-        if (option := _valid(Option, item)) is not None
-    ]
     for oi, option in options:
         yield from _too_long((*base, "options", oi), option.text, limits.TG_OPTION, "option")
     yield from _too_long(
@@ -540,7 +688,6 @@ def _question_limits(base: Loc, raw: dict[str, Any]) -> Iterable[Finding]:
                 f"{limits.TG_EXPLANATION_NEWLINES}",
                 False,
             )
-    details = _valid(Localized, raw.get("details"))
     yield from _too_long((*base, "details"), details, limits.DETAILS, "details")
     if options:
         first = [loc for loc, _ in options[0][1].text.items()]
@@ -613,7 +760,7 @@ def _check(result: _File, data: Any, lines: dict[Loc, int]) -> None:
             if err["input"] is BROKEN or err["type"] == "duplicate_question_id":
                 continue
             result.add(_line_of(lines, err["loc"]), _message(err))
-    for loc, message, warning in _limit_problems(data):
+    for loc, message, warning in _limit_problems(data, result.quiz):
         result.add(_line_of(lines, loc), f"{_describe(loc)}: {message}", warning)
 
 
