@@ -1,4 +1,10 @@
-"""Composition root: settings → catalog → storage → service → adapters, in one event loop."""
+"""Composition root and daemon life: settings → catalog → storage → service → adapters.
+
+`quizbot run` starts like a daemon and ends like one: every start-up failure is one line on
+stderr naming what to fix and a distinct exit status; a platform connection that is gone for
+good ends the process (non-zero) so the supervisor restarts it or alerts; SIGTERM and SIGINT
+drain within STOP_BUDGET (below Docker's default 10 s stop timeout) and exit 0.
+"""
 
 from __future__ import annotations
 
@@ -6,18 +12,33 @@ import asyncio
 import contextlib
 import logging
 import signal
-from datetime import timedelta
 from collections.abc import AsyncIterator
+from datetime import timedelta
+from enum import IntEnum
 
-from bot.adapters import Adapter
-from bot.core.clock import Clock
+from bot import __version__
+from bot.adapters import Adapter, ConnectionLost, CredentialsRejected
 from bot.content import load_catalog
+from bot.core.clock import Clock
 from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
 from bot.settings import Settings
 from bot.storage import SqliteStorage
 
 log = logging.getLogger(__name__)
+
+STOP_BUDGET = 8.0  # seconds for draining on SIGTERM; Docker kills after 10
+
+
+class Exit(IntEnum):
+    """`quizbot` exit statuses (documented in the README)."""
+
+    OK = 0
+    CONTENT = 1  # a quiz pack is invalid or unreadable
+    CONFIG = 2  # a setting is missing or malformed
+    CREDENTIALS = 3  # a platform rejected the token (at start, or revoked later)
+    STORAGE = 4  # the database cannot be used
+    CONNECTION = 5  # a platform connection ended for good
 
 
 @contextlib.asynccontextmanager
@@ -50,30 +71,75 @@ def configured_adapters(service: QuizService, settings: Settings) -> list[Adapte
     return adapters
 
 
-async def run_adapters(service: QuizService, adapters: list[Adapter]) -> None:
-    """Start every adapter (each connects itself to the service) and the scheduler that
-    drives daily questions, closes and summaries; run until SIGINT/SIGTERM."""
+def started_line(service: QuizService, adapters: list[Adapter], settings: Settings) -> str:
+    questions = sum(len(q.questions) for q in service.catalog)
+    return (f"quizbot {__version__} running: {', '.join(a.name for a in adapters)}; "
+            f"database {settings.quizbot_database}; "
+            f"{len(service.catalog.quizzes)} quizzes, {questions} questions")
+
+
+async def run_adapters(
+    service: QuizService, adapters: list[Adapter], settings: Settings | None = None
+) -> Exit:
+    """Start every adapter (each connects itself to the service) and the scheduler; run
+    until SIGINT/SIGTERM (Exit.OK) or until a platform connection is gone for good."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
     started: list[Adapter] = []
+    scheduler = Scheduler(service)
+    watchers: dict[asyncio.Task[BaseException], Adapter] = {}
     try:
         for adapter in adapters:
             await adapter.start()
             started.append(adapter)
-            log.info("%s started", type(adapter).__name__)
-        scheduler = Scheduler(service)
+        if settings is not None:
+            log.info("%s", started_line(service, started, settings))
         await scheduler.start()
-        try:
-            await stop.wait()
-        finally:
-            log.info("stopping")
-            await scheduler.stop()
+        watchers = {asyncio.create_task(a.wait_failed()): a for a in started}
+        stopping = asyncio.create_task(stop.wait())
+        done, _ = await asyncio.wait({stopping, *watchers}, return_when=asyncio.FIRST_COMPLETED)
+        stopping.cancel()
+        for watcher, adapter in watchers.items():
+            if watcher in done:
+                log.info("%s connection ended for good", adapter.name)
+                raise watcher.result()
+        log.info("stopping: finishing what is in flight (at most %g s)", STOP_BUDGET)
+        return Exit.OK
     finally:
+        for task in watchers:
+            task.cancel()
+        await _drain(scheduler, started)
+
+
+async def _drain(scheduler: Scheduler, started: list[Adapter]) -> None:
+    async def stop_all() -> None:
+        await scheduler.stop()
         for adapter in reversed(started):
             try:
                 await adapter.stop()
             except Exception:
-                log.exception("error while stopping %s", type(adapter).__name__)
+                log.exception("error while stopping %s", adapter.name)
+
+    try:
+        await asyncio.wait_for(stop_all(), STOP_BUDGET)
+    except TimeoutError:
+        log.warning("stopping took over %g s; exiting anyway", STOP_BUDGET)
+
+
+def exit_for(exc: BaseException) -> Exit | None:
+    """The exit status for a failure `quizbot run` explains in one line; None: unexpected."""
+    from bot.content import ContentError
+    from bot.core.ports import StorageError
+
+    if isinstance(exc, CredentialsRejected):
+        return Exit.CREDENTIALS
+    if isinstance(exc, ConnectionLost):
+        return Exit.CONNECTION
+    if isinstance(exc, StorageError):
+        return Exit.STORAGE
+    if isinstance(exc, ContentError):
+        return Exit.CONTENT
+    return None

@@ -5,18 +5,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
 import os
 import sys
 from pathlib import Path
 
-from bot import __version__
+from bot import __version__, logs
+from bot.adapters import ConnectionLost, CredentialsRejected
 from bot.adapters.console import CHAT, ConsoleQuiz, console_person
-from bot.app import configured_adapters, open_service, run_adapters
+from bot.app import Exit, configured_adapters, exit_for, open_service, run_adapters
 from bot.content import ContentError, load_catalog
 from bot.content.schema import LOCALES
 from bot.core import render
 from bot.core.models import Period
+from bot.core.ports import StorageError
 from bot.i18n import translator
 from bot.settings import Settings, SettingsError, load_settings
 
@@ -24,6 +25,12 @@ NO_TOKEN_HINT = (
     "No TELEGRAM_BOT_TOKEN or DISCORD_BOT_TOKEN is set, so quizbot starts the console quiz.\n"
     "To run a chat bot, put a token in the environment or in .env (see .env.example), e.g.\n"
     "  TELEGRAM_BOT_TOKEN=123456:ABC... quizbot run"
+)
+# Without a terminal there is nobody to take the console quiz: a deployment that forgot its
+# token must fail visibly instead of exiting 0.
+NO_TOKEN_NO_TERMINAL = (
+    "quizbot: configuration error: neither TELEGRAM_BOT_TOKEN nor DISCORD_BOT_TOKEN is set "
+    "(see .env.example); the console quiz needs a terminal"
 )
 
 
@@ -49,7 +56,12 @@ def _parser() -> argparse.ArgumentParser:
     # not required: `quizbot` alone prints this help instead of an argparse error
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    sub.add_parser("run", help="start every configured bot (console quiz if none)")
+    run = sub.add_parser(
+        "run", help="start every configured bot (with no token, the console quiz in a terminal)"
+    )
+    run.add_argument("--quiz", help="console quiz: quiz id (default: resume, or choose)")
+    run.add_argument("--lang", choices=LOCALES, help="console quiz: language")
+    run.add_argument("--name", help="console quiz: player name (default: your login name)")
 
     play = sub.add_parser("play", help="take a quiz in the terminal")
     play.add_argument("--quiz", help="quiz id (default: resume, or choose from a list)")
@@ -127,14 +139,16 @@ def _content_export(settings: Settings, path: Path | None) -> int:
     return 0
 
 
-async def _run(settings: Settings) -> int:
+async def _run(settings: Settings, args: argparse.Namespace) -> int:
+    if not settings.secrets() and not sys.stdin.isatty():
+        print(NO_TOKEN_NO_TERMINAL, file=sys.stderr)
+        return Exit.CONFIG
     async with open_service(settings) as service:
         adapters = configured_adapters(service, settings)
-        if not adapters:
-            print(NO_TOKEN_HINT, file=sys.stderr)
-            return await ConsoleQuiz(service, console_person()).play()
-        await run_adapters(service, adapters)
-    return 0
+        if adapters:
+            return await run_adapters(service, adapters, settings)
+        print(NO_TOKEN_HINT, file=sys.stderr)
+        return await ConsoleQuiz(service, console_person(args.name), args.lang).play(args.quiz)
 
 
 async def _play(settings: Settings, args: argparse.Namespace) -> int:
@@ -175,12 +189,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     # the terminal commands keep stdout for the quiz; only problems are logged there
     level = settings.quizbot_log_level if args.command == "run" else "WARNING"
-    logging.basicConfig(
-        level=level,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
-    # httpx logs every request URL at INFO, and Telegram URLs carry the bot token.
-    logging.getLogger("httpx").setLevel(logging.WARNING)
+    redactor = logs.setup(level, settings.secrets())
     if args.command == "content":
         try:
             if args.action == "validate":
@@ -191,12 +200,17 @@ def main(argv: list[str] | None = None) -> int:
     commands = {"run": _run, "play": _play, "leaderboard": _leaderboard, "stats": _stats}
     handler = commands[args.command]
     try:
-        if args.command == "run":
-            return asyncio.run(_run(settings))
-        return asyncio.run(handler(settings, args))  # type: ignore[operator]
+        return int(asyncio.run(handler(settings, args)))
     except ContentError as exc:
-        print(f"quizbot: the quiz content is invalid, nothing was loaded:\n{exc}", file=sys.stderr)
-        return 1
+        print(exc, file=sys.stderr)
+        print(f"quizbot: the quiz content in {settings.quizbot_content_dir} is invalid; "
+              "nothing was loaded (quizbot content validate shows every problem)",
+              file=sys.stderr)
+        return Exit.CONTENT
+    except (CredentialsRejected, ConnectionLost, StorageError) as exc:
+        # one line that says what to fix; a library's text may quote the token
+        print(f"quizbot: {redactor.redact(str(exc))}", file=sys.stderr)
+        return exit_for(exc) or 1
     except KeyboardInterrupt:
         print("\nProgress saved. Bye!", file=sys.stderr)
         return 130

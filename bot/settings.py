@@ -69,6 +69,11 @@ class Settings(BaseSettings):
             raise ValueError("must be DEBUG, INFO, WARNING or ERROR")
         return value.upper()
 
+    def secrets(self) -> list[str]:
+        """The tokens, to be redacted from every log record and error line."""
+        return [t.get_secret_value() for t in (self.telegram_bot_token, self.discord_bot_token)
+                if t is not None]
+
 
 class SettingsError(Exception):
     """One line per bad variable, naming it; never the value (it may be a token)."""

@@ -84,11 +84,27 @@ def test_unknown_quiz_lists_quizzes(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "sample" in proc.stdout
 
 
-def test_run_without_token_falls_back_to_console(tmp_path: Path) -> None:
-    proc = play(tmp_path / "c.db", "1\nA\n", "run")
-    assert proc.returncode == 0, proc.stderr
-    assert "TELEGRAM_BOT_TOKEN" in proc.stderr
-    assert "Choose a quiz" in proc.stdout and "question 1 of 3" in proc.stdout
+def test_run_without_token_falls_back_to_console_in_a_terminal(tmp_path: Path) -> None:
+    import pty
+
+    # stdin is a terminal (a pseudo-terminal the test types into); stdout is captured
+    primary, secondary = pty.openpty()
+    env = {**os.environ, "QUIZBOT_DATABASE": str(tmp_path / "c.db"),
+           "QUIZBOT_CONTENT_DIR": str(SAMPLE_PACKS), "TELEGRAM_BOT_TOKEN": "",
+           "DISCORD_BOT_TOKEN": ""}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bot", "run"], stdin=secondary, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, env=env,
+    )
+    os.close(secondary)
+    os.write(primary, b"1\nA\n\x04")  # choose the quiz, answer, then Ctrl-D
+    try:
+        out, err = proc.communicate(timeout=60)
+    finally:
+        os.close(primary)
+    assert proc.returncode == 0, err
+    assert "TELEGRAM_BOT_TOKEN" in err
+    assert "Choose a quiz" in out and "question 1 of 3" in out
 
 
 def test_bad_setting_is_one_line_naming_the_variable(tmp_path: Path) -> None:
