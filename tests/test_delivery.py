@@ -141,7 +141,9 @@ async def test_a_summary_is_delivered_once_by_concurrent_callers(
     clock.advance(31)  # pending() offers it too
     port.hold()
     delivery = service.delivery
-    calls = [asyncio.create_task(delivery.summary(summary)) for _ in range(3)]
+    calls: list[asyncio.Task[bool | None]] = [
+        asyncio.create_task(delivery.summary(summary)) for _ in range(3)
+    ]
     calls += [asyncio.create_task(delivery.pending()) for _ in range(2)]
     calls.append(asyncio.create_task(delivery.summaries([summary, summary])))
     await port.closing.wait()

@@ -274,7 +274,8 @@ async def test_day_streaks_across_zones_in_stats(service: QuizService, clock: Fa
     # 19:00 UTC the day before
     await service.set_schedule(kolkata, "00:30", "Asia/Kolkata", allowed=True)
     await service.set_schedule(new_york, "20:00", "America/New_York", allowed=True)  # 00:00 UTC
-    plan = {  # per round: Ada in Kolkata, Bo in New York; None = did not answer
+    # per round: Ada in Kolkata, Bo in New York; None = did not answer
+    plan: dict[str, list[bool | None]] = {
         ada.key: [True, True, None, True, True],
         bo.key: [True, True, True, False, True],
     }

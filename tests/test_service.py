@@ -200,6 +200,7 @@ async def test_run_survives_restart(
         resumed = await start_run(svc, ADA, ALONE)
         assert resumed.post_id == second.post_id and resumed.options == second.options
         result = await svc.answer(resumed.post_id, ADA, resumed.correct)
+        assert result.next_question is not None
         result = await svc.answer(result.next_question.post_id, ADA, 0)
         assert result.run_summary is not None and result.run_summary.total == 3
 

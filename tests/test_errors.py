@@ -1,0 +1,163 @@
+"""The one error vocabulary: every refusal the core raises, rendered by render.error_text in the
+reader's language (en, bn, hi), whole (no {placeholder} left), with what to do instead.
+
+The errors are the ones the core raises for real input, not hand-built ones, so a refusal
+worded somewhere else would show up here as a missing sample.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+
+import pytest
+
+from bot.content.schema import DEFAULT_LOCALE, LOCALES
+from bot.core import render
+from bot.core.errors import (
+    BadPeriod,
+    BadZone,
+    NoActiveRun,
+    NotAllowed,
+    ScheduleError,
+    UnknownQuiz,
+    UnsupportedLocale,
+    UserError,
+)
+from bot.core.models import Chat, Person
+from bot.core.service import QuizService
+from bot.i18n import translator
+
+GROUP = Chat("tg:-100", "Study group")
+ADA = Person("tg:1", "Ada")
+ALONE = Chat(ADA.key, "Ada", is_private=True)
+
+SCRIPTS = {"bn": re.compile(r"[\u0980-\u09FF]"), "hi": re.compile(r"[\u0900-\u097F]")}
+PLACEHOLDER = re.compile(r"\{\w*\}")
+
+Raise = Callable[[QuizService], Awaitable[object]]
+
+
+# name -> (the class expected, what a person did that the core refuses)
+REFUSALS: dict[str, tuple[type[UserError], Raise]] = {
+    "unknown quiz": (UnknownQuiz, lambda s: s.quiz(GROUP, ADA, "nope").__aenter__()),
+    "unknown quiz to run": (UnknownQuiz, lambda s: s.quiz(ALONE, ADA, "basics", run=True)
+                            .__aenter__()),
+    "unknown daily quiz": (UnknownQuiz, lambda s: s.set_schedule(GROUP, "09:00", None, "nope",
+                                                                  allowed=True)),
+    "no run": (NoActiveRun, lambda s: s.quiz(GROUP, ADA, run=True).__aenter__()),
+    "unknown language": (UnsupportedLocale, lambda s: s.set_language(ADA, "fr")),
+    "unknown chat language": (UnsupportedLocale, lambda s: s.set_language(
+        ADA, "klingon", chat=GROUP, allowed=True)),
+    "bad period": (BadPeriod, lambda s: s.leaderboard(GROUP, "year")),
+    "daily not allowed": (NotAllowed, lambda s: s.set_schedule(GROUP, "09:00", allowed=False)),
+    "daily off not allowed": (NotAllowed, lambda s: s.daily_off(GROUP, allowed=False)),
+    "language not allowed": (NotAllowed, lambda s: s.set_language(
+        ADA, "bn", chat=GROUP, allowed=False)),
+    "bad time": (ScheduleError, lambda s: s.set_schedule(GROUP, "25:00", allowed=True)),
+    "bad open time": (ScheduleError, lambda s: s.set_schedule(
+        GROUP, "09:00", open_minutes=0, allowed=True)),
+    "zone with suggestions": (BadZone, lambda s: s.set_schedule(
+        GROUP, "09:00", "Kolkata", allowed=True)),
+    "zone without suggestions": (BadZone, lambda s: s.set_schedule(
+        GROUP, "09:00", "Mars/Olympus", allowed=True)),
+}
+
+
+async def refusal(service: QuizService, name: str) -> UserError:
+    expected, attempt = REFUSALS[name]
+    with pytest.raises(UserError) as info:
+        await attempt(service)
+    assert type(info.value) is expected, (name, type(info.value))
+    return info.value
+
+
+def subclasses(cls: type[UserError]) -> set[type[UserError]]:
+    found = set()
+    for sub in cls.__subclasses__():
+        found |= {sub, *subclasses(sub)}
+    return found
+
+
+def text_of(service: QuizService, error: UserError, locale: str) -> str:
+    t = translator(locale)
+    return render.error_text(error, t, service.quizzes(t.locale))
+
+
+def test_every_kind_of_refusal_has_a_sample() -> None:
+    assert subclasses(UserError) == {cls for cls, _ in REFUSALS.values()}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSALS))
+async def test_every_refusal_reads_whole_in_every_language(
+    service: QuizService, name: str
+) -> None:
+    error = await refusal(service, name)
+    english = text_of(service, error, DEFAULT_LOCALE)
+    assert english.splitlines()[0] == str(error)  # the msgid with its values
+    for locale in LOCALES:
+        text = text_of(service, error, locale)
+        assert text.strip(), (name, locale)
+        assert not PLACEHOLDER.search(text), (name, locale, text)
+        for value in error.values.values():
+            if isinstance(value, str) and value.isascii():
+                assert value in text, (name, locale, value)  # what was typed is quoted back
+        if locale in SCRIPTS:  # said in that language, not English
+            first = text.splitlines()[0]
+            assert first != english.splitlines()[0], (name, locale)
+            assert SCRIPTS[locale].search(first), (name, locale, first)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+async def test_a_bad_zone_lists_suggestions(service: QuizService, locale: str) -> None:
+    error = await refusal(service, "zone with suggestions")
+    assert isinstance(error, BadZone) and "Asia/Kolkata" in error.suggestions
+    lines = text_of(service, error, locale).splitlines()
+    t = translator(locale)
+    assert t.gettext("Did you mean: {zones}?", zones=", ".join(error.suggestions)) in lines
+    assert "Asia/Kolkata" in lines[1]
+    none = await refusal(service, "zone without suggestions")
+    assert isinstance(none, BadZone) and none.suggestions == ()
+    assert len(text_of(service, none, locale).splitlines()) == 2  # the refusal, nothing changed
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+async def test_schedule_errors_end_with_nothing_was_changed(
+    service: QuizService, locale: str
+) -> None:
+    said = translator(locale).gettext("Nothing was changed.")
+    if locale != DEFAULT_LOCALE:
+        assert said != "Nothing was changed."
+    for name, (cls, _) in REFUSALS.items():
+        text = text_of(service, await refusal(service, name), locale)
+        if issubclass(cls, ScheduleError):
+            assert text.splitlines()[-1] == said, (name, text)
+        else:
+            assert said not in text, (name, text)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+async def test_an_unknown_name_lists_what_there_is(service: QuizService, locale: str) -> None:
+    t = translator(locale)
+    title = service.catalog.quizzes["sample"].title.get(t.locale)
+    for name in ("unknown quiz", "unknown quiz to run", "no run"):
+        text = text_of(service, await refusal(service, name), locale)
+        assert t.gettext("Available quizzes:") in text, (name, locale)
+        assert f"• sample — {title}" in text, (name, locale)
+
+
+async def test_a_refusal_changes_nothing(service: QuizService) -> None:
+    await service.set_schedule(GROUP, "08:00", "Asia/Dhaka", "sample", allowed=True)
+    await service.set_language(ADA, "hi")
+    for name in REFUSALS:
+        await refusal(service, name)
+    status = await service.schedule_status(GROUP)
+    assert status is not None
+    assert (f"{status.schedule.at:%H:%M}", status.schedule.tz, status.schedule.selector) == (
+        "08:00", "Asia/Dhaka", "sample")
+    assert status.schedule.open_minutes is None
+    assert await service.locale_for(ADA, GROUP) == "hi"
+    assert await service.locale_of_chat(GROUP) == "en"
+    assert await service.runs.active(ADA, ALONE) is None
+    assert await service.runs.active(ADA, GROUP) is None
+    assert await service.storage.open_posts() == []
