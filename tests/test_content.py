@@ -237,7 +237,7 @@ def test_a_file_over_the_size_cap_is_refused_unread(tmp_path: Path) -> None:
     path = write(tmp_path, GOOD + "#" * (PACK_FILE_BYTES - len(GOOD.encode())) + "\n")
     [problem] = problems(path)
     assert problem == (
-        f"{path}:1: error: the file is larger than 1024 KiB, the limit for one pack; "
+        f"{path}:1: error: the file is larger than 1 MiB, the limit for one pack; "
         "split it into several packs"
     )
 
@@ -263,6 +263,7 @@ def test_hidden_files_are_not_packs(tmp_path: Path) -> None:
         ("\x7f", "U+007F (DEL)"),
         ("\x85", "U+0085 (NEL)"),
         ("\u2028", "U+2028 (LINE SEPARATOR)"),
+        ("\ufeff", "U+FEFF (BYTE ORDER MARK)"),
         ("\r", "U+000D (CR)"),
     ],
 )
@@ -270,9 +271,9 @@ def test_control_characters_in_the_file_name_their_line(
     tmp_path: Path, char: str, shown: str
 ) -> None:
     path = write(tmp_path, GOOD.replace("Question one?", f"Question{char} one?"))
+    kind = "character" if char in "\u2028\ufeff" else "control character"
     assert problems(path) == [
-        f"{path}:6: error: the control character {shown} in column 26; "
-        "a quiz file must be plain text"
+        f"{path}:6: error: the {kind} {shown} in column 26; a quiz file must be plain text"
     ]
 
 

@@ -14,6 +14,7 @@ import math
 import os
 import re
 import stat
+import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -106,7 +107,7 @@ def _read(path: Path) -> bytes:
     """The file's bytes; _Unreadable says why there are none."""
     cap = limits.PACK_FILE_BYTES
     too_big = (
-        f"the file is larger than {cap // 1024} KiB, the limit for one pack; "
+        f"the file is larger than {cap / 2**20:g} MiB, the limit for one pack; "
         "split it into several packs"
     )
     # O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused just below
@@ -183,10 +184,10 @@ def _check_characters(text: str, add: Add) -> str:
             column = start - text.rfind("\n", 0, start)
             code = ord(match.group())
             name = f" ({_NAMES[code]})" if code in _NAMES else ""
+            kind = "control character" if unicodedata.category(chr(code)) == "Cc" else "character"
             add(
                 line,
-                f"the control character U+{code:04X}{name} in column {column}; "
-                "a quiz file must be plain text",
+                f"the {kind} U+{code:04X}{name} in column {column}; a quiz file must be plain text",
             )
             reported = line
     return _UNPRINTABLE.sub("\ufffd", text)
@@ -291,7 +292,7 @@ def _tag(event: Any) -> str:
 def _number(text: str) -> int | float | str:
     """The number YAML means; never raises (no schema field takes a number anyway)."""
     plain = text.replace("_", "")
-    for parse in (lambda s: int(s, 0), lambda s: int(s, 10), lambda s: int(s[2:], 8), float):
+    for parse in (lambda s: int(s, 0), lambda s: int(s, 10), float):  # 0x1F, 007, 1e3
         try:
             return parse(plain)  # type: ignore[no-any-return]
         except ValueError:
@@ -328,8 +329,9 @@ class _Builder:
         if _kind(event) == "StreamEndEvent":
             return None
         event = self._next()  # after the document start
-        data = None if _kind(event) == "DocumentEndEvent" else self._tree(event)
-        if data is not None:
+        data = None
+        if _kind(event) != "DocumentEndEvent":
+            data = self._tree(event)
             self._next()  # document end
         event = self._next()
         if _kind(event) == "DocumentStartEvent":
@@ -426,14 +428,15 @@ class _Builder:
     def _node(self, stack: list[_Frame], event: Any, kind: str) -> Any:
         """A value's data, or _OPEN after pushing the collection it starts."""
         line = _line(event)
-        if not stack:
-            path: Loc = ()
-        elif isinstance(stack[-1].out, dict):
+        path: Loc = ()
+        if stack and isinstance(stack[-1].out, dict):
             assert stack[-1].key is not None
-            path, line_of_path = (*stack[-1].path, stack[-1].key), stack[-1].key_line
+            path = (*stack[-1].path, stack[-1].key)
+            self.lines[path] = stack[-1].key_line  # a value's line is its key's
         else:
-            path, line_of_path = (*stack[-1].path, len(stack[-1].out)), line
-        self.lines[path] = line_of_path if stack else line
+            if stack:
+                path = (*stack[-1].path, len(stack[-1].out))
+            self.lines[path] = line
         if kind == "AliasEvent":
             self.add(line, "aliases (*name) are not supported: write it out")
             return BROKEN
