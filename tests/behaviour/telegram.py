@@ -195,7 +195,7 @@ class TelegramHarness:
         if update_id is not None:
             await self.fake.wait_confirmed(update_id, SETTLE_WITHIN)
         await self.fake.wait_all_confirmed(SETTLE_WITHIN)
-        await asyncio.wait_for(self.adapter.application.update_queue.join(), SETTLE_WITHIN)
+        await asyncio.wait_for(self.adapter.poller.idle(), SETTLE_WITHIN)
 
     async def _scan(self) -> None:
         """Note every question the bot sent since the last scan, with its post."""

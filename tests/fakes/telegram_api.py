@@ -12,8 +12,14 @@ aiohttp on 127.0.0.1 (random port). Point PTB at `fake.base_url`. What it honour
   Poll.allows_revoting and Poll.members_only are always present (PTB 22.8 needs them).
 - Some server-side limits are checked (message and poll lengths, callback_data bytes, stopPoll
   on a closed poll) so a bot that breaks them fails here as it would in production.
-- Every call is recorded; faults (429 with retry_after, 502) can be injected per method;
-  getChatMember/getChatAdministrators answer from configurable admins.
+- Every call is recorded; faults (429 with retry_after, 502, any status and description) can
+  be injected per method, and a call can be answered late (`delay_next`: the server acts at
+  once and replies after a delay, as a slow Telegram does); getChatMember and
+  getChatAdministrators answer from configurable admins.
+- A vote on one of the bot's polls brings a `poll_answer` and then a `poll` update with the
+  poll's new state, as Telegram sends both for polls the bot sent.
+- `confirmed_below` is the offset the bot last confirmed: every update below it is gone for
+  good, as on Telegram. `push_raw` queues any JSON, e.g. an update PTB cannot parse.
 """
 
 from __future__ import annotations
@@ -66,6 +72,7 @@ class Call:
     status: int = 200
     result: Any = None
     at: float = field(default_factory=time.monotonic)
+    delayed: float = 0.0  # seconds the reply was held back after the call took effect
 
     @property
     def ok(self) -> bool:
@@ -110,6 +117,8 @@ class FakeTelegramAPI:
         )
         self._ids = itertools.count(1000)
         self._faults: dict[str, deque[Fault]] = defaultdict(deque)
+        self._delays: dict[str, deque[float]] = defaultdict(deque)
+        self.poll_state_updates = True  # a `poll` update after each vote, as Telegram sends
         self._new_update = asyncio.Event()
         self._closing = False
         self._runner: web.AppRunner | None = None
@@ -143,7 +152,10 @@ class FakeTelegramAPI:
         if request.match_info["token"] != self.token:
             return self._reply(401, {"ok": False, "error_code": 401,
                                      "description": "Unauthorized"})
-        params = await self._params(request)
+        try:
+            params = await self._params(request)
+        except ConnectionResetError:  # the bot died (kill -9) while sending its request
+            return web.Response(status=499)
         call = Call(method, params)
         self.calls.append(call)
         faults = self._faults.get(method)
@@ -155,6 +167,10 @@ class FakeTelegramAPI:
             if handler is None:
                 raise bad_request(f"method {method} is not implemented by the fake")
             result = handler(params) if method != "getUpdates" else await handler(params)
+            delays = self._delays.get(method)
+            if delays:
+                call.delayed = delays.popleft()
+                await asyncio.sleep(call.delayed)  # done on the server; the reply is late
         except ApiError as exc:
             call.status = exc.status
             body: dict[str, Any] = {"ok": False, "error_code": exc.status,
@@ -190,11 +206,13 @@ class FakeTelegramAPI:
     # fault injection -------------------------------------------------------------------
     def fail_next(
         self, method: str, *, retry_after: int | None = None, status: int | None = None,
-        times: int = 1, migrate_to: int | None = None,
+        times: int = 1, migrate_to: int | None = None, description: str | None = None,
     ) -> None:
         """Make the next `times` calls of `method` fail: 429 with retry_after, 400 "group chat
-        was upgraded" with migrate_to_chat_id, or `status`."""
-        if migrate_to is not None:
+        was upgraded" with migrate_to_chat_id, or `status` (with `description`)."""
+        if description is not None:
+            fault = Fault(status or 400, description)
+        elif migrate_to is not None:
             fault = Fault(400, "Bad Request: group chat was upgraded to a supergroup chat",
                           {"migrate_to_chat_id": migrate_to})
         elif retry_after is not None:
@@ -204,6 +222,11 @@ class FakeTelegramAPI:
             code = status or 502
             fault = Fault(code, "Bad Gateway" if code == 502 else f"Error {code}")
         self._faults[method].extend([fault] * times)
+
+    def delay_next(self, method: str, seconds: float, *, times: int = 1) -> None:
+        """The next `times` calls of `method` take effect at once but are answered only after
+        `seconds` (Telegram accepted the message and was slow to say so)."""
+        self._delays[method].extend([seconds] * times)
 
     # chats, users, admins --------------------------------------------------------------
     def user(
@@ -246,6 +269,16 @@ class FakeTelegramAPI:
         self._new_update.set()
         return update_id
 
+    def push_raw(self, update: dict[str, Any]) -> int:
+        """Queue any JSON as an update (e.g. one with a required field missing); an
+        update_id is added."""
+        update_id = next(self._update_ids)
+        update = {"update_id": update_id, **update}
+        self._updates.append(update)
+        self._all_updates.append(update)
+        self._new_update.set()
+        return update_id
+
     def redeliver(self, update_id: int) -> int:
         """Send an already delivered update's payload again under a new update_id, as happens
         when a bot crashes between fetching and confirming."""
@@ -281,12 +314,15 @@ class FakeTelegramAPI:
         for i in option_ids:
             poll["options"][i]["voter_count"] += 1
         poll["total_voter_count"] += 1 if option_ids else 0
-        return self.push("poll_answer", {
+        update_id = self.push("poll_answer", {
             "poll_id": poll_id,
             "user": user,
             "option_ids": option_ids,
             "option_persistent_ids": [poll["options"][i]["persistent_id"] for i in option_ids],
         })
+        if self.poll_state_updates:
+            self.push("poll", json.loads(json.dumps(poll)))  # the state as of this vote
+        return update_id
 
     def press(self, message: dict[str, Any], user: dict[str, Any], data: str) -> int:
         """A user presses an inline button (or sends any callback data) on `message`."""
@@ -297,6 +333,11 @@ class FakeTelegramAPI:
             "data": data,
             "message": message,
         })
+
+    @property
+    def confirmed_below(self) -> int:
+        """Every update with a lower id was confirmed by the bot (a getUpdates offset)."""
+        return self._confirmed_below
 
     @property
     def pending_updates(self) -> int:

@@ -3,6 +3,9 @@
 The core's scheduler posts daily questions and closes questions through send_question and
 close_question; Telegram's failures reach it as ChatGone (the bot was removed or blocked) or
 TryLater (a flood wait, the network), and the core decides what follows.
+
+Updates come through our own polling loop (polling.py), which confirms an update to Telegram
+only after its handler has finished.
 """
 
 from __future__ import annotations
@@ -10,13 +13,13 @@ from __future__ import annotations
 import logging
 
 from telegram import Update
-from telegram.error import TelegramError
 
 from bot.adapters.telegram import handlers
 from bot.adapters.telegram.app import build_application, register_commands
 from bot.adapters.telegram.context import TelegramApp
 from bot.adapters.telegram.identity import PREFIX
 from bot.adapters.telegram.logs import protect_token
+from bot.adapters.telegram.polling import Poller
 from bot.adapters.telegram.publish import Poster, platform_errors
 from bot.core.models import PostSummary, ShownQuestion
 from bot.core.service import QuizService
@@ -35,6 +38,7 @@ class TelegramAdapter:
         self.settings = settings
         self._token = settings.telegram_bot_token.get_secret_value()
         self._app: TelegramApp | None = None
+        self._poller: Poller | None = None
 
     @property
     def application(self) -> TelegramApp:
@@ -46,33 +50,41 @@ class TelegramAdapter:
     def poster(self) -> Poster:
         return self.application.bot_data.poster
 
+    @property
+    def poller(self) -> Poller:
+        if self._poller is None:
+            raise RuntimeError("the Telegram adapter is not running")
+        return self._poller
+
     async def start(self) -> None:
         protect_token(self._token)
         app = build_application(self.settings, self._token)
         app.bot_data.service = self.service
         app.bot_data.poster = Poster(app.bot, self.service)
         handlers.register(app)
+        poller = Poller(app, Update.ALL_TYPES)
         await app.initialize()
         try:
             await register_commands(app.bot)
-            # run_polling() would own the event loop; `quizbot run` shares it with Discord.
-            assert app.updater is not None
-            await app.updater.start_polling(
-                allowed_updates=Update.ALL_TYPES, error_callback=_polling_error
-            )
+            await app.bot.delete_webhook()  # getUpdates is refused while a webhook is set
             await app.start()
+            await poller.start()
         except BaseException:
-            await _shutdown(app)
+            await _shutdown(app, poller)
             raise
-        self._app = app
+        self._app, self._poller = app, poller
         self.service.connect(self)
         log.info("Telegram bot @%s is running", app.bot.username)
 
     async def stop(self) -> None:
+        """Stop fetching updates, finish the ones being handled (their summaries may still
+        go out through this adapter), then disconnect."""
+        if self._app is not None and self._poller is not None:
+            await self._poller.stop()
         self.service.disconnect(self)
         if self._app is not None:
-            await _shutdown(self._app)
-            self._app = None
+            await _shutdown(self._app, self._poller)
+            self._app = self._poller = None
 
     # ChatPort ----------------------------------------------------------------------------
     async def send_question(self, question: ShownQuestion) -> None:
@@ -86,14 +98,9 @@ class TelegramAdapter:
             await self.poster.summary(summary)
 
 
-def _polling_error(exc: TelegramError) -> None:
-    # PTB keeps polling and retries by itself; a traceback per network blip is noise.
-    log.warning("polling Telegram for updates failed: %s", exc)
-
-
-async def _shutdown(app: TelegramApp) -> None:
-    if app.updater is not None and app.updater.running:
-        await app.updater.stop()
+async def _shutdown(app: TelegramApp, poller: Poller | None) -> None:
+    if poller is not None and poller.running:
+        await poller.stop()
     if app.running:
         await app.stop()
     await app.shutdown()

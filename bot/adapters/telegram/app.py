@@ -1,4 +1,10 @@
-"""Building the PTB Application: API location, retries, rate limits, the command menu."""
+"""Building the PTB Application: API location, timeouts, retries, rate limits, the command menu.
+
+The Application has no Updater: polling.py fetches updates and confirms them only once
+handled. Sends wait long enough for a slow Telegram to accept them, and a send that may have
+reached Telegram (it timed out, or the connection broke after it was sent) is never retried
+blindly: publish.py remembers it and binds whatever appears.
+"""
 
 from __future__ import annotations
 
@@ -11,18 +17,24 @@ from typing import Any
 from telegram import Bot, BotCommand
 from telegram.error import BadRequest, NetworkError
 from telegram.ext import AIORateLimiter, Application, ContextTypes, Defaults
-from telegram.warnings import PTBDeprecationWarning
+from telegram.warnings import PTBDeprecationWarning, PTBUserWarning
 
 from bot.adapters.telegram.context import BotData, TelegramApp
+from bot.adapters.telegram.unconfirmed import may_have_arrived
 from bot.content.schema import DEFAULT_LOCALE, LOCALES
 from bot.i18n import _, translator
 from bot.settings import Settings
 
 log = logging.getLogger(__name__)
 
-# Updates from different chats are handled concurrently so one slow chat (a flood wait, the
-# 20-per-minute group limit) does not hold up the others; the core serialises /quiz per chat.
-CONCURRENT_UPDATES = 64
+# Seconds to wait for Telegram's reply to a call. A send Telegram accepts can be answered
+# late (7 s was seen); PTB's 5 s default then gave up on a poll that did appear.
+SEND_TIMEOUT = 30.0
+CONNECT_TIMEOUT = 5.0
+
+# Calls that post one more message each time they take effect: never retried once they may
+# have reached Telegram.
+SENDS = frozenset({"sendMessage", "sendPoll"})
 
 COMMANDS: tuple[tuple[str, str], ...] = (
     ("quiz", _("A question now, or a whole quiz: /quiz <quiz>")),
@@ -45,9 +57,10 @@ def file_base_url(base_url: str) -> str:
 class RetryingRateLimiter(AIORateLimiter):
     """AIORateLimiter (flood limits, RetryAfter) that also retries transient network errors.
 
-    A timed-out send may have reached Telegram, so a retry can duplicate a message; losing a
-    question or a summary is the worse outcome. BadRequest (a NetworkError subclass in PTB) is
-    our mistake, not the network's, and is never retried.
+    A send (SENDS) that may have reached Telegram is not retried: a retry would post the
+    message twice (two polls for one question, one of them never counted). The caller learns
+    of it and publish.py binds whatever appears. BadRequest (a NetworkError subclass in PTB)
+    is our mistake, not the network's, and is never retried.
     """
 
     def __init__(self, *, network_retries: int = 3, network_delay: float = 0.5,
@@ -73,7 +86,9 @@ class RetryingRateLimiter(AIORateLimiter):
             except BadRequest:
                 raise
             except NetworkError as exc:
-                if attempt == self._network_retries:
+                if attempt == self._network_retries or (
+                    endpoint in SENDS and may_have_arrived(exc)
+                ):
                     raise
                 delay = self._network_delay * 2**attempt
                 log.warning("Telegram %s failed (%s); retry %d in %.1f s",
@@ -83,12 +98,14 @@ class RetryingRateLimiter(AIORateLimiter):
 
 
 def quiet_library_deprecations() -> None:
-    """Silence two PTB 22.8 deprecation warnings that PTB raises from its own code.
+    """Silence three PTB 22.8 warnings about things done on purpose.
 
     - The server still returns the legacy `correct_option_id` next to `correct_option_ids` in
       every quiz poll it echoes back, and PTB warns while parsing it. We send only
       `correct_option_ids` (a test checks the request).
     - RetryAfter's constructor reads its own deprecated int `retry_after`.
+    - polling.py calls getUpdates through `do_api_request` to get each update's raw JSON
+      (PTB's get_updates parses a batch all or nothing) and PTB suggests get_updates.
     """
     for message in (
         r".*The parameter `correct_option_id` is deprecated",
@@ -97,6 +114,9 @@ def quiet_library_deprecations() -> None:
         warnings.filterwarnings(
             "ignore", message=message, category=PTBDeprecationWarning, module="telegram"
         )
+    warnings.filterwarnings(
+        "ignore", message=r"Please use 'Bot\.getUpdates'", category=PTBUserWarning
+    )
 
 
 def build_application(settings: Settings, token: str) -> TelegramApp:
@@ -108,7 +128,10 @@ def build_application(settings: Settings, token: str) -> TelegramApp:
         .base_url(settings.telegram_api_base_url)
         .base_file_url(file_base_url(settings.telegram_api_base_url))
         .rate_limiter(RetryingRateLimiter(max_retries=3))
-        .concurrent_updates(CONCURRENT_UPDATES)
+        .read_timeout(SEND_TIMEOUT)
+        .write_timeout(SEND_TIMEOUT)
+        .connect_timeout(CONNECT_TIMEOUT)
+        .updater(None)  # polling.py fetches and confirms updates
         .defaults(Defaults(allow_sending_without_reply=True))
         .build()
     )

@@ -5,8 +5,9 @@ they share is in `context.bot_data` (context.py). No quiz rule lives here: what 
 replaces, who may answer, what comes next and what an error says are the core's. A refused
 command (the core's UserError) reaches `on_error`, which shows it in the reader's language.
 
-Every handler may see the same update twice (updates are confirmed when fetched, not when
-handled): answers are made final by the database, commands and presses are remembered.
+Every handler may see the same update twice (after a crash, Telegram sends again what was
+not confirmed yet; see polling.py): answers are made final by the database, commands and
+presses are remembered.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from telegram.ext import (
     CommandHandler,
     MessageHandler,
     PollAnswerHandler,
+    PollHandler,
     filters,
 )
 
@@ -64,6 +66,7 @@ def register(app: TelegramApp) -> None:
     for names, callback in commands.items():
         app.add_handler(CommandHandler(names, callback, filters=COMMAND_UPDATES))
     app.add_handler(PollAnswerHandler(poll_answer))
+    app.add_handler(PollHandler(poll_state))
     app.add_handler(CallbackQueryHandler(button))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, migrated))
     app.add_error_handler(on_error)
@@ -263,10 +266,34 @@ async def poll_answer(update: Update, context: Context) -> None:
     if answer is None or answer.user is None or not answer.option_ids:
         return  # a vote retracted, or cast by a chat: nothing to record
     data = context.bot_data
-    post_id = await data.poster.post_for(poll_ref(answer.poll_id))
+    unconfirmed = data.poster.unconfirmed
+    post_id = await data.poster.post_for(poll_ref(answer.poll_id)) \
+        or unconfirmed.late_post(answer.poll_id)
     if post_id is None:
-        log.info("poll %s is not a live question; answer ignored", answer.poll_id)
+        if unconfirmed.keep_vote(answer):
+            log.info("vote on poll %s kept: it may be a question sent with no reply",
+                     answer.poll_id)
+        else:
+            log.info("poll %s is not a live question; answer ignored", answer.poll_id)
         return
+    await record_vote(data, answer, post_id)
+
+
+async def poll_state(update: Update, context: Context) -> None:
+    """A poll's new state, which Telegram sends for every vote on the bot's polls. Only of
+    use when a question was sent without a reply: this may be that poll showing up, with
+    the votes that came before it."""
+    poll = update.poll
+    data = context.bot_data
+    if poll is None or not data.poster.unconfirmed.awaiting_polls:
+        return
+    post_id, votes = await data.poster.bind_late_poll(poll)
+    for vote in votes:
+        await record_vote(data, vote, post_id)
+
+
+async def record_vote(data: BotData, answer: telegram.PollAnswer, post_id: int) -> None:
+    assert answer.user is not None
     result = await data.service.answer(post_id, person_of(answer.user), answer.option_ids[0])
     if result.status is AnswerStatus.NOT_YOURS:
         # someone else's private poll, forwarded: the voter learns why it did not count
@@ -299,6 +326,8 @@ async def button(update: Update, context: Context) -> None:
     bound = None
     if message is not None and parsed is not None:
         bound = await data.poster.post_for(message_ref(message.chat.id, message.message_id))
+        if bound is None and isinstance(message, telegram.Message):
+            bound = await data.poster.bind_late_message(message, parsed[0])
     if parsed is None or bound is None or bound != parsed[0]:
         log.info("refused callback data %r from %s on message %s", query.data, person.key,
                  message_ref(message.chat.id, message.message_id) if message else None)

@@ -3,6 +3,10 @@ messages), summaries and plain replies, and binding poll and message references 
 
 A group upgraded to a supergroup answers a send with ChatMigrated: its data moves to the new
 chat id (the core's migrate_chat) and the message is sent there.
+
+A question sent with no reply that may still have reached Telegram (a timeout after sending)
+is not sent again: it is remembered (unconfirmed.py) and bound when it shows up, so every
+question a chat sees counts its votes.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import timedelta
@@ -35,6 +40,7 @@ from bot.adapters.telegram.identity import (
 )
 from bot.adapters.telegram.keyboards import answer_keyboard
 from bot.adapters.telegram.text import fit, poll_explanation
+from bot.adapters.telegram.unconfirmed import Unconfirmed, UnconfirmedSends, may_have_arrived
 from bot.content.limits import TG_OPTION, TG_QUESTION
 from bot.core import render
 from bot.core.models import PostSummary, ShownQuestion
@@ -47,6 +53,7 @@ log = logging.getLogger(__name__)
 # sendPoll open_period bounds (Bot API 10.0)
 MIN_OPEN_PERIOD = 5
 MAX_OPEN_PERIOD = 2_628_000
+CHAT_TYPES_KEPT = 4096  # chats whose type is remembered (oldest forgotten first)
 
 
 def chat_is_gone(exc: TelegramError) -> bool:
@@ -80,14 +87,21 @@ class Poster:
     def __init__(self, bot: Bot, service: QuizService) -> None:
         self.bot = bot
         self.service = service
-        self._chat_types: dict[int, str] = {}
+        self._chat_types: OrderedDict[int, str] = OrderedDict()
         # Questions sent but maybe not yet bound: an answer racing its own binding waits.
         self._in_flight = 0
         self._all_bound = asyncio.Event()
         self._all_bound.set()
+        self.unconfirmed = UnconfirmedSends()
 
     def remember(self, chat: telegram.Chat) -> None:
-        self._chat_types[chat.id] = chat.type
+        self._remember_type(chat.id, chat.type)
+
+    def _remember_type(self, chat_id: int, kind: str) -> None:
+        self._chat_types[chat_id] = kind
+        self._chat_types.move_to_end(chat_id)
+        while len(self._chat_types) > CHAT_TYPES_KEPT:
+            self._chat_types.popitem(last=False)
 
     async def uses_buttons(self, chat_id: int) -> bool:
         """Channels get buttons: a quiz poll there could not report who answered."""
@@ -100,7 +114,7 @@ class Poster:
             except TelegramError as exc:
                 log.warning("could not look up chat %s (%s); sending a poll", chat_id, exc)
                 return False
-            self._chat_types[chat_id] = kind
+            self._remember_type(chat_id, kind)
         return kind == ChatType.CHANNEL
 
     # questions ---------------------------------------------------------------------------
@@ -134,26 +148,69 @@ class Poster:
         chat_id = chat_id_of(question.chat_key)
         if buttons is None:
             buttons = await self.uses_buttons(chat_id)
-        if buttons:
-            message = await self.bot.send_message(
-                chat_id, fit(render.question_text(question, translator(question.locale))),
-                reply_markup=answer_keyboard(question),
-            )
-        else:
-            message = await self.bot.send_poll(
-                chat_id,
-                fit(self._poll_question(question), TG_QUESTION),
-                [fit(option, TG_OPTION) for option in question.options],
-                type=telegram.Poll.QUIZ,
-                is_anonymous=False,  # otherwise no poll_answer says who answered
-                # PTB types the ids as Literal[0..11]; a question has at most 12 options
-                correct_option_ids=[question.correct],  # type: ignore[list-item]
-                explanation=poll_explanation(question.explanation),
-                open_period=self._open_period(question),
-            )
-            assert message.poll is not None
+        text = fit(render.question_text(question, translator(question.locale))) if buttons \
+            else fit(self._poll_question(question), TG_QUESTION)
+        options = () if buttons else tuple(fit(o, TG_OPTION) for o in question.options)
+        try:
+            if buttons:
+                message = await self.bot.send_message(
+                    chat_id, text, reply_markup=answer_keyboard(question)
+                )
+            else:
+                message = await self.bot.send_poll(
+                    chat_id,
+                    text,
+                    options,
+                    type=telegram.Poll.QUIZ,
+                    is_anonymous=False,  # otherwise no poll_answer says who answered
+                    # PTB types the ids as Literal[0..11]; a question has at most 12 options
+                    correct_option_ids=[question.correct],  # type: ignore[list-item]
+                    explanation=poll_explanation(question.explanation),
+                    open_period=self._open_period(question),
+                )
+        except NetworkError as exc:
+            if not may_have_arrived(exc):
+                raise
+            # Sending it again could show it twice; bind it if it shows up (unconfirmed.py).
+            self.unconfirmed.add(Unconfirmed(
+                question.post_id, chat_id, text, options,
+                UnconfirmedSends.until(self._seconds_open(question)),
+            ))
+            log.warning("no reply to the question of post %s sent to %s (%s); it may be "
+                        "there, and is bound to its post when it shows up",
+                        question.post_id, chat_id, exc or type(exc).__name__)
+            return
+        if message.poll is not None:
             await self.service.bind(question.post_id, poll_ref(message.poll.id))
         await self.service.bind(question.post_id, message_ref(chat_id, message.message_id))
+
+    async def bind_late_poll(self, poll: telegram.Poll) -> tuple[int, list[telegram.PollAnswer]]:
+        """A poll Telegram reports that is bound to nothing: if it is a question whose send
+        got no reply, bind it. Returns its post (0 if none) and the votes kept for it."""
+        if not self.unconfirmed.awaiting_polls or self.unconfirmed.late_post(poll.id):
+            return 0, []
+        if await self.service.post_id_for(poll_ref(poll.id)) is not None:
+            return 0, []
+        sent = self.unconfirmed.take_poll(poll)
+        if sent is None:
+            return 0, []
+        await self.service.bind(sent.post_id, poll_ref(poll.id))
+        log.info("poll %s in %s showed up after all; bound to post %s",
+                 poll.id, sent.chat_id, sent.post_id)
+        return sent.post_id, self.unconfirmed.bound(poll.id, sent.post_id)
+
+    async def bind_late_message(self, message: telegram.Message, post_id: int) -> int | None:
+        """A pressed message of the bot's that is bound to nothing: if it is the question of
+        `post_id` whose send got no reply, bind it."""
+        if message.from_user is None or message.from_user.id != self.bot.id:
+            return None
+        sent = self.unconfirmed.take_message(message.chat.id, post_id, message.text)
+        if sent is None:
+            return None
+        await self.service.bind(post_id, message_ref(message.chat.id, message.message_id))
+        log.info("message %s in %s showed up after all; bound to post %s",
+                 message.message_id, message.chat.id, post_id)
+        return post_id
 
     @staticmethod
     def _poll_question(question: ShownQuestion) -> str:
@@ -162,11 +219,16 @@ class Poster:
         t = translator(question.locale)
         return f"{t.number(question.number)}/{t.number(question.total)} · {question.prompt}"
 
-    def _open_period(self, question: ShownQuestion) -> int | None:
+    def _seconds_open(self, question: ShownQuestion) -> float | None:
         if question.closes_at is None:
             return None
-        seconds = round((question.closes_at - self.service.clock.now()).total_seconds())
-        return min(max(seconds, MIN_OPEN_PERIOD), MAX_OPEN_PERIOD)
+        return (question.closes_at - self.service.clock.now()).total_seconds()
+
+    def _open_period(self, question: ShownQuestion) -> int | None:
+        seconds = self._seconds_open(question)
+        if seconds is None:
+            return None
+        return min(max(round(seconds), MIN_OPEN_PERIOD), MAX_OPEN_PERIOD)
 
     # summaries ---------------------------------------------------------------------------
     async def summary(self, summary: PostSummary) -> None:

@@ -1,0 +1,219 @@
+"""Fetching updates from Telegram ourselves, so that an update is confirmed only once handled.
+
+`getUpdates` with `offset=N` confirms every update below N, and Telegram never sends a
+confirmed update again. PTB's Updater asks for the next batch (confirming the previous one)
+while that batch's handlers may still be running, so a crash at that moment loses them for
+good. Here:
+
+1. getUpdates returns a batch as raw JSON; each update is parsed on its own, so one that the
+   library cannot read (a poison update) is skipped once, logged at WARNING with its id and
+   kind, and confirmed with the rest instead of being fetched again forever.
+2. The batch is handled concurrently (`Application.process_update`, error handlers
+   included), so its answers share the database's group commits.
+3. Only then is getUpdates called again, with offset = the last id + 1.
+
+A handler that is slow (a flood wait in one chat) does not stop the other chats: after
+SLOW_BATCH seconds the loop fetches again with the offset of the oldest update still being
+handled, so nothing unhandled is confirmed; the updates Telegram sends again that are already
+running or done are skipped, and new ones are handled. Handlers are idempotent anyway (answers
+are final in the database, commands and presses are remembered), so an update handled again
+after a crash changes nothing.
+
+A failed getUpdates (the network, a flood wait, Telegram's 5xx) is retried with backoff; it is
+never fatal. Stopping stops fetching, lets the handlers in progress finish (within
+STOP_WITHIN), confirms what they handled, and returns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from telegram import Update
+from telegram.error import RetryAfter, TelegramError, TimedOut
+
+from bot.adapters.telegram.context import TelegramApp
+
+log = logging.getLogger(__name__)
+
+LONG_POLL = 10  # seconds Telegram holds getUpdates open when there is nothing to send
+READ_SLACK = 5.0  # seconds on top of the long poll before the request counts as timed out
+LIMIT = 100  # updates per getUpdates, Telegram's maximum
+SLOW_BATCH = 0.5  # seconds; after this, fetch new updates beside the slow ones
+STOP_WITHIN = 30.0  # seconds the handlers in progress get to finish when the bot stops
+MAX_BACKOFF = 30.0  # seconds between getUpdates attempts while Telegram cannot be reached
+
+
+def update_kind(raw: object) -> str:
+    """An update's kind: its top-level key besides update_id ("message", "poll_answer"...);
+    never any of its content."""
+    if not isinstance(raw, dict):
+        return type(raw).__name__
+    return next((str(k) for k in raw if k != "update_id"), "empty")
+
+
+class Poller:
+    """The getUpdates loop of one Application (which has no Updater)."""
+
+    def __init__(
+        self, app: TelegramApp, allowed_updates: Sequence[str], *, long_poll: int = LONG_POLL
+    ) -> None:
+        self.app = app
+        self.allowed_updates = list(allowed_updates)
+        self.long_poll = long_poll
+        self._next = 0  # the id after the last update seen; 0: none seen yet
+        self._confirmed = 0  # the offset Telegram was last sent
+        self._running: dict[int, asyncio.Task[None]] = {}  # update id -> its handling
+        self._stopping = asyncio.Event()
+        self._fetch: asyncio.Task[list[Any] | None] | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self.poison = 0  # updates skipped because they could not be read
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    async def start(self) -> None:
+        self._stopping.clear()
+        self._task = asyncio.create_task(self._loop(), name="telegram-polling")
+
+    async def stop(self) -> None:
+        """Stop fetching, let the handlers in progress finish, confirm what was handled."""
+        if self._task is None:
+            return
+        self._stopping.set()
+        if self._fetch is not None:
+            self._fetch.cancel()  # a long poll: what it would bring is not confirmed
+        try:
+            await self._task
+        finally:
+            self._task = None
+
+    async def idle(self) -> None:
+        """Until no update is being handled (for tests: everything fetched was handled)."""
+        await self._idle.wait()
+
+    # the loop ----------------------------------------------------------------------------
+    async def _loop(self) -> None:
+        failures = 0
+        while not self._stopping.is_set():
+            # nothing at or above the oldest update still being handled is confirmed
+            offset = min(self._running) if self._running else self._next
+            self._fetch = asyncio.create_task(
+                self._get_updates(offset, 0 if self._running else self.long_poll)
+            )
+            try:
+                await asyncio.wait([self._fetch])
+            finally:
+                fetch, self._fetch = self._fetch, None
+            if fetch.cancelled():
+                break
+            if fetch.exception() is not None:
+                failures += 1
+                await self._pause(self._backoff(fetch.exception(), failures))
+                continue
+            failures = 0
+            self._confirmed = max(self._confirmed, offset)
+            self._handle(fetch.result() or [])
+            if self._running:
+                # the batch finishes first; a slow handler only delays the next fetch a bit
+                await asyncio.wait(list(self._running.values()), timeout=SLOW_BATCH)
+        await self._finish()
+
+    async def _get_updates(self, offset: int, wait: int) -> list[Any] | None:
+        """One getUpdates: confirms every update below `offset`, holds the request open up
+        to `wait` seconds when there is nothing new."""
+        api_kwargs: dict[str, Any] = {
+            "timeout": wait, "limit": LIMIT, "allowed_updates": self.allowed_updates,
+        }
+        if offset:
+            api_kwargs["offset"] = offset
+        # not Bot.get_updates: it parses the whole batch at once, so one unreadable update
+        # would fail all of them, again and again (app.quiet_library_warnings)
+        result = await self.app.bot.do_api_request(
+            "getUpdates", api_kwargs=api_kwargs, read_timeout=wait + READ_SLACK
+        )
+        return result if isinstance(result, list) else None
+
+    def _backoff(self, exc: BaseException | None, failures: int) -> float:
+        if isinstance(exc, RetryAfter):
+            wait = exc.retry_after
+            seconds = wait.total_seconds() if hasattr(wait, "total_seconds") else float(wait)
+            log.warning("Telegram asks to wait %.0f s before polling again", seconds)
+            return seconds + 0.5
+        if isinstance(exc, TimedOut) and failures == 1:
+            log.debug("getUpdates timed out; asking again")
+            return 0.0
+        delay = min(MAX_BACKOFF, 1.5 ** (failures - 1))
+        if isinstance(exc, TelegramError):
+            log.warning("polling Telegram for updates failed: %s; again in %.1f s", exc, delay)
+        else:
+            log.error("polling Telegram for updates failed; again in %.1f s", delay,
+                      exc_info=exc)
+        return delay
+
+    async def _pause(self, seconds: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stopping.wait(), seconds)
+
+    def _handle(self, batch: list[Any]) -> None:
+        """Start handling every update of the batch not seen before."""
+        for raw in batch:
+            update_id = raw.get("update_id") if isinstance(raw, dict) else None
+            if not isinstance(update_id, int):
+                log.warning("skipped an update with no id (%s)", update_kind(raw))
+                continue
+            if update_id < self._next:
+                continue  # being handled, or handled: sent again while a slow one runs
+            self._next = update_id + 1
+            try:
+                update = Update.de_json(raw, self.app.bot)
+            except Exception as exc:
+                self.poison += 1
+                log.warning("skipped update %s (%s): it cannot be read (%s)",
+                            update_id, update_kind(raw), type(exc).__name__)
+                log.debug("update %s could not be read", update_id, exc_info=exc)
+                continue
+            task = asyncio.create_task(self._process(update), name=f"telegram-update-{update_id}")
+            self._running[update_id] = task
+            self._idle.clear()
+            task.add_done_callback(functools.partial(self._done, update_id))
+
+    async def _process(self, update: Update) -> None:
+        try:
+            await self.app.process_update(update)  # error handlers included
+        except Exception:
+            log.exception("handling update %s failed", update.update_id)
+
+    def _done(self, update_id: int, _task: asyncio.Task[None]) -> None:
+        self._running.pop(update_id, None)
+        if not self._running:
+            self._idle.set()
+
+    async def _finish(self) -> None:
+        if self._running:
+            pending = list(self._running.values())
+            _done, late = await asyncio.wait(pending, timeout=STOP_WITHIN)
+            if late:
+                log.warning("%d update(s) still being handled after %.0f s; Telegram sends "
+                            "them again at the next start", len(late), STOP_WITHIN)
+                return
+        if self._next > self._confirmed:
+            # confirm what was handled, as PTB's Updater does when it stops
+            try:
+                await self._get_updates_once(self._next)
+            except Exception as exc:  # sent again at the next start, and handled again
+                log.info("could not confirm the last updates: %s", exc)
+
+    async def _get_updates_once(self, offset: int) -> None:
+        await self.app.bot.do_api_request(
+            "getUpdates", api_kwargs={"offset": offset, "limit": 1, "timeout": 0},
+            read_timeout=READ_SLACK,
+        )
+        self._confirmed = offset
