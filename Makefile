@@ -15,8 +15,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# options for the console quiz (used when no token is set), e.g. make run ARGS="--lang bn"
 run: $(STAMP)
-	$(BIN)/quizbot run
+	$(BIN)/quizbot run $(ARGS)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q

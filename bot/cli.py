@@ -11,7 +11,7 @@ from pathlib import Path
 
 from bot import __version__, logs
 from bot.adapters import ConnectionLost, CredentialsRejected
-from bot.adapters.console import CHAT, ConsoleQuiz, console_person
+from bot.adapters.console import CHAT, ConsoleQuiz, command, console_person
 from bot.app import Exit, configured_adapters, exit_for, open_service, run_adapters
 from bot.content import ContentError, load_catalog
 from bot.content.schema import LOCALES
@@ -171,7 +171,8 @@ async def _stats(settings: Settings, args: argparse.Namespace) -> int:
     async with open_service(settings) as service:
         person = console_person(args.name)
         locale = args.lang or await service.locale_for(person, CHAT)
-        print(render.stats_text(await service.stats(person, locale), translator(locale)))
+        stats = await service.stats(person, locale)
+        print(render.stats_text(stats, translator(locale), start=command("play")))
     return 0
 
 

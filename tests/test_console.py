@@ -166,5 +166,38 @@ def test_hindi_console_on_the_bundled_packs(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "ग्रेडिएंट एक्यूमुलेशन क्विज़" in proc.stdout  # the pack's Hindi title
     assert "ग्रेडिएंट संचय मुख्य रूप से आपको क्या करने देता है?" in proc.stdout
-    saved = translator("hi").gettext("Progress saved. Run `quizbot play` again to continue.")
-    assert saved != "Progress saved. Run `quizbot play` again to continue." and saved in proc.stdout
+    # started as `python -m bot`, so that is the command it suggests (quizbot may not be on PATH)
+    saved = translator("hi").gettext("Progress saved. Run `{command}` again to continue.",
+                                     command="python -m bot play")
+    assert "प्रोग्रेस सेव हो गई" in saved and saved in proc.stdout
+
+
+def test_another_quiz_asks_before_dropping_an_unfinished_one(tmp_path: Path) -> None:
+    from tests.conftest import BUNDLED
+
+    db = tmp_path / "c.db"
+    first = play(db, "A\n", "play", "--quiz", "gradient-accumulation", "--name", "ivy",
+                 content=BUNDLED)
+    assert "question 2 of 8" in first.stdout
+    kept = play(db, "n\n", "play", "--quiz", "activation-recomputation", "--name", "ivy",
+                content=BUNDLED)
+    assert "You have an unfinished quiz: Gradient Accumulation Quiz" in kept.stdout
+    assert "Resuming Gradient Accumulation Quiz at question 2 of 8." in kept.stdout
+    dropped = play(db, "y\n", "play", "--quiz", "activation-recomputation", "--name", "ivy",
+                   content=BUNDLED)
+    assert "question 1 of 8" in dropped.stdout and "Resuming" not in dropped.stdout
+
+
+def test_long_lines_break_between_words() -> None:
+    from bot.adapters.console import wrap
+
+    bengali = "গ্রেডিয়েন্ট অ্যাকুমুলেশন " * 8
+    for line in wrap(bengali, width=30).splitlines():
+        assert len(line) <= 30
+        assert not line.startswith(("ি", "ু", "্")), line  # no vowel sign alone on a line
+    assert wrap("short", width=30) == "short"
+
+
+def test_empty_stats_in_the_terminal_suggest_a_terminal_command(tmp_path: Path) -> None:
+    proc = play(tmp_path / "c.db", "", "stats", "--name", "new")
+    assert "Try python -m bot play" in proc.stdout and "/quiz" not in proc.stdout

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import getpass
+import os
+import shutil
 import sys
+import textwrap
 import threading
 from typing import TextIO
 
+from bot.content import Quiz
 from bot.core import render
 from bot.core.errors import UnknownQuiz, UserError
 from bot.core.models import Chat, Person, ShownQuestion
@@ -15,6 +19,32 @@ from bot.core.service import QuizService
 from bot.i18n import Translator, translator
 
 CHAT = Chat("console", "console", is_private=True)
+
+
+def command(action: str = "play") -> str:
+    """How to run `quizbot <action>` again from here: plain `quizbot` when that is on PATH,
+    else the program as it was started (`.venv/bin/quizbot`, `python -m bot`)."""
+    program = sys.argv[0] if sys.argv and sys.argv[0] else "quizbot"
+    if program.endswith(("__main__.py", "-m")):
+        return f"python -m bot {action}"
+    on_path = shutil.which("quizbot")
+    if on_path and os.path.realpath(on_path) == os.path.realpath(program):
+        return f"quizbot {action}"
+    relative = os.path.relpath(program) if os.path.isabs(program) else program
+    return f"{relative if os.sep in relative else 'quizbot'} {action}"
+
+
+def wrap(text: str, width: int | None = None) -> str:
+    """Break long lines between words, never inside one (a Bengali vowel sign stays with its
+    letter), to the terminal's width."""
+    width = width or min(shutil.get_terminal_size((100, 24)).columns, 100)
+    return "\n".join(
+        textwrap.fill(line, width, break_long_words=False, break_on_hyphens=False,
+                      replace_whitespace=False, drop_whitespace=True,
+                      subsequent_indent=" " * (len(line) - len(line.lstrip())))
+        if len(line) > width else line
+        for line in text.split("\n")
+    )
 
 
 def console_person(name: str | None = None) -> Person:
@@ -56,7 +86,7 @@ class ConsoleQuiz:
         self.out = out
 
     def say(self, text: str = "") -> None:
-        print(text, file=self.out, flush=True)
+        print(wrap(text), file=self.out, flush=True)
 
     async def play(self, quiz_id: str | None = None, reader: LineReader | None = None) -> int:
         """Run (or resume) a quiz; returns the process exit status."""
@@ -65,24 +95,34 @@ class ConsoleQuiz:
         t = translator(locale)
         runs = self.service.runs
         try:
-            if quiz_id is None and await runs.active(self.person, CHAT) is None:
+            unfinished = await runs.active(self.person, CHAT)
+            if quiz_id is None and unfinished is None:
                 quiz_id = await self._choose(reader, t)
                 if quiz_id is None:
                     return 0
             quiz = self.service.questions.quiz_named(quiz_id)
             if quiz_id and quiz is None:  # a topic is not a quiz to take in order
                 raise UnknownQuiz(quiz_id)
+            if unfinished is not None and quiz is not None and quiz.id != unfinished.quiz_id:
+                current = await runs.current(unfinished, CHAT, locale)
+                if current is not None and not await self._discard(reader, current, quiz, t):
+                    quiz = None  # keep the unfinished one and go on with it
             question = await runs.start(self.person, CHAT, quiz, locale)
         except UserError as exc:
             self.say(render.error_text(exc, t, self.service.quizzes(locale)))
             return 2
+        if unfinished is not None and question.run_id == unfinished.id:
+            self.say(t.gettext("Resuming {title} at question {number} of {total}.",
+                               title=question.quiz_title, number=t.number(question.number),
+                               total=t.number(question.total)))
         while True:
             self.say()
             self.say(render.question_text(question, t))
             shown = await self._ask_letter(reader, question, t)
             if shown is None:
                 self.say()
-                self.say(t.gettext("Progress saved. Run `quizbot play` again to continue."))
+                self.say(t.gettext("Progress saved. Run `{command}` again to continue.",
+                                   command=command()))
                 return 0
             result = await self.service.answer(question.post_id, self.person, shown, locale=locale)
             self.say(render.result_text(result, t, details=True))
@@ -116,6 +156,20 @@ class ConsoleQuiz:
             if len(choice) == 1 and choice in letters:
                 return letters.index(choice)
             self.say(t.gettext("Please type one of: {letters}", letters=", ".join(letters)))
+
+    async def _discard(
+        self, reader: LineReader, current: ShownQuestion, new: Quiz, t: Translator
+    ) -> bool:
+        """Starting another quiz ends the unfinished one: only if the person says so."""
+        self.say(t.gettext(
+            "You have an unfinished quiz: {title}, question {number} of {total}.",
+            title=current.quiz_title, number=t.number(current.number),
+            total=t.number(current.total),
+        ))
+        print(t.gettext("Start {title} instead and drop it? (y/N) ",
+                        title=new.title.get(t.locale)), end="", file=self.out, flush=True)
+        line = await reader.readline()
+        return line is not None and line.strip().lower() in {"y", "yes"}
 
     async def _choose(self, reader: LineReader, t: Translator) -> str | None:
         quizzes = self.service.quizzes(t.locale)

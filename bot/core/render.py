@@ -138,7 +138,8 @@ def _board_line(row: BoardRow, t: Translator) -> str:
     return line
 
 
-def stats_text(stats: PersonStats, t: Translator) -> str:
+def stats_text(stats: PersonStats, t: Translator, *, start: str = "/quiz") -> str:
+    """`start`: how to take a first quiz where this is read (a chat command, a shell one)."""
     lines = [
         t.gettext("📊 Stats for {name}", name=stats.name or stats.person_key),
         t.ngettext("{n} question answered", "{n} questions answered", stats.answered)
@@ -156,7 +157,7 @@ def stats_text(stats: PersonStats, t: Translator) -> str:
     for quiz in stats.per_quiz:
         lines.append(f"• {quiz.title}: {t.number(quiz.correct)}/{t.number(quiz.answered)}")
     if not stats.answered:
-        lines.append(t.gettext("No answers yet. Try /quiz"))
+        lines.append(t.gettext("No answers yet. Try {command}", command=start))
     return "\n".join(lines)
 
 
