@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator
 from datetime import timedelta
 from enum import IntEnum
 
-from bot import __version__
+from bot import __version__, health
 from bot.adapters import Adapter, ConnectionLost, CredentialsRejected
 from bot.content import load_catalog
 from bot.core.clock import Clock
@@ -98,6 +98,10 @@ async def run_adapters(
         if settings is not None:
             log.info("%s", started_line(service, started, settings))
         await scheduler.start()
+        if settings is not None:
+            scheduler.on_round = lambda: health.beat(
+                settings.quizbot_database, [a.name for a in started]
+            )
         watchers = {asyncio.create_task(a.wait_failed()): a for a in started}
         stopping = asyncio.create_task(stop.wait())
         done, _ = await asyncio.wait({stopping, *watchers}, return_when=asyncio.FIRST_COMPLETED)

@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from bot import __version__, logs
+from bot import __version__, health, logs
 from bot.adapters import ConnectionLost, CredentialsRejected
 from bot.adapters.console import CHAT, ConsoleQuiz, command, console_person
 from bot.app import Exit, configured_adapters, exit_for, open_service, run_adapters
@@ -62,6 +62,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--quiz", help="console quiz: quiz id (default: resume, or choose)")
     run.add_argument("--lang", choices=LOCALES, help="console quiz: language")
     run.add_argument("--name", help="console quiz: player name (default: your login name)")
+
+    check = sub.add_parser(
+        "health", help="exit 0 if the running bot is alive and its database usable, else 1"
+    )
+    check.add_argument("--database-only", action="store_true",
+                       help="only check the database (for a bot that is not running)")
 
     play = sub.add_parser("play", help="take a quiz in the terminal")
     play.add_argument("--quiz", help="quiz id (default: resume, or choose from a list)")
@@ -198,6 +204,11 @@ def main(argv: list[str] | None = None) -> int:
             return _content_export(settings, args.path)
         except BrokenPipeError:
             return _reader_gone()
+    if args.command == "health":
+        problem = health.check(settings.quizbot_database, running=not args.database_only)
+        print(f"unhealthy: {problem}" if problem else "ok",
+              file=sys.stderr if problem else sys.stdout)
+        return 1 if problem else 0
     commands = {"run": _run, "play": _play, "leaderboard": _leaderboard, "stats": _stats}
     handler = commands[args.command]
     try:

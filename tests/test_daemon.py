@@ -95,3 +95,16 @@ def test_invalid_content_names_the_files_and_exits_1(tmp_path: Path) -> None:
     assert proc.returncode == Exit.CONTENT
     assert "Traceback" not in proc.stderr
     assert "bad.yaml:" in proc.stderr and "nothing was loaded" in proc.stderr
+
+
+def test_health_needs_a_fresh_heartbeat(tmp_path: Path) -> None:
+    from bot import health
+
+    db = tmp_path / "q.db"
+    assert run(tmp_path, "leaderboard", QUIZBOT_DATABASE=str(db)).returncode == 0
+    assert run(tmp_path, "health", "--database-only", QUIZBOT_DATABASE=str(db)).returncode == 0
+    stale = run(tmp_path, "health", QUIZBOT_DATABASE=str(db))
+    assert stale.returncode == 1 and "not running" in one_line(stale)
+    health.beat(db, ["Telegram"])
+    assert run(tmp_path, "health", QUIZBOT_DATABASE=str(db)).returncode == 0
+    assert health.check(db, now=health.time.time() + 3600) == "no heartbeat for 3600 s"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -35,6 +36,7 @@ class Scheduler:
         self._task: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
         self._failures: dict[int, tuple[int, datetime]] = {}  # post id -> (failures, retry at)
+        self.on_round: Callable[[], None] | None = None  # after each round that succeeded
 
     async def tick(self) -> Tick:
         """One round; each part fails alone (logged), so one broken chat stops nothing."""
@@ -94,6 +96,8 @@ class Scheduler:
         while not self._stopping.is_set():
             try:
                 await self.tick()
+                if self.on_round is not None:
+                    self.on_round()
             except Exception:  # the database itself failed: try again next round
                 log.exception("scheduler round failed")
             with contextlib.suppress(TimeoutError):

@@ -1,0 +1,54 @@
+"""`quizbot health`: is the running bot alive? For a container HEALTHCHECK or a probe.
+
+The running process touches a heartbeat file beside the database after each scheduler round
+that reached the database, naming the platforms still connected; `quizbot health` checks the
+database is ours and readable and that the heartbeat is fresh. (A platform connection that is
+gone for good ends the process, so a fresh heartbeat also means connected platforms.)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+FRESH = 90.0  # seconds; the scheduler beats every few seconds
+
+
+def heartbeat_path(database: Path) -> Path:
+    return database.with_name(database.name + ".alive")
+
+
+def beat(database: Path, platforms: list[str]) -> None:
+    """Record that the bot is alive (atomically: a reader never sees half a file)."""
+    path = heartbeat_path(database)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps({"pid": os.getpid(), "at": time.time(), "platforms": platforms}))
+    tmp.replace(path)
+
+
+def check(database: Path, *, running: bool = True, now: float | None = None) -> str | None:
+    """None when healthy, else one line saying what is wrong."""
+    from bot.storage.sqlite import APPLICATION_ID
+
+    if not database.is_file():
+        return f"no database at {database}"
+    try:
+        with sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=5) as db:
+            app_id = db.execute("PRAGMA application_id").fetchone()[0]
+    except sqlite3.Error as exc:
+        return f"cannot read the database {database}: {exc}"
+    if app_id != APPLICATION_ID:
+        return f"{database} is not a quizbot database"
+    if not running:
+        return None
+    try:
+        state = json.loads(heartbeat_path(database).read_text())
+    except (OSError, ValueError):
+        return "the bot is not running (no heartbeat)"
+    age = (now or time.time()) - float(state.get("at", 0))
+    if age > FRESH:
+        return f"no heartbeat for {age:.0f} s"
+    return None
