@@ -169,6 +169,81 @@ def test_bundled_content_is_valid_and_complete() -> None:
             assert q.explanation.en and len(q.options) == 4
 
 
+# --- answers given away by their length --------------------------------------------------
+
+
+def lengths_pack(answers: list[str], hi: list[str] | None = None) -> str:
+    """A pack with one question per entry: "long" makes the correct option the longest,
+    "short" the shortest, "mid" neither, "two" a two-option question whose answer is longer.
+    `hi` gives Hindi the same way (every option then has a hi text); English otherwise only."""
+    shapes = {
+        "long": ["a" * 30, "b" * 10, "c" * 20],
+        "short": ["a" * 5, "b" * 10, "c" * 20],
+        "mid": ["a" * 15, "b" * 10, "c" * 20],
+        "two": ["a" * 30, "b" * 10],
+    }
+    lines = ["id: lengths", "title: {en: Lengths}", "questions:"]
+    for qi, shape in enumerate(answers):
+        lines += [f"  - id: len-{qi}", f"    prompt: {{en: Question {qi}?}}", "    options:"]
+        hi_texts = shapes[hi[qi]] if hi else None
+        for oi, text in enumerate(shapes[shape]):
+            hi_part = f", hi: {hi_texts[oi]}" if hi_texts else ""
+            correct = ", correct: true" if oi == 0 else ""
+            lines.append(f"      - {{en: {text}{hi_part}{correct}}}")
+        lines.append("    explanation: {en: Because.}")
+    return "\n".join(lines) + "\n"
+
+
+def giveaways(path: Path) -> list[str]:
+    return [str(w) for w in load_catalog(path).warnings if "scores without knowing" in str(w)]
+
+
+def test_an_answer_longest_in_over_40_percent_is_a_warning_at_questions(tmp_path: Path) -> None:
+    path = write(tmp_path, lengths_pack(["long", "long", "long", "mid", "short"]))
+    assert giveaways(path) == [
+        f"{path}:3: warning: in en, the correct option is the longest in 3 of 5 questions "
+        "(over 40%), so picking the longest option scores without knowing; make the options "
+        "alike in length and detail"
+    ]
+
+
+def test_an_answer_shortest_in_over_40_percent_is_a_warning(tmp_path: Path) -> None:
+    path = write(tmp_path, lengths_pack(["short", "short", "short", "mid", "long"]))
+    [warning] = giveaways(path)
+    assert "in en, the correct option is the shortest in 3 of 5 questions" in warning
+
+
+def test_40_percent_exactly_is_fine_and_ties_are_not_longest(tmp_path: Path) -> None:
+    path = write(tmp_path, lengths_pack(["long", "long", "short", "short", "mid"]))
+    assert giveaways(path) == []
+    tie = lengths_pack(["long", "long", "long", "mid", "mid"]).replace("b" * 10, "b" * 30)
+    assert giveaways(write(tmp_path, tie)) == []  # an answer as long as another is not longest
+
+
+def test_the_share_is_counted_per_language(tmp_path: Path) -> None:
+    path = write(tmp_path, lengths_pack(["long", "mid", "short", "mid"],
+                                        hi=["long", "long", "mid", "mid"]))
+    warnings = giveaways(path)
+    assert len(warnings) == 1
+    assert "in hi, the correct option is the longest in 2 of 4 questions" in warnings[0]
+
+
+def test_two_option_questions_are_not_counted(tmp_path: Path) -> None:
+    """With two options one is always the longer: such questions would always warn."""
+    path = write(tmp_path, lengths_pack(["two", "two", "two", "mid", "mid"]))
+    assert giveaways(path) == []
+    assert giveaways(write(tmp_path, lengths_pack(["two", "two"]))) == []
+
+
+def test_a_giveaway_is_a_warning_the_pack_still_loads(tmp_path: Path) -> None:
+    path = write(tmp_path, lengths_pack(["long"]))
+    catalog = load_catalog(path)
+    assert "lengths" in catalog.quizzes and all(w.warning for w in catalog.warnings)
+    proc = run_cli("content", "validate", str(path))
+    assert proc.returncode == 0 and proc.stdout.startswith("ok: 1 quizzes")
+    assert f"{path}:3: warning: in en, the correct option is the longest in 1 of 1" in proc.stderr
+
+
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "bot", *args], capture_output=True, text=True, timeout=60

@@ -27,7 +27,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.scanner import Scanner, ScannerError
 
 from bot.content import limits
-from bot.content.schema import Localized, Option, Question, Quiz
+from bot.content.schema import LOCALES, Localized, Option, Question, Quiz
 
 try:  # libyaml through PyYAML: over ten times faster than ruamel's pure-Python parser
     from yaml.cyaml import CParser as _CParser  # type: ignore[import-untyped, unused-ignore]
@@ -710,6 +710,42 @@ def _question_limits(
         yield (*base, "options"), f"options have no {', '.join(missing)} text", True
 
 
+# --- answers given away by their length -------------------------------------------------
+
+# More than this share of a pack's questions with the answer as its longest (or shortest)
+# option, in one language, is a warning: picking by length alone would score without knowing.
+GIVEAWAY_SHARE = 0.4
+
+
+def _giveaway_problems(quiz: Quiz) -> Iterable[Finding]:
+    """The correct option strictly the longest, or strictly the shortest, too often.
+
+    Questions with two options are left out: one of the two is always the longer. A language
+    counts only the questions that spell every option in it (a fallback to English is
+    already a warning of its own). Length is counted as the limits count it.
+    """
+    for locale in LOCALES:
+        counted = longest = shortest = 0
+        for q in quiz.questions:
+            texts = [getattr(o.text, locale) for o in q.options]
+            if len(texts) < 3 or any(t is None for t in texts):
+                continue
+            lengths = [limits.tg_len(t) for t in texts if t is not None]
+            answer = lengths.pop(q.answer)
+            counted += 1
+            longest += answer > max(lengths)
+            shortest += answer < min(lengths)
+        for n, what in ((longest, "longest"), (shortest, "shortest")):
+            if counted and n / counted > GIVEAWAY_SHARE:
+                yield (
+                    ("questions",),
+                    f"in {locale}, the correct option is the {what} in {n} of {counted} "
+                    f"questions (over {GIVEAWAY_SHARE:.0%}), so picking the {what} option "
+                    "scores without knowing; make the options alike in length and detail",
+                    True,
+                )
+
+
 # --- one file, then the catalog --------------------------------------------------------------
 
 
@@ -765,6 +801,9 @@ def _check(result: _File, data: Any, lines: dict[Loc, int]) -> None:
             result.add(_line_of(lines, err["loc"]), _message(err))
     for loc, message, warning in _limit_problems(data, result.quiz):
         result.add(_line_of(lines, loc), f"{_describe(loc)}: {message}", warning)
+    if result.quiz is not None:
+        for loc, message, warning in _giveaway_problems(result.quiz):
+            result.add(_line_of(lines, loc), message, warning)
 
 
 def load_file(path: Path) -> tuple[Quiz | None, list[Problem]]:
