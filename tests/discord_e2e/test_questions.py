@@ -70,22 +70,6 @@ async def test_a_click_gets_an_ephemeral_explanation_and_a_second_click_changes_
     assert "#general" in board.text
 
 
-async def test_a_click_delivered_twice_counts_once_and_logs_no_error(
-    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, storage: SqliteStorage,
-    alice: User,
-) -> None:
-    reply, q = await post_quiz(fake, service, alice, quiz="sample")
-    it = await fake.click(reply.id, reply.buttons[q.correct]["custom_id"], user=alice)
-    first = await fake.reply(it)
-    await fake.redeliver(it)
-    await fake.until(lambda: len(fake.callback_attempts(it)) == 2, 3.0, "the second response")
-    assert (await fake.reply(it)).message == first.message, "what the person saw stands"
-    assert [a.person_key for a in await storage.answers_for_post(q.post_id)] == \
-        [f"dc:{alice.id}"]
-    await fake.until(lambda: bot.publisher.idle, 3.0, "the count edit")
-    assert "1 answer so far" in text_of(fake.messages[reply.id])
-
-
 async def test_the_reply_is_in_the_clickers_language(
     fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User, bob: User
 ) -> None:

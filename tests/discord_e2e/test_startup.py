@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import logging
 
-import discord
 import pytest
 
+from bot.adapters import ConnectionLost, CredentialsRejected
 from bot.adapters.discord import DiscordAdapter
 from bot.core.service import QuizService
 from tests.discord_e2e.conftest import StartBot
@@ -58,7 +58,7 @@ async def test_start_fails_cleanly_when_the_gateway_never_gets_ready(
     fake: FakeDiscord, start_bot: StartBot
 ) -> None:
     fake.hold_ready = True
-    with pytest.raises(TimeoutError):
+    with pytest.raises(ConnectionLost, match="DISCORD_GATEWAY_URL"):
         await start_bot(ready_timeout=0.3)
     await fake.until(lambda: not fake.connected, 2.0, "the gateway connection to close")
 
@@ -66,7 +66,7 @@ async def test_start_fails_cleanly_when_the_gateway_never_gets_ready(
 async def test_a_wrong_token_fails_login_and_leaves_nothing_running(
     fake: FakeDiscord, start_bot: StartBot
 ) -> None:
-    with pytest.raises(discord.LoginFailure):
+    with pytest.raises(CredentialsRejected):
         await start_bot(settings={"discord_bot_token": "not-the-token"})
     assert not fake.identify_tokens and not fake.connected
 

@@ -16,6 +16,11 @@ aiohttp on 127.0.0.1 (random port). Point discord.py at `fake.api_base` (`Route.
 - Some server-side limits are checked (button labels, custom_id length, buttons per row, rows,
   embed and content lengths), answered 400 with code 50035 as Discord does, so a bot that
   breaks them fails here as it would in production.
+- The gateway can be closed with any close code (`close_gateway`), refuse connections for a
+  while (`refuse_gateway`), and answers a RESUME (op 6) with RESUMED, as Discord does after a
+  resumable close; `identify_tokens` and `resumes` record what the client sent.
+- A request can be held at the server until the test releases it (`hold`), to stop the bot
+  in the middle of a reply.
 - Every request is recorded; faults can be injected per route; member permissions (for
   `interaction.permissions`) are configurable per interaction.
 """
@@ -190,6 +195,20 @@ def text_of(message: dict[str, Any]) -> str:
     return "\n".join(p for p in parts if p)
 
 
+@dataclass
+class Hold:
+    """Requests matching `method` and `pattern` wait at the server until `release()`."""
+
+    method: str
+    pattern: re.Pattern[str]
+    arrived: asyncio.Event = field(default_factory=asyncio.Event)
+    released: asyncio.Event = field(default_factory=asyncio.Event)
+    held: list[Request] = field(default_factory=list)
+
+    def release(self) -> None:
+        self.released.set()
+
+
 class FakeDiscord:
     """Fake REST API + gateway. `await start()`, then point discord.py at it."""
 
@@ -210,6 +229,10 @@ class FakeDiscord:
         self.interactions: dict[int, Interaction] = {}
         self.identify_tokens: list[str] = []
         self.hold_ready = False  # never send READY (tests of the start-up timeout)
+        self.resumes: list[str] = []  # the session id of each RESUME
+        self.connections = 0  # gateway connections accepted
+        self._refuse_gateway = 0  # gateway connections still to answer 503
+        self._holds: list[Hold] = []
         self._faults: list[tuple[str, re.Pattern[str], int, dict[str, Any], int]] = []
         self._ws: web.WebSocketResponse | None = None
         self._seq = 0
@@ -231,6 +254,8 @@ class FakeDiscord:
         self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
 
     async def close(self) -> None:
+        for hold in self._holds:
+            hold.release()
         if self._ws is not None and not self._ws.closed:
             await self._ws.close()
         if self._runner is not None:
@@ -256,6 +281,37 @@ class FakeDiscord:
         if status == 429:
             body |= {"retry_after": 0.05, "global": False}
         self._faults.append((method.upper(), re.compile(path), status, body, times))
+
+    def hold(self, method: str, path: str) -> Hold:
+        """Hold the requests matching `method` and the `path` regex (recorded on arrival)
+        until the returned Hold is released."""
+        hold = Hold(method.upper(), re.compile(path))
+        self._holds.append(hold)
+        return hold
+
+    async def close_gateway(self, code: int, message: str = "") -> None:
+        """Close the bot's gateway connection with a close code, as Discord does: 4000-4009
+        are resumable (discord.py reconnects and RESUMEs), 4004 means the token is no longer
+        valid, 4010-4014 are fatal."""
+        ws = self._ws
+        assert ws is not None and not ws.closed, "no gateway connection to close"
+        await ws.close(code=code, message=message.encode())
+
+    def refuse_gateway(self, times: int = 1) -> None:
+        """Answer the next `times` gateway connection attempts with 503 (an outage)."""
+        self._refuse_gateway += times
+
+    async def send_raw(self, text: str) -> None:
+        """A raw frame on the gateway (e.g. one discord.py cannot parse)."""
+        ws = self._ws
+        assert ws is not None and not ws.closed, "no gateway connection"
+        await ws.send_str(text)
+
+    def add_channel(self, name: str) -> int:
+        """Another text channel in the guild (before the bot starts, so GUILD_CREATE has it)."""
+        cid = self.new_id()
+        self.channels[cid] = {"id": cid, "name": name, "type": 0}
+        return cid
 
     # waiting -----------------------------------------------------------------------------
     @staticmethod
@@ -452,10 +508,14 @@ class FakeDiscord:
         await ws.send_str(json.dumps({"op": 0, "t": event, "s": self._seq, "d": data}))
 
     # gateway ---------------------------------------------------------------------------
-    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
+    async def _gateway(self, request: web.Request) -> web.StreamResponse:
+        if self._refuse_gateway > 0:
+            self._refuse_gateway -= 1
+            return web.Response(status=503, text="gateway unavailable (injected)")
         ws = web.WebSocketResponse()
         await ws.prepare(request)
         self._ws = ws
+        self.connections += 1
         await ws.send_str(json.dumps({"op": 10, "d": {"heartbeat_interval": 41250}}))
         async for frame in ws:
             if frame.type != WSMsgType.TEXT:
@@ -467,6 +527,11 @@ class FakeDiscord:
                 self.identify_tokens.append(msg["d"]["token"])
                 if not self.hold_ready:
                     await self._ready(ws)
+            elif msg["op"] == 6:  # resume: the session goes on (nothing was missed here)
+                self.resumes.append(msg["d"]["session_id"])
+                self._seq += 1
+                await ws.send_str(json.dumps({"op": 0, "t": "RESUMED", "s": self._seq,
+                                              "d": {}}))
         return ws
 
     async def _ready(self, ws: web.WebSocketResponse) -> None:
@@ -517,6 +582,11 @@ class FakeDiscord:
         record = Request(request.method, path, dict(request.query), body,
                          dict(request.headers), time.monotonic())
         self.requests.append(record)
+        for hold in self._holds:
+            if hold.method == request.method and hold.pattern.fullmatch(path):
+                hold.held.append(record)
+                hold.arrived.set()
+                await hold.released.wait()
         for i, (method, pattern, status, error, times) in enumerate(self._faults):
             if method == request.method and pattern.fullmatch(path):
                 if times <= 1:

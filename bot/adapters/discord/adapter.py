@@ -1,5 +1,21 @@
-"""DiscordAdapter: starts and stops the bot for `quizbot run`, and is the core's ChatPort for
-Discord channels (the scheduler posts daily questions and closes due ones through it)."""
+"""DiscordAdapter: the bot's lifecycle for `quizbot run` (bot/adapters/__init__.py: start,
+stop, wait_failed), and the core's ChatPort for Discord channels (the scheduler posts daily
+questions and closes due ones through it).
+
+Failures, as the lifecycle names them:
+- a token Discord refuses at login (401) is `CredentialsRejected`, one line naming
+  DISCORD_BOT_TOKEN, never the token; Discord unreachable, or the gateway not READY in time,
+  is `ConnectionLost`. Nothing is left running either way.
+- while running, discord.py reconnects and resumes by itself after a network failure or a
+  resumable close code, and that is not a failure. The gateway closing with a code it will
+  not recover from ends the connection for good: 4004 (authentication failed: the token was
+  reset or revoked) is `CredentialsRejected`, the others (4010-4014: sharding, API version,
+  intents) and a gateway task that died for any other reason are `ConnectionLost`.
+  `wait_failed()` returns it.
+
+Stopping drains: `Intake` takes no more interactions, the handlers in flight get up to
+`drain_timeout` seconds to commit and answer, then the connection closes.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +23,17 @@ import asyncio
 import contextlib
 import logging
 
+import aiohttp
 import discord
 import discord.http
 import yarl
 from discord.gateway import DiscordWebSocket
 
+from bot.adapters import ConnectionLost, CredentialsRejected
 from bot.adapters.discord.client import QuizBot, build_bot
 from bot.adapters.discord.identity import PREFIX
+from bot.adapters.discord.intake import Intake
+from bot.adapters.discord.noise import describe, quiet_library_noise
 from bot.adapters.discord.publish import ChannelPublisher
 from bot.core.models import PostSummary, ShownQuestion
 from bot.core.service import QuizService
@@ -21,8 +41,22 @@ from bot.settings import Settings
 
 log = logging.getLogger(__name__)
 
+REJECTED = "DISCORD_BOT_TOKEN was rejected by Discord: check the token"
+AUTHENTICATION_FAILED = 4004  # gateway close codes (discord-api-docs opcodes-and-status-codes)
+FATAL_CLOSE = {
+    4010: "invalid shard",
+    4011: "sharding required",
+    4012: "invalid API version",
+    4013: "invalid intents",
+    4014: "disallowed intents (privileged intents not enabled for this bot)",
+}
+# what may go wrong between here and Discord: not the bot's fault, nor the token's
+NETWORK = (aiohttp.ClientError, OSError, TimeoutError, discord.DiscordServerError,
+           discord.GatewayNotFound)
+
 
 class DiscordAdapter:
+    name = "Discord"
     prefix = PREFIX
 
     def __init__(
@@ -33,38 +67,73 @@ class DiscordAdapter:
         guild_ready_timeout: float = 2.0,
         ready_timeout: float = 60.0,
         live_interval: float = 3.0,
+        drain_timeout: float = 5.0,
     ) -> None:
         """`guild_ready_timeout`: how long discord.py waits for more guilds before READY (tests
         pass a small value); `ready_timeout`: how long start() waits for the gateway;
-        `live_interval`: the least time between two edits of a question's answer count."""
+        `live_interval`: the least time between two edits of a question's answer count;
+        `drain_timeout`: how long stop() lets the interactions in flight finish."""
         self.service = service
         self.settings = settings
         self.guild_ready_timeout = guild_ready_timeout
         self.ready_timeout = ready_timeout
+        self.drain_timeout = drain_timeout
         self.publisher = ChannelPublisher(service, live_interval=live_interval)
         self.client: QuizBot | None = None
+        self.intake = Intake()
         self._gateway: asyncio.Task[None] | None = None
+        self._failed: asyncio.Future[BaseException] | None = None
+        self._stopping = False
 
     async def start(self) -> None:
         token = self.settings.discord_bot_token
         if token is None:
             raise RuntimeError("DISCORD_BOT_TOKEN is not set")
+        quiet_library_noise()
         # Discord itself, a REST or gateway proxy, or the test fakes. Route.BASE is read on
         # every request, interaction callbacks and follow-ups included.
         discord.http.Route.BASE = self.settings.discord_api_base_url.rstrip("/")
         DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(self.settings.discord_gateway_url)
-        self.client = client = build_bot(self.service, self.publisher,
+        self._stopping = False
+        self._failed = asyncio.get_running_loop().create_future()
+        self.intake = Intake()
+        self.client = client = build_bot(self.service, self.publisher, intake=self.intake,
                                          guild_ready_timeout=self.guild_ready_timeout)
         try:
-            await client.login(token.get_secret_value())
+            await self._login(client, token.get_secret_value())
             self._gateway = asyncio.create_task(client.connect(), name="discord-gateway")
+            self._gateway.add_done_callback(self._gateway_ended)
             await self._wait_ready()
-            await self._sync_commands()
+            try:
+                await self._sync_commands()
+            except NETWORK as exc:
+                raise ConnectionLost(self._redact(
+                    f"Discord did not take the slash commands: {describe(exc)}"
+                )) from None
         except BaseException:
             await self.stop()
             raise
         self.service.connect(self)
         log.info("Discord: connected as %s (id %s)", client.user, client.user and client.user.id)
+
+    async def _login(self, client: QuizBot, token: str) -> None:
+        api = self.settings.discord_api_base_url
+        try:
+            await client.login(token)
+        except discord.LoginFailure:
+            # raised from the 401's HTTPException, whose response still holds the request
+            # headers: the chain is dropped, the line names the setting
+            raise CredentialsRejected(REJECTED) from None
+        except discord.HTTPException as exc:
+            raise ConnectionLost(self._redact(
+                f"Discord's API at {api} refused the login ({describe(exc)}): "
+                "check DISCORD_API_BASE_URL"
+            )) from None
+        except NETWORK as exc:
+            raise ConnectionLost(self._redact(
+                f"could not reach Discord's API at {api} ({describe(exc)}): check the network "
+                "and DISCORD_API_BASE_URL"
+            )) from None
 
     async def _wait_ready(self) -> None:
         assert self.client is not None and self._gateway is not None
@@ -77,9 +146,61 @@ class DiscordAdapter:
             return
         ready.cancel()
         if self._gateway in done:
-            self._gateway.result()  # raises what stopped the connection
-            raise RuntimeError("the Discord gateway connection ended before READY")
-        raise TimeoutError(f"Discord gateway not ready after {self.ready_timeout:g} s")
+            # what stopped the connection before READY: a rejected token (4004), a fatal code
+            raise self._failure_of(self._gateway)
+        raise ConnectionLost(
+            f"Discord's gateway at {self.settings.discord_gateway_url} was not ready after "
+            f"{self.ready_timeout:g} s: check the network and DISCORD_GATEWAY_URL"
+        )
+
+    # the connection ending for good -----------------------------------------------------
+    def _gateway_ended(self, task: asyncio.Task[None]) -> None:
+        reason = self._failure_of(task)  # also retrieves the task's exception
+        if self._stopping or self._failed is None or self._failed.done():
+            return
+        error = None if task.cancelled() else task.exception()
+        if error is not None and not isinstance(
+            error, discord.ConnectionClosed | discord.PrivilegedIntentsRequired
+        ):
+            # not a close code: a bug or something unforeseen, worth its traceback
+            log.error("Discord: the gateway task died", exc_info=error)
+        else:
+            log.info("Discord: the gateway connection ended: %s", reason)
+        self._failed.set_result(reason)
+
+    def _failure_of(self, task: asyncio.Task[None]) -> BaseException:
+        """Why the gateway task ended, as the lifecycle's exceptions."""
+        if task.cancelled():
+            return ConnectionLost("the Discord gateway connection was cancelled")
+        error = task.exception()
+        if error is None:
+            return ConnectionLost("the Discord gateway connection was closed")
+        if isinstance(error, discord.ConnectionClosed):
+            if error.code == AUTHENTICATION_FAILED:
+                return CredentialsRejected(REJECTED)
+            meaning = FATAL_CLOSE.get(error.code or 0, "not resumable")
+            return ConnectionLost(
+                f"Discord closed the gateway connection with code {error.code} ({meaning})"
+            )
+        if isinstance(error, discord.PrivilegedIntentsRequired):
+            return ConnectionLost(f"Discord closed the gateway connection with code 4014 "
+                                  f"({FATAL_CLOSE[4014]})")
+        return ConnectionLost(self._redact(
+            f"the Discord gateway connection stopped: {describe(error)}"
+        ))
+
+    async def wait_failed(self) -> BaseException:
+        """Wait until the connection has ended for good and return why. A transient outage
+        never ends it (discord.py reconnects), and neither does stop(): after a stop this
+        waits forever, so the caller cancels it."""
+        if self._failed is None:
+            self._failed = asyncio.get_running_loop().create_future()
+        return await asyncio.shield(self._failed)
+
+    def _redact(self, text: str) -> str:
+        token = self.settings.discord_bot_token
+        secret = token.get_secret_value() if token is not None else ""
+        return text.replace(secret, "<token>") if secret else text
 
     async def _sync_commands(self) -> None:
         assert self.client is not None
@@ -96,6 +217,13 @@ class DiscordAdapter:
             log.info("Discord: %d slash commands synced globally", len(synced))
 
     async def stop(self) -> None:
+        """Take no more interactions, let the ones in flight commit and answer (at most
+        `drain_timeout` seconds), then close the connection."""
+        self._stopping = True
+        late = await self.intake.drain(self.drain_timeout)
+        if late:
+            log.warning("Discord: %d interactions unfinished after %g s were cancelled",
+                        late, self.drain_timeout)
         self.service.disconnect(self)
         await self.publisher.stop()
         if self.client is not None:
@@ -114,3 +242,4 @@ class DiscordAdapter:
     async def close_question(self, summary: PostSummary) -> None:
         """The closing edit; ChatGone or TryLater when Discord refuses it."""
         await self.publisher.close_question(summary)
+

@@ -29,6 +29,7 @@ from bot.core.service import QuizService
 from bot.i18n import translator
 
 if TYPE_CHECKING:
+    from bot.adapters.discord.intake import Intake
     from bot.adapters.discord.publish import ChannelPublisher
 
 log = logging.getLogger(__name__)
@@ -45,10 +46,12 @@ def custom_id(post_id: int, option: int) -> str:
 
 
 class AnswerButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPLATE):
-    """One option's button. Clicks go to `clicks`, set on the subclass each bot registers
-    (`answer_buttons`), so two bots in one process never share state."""
+    """One option's button. Clicks are taken through `intake` and go to `clicks`, both set on
+    the subclass each bot registers (`answer_buttons`), so two bots in one process never
+    share state."""
 
     clicks: ClassVar[AnswerClicks | None] = None
+    intake: ClassVar[Intake | None] = None
 
     def __init__(
         self,
@@ -77,6 +80,10 @@ class AnswerButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMP
     ) -> AnswerButton:
         return cls(int(match["post"]), int(match["opt"]))
 
+    async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
+        # runs in the task that handles the click (discord.py's dynamic item dispatch)
+        return self.intake is None or self.intake.admit(interaction)
+
     async def callback(self, interaction: discord.Interaction) -> None:
         if self.clicks is not None:
             await self.clicks.click(interaction, self.post_id, self.option)
@@ -102,14 +109,15 @@ class AnswerButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMP
         return view
 
 
-def answer_buttons(clicks: AnswerClicks) -> type[AnswerButton]:
+def answer_buttons(clicks: AnswerClicks, intake: Intake | None = None) -> type[AnswerButton]:
     """The button class one bot registers with `add_dynamic_items` and builds its messages
-    with: its clicks go to `clicks`."""
+    with: its clicks are taken through `intake` and go to `clicks`."""
 
     class BoundAnswerButton(AnswerButton, template=TEMPLATE):
         pass
 
     BoundAnswerButton.clicks = clicks
+    BoundAnswerButton.intake = intake
     return BoundAnswerButton
 
 

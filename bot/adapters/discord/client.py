@@ -8,7 +8,6 @@ handler reaches for state through `interaction.client`.
 from __future__ import annotations
 
 import logging
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,6 +17,7 @@ from discord.ext import commands
 
 from bot.adapters.discord.buttons import AnswerButton, AnswerClicks, answer_buttons
 from bot.adapters.discord.daily import DailyCog
+from bot.adapters.discord.intake import Intake
 from bot.adapters.discord.localize import CatalogTranslator
 from bot.adapters.discord.publish import ChannelPublisher
 from bot.adapters.discord.quiz import QuizCog
@@ -26,32 +26,22 @@ from bot.core.service import QuizService
 
 log = logging.getLogger(__name__)
 
-RECENT = 1024  # interaction ids remembered, to drop a second delivery
-
 
 class QuizTree(app_commands.CommandTree[Any]):
-    """Drops a command delivered twice to this process (a gateway replay): a /quiz run again
-    would replace the question it showed with one nobody sees. (A second delivery to another
-    process is refused by Discord when the bot answers it; a click is idempotent anyway.)"""
+    """Takes a command only through the bot's `Intake`: once per interaction (a /quiz run
+    again would replace the question it showed with one nobody sees), and not while the bot
+    is stopping."""
 
-    def __init__(self, client: discord.Client, **options: Any) -> None:
-        super().__init__(client, **options)
-        self._recent: OrderedDict[int, None] = OrderedDict()
+    intake: Intake | None = None
 
     async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
-        if interaction.id in self._recent:
-            log.info("interaction %s delivered again; dropped", interaction.id)
-            return False
-        self._recent[interaction.id] = None
-        if len(self._recent) > RECENT:
-            self._recent.popitem(last=False)
-        return True
+        return self.intake is None or self.intake.admit(interaction)
 
 
 class QuizBot(commands.Bot):
     def __init__(
         self, cogs: Sequence[commands.Cog], buttons: type[AnswerButton], *,
-        guild_ready_timeout: float = 2.0,
+        intake: Intake | None = None, guild_ready_timeout: float = 2.0,
     ) -> None:
         # Slash commands and buttons need no privileged intents; `guilds` gives channel names.
         # No prefix commands: only a mention could trigger one, and none are defined.
@@ -67,6 +57,9 @@ class QuizBot(commands.Bot):
         )
         self.cogs_to_add = list(cogs)
         self.buttons = buttons
+        self.intake = intake = intake or Intake()
+        assert isinstance(self.tree, QuizTree)
+        self.tree.intake = intake
 
     async def setup_hook(self) -> None:
         for cog in self.cogs_to_add:
@@ -78,13 +71,15 @@ class QuizBot(commands.Bot):
 
 
 def build_bot(service: QuizService, publisher: ChannelPublisher, *,
-              guild_ready_timeout: float = 2.0) -> QuizBot:
-    """A new bot wired to the service; the publisher posts through it from now on."""
+              intake: Intake | None = None, guild_ready_timeout: float = 2.0) -> QuizBot:
+    """A new bot wired to the service; the publisher posts through it from now on. Every
+    interaction is taken through `intake`."""
     errors = ErrorReplies(service)
-    buttons = answer_buttons(AnswerClicks(service, publisher, errors))
+    intake = intake or Intake()
+    buttons = answer_buttons(AnswerClicks(service, publisher, errors), intake)
     bot = QuizBot(
         [QuizCog(service, publisher, errors), DailyCog(service, errors)], buttons,
-        guild_ready_timeout=guild_ready_timeout,
+        intake=intake, guild_ready_timeout=guild_ready_timeout,
     )
     publisher.client, publisher.buttons = bot, buttons
     return bot
