@@ -24,8 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bot.core.clock import SystemClock  # noqa: E402
 from bot.content import load_catalog  # noqa: E402
+from bot.core.clock import SystemClock  # noqa: E402
 from bot.core.models import Chat, Person  # noqa: E402
 from bot.core.service import QuizService  # noqa: E402
 from bot.storage import SqliteStorage  # noqa: E402

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from collections.abc import Callable
 from datetime import UTC, datetime, time
 from pathlib import Path
 
@@ -29,14 +30,15 @@ def answer(post_id: int, person: str, option: int = 0, correct: bool = True) -> 
 
 
 async def test_pragmas_and_schema_version(tmp_path: Path) -> None:
+    def pragma(name: str) -> Callable[[sqlite3.Connection], object]:
+        return lambda db: db.execute(f"PRAGMA {name}").fetchone()[0]
+
     async with SqliteStorage(tmp_path / "a.db") as store:
-        assert store._w is not None
-        async with store._w.execute("PRAGMA journal_mode") as cur:
-            assert (await cur.fetchone())[0] == "wal"
-        async with store._w.execute("PRAGMA foreign_keys") as cur:
-            assert (await cur.fetchone())[0] == 1
-        async with store._w.execute("PRAGMA synchronous") as cur:
-            assert (await cur.fetchone())[0] == 2  # FULL
+        for worker in (store._writer, store._reader):  # both connections
+            assert worker is not None
+            assert await worker.submit(pragma("journal_mode")) == "wal"
+            assert await worker.submit(pragma("foreign_keys")) == 1
+            assert await worker.submit(pragma("synchronous")) == 2  # FULL
     with sqlite3.connect(tmp_path / "a.db") as raw:
         assert raw.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
 

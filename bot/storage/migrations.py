@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import logging
+import sqlite3
+
+log = logging.getLogger(__name__)
+
 MIGRATIONS: list[str] = [
     # 1: people, chats, posts, answers, runs, and score aggregates kept by triggers
     """
@@ -148,3 +153,37 @@ MIGRATIONS: list[str] = [
         WHERE run_id IS NOT NULL;
     """,
 ]
+
+
+def migrate(db: sqlite3.Connection, application_id: int) -> None:
+    """Bring the file to the newest schema in one transaction and mark it as ours."""
+    db.execute("BEGIN IMMEDIATE")  # one process migrates, others wait
+    try:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        db.execute(f"PRAGMA application_id={application_id}")  # ours from now on
+        for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
+            log.info("applying schema migration %d", number)
+            for statement in split_sql(script):
+                db.execute(statement)
+            db.execute(f"PRAGMA user_version={number}")
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+
+
+def split_sql(script: str) -> list[str]:
+    """Split a migration into statements; sqlite3 knows where a trigger body ends."""
+    statements: list[str] = []
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        if not buffer and (not line.strip() or line.strip().startswith("--")):
+            continue
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        raise ValueError(f"incomplete statement in migration: {buffer[:80]!r}")
+    return statements
