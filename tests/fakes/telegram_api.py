@@ -73,6 +73,7 @@ class Call:
     result: Any = None
     at: float = field(default_factory=time.monotonic)
     delayed: float = 0.0  # seconds the reply was held back after the call took effect
+    replied: bool = False  # a successful reply was sent (after any delay)
 
     @property
     def ok(self) -> bool:
@@ -167,6 +168,7 @@ class FakeTelegramAPI:
             if handler is None:
                 raise bad_request(f"method {method} is not implemented by the fake")
             result = handler(params) if method != "getUpdates" else await handler(params)
+            call.result = result
             delays = self._delays.get(method)
             if delays:
                 call.delayed = delays.popleft()
@@ -178,7 +180,7 @@ class FakeTelegramAPI:
             if exc.parameters:
                 body["parameters"] = exc.parameters
             return self._reply(exc.status, body)
-        call.result = result
+        call.replied = True
         return self._reply(200, {"ok": True, "result": result})
 
     @staticmethod

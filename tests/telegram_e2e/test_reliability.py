@@ -17,6 +17,7 @@ from telegram.error import (
     TimedOut,
 )
 
+from bot.adapters import CredentialsRejected
 from bot.adapters.telegram import TelegramAdapter
 from bot.adapters.telegram.app import file_base_url, quiet_library_deprecations
 from bot.adapters.telegram.publish import platform_errors
@@ -142,8 +143,10 @@ async def test_the_token_never_reaches_the_logs(tg, fake_tg, group, alice, caplo
 async def test_a_wrong_token_fails_start_cleanly(fake_tg, service, tg_settings):
     settings = tg_settings.model_copy(update={"telegram_bot_token": SecretStr("1:wrong")})
     adapter = TelegramAdapter(service, settings)
-    with pytest.raises(InvalidToken):
+    with pytest.raises(CredentialsRejected) as rejected:
         await adapter.start()
+    assert "TELEGRAM_BOT_TOKEN" in str(rejected.value) and "wrong" not in str(rejected.value)
+    assert isinstance(rejected.value.__cause__, InvalidToken)
     await adapter.stop()  # harmless after a failed start
     assert not fake_tg.calls_of("getUpdates", ok_only=False)
 

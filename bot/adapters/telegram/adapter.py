@@ -5,7 +5,9 @@ close_question; Telegram's failures reach it as ChatGone (the bot was removed or
 TryLater (a flood wait, the network), and the core decides what follows.
 
 Updates come through our own polling loop (polling.py), which confirms an update to Telegram
-only after its handler has finished.
+only after its handler has finished. The lifecycle is bot/adapters' Adapter: a token Telegram
+rejects (at start, or revoked later) is CredentialsRejected, Telegram unreachable at start is
+ConnectionLost; later outages are retried for ever.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from __future__ import annotations
 import logging
 
 from telegram import Update
+from telegram.error import BadRequest, EndPointNotFound, InvalidToken, NetworkError
 
+from bot.adapters import ConnectionLost, CredentialsRejected
 from bot.adapters.telegram import handlers
 from bot.adapters.telegram.app import build_application, register_commands
 from bot.adapters.telegram.context import TelegramApp
@@ -28,8 +32,12 @@ from bot.settings import Settings
 log = logging.getLogger(__name__)
 
 
+REJECTED = "Telegram rejected TELEGRAM_BOT_TOKEN (revoked or mistyped): set the bot's token"
+
+
 class TelegramAdapter:
     prefix = PREFIX
+    name = "Telegram"
 
     def __init__(self, service: QuizService, settings: Settings) -> None:
         if settings.telegram_bot_token is None:
@@ -63,12 +71,21 @@ class TelegramAdapter:
         app.bot_data.poster = Poster(app.bot, self.service)
         handlers.register(app)
         poller = Poller(app, Update.ALL_TYPES)
-        await app.initialize()
         try:
+            await app.initialize()
             await register_commands(app.bot)
             await app.bot.delete_webhook()  # getUpdates is refused while a webhook is set
             await app.start()
             await poller.start()
+        except (InvalidToken, EndPointNotFound) as exc:
+            await _shutdown(app, poller)
+            raise CredentialsRejected(REJECTED) from exc
+        except NetworkError as exc:
+            await _shutdown(app, poller)
+            if isinstance(exc, BadRequest):
+                raise
+            raise ConnectionLost(f"Telegram cannot be reached at "
+                                 f"{self.settings.telegram_api_base_url}: {exc}") from exc
         except BaseException:
             await _shutdown(app, poller)
             raise
@@ -85,6 +102,13 @@ class TelegramAdapter:
         if self._app is not None:
             await _shutdown(self._app, self._poller)
             self._app = self._poller = None
+
+    async def wait_failed(self) -> BaseException:
+        """Until polling can never work again: CredentialsRejected for a revoked token.
+        Outages and flood waits are retried for ever and never end it."""
+        error = await self.poller.failed
+        return CredentialsRejected(REJECTED) if isinstance(
+            error, (InvalidToken, EndPointNotFound)) else ConnectionLost(str(error))
 
     # ChatPort ----------------------------------------------------------------------------
     async def send_question(self, question: ShownQuestion) -> None:
@@ -103,4 +127,4 @@ async def _shutdown(app: TelegramApp, poller: Poller | None) -> None:
         await poller.stop()
     if app.running:
         await app.stop()
-    await app.shutdown()
+    await app.shutdown()  # returns at once if it was never initialized

@@ -19,8 +19,9 @@ running or done are skipped, and new ones are handled. Handlers are idempotent a
 are final in the database, commands and presses are remembered), so an update handled again
 after a crash changes nothing.
 
-A failed getUpdates (the network, a flood wait, Telegram's 5xx) is retried with backoff; it is
-never fatal. Stopping stops fetching, lets the handlers in progress finish (within
+A failed getUpdates (the network, a flood wait, Telegram's 5xx, another instance polling) is
+retried with backoff; it is never fatal. Only a token Telegram rejects (revoked) ends the loop:
+`failed` then holds why. Stopping stops fetching, lets the handlers in progress finish (within
 STOP_WITHIN), confirms what they handled, and returns.
 """
 
@@ -34,7 +35,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from telegram import Update
-from telegram.error import RetryAfter, TelegramError, TimedOut
+from telegram.error import EndPointNotFound, InvalidToken, RetryAfter, TelegramError, TimedOut
 
 from bot.adapters.telegram.context import TelegramApp
 
@@ -45,6 +46,7 @@ READ_SLACK = 5.0  # seconds on top of the long poll before the request counts as
 LIMIT = 100  # updates per getUpdates, Telegram's maximum
 SLOW_BATCH = 0.5  # seconds; after this, fetch new updates beside the slow ones
 STOP_WITHIN = 30.0  # seconds the handlers in progress get to finish when the bot stops
+FIRST_BACKOFF = 1.0  # seconds before the first retry of a failed getUpdates
 MAX_BACKOFF = 30.0  # seconds between getUpdates attempts while Telegram cannot be reached
 
 
@@ -74,6 +76,8 @@ class Poller:
         self._idle = asyncio.Event()
         self._idle.set()
         self.poison = 0  # updates skipped because they could not be read
+        # set once polling can never work again (the token was rejected): why
+        self.failed: asyncio.Future[BaseException] = asyncio.get_running_loop().create_future()
 
     @property
     def running(self) -> bool:
@@ -114,9 +118,15 @@ class Poller:
                 fetch, self._fetch = self._fetch, None
             if fetch.cancelled():
                 break
-            if fetch.exception() is not None:
+            if (error := fetch.exception()) is not None:
+                if isinstance(error, (InvalidToken, EndPointNotFound)):
+                    # 401/404 for getUpdates itself: the token was revoked
+                    log.warning("Telegram rejected the bot token (revoked?); polling stopped")
+                    if not self.failed.done():
+                        self.failed.set_result(error)
+                    break
                 failures += 1
-                await self._pause(self._backoff(fetch.exception(), failures))
+                await self._pause(self._backoff(error, failures))
                 continue
             failures = 0
             self._confirmed = max(self._confirmed, offset)
@@ -150,7 +160,7 @@ class Poller:
         if isinstance(exc, TimedOut) and failures == 1:
             log.debug("getUpdates timed out; asking again")
             return 0.0
-        delay = min(MAX_BACKOFF, 1.5 ** (failures - 1))
+        delay = min(MAX_BACKOFF, FIRST_BACKOFF * 1.5 ** (failures - 1))
         if isinstance(exc, TelegramError):
             log.warning("polling Telegram for updates failed: %s; again in %.1f s", exc, delay)
         else:
