@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime, time
 from pathlib import Path
+from typing import Any
 
 import aiosqlite
 import pytest
@@ -158,3 +159,63 @@ async def test_migrate_chat_moves_everything(tmp_path: Path) -> None:
         assert (await store.leaderboard("tg:-1", None, 10, None))[0] == []
         week, _ = await store.leaderboard("tg:-1001", NOW, 10, None)
         assert [r.correct for r in week] == [1]
+
+
+async def test_an_answer_stores_its_person_and_a_refused_one_stores_nothing(
+    tmp_path: Path,
+) -> None:
+    async with SqliteStorage(tmp_path / "n.db") as store:
+        post_id = await make_post(store)
+        named = AnswerRecord(post_id, "tg:1", 0, True, NOW, 10, name="Ada")
+        assert await store.record_answer(named) == ("inserted", None)
+        assert await store.person_name("tg:1") == "Ada"
+        await store.close_post(post_id, NOW)
+        late = AnswerRecord(post_id, "tg:2", 0, True, NOW, 10, name="Bob")
+        assert await store.record_answer(late) == ("closed", None)
+        assert await store.person_name("tg:2") is None
+        renamed = AnswerRecord(await make_post(store), "tg:1", 0, True, NOW, 10, name="Ada L.")
+        assert (await store.record_answer(renamed))[0] == "inserted"
+        assert await store.person_name("tg:1") == "Ada L."
+
+
+async def test_cached_languages_follow_every_change(tmp_path: Path) -> None:
+    path = tmp_path / "l.db"
+    async with SqliteStorage(path) as store, SqliteStorage(path) as other:
+        post_id = await make_post(store)
+        await store.record_answer(answer(post_id, "tg:1"))  # caches tg:1's language (none)
+        assert await store.person_locale("tg:1") is None
+        await store.set_person_locale("tg:1", "bn")
+        assert await store.person_locale("tg:1") == "bn"
+        assert await store.chat_locale("tg:-1") is None
+        await store.set_chat_locale("tg:-1", "hi")
+        assert await store.chat_locale("tg:-1") == "hi"
+        await store.upsert_chat("tg:-1", "group", platform_locale="bn")
+        assert await store.chat_platform_locale("tg:-1") == "bn"
+        # another process's change shows once the entry expires (LOCALE_TTL)
+        await other.set_person_locale("tg:1", "hi")
+        assert await store.person_locale("tg:1") == "bn"
+        store._person_locales.ttl = -1  # expired as soon as stored
+        store._person_locales.put("tg:1", "bn")
+        assert await store.person_locale("tg:1") == "hi"
+        await store.migrate_chat("tg:-1", "tg:-100")
+        assert await store.chat_locale("tg:-1") is None
+        assert await store.chat_locale("tg:-100") == "hi"
+
+
+async def test_concurrent_misses_of_one_post_read_it_once(tmp_path: Path) -> None:
+    async with SqliteStorage(tmp_path / "o.db") as store:
+        post_id = await make_post(store)
+        store._posts.clear()
+        reader = store._reader
+        assert reader is not None
+        reads: list[str] = []
+        original = reader.submit
+
+        def counted(fn: Any, *args: Any) -> Any:
+            reads.append(fn.__name__)
+            return original(fn, *args)
+
+        reader.submit = counted  # type: ignore[method-assign]
+        posts = await asyncio.gather(*(store.get_post(post_id) for _ in range(100)))
+        assert {p.id for p in posts if p is not None} == {post_id}
+        assert reads == ["post"]

@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from bot.core.models import Chat, Person
+from bot.core.service import QuizService
 from bot.storage import SqliteStorage
 from bot.storage.reader import Reader
 from bot.storage.writer import Writer
@@ -240,3 +242,26 @@ async def test_storage_close_leaves_no_thread(tmp_path: Path) -> None:
     assert set(threading.enumerate()) <= before
     with pytest.raises(RuntimeError, match="not open"):
         await store.get_post(1)
+
+
+async def test_an_accepted_answer_is_one_write_and_no_read(
+    service: QuizService, storage: SqliteStorage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    group = Chat("tg:-5", "group")
+    shown = await service.questions.post(group, "sample", "s-one", "en")
+    ada, bob = Person("tg:1", "Ada"), Person("tg:2", "Bob")
+    assert (await service.answer(shown.post_id, ada, 0)).accepted  # caches warm up
+    calls: list[str] = []
+    for name in ("_writer", "_reader"):
+        worker = getattr(storage, name)
+        original = worker.submit
+
+        def counted(fn: Any, *args: Any, _name: str = name, _original: Any = original) -> Any:
+            calls.append(f"{_name[1:]}:{fn.__name__}")
+            return _original(fn, *args)
+
+        monkeypatch.setattr(worker, "submit", counted)
+    result = await service.answer(shown.post_id, bob, 1)  # a new person, a known post
+    assert result.accepted
+    assert calls == ["writer:record_answer"]  # the person is stored by the same write
+    assert await storage.person_name("tg:2") == "Bob"

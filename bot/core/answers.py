@@ -1,18 +1,39 @@
 """The hot path: a person picks an option; it is stored once and final, then shown.
 
 An adapter turns a poll answer or a button click into `Answers.answer(post, person, option)`;
-storage (`record_answer`) inserts it, the database's primary key on (post, person) making the
+storage (`record_answer`) inserts it, the database's unique key on (post, person) making the
 first answer final. Nothing is acknowledged to the platform before this returns.
+
+An accepted answer costs one storage call that waits for the disk (`record_answer`, which also
+stores the person) and no other I/O: the post and the person's language come from storage's
+caches, and what a post's answers show is computed once per post, option and language
+(`_Shown`), not per answer.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from bot.content import Question, Quiz
 from bot.core.clock import Clock
 from bot.core.locales import Locales
 from bot.core.models import AnswerResult, AnswerStatus, Chat, Person
-from bot.core.ports import AnswerRecord, Storage
+from bot.core.ports import AnswerRecord, PostRecord, Storage
 from bot.core.questions import Questions, is_open
 from bot.core.runs import Runs
+
+SHOWN_CACHE = 4096  # posts answered lately (each holds a few results per language)
+
+
+@dataclass(slots=True)
+class _Shown:
+    """One post's question as its answers show it: resolved once, not per answer."""
+
+    quiz: Quiz  # the catalog's object, to notice the catalog changing
+    question: Question
+    answer: int  # canonical index of the correct option
+    results: dict[tuple[int, str], AnswerResult]  # (canonical option, locale) -> ACCEPTED
 
 
 class Answers:
@@ -24,50 +45,87 @@ class Answers:
         self.locales = locales
         self.storage = storage
         self.clock = clock
+        self._shown: OrderedDict[int, _Shown] = OrderedDict()  # post id -> _Shown, bounded
+
+    def _shown_for(self, post: PostRecord) -> _Shown | None:
+        shown = self._shown.get(post.id)
+        if shown is not None and self.questions.catalog.quizzes.get(post.quiz_id) is shown.quiz:
+            self._shown.move_to_end(post.id)
+            return shown
+        question = self.questions.question_of(post)
+        quiz = self.questions.catalog.quizzes.get(post.quiz_id)
+        if question is None or quiz is None:
+            return None
+        shown = _Shown(quiz, question, question.answer, {})
+        self._shown[post.id] = shown
+        if len(self._shown) > SHOWN_CACHE:
+            self._shown.popitem(last=False)
+        return shown
+
+    def _accepted(
+        self, post: PostRecord, shown: _Shown, canonical: int, locale: str
+    ) -> AnswerResult:
+        """An ACCEPTED result depends only on the post, the option and the language: it is
+        rendered once (by Questions.result, the one place results are rendered) and shared —
+        AnswerResult is immutable."""
+        result = shown.results.get((canonical, locale))
+        if result is None:
+            result = self.questions.result(
+                AnswerStatus.ACCEPTED, post, shown.question, canonical, locale
+            )
+            shown.results[(canonical, locale)] = result
+        return result
 
     async def answer(
         self, post_id: int, person: Person, shown_option: int, *, locale: str | None = None
     ) -> AnswerResult:
         """Record `person`'s answer; return only after it is committed."""
         post = await self.storage.get_post(post_id)
-        question = self.questions.question_of(post)
-        if post is None or question is None:
+        shown = None if post is None else self._shown_for(post)
+        if post is None or shown is None:
             return AnswerResult(AnswerStatus.UNKNOWN_POST, post_id)
-        locale = locale or await self.locales.for_person(person, Chat(post.chat_key))
+        chat = Chat(post.chat_key)
         if not 0 <= shown_option < len(post.order):
+            locale = locale or await self.locales.for_person(person, chat)
             return AnswerResult(AnswerStatus.INVALID_OPTION, post_id, locale=locale)
         if post.owner_key is not None and post.owner_key != person.key:
             # someone else's private question or quiz run (a forwarded poll, a shared DM)
+            locale = locale or await self.locales.for_person(person, chat)
             return AnswerResult(AnswerStatus.NOT_YOURS, post_id, locale=locale)
 
         now = self.clock.now()
         if not is_open(post, now):
+            locale = locale or await self.locales.for_person(person, chat)
             earlier = await self.storage.answer_of(post_id, person.key)
             if earlier is None:
-                return self.questions.result(AnswerStatus.CLOSED, post, question, None, locale)
+                return self.questions.result(
+                    AnswerStatus.CLOSED, post, shown.question, None, locale
+                )
             return self.questions.result(
-                AnswerStatus.ALREADY_ANSWERED, post, question, earlier.option, locale
+                AnswerStatus.ALREADY_ANSWERED, post, shown.question, earlier.option, locale
             )
-        await self.storage.upsert_person(person.key, person.name)
         canonical = post.order[shown_option]
         outcome, earlier = await self.storage.record_answer(
             AnswerRecord(
                 post_id=post.id,
                 person_key=person.key,
                 option=canonical,
-                correct=canonical == question.answer,
+                correct=canonical == shown.answer,
                 answered_at=now,
                 elapsed_ms=max(0, int((now - post.created_at).total_seconds() * 1000)),
+                name=person.name,  # stored with the answer: no separate upsert
             )
         )
+        # after the write: storage cached the person's language while it was there
+        locale = locale or await self.locales.for_person(person, chat)
         if outcome == "closed":
-            return self.questions.result(AnswerStatus.CLOSED, post, question, None, locale)
+            return self.questions.result(AnswerStatus.CLOSED, post, shown.question, None, locale)
         if outcome == "duplicate":
             assert earlier is not None
             return self.questions.result(
-                AnswerStatus.ALREADY_ANSWERED, post, question, earlier.option, locale
+                AnswerStatus.ALREADY_ANSWERED, post, shown.question, earlier.option, locale
             )
-        result = self.questions.result(AnswerStatus.ACCEPTED, post, question, canonical, locale)
+        result = self._accepted(post, shown, canonical, locale)
         if post.run_id is not None:
             run = await self.storage.get_run(post.run_id)
             if run is not None:

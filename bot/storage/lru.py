@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 from typing import Generic, TypeVar
 
@@ -37,3 +38,34 @@ class Lru(Generic[K, V]):
 
     def clear(self) -> None:
         self._items.clear()
+
+
+class Expiring(Generic[K, V]):
+    """An Lru whose entries also expire `ttl` seconds after they were stored: what they hold
+    may be changed by another process on the same file. `get` returns a 1-tuple, so a stored
+    None is told apart from a miss."""
+
+    def __init__(self, size: int, ttl: float) -> None:
+        self.ttl = ttl
+        self._lru: Lru[K, tuple[V, float]] = Lru(size)
+
+    def get(self, key: K) -> tuple[V] | None:
+        entry = self._lru.get(key)
+        if entry is None:
+            return None
+        if entry[1] < time.monotonic():
+            self._lru.pop(key)
+            return None
+        return (entry[0],)
+
+    def put(self, key: K, value: V) -> None:
+        self._lru.put(key, (value, time.monotonic() + self.ttl))
+
+    def pop(self, key: K) -> None:
+        self._lru.pop(key)
+
+    def clear(self) -> None:
+        self._lru.clear()
+
+    def __len__(self) -> int:
+        return len(self._lru)

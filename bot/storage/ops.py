@@ -121,35 +121,55 @@ def mark_summary_posted(db: Db, post_id: int, when: int) -> None:
 
 # answers ------------------------------------------------------------------------------------
 def record_answer(
-    db: Db, answer: AnswerRecord, person_known: bool
-) -> tuple[RecordOutcome, AnswerRecord | None]:
-    if not person_known:
-        db.execute("INSERT OR IGNORE INTO persons(key) VALUES (?)", (answer.person_key,))
+    db: Db, answer: AnswerRecord, upsert_person: bool, read_locale: bool
+) -> tuple[RecordOutcome, AnswerRecord | None, tuple[str | None] | None]:
+    """The hot path's one write: the answer, and the person (with answer.name) if the caller
+    does not know them unchanged. Returns the outcome, the earlier answer of a duplicate, and
+    the person's stored locale as a 1-tuple if `read_locale` (for the caller's cache)."""
     # The open check is part of the insert, so a post closed by another process between our
     # read and this write still refuses the answer.
     at = to_ms(answer.answered_at)
+    key = answer.person_key
+    if upsert_person and db.execute(OPEN_POST, (answer.post_id, at)).fetchone() is not None:
+        # only an answer the post takes creates or renames its person; a refused one leaves
+        # no trace
+        if answer.name:
+            db.execute(
+                "INSERT INTO persons(key, name) VALUES (?, ?) ON CONFLICT(key) DO UPDATE"
+                " SET name=excluded.name WHERE name IS NOT excluded.name",
+                (key, answer.name),
+            )
+        else:
+            db.execute("INSERT OR IGNORE INTO persons(key) VALUES (?)", (key,))
     cur = db.execute(
         "INSERT INTO answers(post_id, person_key, option, correct, answered_at,"
         " elapsed_ms, chat_key, quiz_id, question_id)"
         " SELECT ?, ?, ?, ?, ?, ?, chat_key, quiz_id, question_id FROM posts"
         " WHERE id=? AND closed_at IS NULL AND (closes_at IS NULL OR closes_at>?)"
         " ON CONFLICT(post_id, person_key) DO NOTHING",
-        (
-            answer.post_id, answer.person_key, answer.option, int(answer.correct),
-            at, answer.elapsed_ms, answer.post_id, at,
-        ),
+        (answer.post_id, key, answer.option, int(answer.correct), at, answer.elapsed_ms,
+         answer.post_id, at),
     )
+    locale: tuple[str | None] | None = None
+    if read_locale:
+        row = db.execute("SELECT locale FROM persons WHERE key=?", (key,)).fetchone()
+        locale = (None if row is None else row[0],)
     if cur.rowcount == 1:
-        return "inserted", None
+        return "inserted", None, locale
     row = db.execute(
         f"SELECT {ANSWER_COLUMNS} FROM answers WHERE post_id=? AND person_key=?",
-        (answer.post_id, answer.person_key),
+        (answer.post_id, key),
     ).fetchone()
     if row is not None:
-        return "duplicate", answer_of(row)
+        return "duplicate", answer_of(row), locale
     if db.execute("SELECT 1 FROM posts WHERE id=?", (answer.post_id,)).fetchone() is None:
         raise LookupError(f"post {answer.post_id} does not exist")
-    return "closed", None
+    return "closed", None, locale
+
+
+OPEN_POST = (
+    "SELECT 1 FROM posts WHERE id=? AND closed_at IS NULL AND (closes_at IS NULL OR closes_at>?)"
+)
 
 
 # runs ---------------------------------------------------------------------------------------

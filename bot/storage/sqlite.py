@@ -34,7 +34,7 @@ from bot.core.ports import (
 from bot.core.schedule import Schedule
 from bot.storage import boards, ops, queries
 from bot.storage.connection import APPLICATION_ID, PRAGMAS, unusable
-from bot.storage.lru import Lru
+from bot.storage.lru import Expiring, Lru
 from bot.storage.migrations import split_sql
 from bot.storage.reader import Reader
 from bot.storage.records import to_ms
@@ -48,6 +48,11 @@ T = TypeVar("T")
 POST_CACHE = 4096  # posts: a few thousand live questions at once
 PEOPLE_CACHE = 50_000  # about 5 MB at most
 CHAT_CACHE = 10_000
+# A language chosen through another process on the same file shows here within this long;
+# one chosen through this process shows at once (the cache entry is replaced).
+LOCALE_TTL = 60.0
+
+ChatRow = tuple[str, str | None, str | None]  # title, locale, platform_locale
 
 
 class SqliteStorage:
@@ -55,11 +60,17 @@ class SqliteStorage:
         self.path = Path(path)
         self._writer: Writer | None = None
         self._reader: Reader | None = None
-        # Caches, each bounded (LRU): people and chats recently seen unchanged, to skip
-        # redundant upserts; recently used posts, read on every answer.
+        # Caches, each bounded (LRU), so the hot path reads nothing: people and chats recently
+        # seen unchanged, to skip redundant upserts; recently used posts; people's and chats'
+        # languages. Each is updated or dropped by the write that changes what it holds; a
+        # read that raced such a write is not cached (the generation moved).
         self._known_people: Lru[str, str] = Lru(PEOPLE_CACHE)  # key -> name
         self._known_chats: Lru[str, tuple[str, str | None]] = Lru(CHAT_CACHE)
         self._posts: Lru[int, PostRecord] = Lru(POST_CACHE)
+        self._person_locales: Expiring[str, str | None] = Expiring(PEOPLE_CACHE, LOCALE_TTL)
+        self._chat_rows: Expiring[str, ChatRow | None] = Expiring(CHAT_CACHE, LOCALE_TTL)
+        self._generation = 0  # bumped by every write that changes a cached value
+        self._inflight: dict[tuple[str, object], asyncio.Future[Any]] = {}
 
     # lifecycle -------------------------------------------------------------------------
     async def open(self) -> None:
@@ -108,6 +119,20 @@ class SqliteStorage:
             raise RuntimeError("storage is not open")
         return self._reader.submit(fn, *args)
 
+    async def _read_once(self, what: str, key: object, fn: Callable[..., T], *args: Any) -> T:
+        """A read for a cache miss; concurrent misses of one key share it (a storm of clicks
+        on a post nobody has read since a restart reads it once)."""
+        future = self._inflight.get((what, key))
+        if future is None:
+            future = self._read(fn, *args)
+            self._inflight[(what, key)] = future
+            future.add_done_callback(lambda _: self._inflight.pop((what, key), None))
+        result: T = await asyncio.shield(future)
+        return result
+
+    def _changed(self) -> None:
+        self._generation += 1
+
     # people and chats ------------------------------------------------------------------
     async def upsert_person(self, key: str, name: str) -> None:
         if self._known_people.get(key) == name:
@@ -126,20 +151,33 @@ class SqliteStorage:
             platform_locale is not None and row[2] != platform_locale
         ):
             await self._write(ops.upsert_chat, key, title, platform_locale)
+            self._changed()
+            self._chat_rows.pop(key)
         self._known_chats.put(key, known)
 
     async def migrate_chat(self, old: str, new: str) -> bool:
         moved: bool = await self._write(ops.migrate_chat, old, new)
+        self._changed()
         self._posts.clear()
-        self._known_chats.pop(old)
+        for key in (old, new):
+            self._known_chats.pop(key)
+            self._chat_rows.pop(key)
         return moved
 
     async def set_person_locale(self, key: str, locale: str | None) -> None:
         await self._write(ops.set_person_locale, key, locale)
+        self._changed()
+        self._person_locales.put(key, locale)
 
     async def person_locale(self, key: str) -> str | None:
-        row = await self._read(queries.person, key)
-        return None if row is None else row[1]
+        if (hit := self._person_locales.get(key)) is not None:
+            return hit[0]
+        generation = self._generation
+        row = await self._read_once("person", key, queries.person, key)
+        locale = None if row is None else row[1]
+        if generation == self._generation:
+            self._person_locales.put(key, locale)
+        return locale
 
     async def person_name(self, key: str) -> str | None:
         row = await self._read(queries.person, key)
@@ -147,13 +185,24 @@ class SqliteStorage:
 
     async def set_chat_locale(self, key: str, locale: str | None) -> None:
         await self._write(ops.set_chat_locale, key, locale)
+        self._changed()
+        self._chat_rows.pop(key)
+
+    async def _chat(self, key: str) -> ChatRow | None:
+        if (hit := self._chat_rows.get(key)) is not None:
+            return hit[0]
+        generation = self._generation
+        row = await self._read_once("chat", key, queries.chat, key)
+        if generation == self._generation:
+            self._chat_rows.put(key, row)
+        return row
 
     async def chat_locale(self, key: str) -> str | None:
-        row = await self._read(queries.chat, key)
+        row = await self._chat(key)
         return None if row is None else row[1]
 
     async def chat_platform_locale(self, key: str) -> str | None:
-        row = await self._read(queries.chat, key)
+        row = await self._chat(key)
         return None if row is None else row[2]
 
     # posts -----------------------------------------------------------------------------
@@ -181,8 +230,9 @@ class SqliteStorage:
         # A cached post may miss a close made by another process; record_answer re-checks.
         if (post := self._posts.get(post_id)) is not None:
             return post
-        post = await self._read(queries.post, post_id)
-        if post is not None:
+        generation = self._generation
+        post = await self._read_once("post", post_id, queries.post, post_id)
+        if post is not None and generation == self._generation:
             self._posts.put(post_id, post)
         return post
 
@@ -197,6 +247,7 @@ class SqliteStorage:
 
     async def close_post(self, post_id: int, when: datetime, quiet: bool = False) -> bool:
         closed: bool = await self._write(ops.close_post, post_id, to_ms(when), quiet)
+        self._changed()
         self._posts.pop(post_id)
         return closed
 
@@ -230,10 +281,21 @@ class SqliteStorage:
     async def record_answer(
         self, answer: AnswerRecord
     ) -> tuple[RecordOutcome, AnswerRecord | None]:
-        known = answer.person_key in self._known_people
-        return await self._write(
-            ops.record_answer, answer, known
+        """One write: the answer, and its person (answer.name) unless known unchanged. The
+        person's language is read in the same hop if it is not cached, so the reply that
+        follows reads nothing."""
+        key, name = answer.person_key, answer.name
+        upsert = self._known_people.get(key) != name if name else key not in self._known_people
+        read_locale = self._person_locales.get(key) is None
+        generation = self._generation
+        outcome, earlier, locale = await self._write(
+            ops.record_answer, answer, upsert, read_locale
         )
+        if locale is not None and generation == self._generation:
+            self._person_locales.put(key, locale[0])
+        if upsert and name and outcome == "inserted":
+            self._known_people.put(key, name)
+        return outcome, earlier
 
     async def answers_for_post(self, post_id: int) -> list[AnswerRecord]:
         return await self._read(queries.answers_for_post, post_id)
