@@ -222,7 +222,7 @@ class DiscordAdapter:
         self._stopping = True
         late = await self.intake.drain(self.drain_timeout)
         if late:
-            log.warning("Discord: %d interactions unfinished after %g s were cancelled",
+            log.warning("Discord: %d interaction(s) unfinished after %g s were cancelled",
                         late, self.drain_timeout)
         self.service.disconnect(self)
         await self.publisher.stop()
