@@ -164,7 +164,7 @@ def test_hindi_console_on_the_bundled_packs(tmp_path: Path) -> None:
     proc = play(tmp_path / "c.db", "", "play", "--quiz", "gradient-accumulation", "--lang", "hi",
                 "--name", "hi", content=BUNDLED)
     assert proc.returncode == 0, proc.stderr
-    assert "ग्रेडिएंट एक्यूमुलेशन क्विज़" in proc.stdout  # the pack's Hindi title
+    assert "ग्रेडिएंट संचय क्विज़" in proc.stdout  # the pack's Hindi title
     assert "ग्रेडिएंट संचय मुख्य रूप से आपको क्या करने देता है?" in proc.stdout
     # started as `python -m bot`, so that is the command it suggests (quizbot may not be on PATH)
     saved = translator("hi").gettext("Progress saved. Run `{command}` again to continue.",
