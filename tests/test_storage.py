@@ -90,6 +90,7 @@ async def test_concurrent_writes_are_grouped_and_all_committed(tmp_path: Path) -
     async with SqliteStorage(path) as store:
         post_id = await make_post(store)
         await asyncio.gather(*(store.record_answer(answer(post_id, f"tg:{i}")) for i in range(200)))
+        await store.materialize()  # the aggregates follow the answers (materializer.py)
     with sqlite3.connect(path) as raw:
         assert raw.execute("SELECT COUNT(*) FROM answers").fetchone()[0] == 200
         totals = raw.execute("SELECT SUM(answered) FROM totals WHERE chat_key='*'").fetchone()
@@ -148,6 +149,7 @@ async def test_migrate_chat_moves_everything(tmp_path: Path) -> None:
         await store.record_answer(answer(post_id, "tg:1"))
         await store.set_chat_locale("tg:-1", "bn")
         await store.set_schedule(Schedule("tg:-1", time(9), "Asia/Dhaka", updated_at=NOW))
+        await store.materialize()
         assert await store.migrate_chat("tg:-1", "tg:-1001") is True
         assert await store.migrate_chat("tg:-1", "tg:-1001") is False
         assert (await store.get_post(post_id)).chat_key == "tg:-1001"  # type: ignore[union-attr]

@@ -38,6 +38,7 @@ class Boards:
         period = Period(period)
         today = self.clock.now().astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
         since = {Period.DAY: today, Period.WEEK: today - timedelta(days=6), Period.ALL: None}
+        await self.storage.materialize()  # every acknowledged answer counts, ours included
         rows, me = await self.storage.leaderboard(chat_key, since[period], limit, person_key)
         shown = [*rows, *([me] if me is not None and me not in rows else [])]
         streaks = {r.person_key: await self.day_streak(r.person_key) for r in shown}
@@ -57,6 +58,7 @@ class Boards:
 
     async def stats(self, person: Person, locale: str = DEFAULT_LOCALE) -> PersonStats:
         totals = await self.storage.person_totals(person.key)
+        await self.storage.materialize()
         current, best = await self.storage.person_streaks(person.key)
         days, latest = await self.storage.daily_days(person.key)
         day_current, day_best = day_streaks(days, latest)

@@ -8,7 +8,7 @@ import sqlite3
 log = logging.getLogger(__name__)
 
 MIGRATIONS: list[str] = [
-    # 1: people, chats, posts, answers, runs, and score aggregates kept by triggers
+    # 1: people, chats, posts, answers, runs, and score aggregates kept by triggers (until 6)
     """
     CREATE TABLE persons (
         key TEXT PRIMARY KEY,
@@ -151,6 +151,40 @@ MIGRATIONS: list[str] = [
     ALTER TABLE posts ADD COLUMN owner_key TEXT;
     UPDATE posts SET owner_key = (SELECT person_key FROM runs WHERE runs.id = posts.run_id)
         WHERE run_id IS NOT NULL;
+    """,
+    # 6: the aggregates leave the answer's transaction. No trigger any more: the materializer
+    # (materializer.py) applies new answers to scores, totals and streaks in batches, in id
+    # order, and stores how far it got in `materialized` in the same transaction. `answers`
+    # gets an INTEGER PRIMARY KEY for that position (an implicit rowid may change on VACUUM);
+    # existing answers keep their rowid as id, and the position starts after them, since the
+    # trigger has already counted them.
+    """
+    DROP TRIGGER IF EXISTS answers_scored;
+    CREATE TABLE answers_v6 (
+        id INTEGER PRIMARY KEY,           -- the order answers were committed in
+        post_id INTEGER NOT NULL REFERENCES posts(id),
+        person_key TEXT NOT NULL REFERENCES persons(key),
+        option INTEGER NOT NULL,          -- canonical option index
+        correct INTEGER NOT NULL,
+        answered_at INTEGER NOT NULL,
+        elapsed_ms INTEGER NOT NULL,
+        chat_key TEXT NOT NULL,
+        quiz_id TEXT NOT NULL,
+        question_id TEXT NOT NULL,
+        UNIQUE (post_id, person_key)      -- the first answer is final, enforced here
+    );
+    INSERT INTO answers_v6(id, post_id, person_key, option, correct, answered_at, elapsed_ms,
+                           chat_key, quiz_id, question_id)
+        SELECT rowid, post_id, person_key, option, correct, answered_at, elapsed_ms,
+               chat_key, quiz_id, question_id FROM answers ORDER BY rowid;
+    DROP TABLE answers;
+    ALTER TABLE answers_v6 RENAME TO answers;
+    CREATE INDEX answers_person ON answers(person_key, answered_at);
+    CREATE TABLE materialized (
+        name TEXT PRIMARY KEY,
+        position INTEGER NOT NULL         -- answers up to this id are in the aggregates
+    ) WITHOUT ROWID;
+    INSERT INTO materialized(name, position) SELECT 'scores', COALESCE(MAX(id), 0) FROM answers;
     """,
 ]
 

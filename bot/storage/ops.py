@@ -122,10 +122,11 @@ def mark_summary_posted(db: Db, post_id: int, when: int) -> None:
 # answers ------------------------------------------------------------------------------------
 def record_answer(
     db: Db, answer: AnswerRecord, upsert_person: bool, read_locale: bool
-) -> tuple[RecordOutcome, AnswerRecord | None, tuple[str | None] | None]:
+) -> tuple[RecordOutcome, AnswerRecord | None, tuple[str | None] | None, int]:
     """The hot path's one write: the answer, and the person (with answer.name) if the caller
-    does not know them unchanged. Returns the outcome, the earlier answer of a duplicate, and
-    the person's stored locale as a 1-tuple if `read_locale` (for the caller's cache)."""
+    does not know them unchanged. Returns the outcome, the earlier answer of a duplicate, the
+    person's stored locale as a 1-tuple if `read_locale` (for the caller's cache), and the
+    new answer's id (0 if none was inserted)."""
     # The open check is part of the insert, so a post closed by another process between our
     # read and this write still refuses the answer.
     at = to_ms(answer.answered_at)
@@ -155,16 +156,16 @@ def record_answer(
         row = db.execute("SELECT locale FROM persons WHERE key=?", (key,)).fetchone()
         locale = (None if row is None else row[0],)
     if cur.rowcount == 1:
-        return "inserted", None, locale
+        return "inserted", None, locale, cur.lastrowid or 0
     row = db.execute(
         f"SELECT {ANSWER_COLUMNS} FROM answers WHERE post_id=? AND person_key=?",
         (answer.post_id, key),
     ).fetchone()
     if row is not None:
-        return "duplicate", answer_of(row), locale
+        return "duplicate", answer_of(row), locale, 0
     if db.execute("SELECT 1 FROM posts WHERE id=?", (answer.post_id,)).fetchone() is None:
         raise LookupError(f"post {answer.post_id} does not exist")
-    return "closed", None, locale
+    return "closed", None, locale, 0
 
 
 OPEN_POST = (

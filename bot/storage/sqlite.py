@@ -5,6 +5,8 @@ The parts, each in its own module:
 - migrations.py   the versioned schema and how a file is brought up to it
 - writer.py       the writer thread: group commit, a savepoint per write, acknowledged after
                   COMMIT (worker.py: the thread-and-queue both threads share)
+- materializer.py the boards' aggregates, applied from the answers in batches by the writer
+                  thread between its batches (no trigger on the answer's path)
 - reader.py       the reader thread: one hop per read, on a second connection
 - ops.py          the writes, queries.py and boards.py the reads: plain functions of a
                   connection, run in those threads
@@ -35,6 +37,7 @@ from bot.core.schedule import Schedule
 from bot.storage import boards, ops, queries
 from bot.storage.connection import APPLICATION_ID, PRAGMAS, unusable
 from bot.storage.lru import Expiring, Lru
+from bot.storage.materializer import Materializer
 from bot.storage.migrations import split_sql
 from bot.storage.reader import Reader
 from bot.storage.records import to_ms
@@ -56,8 +59,12 @@ ChatRow = tuple[str, str | None, str | None]  # title, locale, platform_locale
 
 
 class SqliteStorage:
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, materializer: Materializer | None = None) -> None:
+        """`materializer`: when boards catch up with answers (materializer.py); its defaults
+        serve a bot, tests and the bench pass their own."""
         self.path = Path(path)
+        self.materializer = materializer or Materializer()
+        self._acknowledged = 0  # the newest answer id this process acknowledged
         self._writer: Writer | None = None
         self._reader: Reader | None = None
         # Caches, each bounded (LRU), so the hot path reads nothing: people and chats recently
@@ -76,7 +83,7 @@ class SqliteStorage:
     async def open(self) -> None:
         """Open (creating it if needed) and migrate; StorageError with one line naming the
         file if it cannot be used. Nothing is left running after a failure."""
-        writer = Writer(self.path)
+        writer = Writer(self.path, self.materializer)
         reader = Reader(self.path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -107,6 +114,21 @@ class SqliteStorage:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+    async def materialize(self) -> None:
+        """Bring the aggregates (boards, streaks) up to every answer acknowledged so far.
+        Without it they lag by at most the materializer's interval (0.1 s); costs nothing
+        when nothing of this process is pending."""
+        writer = self._writer
+        if writer is None:
+            raise RuntimeError("storage is not open")
+        if self._acknowledged <= self.materializer.position:
+            return
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+        self.materializer.request(done, loop.call_soon_threadsafe)
+        writer.wake()
+        await done
 
     def _write(self, fn: Callable[..., T], *args: Any) -> asyncio.Future[T]:
         """Queue a write; await the result (it resolves after COMMIT)."""
@@ -288,9 +310,10 @@ class SqliteStorage:
         upsert = self._known_people.get(key) != name if name else key not in self._known_people
         read_locale = self._person_locales.get(key) is None
         generation = self._generation
-        outcome, earlier, locale = await self._write(
+        outcome, earlier, locale, answer_id = await self._write(
             ops.record_answer, answer, upsert, read_locale
         )
+        self._acknowledged = max(self._acknowledged, answer_id)
         if locale is not None and generation == self._generation:
             self._person_locales.put(key, locale[0])
         if upsert and name and outcome == "inserted":

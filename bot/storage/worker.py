@@ -99,6 +99,11 @@ class Worker:
                 self._cond.notify()
         return future
 
+    def wake(self) -> None:
+        """Make the thread look at its housekeeping now."""
+        with self._cond:
+            self._cond.notify()
+
     async def close(self) -> None:
         """Stop taking calls, let the thread run what is queued, then end it."""
         with self._cond:

@@ -1,0 +1,231 @@
+"""The materializer: boards' aggregates kept off the answer's path.
+
+An answer's transaction writes the answer row and nothing else. The writer thread, between
+batches, applies committed answers to the aggregate tables in id order (ids grow in commit
+order, whichever process committed them):
+
+    BEGIN IMMEDIATE
+      position = materialized.position
+      rows     = answers WHERE id > position ORDER BY id LIMIT chunk
+      scores, totals (per chat and '*'), persons' streaks  += rows, summed in memory first
+      materialized.position = last id of rows                -- in the same transaction
+    COMMIT
+
+So a crash (kill -9, power loss) undoes a whole application or none of it: a restart applies
+exactly what is missing, never an answer twice. Two processes on one file cannot both apply
+the same rows: each reads the position inside its write transaction.
+
+These commits run with synchronous=NORMAL: everything they write can be derived again from the
+answers, and a power loss can only drop a whole application (WAL), which the next one redoes.
+
+When: an answer waits at most `interval` (a backlog of `backlog` is applied at once); every
+`idle_check` seconds the thread also looks for answers another process committed and did not
+apply (it crashed). `request()` (SqliteStorage.materialize) applies everything now. Opening
+applies whatever a crash left, and closing what is left.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+log = logging.getLogger(__name__)
+Db = sqlite3.Connection
+
+INTERVAL = 0.1  # s an answer may wait before it is applied: boards lag by about this much
+BACKLOG = 500  # answers waiting that are applied without waiting for INTERVAL
+CHUNK = 5000  # answers per transaction (bounds how long the writer is away from answers)
+IDLE_CHECK = 1.0  # s between looks for answers another process left unapplied
+
+
+def position(db: Db) -> int:
+    return int(db.execute("SELECT position FROM materialized WHERE name='scores'").fetchone()[0])
+
+
+def newest(db: Db) -> int:
+    row = db.execute("SELECT MAX(id) FROM answers").fetchone()
+    return int(row[0] or 0)
+
+
+UPSERT_SCORES = (
+    "INSERT INTO scores(chat_key, day, person_key, correct, answered, time_ms)"
+    " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(chat_key, day, person_key) DO UPDATE SET"
+    " correct=correct+excluded.correct, answered=answered+excluded.answered,"
+    " time_ms=time_ms+excluded.time_ms"
+)
+UPSERT_TOTALS = (
+    "INSERT INTO totals(chat_key, person_key, correct, answered, time_ms)"
+    " VALUES (?, ?, ?, ?, ?) ON CONFLICT(chat_key, person_key) DO UPDATE SET"
+    " correct=correct+excluded.correct, answered=answered+excluded.answered,"
+    " time_ms=time_ms+excluded.time_ms"
+)
+
+
+def apply(db: Db, limit: int = CHUNK) -> tuple[int, int]:
+    """Apply up to `limit` answers after the stored position, inside the caller's
+    transaction. Returns (answers applied, the new position)."""
+    start = position(db)
+    rows = db.execute(
+        "SELECT id, chat_key, person_key, correct, elapsed_ms,"
+        " date(answered_at / 1000, 'unixepoch') FROM answers WHERE id > ? ORDER BY id LIMIT ?",
+        (start, limit),
+    ).fetchall()
+    if not rows:
+        return 0, start
+    scores: dict[tuple[str, str, str], list[int]] = {}
+    totals: dict[tuple[str, str], list[int]] = {}
+    runs: dict[str, list[int]] = {}
+    for _, chat, person, correct, elapsed, day in rows:
+        for key in ((chat, day, person), ("*", day, person)):
+            if (acc := scores.get(key)) is None:
+                scores[key] = [correct, 1, elapsed]
+            else:
+                acc[0] += correct
+                acc[1] += 1
+                acc[2] += elapsed
+        for pair in ((chat, person), ("*", person)):
+            if (acc := totals.get(pair)) is None:
+                totals[pair] = [correct, 1, elapsed]
+            else:
+                acc[0] += correct
+                acc[1] += 1
+                acc[2] += elapsed
+        runs.setdefault(person, []).append(correct)
+    db.executemany(UPSERT_SCORES, [(*k, *v) for k, v in scores.items()])
+    db.executemany(UPSERT_TOTALS, [(*k, *v) for k, v in totals.items()])
+    _streaks(db, runs)
+    end = int(rows[-1][0])
+    db.execute("UPDATE materialized SET position=? WHERE name='scores'", (end,))
+    return len(rows), end
+
+
+def _streaks(db: Db, runs: dict[str, list[int]]) -> None:
+    """Continue each person's run of correct answers (current, best) through their answers
+    in id order, as the trigger of migration 1 did one answer at a time."""
+    stored = {
+        key: (current, best)
+        for key, current, best in db.execute(
+            "SELECT key, current_streak, best_streak FROM persons"
+            " WHERE key IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(runs)),),
+        )
+    }
+    updates = []
+    for key, corrects in runs.items():
+        current, best = stored.get(key, (0, 0))
+        for correct in corrects:
+            current = current + 1 if correct else 0
+            best = max(best, current)
+        updates.append((current, best, key))
+    db.executemany("UPDATE persons SET current_streak=?, best_streak=? WHERE key=?", updates)
+
+
+class Materializer:
+    """The writer thread's housekeeper (writer.Housekeeper)."""
+
+    def __init__(
+        self, interval: float = INTERVAL, backlog: int = BACKLOG, chunk: int = CHUNK,
+        idle_check: float = IDLE_CHECK,
+    ) -> None:
+        self.interval = interval
+        self.backlog = backlog
+        self.chunk = chunk
+        self.idle_check = idle_check
+        self.position = 0  # as far as this process knows; read by the event loop
+        self.applied = 0  # answers this process applied (bench and tests)
+        self._since: float | None = None  # when unapplied answers were first seen
+        self._next_look = 0.0
+        self._lock = threading.Lock()
+        self._requests: list[tuple[asyncio.Future[None], Callable[..., Any]]] = []
+
+    # the event loop's side -------------------------------------------------------------------
+    def request(self, future: asyncio.Future[None], post: Callable[..., Any]) -> None:
+        """Apply everything committed so far, then resolve `future` through `post` (the
+        loop's call_soon_threadsafe). The caller wakes the writer thread."""
+        with self._lock:
+            self._requests.append((future, post))
+
+    # the writer thread's side ----------------------------------------------------------------
+    def start(self, db: Db) -> None:
+        """At open: apply what a crash (or a version with the trigger) left behind."""
+        self.position = position(db)
+        self._catch_up(db)
+
+    def due_in(self) -> float | None:
+        if self._requests:
+            return 0.0
+        now = time.monotonic()
+        if self._since is not None:
+            return max(0.0, self._since + self.interval - now)
+        return max(0.0, self._next_look - now)
+
+    def run(self, db: Db, idle: bool) -> None:
+        with self._lock:
+            requests, self._requests = self._requests, []
+        if requests:
+            try:
+                self._catch_up(db)
+            except Exception as exc:
+                for future, post in requests:
+                    post(_settle, future, exc)
+                raise
+            for future, post in requests:
+                post(_settle, future, None)
+            return
+        now = time.monotonic()
+        top = newest(db)  # after each batch, and on waking: any answers not applied yet?
+        self._next_look = now + self.idle_check
+        if top <= self.position:
+            self._since = None
+            return
+        if self._since is None:
+            self._since = now
+        if now - self._since >= self.interval or top - self.position >= self.backlog:
+            try:
+                self._transaction(db)
+            except Exception:
+                self._since = now  # tried again after another interval
+                raise
+            self._since = None if self.position >= top else now
+
+    def finish(self, db: Db) -> None:
+        """At close: apply what is left, so the file is current when nothing runs."""
+        self._catch_up(db)
+
+    def _catch_up(self, db: Db) -> None:
+        while self._transaction(db):
+            pass
+        self._since = None
+
+    def _transaction(self, db: Db) -> int:
+        """One application in its own transaction; the number of answers applied."""
+        db.execute("PRAGMA synchronous=NORMAL")  # derived data: see the module docstring
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                count, end = apply(db, self.chunk)
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+        finally:
+            db.execute("PRAGMA synchronous=FULL")
+        self.position = end
+        self.applied += count
+        return count
+
+
+def _settle(future: asyncio.Future[None], error: BaseException | None) -> None:
+    if future.done():
+        return
+    if error is None:
+        future.set_result(None)
+    else:
+        future.set_exception(error)
