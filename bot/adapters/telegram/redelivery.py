@@ -1,7 +1,10 @@
 """Commands and button presses that Telegram delivers twice are handled once.
 
-Updates are confirmed when fetched, not when handled, so a crash or a restart delivers some
-again. Answers are made final by the database; this keeps a command from running twice.
+Telegram sends again whatever was not confirmed when the bot died (polling.py confirms a
+batch only after handling it), and may deliver a press twice. Answers are made final by the
+database; this keeps a command or a press from running twice within one process. After a
+crash the memory is gone: a press is answered again (Telegram refuses a second answer, which
+is logged at INFO) and a command in the unconfirmed batch runs again.
 """
 
 from __future__ import annotations
