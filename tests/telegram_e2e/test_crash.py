@@ -157,6 +157,7 @@ async def test_kill_9_during_bursts_loses_nothing_confirmed(fake, bot, tmp_path)
     assert mid_burst, "every kill came after its burst was handled"
 
     async with SqliteStorage(bot.db) as store:
+        await store.materialize()  # boards are caught up by a clean stop; make sure
         post_of = {}
         for poll in polls:
             post = await store.post_by_ref(f"tg-poll:{poll['id']}")

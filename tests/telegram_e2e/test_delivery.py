@@ -12,11 +12,14 @@ import logging
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
+import httpx
 import pytest
+from telegram.error import BadRequest, NetworkError, TimedOut
 
 from bot.adapters import CredentialsRejected
 from bot.adapters.telegram import app as tg_app
 from bot.adapters.telegram import polling
+from bot.adapters.telegram.unconfirmed import may_have_arrived
 from tests.fakes.telegram_api import Call
 from tests.telegram_e2e.conftest import QUESTION_SECONDS, Harness
 
@@ -129,6 +132,27 @@ async def test_an_unreadable_update_is_skipped_once_and_the_rest_handled(
 # sends that may have reached Telegram ----------------------------------------------------
 def test_sends_wait_longer_than_telegram_was_seen_to_take():
     assert tg_app.SEND_TIMEOUT > 7
+
+
+def _raised(error: Exception, cause: Exception | None) -> Exception:
+    try:
+        raise error from cause
+    except Exception as exc:
+        return exc
+
+
+@pytest.mark.parametrize(("error", "cause", "arrived"), [
+    (TimedOut(), httpx.ReadTimeout("read"), True),  # sent; the reply never came
+    (TimedOut(), httpx.WriteTimeout("write"), True),
+    (NetworkError("httpx.RemoteProtocolError"), httpx.RemoteProtocolError("gone"), True),
+    (TimedOut(), httpx.ConnectTimeout("connect"), False),  # never left
+    (TimedOut("Pool timeout"), httpx.PoolTimeout("pool"), False),
+    (NetworkError("httpx.ConnectError"), httpx.ConnectError("refused"), False),
+    (NetworkError("Bad Gateway"), None, False),  # Telegram answered: not done
+    (BadRequest("Message is too long"), None, False),
+])
+def test_which_failed_sends_may_have_reached_telegram(error, cause, arrived):
+    assert may_have_arrived(_raised(error, cause)) is arrived  # type: ignore[arg-type]
 
 
 async def test_a_slow_send_poll_is_waited_for_and_sent_once(start_with, fake_tg, group, alice):
