@@ -45,7 +45,7 @@ LONG_POLL = 10  # seconds Telegram holds getUpdates open when there is nothing t
 READ_SLACK = 5.0  # seconds on top of the long poll before the request counts as timed out
 LIMIT = 100  # updates per getUpdates, Telegram's maximum
 SLOW_BATCH = 0.5  # seconds; after this, fetch new updates beside the slow ones
-STOP_WITHIN = 30.0  # seconds the handlers in progress get to finish when the bot stops
+STOP_WITHIN = 6.0  # seconds the handlers in progress get to finish (within app.STOP_BUDGET)
 FIRST_BACKOFF = 1.0  # seconds before the first retry of a failed getUpdates
 MAX_BACKOFF = 30.0  # seconds between getUpdates attempts while Telegram cannot be reached
 
@@ -112,10 +112,14 @@ class Poller:
             self._fetch = asyncio.create_task(
                 self._get_updates(offset, 0 if self._running else self.long_poll)
             )
+            fetch = self._fetch
             try:
-                await asyncio.wait([self._fetch])
+                await asyncio.wait([fetch])
+            except asyncio.CancelledError:  # the loop itself was cancelled
+                fetch.cancel()
+                raise
             finally:
-                fetch, self._fetch = self._fetch, None
+                self._fetch = None
             if fetch.cancelled():
                 break
             if (error := fetch.exception()) is not None:
