@@ -46,7 +46,19 @@ def recount(path: Path) -> dict[str, list[tuple[Any, ...]]]:
             current = current + 1 if correct else 0
             streaks[person] = (current, max(best, current))
         people = [k for (k,) in db.execute("SELECT key FROM persons")]
+        week: list[tuple[Any, ...]] = []
+        if db.execute("SELECT name FROM sqlite_master WHERE name='week_window'").fetchone():
+            (until,) = db.execute("SELECT until FROM week_window").fetchone()
+            window = f"{day} BETWEEN date(?, '-6 days') AND ?"
+            week = db.execute(
+                "SELECT chat_key, person_key, SUM(correct), COUNT(*), SUM(elapsed_ms)"
+                f" FROM answers WHERE {window} GROUP BY chat_key, person_key UNION ALL"
+                " SELECT '*', person_key, SUM(correct), COUNT(*), SUM(elapsed_ms)"
+                f" FROM answers WHERE {window} GROUP BY person_key",
+                (until, until, until, until),
+            ).fetchall()
     return {
+        "week": sorted(week),
         "scores": sorted(scores),
         "totals": sorted(totals),
         "streaks": sorted((k, *streaks.get(k, (0, 0))) for k in people),
@@ -55,7 +67,13 @@ def recount(path: Path) -> dict[str, list[tuple[Any, ...]]]:
 
 def stored(path: Path) -> dict[str, list[tuple[Any, ...]]]:
     with sqlite3.connect(path) as db:
+        week: list[tuple[Any, ...]] = []
+        if db.execute("SELECT name FROM sqlite_master WHERE name='week_window'").fetchone():
+            week = db.execute(
+                "SELECT chat_key, person_key, correct, answered, time_ms FROM week_scores"
+            ).fetchall()
         return {
+            "week": sorted(week),
             "scores": sorted(db.execute(
                 "SELECT chat_key, day, person_key, correct, answered, time_ms FROM scores"
             )),
@@ -189,7 +207,10 @@ async def test_a_database_with_the_trigger_migrates_and_stays_right(tmp_path: Pa
     before = stored(path)
     assert before == recount(path)  # the trigger kept them
     async with SqliteStorage(path) as store:
-        assert stored(path) == before  # migrated, nothing applied twice
+        after = stored(path)
+        assert after["week"] and before["week"] == []  # a table migration 7 added
+        assert {**after, "week": []} == before  # nothing applied twice
+        assert after == recount(path)  # and the new week table summed from them
         with sqlite3.connect(path) as db:
             assert db.execute("SELECT position FROM materialized").fetchone()[0] == 10
             triggers = db.execute("SELECT name FROM sqlite_master WHERE type='trigger'")

@@ -41,7 +41,8 @@ class Boards:
         await self.storage.materialize()  # every acknowledged answer counts, ours included
         rows, me = await self.storage.leaderboard(chat_key, since[period], limit, person_key)
         shown = [*rows, *([me] if me is not None and me not in rows else [])]
-        streaks = {r.person_key: await self.day_streak(r.person_key) for r in shown}
+        days = await self.storage.daily_days_for([r.person_key for r in shown])  # one read
+        streaks = {key: day_streaks(*days[key])[0] for key in days}
         board = [
             BoardRow(r.rank, r.person_key, r.name, r.correct, r.answered, r.time_ms,
                      streaks[r.person_key])

@@ -9,6 +9,7 @@ what counts) live in the core, while a backend guarantees atomicity and uniquene
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Literal, Protocol
@@ -194,7 +195,15 @@ class Storage(Protocol):
     async def mark_daily_published(self, post_id: int, when: datetime) -> None: ...
     async def unpublished_dailies(self, claimed_before: datetime) -> list[PostRecord]: ...
     async def daily_day_of(self, chat_key: str, local_date: date) -> int | None: ...
-    async def daily_days(self, person_key: str) -> tuple[list[date], date | None]: ...
+    async def daily_days(self, person_key: str) -> tuple[list[date], date | None]:
+        """Local dates with a correct daily answer, and the newest daily question in the
+        chats where the person answered one."""
+        ...
+    async def daily_days_for(
+        self, person_keys: Sequence[str]
+    ) -> dict[str, tuple[list[date], date | None]]:
+        """daily_days of several people at once (a board's rows)."""
+        ...
 
 
 # The platforms --------------------------------------------------------------------------------

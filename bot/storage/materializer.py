@@ -8,6 +8,7 @@ order, whichever process committed them):
       position = materialized.position
       rows     = answers WHERE id > position ORDER BY id LIMIT chunk
       scores, totals (per chat and '*'), persons' streaks  += rows, summed in memory first
+      week_scores += the rows of the week window's days (the window rolled forward first)
       materialized.position = last id of rows                -- in the same transaction
     COMMIT
 
@@ -33,6 +34,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from datetime import date, timedelta
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -67,6 +69,61 @@ UPSERT_TOTALS = (
 )
 
 
+UPSERT_WEEK = UPSERT_TOTALS.replace("INTO totals", "INTO week_scores")
+WEEK_DAYS = 7
+
+
+def week_start(until: str) -> str:
+    """The first UTC day of the week window ending on `until`."""
+    return (date.fromisoformat(until) - timedelta(days=WEEK_DAYS - 1)).isoformat()
+
+
+def week_until(db: Db) -> str | None:
+    row = db.execute("SELECT until FROM week_window WHERE id=1").fetchone()
+    until = None if row is None else row[0]
+    return None if until is None else str(until)
+
+
+def roll_week(db: Db, day: str) -> str:
+    """Move the week window forward so that it ends on `day` (never back), inside the
+    caller's transaction; the window's last day. Days that leave the window are taken out
+    of week_scores one day at a time; after a gap of a week or more it is summed again."""
+    until = week_until(db)
+    if until is not None and day <= until:
+        return until
+    if until is None or date.fromisoformat(day) - date.fromisoformat(until) >= timedelta(
+        days=WEEK_DAYS
+    ):
+        db.execute("DELETE FROM week_scores")
+        db.execute(
+            "INSERT INTO week_scores(chat_key, person_key, correct, answered, time_ms)"
+            " SELECT chat_key, person_key, SUM(correct), SUM(answered), SUM(time_ms)"
+            " FROM scores WHERE day >= ? AND day <= ? GROUP BY chat_key, person_key",
+            (week_start(day), day),
+        )
+    else:
+        leaving = date.fromisoformat(week_start(until))
+        while (gone := leaving.isoformat()) < week_start(day):
+            db.execute(
+                "UPDATE week_scores SET correct = week_scores.correct - s.correct,"
+                " answered = week_scores.answered - s.answered,"
+                " time_ms = week_scores.time_ms - s.time_ms"
+                " FROM (SELECT chat_key, person_key, correct, answered, time_ms FROM scores"
+                "       WHERE day = ?) AS s"
+                " WHERE week_scores.chat_key = s.chat_key"
+                " AND week_scores.person_key = s.person_key",
+                (gone,),
+            )
+            db.execute(
+                "DELETE FROM week_scores WHERE answered <= 0 AND (chat_key, person_key) IN"
+                " (SELECT chat_key, person_key FROM scores WHERE day = ?)",
+                (gone,),
+            )
+            leaving += timedelta(days=1)
+    db.execute("INSERT OR REPLACE INTO week_window(id, until) VALUES (1, ?)", (day,))
+    return day
+
+
 def apply(db: Db, limit: int = CHUNK) -> tuple[int, int]:
     """Apply up to `limit` answers after the stored position, inside the caller's
     transaction. Returns (answers applied, the new position)."""
@@ -97,8 +154,22 @@ def apply(db: Db, limit: int = CHUNK) -> tuple[int, int]:
                 acc[1] += 1
                 acc[2] += elapsed
         runs.setdefault(person, []).append(correct)
+    # the window moves before this batch reaches scores: a day leaving it is taken out of
+    # week_scores as week_scores holds it (without this batch's rows of that day)
+    until = roll_week(db, max(day for *_, day in rows))
     db.executemany(UPSERT_SCORES, [(*k, *v) for k, v in scores.items()])
     db.executemany(UPSERT_TOTALS, [(*k, *v) for k, v in totals.items()])
+    first = week_start(until)
+    week: dict[tuple[str, str], list[int]] = {}
+    for (chat, day, person), (correct, answered, elapsed) in scores.items():
+        if day >= first:  # and <= until: the window now reaches the newest day
+            if (acc := week.get((chat, person))) is None:
+                week[(chat, person)] = [correct, answered, elapsed]
+            else:
+                acc[0] += correct
+                acc[1] += answered
+                acc[2] += elapsed
+    db.executemany(UPSERT_WEEK, [(*k, *v) for k, v in week.items()])
     _streaks(db, runs)
     end = int(rows[-1][0])
     db.execute("UPDATE materialized SET position=? WHERE name='scores'", (end,))

@@ -186,6 +186,39 @@ MIGRATIONS: list[str] = [
     ) WITHOUT ROWID;
     INSERT INTO materialized(name, position) SELECT 'scores', COALESCE(MAX(id), 0) FROM answers;
     """,
+    # 7: boards that cost what they show (storage/boards.py). A day board walks scores_rank;
+    # a week board reads week_scores, the sums of the 7 UTC days up to week_window.until
+    # (kept by the materializer, rolled forward a day at a time); my rank counts the rows
+    # above mine in the same indexes. answers.daily_date (the local date of a daily
+    # question, set by the answer's insert) lets a board's day streaks read only daily
+    # answers.
+    """
+    CREATE INDEX scores_rank ON scores(chat_key, day, correct DESC, time_ms, person_key);
+    CREATE TABLE week_scores (
+        chat_key TEXT NOT NULL,
+        person_key TEXT NOT NULL,
+        correct INTEGER NOT NULL,
+        answered INTEGER NOT NULL,
+        time_ms INTEGER NOT NULL,
+        PRIMARY KEY (chat_key, person_key)
+    ) WITHOUT ROWID;
+    CREATE INDEX week_rank ON week_scores(chat_key, correct DESC, time_ms, person_key);
+    CREATE TABLE week_window (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        until TEXT                        -- the window's last UTC day; NULL: nothing yet
+    );
+    INSERT INTO week_window(id, until) SELECT 1, MAX(day) FROM scores;
+    INSERT INTO week_scores(chat_key, person_key, correct, answered, time_ms)
+        SELECT chat_key, person_key, SUM(correct), SUM(answered), SUM(time_ms) FROM scores
+        WHERE day >= date((SELECT until FROM week_window), '-6 days')
+        GROUP BY chat_key, person_key;
+    ALTER TABLE answers ADD COLUMN daily_date TEXT;
+    UPDATE answers SET daily_date =
+        (SELECT local_date FROM daily_posts WHERE daily_posts.post_id = answers.post_id)
+        WHERE post_id IN (SELECT post_id FROM daily_posts);
+    CREATE INDEX answers_daily ON answers(person_key, daily_date, correct, chat_key)
+        WHERE daily_date IS NOT NULL;
+    """,
 ]
 
 

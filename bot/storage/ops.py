@@ -81,7 +81,9 @@ def migrate_chat(db: Db, old: str, new: str) -> bool:
 
 
 # the per-chat aggregate tables and their key beside chat_key
-AGGREGATES = (("scores", "day, person_key"), ("totals", "person_key"))
+AGGREGATES = (
+    ("scores", "day, person_key"), ("totals", "person_key"), ("week_scores", "person_key"),
+)
 
 
 # posts --------------------------------------------------------------------------------------
@@ -144,9 +146,10 @@ def record_answer(
             db.execute("INSERT OR IGNORE INTO persons(key) VALUES (?)", (key,))
     cur = db.execute(
         "INSERT INTO answers(post_id, person_key, option, correct, answered_at,"
-        " elapsed_ms, chat_key, quiz_id, question_id)"
-        " SELECT ?, ?, ?, ?, ?, ?, chat_key, quiz_id, question_id FROM posts"
-        " WHERE id=? AND closed_at IS NULL AND (closes_at IS NULL OR closes_at>?)"
+        " elapsed_ms, chat_key, quiz_id, question_id, daily_date)"
+        " SELECT ?, ?, ?, ?, ?, ?, chat_key, quiz_id, question_id,"
+        "  (SELECT local_date FROM daily_posts WHERE daily_posts.post_id = posts.id)"
+        " FROM posts WHERE id=? AND closed_at IS NULL AND (closes_at IS NULL OR closes_at>?)"
         " ON CONFLICT(post_id, person_key) DO NOTHING",
         (answer.post_id, key, answer.option, int(answer.correct), at, answer.elapsed_ms,
          answer.post_id, at),

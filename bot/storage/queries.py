@@ -11,7 +11,6 @@ from typing import Any
 
 from bot.core.ports import AnswerRecord, PostRecord, RunRecord
 from bot.core.schedule import Schedule
-from bot.storage.reader import snapshot
 from bot.storage.records import (
     ANSWER_COLUMNS,
     POST_COLUMNS,
@@ -193,23 +192,3 @@ def daily_day_of(db: Db, chat_key: str, local_date: date) -> int | None:
         (chat_key, local_date.isoformat()),
     )
     return None if value is None else int(value)
-
-
-def daily_days(db: Db, person_key: str) -> tuple[list[date], date | None]:
-    """Local dates with a correct daily answer, and the newest daily in the person's chats."""
-    with snapshot(db):
-        rows = db.execute(
-            "SELECT DISTINCT d.local_date FROM answers a JOIN daily_posts d"
-            " ON d.post_id = a.post_id WHERE a.person_key=? AND a.correct=1",
-            (person_key,),
-        ).fetchall()
-        newest = scalar(
-            db,
-            "SELECT MAX(local_date) FROM daily_posts WHERE chat_key IN"
-            " (SELECT DISTINCT a.chat_key FROM answers a JOIN daily_posts d"
-            "  ON d.post_id = a.post_id WHERE a.person_key=?)",
-            (person_key,),
-        )
-    days = [date.fromisoformat(r[0]) for r in rows]
-    return days, date.fromisoformat(newest) if newest else None
-

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -37,7 +37,7 @@ from bot.core.schedule import Schedule
 from bot.storage import boards, ops, queries
 from bot.storage.connection import APPLICATION_ID, PRAGMAS, unusable
 from bot.storage.lru import Expiring, Lru
-from bot.storage.materializer import Materializer
+from bot.storage.materializer import Materializer, roll_week
 from bot.storage.migrations import split_sql
 from bot.storage.reader import Reader
 from bot.storage.records import to_ms
@@ -369,9 +369,12 @@ class SqliteStorage:
     ) -> tuple[list[ScoreRow], ScoreRow | None]:
         chat = chat_key if chat_key is not None else "*"
         day = None if since is None else since.astimezone(UTC).date().isoformat()
-        return await self._read(
-            boards.leaderboard, chat, day, limit, person_key
-        )
+        board = await self._read(boards.leaderboard, chat, day, limit, person_key)
+        if isinstance(board, boards.Roll):  # the first week board of a day with no answers
+            await self._write(roll_week, board.until)
+            board = await self._read(boards.leaderboard, chat, day, limit, person_key, False)
+        assert not isinstance(board, boards.Roll)
+        return board
 
     async def person_totals(self, person_key: str) -> dict[str, tuple[int, int]]:
         return await self._read(
@@ -424,4 +427,10 @@ class SqliteStorage:
         )
 
     async def daily_days(self, person_key: str) -> tuple[list[date], date | None]:
-        return await self._read(queries.daily_days, person_key)
+        days = await self._read(boards.daily_days_for, [person_key])
+        return days[person_key]
+
+    async def daily_days_for(
+        self, person_keys: Sequence[str]
+    ) -> dict[str, tuple[list[date], date | None]]:
+        return await self._read(boards.daily_days_for, list(person_keys))
