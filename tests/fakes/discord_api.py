@@ -233,6 +233,9 @@ class FakeDiscord:
         self.connections = 0  # gateway connections accepted
         self._refuse_gateway = 0  # gateway connections still to answer 503
         self._holds: list[Hold] = []
+        # called with each request as it arrives, before it is answered (a test can kill the
+        # bot at an exact point of a burst)
+        self.watchers: list[Callable[[Request], None]] = []
         self._faults: list[tuple[str, re.Pattern[str], int, dict[str, Any], int]] = []
         self._ws: web.WebSocketResponse | None = None
         self._seq = 0
@@ -499,7 +502,12 @@ class FakeDiscord:
     async def dispatch_interaction(self, payload: dict[str, Any]) -> Interaction:
         interaction = Interaction(int(payload["id"]), payload["token"], payload)
         self.interactions[interaction.id] = interaction
-        await self.dispatch("INTERACTION_CREATE", payload)
+        try:
+            await self.dispatch("INTERACTION_CREATE", payload)
+        except ConnectionResetError:
+            # the bot closed its connection while this was sent (it is stopping): like any
+            # interaction it never took, it goes unanswered
+            pass
         return interaction
 
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
@@ -582,6 +590,8 @@ class FakeDiscord:
         record = Request(request.method, path, dict(request.query), body,
                          dict(request.headers), time.monotonic())
         self.requests.append(record)
+        for watch in list(self.watchers):
+            watch(record)
         for hold in self._holds:
             if hold.method == request.method and hold.pattern.fullmatch(path):
                 hold.held.append(record)
