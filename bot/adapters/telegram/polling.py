@@ -149,7 +149,7 @@ class Poller:
         if offset:
             api_kwargs["offset"] = offset
         # not Bot.get_updates: it parses the whole batch at once, so one unreadable update
-        # would fail all of them, again and again (app.quiet_library_warnings)
+        # would fail all of them, again and again (see app.quiet_library_deprecations)
         result = await self.app.bot.do_api_request(
             "getUpdates", api_kwargs=api_kwargs, read_timeout=wait + READ_SLACK
         )
