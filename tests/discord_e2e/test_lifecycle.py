@@ -102,6 +102,19 @@ async def test_a_token_revoked_while_running_ends_the_connection_as_rejected(
     await bot.stop()
 
 
+async def test_wait_failed_may_be_awaited_before_start(
+    fake: FakeDiscord, service: QuizService
+) -> None:
+    adapter = DiscordAdapter(service, make_settings(fake), **FAST)
+    watcher = asyncio.create_task(adapter.wait_failed())
+    await adapter.start()
+    try:
+        await fake.close_gateway(4004)
+        assert isinstance(await asyncio.wait_for(watcher, WITHIN), CredentialsRejected)
+    finally:
+        await adapter.stop()
+
+
 @pytest.mark.parametrize("code", [4010, 4011, 4012, 4013, 4014])
 async def test_a_fatal_close_code_ends_the_connection_as_lost(
     fake: FakeDiscord, bot: DiscordAdapter, code: int

@@ -233,9 +233,6 @@ class FakeDiscord:
         self.connections = 0  # gateway connections accepted
         self._refuse_gateway = 0  # gateway connections still to answer 503
         self._holds: list[Hold] = []
-        # called with each request as it arrives, before it is answered (a test can kill the
-        # bot at an exact point of a burst)
-        self.watchers: list[Callable[[Request], None]] = []
         self._faults: list[tuple[str, re.Pattern[str], int, dict[str, Any], int]] = []
         self._ws: web.WebSocketResponse | None = None
         self._seq = 0
@@ -590,8 +587,6 @@ class FakeDiscord:
         record = Request(request.method, path, dict(request.query), body,
                          dict(request.headers), time.monotonic())
         self.requests.append(record)
-        for watch in list(self.watchers):
-            watch(record)
         for hold in self._holds:
             if hold.method == request.method and hold.pattern.fullmatch(path):
                 hold.held.append(record)

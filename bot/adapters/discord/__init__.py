@@ -22,7 +22,14 @@ Behaviour worth knowing:
   Command descriptions and choice names are localised at sync from the gettext catalogs
   (Hindi; Discord has no Bengali locale). Names stay English.
 
-Modules: `adapter` (start/stop, the ChatPort), `client` (the commands.Bot and its cogs),
+Lifecycle (bot/adapters/__init__.py): a token refused at login or revoked later (gateway close
+4004) is `CredentialsRejected`; a fatal close code or a dead gateway task is `ConnectionLost`,
+returned by `wait_failed()`; network failures and resumable closes are discord.py's to retry.
+`stop()` drains: no new interactions, the ones in flight commit and answer within 5 s.
+
+Modules: `adapter` (start/stop/wait_failed, the ChatPort), `client` (the commands.Bot and its
+cogs), `intake` (each interaction taken once, none while stopping, the ones in flight awaited),
+`noise` (discord.py's voice warnings dropped, its reconnect tracebacks made one WARNING line),
 `quiz` (the /quiz, /leaderboard, /stats, /review, /lang cog), `daily` (the /daily group cog),
 `buttons` (the answer DynamicItem and what a click does), `publish` (question messages,
 binding, live count, closing edit, Discord errors as the core's), `replies` (answering within

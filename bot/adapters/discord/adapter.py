@@ -95,7 +95,8 @@ class DiscordAdapter:
         discord.http.Route.BASE = self.settings.discord_api_base_url.rstrip("/")
         DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(self.settings.discord_gateway_url)
         self._stopping = False
-        self._failed = asyncio.get_running_loop().create_future()
+        if self._failed is None or self._failed.done():  # kept if someone already waits
+            self._failed = asyncio.get_running_loop().create_future()
         self.intake = Intake()
         self.client = client = build_bot(self.service, self.publisher, intake=self.intake,
                                          guild_ready_timeout=self.guild_ready_timeout)
