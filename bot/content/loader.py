@@ -294,7 +294,7 @@ def _number(text: str) -> int | float | str:
     plain = text.replace("_", "")
     for parse in (lambda s: int(s, 0), lambda s: int(s, 10), float):  # 0x1F, 007, 1e3
         try:
-            return parse(plain)  # type: ignore[no-any-return]
+            return parse(plain)
         except ValueError:
             pass
     return _SPECIAL_FLOATS.get(plain.lower(), text)
