@@ -244,6 +244,48 @@ def test_a_giveaway_is_a_warning_the_pack_still_loads(tmp_path: Path) -> None:
     assert f"{path}:3: warning: in en, the correct option is the longest in 1 of 1" in proc.stderr
 
 
+def test_bundled_packs_do_not_give_the_answer_away() -> None:
+    """Stricter than the warning: in each language the answer is strictly the longest option
+    in at most a quarter of the bundled questions, and strictly the shortest in at most a
+    quarter; no bundled pack warns about anything."""
+    catalog = load_catalog(BUNDLED)
+    assert [str(w) for w in catalog.warnings] == []
+    for locale in ("en", "bn", "hi"):
+        longest = shortest = total = 0
+        for quiz in catalog:
+            for q in quiz.questions:
+                lengths = [tg_len(o.text.get(locale)) for o in q.options]
+                answer = lengths.pop(q.answer)
+                total += 1
+                longest += answer > max(lengths)
+                shortest += answer < min(lengths)
+        assert longest <= total / 4, (locale, longest, total)
+        assert shortest <= total / 4, (locale, shortest, total)
+
+
+BENGALI_AND_DEVANAGARI_DIGITS = set("০১২৩৪৫৬৭৮৯०१२३४५६७८९")
+
+
+def test_bundled_packs_are_complete_in_every_language() -> None:
+    """Every text in en, bn and hi (no English fallback), details on every question, and
+    Latin digits everywhere, as in the bot's own messages."""
+    catalog = load_catalog(BUNDLED)
+    assert {
+        "activation-recomputation", "gradient-accumulation", "mixed-precision",
+        "zero-fsdp-sharding", "pipeline-parallelism", "lr-warmup-schedules",
+    } <= set(catalog.quizzes)
+    for quiz in catalog:
+        assert quiz.tags and not quiz.title.missing(), quiz.id
+        texts = [quiz.title]
+        for q in quiz.questions:
+            assert q.details is not None, q.id
+            texts += [q.prompt, q.explanation, q.details, *(o.text for o in q.options)]
+        for text in texts:
+            assert not text.missing(), (quiz.id, text.en)
+            for locale, value in text.items():
+                assert not BENGALI_AND_DEVANAGARI_DIGITS & set(value), (quiz.id, locale, value)
+
+
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "bot", *args], capture_output=True, text=True, timeout=60
