@@ -55,6 +55,14 @@ def newest(db: Db) -> int:
     return int(row[0] or 0)
 
 
+def newest_day(db: Db) -> str:
+    """The UTC day of the newest answer (by id: nearly always the latest day)."""
+    return str(db.execute(
+        "SELECT date(answered_at / 1000, 'unixepoch') FROM answers"
+        " WHERE id = (SELECT MAX(id) FROM answers)"
+    ).fetchone()[0])
+
+
 UPSERT_SCORES = (
     "INSERT INTO scores(chat_key, day, person_key, correct, answered, time_ms)"
     " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(chat_key, day, person_key) DO UPDATE SET"
@@ -157,8 +165,8 @@ def apply(db: Db, limit: int = CHUNK) -> tuple[int, int]:
     # the window moves before this batch reaches scores: a day leaving it is taken out of
     # week_scores as week_scores holds it (without this batch's rows of that day)
     until = roll_week(db, max(day for *_, day in rows))
-    db.executemany(UPSERT_SCORES, [(*k, *v) for k, v in scores.items()])
-    db.executemany(UPSERT_TOTALS, [(*k, *v) for k, v in totals.items()])
+    db.executemany(UPSERT_SCORES, [(*k, *v) for k, v in sorted(scores.items())])
+    db.executemany(UPSERT_TOTALS, [(*k, *v) for k, v in sorted(totals.items())])
     first = week_start(until)
     week: dict[tuple[str, str], list[int]] = {}
     for (chat, day, person), (correct, answered, elapsed) in scores.items():
@@ -169,7 +177,7 @@ def apply(db: Db, limit: int = CHUNK) -> tuple[int, int]:
                 acc[0] += correct
                 acc[1] += answered
                 acc[2] += elapsed
-    db.executemany(UPSERT_WEEK, [(*k, *v) for k, v in week.items()])
+    db.executemany(UPSERT_WEEK, [(*k, *v) for k, v in sorted(week.items())])
     _streaks(db, runs)
     end = int(rows[-1][0])
     db.execute("UPDATE materialized SET position=? WHERE name='scores'", (end,))
@@ -270,16 +278,22 @@ class Materializer:
         self._catch_up(db)
 
     def _catch_up(self, db: Db) -> None:
+        if self.position < newest(db):
+            # the week window first moves to the newest answer's day, so a long backlog's
+            # older days are never added to week_scores only to be taken out again
+            self._transaction(db, roll_first=True)
         while self._transaction(db):
             pass
         self._since = None
 
-    def _transaction(self, db: Db) -> int:
+    def _transaction(self, db: Db, roll_first: bool = False) -> int:
         """One application in its own transaction; the number of answers applied."""
         db.execute("PRAGMA synchronous=NORMAL")  # derived data: see the module docstring
         try:
             db.execute("BEGIN IMMEDIATE")
             try:
+                if roll_first:
+                    roll_week(db, newest_day(db))
                 count, end = apply(db, self.chunk)
                 db.execute("COMMIT")
             except BaseException:
