@@ -509,3 +509,16 @@ async def test_discord_descriptions_fit() -> None:
             translated = Translator(locale).gettext(text)
             assert 1 <= len(translated) <= DISCORD_DESCRIPTION, (locale, translated)
     await client.close()
+
+
+@pytest.mark.parametrize("locale", [loc for loc in LOCALES if loc != DEFAULT_LOCALE])
+def test_catalogs_use_latin_digits(locale: str) -> None:
+    """Every number the bot prints is Latin (see "Languages" in the README): a translation
+    that spells one in its own script would be the odd one out."""
+    with open(i18n.catalog_path(locale), "rb") as f:
+        catalog = read_po(f)
+    for message in catalog:
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        for text in strings:
+            assert not any(unicodedata.decimal(c, None) is not None and not c.isascii()
+                           for c in text or ""), (message.id, text)
