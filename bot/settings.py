@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import AnyUrl, Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic import (
+    AnyUrl,
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 _SOURCE_CONTENT = Path(__file__).resolve().parent.parent / "content"
@@ -29,6 +38,11 @@ class Settings(BaseSettings):
     discord_api_base_url: str = "https://discord.com/api/v10"
     discord_gateway_url: str = "wss://gateway.discord.gg/"
     discord_guild_id: int | None = None
+    # Discord sharding (discord.py's AutoShardedClient): the total number of shards across
+    # every process, and the ones this process runs ("0-3", "0,2,5"; empty: all of them).
+    # Both empty: one unsharded connection.
+    quizbot_discord_shard_count: int | None = Field(default=None, ge=1, le=100_000)
+    quizbot_discord_shards: str | None = None
     quizbot_database: Path = Path("data/quizbot.db")
     quizbot_content_dir: Path = BUNDLED_CONTENT
     # how long a /quiz question stays open in a group or channel before its summary
@@ -62,6 +76,32 @@ class Settings(BaseSettings):
         AnyUrl(value)  # raises a ValueError naming the problem
         return value
 
+    @field_validator("quizbot_discord_shards")
+    @classmethod
+    def _shards(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None:
+            return None
+        highest = max(high for _, high in shard_ranges(value))
+        if "quizbot_discord_shard_count" not in info.data:
+            return value  # the count itself is wrong, and said so
+        count = info.data["quizbot_discord_shard_count"]
+        if count is None:
+            raise ValueError("needs QUIZBOT_DISCORD_SHARD_COUNT, the number of shards across "
+                             "every process")
+        if highest >= count:
+            raise ValueError(f"shard {highest} does not exist: shard ids go from 0 to "
+                             f"{count - 1} with QUIZBOT_DISCORD_SHARD_COUNT={count}")
+        return value
+
+    @property
+    def discord_shards(self) -> tuple[list[int], int] | None:
+        """The Discord shards this process runs and the shard count; None: unsharded."""
+        count = self.quizbot_discord_shard_count
+        if count is None:
+            return None
+        shards = self.quizbot_discord_shards
+        return (parse_shard_ids(shards) if shards else list(range(count))), count
+
     @field_validator("quizbot_log_level")
     @classmethod
     def _level(cls, value: str) -> str:
@@ -73,6 +113,31 @@ class Settings(BaseSettings):
         """The tokens, to be redacted from every log record and error line."""
         return [t.get_secret_value() for t in (self.telegram_bot_token, self.discord_bot_token)
                 if t is not None]
+
+
+def shard_ranges(text: str) -> list[tuple[int, int]]:
+    """"0-3" or "0,2,5" (or both: "0-1,4") as (first, last) ranges; ValueError saying what is
+    wrong."""
+    ranges: list[tuple[int, int]] = []
+    for part in (p.strip() for p in text.split(",")):
+        match = re.fullmatch(r"(\d+)(?:\s*-\s*(\d+))?", part, re.ASCII)
+        if match is None:
+            what = repr(part) if part else "an empty item"
+            raise ValueError(f"{what} is not a shard id or a range (use e.g. 0-3 or 0,2,5)")
+        low = int(match[1])
+        high = int(match[2]) if match[2] is not None else low
+        if high < low:
+            raise ValueError(f"the range {low}-{high} is backwards")
+        for other_low, other_high in ranges:
+            if low <= other_high and other_low <= high:
+                raise ValueError(f"shard {max(low, other_low)} is listed twice")
+        ranges.append((low, high))
+    return ranges
+
+
+def parse_shard_ids(text: str) -> list[int]:
+    """The shard ids of "0-3", "0,2,5" or "0-1,4", in order."""
+    return sorted(i for low, high in shard_ranges(text) for i in range(low, high + 1))
 
 
 class SettingsError(Exception):

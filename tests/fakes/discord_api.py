@@ -8,6 +8,13 @@ aiohttp on 127.0.0.1 (random port). Point discord.py at `fake.api_base` (`Route.
 - The gateway sends HELLO, answers heartbeats, and after IDENTIFY sends READY (with
   `resume_gateway_url`, which discord.py requires) and one GUILD_CREATE per guild. Frames are
   plain-text JSON, which discord.py accepts although it asks for zlib-stream.
+- Sharding as Discord does it: `GET /gateway/bot` recommends `recommended_shards` and gives
+  the session start limit (what `AutoShardedClient` asks for when it is not told the count);
+  an IDENTIFY may carry `shard: [id, count]` (an id not below the count is closed with 4010);
+  a guild belongs to shard `(guild_id >> 22) % count`, and a session's READY and GUILD_CREATEs
+  hold only its shard's guilds. Each event for a guild (an interaction) goes to the session of
+  the shard that owns it, the newest one if several; DMs go to shard 0. An unsharded IDENTIFY
+  is shard [0, 1]: everything. `add_guild(shard=...)` makes a guild on a given shard.
 - Interaction callbacks come with `?with_response=1` and are answered 200 with an
   `interaction` object (and a `resource` holding the created message), as Discord does.
 - Messages the bot creates are stored with their components, and a button click carries the
@@ -16,9 +23,11 @@ aiohttp on 127.0.0.1 (random port). Point discord.py at `fake.api_base` (`Route.
 - Some server-side limits are checked (button labels, custom_id length, buttons per row, rows,
   embed and content lengths), answered 400 with code 50035 as Discord does, so a bot that
   breaks them fails here as it would in production.
-- The gateway can be closed with any close code (`close_gateway`), refuse connections for a
-  while (`refuse_gateway`), and answers a RESUME (op 6) with RESUMED, as Discord does after a
-  resumable close; `identify_tokens` and `resumes` record what the client sent.
+- The gateway can be closed with any close code (`close_gateway`, every session or one
+  shard's), refuse connections for a while (`refuse_gateway`), and answers a RESUME (op 6) of
+  a session it knows with RESUMED, as Discord does after a resumable close (an unknown one
+  with INVALID_SESSION); `identify_tokens`, `identified_shards` and `resumes` record what the
+  client sent.
 - A request can be held at the server until the test releases it (`hold`), to stop the bot
   in the middle of a reply.
 - Every request is recorded; faults can be injected per route; member permissions (for
@@ -35,7 +44,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from aiohttp import WSMsgType, web
 
@@ -132,6 +141,7 @@ class Interaction:
     id: int
     token: str
     payload: dict[str, Any]
+    shard: int | None = None  # the shard whose session it was sent on; None: nobody's
     callback: dict[str, Any] | None = None  # the body of POST .../callback
     followups: list[dict[str, Any]] = field(default_factory=list)  # messages created
     original_id: int | None = None  # the message of the response, if one was created
@@ -195,6 +205,35 @@ def text_of(message: dict[str, Any]) -> str:
     return "\n".join(p for p in parts if p)
 
 
+class GuildRef(NamedTuple):
+    id: int
+    channel_id: int  # its first text channel
+
+
+@dataclass
+class Session:
+    """One gateway session: a connection that sent IDENTIFY (and any that RESUMEd it)."""
+
+    id: str
+    ws: web.WebSocketResponse
+    shard: int
+    count: int
+    seq: int = 0
+
+    @property
+    def open(self) -> bool:
+        return not self.ws.closed
+
+    def owns(self, guild_id: int | None) -> bool:
+        """Does this session receive the events of that guild (None: a DM)?"""
+        return self.shard == (0 if guild_id is None else shard_of(guild_id, self.count))
+
+
+def shard_of(guild_id: int, count: int) -> int:
+    """The shard a guild belongs to (discord-api-docs topics/gateway.md "Sharding")."""
+    return (guild_id >> 22) % count
+
+
 @dataclass
 class Hold:
     """Requests matching `method` and `pattern` wait at the server until `release()`."""
@@ -219,23 +258,29 @@ class FakeDiscord:
         self.bot = User(self.new_id(), "QuizBot")
         self.owner = User(self.new_id(), "Owner")
         self.guild_id = self.new_id()
+        self.guilds: dict[int, str] = {self.guild_id: "Quiz Guild"}  # id -> name
+        self._guild_ids = itertools.count(1)  # for guilds on a chosen shard
         self.channel_id = self.new_id()
         self.channels: dict[int, dict[str, Any]] = {
-            self.channel_id: {"id": self.channel_id, "name": "general", "type": 0}
+            self.channel_id: {"id": self.channel_id, "name": "general", "type": 0,
+                              "guild_id": self.guild_id}
         }
         self.requests: list[Request] = []
         self.messages: dict[int, dict[str, Any]] = {}
         self.commands: dict[int | None, list[dict[str, Any]]] = {}  # guild id (None: global)
         self.interactions: dict[int, Interaction] = {}
         self.identify_tokens: list[str] = []
+        self.identified_shards: list[tuple[int, int] | None] = []  # each IDENTIFY's `shard`
         self.hold_ready = False  # never send READY (tests of the start-up timeout)
         self.resumes: list[str] = []  # the session id of each RESUME
         self.connections = 0  # gateway connections accepted
+        self.sessions: dict[str, Session] = {}  # every session identified, by id
+        self.recommended_shards = 1  # GET /gateway/bot's `shards`
+        self.max_concurrency = 1  # IDENTIFYs per 5 s (session_start_limit)
         self._refuse_gateway = 0  # gateway connections still to answer 503
         self._holds: list[Hold] = []
         self._faults: list[tuple[str, re.Pattern[str], int, dict[str, Any], int]] = []
-        self._ws: web.WebSocketResponse | None = None
-        self._seq = 0
+        self._sockets: list[web.WebSocketResponse] = []  # every gateway connection accepted
         self._runner: web.AppRunner | None = None
         self.port = 0
 
@@ -256,8 +301,9 @@ class FakeDiscord:
     async def close(self) -> None:
         for hold in self._holds:
             hold.release()
-        if self._ws is not None and not self._ws.closed:
-            await self._ws.close()
+        for ws in self._sockets:
+            if not ws.closed:
+                await ws.close()
         if self._runner is not None:
             await self._runner.cleanup()
 
@@ -271,7 +317,13 @@ class FakeDiscord:
 
     @property
     def connected(self) -> bool:
-        return self._ws is not None and not self._ws.closed
+        """Is any gateway connection open?"""
+        return any(not ws.closed for ws in self._sockets)
+
+    def open_sessions(self, shard: int | None = None) -> list[Session]:
+        """The sessions connected now (of one shard), oldest first."""
+        return [s for s in self.sessions.values()
+                if s.open and (shard is None or s.shard == shard)]
 
     def fail(self, method: str, path: str, status: int, *, code: int = 0, times: int = 1,
              message: str = "injected failure") -> None:
@@ -289,29 +341,56 @@ class FakeDiscord:
         self._holds.append(hold)
         return hold
 
-    async def close_gateway(self, code: int, message: str = "") -> None:
-        """Close the bot's gateway connection with a close code, as Discord does: 4000-4009
-        are resumable (discord.py reconnects and RESUMEs), 4004 means the token is no longer
-        valid, 4010-4014 are fatal."""
-        ws = self._ws
-        assert ws is not None and not ws.closed, "no gateway connection to close"
-        await ws.close(code=code, message=message.encode())
+    async def close_gateway(self, code: int, message: str = "", *,
+                            shard: int | None = None) -> None:
+        """Close the bot's gateway connections (only `shard`'s, if given) with a close code,
+        as Discord does: 4000-4009 are resumable (discord.py reconnects and RESUMEs), 4004
+        means the token is no longer valid, 4010-4014 are fatal."""
+        if shard is None:
+            sockets = [ws for ws in self._sockets if not ws.closed]
+        else:
+            sockets = [s.ws for s in self.open_sessions(shard)]
+        assert sockets, "no gateway connection to close"
+        for ws in sockets:
+            await ws.close(code=code, message=message.encode())
 
     def refuse_gateway(self, times: int = 1) -> None:
         """Answer the next `times` gateway connection attempts with 503 (an outage)."""
         self._refuse_gateway += times
 
-    async def send_raw(self, text: str) -> None:
-        """A raw frame on the gateway (e.g. one discord.py cannot parse)."""
-        ws = self._ws
-        assert ws is not None and not ws.closed, "no gateway connection"
-        await ws.send_str(text)
+    async def send_raw(self, text: str, *, shard: int | None = None) -> None:
+        """A raw frame on the newest gateway session (of `shard`, if given), e.g. one
+        discord.py cannot parse."""
+        sessions = self.open_sessions(shard)
+        assert sessions, "no gateway connection"
+        await sessions[-1].ws.send_str(text)
 
-    def add_channel(self, name: str) -> int:
-        """Another text channel in the guild (before the bot starts, so GUILD_CREATE has it)."""
+    def add_channel(self, name: str, guild_id: int | None = None) -> int:
+        """Another text channel in a guild (the first one by default), before the bot
+        starts, so GUILD_CREATE has it."""
         cid = self.new_id()
-        self.channels[cid] = {"id": cid, "name": name, "type": 0}
+        self.channels[cid] = {"id": cid, "name": name, "type": 0,
+                              "guild_id": guild_id or self.guild_id}
         return cid
+
+    def add_guild(self, name: str, *, shard: tuple[int, int] | None = None) -> GuildRef:
+        """Another guild with a text channel, "general", before the bot starts; with `shard`
+        (id, count), one that belongs to that shard."""
+        if shard is None:
+            gid = self.new_id()
+        else:
+            number, count = shard
+            assert 0 <= number < count
+            # snowflakes 2**22 apart, below the other ids: the shard is the high bits' residue
+            gid = 0
+            while gid == 0 or shard_of(gid, count) != number:
+                gid = ((1_100_000_000_000_000_000 >> 22) + next(self._guild_ids)) << 22
+        self.guilds[gid] = name
+        return GuildRef(gid, self.add_channel("general", gid))
+
+    def guild_of(self, channel_id: int) -> int | None:
+        """The guild a channel is in; None for a DM."""
+        return self.channels[channel_id].get("guild_id")
 
     # waiting -----------------------------------------------------------------------------
     @staticmethod
@@ -331,10 +410,11 @@ class FakeDiscord:
 
     async def wait_request(self, method: str, pattern: str, count: int = 1,
                            within: float = 5.0) -> list[Request]:
-        return await self.until(
+        found: list[Request] = await self.until(
             lambda: (found := self.find(method, pattern)) and len(found) >= count and found,
             within, f"{count} x {method} {pattern}",
         )
+        return found
 
     def edits(self, message_id: int) -> list[Request]:
         """Edits of one message, through the channel or through an interaction webhook."""
@@ -363,8 +443,9 @@ class FakeDiscord:
 
     async def ack(self, interaction: Interaction, within: float = 5.0) -> dict[str, Any]:
         """The callback body, whatever its type (autocomplete results, defers...)."""
-        return await self.until(lambda: interaction.callback, within,
-                                f"a callback for interaction {interaction.id}")
+        body: dict[str, Any] = await self.until(lambda: interaction.callback, within,
+                                                f"a callback for interaction {interaction.id}")
+        return body
 
     # injecting interactions ------------------------------------------------------------
     def _base_interaction(
@@ -389,16 +470,17 @@ class FakeDiscord:
         else:
             cid = channel_id or self.channel_id
             channel = self.channels[cid]
+            gid = str(channel["guild_id"])
             perms = DEFAULT_PERMISSIONS if permissions is None else permissions
             payload |= {
-                "guild_id": str(self.guild_id), "guild_locale": guild_locale, "context": 0,
+                "guild_id": gid, "guild_locale": guild_locale, "context": 0,
                 "channel_id": str(cid),
                 "channel": {"id": str(cid), "type": channel["type"], "name": channel["name"],
-                            "guild_id": str(self.guild_id), "position": 0,
+                            "guild_id": gid, "position": 0,
                             "permission_overwrites": [], "nsfw": False, "parent_id": None,
                             "flags": 0, "permissions": str(perms)},
                 "member": self.member(user, perms),
-                "authorizing_integration_owners": {"0": str(self.guild_id)},
+                "authorizing_integration_owners": {"0": gid},
             }
         return payload
 
@@ -419,11 +501,12 @@ class FakeDiscord:
         }
 
     def _command_data(self, name: str, options: dict[str, Any], focused: str | None,
-                      guild: bool) -> dict[str, Any]:
+                      guild: int | None) -> dict[str, Any]:
         """`name` is a command, or a group and its subcommand ("daily set"): Discord nests a
-        subcommand's options inside a SUB_COMMAND option."""
+        subcommand's options inside a SUB_COMMAND option. `guild`: where it is run (None: a
+        DM)."""
         top, _, sub = name.partition(" ")
-        registered = self.commands.get(self.guild_id if guild else None, []) + \
+        registered = (self.commands.get(guild, []) if guild else []) + \
             self.commands.get(None, [])
         command = next((c for c in registered if c["name"] == top), None)
         values = [
@@ -443,15 +526,16 @@ class FakeDiscord:
     async def slash(
         self, name: str, options: dict[str, Any] | None = None, *, user: User,
         dm: bool = False, channel_id: int | None = None, permissions: int | None = None,
-        locale: str | None = None, guild_locale: str = "en-US",
+        locale: str | None = None, guild_locale: str = "en-US", within: float = 5.0,
     ) -> Interaction:
-        """Someone runs a slash command."""
+        """Someone runs a slash command. `within`: how long to wait for a session of the
+        shard it belongs to (see `dispatch_interaction`)."""
         payload = self._base_interaction(
             APPLICATION_COMMAND, user, dm=dm, channel_id=channel_id, permissions=permissions,
             locale=locale, guild_locale=guild_locale,
         )
-        payload["data"] = self._command_data(name, options or {}, None, not dm)
-        return await self.dispatch_interaction(payload)
+        payload["data"] = self._command_data(name, options or {}, None, self._guild_in(payload))
+        return await self.dispatch_interaction(payload, within)
 
     async def autocomplete(
         self, name: str, options: dict[str, Any], focused: str, *, user: User,
@@ -462,16 +546,17 @@ class FakeDiscord:
             AUTOCOMPLETE, user, dm=dm, channel_id=None, permissions=None, locale=locale,
             guild_locale="en-US",
         )
-        payload["data"] = self._command_data(name, options, focused, not dm)
+        payload["data"] = self._command_data(name, options, focused, self._guild_in(payload))
         return await self.dispatch_interaction(payload)
 
     async def click(
         self, message_id: int, custom_id: str, *, user: User,
         components: list[dict[str, Any]] | None = None, locale: str | None = None,
-        guild_locale: str = "en-US", permissions: int | None = None,
+        guild_locale: str = "en-US", permissions: int | None = None, within: float = 5.0,
     ) -> Interaction:
         """Someone clicks a button on a stored message. `components` replaces what the message
-        carries (a forged or stale client); by default the stored components are echoed."""
+        carries (a forged or stale client); by default the stored components are echoed.
+        `within`: as for `slash`."""
         message = dict(self.messages[message_id])
         if components is not None:
             message["components"] = components
@@ -485,32 +570,63 @@ class FakeDiscord:
         )
         payload["message"] = message
         payload["data"] = {"custom_id": custom_id, "component_type": 2}
-        return await self.dispatch_interaction(payload)
+        return await self.dispatch_interaction(payload, within)
 
     async def redeliver(self, interaction: Interaction) -> None:
         """The same interaction again, same id and token (a gateway resume replaying it):
         Discord refuses a second response to it with 40060, as this fake does."""
-        await self.dispatch("INTERACTION_CREATE", interaction.payload)
+        await self.dispatch("INTERACTION_CREATE", interaction.payload,
+                            guild_id=self._guild_in(interaction.payload))
 
     def callback_attempts(self, interaction: Interaction) -> list[Request]:
         """Every response the bot tried for `interaction`, refused ones included."""
         return self.find("POST", rf"/interactions/{interaction.id}/[^/]+/callback")
 
-    async def dispatch_interaction(self, payload: dict[str, Any]) -> Interaction:
+    @staticmethod
+    def _guild_in(payload: dict[str, Any]) -> int | None:
+        return int(payload["guild_id"]) if "guild_id" in payload else None
+
+    async def dispatch_interaction(self, payload: dict[str, Any],
+                                   within: float = 5.0) -> Interaction:
+        """Send an interaction on the session of the shard its guild belongs to (a DM's:
+        shard 0), waiting up to `within` seconds for one; after that it fails with an
+        AssertionError, except with `within=0`: then, as on Discord, an interaction nobody is
+        connected for is lost (it is recorded with `shard` None and never answered)."""
         interaction = Interaction(int(payload["id"]), payload["token"], payload)
         self.interactions[interaction.id] = interaction
         try:
-            await self.dispatch("INTERACTION_CREATE", payload)
+            interaction.shard = await self.dispatch(
+                "INTERACTION_CREATE", payload, guild_id=self._guild_in(payload), within=within
+            )
         except ConnectionResetError:
             # the bot closed its connection while this was sent (it is stopping): like any
             # interaction it never took, it goes unanswered
             pass
         return interaction
 
-    async def dispatch(self, event: str, data: dict[str, Any]) -> None:
-        ws = await self.until(lambda: self.connected and self._ws, 5.0, "a gateway connection")
-        self._seq += 1
-        await ws.send_str(json.dumps({"op": 0, "t": event, "s": self._seq, "d": data}))
+    def session_for(self, guild_id: int | None) -> Session | None:
+        """The session that receives the events of a guild (None: a DM): the newest open one
+        of the shard that owns it."""
+        owners = [s for s in self.open_sessions() if s.owns(guild_id)]
+        return owners[-1] if owners else None
+
+    async def dispatch(self, event: str, data: dict[str, Any], *, guild_id: int | None = None,
+                       within: float = 5.0) -> int | None:
+        """An event on the session that owns `guild_id` (None: shard 0's); the shard it was
+        sent to, or None when `within` is 0 and no such session is connected."""
+        session: Session | None = self.session_for(guild_id)
+        if session is None and within > 0:
+            session = await self.until(lambda: self.session_for(guild_id), within,
+                                       f"a gateway session for guild {guild_id}")
+        if session is None:
+            return None
+        await self._send_event(session, event, data)
+        return session.shard
+
+    @staticmethod
+    async def _send_event(session: Session, event: str, data: dict[str, Any]) -> None:
+        session.seq += 1
+        await session.ws.send_str(json.dumps({"op": 0, "t": event, "s": session.seq, "d": data}))
 
     # gateway ---------------------------------------------------------------------------
     async def _gateway(self, request: web.Request) -> web.StreamResponse:
@@ -519,7 +635,7 @@ class FakeDiscord:
             return web.Response(status=503, text="gateway unavailable (injected)")
         ws = web.WebSocketResponse()
         await ws.prepare(request)
-        self._ws = ws
+        self._sockets.append(ws)
         self.connections += 1
         await ws.send_str(json.dumps({"op": 10, "d": {"heartbeat_interval": 41250}}))
         async for frame in ws:
@@ -529,32 +645,43 @@ class FakeDiscord:
             if msg["op"] == 1:  # heartbeat
                 await ws.send_str(json.dumps({"op": 11}))
             elif msg["op"] == 2:  # identify
-                self.identify_tokens.append(msg["d"]["token"])
-                if not self.hold_ready:
-                    await self._ready(ws)
+                await self._identify(ws, msg["d"])
             elif msg["op"] == 6:  # resume: the session goes on (nothing was missed here)
                 self.resumes.append(msg["d"]["session_id"])
-                self._seq += 1
-                await ws.send_str(json.dumps({"op": 0, "t": "RESUMED", "s": self._seq,
-                                              "d": {}}))
+                session = self.sessions.get(msg["d"]["session_id"])
+                if session is None:  # not a session of ours: identify anew
+                    await ws.send_str(json.dumps({"op": 9, "d": False}))
+                    continue
+                session.ws = ws
+                await self._send_event(session, "RESUMED", {})
         return ws
 
-    async def _ready(self, ws: web.WebSocketResponse) -> None:
-        self._seq = 1
-        await ws.send_str(json.dumps({"op": 0, "t": "READY", "s": self._seq, "d": {
+    async def _identify(self, ws: web.WebSocketResponse, data: dict[str, Any]) -> None:
+        self.identify_tokens.append(data["token"])
+        shard = data.get("shard")
+        number, count = (int(shard[0]), int(shard[1])) if shard else (0, 1)
+        self.identified_shards.append((number, count) if shard else None)
+        if not 0 <= number < count:
+            await ws.close(code=4010, message=b"Invalid shard.")
+            return
+        session = Session(f"fake-session-{len(self.identify_tokens)}", ws, number, count)
+        if self.hold_ready:
+            return
+        self.sessions[session.id] = session
+        guilds = [gid for gid in self.guilds if session.owns(gid)]
+        await self._send_event(session, "READY", {
             "v": 10, "user": self.bot.payload(bot=True) | {"verified": True, "mfa_enabled": False},
-            "guilds": [{"id": str(self.guild_id), "unavailable": True}],
-            "session_id": "fake-session", "resume_gateway_url": self.gateway_url,
-            "application": {"id": str(self.app_id), "flags": 0}, "shard": [0, 1],
-        }}))
-        self._seq += 1
-        await ws.send_str(json.dumps({"op": 0, "t": "GUILD_CREATE", "s": self._seq,
-                                      "d": self._guild()}))
+            "guilds": [{"id": str(gid), "unavailable": True} for gid in guilds],
+            "session_id": session.id, "resume_gateway_url": self.gateway_url,
+            "application": {"id": str(self.app_id), "flags": 0}, "shard": [number, count],
+        })
+        for gid in guilds:
+            await self._send_event(session, "GUILD_CREATE", self._guild(gid))
 
-    def _guild(self) -> dict[str, Any]:
-        gid = str(self.guild_id)
+    def _guild(self, guild_id: int) -> dict[str, Any]:
+        gid = str(guild_id)
         return {
-            "id": gid, "name": "Quiz Guild", "icon": None, "owner_id": str(self.owner.id),
+            "id": gid, "name": self.guilds[guild_id], "icon": None, "owner_id": str(self.owner.id),
             "afk_timeout": 300, "verification_level": 0, "default_message_notifications": 0,
             "explicit_content_filter": 0, "mfa_level": 0, "system_channel_flags": 0,
             "premium_tier": 0, "preferred_locale": "en-US", "nsfw_level": 0, "features": [],
@@ -568,7 +695,7 @@ class FakeDiscord:
                 {"id": str(c["id"]), "type": c["type"], "name": c["name"], "position": i,
                  "permission_overwrites": [], "guild_id": gid, "nsfw": False,
                  "parent_id": None, "topic": None, "rate_limit_per_user": 0, "flags": 0}
-                for i, c in enumerate(self.channels.values()) if c["type"] != 1
+                for i, c in enumerate(self.channels.values()) if c.get("guild_id") == guild_id
             ],
             "threads": [], "voice_states": [], "presences": [], "stage_instances": [],
             "guild_scheduled_events": [], "soundboard_sounds": [],
@@ -620,10 +747,14 @@ class FakeDiscord:
                 "owner": self.owner.payload(), "verify_key": "0" * 64, "team": None,
                 "interactions_endpoint_url": None, "summary": "",
             }
-        if m == "GET" and p in ("/gateway", "/gateway/bot"):
-            return {"url": self.gateway_url, "shards": 1,
-                    "session_start_limit": {"total": 1000, "remaining": 1000,
-                                            "reset_after": 0, "max_concurrency": 1}}
+        if m == "GET" and p == "/gateway":
+            return {"url": self.gateway_url}
+        if m == "GET" and p == "/gateway/bot":
+            return {"url": self.gateway_url, "shards": self.recommended_shards,
+                    "session_start_limit": {
+                        "total": 1000, "remaining": max(0, 1000 - len(self.identify_tokens)),
+                        "reset_after": 86_400_000, "max_concurrency": self.max_concurrency,
+                    }}
         if match := re.fullmatch(rf"/applications/{app}(?:/guilds/(\d+))?/commands", p):
             guild = int(match[1]) if match[1] else None
             if m == "PUT":
@@ -648,8 +779,11 @@ class FakeDiscord:
             channel = self.channels.get(int(match[1]))
             if channel is None:
                 raise ApiError(404, "Unknown Channel", 10003)
-            return {"id": str(channel["id"]), "type": channel["type"], "name": channel["name"],
-                    "guild_id": str(self.guild_id), "position": 0, "permission_overwrites": []}
+            found = {"id": str(channel["id"]), "type": channel["type"], "name": channel["name"],
+                     "position": 0, "permission_overwrites": []}
+            if (guild_id := channel.get("guild_id")) is not None:
+                found["guild_id"] = str(guild_id)
+            return found
         if match := re.fullmatch(r"/interactions/(\d+)/([^/]+)/callback", p):
             return self._callback(int(match[1]), match[2], r)
         if match := re.fullmatch(rf"/webhooks/{app}/([^/]+)(?:/messages/([^/]+))?", p):
@@ -719,8 +853,8 @@ class FakeDiscord:
         if interaction is not None:
             message["application_id"] = str(self.app_id)
             message["webhook_id"] = str(self.app_id)
-        if self.channels[channel_id]["type"] != 1:
-            message["guild_id"] = str(self.guild_id)
+        if (guild_id := self.channels[channel_id].get("guild_id")) is not None:
+            message["guild_id"] = str(guild_id)
         self.messages[mid] = message
         return message
 
