@@ -62,6 +62,19 @@ class AnswerRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class ItemResponse:
+    """One person's first answer to one question (item analysis, bot/core/analysis.py)."""
+
+    person_key: str
+    chat_key: str
+    quiz_id: str
+    question_id: str
+    option: int  # canonical index
+    correct: bool  # as scored when answered
+    elapsed_ms: int
+
+
+@dataclass(frozen=True, slots=True)
 class RunRecord:
     id: int
     person_key: str
@@ -155,6 +168,13 @@ class Storage(Protocol):
     async def answer_of(self, post_id: int, person_key: str) -> AnswerRecord | None: ...
     async def person_history(self, person_key: str) -> dict[tuple[str, str], bool]:
         """(quiz_id, question_id) -> whether the person's latest answer to it was right."""
+        ...
+    async def item_responses(
+        self, quiz_id: str | None = None, chat_key: str | None = None
+    ) -> list[ItemResponse]:
+        """Each person's first answer to each question, of one quiz and one chat (None: all),
+        oldest first. A later answer to the same question (another post) is left out: it was
+        given after seeing the answer. Read from the answers themselves, not the aggregates."""
         ...
 
     # quiz runs

@@ -9,7 +9,7 @@ import sqlite3
 from datetime import date
 from typing import Any
 
-from bot.core.ports import AnswerRecord, PostRecord, RunRecord
+from bot.core.ports import AnswerRecord, ItemResponse, PostRecord, RunRecord
 from bot.core.schedule import Schedule
 from bot.storage.records import (
     ANSWER_COLUMNS,
@@ -138,6 +138,28 @@ def person_history(db: Db, person_key: str) -> dict[tuple[str, str], bool]:
         (person_key,),
     )
     return {(r[0], r[1]): bool(r[2]) for r in rows}
+
+
+def item_responses(db: Db, quiz_id: str | None, chat_key: str | None) -> list[ItemResponse]:
+    """Each person's first answer (lowest id) to each question in scope, oldest first.
+
+    An admin's report, not a hot path: it reads the answers of the scope once (a full scan of
+    `answers` without a quiz or chat filter)."""
+    where, params = [], []
+    for column, value in (("quiz_id", quiz_id), ("chat_key", chat_key)):
+        if value is not None:
+            where.append(f"{column}=?")
+            params.append(value)
+    condition = f" WHERE {' AND '.join(where)}" if where else ""
+    rows = db.execute(
+        "SELECT a.person_key, a.chat_key, a.quiz_id, a.question_id, a.option, a.correct,"
+        " a.elapsed_ms FROM answers AS a JOIN"
+        f" (SELECT MIN(id) AS id FROM answers{condition}"
+        "  GROUP BY person_key, quiz_id, question_id) AS first ON first.id = a.id"
+        " ORDER BY a.id",
+        params,
+    )
+    return [ItemResponse(r[0], r[1], r[2], r[3], r[4], bool(r[5]), r[6]) for r in rows]
 
 
 def person_totals(db: Db, person_key: str) -> dict[str, tuple[int, int]]:

@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 
 from bot.core.ports import (
     AnswerRecord,
+    ItemResponse,
     NewPost,
     PostRecord,
     RecordOutcome,
@@ -335,6 +336,11 @@ class SqliteStorage:
         return await self._read(
             queries.person_history, person_key
         )
+
+    async def item_responses(
+        self, quiz_id: str | None = None, chat_key: str | None = None
+    ) -> list[ItemResponse]:
+        return await self._read(queries.item_responses, quiz_id, chat_key)
 
     # quiz runs -------------------------------------------------------------------------
     async def create_run(

@@ -1,0 +1,207 @@
+"""Item analysis: which questions work. Pure computation on stored answers; no I/O.
+
+For every question of a quiz, from each person's first answer to it (`ItemResponse`, read by
+`Storage.item_responses`):
+
+- answered, and the share right;
+- the share on each option, by canonical option (as in the pack), so shuffles do not matter;
+- discrimination: the point-biserial correlation between getting this question right (1 or 0)
+  and the person's score on the *other* questions of the quiz (the corrected item-total
+  correlation). People answer different subsets of a quiz, so the score on the other questions
+  is their share right among the other questions they answered; when everyone answered every
+  question this is the number right divided by a constant, which leaves the correlation
+  unchanged. Someone who answered no other question has no such score and is left out of it.
+  It is None when undefined: fewer than two such people, or everyone right (or everyone
+  wrong) on this question, or everyone with the same score on the others;
+- the median answer time;
+- flags, only from MIN_ANSWERS answers up (a handful of answers says nothing): too easy (share
+  right above TOO_EASY), too hard (below TOO_HARD), a distractor chosen more often than the
+  answer, negative discrimination (from MIN_ANSWERS people with a score on the others).
+
+Rightness is counted against the pack's current answer key (option == answer), so the share
+right always equals the share on the correct option, also after an answer key was fixed. An
+answer to a question no longer in the pack, or to an option it no longer has, is left out
+and counted in `QuizReport.stale`.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from bot.content import Catalog, Quiz
+from bot.content.schema import DEFAULT_LOCALE
+from bot.core.ports import ItemResponse
+
+MIN_ANSWERS = 10  # below this, no flag: the shares are too noisy to act on
+TOO_EASY = 0.9  # share right above this: too easy
+TOO_HARD = 0.2  # share right below this: too hard
+
+
+class Flag(StrEnum):
+    TOO_EASY = "too easy"
+    TOO_HARD = "too hard"
+    DISTRACTOR = "distractor beats answer"
+    NEGATIVE = "negative discrimination"
+
+
+@dataclass(frozen=True, slots=True)
+class ItemStats:
+    question_id: str
+    prompt: str
+    answer: int  # the correct option's canonical index
+    option_counts: tuple[int, ...]  # answers per canonical option
+    discrimination: float | None
+    discriminated: int  # people in the discrimination (with a score on the other questions)
+    median_ms: float | None
+    flags: tuple[Flag, ...]
+
+    @property
+    def answered(self) -> int:
+        return sum(self.option_counts)
+
+    @property
+    def right(self) -> int:
+        return self.option_counts[self.answer]
+
+    @property
+    def share_right(self) -> float | None:
+        return self.right / self.answered if self.answered else None
+
+    @property
+    def option_shares(self) -> tuple[float, ...] | None:
+        n = self.answered
+        return tuple(c / n for c in self.option_counts) if n else None
+
+    @property
+    def popular_distractors(self) -> tuple[int, ...]:
+        """Wrong options chosen more often than the answer."""
+        return tuple(
+            i for i, c in enumerate(self.option_counts) if i != self.answer and c > self.right
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class QuizReport:
+    quiz_id: str
+    title: str
+    people: int  # who answered at least one of its questions
+    items: tuple[ItemStats, ...]  # in pack order, answered or not
+    stale: int = 0  # answers left out: the question or option is no longer in the pack
+
+    @property
+    def answers(self) -> int:
+        return sum(item.answered for item in self.items)
+
+    @property
+    def max_options(self) -> int:
+        return max((len(item.option_counts) for item in self.items), default=0)
+
+
+def analyse(
+    catalog: Catalog,
+    responses: Iterable[ItemResponse],
+    quiz_id: str | None = None,
+    locale: str = DEFAULT_LOCALE,
+) -> list[QuizReport]:
+    """One report per quiz that has answers (or just `quiz_id`'s, answered or not), in
+    catalog order. Answers to quizzes no longer in the catalog are left out."""
+    by_quiz: dict[str, list[ItemResponse]] = defaultdict(list)
+    for response in responses:
+        by_quiz[response.quiz_id].append(response)
+    wanted = [quiz_id] if quiz_id is not None else list(by_quiz)
+    return [
+        analyse_quiz(quiz, by_quiz.get(quiz.id, ()), locale)
+        for quiz in catalog
+        if quiz.id in wanted
+    ]
+
+
+def analyse_quiz(
+    quiz: Quiz, responses: Iterable[ItemResponse], locale: str = DEFAULT_LOCALE
+) -> QuizReport:
+    """A quiz's items from its responses; only each person's first answer to a question
+    counts (later ones are ignored, so a caller may pass every answer in order)."""
+    questions = {q.id: q for q in quiz.questions}
+    counts = {q.id: [0] * len(q.options) for q in quiz.questions}
+    times: dict[str, list[int]] = {q.id: [] for q in quiz.questions}
+    # person -> question -> right (1) or wrong (0), from the first answer only
+    scores: dict[str, dict[str, int]] = defaultdict(dict)
+    stale = 0
+    for r in responses:
+        if r.quiz_id != quiz.id or r.question_id in scores.get(r.person_key, ()):
+            continue
+        question = questions.get(r.question_id)
+        if question is None or not 0 <= r.option < len(question.options):
+            stale += 1
+            continue
+        scores[r.person_key][r.question_id] = int(r.option == question.answer)
+        counts[r.question_id][r.option] += 1
+        times[r.question_id].append(r.elapsed_ms)
+
+    items = []
+    for question in quiz.questions:
+        right: list[float] = []
+        rest: list[float] = []
+        for person_scores in scores.values():
+            if question.id in person_scores and len(person_scores) > 1:
+                mine = person_scores[question.id]
+                others = len(person_scores) - 1
+                right.append(float(mine))
+                rest.append((sum(person_scores.values()) - mine) / others)
+        item_times = times[question.id]
+        item = ItemStats(
+            question_id=question.id,
+            prompt=question.prompt.get(locale),
+            answer=question.answer,
+            option_counts=tuple(counts[question.id]),
+            discrimination=correlation(right, rest),
+            discriminated=len(right),
+            median_ms=statistics.median(item_times) if item_times else None,
+            flags=(),
+        )
+        items.append(_flagged(item))
+    return QuizReport(quiz.id, quiz.title.get(locale), len(scores), tuple(items), stale)
+
+
+def _flagged(item: ItemStats) -> ItemStats:
+    share = item.share_right
+    if share is None or item.answered < MIN_ANSWERS:
+        return item
+    flags = []
+    if share > TOO_EASY:
+        flags.append(Flag.TOO_EASY)
+    if share < TOO_HARD:
+        flags.append(Flag.TOO_HARD)
+    if item.popular_distractors:
+        flags.append(Flag.DISTRACTOR)
+    if (
+        item.discrimination is not None
+        and item.discrimination < 0
+        and item.discriminated >= MIN_ANSWERS
+    ):
+        flags.append(Flag.NEGATIVE)
+    return ItemStats(
+        item.question_id, item.prompt, item.answer, item.option_counts, item.discrimination,
+        item.discriminated, item.median_ms, tuple(flags),
+    )
+
+
+def correlation(xs: Sequence[float], ys: Sequence[float]) -> float | None:
+    """Pearson's r (the point-biserial one when xs are 0 and 1); None when undefined: fewer
+    than two pairs, or either side constant."""
+    n = len(xs)
+    if n < 2 or len(ys) != n:
+        return None
+    mx, my = math.fsum(xs) / n, math.fsum(ys) / n
+    sxx = math.fsum((x - mx) ** 2 for x in xs)
+    syy = math.fsum((y - my) ** 2 for y in ys)
+    # a constant side (allowing for rounding in the shares): no correlation is defined
+    if sxx <= 1e-12 or syy <= 1e-12:
+        return None
+    sxy = math.fsum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
+    return max(-1.0, min(1.0, sxy / math.sqrt(sxx * syy)))
