@@ -34,6 +34,11 @@ class Settings(BaseSettings):
 
     telegram_bot_token: SecretStr | None = None
     telegram_api_base_url: str = "https://api.telegram.org/bot"
+    # Telegram webhooks instead of long polling (many processes behind a load balancer): the
+    # public URL Telegram calls, where this process listens, the secret Telegram sends back
+    quizbot_telegram_webhook_url: str | None = None
+    quizbot_telegram_webhook_listen: str = "0.0.0.0:8443"
+    quizbot_telegram_webhook_secret: SecretStr | None = Field(default=None, validate_default=True)
     discord_bot_token: SecretStr | None = None
     discord_api_base_url: str = "https://discord.com/api/v10"
     discord_gateway_url: str = "wss://gateway.discord.gg/"
@@ -102,6 +107,49 @@ class Settings(BaseSettings):
         shards = self.quizbot_discord_shards
         return (parse_shard_ids(shards) if shards else list(range(count))), count
 
+    @field_validator("quizbot_telegram_webhook_url")
+    @classmethod
+    def _webhook_url(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None:
+            return None
+        url = AnyUrl(value)  # raises a ValueError naming the problem
+        api = info.data.get("telegram_api_base_url") or ""
+        local_api = not api.startswith("https://api.telegram.org/")
+        if url.scheme != "https" and not (url.scheme == "http" and local_api):
+            raise ValueError("must be an https:// URL (Telegram calls nothing else; http:// "
+                             "works only with a local Bot API server in TELEGRAM_API_BASE_URL)")
+        return value
+
+    @field_validator("quizbot_telegram_webhook_listen")
+    @classmethod
+    def _webhook_listen(cls, value: str) -> str:
+        webhook_listen(value)
+        return value
+
+    @field_validator("quizbot_telegram_webhook_secret")
+    @classmethod
+    def _webhook_secret(cls, value: SecretStr | None, info: ValidationInfo) -> SecretStr | None:
+        # never quoted back: it is a credential
+        if value is None:
+            if info.data.get("quizbot_telegram_webhook_url") is not None:
+                raise ValueError("required with QUIZBOT_TELEGRAM_WEBHOOK_URL: 1-256 characters "
+                                 "of A-Z, a-z, 0-9, _ and -, which Telegram sends with every "
+                                 "update")
+            return None
+        if not re.fullmatch(r"[A-Za-z0-9_-]{1,256}", value.get_secret_value(), re.ASCII):
+            raise ValueError("must be 1-256 characters of A-Z, a-z, 0-9, _ and - (Telegram "
+                             "allows no others)")
+        return value
+
+    @property
+    def telegram_webhook(self) -> tuple[str, tuple[str, int], str] | None:
+        """Webhook mode: (public URL, (host, port) to listen on, secret); None: long polling."""
+        url, secret = self.quizbot_telegram_webhook_url, self.quizbot_telegram_webhook_secret
+        if url is None or secret is None:
+            return None
+        return url, webhook_listen(self.quizbot_telegram_webhook_listen), \
+            secret.get_secret_value()
+
     @field_validator("quizbot_log_level")
     @classmethod
     def _level(cls, value: str) -> str:
@@ -111,7 +159,8 @@ class Settings(BaseSettings):
 
     def secrets(self) -> list[str]:
         """The tokens, to be redacted from every log record and error line."""
-        return [t.get_secret_value() for t in (self.telegram_bot_token, self.discord_bot_token)
+        return [t.get_secret_value() for t in (self.telegram_bot_token, self.discord_bot_token,
+                                               self.quizbot_telegram_webhook_secret)
                 if t is not None]
 
 
@@ -138,6 +187,17 @@ def shard_ranges(text: str) -> list[tuple[int, int]]:
 def parse_shard_ids(text: str) -> list[int]:
     """The shard ids of "0-3", "0,2,5" or "0-1,4", in order."""
     return sorted(i for low, high in shard_ranges(text) for i in range(low, high + 1))
+
+
+def webhook_listen(text: str) -> tuple[str, int]:
+    """"host:port" ("0.0.0.0:8443", "[::]:8443") as (host, port); ValueError saying what is
+    wrong."""
+    host, sep, port = text.strip().rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")
+    if not sep or not host or not port.isascii() or not port.isdigit() \
+            or not 1 <= int(port) <= 65535:
+        raise ValueError("must be host:port, e.g. 0.0.0.0:8443 (a port from 1 to 65535)")
+    return host, int(port)
 
 
 class SettingsError(Exception):
