@@ -287,3 +287,32 @@ async def test_kill_9_in_the_middle_of_a_burst_never_double_applies(tmp_path: Pa
             assert [(r.person_key, r.correct) for r in board] == [
                 (t[1], t[2]) for t in expected
             ]
+
+
+async def test_writes_go_first_until_the_oldest_answer_has_waited_max_lag(
+    tmp_path: Path,
+) -> None:
+    """The policy, driven by hand on the writer's kind of connection: busy (writes queued)
+    defers applying; once the oldest unapplied answer has waited max_lag it applies anyway;
+    idle applies once it has waited `interval`."""
+    path = tmp_path / "lag.db"
+    async with SqliteStorage(path, Materializer(interval=3600)) as store:
+        await random_answers(store, random.Random(10), posts=2)
+    with sqlite3.connect(path, isolation_level=None) as db:
+        for statement in (  # as if nothing had been applied
+            "DELETE FROM scores", "DELETE FROM totals", "DELETE FROM week_scores",
+            "UPDATE week_window SET until = NULL", "UPDATE materialized SET position = 0",
+            "UPDATE persons SET current_streak = 0, best_streak = 0",
+        ):
+            db.execute(statement)
+        m = Materializer(interval=0.5, backlog=10**9, max_lag=5.0, chunk=10**6)
+        m.position = 0
+        m.run(db, idle=False)  # sees the answers: the clock of the oldest starts
+        assert m._since is not None and unapplied(path) > 0
+        m._since -= 1.0  # waited past interval, not max_lag
+        m.run(db, idle=False)
+        assert unapplied(path) > 0  # busy: writes go first
+        m._since -= 5.0  # past max_lag
+        m.run(db, idle=False)
+        assert unapplied(path) == 0 and m._since is None
+    assert stored(path) == recount(path)

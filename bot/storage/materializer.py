@@ -19,7 +19,10 @@ the same rows: each reads the position inside its write transaction.
 These commits run with synchronous=NORMAL: everything they write can be derived again from the
 answers, and a power loss can only drop a whole application (WAL), which the next one redoes.
 
-When: an answer waits at most `interval` (a backlog of `backlog` is applied at once); every
+When: answers are applied once they have waited `interval`, or `backlog` of them are
+waiting, at a moment the writer has no writes queued; while writes keep arriving (a storm of
+clicks) they go first, and answers are applied anyway once the oldest has waited `max_lag`.
+A transaction applies at most `chunk` answers, so the writer is never away for long. Every
 `idle_check` seconds the thread also looks for answers another process committed and did not
 apply (it crashed). `request()` (SqliteStorage.materialize) applies everything now. Opening
 applies whatever a crash left, and closing what is left.
@@ -40,9 +43,10 @@ from typing import Any
 log = logging.getLogger(__name__)
 Db = sqlite3.Connection
 
-INTERVAL = 0.1  # s an answer may wait before it is applied: boards lag by about this much
-BACKLOG = 500  # answers waiting that are applied without waiting for INTERVAL
-CHUNK = 5000  # answers per transaction (bounds how long the writer is away from answers)
+INTERVAL = 0.1  # s an answer waits before it is applied when the writer is idle
+BACKLOG = 500  # answers waiting that are applied without waiting for INTERVAL, when idle
+MAX_LAG = 1.0  # s an answer waits at most, even while writes keep the writer busy
+CHUNK = 2000  # answers per transaction: the writer is away for ~50 ms at most
 IDLE_CHECK = 1.0  # s between looks for answers another process left unapplied
 
 
@@ -210,10 +214,11 @@ class Materializer:
 
     def __init__(
         self, interval: float = INTERVAL, backlog: int = BACKLOG, chunk: int = CHUNK,
-        idle_check: float = IDLE_CHECK,
+        idle_check: float = IDLE_CHECK, max_lag: float = MAX_LAG,
     ) -> None:
         self.interval = interval
         self.backlog = backlog
+        self.max_lag = max(max_lag, interval)
         self.chunk = chunk
         self.idle_check = idle_check
         self.position = 0  # as far as this process knows; read by the event loop
@@ -265,13 +270,16 @@ class Materializer:
             return
         if self._since is None:
             self._since = now
-        if now - self._since >= self.interval or top - self.position >= self.backlog:
+        waited = now - self._since
+        due_when_idle = waited >= self.interval or top - self.position >= self.backlog
+        if waited >= self.max_lag or (idle and due_when_idle):
             try:
                 self._transaction(db)
             except Exception:
                 self._since = now  # tried again after another interval
                 raise
-            self._since = None if self.position >= top else now
+            if self.position >= top:
+                self._since = None  # else the rest is as old: the next chance applies more
 
     def finish(self, db: Db) -> None:
         """At close: apply what is left, so the file is current when nothing runs."""

@@ -58,7 +58,8 @@ class Worker:
         return None
 
     def housekeeping(self, db: sqlite3.Connection, idle: bool) -> None:
-        """Called after each batch and after each idle wake-up."""
+        """Called after each batch and after each wake-up with nothing queued; `idle`: no
+        calls are waiting."""
 
     def before_close(self, db: sqlite3.Connection) -> None:
         """Called once the queue is drained at close, before the connection closes."""
@@ -161,7 +162,7 @@ class Worker:
                 closing = self._closing
             if batch:
                 self._post(_settle, self.run_batch(db, batch))
-                self.housekeeping(db, idle=False)
+                self.housekeeping(db, idle=not self._queue)  # more writes waiting: busy
             elif closing:
                 self.before_close(db)
                 return
