@@ -271,6 +271,7 @@ class FakeDiscord:
         self.interactions: dict[int, Interaction] = {}
         self.identify_tokens: list[str] = []
         self.identified_shards: list[tuple[int, int] | None] = []  # each IDENTIFY's `shard`
+        self.identified_at: list[float] = []  # and when it came (time.monotonic())
         self.hold_ready = False  # never send READY (tests of the start-up timeout)
         self.resumes: list[str] = []  # the session id of each RESUME
         self.connections = 0  # gateway connections accepted
@@ -661,6 +662,7 @@ class FakeDiscord:
         shard = data.get("shard")
         number, count = (int(shard[0]), int(shard[1])) if shard else (0, 1)
         self.identified_shards.append((number, count) if shard else None)
+        self.identified_at.append(time.monotonic())
         if not 0 <= number < count:
             await ws.close(code=4010, message=b"Invalid shard.")
             return

@@ -27,14 +27,19 @@ Lifecycle (bot/adapters/__init__.py): a token refused at login or revoked later 
 returned by `wait_failed()`; network failures and resumable closes are discord.py's to retry.
 `stop()` drains: no new interactions, the ones in flight commit and answer within 5 s.
 
-Modules: `adapter` (start/stop/wait_failed, the ChatPort), `client` (the commands.Bot and its
-cogs), `intake` (each interaction taken once, none while stopping, the ones in flight awaited),
-`noise` (discord.py's voice warnings dropped, its reconnect tracebacks made one WARNING line),
-`quiz` (the /quiz, /leaderboard, /stats, /review, /lang cog), `daily` (the /daily group cog),
-`buttons` (the answer DynamicItem and what a click does), `publish` (question messages,
-binding, live count, closing edit, Discord errors as the core's), `replies` (answering within
-3 s, errors as replies), `embeds` (rendering), `localize` (the command Translator), `identity`
-(people, chats, message references, who may manage a channel).
+Sharding: with QUIZBOT_DISCORD_SHARD_COUNT (and QUIZBOT_DISCORD_SHARDS, this process's share)
+the bot is an AutoShardedBot on those shards, named in the log ("Discord (shards 0-1 of 4)");
+the lifecycle above holds per process across its shards. Processes coordinate only through
+the database (the core's claims), never with each other.
+
+Modules: `adapter` (start/stop/wait_failed, the ChatPort), `client` (the commands.Bot, or the
+AutoShardedBot, and its cogs), `intake` (each interaction taken once, none while stopping, the
+ones in flight awaited), `noise` (discord.py's voice warnings dropped, its reconnect tracebacks
+made one WARNING line), `quiz` (the /quiz, /leaderboard, /stats, /review, /lang cog), `daily`
+(the /daily group cog), `buttons` (the answer DynamicItem and what a click does), `publish`
+(question messages, binding, live count, closing edit, Discord errors as the core's), `replies`
+(answering within 3 s, errors as replies), `embeds` (rendering), `localize` (the command
+Translator), `identity` (people, chats, message references, who may manage a channel).
 """
 
 from bot.adapters.discord.adapter import DiscordAdapter

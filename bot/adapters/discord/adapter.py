@@ -13,6 +13,17 @@ Failures, as the lifecycle names them:
   intents) and a gateway task that died for any other reason are `ConnectionLost`.
   `wait_failed()` returns it.
 
+Sharding (QUIZBOT_DISCORD_SHARD_COUNT, QUIZBOT_DISCORD_SHARDS): the bot is discord.py's
+AutoShardedClient on this process's shards, and all of the above holds per process across
+them: start() returns once every shard is READY, a shard closed with 4004 is
+`CredentialsRejected`, a shard whose connection ends for good ends them all and is
+`ConnectionLost` naming the shard, a shard that reconnects or resumes is not a failure.
+Other processes run the other shards on the same database; Discord sends each guild's
+interactions only to its shard's connection, and the core's scheduler is exactly-once through
+the database, so nothing here coordinates the processes. At start a sharded bot asks Discord
+(GET /gateway/bot) how many IDENTIFYs it may send at once and warns when Discord recommends
+more shards than configured.
+
 Stopping drains: `Intake` takes no more interactions, the handlers in flight get up to
 `drain_timeout` seconds to commit and answer, then the connection closes.
 """
@@ -22,6 +33,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
+from collections.abc import Sequence
 
 import aiohttp
 import discord
@@ -30,7 +43,7 @@ import yarl
 from discord.gateway import DiscordWebSocket
 
 from bot.adapters import ConnectionLost, CredentialsRejected
-from bot.adapters.discord.client import QuizBot, build_bot
+from bot.adapters.discord.client import IDENTIFY_WINDOW, QuizBot, build_bot
 from bot.adapters.discord.identity import PREFIX
 from bot.adapters.discord.intake import Intake
 from bot.adapters.discord.noise import describe, quiet_library_noise
@@ -53,10 +66,27 @@ FATAL_CLOSE = {
 # what may go wrong between here and Discord: not the bot's fault, nor the token's
 NETWORK = (aiohttp.ClientError, OSError, TimeoutError, discord.DiscordServerError,
            discord.GatewayNotFound)
+GATEWAY_CLOSE = 1.0  # seconds for the gateway task to end after the client closed
+
+
+def shard_list(ids: Sequence[int]) -> str:
+    """Shard ids as QUIZBOT_DISCORD_SHARDS writes them: runs as ranges ("0-3,6")."""
+    runs: list[list[int]] = []
+    for i in sorted(ids):
+        if runs and i == runs[-1][-1] + 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return ",".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
+
+
+def describe_shards(ids: Sequence[int], count: int) -> str:
+    """ "shards 0-1 of 4", "shard 2 of 4" """
+    return f"shard{'s' if len(ids) > 1 else ''} {shard_list(ids)} of {count}"
 
 
 class DiscordAdapter:
-    name = "Discord"
+    name = "Discord"  # with the shards it runs, if sharded: "Discord (shards 0-1 of 4)"
     prefix = PREFIX
 
     def __init__(
@@ -68,13 +98,20 @@ class DiscordAdapter:
         ready_timeout: float = 60.0,
         live_interval: float = 3.0,
         drain_timeout: float = 5.0,
+        identify_interval: float = IDENTIFY_WINDOW,
     ) -> None:
         """`guild_ready_timeout`: how long discord.py waits for more guilds before READY (tests
-        pass a small value); `ready_timeout`: how long start() waits for the gateway;
-        `live_interval`: the least time between two edits of a question's answer count;
-        `drain_timeout`: how long stop() lets the interactions in flight finish."""
+        pass a small value); `ready_timeout`: how long start() waits for the gateway (plus
+        the IDENTIFY spacing of its shards); `live_interval`: the least time between two
+        edits of a question's answer count; `drain_timeout`: how long stop() lets the
+        interactions in flight finish; `identify_interval`: Discord's window for IDENTIFYs
+        (5 s; tests pass 0)."""
         self.service = service
         self.settings = settings
+        self.shards = settings.discord_shards  # (ids, count); None: unsharded
+        if self.shards is not None:
+            self.name = f"Discord ({describe_shards(*self.shards)})"
+        self.identify_interval = identify_interval
         self.guild_ready_timeout = guild_ready_timeout
         self.ready_timeout = ready_timeout
         self.drain_timeout = drain_timeout
@@ -98,10 +135,15 @@ class DiscordAdapter:
         if self._failed is None or self._failed.done():  # kept if someone already waits
             self._failed = asyncio.get_running_loop().create_future()
         self.intake = Intake()
-        self.client = client = build_bot(self.service, self.publisher, intake=self.intake,
-                                         guild_ready_timeout=self.guild_ready_timeout)
+        self.client = client = build_bot(
+            self.service, self.publisher, intake=self.intake,
+            guild_ready_timeout=self.guild_ready_timeout,
+            identify_interval=self.identify_interval, shards=self.shards,
+        )
         try:
             await self._login(client, token.get_secret_value())
+            if self.shards is not None:
+                await self._check_sharding(client, *self.shards)
             self._gateway = asyncio.create_task(client.connect(), name="discord-gateway")
             self._gateway.add_done_callback(self._gateway_ended)
             await self._wait_ready()
@@ -115,7 +157,30 @@ class DiscordAdapter:
             await self.stop()
             raise
         self.service.connect(self)
-        log.info("Discord: connected as %s (id %s)", client.user, client.user and client.user.id)
+        log.info("Discord: connected as %s (id %s)%s", client.user,
+                 client.user and client.user.id,
+                 f", {describe_shards(*self.shards)}" if self.shards else "")
+
+    async def _check_sharding(self, client: QuizBot, ids: Sequence[int], count: int) -> None:
+        """What Discord says about this bot's sharding (GET /gateway/bot): how many IDENTIFYs
+        it takes at once, and a warning if it recommends more shards than configured or has
+        fewer session starts left than this process needs. Only advice: if Discord does not
+        answer, the shards start with one IDENTIFY at a time."""
+        try:
+            recommended, _, limits = await client.http.get_bot_gateway()
+        except (discord.HTTPException, *NETWORK) as exc:
+            log.warning("Discord: could not ask how to shard (%s); IDENTIFYs one at a time",
+                        describe(exc))
+            return
+        client.max_concurrency = max(1, int(limits.get("max_concurrency", 1)))
+        if recommended > count:
+            log.warning("Discord recommends %d shards for this bot; QUIZBOT_DISCORD_SHARD_COUNT "
+                        "is %d (Discord refuses a shard with too many servers: close code "
+                        "4011)", recommended, count)
+        if limits.get("remaining", len(ids)) < len(ids):
+            log.warning("Discord allows %d more session starts for now (resets in %d s); this "
+                        "process starts %d shards", limits["remaining"],
+                        limits.get("reset_after", 0) // 1000, len(ids))
 
     async def _login(self, client: QuizBot, token: str) -> None:
         api = self.settings.discord_api_base_url
@@ -140,7 +205,7 @@ class DiscordAdapter:
         assert self.client is not None and self._gateway is not None
         ready = asyncio.create_task(self.client.wait_until_ready())
         done, _ = await asyncio.wait(
-            {ready, self._gateway}, timeout=self.ready_timeout,
+            {ready, self._gateway}, timeout=self._ready_within(self.client),
             return_when=asyncio.FIRST_COMPLETED,
         )
         if ready in done:
@@ -151,8 +216,15 @@ class DiscordAdapter:
             raise self._failure_of(self._gateway)
         raise ConnectionLost(
             f"Discord's gateway at {self.settings.discord_gateway_url} was not ready after "
-            f"{self.ready_timeout:g} s: check the network and DISCORD_GATEWAY_URL"
+            f"{self._ready_within(self.client):g} s: check the network and DISCORD_GATEWAY_URL"
         )
+
+    def _ready_within(self, client: QuizBot) -> float:
+        """`ready_timeout`, plus the wait between the IDENTIFYs of this process's shards."""
+        if self.shards is None:
+            return self.ready_timeout
+        rounds = math.ceil(len(self.shards[0]) / client.max_concurrency)
+        return self.ready_timeout + self.identify_interval * (rounds - 1)
 
     # the connection ending for good -----------------------------------------------------
     def _gateway_ended(self, task: asyncio.Task[None]) -> None:
@@ -181,14 +253,21 @@ class DiscordAdapter:
                 return CredentialsRejected(REJECTED)
             meaning = FATAL_CLOSE.get(error.code or 0, "not resumable")
             return ConnectionLost(
-                f"Discord closed the gateway connection with code {error.code} ({meaning})"
+                f"Discord closed the gateway connection{self._of_shard(error.shard_id)} with "
+                f"code {error.code} ({meaning})"
             )
         if isinstance(error, discord.PrivilegedIntentsRequired):
-            return ConnectionLost(f"Discord closed the gateway connection with code 4014 "
-                                  f"({FATAL_CLOSE[4014]})")
+            return ConnectionLost(
+                f"Discord closed the gateway connection{self._of_shard(error.shard_id)} with "
+                f"code 4014 ({FATAL_CLOSE[4014]})"
+            )
         return ConnectionLost(self._redact(
             f"the Discord gateway connection stopped: {describe(error)}"
         ))
+
+    def _of_shard(self, shard_id: int | None) -> str:
+        return f" of shard {shard_id}" if self.shards is not None and shard_id is not None \
+            else ""
 
     async def wait_failed(self) -> BaseException:
         """Wait until the connection has ended for good and return why. A transient outage
@@ -230,6 +309,10 @@ class DiscordAdapter:
         if self.client is not None:
             await self.client.close()
         if self._gateway is not None:
+            # a sharded client still launching its shards keeps retrying: it is cancelled
+            _, stuck = await asyncio.wait({self._gateway}, timeout=GATEWAY_CLOSE)
+            for task in stuck:
+                task.cancel()
             with contextlib.suppress(Exception, asyncio.CancelledError):
                 await self._gateway
             self._gateway = None

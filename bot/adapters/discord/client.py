@@ -3,10 +3,16 @@
 A fresh bot per start (discord.py's close() leaves a client unusable). Everything a handler
 needs is given to its cog or to the button class when the bot is built (`build_bot`), so no
 handler reaches for state through `interaction.client`.
+
+Unsharded, it is a `commands.Bot` (one gateway connection, no shard in IDENTIFY); given shards
+(QUIZBOT_DISCORD_SHARD_COUNT / QUIZBOT_DISCORD_SHARDS) it is a `commands.AutoShardedBot`
+running those shards of that count, one connection each, as one client: interactions from
+any of them reach the same cogs, REST calls (posting, editing) need no shard.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from typing import Any
@@ -26,6 +32,10 @@ from bot.core.service import QuizService
 
 log = logging.getLogger(__name__)
 
+# Discord allows `max_concurrency` IDENTIFYs per 5 seconds, one per rate-limit bucket
+# (shard id % max_concurrency); more are refused with an invalid session.
+IDENTIFY_WINDOW = 5.0
+
 
 class QuizTree(app_commands.CommandTree[Any]):
     """Takes a command only through the bot's `Intake`: once per interaction (a /quiz run
@@ -42,6 +52,7 @@ class QuizBot(commands.Bot):
     def __init__(
         self, cogs: Sequence[commands.Cog], buttons: type[AnswerButton], *,
         intake: Intake | None = None, guild_ready_timeout: float = 2.0,
+        identify_interval: float = IDENTIFY_WINDOW, **options: Any,
     ) -> None:
         # Slash commands and buttons need no privileged intents; `guilds` gives channel names.
         # No prefix commands: only a mention could trigger one, and none are defined.
@@ -54,7 +65,11 @@ class QuizBot(commands.Bot):
             intents=intents,
             guild_ready_timeout=guild_ready_timeout,
             allowed_mentions=discord.AllowedMentions.none(),  # names in text never ping anyone
+            **options,
         )
+        self.identify_interval = identify_interval
+        self.max_concurrency = 1  # the adapter sets Discord's figure before connecting
+        self._identify_buckets: dict[int, tuple[asyncio.Lock, list[float]]] = {}
         self.cogs_to_add = list(cogs)
         self.buttons = buttons
         self.intake = intake = intake or Intake()
@@ -69,17 +84,44 @@ class QuizBot(commands.Bot):
         # command descriptions in every language Discord and our catalogs share (before sync)
         await self.tree.set_translator(CatalogTranslator())
 
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        """Keep to Discord's IDENTIFY limit: one per `identify_interval` seconds in each
+        rate-limit bucket (discord.py waits 5 s before every IDENTIFY but the first, so a
+        process of many shards would start no faster with a larger max_concurrency)."""
+        bucket = (shard_id or 0) % max(1, self.max_concurrency)
+        lock, last = self._identify_buckets.setdefault(bucket, (asyncio.Lock(), []))
+        loop = asyncio.get_running_loop()
+        async with lock:
+            if last and (wait := last[0] + self.identify_interval - loop.time()) > 0:
+                await asyncio.sleep(wait)
+            last[:] = [loop.time()]
+
+
+class ShardedQuizBot(QuizBot, commands.AutoShardedBot):
+    """The same bot on `shard_ids` of `shard_count` shards (discord.py's AutoShardedClient)."""
+
+    def __init__(
+        self, cogs: Sequence[commands.Cog], buttons: type[AnswerButton], *,
+        shard_ids: Sequence[int], shard_count: int, **options: Any,
+    ) -> None:
+        super().__init__(cogs, buttons, shard_ids=list(shard_ids), shard_count=shard_count,
+                         **options)
+
 
 def build_bot(service: QuizService, publisher: ChannelPublisher, *,
-              intake: Intake | None = None, guild_ready_timeout: float = 2.0) -> QuizBot:
+              intake: Intake | None = None, guild_ready_timeout: float = 2.0,
+              identify_interval: float = IDENTIFY_WINDOW,
+              shards: tuple[Sequence[int], int] | None = None) -> QuizBot:
     """A new bot wired to the service; the publisher posts through it from now on. Every
-    interaction is taken through `intake`."""
+    interaction is taken through `intake`. `shards`: (the shard ids, the shard count) for a
+    sharded bot; None for one unsharded connection."""
     errors = ErrorReplies(service)
     intake = intake or Intake()
     buttons = answer_buttons(AnswerClicks(service, publisher, errors), intake)
-    bot = QuizBot(
-        [QuizCog(service, publisher, errors), DailyCog(service, errors)], buttons,
-        intake=intake, guild_ready_timeout=guild_ready_timeout,
-    )
+    cogs: list[commands.Cog] = [QuizCog(service, publisher, errors), DailyCog(service, errors)]
+    options: dict[str, Any] = {"intake": intake, "guild_ready_timeout": guild_ready_timeout,
+                               "identify_interval": identify_interval}
+    bot = QuizBot(cogs, buttons, **options) if shards is None else \
+        ShardedQuizBot(cogs, buttons, shard_ids=shards[0], shard_count=shards[1], **options)
     publisher.client, publisher.buttons = bot, buttons
     return bot
