@@ -14,11 +14,14 @@ from bot.adapters import ConnectionLost, CredentialsRejected
 from bot.adapters.console import CHAT, ConsoleQuiz, command, console_person
 from bot.app import Exit, configured_adapters, exit_for, open_service, run_adapters
 from bot.content import ContentError, load_catalog
+from bot.content.csv_import import CsvImportError, import_csv, write
 from bot.content.schema import LOCALES
 from bot.core import render
+from bot.core.analysis import analyse
 from bot.core.models import Period
 from bot.core.ports import StorageError
 from bot.i18n import translator
+from bot.reports import Scope, chart_png, report_text
 from bot.settings import Settings, SettingsError, load_settings
 
 NO_TOKEN_HINT = (
@@ -102,6 +105,24 @@ def _parser() -> argparse.ArgumentParser:
         "--format", choices=["json"], default="json", help="output format (default: %(default)s)"
     )
     export.add_argument("path", nargs="?", type=Path, help=pack_help)
+    importer = csub.add_parser(
+        "import", help="write validated packs from a spreadsheet (docs/csv-format.md)"
+    )
+    importer.add_argument("format", choices=["csv"], help="the file's format")
+    importer.add_argument("file", type=Path, help="the CSV file, one row per question")
+    importer.add_argument(
+        "--out", type=Path, help="where the packs go (default: QUIZBOT_CONTENT_DIR)"
+    )
+    importer.add_argument("--force", action="store_true",
+                          help="replace packs that this import did not write")
+
+    report = sub.add_parser(
+        "report", help="item analysis: which questions work (share per option, discrimination)"
+    )
+    report.add_argument("--chat", help="a chat key such as tg:-100123 (default: all chats)")
+    report.add_argument("--quiz", help="a quiz id (default: every quiz with answers)")
+    report.add_argument("--png", type=Path, metavar="FILE",
+                        help="also draw the shares per option as a PNG chart")
     return parser
 
 
@@ -142,6 +163,43 @@ def _content_export(settings: Settings, path: Path | None) -> int:
         return 1
     json.dump([q.export() for q in catalog], sys.stdout, ensure_ascii=False, indent=2)
     print()
+    return 0
+
+
+def _content_import(settings: Settings, args: argparse.Namespace) -> int:
+    out = args.out or settings.quizbot_content_dir
+    try:
+        packs, warnings = import_csv(args.file, out, force=args.force)
+    except CsvImportError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        errors = sum(not p.warning for p in exc.problems)
+        print(f"{errors} error(s): nothing written to {out}", file=sys.stderr)
+        return 1
+    for problem in warnings:
+        print(problem, file=sys.stderr)
+    for pack, path in zip(packs, write(packs, out), strict=True):
+        print(f"wrote {path}: quiz {pack.quiz_id}, {pack.questions} questions")
+    return 0
+
+
+async def _report(settings: Settings, args: argparse.Namespace) -> int:
+    async with open_service(settings) as service:
+        if args.quiz is not None and service.catalog.get(args.quiz) is None:
+            print(f"quizbot: no quiz {args.quiz!r} in {settings.quizbot_content_dir}",
+                  file=sys.stderr)
+            return 1
+        responses = await service.storage.item_responses(args.quiz, args.chat)
+        reports = analyse(service.catalog, responses, args.quiz)
+    scope = Scope(args.chat, args.quiz)
+    print(report_text(reports, scope))
+    if args.png is not None:
+        try:
+            args.png.write_bytes(chart_png(reports, f"Item analysis ({scope})"))
+        except OSError as exc:
+            print(f"quizbot: cannot write {args.png}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
+        print(f"chart: {args.png}")
     return 0
 
 
@@ -201,6 +259,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             if args.action == "validate":
                 return _content_validate(settings, args.path)
+            if args.action == "import":
+                return _content_import(settings, args)
             return _content_export(settings, args.path)
         except BrokenPipeError:
             return _reader_gone()
@@ -209,7 +269,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"unhealthy: {problem}" if problem else "ok",
               file=sys.stderr if problem else sys.stdout)
         return 1 if problem else 0
-    commands = {"run": _run, "play": _play, "leaderboard": _leaderboard, "stats": _stats}
+    commands = {"run": _run, "play": _play, "leaderboard": _leaderboard, "stats": _stats,
+                "report": _report}
     handler = commands[args.command]
     try:
         return int(asyncio.run(handler(settings, args)))

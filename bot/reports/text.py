@@ -1,0 +1,116 @@
+"""The item-analysis report as a text table, one block per quiz (`quizbot report`)."""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bot.core.analysis import MIN_ANSWERS, Flag, ItemStats, QuizReport
+
+PROMPT_WIDTH = 30
+LETTERS = string.ascii_uppercase  # option letters as the options' canonical order
+NONE = "-"
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """What the report covers: one chat and one quiz, or all (None)."""
+
+    chat_key: str | None = None
+    quiz_id: str | None = None
+
+    def __str__(self) -> str:
+        chat = f"chat {self.chat_key}" if self.chat_key else "all chats"
+        quiz = f"quiz {self.quiz_id}" if self.quiz_id else "all quizzes"
+        return f"{chat}, {quiz}"
+
+
+def short(text: str, width: int = PROMPT_WIDTH) -> str:
+    """One line of at most `width` characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1].rstrip() + "…"
+
+
+def percent(share: float | None) -> str:
+    return NONE if share is None else f"{share:.0%}"
+
+
+def seconds(ms: float | None) -> str:
+    if ms is None:
+        return NONE
+    s = ms / 1000
+    if s < 60:
+        return f"{s:.1f}s"
+    minutes, rest = divmod(round(s), 60)
+    return f"{minutes}m{rest:02d}s"
+
+
+def discrimination(value: float | None) -> str:
+    return NONE if value is None else f"{value:+.2f}"
+
+
+def flag_text(item: ItemStats, flag: Flag) -> str:
+    if flag is Flag.DISTRACTOR:
+        letters = "/".join(LETTERS[i] for i in item.popular_distractors)
+        return f"distractor {letters} beats the answer"
+    return str(flag)
+
+
+def _table(report: QuizReport) -> list[str]:
+    options = report.max_options
+    id_width = max([len("question"), *(len(i.question_id) for i in report.items)])
+    header = [
+        "question".ljust(id_width), "prompt".ljust(PROMPT_WIDTH), f"{'n':>5}", f"{'right':>5}",
+        *(f"{LETTERS[o]:>5}" for o in range(options)), f"{'disc':>5}", f"{'median':>7}",
+        "flags",
+    ]
+    lines = ["  ".join(header).rstrip()]
+    for item in report.items:
+        shares = item.option_shares
+        cells = []
+        for o in range(options):
+            if o >= len(item.option_counts):
+                cells.append("")
+                continue
+            mark = "*" if o == item.answer else ""
+            cells.append(f"{mark}{percent(None if shares is None else shares[o])}")
+        row = [
+            item.question_id.ljust(id_width),
+            short(item.prompt).ljust(PROMPT_WIDTH),
+            f"{item.answered:>5}",
+            f"{percent(item.share_right):>5}",
+            *(f"{cell:>5}" for cell in cells),
+            f"{discrimination(item.discrimination):>5}",
+            f"{seconds(item.median_ms):>7}",
+            ", ".join(flag_text(item, f) for f in item.flags),
+        ]
+        lines.append("  ".join(row).rstrip())
+    return lines
+
+
+def report_text(reports: Sequence[QuizReport], scope: Scope = Scope()) -> str:
+    """Every quiz's table, then what the columns mean."""
+    if not reports:
+        return f"Item analysis ({scope}): no answers yet."
+    out = [f"Item analysis ({scope}): each person's first answer to each question", ""]
+    for report in reports:
+        out.append(
+            f"{report.title} ({report.quiz_id}): {report.people} people, "
+            f"{report.answers} answers"
+        )
+        out += _table(report)
+        if report.stale:
+            out.append(
+                f"({report.stale} answers to questions or options no longer in the pack are "
+                "left out)"
+            )
+        out.append("")
+    out += [
+        "* marks the correct option; n: people who answered; right and A, B, …: their shares.",
+        "disc: correlation (-1 to +1) between getting the question right and the person's score",
+        "on the quiz's other questions; near 0 or below, it does not tell who knows the topic.",
+        "- when undefined (everyone right or wrong, too few people). median: answer time.",
+        f"Flags need at least {MIN_ANSWERS} answers.",
+    ]
+    return "\n".join(out)
