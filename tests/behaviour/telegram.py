@@ -9,12 +9,17 @@ its update. What the acting person saw is read back from the Bot API calls the b
 - any other message in their private chat,
 - the questions that appeared (a quiz poll, or a message with answer buttons), as post ids.
 Places are the fake's chat dicts and people its user dicts.
+
+`telegram_harness(..., webhook=True)` takes the updates through the adapter's webhook (the
+fake POSTs each one and retries until a 2xx) instead of long polling.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
+import socket
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -52,7 +57,10 @@ class Sent:
 class TelegramHarness:
     platform = "telegram"
 
-    def __init__(self, fake: FakeTelegramAPI, service: QuizService, clock: FakeClock) -> None:
+    def __init__(
+        self, fake: FakeTelegramAPI, service: QuizService, clock: FakeClock, *,
+        webhook: bool = False,
+    ) -> None:
         self.fake = fake
         self.service = service
         self.clock = clock
@@ -60,6 +68,7 @@ class TelegramHarness:
             _env_file=None,
             telegram_bot_token=SecretStr(fake.token),
             telegram_api_base_url=fake.base_url,
+            **(webhook_settings() if webhook else {}),
         )
         self.adapter: TelegramAdapter | None = None
         self.scheduler = Scheduler(service)
@@ -195,7 +204,7 @@ class TelegramHarness:
         if update_id is not None:
             await self.fake.wait_confirmed(update_id, SETTLE_WITHIN)
         await self.fake.wait_all_confirmed(SETTLE_WITHIN)
-        await asyncio.wait_for(self.adapter.poller.idle(), SETTLE_WITHIN)
+        await asyncio.wait_for(self.adapter.idle(), SETTLE_WITHIN)
 
     async def _scan(self) -> None:
         """Note every question the bot sent since the last scan, with its post."""
@@ -263,14 +272,30 @@ class TelegramHarness:
         return sent[-1]
 
 
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def webhook_settings(port: int | None = None) -> dict[str, Any]:
+    """Settings for webhook mode on 127.0.0.1 (a free port unless given), with a new secret."""
+    port = port or free_port()
+    return {
+        "quizbot_telegram_webhook_url": f"http://127.0.0.1:{port}/telegram",
+        "quizbot_telegram_webhook_listen": f"127.0.0.1:{port}",
+        "quizbot_telegram_webhook_secret": SecretStr(secrets.token_urlsafe(24)),
+    }
+
+
 @contextlib.asynccontextmanager
 async def telegram_harness(
-    service: QuizService, clock: FakeClock
+    service: QuizService, clock: FakeClock, *, webhook: bool = False
 ) -> AsyncIterator[TelegramHarness]:
     """The fake Bot API, a started adapter and a Scheduler that only tick() runs."""
     fake = FakeTelegramAPI()
     await fake.start()
-    harness = TelegramHarness(fake, service, clock)
+    harness = TelegramHarness(fake, service, clock, webhook=webhook)
     try:
         await harness.start()
         yield harness

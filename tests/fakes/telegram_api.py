@@ -20,18 +20,29 @@ aiohttp on 127.0.0.1 (random port). Point PTB at `fake.base_url`. What it honour
   poll's new state, as Telegram sends both for polls the bot sent.
 - `confirmed_below` is the offset the bot last confirmed: every update below it is gone for
   good, as on Telegram. `push_raw` queues any JSON, e.g. an update PTB cannot parse.
+- Webhooks: setWebhook, deleteWebhook, getWebhookInfo, and getUpdates refused (409) while a
+  webhook is set, as Telegram does. While one is set, every pushed update is POSTed as JSON to
+  its URL with the secret in X-Telegram-Bot-Api-Secret-Token, up to max_connections at once,
+  and sent again (after a short backoff) until a request is answered 2xx; a non-2xx answer, a
+  broken connection or no answer within `delivery_timeout` counts as failed, as on Telegram
+  (which waits 60 s). Each request is recorded in `deliveries`; `webhook_confirmed` holds the
+  updates answered 2xx. `webhook_targets` makes the fake a round-robin load balancer: each
+  request goes to the next of these URLs instead of the registered one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
+import re
 import time
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
+import aiohttp
 from aiohttp import web
 
 TOKEN = "123456789:AAF-fake-token_for_tests-only"
@@ -81,6 +92,26 @@ class Call:
 
 
 @dataclass
+class Delivery:
+    """One webhook request: which update, to where, and how it was answered."""
+
+    update_id: int
+    target: str
+    started: float = field(default_factory=time.monotonic)
+    status: int | None = None  # None: no answer (yet, or the connection broke or timed out)
+    error: str | None = None  # why there was no answer
+    finished: float | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status is not None and 200 <= self.status < 300
+
+    @property
+    def open(self) -> bool:
+        return self.finished is None
+
+
+@dataclass
 class Fault:
     status: int
     description: str
@@ -124,6 +155,23 @@ class FakeTelegramAPI:
         self._closing = False
         self._runner: web.AppRunner | None = None
         self.port = 0
+        # webhooks
+        self.webhook: dict[str, Any] | None = None  # setWebhook's parameters while set
+        self.webhook_targets: list[str] | None = None  # round-robin load balancer
+        self.delivery_timeout = 10.0  # seconds before an unanswered request counts as failed
+        self.retry_delay = 0.05  # seconds before the first retry; doubles up to the next
+        self.max_retry_delay = 0.4
+        self.deliveries: list[Delivery] = []
+        self.webhook_confirmed: set[int] = set()  # update ids a request answered 2xx
+        self.webhook_error: tuple[int, str] | None = None  # (unix time, message), the last
+        self._delivering: set[int] = set()  # update ids with a request open
+        self._retry_at: dict[int, tuple[int, float]] = {}  # update id -> (failures, when)
+        self._last_update_id = 0
+        self._round_robin = itertools.count()
+        self._wake = asyncio.Event()
+        self._dispatcher: asyncio.Task[None] | None = None
+        self._sending: set[asyncio.Task[None]] = set()
+        self._session: aiohttp.ClientSession | None = None
 
     # server ----------------------------------------------------------------------------
     async def start(self) -> None:
@@ -141,6 +189,13 @@ class FakeTelegramAPI:
     async def stop(self) -> None:
         self._closing = True
         self._new_update.set()  # long polls return now
+        for task in [self._dispatcher, *self._sending]:
+            if task is not None:
+                task.cancel()
+        await asyncio.gather(*[t for t in [self._dispatcher, *self._sending] if t is not None],
+                             return_exceptions=True)
+        if self._session is not None:
+            await self._session.close()
         if self._runner is not None:
             await self._runner.cleanup()
 
@@ -268,7 +323,9 @@ class FakeTelegramAPI:
         update = {"update_id": update_id, kind: payload}
         self._updates.append(update)
         self._all_updates.append(update)
+        self._last_update_id = update_id
         self._new_update.set()
+        self._wake.set()
         return update_id
 
     def push_raw(self, update: dict[str, Any]) -> int:
@@ -278,7 +335,9 @@ class FakeTelegramAPI:
         update = {"update_id": update_id, **update}
         self._updates.append(update)
         self._all_updates.append(update)
+        self._last_update_id = update_id
         self._new_update.set()
+        self._wake.set()
         return update_id
 
     def redeliver(self, update_id: int) -> int:
@@ -386,6 +445,9 @@ class FakeTelegramAPI:
 
     # Bot API methods -------------------------------------------------------------------
     async def _api_getUpdates(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        if self.webhook is not None:
+            raise ApiError(409, "Conflict: can't use getUpdates method while webhook is "
+                                "active; use deleteWebhook to delete the webhook first")
         offset = int(params.get("offset") or 0)
         if offset > self._confirmed_below:
             self._confirmed_below = offset
@@ -418,7 +480,122 @@ class FakeTelegramAPI:
         return self.bot
 
     def _api_deleteWebhook(self, params: dict[str, Any]) -> bool:
+        self.webhook = None
+        if params.get("drop_pending_updates"):
+            self._drop_pending()
         return True
+
+    def _api_setWebhook(self, params: dict[str, Any]) -> bool:
+        url = params.get("url") or ""
+        if not url:  # an empty URL removes the webhook
+            return self._api_deleteWebhook(params)
+        if not url.startswith(("http://", "https://")):
+            raise bad_request("bad webhook: An HTTPS URL must be provided for webhook")
+        secret = params.get("secret_token")
+        if secret is not None and not re.fullmatch(r"[A-Za-z0-9_-]{1,256}", str(secret)):
+            raise bad_request("secret token contains unallowed characters")
+        connections = int(params.get("max_connections") or 40)
+        if not 1 <= connections <= 100:
+            raise bad_request("invalid max_connections")
+        if params.get("drop_pending_updates"):
+            self._drop_pending()
+        self.webhook = {"url": url, "secret_token": None if secret is None else str(secret),
+                        "max_connections": connections}
+        if "allowed_updates" in params:
+            self.allowed_updates = params["allowed_updates"] or None
+        if self._dispatcher is None or self._dispatcher.done():
+            self._dispatcher = asyncio.create_task(self._dispatch(), name="fake-webhook")
+        self._wake.set()
+        return True
+
+    def _api_getWebhookInfo(self, params: dict[str, Any]) -> dict[str, Any]:
+        info: dict[str, Any] = {
+            "url": self.webhook["url"] if self.webhook else "",
+            "has_custom_certificate": False,
+            "pending_update_count": len(self._updates),
+        }
+        if self.webhook:
+            info["max_connections"] = self.webhook["max_connections"]
+            if self.allowed_updates:
+                info["allowed_updates"] = self.allowed_updates
+        if self.webhook_error is not None:
+            info["last_error_date"], info["last_error_message"] = self.webhook_error
+        return info
+
+    def _drop_pending(self) -> None:
+        self._updates = []
+        self._confirmed_below = self._last_update_id + 1
+
+    # webhook delivery ------------------------------------------------------------------
+    def _settle(self, update_id: int) -> None:
+        """The update needs no more delivery: everything below the oldest one still pending
+        is confirmed."""
+        self._updates = [u for u in self._updates if u["update_id"] != update_id]
+        self._retry_at.pop(update_id, None)
+        below = self._updates[0]["update_id"] if self._updates else self._last_update_id + 1
+        self._confirmed_below = max(self._confirmed_below, below)
+
+    async def _dispatch(self) -> None:
+        """Start a request for every pending update not being delivered, due for a try, up
+        to max_connections at once."""
+        while not self._closing and self.webhook is not None:
+            self._wake.clear()
+            now = time.monotonic()
+            room = self.webhook["max_connections"] - len(self._delivering)
+            for update in list(self._updates):
+                if room <= 0:
+                    break
+                update_id = update["update_id"]
+                if update_id in self._delivering or self._retry_at.get(update_id, (0, 0))[1] > now:
+                    continue
+                if not self._allowed(update):
+                    self._settle(update_id)  # Telegram never sends what was not asked for
+                    continue
+                room -= 1
+                self._delivering.add(update_id)
+                task = asyncio.create_task(self._deliver(update, self.webhook))
+                self._sending.add(task)
+                task.add_done_callback(self._sending.discard)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), 0.02)
+
+    async def _deliver(self, update: dict[str, Any], webhook: dict[str, Any]) -> None:
+        update_id = update["update_id"]
+        targets = self.webhook_targets
+        target = targets[next(self._round_robin) % len(targets)] if targets else webhook["url"]
+        delivery = Delivery(update_id, target)
+        self.deliveries.append(delivery)
+        headers = {"Content-Type": "application/json"}
+        if webhook["secret_token"] is not None:
+            headers["X-Telegram-Bot-Api-Secret-Token"] = webhook["secret_token"]
+        if self._session is None:
+            self._session = aiohttp.ClientSession()
+        try:
+            async with self._session.post(
+                target, data=json.dumps(update), headers=headers,
+                timeout=aiohttp.ClientTimeout(total=self.delivery_timeout),
+            ) as response:
+                await response.read()
+                delivery.status = response.status
+        except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+            delivery.error = type(exc).__name__
+        finally:
+            delivery.finished = time.monotonic()
+            self._delivering.discard(update_id)
+        if delivery.ok:
+            self.webhook_confirmed.add(update_id)
+            self._settle(update_id)
+        else:
+            failures = self._retry_at.get(update_id, (0, 0.0))[0] + 1
+            delay = min(self.max_retry_delay, self.retry_delay * 2 ** (failures - 1))
+            self._retry_at[update_id] = (failures, time.monotonic() + delay)
+            why = f"Wrong response from the webhook: {delivery.status}" \
+                if delivery.status is not None else f"Connection failed ({delivery.error})"
+            self.webhook_error = (int(time.time()), why)
+        self._wake.set()
+
+    def deliveries_of(self, update_id: int) -> list[Delivery]:
+        return [d for d in self.deliveries if d.update_id == update_id]
 
     def _api_setMyCommands(self, params: dict[str, Any]) -> bool:
         commands = params["commands"]

@@ -63,7 +63,7 @@ class Harness:
         """Wait until every pushed update was fetched and fully handled."""
         assert self.adapter is not None
         await self.fake.wait_all_confirmed()
-        await asyncio.wait_for(self.adapter.poller.idle(), 5)
+        await asyncio.wait_for(self.adapter.idle(), 5)
 
     async def send(self, update_id: int) -> None:
         await self.fake.wait_confirmed(update_id)

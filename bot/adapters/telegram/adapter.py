@@ -4,10 +4,12 @@ The core's scheduler posts daily questions and closes questions through send_que
 close_question; Telegram's failures reach it as ChatGone (the bot was removed or blocked) or
 TryLater (a flood wait, the network), and the core decides what follows.
 
-Updates come through our own polling loop (polling.py), which confirms an update to Telegram
-only after its handler has finished. The lifecycle is bot/adapters' Adapter: a token Telegram
-rejects (at start, or revoked later) is CredentialsRejected, Telegram unreachable at start is
-ConnectionLost; later outages are retried for ever.
+Updates come through our own polling loop (polling.py), or, with QUIZBOT_TELEGRAM_WEBHOOK_URL
+set, through our webhook endpoint (webhook.py, for many processes behind a load balancer);
+either confirms an update to Telegram only after its handlers have finished. The lifecycle is
+bot/adapters' Adapter: a token Telegram rejects (at start, or revoked later) is
+CredentialsRejected; Telegram unreachable at start, a webhook address that cannot be listened
+on or a webhook URL Telegram refuses is ConnectionLost; later outages are retried for ever.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from bot.adapters.telegram.identity import PREFIX
 from bot.adapters.telegram.logs import protect_token
 from bot.adapters.telegram.polling import Poller
 from bot.adapters.telegram.publish import Poster, platform_errors
+from bot.adapters.telegram.webhook import WebhookServer
 from bot.core.models import PostSummary, ShownQuestion
 from bot.core.service import QuizService
 from bot.settings import Settings
@@ -47,6 +50,7 @@ class TelegramAdapter:
         self._token = settings.telegram_bot_token.get_secret_value()
         self._app: TelegramApp | None = None
         self._poller: Poller | None = None
+        self._webhook: WebhookServer | None = None
 
     @property
     def application(self) -> TelegramApp:
@@ -61,52 +65,95 @@ class TelegramAdapter:
     @property
     def poller(self) -> Poller:
         if self._poller is None:
-            raise RuntimeError("the Telegram adapter is not running")
+            raise RuntimeError("the Telegram adapter is not polling")
         return self._poller
+
+    @property
+    def webhook(self) -> WebhookServer:
+        if self._webhook is None:
+            raise RuntimeError("the Telegram adapter is not taking webhooks")
+        return self._webhook
+
+    async def idle(self) -> None:
+        """Until no update is being handled (for tests)."""
+        await (self.poller if self._poller is not None else self.webhook).idle()
 
     async def start(self) -> None:
         protect_token(self._token)
+        webhook = self.settings.telegram_webhook
         app = build_application(self.settings, self._token)
         app.bot_data.service = self.service
-        app.bot_data.poster = Poster(app.bot, self.service)
+        app.bot_data.poster = Poster(app.bot, self.service, shared=webhook is not None)
+        app.bot_data.webhook = webhook is not None
         handlers.register(app)
-        poller = Poller(app, Update.ALL_TYPES)
+        receiver: Poller | WebhookServer
+        if webhook is None:
+            receiver = Poller(app, Update.ALL_TYPES)
+        else:
+            url, listen, secret = webhook
+            protect_token(secret)  # PTB logs setWebhook's parameters at DEBUG
+            receiver = WebhookServer(app, url, listen, secret, Update.ALL_TYPES)
         try:
             await app.initialize()
             await register_commands(app.bot)
-            await app.bot.delete_webhook()  # getUpdates is refused while a webhook is set
+            if webhook is None:
+                await app.bot.delete_webhook()  # getUpdates is refused while a webhook is set
             await app.start()
-            await poller.start()
+            await self._receive(receiver)
         except (InvalidToken, EndPointNotFound) as exc:
-            await _shutdown(app, poller)
+            await _shutdown(app, receiver)
             raise CredentialsRejected(REJECTED) from exc
         except NetworkError as exc:
-            await _shutdown(app, poller)
+            await _shutdown(app, receiver)
             if isinstance(exc, BadRequest):
                 raise
             raise ConnectionLost(f"Telegram cannot be reached at "
                                  f"{self.settings.telegram_api_base_url}: {exc}") from exc
         except BaseException:
-            await _shutdown(app, poller)
+            await _shutdown(app, receiver)
             raise
-        self._app, self._poller = app, poller
+        self._app = app
+        if isinstance(receiver, Poller):
+            self._poller = receiver
+        else:
+            self._webhook = receiver
         self.service.connect(self)
-        log.info("Telegram bot @%s is running", app.bot.username)
+        how = "long polling" if webhook is None else \
+            f"webhook, listening on {_address(webhook[1])}"
+        log.info("Telegram bot @%s is running (%s)", app.bot.username, how)
+
+    async def _receive(self, receiver: Poller | WebhookServer) -> None:
+        if isinstance(receiver, Poller):
+            await receiver.start()
+            return
+        try:
+            await receiver.start()
+        except BadRequest as exc:  # setWebhook: e.g. a URL Telegram does not call
+            raise ConnectionLost(f"Telegram refused QUIZBOT_TELEGRAM_WEBHOOK_URL: "
+                                 f"{exc.message}") from exc
+        except OSError as exc:
+            raise ConnectionLost(
+                f"cannot listen on QUIZBOT_TELEGRAM_WEBHOOK_LISTEN={_address(receiver.listen)} "
+                f"for Telegram's webhook: {exc.strerror or exc}") from exc
 
     async def stop(self) -> None:
-        """Stop fetching updates, finish the ones being handled (their summaries may still
+        """Stop taking updates, finish the ones being handled (their summaries may still
         go out through this adapter), then disconnect."""
-        if self._app is not None and self._poller is not None:
-            await self._poller.stop()
+        receiver = self._poller or self._webhook
+        if self._app is not None and receiver is not None:
+            await receiver.stop()
         self.service.disconnect(self)
         if self._app is not None:
-            await _shutdown(self._app, self._poller)
-            self._app = self._poller = None
+            await _shutdown(self._app, receiver)
+            self._app = self._poller = self._webhook = None
 
     async def wait_failed(self) -> BaseException:
-        """Until polling can never work again: CredentialsRejected for a revoked token.
+        """Until updates can never come again: CredentialsRejected for a revoked token.
         Outages and flood waits are retried for ever and never end it."""
-        error = await self.poller.failed
+        receiver = self._poller or self._webhook
+        if receiver is None:
+            raise RuntimeError("the Telegram adapter is not running")
+        error = await receiver.failed
         return CredentialsRejected(REJECTED) if isinstance(
             error, (InvalidToken, EndPointNotFound)) else ConnectionLost(str(error))
 
@@ -122,9 +169,14 @@ class TelegramAdapter:
             await self.poster.summary(summary)
 
 
-async def _shutdown(app: TelegramApp, poller: Poller | None) -> None:
-    if poller is not None and poller.running:
-        await poller.stop()
+def _address(listen: tuple[str, int]) -> str:
+    host, port = listen
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+async def _shutdown(app: TelegramApp, receiver: Poller | WebhookServer | None) -> None:
+    if receiver is not None and receiver.running:
+        await receiver.stop()
     if app.running:
         await app.stop()
     await app.shutdown()  # returns at once if it was never initialized

@@ -6,8 +6,20 @@ replaces, who may answer, what comes next and what an error says are the core's.
 command (the core's UserError) reaches `on_error`, which shows it in the reader's language.
 
 Every handler may see the same update twice (after a crash, Telegram sends again what was
-not confirmed yet; see polling.py): answers are made final by the database, commands and
-presses are remembered.
+not confirmed yet; see polling.py and webhook.py): answers are made final by the database,
+commands and presses are remembered (redelivery.py).
+
+Through webhooks, several processes may share the updates (behind a load balancer), so what
+one process keeps in memory is never needed by another:
+- a vote arriving before the bind of its poll, which another process just sent, looks in the
+  database again for a moment (publish.BIND_RACE);
+- a poll or a pressed question message bound to nothing may be one whose send got no reply
+  in another process (unconfirmed.py), which binds it when one of its updates reaches it:
+  such updates ask to come again (updates.Redeliver: 503) for UNBOUND_FOR seconds instead
+  of being dropped or kept in memory, so Telegram brings them back, to any process, until
+  the poll or message is bound;
+- a failed update is forgotten by the redelivery guard, so its next delivery runs again, and
+  is apologised for once per process.
 """
 
 from __future__ import annotations
@@ -40,6 +52,7 @@ from bot.adapters.telegram.identity import (
     poll_ref,
 )
 from bot.adapters.telegram.text import alert_text, fit
+from bot.adapters.telegram.updates import Outcome, Redeliver, mark
 from bot.content.limits import TG_ALERT
 from bot.content.schema import DEFAULT_LOCALE
 from bot.core import render
@@ -270,7 +283,11 @@ async def poll_answer(update: Update, context: Context) -> None:
     post_id = await data.poster.post_for(poll_ref(answer.poll_id)) \
         or unconfirmed.late_post(answer.poll_id)
     if post_id is None:
-        if unconfirmed.keep_vote(answer):
+        if data.webhook:
+            if data.unbound.within(("poll", answer.poll_id)):
+                raise Redeliver(f"poll {answer.poll_id} is bound to no question yet")
+            log.info("poll %s is not a live question; answer ignored", answer.poll_id)
+        elif unconfirmed.keep_vote(answer):
             log.info("vote on poll %s kept: it may be a question sent with no reply",
                      answer.poll_id)
         else:
@@ -282,14 +299,21 @@ async def poll_answer(update: Update, context: Context) -> None:
 async def poll_state(update: Update, context: Context) -> None:
     """A poll's new state, which Telegram sends for every vote on the bot's polls. Only of
     use when a question was sent without a reply: this may be that poll showing up, with
-    the votes that came before it."""
+    the votes that came before it (through webhooks, in whichever process sent it)."""
     poll = update.poll
     data = context.bot_data
-    if poll is None or not data.poster.unconfirmed.awaiting_polls:
+    if poll is None:
         return
-    post_id, votes = await data.poster.bind_late_poll(poll)
-    for vote in votes:
-        await record_vote(data, vote, post_id)
+    if data.poster.unconfirmed.awaiting_polls:
+        post_id, votes = await data.poster.bind_late_poll(poll)
+        for vote in votes:
+            await record_vote(data, vote, post_id)
+        if post_id:
+            return
+    if data.webhook and not poll.is_closed and not await data.poster.poll_is_bound(poll.id) \
+            and data.unbound.within(("poll", poll.id)):
+        # the process that sent it with no reply binds it when this reaches it
+        raise Redeliver(f"poll {poll.id} is bound to no question yet")
 
 
 async def record_vote(data: BotData, answer: telegram.PollAnswer, post_id: int) -> None:
@@ -329,6 +353,12 @@ async def button(update: Update, context: Context) -> None:
         if bound is None and isinstance(message, telegram.Message):
             bound = await data.poster.bind_late_message(message, parsed[0])
     if parsed is None or bound is None or bound != parsed[0]:
+        if bound is None and data.webhook and isinstance(message, telegram.Message) \
+                and our_keyboard_has(message, context.bot.id, query.data) \
+                and data.unbound.within(("message", message.chat.id, message.message_id)):
+            # the process that sent it with no reply binds it when this reaches it
+            raise Redeliver(f"message {message.message_id} in {message.chat.id} is bound to "
+                            "no question yet")
         log.info("refused callback data %r from %s on message %s", query.data, person.key,
                  message_ref(message.chat.id, message.message_id) if message else None)
         refusal = AnswerResult(AnswerStatus.UNKNOWN_POST, parsed[0] if parsed else 0)
@@ -340,6 +370,14 @@ async def button(update: Update, context: Context) -> None:
     await alert(query, alert_text(result, translator(result.locale)))
     if result.accepted and result.personal and message is not None:
         await go_on(data, result, message.chat.id, buttons=True)
+
+
+def our_keyboard_has(message: telegram.Message, bot_id: int, data: str | None) -> bool:
+    """The message is the bot's and has a button with this data: a question of ours."""
+    markup = message.reply_markup
+    if message.from_user is None or message.from_user.id != bot_id or markup is None:
+        return False
+    return any(b.callback_data == data for row in markup.inline_keyboard for b in row)
 
 
 async def go_on(data: BotData, result: AnswerResult, chat_id: int, *, buttons: bool) -> None:
@@ -402,12 +440,21 @@ async def on_error(update: object, context: Context) -> None:
     person = person_of(user) if user is not None and (
         message is None or message.chat.type != ChatType.CHANNEL) else None
     chat = chat_of(update.effective_chat) if update.effective_chat is not None else None
+    if isinstance(error, Redeliver):
+        log.info("%s: %s; it is to come again", describe(update), error)
+        forget(data, update)
+        mark(Outcome.LATER)
+        return
     if isinstance(error, UserError):
         log.info("refused %s: %s", describe(update), error)
         t = translator(await data.service.locale_for(person, chat))
         text = render.error_text(error, t, data.service.quizzes(t.locale))
     else:
         log.error("handling %s failed", describe(update), exc_info=error)
+        forget(data, update)  # a webhook has it sent again: it must run again
+        mark(Outcome.FAILED)
+        if not data.apologised.add(update.update_id):
+            return  # sent again and failed again: one apology is enough
         try:
             locale = await data.service.locale_for(person, chat)
         except Exception:  # the failure may be the database itself
@@ -424,6 +471,14 @@ async def on_error(update: object, context: Context) -> None:
             await context.bot.send_message(user.id, fit(text))
     except TelegramError as exc:
         log.warning("could not reply to update %s: %s", update.update_id, exc)
+
+
+def forget(data: BotData, update: Update) -> None:
+    """The update's command or press is no longer 'seen': its next delivery runs."""
+    if update.callback_query is not None:
+        data.seen.discard(("press", update.callback_query.id))
+    elif update.effective_message is not None and update.effective_chat is not None:
+        data.seen.discard((update.effective_chat.id, update.effective_message.message_id))
 
 
 def describe(update: object) -> str:

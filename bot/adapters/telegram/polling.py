@@ -37,7 +37,9 @@ from typing import Any
 from telegram import Update
 from telegram.error import EndPointNotFound, InvalidToken, RetryAfter, TelegramError, TimedOut
 
+from bot.adapters.telegram import updates
 from bot.adapters.telegram.context import TelegramApp
+from bot.adapters.telegram.updates import update_kind
 
 log = logging.getLogger(__name__)
 
@@ -48,14 +50,6 @@ SLOW_BATCH = 0.5  # seconds; after this, fetch new updates beside the slow ones
 STOP_WITHIN = 6.0  # seconds the handlers in progress get to finish (within app.STOP_BUDGET)
 FIRST_BACKOFF = 1.0  # seconds before the first retry of a failed getUpdates
 MAX_BACKOFF = 30.0  # seconds between getUpdates attempts while Telegram cannot be reached
-
-
-def update_kind(raw: object) -> str:
-    """An update's kind: its top-level key besides update_id ("message", "poll_answer"...);
-    never any of its content."""
-    if not isinstance(raw, dict):
-        return type(raw).__name__
-    return next((str(k) for k in raw if k != "update_id"), "empty")
 
 
 class Poller:
@@ -186,13 +180,9 @@ class Poller:
             if update_id < self._next:
                 continue  # being handled, or handled: sent again while a slow one runs
             self._next = update_id + 1
-            try:
-                update = Update.de_json(raw, self.app.bot)
-            except Exception as exc:
+            update = updates.read(raw, self.app.bot)
+            if update is None:
                 self.poison += 1
-                log.warning("skipped update %s (%s): it cannot be read (%s)",
-                            update_id, update_kind(raw), type(exc).__name__)
-                log.debug("update %s could not be read", update_id, exc_info=exc)
                 continue
             task = asyncio.create_task(self._process(update), name=f"telegram-update-{update_id}")
             self._running[update_id] = task
@@ -200,10 +190,8 @@ class Poller:
             task.add_done_callback(functools.partial(self._done, update_id))
 
     async def _process(self, update: Update) -> None:
-        try:
-            await self.app.process_update(update)  # error handlers included
-        except Exception:
-            log.exception("handling update %s failed", update.update_id)
+        # error handlers included; a failed update is confirmed too (handled, and told so)
+        await updates.handle(self.app, update)
 
     def _done(self, update_id: int, _task: asyncio.Task[None]) -> None:
         self._running.pop(update_id, None)

@@ -54,6 +54,10 @@ log = logging.getLogger(__name__)
 MIN_OPEN_PERIOD = 5
 MAX_OPEN_PERIOD = 2_628_000
 CHAT_TYPES_KEPT = 4096  # chats whose type is remembered (oldest forgotten first)
+BOUND_POLLS_KEPT = 4096  # polls known to be bound (a binding never changes)
+# Seconds an answer on a poll or message bound to nothing waits for another process's bind
+# (webhooks): it answers a vote cast the moment its poll appeared, before the bind committed.
+BIND_RACE = 1.0
 
 
 def chat_is_gone(exc: TelegramError) -> bool:
@@ -84,10 +88,14 @@ def platform_errors() -> Iterator[None]:
 class Poster:
     """Sends into Telegram chats; the one place that knows polls, keyboards and references."""
 
-    def __init__(self, bot: Bot, service: QuizService) -> None:
+    def __init__(self, bot: Bot, service: QuizService, *, shared: bool = False) -> None:
+        """`shared`: other processes send questions too (webhooks behind a load balancer),
+        so an answer may arrive here before the sender's bind."""
         self.bot = bot
         self.service = service
+        self.shared = shared
         self._chat_types: OrderedDict[int, str] = OrderedDict()
+        self._bound_polls: OrderedDict[str, None] = OrderedDict()
         # Questions sent but maybe not yet bound: an answer racing its own binding waits.
         self._in_flight = 0
         self._all_bound = asyncio.Event()
@@ -136,13 +144,30 @@ class Poster:
 
     async def post_for(self, ref: str, within: float = 2.0) -> int | None:
         """The post a poll or message is bound to. A quick answer can arrive between
-        sendPoll's reply and the bind: then wait (a little) for the sends in progress."""
+        sendPoll's reply and the bind: then wait (a little) for the sends in progress, here
+        or, when shared, in another process (looking again for BIND_RACE seconds)."""
         post_id = await self.service.post_id_for(ref)
         if post_id is None and not self._all_bound.is_set():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._all_bound.wait(), within)
             post_id = await self.service.post_id_for(ref)
+        if post_id is None and self.shared:
+            deadline = asyncio.get_running_loop().time() + BIND_RACE
+            while post_id is None and asyncio.get_running_loop().time() < deadline:
+                await asyncio.sleep(0.05)
+                post_id = await self.service.post_id_for(ref)
         return post_id
+
+    async def poll_is_bound(self, poll_id: str) -> bool:
+        """Whether the poll is some post's (remembered once known: it stays so)."""
+        if poll_id in self._bound_polls:
+            return True
+        if await self.post_for(poll_ref(poll_id)) is None:
+            return False
+        self._bound_polls[poll_id] = None
+        while len(self._bound_polls) > BOUND_POLLS_KEPT:
+            self._bound_polls.popitem(last=False)
+        return True
 
     async def _send_question(self, question: ShownQuestion, buttons: bool | None) -> None:
         chat_id = chat_id_of(question.chat_key)

@@ -1,14 +1,19 @@
-"""Commands and button presses that Telegram delivers twice are handled once.
+"""Commands and button presses that Telegram delivers twice are handled once (in one process).
 
 Telegram sends again whatever was not confirmed when the bot died (polling.py confirms a
-batch only after handling it), and may deliver a press twice. Answers are made final by the
-database; this keeps a command or a press from running twice within one process. After a
-crash the memory is gone: a press is answered again (Telegram refuses a second answer, which
-is logged at INFO) and a command in the unconfirmed batch runs again.
+batch only after handling it; a webhook answers only after handling), and may deliver a press
+twice. Answers are made final by the database; this keeps a command or a press from running
+twice within one process. It is only memory, so it never has the last word:
+- a command or press that failed, or asked to come again later, is forgotten (handlers.py), so
+  Telegram's next delivery of it runs again instead of being skipped as a repeat;
+- after a crash, or behind a load balancer where the repeat reaches another process, a command
+  runs again (as after a crash with polling) and a press is answered again (Telegram refuses
+  a second answer, which is logged at INFO). Neither stores anything twice.
 """
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 from collections.abc import Hashable
 
@@ -27,3 +32,23 @@ class RecentKeys:
         if len(self._keys) > self._size:
             self._keys.popitem(last=False)
         return True
+
+    def discard(self, key: Hashable) -> None:
+        self._keys.pop(key, None)
+
+
+class FirstSeen:
+    """When each of the last `size` keys was first seen; within() is True for `seconds`
+    after that."""
+
+    def __init__(self, seconds: float, size: int = 4096) -> None:
+        self.seconds = seconds
+        self._size = size
+        self._first: OrderedDict[Hashable, float] = OrderedDict()
+
+    def within(self, key: Hashable) -> bool:
+        now = time.monotonic()
+        first = self._first.setdefault(key, now)
+        if len(self._first) > self._size:
+            self._first.popitem(last=False)
+        return now - first < self.seconds
