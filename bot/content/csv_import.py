@@ -204,7 +204,8 @@ def _rows(text: str, add: Add) -> tuple[list[str], list[tuple[int, list[str]]]] 
             add(number, f"the row has {len(record)} cells but the header names "
                 f"{len(header)} columns")
             continue
-        rows.append((number, [*record, *[""] * (len(header) - len(record))]))
+        cells = record[: len(header)]
+        rows.append((number, [*cells, *[""] * (len(header) - len(cells))]))
     return header, rows
 
 
@@ -253,15 +254,15 @@ def _quizzes(header: list[str], rows: list[tuple[int, list[str]]], add: Add) -> 
             if tags and tags != quiz.tags:
                 add(number, f"tags differ from row {quiz.row}, the first row of quiz "
                     f"{quiz_id!r}; leave them empty on the quiz's other rows")
+        question_id = get("question_id")
+        if question_id in question_rows:
+            add(number, f"question_id {question_id!r} is already used in row "
+                f"{question_rows[question_id]}; every question needs its own id")
+        elif question_id:
+            question_rows[question_id] = number
         question = _question(number, get, add)
-        if question is None:
-            continue
-        if question.id in question_rows:
-            add(number, f"question_id {question.id!r} is already used in row "
-                f"{question_rows[question.id]}; every question needs its own id")
-            continue
-        question_rows[question.id] = number
-        quiz.questions.append(question)
+        if question is not None and question_rows.get(question_id) == number:
+            quiz.questions.append(question)
     return list(quizzes.values())
 
 

@@ -1,0 +1,416 @@
+"""`quizbot content import csv` (bot/content/csv_import.py, docs/csv-format.md): packs from a
+spreadsheet round-trip through `content export`; every problem at its row; nothing half done."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bot.cli import main
+from bot.content import load_catalog
+from bot.content.csv_import import MARKER, CsvImportError, import_csv
+from bot.content.loader import load_file
+from bot.content.schema import LOCALES
+
+ROOT = Path(__file__).resolve().parent.parent
+BUNDLED = ROOT / "content"
+
+Row = dict[str, str]
+
+
+@pytest.fixture(autouse=True)
+def no_settings_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """main() reads settings: no developer's .env or QUIZBOT_* variables."""
+    for name in list(os.environ):
+        if name.startswith(("QUIZBOT_", "TELEGRAM_", "DISCORD_")):
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("QUIZBOT_CONTENT_DIR", str(tmp_path / "content"))
+
+
+def sheet(rows: list[Row], delimiter: str = ",", columns: list[str] | None = None) -> str:
+    """A CSV as a spreadsheet writes it: every row has every column."""
+    columns = columns or list(dict.fromkeys(k for row in rows for k in row))
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=delimiter, lineterminator="\r\n")
+    writer.writerow(columns)
+    writer.writerows([row.get(c, "") for c in columns] for row in rows)
+    return out.getvalue()
+
+
+def write_csv(tmp_path: Path, text: str, name: str = "questions.csv") -> Path:
+    path = tmp_path / name
+    path.write_bytes(text.encode("utf-8"))
+    return path
+
+
+def texts(row: Row, prefix: str) -> dict[str, str]:
+    return {
+        loc: norm for loc in LOCALES
+        if (norm := row.get(f"{prefix}_{loc}", "").replace("\r\n", "\n").strip())
+    }
+
+
+def what_the_sheet_says(rows: list[Row]) -> list[dict[str, Any]]:
+    """The export the layout promises for these rows (docs/csv-format.md), worked out
+    independently of the importer: quizzes in file-name (= id) order."""
+    quizzes: dict[str, dict[str, Any]] = {}
+    quiz_id = ""
+    for row in rows:
+        quiz_id = row.get("quiz_id") or quiz_id
+        quiz = quizzes.setdefault(quiz_id, {
+            "id": quiz_id,
+            "title": texts(row, "quiz_title"),
+            "tags": re.split(r"[,\s]+", row.get("tags", "").strip()) if row.get("tags") else [],
+            "questions": [],
+        })
+        options = [o for n in range(1, 11) if (o := texts(row, f"option_{n}"))]
+        details = texts(row, "details")
+        quiz["questions"].append({
+            "id": row["question_id"],
+            "prompt": texts(row, "prompt"),
+            "options": options,
+            "answer": int(row["correct"]) - 1,
+            "explanation": texts(row, "explanation"),
+            **({"details": details} if details else {}),
+        })
+    return [quizzes[k] for k in sorted(quizzes)]
+
+
+def export(path: Path, capsys: pytest.CaptureFixture[str]) -> list[dict[str, Any]]:
+    assert main(["content", "export", "--format", "json", str(path)]) == 0
+    exported: list[dict[str, Any]] = json.loads(capsys.readouterr().out)
+    return exported
+
+
+def import_cli(
+    capsys: pytest.CaptureFixture[str], path: Path, *args: str
+) -> tuple[int, str, str]:
+    code = main(["content", "import", "csv", str(path), *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def full_row(quiz: str, qid: str, answer: int = 2, **extra: str) -> Row:
+    row = {
+        "quiz_id": quiz, "quiz_title_en": "Demo Quiz", "quiz_title_bn": "ডেমো কুইজ",
+        "quiz_title_hi": "डेमो क्विज़", "tags": "demo, basics", "question_id": qid,
+        "prompt_en": f"What is {qid}?", "prompt_bn": f"{qid} কী?", "prompt_hi": f"{qid} क्या है?",
+        "correct": str(answer),
+        "explanation_en": "Because it is.", "explanation_bn": "কারণ তাই।",
+        "explanation_hi": "क्योंकि ऐसा है।",
+    }
+    for n, word in enumerate(("alpha", "bravo", "charlie", "delta"), 1):
+        for loc, tag in zip(LOCALES, ("", " (bn)", " (hi)"), strict=True):
+            row[f"option_{n}_{loc}"] = f"{word}{tag}"
+    return {**row, **extra}
+
+
+# --- round trips -------------------------------------------------------------------------------
+
+TRICKY = [
+    'Say "hi": now', "# not a comment", "- dash first", "true", "32", "1e3", "0x1F", "null",
+    "~", "key: value", "ends with colon:", "a #hash", "tab\tinside", "[bracket]", "{brace}",
+    "&anchor", "*alias", "!tag", "%percent", "@at", "`tick", "|pipe", ">gt", "'single'",
+    "?q", "র‍্যাম (ZWJ)", "हिंदी", "emoji 🧠", "back\\slash", ",comma first", "x\u00a0y",
+    "  spaced out  ", "yes", "No", "1_000", "+1", ".5", "2026-03-01", "12:30", "on",
+]
+
+
+def test_round_trip_every_column_and_awkward_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = [
+        full_row("demo", "demo-one", details_en="Line one\nline two: colon\n\nafter a blank",
+                 details_bn="এক\nদুই", details_hi="एक\r\nदो"),
+        {**full_row("", "demo-two", answer=4), "quiz_title_en": "", "quiz_title_bn": "",
+         "quiz_title_hi": "", "tags": ""},
+        full_row("other", "other-one", answer=1, tags="x"),
+    ]
+    for i, text in enumerate(TRICKY):  # every awkward text as a prompt, an option, details
+        other = TRICKY[(i + 1) % len(TRICKY)]
+        rows.append({**full_row("tricky", f"t-{i}", answer=1 + i % 4), "prompt_en": text,
+                     "option_3_en": text, "option_4_en": other, "details_en": text,
+                     "tags": "edge" if i == 0 else ""})
+    path = write_csv(tmp_path, sheet(rows))
+    code, out, err = import_cli(capsys, path, "--out", str(tmp_path / "packs"))
+    assert code == 0, err
+    assert "demo.yaml: quiz demo, 2 questions" in out and "tricky.yaml" in out
+    assert export(tmp_path / "packs", capsys) == what_the_sheet_says(rows)
+
+
+def test_round_trip_the_bundled_packs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every bundled pack as one spreadsheet (bn/hi, line breaks, details): importing it gives
+    back exactly what `content export` says of the bundled packs, and no warning."""
+    catalog = load_catalog(BUNDLED)
+    rows: list[Row] = []
+    for quiz in catalog:
+        for i, q in enumerate(quiz.questions):
+            row = {"quiz_id": quiz.id, "question_id": q.id, "correct": str(q.answer + 1)}
+            if i == 0:
+                row |= {f"quiz_title_{loc}": t for loc, t in quiz.title.items()}
+                row["tags"] = ", ".join(quiz.tags)
+            for what in ("prompt", "explanation", "details"):
+                text = getattr(q, what)
+                row |= {f"{what}_{loc}": t for loc, t in (text.items() if text else [])}
+            for n, option in enumerate(q.options, 1):
+                row |= {f"option_{n}_{loc}": t for loc, t in option.text.items()}
+            rows.append(row)
+    path = write_csv(tmp_path, sheet(rows, delimiter=";"), "all.csv")
+    code, _, err = import_cli(capsys, path, "--out", str(tmp_path / "packs"))
+    assert code == 0 and err == "", err
+    assert export(tmp_path / "packs", capsys) == [q.export() for q in catalog]
+
+
+def test_excel_style_file_bom_semicolons_crlf_aliases(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Excel's 'CSV UTF-8' starts with a BOM; where the decimal mark is a comma it separates
+    with semicolons. Column names in any case, with spaces; a column without a language is
+    English; empty rows and trailing empty cells are skipped; `B` is option 2."""
+    text = (
+        "\ufeffQuiz ID;Quiz Title;Question-ID;Prompt;Option 1;Option 2;Correct;Explanation\r\n"
+        "mini;Mini;mini-one;Two?;one;two;B;Two is two.;;\r\n"
+        ";;;;;;;\r\n"
+    )
+    path = write_csv(tmp_path, text)
+    code, _, err = import_cli(capsys, path, "--out", str(tmp_path / "packs"))
+    assert code == 0, err
+    assert export(tmp_path / "packs", capsys) == [{
+        "id": "mini", "title": {"en": "Mini"}, "tags": [],
+        "questions": [{"id": "mini-one", "prompt": {"en": "Two?"},
+                       "options": [{"en": "one"}, {"en": "two"}], "answer": 1,
+                       "explanation": {"en": "Two is two."}}],
+    }]
+    # English only is allowed, with the loader's warnings for the other languages, by row
+    assert "questions.csv:2: warning: prompt has no bn, hi text" in err
+
+
+def test_default_output_is_the_content_dir(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_csv(tmp_path, sheet([full_row("demo", "demo-one")]))
+    code, out, _ = import_cli(capsys, path)
+    assert code == 0 and f"wrote {Path('content') / 'demo.yaml'}" in out
+    assert (tmp_path / "content" / "demo.yaml").read_text(encoding="utf-8").startswith(MARKER)
+    assert load_catalog(tmp_path / "content").get("demo") is not None
+
+
+# --- problems: FILE:row: error: …, every one at once, nothing written --------------------------
+
+
+def problems_of(tmp_path: Path, rows: list[Row] | str, **kw: Any) -> list[str]:
+    text = rows if isinstance(rows, str) else sheet(rows)
+    path = write_csv(tmp_path, text)
+    with pytest.raises(CsvImportError) as info:
+        import_csv(path, tmp_path / "packs", **kw)
+    assert not (tmp_path / "packs").exists()
+    return [str(p).removeprefix(f"{path}:") for p in info.value.problems]
+
+
+def test_each_problem_at_its_row_and_column(tmp_path: Path) -> None:
+    long = "x" * 301
+    rows = [
+        full_row("demo", "demo-one", prompt_en=long),                             # row 2
+        full_row("demo", "demo-two", option_2_bn=""),                              # row 3
+        full_row("demo", "demo-three", correct="5"),                               # row 4
+        full_row("demo", "demo-one"),                                              # row 5
+        full_row("demo", "demo-four", quiz_title_en="Another title"),              # row 6
+        full_row("demo", "demo-five", option_2_en="", option_2_bn="", option_2_hi=""),  # 7
+        full_row("demo", "Bad Id", explanation_en="Bell\x07"),                     # row 8
+        full_row("demo", "demo-six", prompt_en=""),                                # row 9
+        full_row("demo", "demo-seven", option_3_en="", option_3_bn="", option_3_hi="",
+                 option_4_en="", option_4_bn="", option_4_hi="", correct="x"),      # row 10
+        full_row("demo", "demo-eight", explanation_en="a\nb\nc\nd"),               # row 11
+    ]
+    found = problems_of(tmp_path, rows)
+    errors = [p for p in found if ": error: " in p]
+    assert errors == [
+        "2: error: prompt_en: question is 301 characters, the limit is 300",
+        "3: error: option_2: option has locales ['en', 'hi'] but option 1 has "
+        "['en', 'bn', 'hi']: every locale needs the same options",
+        "4: error: correct is '5': give the number of the right option, 1 to 4",
+        "5: error: question_id 'demo-one' is already used in row 2; every question needs its "
+        "own id",
+        "6: error: quiz_title_en differs from row 2, the first row of quiz 'demo'; leave it "
+        "empty on the quiz's other rows",
+        "7: error: option_2_en is empty but option_3 is not; number the options from 1 "
+        "without gaps",
+        "8: error: question_id must be lowercase letters, digits and hyphens (at most 48), "
+        "starting with a letter or digit",
+        "8: error: explanation_en: contains the unprintable character U+0007; quiz text must "
+        "be plain text",
+        "9: error: prompt_en is empty: every question needs an English prompt",
+        "10: error: correct is 'x': give the number of the right option, 1 to 2",
+        "11: error: explanation_en: explanation has 3 line breaks, Telegram allows 2",
+    ]
+
+
+def test_header_problems_are_reported_together(tmp_path: Path) -> None:
+    text = "quiz_id,question_id,promt_en,prompt_en,Prompt,correct\nq,q-1,x,y,z,1\n"
+    assert problems_of(tmp_path, text) == [
+        "1: error: unknown column 'promt_en' (check the spelling; docs/csv-format.md lists "
+        "the columns)",
+        "1: error: column 'prompt_en' appears twice (columns 4 and 5)",
+        "1: error: the column 'quiz_title_en' is missing",
+        "1: error: the column 'option_1_en' is missing",
+        "1: error: the column 'option_2_en' is missing",
+        "1: error: the column 'explanation_en' is missing",
+    ]
+
+
+def test_quiz_level_problems(tmp_path: Path) -> None:
+    rows = [
+        {**full_row("", "a-one")},
+        {**full_row("Bad Quiz", "b-one"), "quiz_title_en": ""},
+        full_row("tags", "c-one", tags="x"),
+        full_row("tags", "c-two", tags="y"),
+    ]
+    assert [p for p in problems_of(tmp_path, rows) if "error" in p] == [
+        "2: error: quiz_id is empty (the first question needs its quiz's id; below it an "
+        "empty quiz_id means the quiz of the row above)",
+        "3: error: quiz_title_en is empty: the first row of quiz 'Bad Quiz' gives its English "
+        "title",
+        "5: error: tags differ from row 4, the first row of quiz 'tags'; leave them empty on "
+        "the quiz's other rows",
+    ]
+
+
+def test_a_bad_slug_for_the_quiz_names_the_quiz(tmp_path: Path) -> None:
+    found = problems_of(tmp_path, [full_row("Bad_Quiz", "b-one")])
+    assert found == ["2: error: quiz 'Bad_Quiz': quiz_id must be lowercase letters, digits "
+                     "and hyphens (at most 48), starting with a letter or digit"]
+
+
+def test_not_utf8_names_the_line_and_what_to_do(tmp_path: Path) -> None:
+    path = tmp_path / "questions.csv"
+    path.write_bytes(sheet([full_row("demo", "demo-one")]).encode() + "é,\n".encode("cp1252"))
+    with pytest.raises(CsvImportError) as info:
+        import_csv(path, tmp_path / "packs")
+    (problem,) = info.value.problems
+    assert str(problem).startswith(f"{path}:3: error: not valid UTF-8 (byte 0xE9 on line 3)")
+    assert "CSV UTF-8" in str(problem)
+
+
+def test_a_broken_quote_is_reported(tmp_path: Path) -> None:
+    text = sheet([full_row("demo", "demo-one")]) + 'demo,"unterminated\n'
+    assert problems_of(tmp_path, text)[0].startswith("3: error: not a well-formed CSV row")
+
+
+def test_cli_prints_every_problem_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = [full_row("demo", "demo-one", correct="9"), full_row("demo", "demo-one")]
+    path = write_csv(tmp_path, sheet(rows))
+    code, out, err = import_cli(capsys, path, "--out", str(tmp_path / "packs"))
+    assert code == 1 and out == ""
+    assert err.splitlines() == [
+        f"{path}:2: error: correct is '9': give the number of the right option, 1 to 4",
+        f"{path}:3: error: question_id 'demo-one' is already used in row 2; every question "
+        "needs its own id",
+        f"2 error(s): nothing written to {tmp_path / 'packs'}",
+    ]
+    assert not (tmp_path / "packs").exists()
+
+
+# --- the output folder --------------------------------------------------------------------------
+
+
+def test_ids_stay_unique_in_the_output_folder(tmp_path: Path) -> None:
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    (packs / "existing.yaml").write_text((BUNDLED / "gradient-accumulation.yaml").read_text(
+        encoding="utf-8"), encoding="utf-8")
+    quiz, _ = load_file(packs / "existing.yaml")
+    assert quiz is not None
+    rows = [full_row(quiz.id, "new-one"), full_row("fresh", quiz.questions[0].id)]
+    assert problems_of_existing(tmp_path, rows) == [
+        f"2: error: quiz_id {quiz.id!r} is already the id of {packs / 'existing.yaml'}",
+        f"3: error: question_id {quiz.questions[0].id!r} is already used in "
+        f"{packs / 'existing.yaml'}",
+    ]
+
+
+def problems_of_existing(tmp_path: Path, rows: list[Row], **kw: Any) -> list[str]:
+    path = write_csv(tmp_path, sheet(rows))
+    before = sorted(p.name for p in (tmp_path / "packs").iterdir())
+    with pytest.raises(CsvImportError) as info:
+        import_csv(path, tmp_path / "packs", **kw)
+    assert sorted(p.name for p in (tmp_path / "packs").iterdir()) == before
+    return [str(p).removeprefix(f"{path}:") for p in info.value.problems if not p.warning]
+
+
+def test_importing_again_replaces_its_own_packs_not_hand_written_ones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    packs = tmp_path / "packs"
+    path = write_csv(tmp_path, sheet([full_row("demo", "demo-one")]))
+    assert import_cli(capsys, path, "--out", str(packs))[0] == 0
+    # the sheet changed: importing again replaces the pack it wrote
+    path = write_csv(tmp_path, sheet([full_row("demo", "demo-one", prompt_en="Changed?")]))
+    assert import_cli(capsys, path, "--out", str(packs))[0] == 0
+    assert export(packs, capsys)[0]["questions"][0]["prompt"]["en"] == "Changed?"
+    # edited by hand (the first line gone): refused, unless --force
+    target = packs / "demo.yaml"
+    target.write_text(target.read_text(encoding="utf-8").split("\n", 1)[1], encoding="utf-8")
+    assert problems_of_existing(tmp_path, [full_row("demo", "demo-one")]) == [
+        f"2: error: {target} exists and was not written by this import; use --force to "
+        "replace it"
+    ]
+    code, _, err = import_cli(capsys, path, "--out", str(packs), "--force")
+    assert code == 0, err
+    assert target.read_text(encoding="utf-8").startswith(MARKER)
+    assert [p.name for p in packs.iterdir()] == ["demo.yaml"]  # no temporary file left
+
+
+# --- YAML scalars: whatever the cell, the pack reads it back ------------------------------------
+
+FUZZ = settings(
+    max_examples=int(os.environ.get("QUIZBOT_FUZZ_EXAMPLES", "150")),
+    deadline=timedelta(seconds=2),
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+CELL = st.text(
+    alphabet=st.one_of(
+        st.sampled_from([*":#-[]{},&*!|>'\"%@`?~ \t\n\r\\.0123456789eExtrufalsn", "\x85",
+                         "\u2028", "\ufeff", "\x07", "\x00", "\xa0", "প", "\u200d", "🧠"]),
+        st.characters(exclude_categories=["Cs"]),
+    ),
+    min_size=1, max_size=80,
+)
+
+
+@FUZZ
+@given(text=CELL)
+def test_fuzz_any_cell_reads_back_or_is_reported_at_its_row(tmp_path: Path, text: str) -> None:
+    path = write_csv(tmp_path, sheet([full_row("fz", "fz-one", prompt_en=f"Q {text}",
+                                                 option_1_en=f"O {text}")]))
+    out = tmp_path / "packs"
+    try:
+        packs, _ = import_csv(path, out)
+    except CsvImportError as exc:
+        for problem in exc.problems:
+            assert problem.row == 2 and "\n" not in str(problem), str(problem)
+        return
+    (pack,) = packs
+    (out / "fz.yaml").parent.mkdir(exist_ok=True)
+    (out / "fz.yaml").write_text(pack.text, encoding="utf-8")
+    quiz, problems = load_file(out / "fz.yaml")
+    assert quiz is not None, problems
+    expected = f"Q {text}".replace("\r\n", "\n").replace("\r", "\n").strip()
+    assert quiz.questions[0].prompt.en == expected
+    assert quiz.questions[0].options[0].text.en == (
+        f"O {text}".replace("\r\n", "\n").replace("\r", "\n").strip()
+    )
