@@ -203,7 +203,7 @@ def test_default_output_is_the_content_dir(
 ) -> None:
     path = write_csv(tmp_path, sheet([full_row("demo", "demo-one")]))
     code, out, _ = import_cli(capsys, path)
-    assert code == 0 and f"wrote {Path('content') / 'demo.yaml'}" in out
+    assert code == 0 and f"wrote {tmp_path / 'content' / 'demo.yaml'}" in out
     assert (tmp_path / "content" / "demo.yaml").read_text(encoding="utf-8").startswith(MARKER)
     assert load_catalog(tmp_path / "content").get("demo") is not None
 
