@@ -5,6 +5,7 @@ import random
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,12 +13,59 @@ from bot.content import Catalog, load_catalog
 from bot.core.service import QuizService
 from bot.storage import SqliteStorage
 from tests.clock import FakeClock
+from tests.storage_contract.pg import SKIP_PREFIX, fresh_database, unavailable
 
 os.environ.setdefault("NO_PROXY", "127.0.0.1,localhost")
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_PACKS = Path(__file__).parent / "data" / "packs"
 BUNDLED = ROOT / "content"
+
+# The store behind the shared `storage` fixture (and so behind every suite that uses the
+# service): `sqlite` (a file per test), or `postgres` (a fresh database per test on
+# QUIZBOT_TEST_POSTGRES_URL's server). CI runs the behaviour and end-to-end suites with both.
+STORE = os.environ.get("QUIZBOT_TEST_STORE", "sqlite").strip() or "sqlite"
+STORES = ("sqlite", "postgres")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "sqlite_only(reason): the test reads or drives SQLite itself; skipped when "
+        "QUIZBOT_TEST_STORE=postgres",
+    )
+    if STORE not in STORES:
+        raise pytest.UsageError(f"QUIZBOT_TEST_STORE={STORE!r}: use one of {', '.join(STORES)}")
+    if STORE == "postgres" and (reason := unavailable()) is not None:
+        raise pytest.UsageError(f"QUIZBOT_TEST_STORE=postgres, but {reason}")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    if STORE == "sqlite":
+        return
+    for item in items:
+        marker = item.get_closest_marker("sqlite_only")
+        if marker is not None:
+            reason = marker.kwargs.get("reason") or (marker.args[0] if marker.args else "")
+            item.add_marker(pytest.mark.skip(
+                reason=f"SQLite only (QUIZBOT_TEST_STORE={STORE}): {reason}"
+            ))
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """The PostgreSQL cases skipped for want of a server: one line, whatever their number."""
+    reasons: list[str] = []
+    for report in terminalreporter.stats.get("skipped", []):
+        longrepr = report.longrepr
+        reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+        if SKIP_PREFIX in reason:
+            reasons.append(reason[reason.index(SKIP_PREFIX):])
+    if reasons:
+        terminalreporter.write_line(
+            f"{len(reasons)} PostgreSQL test(s) skipped: "
+            f"{reasons[0].removeprefix(SKIP_PREFIX).lstrip(': ')}",
+            yellow=True, bold=True,
+        )
 
 
 @pytest.fixture
@@ -31,7 +79,18 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-async def storage(tmp_path: Path) -> AsyncIterator[SqliteStorage]:
+async def storage(tmp_path: Path) -> AsyncIterator[Any]:
+    """The storage behind the service: a SqliteStorage file, or with QUIZBOT_TEST_STORE=
+    postgres a PostgresStorage on a database of its own."""
+    if STORE == "postgres":
+        from bot.storage.postgres.storage import PostgresStorage
+
+        async with fresh_database() as url:
+            store: Any = PostgresStorage(url, pool_size=4)
+            await store.open()
+            yield store
+            await store.close()
+        return
     store = SqliteStorage(tmp_path / "quiz.db")
     await store.open()
     yield store

@@ -1,0 +1,416 @@
+"""The materializer: boards' aggregates kept off the answer's path, on PostgreSQL.
+
+An answer's transaction writes the answer row and nothing else. A task of its own, on its own
+connection, applies committed answers to the aggregate tables in batches:
+
+    BEGIN
+      (tx, id) = materialized.position FOR UPDATE      -- one process at a time
+      rows = answers WHERE (tx, id) > position
+                       AND tx < pg_snapshot_xmin(pg_current_snapshot())
+                     ORDER BY tx, id LIMIT chunk
+      scores, totals (per chat and '*'), streaks, week_scores += rows, summed in memory first
+      materialized.position = (tx, id) of the last row   -- in the same transaction
+    COMMIT
+
+Why (tx, id) and not the id alone: ids come from a sequence when a row is inserted, not when
+it commits, so with several writers an answer with a lower id can commit after one with a
+higher id. Every answer stores the id of the transaction that inserted it (answers.tx), and
+only transactions older than the oldest one still running are applied: they have all ended,
+and every transaction still to come gets a higher id. So an answer is applied once, exactly
+once, whichever process committed it and in whatever order; a crash undoes a whole
+application or none of it, and the next one redoes it.
+
+These transactions run with synchronous_commit off: what they write is derived from the
+answers, and a lost application is redone from the stored position.
+
+When: an answer committed by this process waits at most `interval` (a backlog of `backlog`
+is applied at once); every `idle_check` seconds the task also looks for answers of other
+processes that nobody applied (one crashed). `request()` (PostgresStorage.materialize) applies
+everything up to a given answer now. Opening applies whatever was left, and closing too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from datetime import date, timedelta
+from typing import Any
+
+log = logging.getLogger(__name__)
+Db = Any  # an asyncpg.Connection
+Position = tuple[int, int]  # (transaction id, answer id)
+
+INTERVAL = 0.1  # s an answer may wait before it is applied: boards lag by about this much
+BACKLOG = 500  # answers waiting that are applied without waiting for INTERVAL
+CHUNK = 5000  # answers per transaction
+IDLE_CHECK = 1.0  # s between looks for answers another process left unapplied
+WAIT_LIMIT = 30.0  # s request() waits for older transactions (another process) to end
+WEEK_DAYS = 7
+
+LOCK_POSITION = "SELECT tx, id FROM materialized WHERE name = 'scores' FOR UPDATE"
+PENDING = (
+    "SELECT m.tx, m.id, EXISTS (SELECT 1 FROM answers AS a WHERE (a.tx, a.id) > (m.tx, m.id)"
+    " AND a.tx < pg_snapshot_xmin(pg_current_snapshot()))"
+    " FROM materialized AS m WHERE m.name = 'scores'"
+)
+BATCH = (
+    "SELECT id, tx, chat_key, person_key, correct, elapsed_ms,"
+    " (answered_at AT TIME ZONE 'UTC')::date FROM answers"
+    " WHERE (tx, id) > ($1::xid8, $2::bigint) AND tx < pg_snapshot_xmin(pg_current_snapshot())"
+    " ORDER BY tx, id LIMIT $3"
+)
+NEWEST_DAY = (
+    "SELECT (answered_at AT TIME ZONE 'UTC')::date FROM answers"
+    " WHERE (tx, id) > ($1::xid8, $2::bigint) ORDER BY tx DESC, id DESC LIMIT 1"
+)
+
+
+def _upsert(table: str, key: str, types: str) -> str:
+    columns = f"chat_key, {key}, correct, answered, time_ms"
+    return (
+        f"INSERT INTO {table}({columns}) SELECT * FROM unnest({types})"
+        f" ON CONFLICT (chat_key, {key}) DO UPDATE SET"
+        f" correct = {table}.correct + excluded.correct,"
+        f" answered = {table}.answered + excluded.answered,"
+        f" time_ms = {table}.time_ms + excluded.time_ms"
+    )
+
+
+UPSERT_SCORES = _upsert(
+    "scores", "day, person_key",
+    "$1::text[], $2::date[], $3::text[], $4::int[], $5::int[], $6::bigint[]",
+)
+UPSERT_TOTALS = _upsert(
+    "totals", "person_key", "$1::text[], $2::text[], $3::int[], $4::int[], $5::bigint[]"
+)
+UPSERT_WEEK = _upsert(
+    "week_scores", "person_key", "$1::text[], $2::text[], $3::int[], $4::int[], $5::bigint[]"
+)
+UPSERT_STREAKS = (
+    "INSERT INTO streaks(person_key, current_streak, best_streak)"
+    " SELECT * FROM unnest($1::text[], $2::int[], $3::int[])"
+    " ON CONFLICT (person_key) DO UPDATE SET current_streak = excluded.current_streak,"
+    " best_streak = excluded.best_streak"
+)
+
+
+def week_start(until: date) -> date:
+    """The first UTC day of the week window ending on `until`."""
+    return until - timedelta(days=WEEK_DAYS - 1)
+
+
+async def week_until(db: Db) -> date | None:
+    until: date | None = await db.fetchval("SELECT until FROM week_window WHERE id = 1")
+    return until
+
+
+async def roll_week(db: Db, day: date) -> date:
+    """Move the week window forward so that it ends on `day` (never back), inside the
+    caller's transaction, which holds the position lock (LOCK_POSITION). Days that leave the
+    window are taken out of week_scores one day at a time; after a gap of a week or more it
+    is summed again."""
+    until = await week_until(db)
+    if until is not None and day <= until:
+        return until
+    if until is None or day - until >= timedelta(days=WEEK_DAYS):
+        await db.execute("DELETE FROM week_scores")
+        await db.execute(
+            "INSERT INTO week_scores(chat_key, person_key, correct, answered, time_ms)"
+            " SELECT chat_key, person_key, sum(correct), sum(answered), sum(time_ms)"
+            " FROM scores WHERE day >= $1 AND day <= $2 GROUP BY chat_key, person_key"
+            " ORDER BY chat_key, person_key",
+            week_start(day), day,
+        )
+    else:
+        gone = week_start(until)
+        while gone < week_start(day):
+            await db.execute(
+                "UPDATE week_scores AS w SET correct = w.correct - s.correct,"
+                " answered = w.answered - s.answered, time_ms = w.time_ms - s.time_ms"
+                " FROM scores AS s WHERE s.day = $1"
+                " AND w.chat_key = s.chat_key AND w.person_key = s.person_key",
+                gone,
+            )
+            await db.execute(
+                "DELETE FROM week_scores AS w USING scores AS s WHERE s.day = $1"
+                " AND w.chat_key = s.chat_key AND w.person_key = s.person_key"
+                " AND w.answered <= 0",
+                gone,
+            )
+            gone += timedelta(days=1)
+    await db.execute("UPDATE week_window SET until = $1 WHERE id = 1", day)
+    return day
+
+
+async def apply(db: Db, limit: int = CHUNK, roll_first: bool = False) -> tuple[int, Position]:
+    """Apply up to `limit` answers after the stored position, inside the caller's
+    transaction (which this locks the position in). Returns (answers applied, the new
+    position). `roll_first`: move the week window to the newest answer's day first, so a
+    long backlog's older days are never added to week_scores only to be taken out again."""
+    tx, last = await db.fetchrow(LOCK_POSITION)
+    start: Position = (int(tx), int(last))
+    if roll_first:
+        newest = await db.fetchval(NEWEST_DAY, *start)
+        if newest is not None:
+            await roll_week(db, newest)
+    rows = await db.fetch(BATCH, start[0], start[1], limit)
+    if not rows:
+        return 0, start
+    scores: dict[tuple[str, date, str], list[int]] = {}
+    totals: dict[tuple[str, str], list[int]] = {}
+    runs: dict[str, list[bool]] = {}
+    for _, _, chat, person, correct, elapsed, day in rows:
+        right = int(correct)
+        for key in ((chat, day, person), ("*", day, person)):
+            if (acc := scores.get(key)) is None:
+                scores[key] = [right, 1, elapsed]
+            else:
+                acc[0] += right
+                acc[1] += 1
+                acc[2] += elapsed
+        for pair in ((chat, person), ("*", person)):
+            if (acc := totals.get(pair)) is None:
+                totals[pair] = [right, 1, elapsed]
+            else:
+                acc[0] += right
+                acc[1] += 1
+                acc[2] += elapsed
+        runs.setdefault(person, []).append(bool(correct))
+    # the window moves before this batch reaches scores: a day leaving it is taken out of
+    # week_scores as week_scores holds it (without this batch's rows of that day)
+    until = await roll_week(db, max(row[6] for row in rows))
+    await db.execute(UPSERT_SCORES, *_columns(sorted(scores.items()), 6))
+    await db.execute(UPSERT_TOTALS, *_columns(sorted(totals.items()), 5))
+    first = week_start(until)
+    week: dict[tuple[str, str], list[int]] = {}
+    for (chat, day, person), (correct, answered, elapsed) in scores.items():
+        if day >= first:  # and <= until: the window now reaches the newest day
+            if (acc := week.get((chat, person))) is None:
+                week[(chat, person)] = [correct, answered, elapsed]
+            else:
+                acc[0] += correct
+                acc[1] += answered
+                acc[2] += elapsed
+    if week:
+        await db.execute(UPSERT_WEEK, *_columns(sorted(week.items()), 5))
+    await _streaks(db, runs)
+    end: Position = (int(rows[-1][1]), int(rows[-1][0]))
+    await db.execute(
+        "UPDATE materialized SET tx = $1::xid8, id = $2 WHERE name = 'scores'", *end
+    )
+    return len(rows), end
+
+
+def _columns(items: list[tuple[tuple[Any, ...], list[int]]], width: int) -> list[list[Any]]:
+    """Rows of (key..., values...) as one list per column, for unnest()."""
+    columns: list[list[Any]] = [[] for _ in range(width)]
+    for key, values in items:
+        for column, value in zip(columns, (*key, *values), strict=True):
+            column.append(value)
+    return columns
+
+
+async def _streaks(db: Db, runs: dict[str, list[bool]]) -> None:
+    """Continue each person's run of correct answers (current, best) through their answers
+    in (tx, id) order."""
+    people = sorted(runs)
+    stored = {
+        row[0]: (int(row[1]), int(row[2]))
+        for row in await db.fetch(
+            "SELECT person_key, current_streak, best_streak FROM streaks"
+            " WHERE person_key = ANY($1::text[])",
+            people,
+        )
+    }
+    currents: list[int] = []
+    bests: list[int] = []
+    for key in people:
+        current, best = stored.get(key, (0, 0))
+        for correct in runs[key]:
+            current = current + 1 if correct else 0
+            best = max(best, current)
+        currents.append(current)
+        bests.append(best)
+    await db.execute(UPSERT_STREAKS, people, currents, bests)
+
+
+class Materializer:
+    """Applies answers in a task of its own, on a connection of its own."""
+
+    def __init__(
+        self, interval: float = INTERVAL, backlog: int = BACKLOG, chunk: int = CHUNK,
+        idle_check: float = IDLE_CHECK, wait_limit: float = WAIT_LIMIT,
+    ) -> None:
+        self.interval = interval
+        self.backlog = backlog
+        self.chunk = chunk
+        self.idle_check = idle_check
+        self.wait_limit = wait_limit
+        self.position: Position = (0, 0)  # as far as this process knows
+        self.applied = 0  # answers this process applied (bench and tests)
+        self._connect: Callable[[], Awaitable[Db]] | None = None
+        self._db: Db | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
+        self._pending = 0  # answers this process committed since the last application
+        self._since: float | None = None  # when they were first committed
+        self._requests: list[tuple[Position, asyncio.Future[None]]] = []
+        self._closing = False
+
+    # lifecycle ---------------------------------------------------------------------------
+    async def start(self, connect: Callable[[], Awaitable[Db]]) -> None:
+        """Open the connection and apply what a crash (or an older schema) left behind."""
+        self._connect = connect
+        self._db = await self._connection()
+        await self._catch_up(roll_first=True)
+        self._task = asyncio.create_task(self._run(), name="quizbot-pg-materializer")
+
+    async def close(self) -> None:
+        """Stop the task, apply what is left, close the connection."""
+        self._closing = True
+        self._wake.set()
+        if self._task is not None:
+            await self._task
+            self._task = None
+        try:
+            if self._db is not None and not self._db.is_closed():
+                await self._catch_up()
+        except Exception:
+            log.exception("applying answers at close failed; it runs at the next start")
+        finally:
+            for _, future in self._requests:
+                if not future.done():
+                    future.set_result(None)
+            self._requests.clear()
+            if self._db is not None:
+                await _close(self._db)
+                self._db = None
+
+    # the event loop's side ---------------------------------------------------------------
+    def committed(self, count: int) -> None:
+        """The writer committed `count` answers."""
+        if count <= 0:
+            return
+        self._pending += count
+        if self._since is None:
+            self._since = time.monotonic()
+        if self._pending >= self.backlog:
+            self._wake.set()
+
+    async def request(self, target: Position) -> None:
+        """Return once every answer up to `target` is in the aggregates (or after
+        wait_limit, if an older transaction of another process is still running)."""
+        if self._task is None or self._task.done():
+            raise RuntimeError("storage is not open")
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._requests.append((target, future))
+        self._wake.set()
+        await future
+
+    # the task ----------------------------------------------------------------------------
+    async def _connection(self) -> Db:
+        if self._db is None or self._db.is_closed():
+            assert self._connect is not None
+            self._db = await self._connect()
+            await self._db.execute("SET synchronous_commit = off")  # derived data
+        return self._db
+
+    def _due_in(self) -> float:
+        if self._requests:
+            return 0.0
+        if self._since is not None:
+            return max(0.0, self._since + self.interval - time.monotonic())
+        return self.idle_check
+
+    async def _run(self) -> None:
+        while not self._closing:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self._due_in())
+            self._wake.clear()
+            if self._closing:
+                return
+            try:
+                if self._requests:
+                    await self._serve_requests()
+                elif self._since is not None:
+                    if (time.monotonic() - self._since >= self.interval
+                            or self._pending >= self.backlog):
+                        self._pending, self._since = 0, None
+                        await self._catch_up()
+                else:
+                    await self._look()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("applying answers to the boards failed; tried again later")
+                await _close(self._db)
+                self._db = None
+                if self._since is None:
+                    self._since = time.monotonic()
+                await asyncio.sleep(self.interval)
+
+    async def _serve_requests(self) -> None:
+        requests, self._requests = self._requests, []
+        self._pending, self._since = 0, None
+        deadline = time.monotonic() + self.wait_limit
+        pause = 0.001
+        try:
+            while True:
+                await self._catch_up()
+                waiting = [(t, f) for t, f in requests if t > self.position and not f.done()]
+                for target, future in requests:
+                    if target <= self.position and not future.done():
+                        future.set_result(None)
+                if not waiting:
+                    return
+                if time.monotonic() > deadline:
+                    log.warning(
+                        "boards wait for a transaction that has run for over %g s (another "
+                        "process?); they catch up once it ends", self.wait_limit,
+                    )
+                    for _, future in waiting:
+                        if not future.done():
+                            future.set_result(None)
+                    return
+                requests = waiting  # an older transaction is still running: wait for it
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, 0.05)
+        except BaseException as exc:
+            for _, future in requests:
+                if not future.done():
+                    future.set_exception(exc if isinstance(exc, Exception) else
+                                         RuntimeError("storage closed"))
+            raise
+
+    async def _look(self) -> None:
+        """Answers nobody applied (another process committed them, then crashed)?"""
+        db = await self._connection()
+        tx, last, pending = await db.fetchrow(PENDING)
+        self.position = max(self.position, (int(tx), int(last)))
+        if pending:
+            await self._catch_up()
+
+    async def _catch_up(self, roll_first: bool = False) -> None:
+        while await self._transaction(roll_first) >= self.chunk:
+            roll_first = False
+
+    async def _transaction(self, roll_first: bool = False) -> int:
+        """One application in its own transaction; the number of answers applied."""
+        db = await self._connection()
+        async with db.transaction():
+            count, end = await apply(db, self.chunk, roll_first)
+        self.position = max(self.position, end)
+        self.applied += count
+        return count
+
+
+async def _close(db: Db | None) -> None:
+    if db is None:
+        return
+    try:
+        await asyncio.wait_for(db.close(), 5)
+    except Exception:
+        db.terminate()

@@ -1,0 +1,79 @@
+"""Rows to the core's records (bot/core/ports.py). asyncpg already returns aware datetimes,
+dates and lists, so this is little more than naming the columns."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, time
+from typing import Any
+
+from bot.core.ports import AnswerRecord, PostRecord, RunRecord
+from bot.core.schedule import Schedule
+
+Row = Any  # an asyncpg.Record
+
+POST_COLUMNS = (
+    "id, chat_key, quiz_id, question_id, option_order, locale, created_at, closes_at,"
+    " closed_at, run_id, kind, owner_key"
+)
+POSTS_DOT = ", ".join(f"posts.{c.strip()}" for c in POST_COLUMNS.split(","))
+ANSWER_COLUMNS = "post_id, person_key, option, correct, answered_at, elapsed_ms"
+RUN_COLUMNS = "id, person_key, chat_key, quiz_id, questions, locale, started_at, finished_at"
+SCHEDULE_COLUMNS = "chat_key, local_time, tz, selector, open_minutes, updated_at"
+
+
+def utc(when: datetime | None) -> datetime | None:
+    return None if when is None else when.astimezone(UTC)
+
+
+def post_of(row: Row) -> PostRecord:
+    return PostRecord(
+        id=int(row[0]),
+        chat_key=row[1],
+        quiz_id=row[2],
+        question_id=row[3],
+        order=tuple(int(i) for i in row[4]),
+        locale=row[5],
+        created_at=row[6].astimezone(UTC),
+        closes_at=utc(row[7]),
+        closed_at=utc(row[8]),
+        run_id=None if row[9] is None else int(row[9]),
+        kind=row[10],
+        owner_key=row[11],
+    )
+
+
+def answer_of(row: Row) -> AnswerRecord:
+    """ANSWER_COLUMNS, optionally followed by the person's name."""
+    return AnswerRecord(
+        post_id=int(row[0]),
+        person_key=row[1],
+        option=int(row[2]),
+        correct=bool(row[3]),
+        answered_at=row[4].astimezone(UTC),
+        elapsed_ms=int(row[5]),
+        name=row[6] if len(row) > 6 else "",
+    )
+
+
+def run_of(row: Row) -> RunRecord:
+    return RunRecord(
+        id=int(row[0]),
+        person_key=row[1],
+        chat_key=row[2],
+        quiz_id=row[3],
+        questions=tuple(row[4]),
+        locale=row[5],
+        started_at=row[6].astimezone(UTC),
+        finished_at=utc(row[7]),
+    )
+
+
+def schedule_of(row: Row) -> Schedule:
+    return Schedule(
+        chat_key=row[0],
+        at=time.fromisoformat(row[1]),
+        tz=row[2],
+        selector=row[3],
+        open_minutes=row[4],
+        updated_at=utc(row[5]),
+    )

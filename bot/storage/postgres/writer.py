@@ -1,0 +1,229 @@
+"""The writer task: group commit on one connection, one savepoint per write.
+
+Every write is a coroutine `op(connection, *args)`. Whatever the event loop queued while the
+previous transaction was committing becomes the next batch:
+
+    BEGIN; SAVEPOINT op                     -- one round trip
+      op1(db)                               -- a failing op is rolled back to its savepoint
+    RELEASE SAVEPOINT op; SAVEPOINT op      -- and fails alone; its neighbours still commit
+      op2(db)
+      ...
+    COMMIT
+
+and only after COMMIT are the batch's futures resolved: nothing is acknowledged before it is
+durable. If BEGIN or COMMIT fails, or the connection is lost, every op of the batch fails with
+that error (the next batch gets a new connection). An op that lost a deadlock or a
+serialization conflict to another process is run again in the next batch (the other
+transaction holds its locks until it commits, so retrying inside this one would meet it
+again).
+
+A batch holds at most MAX_BATCH writes: PostgreSQL keeps the ids of 64 subtransactions per
+transaction in shared memory, and a transaction with more makes every other session's
+snapshots slower while it runs.
+
+Ops never open transactions themselves (the writer drives them with plain SQL, which asyncpg
+does not track).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import asyncpg
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+Db = Any  # an asyncpg.Connection
+
+MAX_BATCH = 64
+RETRIES = 5  # times an op that lost a deadlock or a serialization conflict is run again
+# SQLSTATEs of a conflict with another transaction that the same op may win next time
+RETRYABLE = {"40001", "40P01", "55P03"}
+# an error of this class means the connection (or the server) is gone: reconnect
+CONNECTION_ERRORS = (
+    asyncpg.exceptions.ConnectionDoesNotExistError,
+    asyncpg.exceptions.InterfaceError,
+    asyncpg.exceptions.CannotConnectNowError,
+    asyncpg.exceptions.AdminShutdownError,
+    ConnectionError,
+    OSError,
+)
+
+
+class NotOpen(RuntimeError):
+    def __init__(self) -> None:
+        super().__init__("storage is not open")
+
+
+class _Op:
+    __slots__ = ("args", "fn", "future", "tries")
+
+    def __init__(self, fn: Callable[..., Awaitable[Any]], args: tuple[Any, ...],
+                 future: asyncio.Future[Any]) -> None:
+        self.fn = fn
+        self.args = args
+        self.future = future
+        self.tries = 0
+
+
+class Writer:
+    def __init__(
+        self, connect: Callable[[], Awaitable[Db]],
+        on_commit: Callable[[list[tuple[_Op, Any]]], None] | None = None,
+    ) -> None:
+        """`connect` opens the writer's connection (again after it was lost); `on_commit`
+        sees each committed batch's (op, result) pairs before the futures resolve."""
+        self._connect = connect
+        self._on_commit = on_commit
+        self._db: Db | None = None
+        self._queue: list[_Op] = []
+        self._wake = asyncio.Event()
+        self._accepting = False
+        self._closing = False
+        self._task: asyncio.Task[None] | None = None
+        self.batches = 0  # transactions committed for queued writes (for tests and bench)
+
+    async def start(self) -> None:
+        self._db = await self._connect()
+        self._accepting = True
+        self._task = asyncio.create_task(self._run(), name="quizbot-pg-writer")
+
+    def submit(self, fn: Callable[..., Awaitable[T]], *args: Any) -> asyncio.Future[T]:
+        """Queue `fn(connection, *args)`; the future resolves once its transaction
+        committed."""
+        if not self._accepting:
+            raise NotOpen()
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._queue.append(_Op(fn, args, future))
+        self._wake.set()
+        return future
+
+    async def close(self) -> None:
+        """Stop taking writes, run what is queued, close the connection."""
+        self._accepting = False
+        self._closing = True
+        self._wake.set()
+        if self._task is not None:
+            await self._task
+            self._task = None
+        if self._db is not None:
+            try:
+                await asyncio.wait_for(self._db.close(), 5)
+            except Exception:
+                self._db.terminate()
+            self._db = None
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    # the task --------------------------------------------------------------------------
+    async def _run(self) -> None:
+        while True:
+            if not self._queue:
+                if self._closing:
+                    return
+                await self._wake.wait()
+                self._wake.clear()
+                continue
+            batch, self._queue = self._queue[:MAX_BATCH], self._queue[MAX_BATCH:]
+            try:
+                await self._batch(batch)
+            except asyncio.CancelledError:
+                for op in batch:
+                    if not op.future.done():
+                        op.future.set_exception(NotOpen())
+                raise
+            except Exception:  # never leave a caller waiting
+                log.exception("write batch failed")
+                for op in batch:
+                    if not op.future.done():
+                        op.future.set_exception(NotOpen())
+
+    async def _batch(self, batch: list[_Op]) -> None:
+        try:
+            db = await self._connection()
+            outcomes = await self._transaction(db, batch)
+        except Exception as exc:
+            if isinstance(exc, CONNECTION_ERRORS):
+                await self._drop_connection()
+            log.error("write transaction failed (%s); %d writes not committed",
+                      exc, len(batch))
+            for op in batch:
+                _settle(op.future, False, exc)
+            return
+        self.batches += 1
+        retry: list[_Op] = []
+        done: list[tuple[_Op, Any]] = []
+        for op, ok, value in outcomes:
+            if not ok and _retryable(value) and op.tries < RETRIES:
+                op.tries += 1
+                retry.append(op)
+            elif ok:
+                done.append((op, value))
+        if self._on_commit is not None and done:
+            try:
+                self._on_commit(done)
+            except Exception:
+                log.exception("after-commit hook failed")
+        for op, ok, value in outcomes:
+            if op not in retry:
+                _settle(op.future, ok, value)
+        if retry:
+            self._queue[:0] = retry  # first in the next batch
+
+    async def _transaction(self, db: Db, batch: list[_Op]) -> list[tuple[_Op, bool, Any]]:
+        """One transaction for the batch; (op, ok, result or exception) per op."""
+        outcomes: list[tuple[_Op, bool, Any]] = []
+        execute = db.execute
+        begun = False
+        try:
+            await execute("BEGIN; SAVEPOINT op")
+            begun = True
+            for i, op in enumerate(batch):
+                if i:
+                    await execute("RELEASE SAVEPOINT op; SAVEPOINT op")
+                try:
+                    value = await op.fn(db, *op.args)
+                except CONNECTION_ERRORS:
+                    raise
+                except Exception as exc:  # this write fails alone
+                    await execute("ROLLBACK TO SAVEPOINT op")
+                    outcomes.append((op, False, exc))
+                else:
+                    outcomes.append((op, True, value))
+            await execute("COMMIT")
+        except BaseException:
+            if begun and not db.is_closed():
+                try:
+                    await asyncio.shield(db.execute("ROLLBACK"))
+                except Exception:
+                    await self._drop_connection()
+            raise
+        return outcomes
+
+    async def _connection(self) -> Db:
+        if self._db is None or self._db.is_closed():
+            self._db = await self._connect()
+        return self._db
+
+    async def _drop_connection(self) -> None:
+        db, self._db = self._db, None
+        if db is not None and not db.is_closed():
+            db.terminate()
+
+
+def _retryable(exc: object) -> bool:
+    return isinstance(exc, asyncpg.PostgresError) and exc.sqlstate in RETRYABLE
+
+
+def _settle(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
+    if future.done():  # the caller gave up
+        return
+    if ok:
+        future.set_result(value)
+    else:
+        future.set_exception(value)

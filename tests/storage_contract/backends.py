@@ -1,0 +1,236 @@
+"""The two backends as the contract tests see them: a database (a file, or a fresh PostgreSQL
+database), storages opened on it (each one is another process), and raw reads of its tables
+for the checks (what another connection sees, the aggregates against a recount)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+
+from bot.storage import SqliteStorage
+from bot.storage.materializer import Materializer as SqliteMaterializer
+from bot.storage.postgres.materializer import Materializer as PgMaterializer
+from bot.storage.postgres.storage import PostgresStorage
+from tests.storage_contract.pg import fresh_database
+
+Store = SqliteStorage | PostgresStorage
+Rows = list[tuple[Any, ...]]
+
+# answers in the order the materializer applies them, with their UTC day
+SQLITE_ANSWERS = (
+    "SELECT chat_key, person_key, correct, elapsed_ms, date(answered_at / 1000, 'unixepoch')"
+    " FROM answers ORDER BY id"
+)
+PG_ANSWERS = (
+    "SELECT chat_key, person_key, correct::int, elapsed_ms,"
+    " to_char((answered_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') FROM answers"
+    " ORDER BY tx, id"
+)
+
+
+class Backend:
+    name: str
+    database: str  # what QUIZBOT_DATABASE would say
+
+    def store(self, **options: Any) -> Store:
+        """A storage on this database, not opened (another process, if one is open)."""
+        raise NotImplementedError
+
+    @asynccontextmanager
+    async def opened(self, **options: Any) -> AsyncIterator[Store]:
+        store = self.store(**options)
+        await store.open()
+        try:
+            yield store
+        finally:
+            await store.close()
+
+    def materializer(self, **options: Any) -> Any:
+        raise NotImplementedError
+
+    async def fetch(self, sql: str, *args: Any) -> Rows:
+        """Rows of a query on a connection of its own (another process's view)."""
+        raise NotImplementedError
+
+    async def scalar(self, sql: str, *args: Any) -> Any:
+        rows = await self.fetch(sql, *args)
+        return rows[0][0] if rows else None
+
+    async def count(self, table: str) -> int:
+        return int(await self.scalar(f"SELECT count(*) FROM {table}"))
+
+    async def answers_in_order(self) -> Rows:
+        raise NotImplementedError
+
+    async def week_until(self) -> str | None:
+        raise NotImplementedError
+
+    async def stored(self) -> dict[str, Rows]:
+        """The aggregates as stored (days as YYYY-MM-DD, flags as 0/1)."""
+        raise NotImplementedError
+
+    async def unapplied(self) -> int:
+        raise NotImplementedError
+
+    async def recount(self) -> dict[str, Rows]:
+        """What the aggregates must hold, computed from the answers alone."""
+        scores: dict[tuple[str, str, str], list[int]] = {}
+        totals: dict[tuple[str, str], list[int]] = {}
+        streaks: dict[str, tuple[int, int]] = {}
+        rows = await self.answers_in_order()
+        for chat, person, correct, elapsed, day in rows:
+            for key in ((chat, day, person), ("*", day, person)):
+                acc = scores.setdefault(key, [0, 0, 0])
+                acc[0] += int(correct)
+                acc[1] += 1
+                acc[2] += elapsed
+            for pair in ((chat, person), ("*", person)):
+                acc = totals.setdefault(pair, [0, 0, 0])
+                acc[0] += int(correct)
+                acc[1] += 1
+                acc[2] += elapsed
+            current, best = streaks.get(person, (0, 0))
+            current = current + 1 if correct else 0
+            streaks[person] = (current, max(best, current))
+        until = await self.week_until()
+        week: dict[tuple[str, str], list[int]] = {}
+        if until is not None:
+            first = (date.fromisoformat(until) - timedelta(days=6)).isoformat()
+            for (chat, day, person), values in scores.items():
+                if first <= day <= until:
+                    acc = week.setdefault((chat, person), [0, 0, 0])
+                    for i in range(3):
+                        acc[i] += values[i]
+        people = await self.people_with_streaks()
+        return {
+            "week": sorted((*k, *v) for k, v in week.items()),
+            "scores": sorted((*k, *v) for k, v in scores.items()),
+            "totals": sorted((*k, *v) for k, v in totals.items()),
+            "streaks": sorted((k, *streaks.get(k, (0, 0))) for k in people),
+        }
+
+    async def people_with_streaks(self) -> list[str]:
+        raise NotImplementedError
+
+
+class SqliteBackend(Backend):
+    name = "sqlite"
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.database = str(path)
+
+    def store(self, **options: Any) -> Store:
+        return SqliteStorage(self.path, **options)
+
+    def materializer(self, **options: Any) -> SqliteMaterializer:
+        options.pop("wait_limit", None)
+        return SqliteMaterializer(**options)
+
+    async def fetch(self, sql: str, *args: Any) -> Rows:
+        sql = _qmarks(sql)
+        with sqlite3.connect(self.path, timeout=10) as db:
+            return [tuple(r) for r in db.execute(sql, args).fetchall()]
+
+    async def answers_in_order(self) -> Rows:
+        return await self.fetch(SQLITE_ANSWERS)
+
+    async def week_until(self) -> str | None:
+        value = await self.scalar("SELECT until FROM week_window")
+        return None if value is None else str(value)
+
+    async def people_with_streaks(self) -> list[str]:
+        return [r[0] for r in await self.fetch("SELECT key FROM persons")]
+
+    async def stored(self) -> dict[str, Rows]:
+        return {
+            "week": sorted(await self.fetch(
+                "SELECT chat_key, person_key, correct, answered, time_ms FROM week_scores")),
+            "scores": sorted(await self.fetch(
+                "SELECT chat_key, day, person_key, correct, answered, time_ms FROM scores")),
+            "totals": sorted(await self.fetch(
+                "SELECT chat_key, person_key, correct, answered, time_ms FROM totals")),
+            "streaks": sorted(await self.fetch(
+                "SELECT key, current_streak, best_streak FROM persons")),
+        }
+
+    async def unapplied(self) -> int:
+        top = await self.scalar("SELECT COALESCE(MAX(id), 0) FROM answers")
+        at = await self.scalar("SELECT position FROM materialized")
+        return int(top - at)
+
+
+class PostgresBackend(Backend):
+    name = "postgres"
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.database = url
+
+    def store(self, **options: Any) -> Store:
+        return PostgresStorage(self.url, **options)
+
+    def materializer(self, **options: Any) -> PgMaterializer:
+        return PgMaterializer(**options)
+
+    async def fetch(self, sql: str, *args: Any) -> Rows:
+        db = await asyncpg.connect(self.url)
+        try:
+            return [tuple(r) for r in await db.fetch(sql, *args)]
+        finally:
+            await db.close()
+
+    async def answers_in_order(self) -> Rows:
+        return await self.fetch(PG_ANSWERS)
+
+    async def week_until(self) -> str | None:
+        value = await self.scalar("SELECT until FROM week_window")
+        return None if value is None else value.isoformat()
+
+    async def people_with_streaks(self) -> list[str]:
+        return [r[0] for r in await self.fetch("SELECT key FROM persons")]
+
+    async def stored(self) -> dict[str, Rows]:
+        people = await self.people_with_streaks()
+        streaks = {
+            r[0]: (r[1], r[2]) for r in await self.fetch(
+                "SELECT person_key, current_streak, best_streak FROM streaks")
+        }
+        return {
+            "week": sorted(await self.fetch(
+                "SELECT chat_key, person_key, correct, answered, time_ms FROM week_scores")),
+            "scores": sorted(await self.fetch(
+                "SELECT chat_key, to_char(day, 'YYYY-MM-DD'), person_key, correct, answered,"
+                " time_ms FROM scores")),
+            "totals": sorted(await self.fetch(
+                "SELECT chat_key, person_key, correct, answered, time_ms FROM totals")),
+            "streaks": sorted((k, *streaks.get(k, (0, 0))) for k in people),
+        }
+
+    async def unapplied(self) -> int:
+        return int(await self.scalar(
+            "SELECT count(*) FROM answers AS a, materialized AS m"
+            " WHERE (a.tx, a.id) > (m.tx, m.id)"
+        ))
+
+
+def _qmarks(sql: str) -> str:
+    """`$1`-style placeholders (PostgreSQL's) as SQLite's `?`, so a check is written once."""
+    import re
+
+    return re.sub(r"\$\d+", "?", sql)
+
+
+@asynccontextmanager
+async def backend_for(name: str, tmp_path: Path) -> AsyncIterator[Backend]:
+    if name == "sqlite":
+        yield SqliteBackend(tmp_path / "quiz.db")
+    else:
+        async with fresh_database() as url:
+            yield PostgresBackend(url)
