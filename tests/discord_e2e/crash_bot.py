@@ -6,8 +6,10 @@
 The production parts wired as `quizbot run` wires them (bot/app.py: `open_service` for the
 content, the SQLite file and the core; `run_adapters` for the scheduler, SIGTERM/SIGINT and a
 connection ending for good), with the real DiscordAdapter pointed at the fake. Only the
-adapter's timings differ: READY at once after the fake's single guild, and a short live count
-interval. Its exit status is `run_adapters`'s (0 after SIGTERM).
+adapter's timings differ: READY at once after the fake's guilds, no wait between IDENTIFYs, and
+a short live count interval. Its exit status is `run_adapters`'s (0 after SIGTERM). With
+QUIZBOT_DISCORD_SHARD_COUNT and QUIZBOT_DISCORD_SHARDS it runs those shards (test_shards.py
+runs several of these on one database).
 """
 
 from __future__ import annotations
@@ -30,8 +32,9 @@ async def main() -> int:
     settings = Settings(_env_file=None)  # type: ignore[call-arg]
     logs.setup(settings.quizbot_log_level, settings.secrets())
     async with open_service(settings) as service:
+        # the fake takes IDENTIFYs without Discord's 5 s window: shards start at once
         adapter = DiscordAdapter(service, settings, guild_ready_timeout=0.05,
-                                 ready_timeout=20.0, live_interval=0.5)
+                                 ready_timeout=20.0, live_interval=0.5, identify_interval=0.0)
         try:
             return int(await run_adapters(service, [adapter], settings))
         except (CredentialsRejected, ConnectionLost) as exc:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import signal
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -37,10 +38,20 @@ from bot.storage import SqliteStorage
 from tests.clock import FakeClock
 from tests.discord_e2e.conftest import StartBot
 from tests.discord_e2e.helpers import bound_post, click, make_settings, wrong
+from tests.discord_e2e.processes import (
+    BotProcess,
+    Burst,
+    assert_acknowledged_clicks_stored,
+    assert_aggregates_match_answers,
+    assert_clean_logs,
+    seeded,
+    stored_answers,
+)
 from tests.fakes.discord_api import (
     MANAGE_GUILD,
     FakeDiscord,
     GuildRef,
+    Interaction,
     Reply,
     User,
     buttons_of,
@@ -389,3 +400,103 @@ def test_shard_settings(count: int | None, shards: str | None,
                         quizbot_discord_shards=shards)
     assert settings.discord_shards == expected
 
+
+
+# processes killed -9 while the others go on ---------------------------------------------------
+SHARDS = {"a": "0-1", "b": "2-3"}
+GUILDS_PER_SHARD = 2
+ROUNDS = 4  # the victim alternates: a, b, a, b
+CLICKS = 160  # per round, over the questions of every guild
+PACE = 5  # clicks sent together, every 2 ms
+
+
+@pytest.fixture
+async def cluster(fake: FakeDiscord, tmp_path: Path) -> AsyncIterator[dict[str, BotProcess]]:
+    """Two crash_bot.py processes on one SQLite file, shards 0-1 and 2-3 of 4 (not started)."""
+    db = tmp_path / "quiz.db"
+    processes = {
+        label: BotProcess(fake, db, tmp_path, label=label, env={
+            "QUIZBOT_DISCORD_SHARD_COUNT": str(COUNT), "QUIZBOT_DISCORD_SHARDS": shards,
+        })
+        for label, shards in SHARDS.items()
+    }
+    yield processes
+    for process in processes.values():
+        if process.proc is not None:
+            await process.kill()
+
+
+def runs(label: str, guild_id: int) -> bool:
+    low, high = (int(x) for x in SHARDS[label].split("-"))
+    return low <= shard_of(guild_id, COUNT) <= high
+
+
+async def round_with_a_kill(cluster: dict[str, BotProcess], victim: str, burst: Burst,
+                            fake: FakeDiscord) -> bool:
+    """A burst of clicks over the guilds of both processes; `victim` is killed -9 after a
+    random number of them while the rest keep coming (the other process answers its guilds'
+    ones; those for the victim's guilds are lost, as on Discord while nobody runs their
+    shard). The victim is started again and whoever got no answer clicks again. Returns
+    whether the kill left both answered and unanswered clicks behind it among those the
+    victim was sent before it."""
+    rng = burst.rng
+    proc = cluster[victim]
+    survivor = cluster[next(label for label in cluster if label != victim)]
+    plan = burst.plan(burst.people(CLICKS))
+    cut = rng.randrange(CLICKS // 3, CLICKS)
+    sent: list[Interaction] = []
+    for i, (user, message, shown) in enumerate(plan):
+        if i == cut:
+            await asyncio.sleep(rng.uniform(0, 0.003))
+            proc.signal(signal.SIGKILL)
+        sent.append(await burst.click(user, message, shown, within=0 if i >= cut else 5.0))
+        if i % PACE == PACE - 1:
+            await asyncio.sleep(0.002)
+    await proc.exited()
+
+    def guild(it: Interaction) -> int:
+        return int(it.payload["guild_id"])
+
+    theirs = [it for it in sent if not runs(victim, guild(it))]
+    assert all(it.shard is not None for it in theirs), "the survivor's guilds were served"
+    await burst.answered(theirs)
+    unanswered = [it for it in sent if it.callback is None]
+    assert all(runs(victim, guild(it)) for it in unanswered)
+    # the victim's clicks sent before it was killed: was it killed in the middle of them?
+    taken = [it for it in sent[:cut] if runs(victim, guild(it))]
+    lost = sum(it.callback is None for it in taken)
+    await proc.start()
+    assert survivor.proc is not None and survivor.proc.returncode is None, survivor.log()
+    await burst.answered(await burst.again(unanswered))
+    return lost not in (0, len(taken))
+
+
+async def test_two_sharded_processes_with_kill_9_lose_nothing_acknowledged(
+    fake: FakeDiscord, cluster: dict[str, BotProcess]
+) -> None:
+    rng, seed = seeded()
+    guilds = [fake.add_guild(f"Guild {shard}.{n}", shard=(shard, COUNT))
+              for shard in range(COUNT) for n in range(GUILDS_PER_SHARD)]
+    for process in cluster.values():
+        await process.start()
+    burst = Burst(fake, rng)
+    await burst.post_questions([g.channel_id for g in guilds])
+    served = {label: {it.shard for it in fake.interactions.values()
+                      if runs(label, int(it.payload["guild_id"]))} for label in cluster}
+    assert served == {"a": {0, 1}, "b": {2, 3}}
+
+    mid_burst = 0
+    for n in range(ROUNDS):
+        mid_burst += await round_with_a_kill(cluster, "ab"[n % 2], burst, fake)
+
+    for process in cluster.values():
+        code, _ = await process.terminate()
+        assert code == 0, process.log()
+    assert mid_burst, f"no kill came in the middle of the bot's work (CRASH_SEED={seed})"
+    db = cluster["a"].db
+    stored = await stored_answers(db)
+    assert_acknowledged_clicks_stored(db, burst, stored)
+    assert len(stored) == ROUNDS * CLICKS, f"CRASH_SEED={seed}"
+    assert_aggregates_match_answers(db)
+    for process in cluster.values():
+        assert_clean_logs(process)
