@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import socket
 import sys
 from pathlib import Path
@@ -85,3 +86,31 @@ async def test_an_unreachable_api_is_one_line_and_exit_5(
     code, line = await one_line(proc)
     assert code == Exit.CONNECTION
     assert "DISCORD_API_BASE_URL" in line, line
+
+
+async def test_bad_shard_settings_are_one_line_and_exit_2(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    proc = await quizbot_run(tmp_path, fake, QUIZBOT_DISCORD_SHARD_COUNT="4",
+                             QUIZBOT_DISCORD_SHARDS="2-4")
+    code, line = await one_line(proc)
+    assert code == Exit.CONFIG
+    assert line == ("quizbot: configuration error: QUIZBOT_DISCORD_SHARDS: shard 4 does not "
+                    "exist: shard ids go from 0 to 3 with QUIZBOT_DISCORD_SHARD_COUNT=4")
+    assert not fake.requests, "nothing was tried"
+
+
+async def test_a_sharded_run_names_its_shards_when_it_starts(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    # one shard: a second would IDENTIFY after Discord's 5 s window
+    proc = await quizbot_run(tmp_path, fake, QUIZBOT_DISCORD_SHARD_COUNT="4",
+                             QUIZBOT_DISCORD_SHARDS="1", QUIZBOT_LOG_LEVEL="INFO")
+    await fake.until(lambda: fake.commands, WITHIN, "the bot to be ready and synced")
+    assert fake.identified_shards == [(1, 4)]
+    proc.send_signal(signal.SIGTERM)
+    _, err = await asyncio.wait_for(proc.communicate(), WITHIN)
+    assert proc.returncode == Exit.OK
+    stderr = err.decode()
+    assert "running: Discord (shard 1 of 4);" in stderr, stderr
+    assert "Traceback" not in stderr and TOKEN not in stderr
