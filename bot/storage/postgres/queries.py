@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
-from bot.core.ports import AnswerRecord, PostRecord, RunRecord
+from bot.core.ports import AnswerRecord, ItemResponse, PostRecord, RunRecord
 from bot.core.schedule import Schedule
 from bot.storage.postgres.records import (
     ANSWER_COLUMNS,
@@ -138,6 +138,23 @@ async def person_history(db: Db, person_key: str) -> dict[tuple[str, str], bool]
         person_key,
     )
     return {(r[0], r[1]): bool(r[2]) for r in rows}
+
+
+async def item_responses(
+    db: Db, quiz_id: str | None, chat_key: str | None
+) -> list[ItemResponse]:
+    """Each person's first answer (lowest id) to each question in scope, oldest first; an
+    admin's report, read from the answers themselves (one scan of the scope)."""
+    rows = await db.fetch(
+        "SELECT person_key, chat_key, quiz_id, question_id, option, correct, elapsed_ms FROM"
+        " (SELECT DISTINCT ON (person_key, quiz_id, question_id) * FROM answers"
+        "  WHERE ($1::text IS NULL OR quiz_id = $1) AND ($2::text IS NULL OR chat_key = $2)"
+        "  ORDER BY person_key, quiz_id, question_id, id) AS first"
+        " ORDER BY id",
+        quiz_id, chat_key,
+    )
+    return [ItemResponse(r[0], r[1], r[2], r[3], int(r[4]), bool(r[5]), int(r[6]))
+            for r in rows]
 
 
 async def person_totals(db: Db, person_key: str) -> dict[str, tuple[int, int]]:

@@ -28,6 +28,7 @@ import asyncpg
 
 from bot.core.ports import (
     AnswerRecord,
+    ItemResponse,
     NewPost,
     PostRecord,
     RecordOutcome,
@@ -404,6 +405,11 @@ class PostgresStorage:
 
     async def person_history(self, person_key: str) -> dict[tuple[str, str], bool]:
         return await self._read(queries.person_history, person_key)
+
+    async def item_responses(
+        self, quiz_id: str | None = None, chat_key: str | None = None
+    ) -> list[ItemResponse]:
+        return await self._read(queries.item_responses, quiz_id, chat_key)
 
     # quiz runs -------------------------------------------------------------------------
     async def create_run(
