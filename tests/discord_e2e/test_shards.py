@@ -283,7 +283,7 @@ async def test_identifies_keep_to_discords_limit_and_its_advice_is_a_warning(
     at = dict(zip((s[0] for s in fake.identified_shards if s), fake.identified_at, strict=True))
     # two buckets (shard id % 2): 0 and 1 at once, 2 and 3 a window after 0 and 1
     assert at[1] - at[0] < interval / 2
-    assert at[2] - at[0] >= interval * 0.95 and at[3] - at[1] >= interval * 0.95
+    assert at[2] - at[0] >= interval * 0.9 and at[3] - at[1] >= interval * 0.9
     assert [r.getMessage() for r in caplog.records if r.name.startswith("bot")] == [
         "Discord recommends 8 shards for this bot; QUIZBOT_DISCORD_SHARD_COUNT is 4 "
         "(Discord refuses a shard with too many servers: close code 4011)"

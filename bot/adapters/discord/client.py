@@ -69,7 +69,8 @@ class QuizBot(commands.Bot):
         )
         self.identify_interval = identify_interval
         self.max_concurrency = 1  # the adapter sets Discord's figure before connecting
-        self._identify_buckets: dict[int, tuple[asyncio.Lock, list[float]]] = {}
+        self._identify_locks: dict[int, asyncio.Lock] = {}  # per rate-limit bucket
+        self._identified: dict[int, float] = {}  # bucket -> when it last IDENTIFYed (loop time)
         self.cogs_to_add = list(cogs)
         self.buttons = buttons
         self.intake = intake = intake or Intake()
@@ -89,12 +90,12 @@ class QuizBot(commands.Bot):
         rate-limit bucket (discord.py waits 5 s before every IDENTIFY but the first, so a
         process of many shards would start no faster with a larger max_concurrency)."""
         bucket = (shard_id or 0) % max(1, self.max_concurrency)
-        lock, last = self._identify_buckets.setdefault(bucket, (asyncio.Lock(), []))
         loop = asyncio.get_running_loop()
-        async with lock:
-            if last and (wait := last[0] + self.identify_interval - loop.time()) > 0:
+        async with self._identify_locks.setdefault(bucket, asyncio.Lock()):
+            last = self._identified.get(bucket)
+            if last is not None and (wait := last + self.identify_interval - loop.time()) > 0:
                 await asyncio.sleep(wait)
-            last[:] = [loop.time()]
+            self._identified[bucket] = loop.time()
 
 
 class ShardedQuizBot(QuizBot, commands.AutoShardedBot):
