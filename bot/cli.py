@@ -178,7 +178,12 @@ def _content_import(settings: Settings, args: argparse.Namespace) -> int:
         return 1
     for problem in warnings:
         print(problem, file=sys.stderr)
-    for pack, path in zip(packs, write(packs, out), strict=True):
+    try:
+        written = write(packs, out)
+    except OSError as exc:
+        print(f"quizbot: cannot write to {out}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    for pack, path in zip(packs, written, strict=True):
         print(f"wrote {path}: quiz {pack.quiz_id}, {pack.questions} questions")
     return 0
 

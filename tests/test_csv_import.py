@@ -414,3 +414,13 @@ def test_fuzz_any_cell_reads_back_or_is_reported_at_its_row(tmp_path: Path, text
     assert quiz.questions[0].options[0].text.en == (
         f"O {text}".replace("\r\n", "\n").replace("\r", "\n").strip()
     )
+
+
+def test_an_output_folder_that_cannot_be_made_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "file").write_text("not a folder", encoding="utf-8")
+    path = write_csv(tmp_path, sheet([full_row("demo", "demo-one")]))
+    code, out, err = import_cli(capsys, path, "--out", str(tmp_path / "file"))
+    assert code == 1 and out == ""
+    assert err.splitlines()[-1].startswith(f"quizbot: cannot write to {tmp_path / 'file'}: ")
