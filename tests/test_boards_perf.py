@@ -74,6 +74,22 @@ async def check_every_board(
             assert nobody is None
 
 
+def assert_rank_counts(path: Path) -> None:
+    """rank_counts holds, for every board, how many people have each number of correct
+    answers (rows emptied to 0 may stay)."""
+    with sqlite3.connect(path) as db:
+        kept = sorted(db.execute(
+            "SELECT board, chat_key, day, correct, people FROM rank_counts WHERE people != 0"
+        ))
+        counted = sorted(db.execute(
+            "SELECT 'all', chat_key, '', correct, COUNT(*) FROM totals GROUP BY chat_key, correct"
+            " UNION ALL SELECT 'week', chat_key, '', correct, COUNT(*) FROM week_scores"
+            " GROUP BY chat_key, correct UNION ALL SELECT 'day', chat_key, day, correct,"
+            " COUNT(*) FROM scores GROUP BY chat_key, day, correct"
+        ))
+    assert kept == counted
+
+
 async def test_every_board_equals_a_recount_as_days_go_by(tmp_path: Path) -> None:
     """Twelve days of answers in two chats; the week window rolls by answers arriving, by a
     board asked for on a day without answers, and once across a gap of more than a week."""
@@ -88,6 +104,10 @@ async def test_every_board_equals_a_recount_as_days_go_by(tmp_path: Path) -> Non
                     await answer_on(store, rng, chat, day, people=24)
             await store.materialize()
             await check_every_board(store, path, day.date(), people=24)
+            assert_rank_counts(path)
+        assert await store.migrate_chat("tg:-2", "tg:-1")  # two boards become one
+        await check_every_board(store, path, (DAY0 + timedelta(days=26)).date(), people=24)
+        assert_rank_counts(path)
 
 
 async def test_a_clock_behind_the_newest_answers_still_gets_the_right_board(

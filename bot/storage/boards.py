@@ -7,8 +7,10 @@ A board is a source table walked in rank order through an index (migration 7):
 - the week:  week_scores (chat_key, correct DESC, time_ms, person_key)   week_rank
              the 7 days up to week_window.until, kept by the materializer
 The top N is read with LIMIT first and the names joined to those N rows only; "my rank" is
-1 + the rows ranked above mine, counted in the same index (O(rank) index entries, no table
-rows); the day streaks of every shown row come from one query of daily answers.
+1 + the people above me: rank_counts (people per board and number of correct answers, kept by
+triggers on these tables) gives those with more correct answers, and the index counts those
+level with me who were faster; the day streaks of every shown row come from one query of
+daily answers.
 
 A board whose period does not line up with those tables (a week window that has not rolled to
 today yet is rolled first, by the writer; a clock behind the newest answers) is summed from
@@ -46,14 +48,14 @@ def leaderboard(
     with snapshot(db):
         if since_day is None:
             return _ranked(db, "totals", "totals_rank", "chat_key=?", (chat,), limit,
-                           person_key)
+                           person_key, ("all", chat, ""))
         until = week_until(db)  # no scores row is later than this day
         if until is None or since_day >= until:  # only since_day itself can hold rows
             return _ranked(db, "scores", "scores_rank", "chat_key=? AND day=?",
-                           (chat, since_day), limit, person_key)
+                           (chat, since_day), limit, person_key, ("day", chat, since_day))
         if since_day == week_start(until):
             return _ranked(db, "week_scores", "week_rank", "chat_key=?", (chat,), limit,
-                           person_key)
+                           person_key, ("week", chat, ""))
         if since_day > week_start(until) and may_roll:
             return Roll(_day_after(since_day, WEEK_DAYS - 1))
         return _summed(db, chat, since_day, limit, person_key)
@@ -65,7 +67,7 @@ def _day_after(day: str, days: int) -> str:
 
 def _ranked(
     db: Db, table: str, index: str, where: str, params: tuple[Any, ...], limit: int,
-    person_key: str | None,
+    person_key: str | None, counts: tuple[str, str, str],
 ) -> Board:
     # the rank index yields rows in rank order (named: no statistics needed to pick it):
     # LIMIT stops the walk, then the N names are looked up
@@ -88,13 +90,16 @@ def _ranked(
     if mine is None:
         return top, None
     correct, answered, time_ms = mine
-    # the rows above mine: three ranges of the rank index, counted without reading a row
+    # the people above me: those with more correct answers from rank_counts (one row per
+    # score), those level with me and faster (or as fast, earlier key) counted in the rank
+    # index without reading a table row
     above = db.execute(
-        f"SELECT (SELECT COUNT(*) FROM {ranked} WHERE {where} AND correct > ?)"
+        "SELECT (SELECT COALESCE(SUM(people), 0) FROM rank_counts"
+        "        WHERE board=? AND chat_key=? AND day=? AND correct > ?)"
         f" + (SELECT COUNT(*) FROM {ranked} WHERE {where} AND correct = ? AND time_ms < ?)"
         f" + (SELECT COUNT(*) FROM {ranked} WHERE {where} AND correct = ? AND time_ms = ?"
         "     AND person_key < ?)",
-        (*params, correct, *params, correct, time_ms, *params, correct, time_ms, person_key),
+        (*counts, correct, *params, correct, time_ms, *params, correct, time_ms, person_key),
     ).fetchone()[0]
     return top, ScoreRow(person_key, _name(db, person_key), correct, answered, time_ms,
                          above + 1)

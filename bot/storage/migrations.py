@@ -219,6 +219,79 @@ MIGRATIONS: list[str] = [
     CREATE INDEX answers_daily ON answers(person_key, daily_date, correct, chat_key)
         WHERE daily_date IS NOT NULL;
     """,
+    # 8: how many people each board has per number of correct answers, so "my rank" counts
+    # only the people level with me in the rank index, and sums this for those above. Kept
+    # by triggers on the aggregate tables, which only the materializer (and a chat's move)
+    # writes: nothing of this is on the answer's path.
+    """
+    CREATE TABLE rank_counts (
+        board TEXT NOT NULL,              -- 'all' (totals), 'week' (week_scores), 'day' (scores)
+        chat_key TEXT NOT NULL,
+        day TEXT NOT NULL,                -- a 'day' board's day; '' for the others
+        correct INTEGER NOT NULL,
+        people INTEGER NOT NULL,
+        PRIMARY KEY (board, chat_key, day, correct)
+    ) WITHOUT ROWID;
+    INSERT INTO rank_counts(board, chat_key, day, correct, people)
+        SELECT 'all', chat_key, '', correct, COUNT(*) FROM totals GROUP BY chat_key, correct;
+    INSERT INTO rank_counts(board, chat_key, day, correct, people)
+        SELECT 'week', chat_key, '', correct, COUNT(*) FROM week_scores
+        GROUP BY chat_key, correct;
+    INSERT INTO rank_counts(board, chat_key, day, correct, people)
+        SELECT 'day', chat_key, day, correct, COUNT(*) FROM scores
+        GROUP BY chat_key, day, correct;
+    CREATE TRIGGER totals_counted_insert AFTER INSERT ON totals BEGIN
+        INSERT INTO rank_counts(board, chat_key, day, correct, people)
+        VALUES ('all', NEW.chat_key, '', NEW.correct, 1)
+        ON CONFLICT(board, chat_key, day, correct) DO UPDATE SET people = people + 1;
+    END;
+    CREATE TRIGGER totals_counted_delete AFTER DELETE ON totals BEGIN
+        UPDATE rank_counts SET people = people - 1 WHERE board = 'all'
+            AND chat_key = OLD.chat_key AND day = '' AND correct = OLD.correct;
+    END;
+    CREATE TRIGGER totals_counted_update AFTER UPDATE OF correct ON totals
+    WHEN OLD.correct <> NEW.correct BEGIN
+        UPDATE rank_counts SET people = people - 1 WHERE board = 'all'
+            AND chat_key = OLD.chat_key AND day = '' AND correct = OLD.correct;
+        INSERT INTO rank_counts(board, chat_key, day, correct, people)
+        VALUES ('all', NEW.chat_key, '', NEW.correct, 1)
+        ON CONFLICT(board, chat_key, day, correct) DO UPDATE SET people = people + 1;
+    END;
+    CREATE TRIGGER week_scores_counted_insert AFTER INSERT ON week_scores BEGIN
+        INSERT INTO rank_counts(board, chat_key, day, correct, people)
+        VALUES ('week', NEW.chat_key, '', NEW.correct, 1)
+        ON CONFLICT(board, chat_key, day, correct) DO UPDATE SET people = people + 1;
+    END;
+    CREATE TRIGGER week_scores_counted_delete AFTER DELETE ON week_scores BEGIN
+        UPDATE rank_counts SET people = people - 1 WHERE board = 'week'
+            AND chat_key = OLD.chat_key AND day = '' AND correct = OLD.correct;
+    END;
+    CREATE TRIGGER week_scores_counted_update AFTER UPDATE OF correct ON week_scores
+    WHEN OLD.correct <> NEW.correct BEGIN
+        UPDATE rank_counts SET people = people - 1 WHERE board = 'week'
+            AND chat_key = OLD.chat_key AND day = '' AND correct = OLD.correct;
+        INSERT INTO rank_counts(board, chat_key, day, correct, people)
+        VALUES ('week', NEW.chat_key, '', NEW.correct, 1)
+        ON CONFLICT(board, chat_key, day, correct) DO UPDATE SET people = people + 1;
+    END;
+    CREATE TRIGGER scores_counted_insert AFTER INSERT ON scores BEGIN
+        INSERT INTO rank_counts(board, chat_key, day, correct, people)
+        VALUES ('day', NEW.chat_key, NEW.day, NEW.correct, 1)
+        ON CONFLICT(board, chat_key, day, correct) DO UPDATE SET people = people + 1;
+    END;
+    CREATE TRIGGER scores_counted_delete AFTER DELETE ON scores BEGIN
+        UPDATE rank_counts SET people = people - 1 WHERE board = 'day'
+            AND chat_key = OLD.chat_key AND day = OLD.day AND correct = OLD.correct;
+    END;
+    CREATE TRIGGER scores_counted_update AFTER UPDATE OF correct ON scores
+    WHEN OLD.correct <> NEW.correct BEGIN
+        UPDATE rank_counts SET people = people - 1 WHERE board = 'day'
+            AND chat_key = OLD.chat_key AND day = OLD.day AND correct = OLD.correct;
+        INSERT INTO rank_counts(board, chat_key, day, correct, people)
+        VALUES ('day', NEW.chat_key, NEW.day, NEW.correct, 1)
+        ON CONFLICT(board, chat_key, day, correct) DO UPDATE SET people = people + 1;
+    END;
+    """,
 ]
 
 
