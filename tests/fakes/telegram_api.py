@@ -27,7 +27,8 @@ aiohttp on 127.0.0.1 (random port). Point PTB at `fake.base_url`. What it honour
   broken connection or no answer within `delivery_timeout` counts as failed, as on Telegram
   (which waits 60 s). Each request is recorded in `deliveries`; `webhook_confirmed` holds the
   updates answered 2xx. `webhook_targets` makes the fake a round-robin load balancer: each
-  request goes to the next of these URLs instead of the registered one.
+  request goes to the next of these URLs instead of the registered one (`webhook_router`, a
+  function of the update, picks instead when set).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ import json
 import re
 import time
 from collections import defaultdict, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -158,6 +160,7 @@ class FakeTelegramAPI:
         # webhooks
         self.webhook: dict[str, Any] | None = None  # setWebhook's parameters while set
         self.webhook_targets: list[str] | None = None  # round-robin load balancer
+        self.webhook_router: Callable[[dict[str, Any]], str] | None = None  # or this picks
         self.delivery_timeout = 10.0  # seconds before an unanswered request counts as failed
         self.retry_delay = 0.05  # seconds before the first retry; doubles up to the next
         self.max_retry_delay = 0.4
@@ -562,7 +565,12 @@ class FakeTelegramAPI:
     async def _deliver(self, update: dict[str, Any], webhook: dict[str, Any]) -> None:
         update_id = update["update_id"]
         targets = self.webhook_targets
-        target = targets[next(self._round_robin) % len(targets)] if targets else webhook["url"]
+        if self.webhook_router is not None:
+            target = self.webhook_router(update)
+        elif targets:
+            target = targets[next(self._round_robin) % len(targets)]
+        else:
+            target = webhook["url"]
         delivery = Delivery(update_id, target)
         self.deliveries.append(delivery)
         headers = {"Content-Type": "application/json"}
