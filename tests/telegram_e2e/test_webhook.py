@@ -4,16 +4,24 @@ and sends it again until it is answered 2xx, as Telegram does (tests/fakes/teleg
 In this process: the chat rules of tests/behaviour through the webhook, setWebhook and its
 watch, the secret, 200 only after the commit, 500 and 503 sent again, a poison update, joining
 an update sent again while it runs, stopping, and two adapters on one database file behind
-the fake's round-robin (each with its own core and storage, as two processes have). The
-subprocess tests (kill -9, two `quizbot run` processes) are in test_webhook_processes.py.
+the fake's round-robin (each with its own core and storage, as two processes have).
+As processes of their own: kill -9 during bursts (crash_bot.py in webhook mode), and two
+`quizbot run` processes on one database behind the fake's round-robin, one of them killed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import random
+import secrets
+import signal
+import sqlite3
+import sys
+from collections import Counter
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -35,6 +43,13 @@ from tests.clock import FakeClock
 from tests.errorlog import ErrorLog, failing_on_errors
 from tests.fakes.telegram_api import FakeTelegramAPI
 from tests.telegram_e2e.conftest import Harness
+from tests.telegram_e2e.test_crash import (
+    PACKS,
+    ROOT,
+    BotProcess,
+    assert_aggregates_match_answers,
+    kill_9_during_bursts,
+)
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 
@@ -681,3 +696,195 @@ def test_the_unbound_window_is_short():
     # a poll bound to nothing is asked for again only briefly: Telegram slows a bot whose
     # webhook keeps failing
     assert tg_context.UNBOUND_FOR <= 300
+
+
+# processes of their own -----------------------------------------------------------------------
+WEBHOOK_ROUNDS = 5
+
+
+async def test_kill_9_during_bursts_through_the_webhook_loses_nothing_answered_200(
+    fake_tg, tmp_path
+):
+    port = free_port()
+    bot = BotProcess(fake_tg, tmp_path / "quiz.db", tmp_path, webhook=(
+        f"http://127.0.0.1:{port}/telegram", f"127.0.0.1:{port}", secrets.token_urlsafe(32)))
+    try:
+        await kill_9_during_bursts(fake_tg, bot, tmp_path, WEBHOOK_ROUNDS,
+                                   confirmed=fake_tg.webhook_confirmed.__contains__)
+    finally:
+        if bot.proc is not None:
+            await bot.kill()
+    assert not fake_tg.calls_of("getUpdates", ok_only=False)
+    assert len(fake_tg.calls_of("setWebhook")) == WEBHOOK_ROUNDS + 1
+
+
+QUESTION_SECONDS_LIVE = 15  # long enough for the burst, a kill and a restart
+
+
+class QuizbotRun:
+    """`quizbot run` as a process of its own, configured through its environment only."""
+
+    def __init__(self, fake: FakeTelegramAPI, workdir: Path, name: str, env: dict[str, str],
+                 port: int) -> None:
+        self.fake = fake
+        self.workdir = workdir
+        self.name = name
+        self.env = env
+        self.port = port
+        self.proc: asyncio.subprocess.Process | None = None
+        self.starts = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/telegram"
+
+    async def start(self) -> None:
+        before = len(self.fake.calls_of("setWebhook", ok_only=False))
+        self.starts += 1
+        log = (self.workdir / f"{self.name}-{self.starts}.log").open("wb")
+        self.proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot.cli", "run", cwd=self.workdir, env=self.env,
+            stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=log,
+        )
+        log.close()
+        deadline = asyncio.get_running_loop().time() + 20
+        while len(self.fake.calls_of("setWebhook", ok_only=False)) <= before:
+            assert self.proc.returncode is None, f"{self.name} exited at start:\n{self.log()}"
+            assert asyncio.get_running_loop().time() < deadline, f"{self.name} never started"
+            await asyncio.sleep(0.01)
+
+    def log(self) -> str:
+        return "\n".join((self.workdir / f"{self.name}-{n}.log").read_text(errors="replace")
+                         for n in range(1, self.starts + 1))
+
+    async def kill(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        await self.proc.wait()
+        self.proc = None
+
+    async def stop(self) -> int:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            code = await asyncio.wait_for(self.proc.wait(), 15)
+        finally:
+            if self.proc.returncode is None:
+                self.proc.kill()
+            self.proc = None
+        return code
+
+
+def quizbot_env(fake: FakeTelegramAPI, db: Path, public_url: str, port: int,
+                secret: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("TELEGRAM_", "DISCORD_", "QUIZBOT_"))}
+    return {
+        **env, "NO_PROXY": "127.0.0.1,localhost", "PYTHONPATH": str(ROOT),
+        "TELEGRAM_BOT_TOKEN": fake.token, "TELEGRAM_API_BASE_URL": fake.base_url,
+        "QUIZBOT_DATABASE": str(db), "QUIZBOT_CONTENT_DIR": str(PACKS),
+        "QUIZBOT_QUESTION_SECONDS": str(QUESTION_SECONDS_LIVE), "QUIZBOT_LOG_LEVEL": "INFO",
+        "QUIZBOT_TELEGRAM_WEBHOOK_URL": public_url,
+        "QUIZBOT_TELEGRAM_WEBHOOK_LISTEN": f"127.0.0.1:{port}",
+        "QUIZBOT_TELEGRAM_WEBHOOK_SECRET": secret,
+    }
+
+
+async def test_two_processes_behind_a_load_balancer_lose_nothing_and_summarise_once(
+    fake_tg, tmp_path
+):
+    """Two `quizbot run` on one database file, the fake delivering to each in turn; one is
+    killed -9 in the middle of a burst (its share goes to the other meanwhile) and started
+    again. Every vote and press answered 200 is stored once, and each question, closed by
+    whichever scheduler got there first, gets one stopped poll and one summary."""
+    fake = fake_tg
+    db, secret = tmp_path / "quiz.db", secrets.token_urlsafe(32)
+    public = f"http://127.0.0.1:{free_port()}/telegram"  # the load balancer's
+    processes = []
+    for name in ("a", "b"):
+        port = free_port()
+        processes.append(QuizbotRun(fake, tmp_path, name,
+                                    quizbot_env(fake, db, public, port, secret), port))
+    rng = random.Random(os.environ.get("CRASH_SEED") or random.randrange(10**6))
+    try:
+        for process in processes:
+            await process.start()
+        fake.webhook_targets = [p.url for p in processes]
+        admin = fake.user(900, "Admin")
+        groups = [fake.group(-1002000000001 - i, f"Group {i}") for i in range(3)]
+        button_group = fake.group(-1002000000009, "Buttons")
+        for chat in groups:
+            fake.command(chat, admin, "/quiz")
+        fake.command(button_group, admin, "/quiz buttons")
+        polls = [c.result for c in await fake.wait_for("sendPoll", len(groups), within=10)]
+        [keyboard] = await fake.wait_for(
+            "sendMessage", where=lambda c: "reply_markup" in c.params, within=10)
+        buttons = keyboard.result
+        data = [b["callback_data"] for row in buttons["reply_markup"]["inline_keyboard"]
+                for b in row]
+        await fake.wait_all_confirmed(10)
+
+        votes: dict[int, tuple[str, int]] = {}  # update id -> (poll id, user id)
+        presses: dict[int, int] = {}  # update id -> user id
+        for i in range(240):
+            user = fake.user(20_000 + i, f"P{i}")
+            if i % 6 == 0:
+                presses[fake.press(buttons, user, rng.choice(data))] = user["id"]
+            else:
+                poll = polls[i % len(polls)]["poll"]
+                votes[fake.answer_poll(poll["id"], user, [rng.randrange(3)])] = (
+                    poll["id"], user["id"])
+        burst = [*votes, *presses]
+        share = rng.randrange(len(burst) // 4, len(burst) // 2)
+        await until(lambda: len(fake.webhook_confirmed & set(burst)) >= share, 20)
+        await processes[1].kill()  # the other takes its share meanwhile
+        await until(lambda: len(fake.webhook_confirmed & set(burst)) >= share + 40, 20)
+        await processes[1].start()
+        await fake.wait_all_confirmed(20)
+
+        # the questions close in whichever scheduler gets there first: one summary each
+        anchors = {(m["chat"]["id"], m["message_id"]) for m in [*polls, buttons]}
+
+        def summaries() -> Counter[tuple[int, int]]:
+            return Counter(
+                (c.params["chat_id"], c.params["reply_parameters"]["message_id"])
+                for c in fake.calls_of("sendMessage")
+                if isinstance(c.params.get("reply_parameters"), dict)
+                and (c.params["chat_id"], c.params["reply_parameters"]["message_id"])
+                in anchors)
+
+        await until(lambda: set(summaries()) == anchors, QUESTION_SECONDS_LIVE + 15)
+        await asyncio.sleep(2.5)  # a second summary would be out by now (1 s rounds)
+        codes = [await p.stop() for p in processes]
+    finally:
+        for process in processes:
+            if process.proc is not None:
+                await process.kill()
+    logs = {p.name: p.log() for p in processes}
+    assert codes == [0, 0], logs
+
+    stops = Counter((c.params["chat_id"], c.params["message_id"])
+                    for c in fake.calls_of("stopPoll", ok_only=False))
+    assert all(n == 1 for n in summaries().values()), summaries()
+    assert sorted(stops.values()) == [1] * len(polls), stops
+    db_ro = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        refs = dict(db_ro.execute("SELECT ref, post_id FROM post_refs").fetchall())
+        stored = Counter(db_ro.execute("SELECT post_id, person_key FROM answers").fetchall())
+    finally:
+        db_ro.close()
+    expected = {(refs[f"tg-poll:{poll_id}"], f"tg:{user_id}") for poll_id, user_id in
+                votes.values()}
+    expected |= {(refs[f"tg-msg:{buttons['chat']['id']}:{buttons['message_id']}"],
+                  f"tg:{user_id}") for user_id in presses.values()}
+    problems = {
+        "lost": sorted(expected - set(stored)),
+        "nobody gave": sorted(set(stored) - expected),
+        "twice": sorted(k for k, n in stored.items() if n > 1),
+        "errors logged": [line for log in logs.values() for line in log.splitlines()
+                          if " ERROR " in line or " CRITICAL " in line
+                          or line.startswith("Traceback")],
+    }
+    assert not {k: v for k, v in problems.items() if v}, (problems, logs)
+    assert any(d.target == processes[1].url and d.error for d in fake.deliveries)  # killed
+    assert_aggregates_match_answers(db)
