@@ -4,6 +4,9 @@
   close_question)
 - polling.py: our getUpdates loop: a batch handled concurrently, then confirmed; an update
   PTB cannot read skipped once
+- webhook.py: our webhook endpoint (QUIZBOT_TELEGRAM_WEBHOOK_URL): an update answered 200 only
+  once handled, for any number of processes behind a load balancer
+- updates.py: reading one update (poison ones skipped once) and handling it, with its outcome
 - app.py: building the PTB Application (API URL, timeouts, retries, rate limits, command menu)
 - handlers.py: one small function per update kind, each one core call; the error handler
 - context.py: what the handlers share (context.bot_data)
@@ -15,7 +18,8 @@
 - keyboards.py, callback_data.py: button mode
 - identity.py: Telegram users and chats as core Person/Chat keys; reference formats
 - text.py: fitting text into Telegram's limits
-- redelivery.py: commands and presses delivered twice in one process run once
+- redelivery.py: commands and presses delivered twice in one process run once; how long a
+  webhook update bound to nothing is asked for again
 - logs.py: keeping the token out of logs
 """
 
