@@ -4,6 +4,7 @@ fail alone."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import date, datetime
 from typing import Any
 
@@ -167,14 +168,19 @@ WITH open_post AS (
 ), new_person AS (
     INSERT INTO persons(key, name) SELECT $2, $7 FROM open_post WHERE $8
     ON CONFLICT (key) DO NOTHING
+    RETURNING 1
 ), renamed AS (
     UPDATE persons SET name = $7
     WHERE key = $2 AND $8 AND $7 <> '' AND name IS DISTINCT FROM $7
       AND EXISTS (SELECT 1 FROM open_post)
+    RETURNING 1
+), person AS (  -- joined below: the person's row is written before the answer's
+    SELECT (SELECT count(*) FROM new_person) + (SELECT count(*) FROM renamed) AS written
 ), inserted AS (
     INSERT INTO answers(post_id, person_key, option, correct, answered_at, elapsed_ms,
                         chat_key, quiz_id, question_id, daily_date)
-    SELECT id, $2, $3, $4, $5, $6, chat_key, quiz_id, question_id, daily FROM open_post
+    SELECT id, $2, $3, $4, $5, $6, chat_key, quiz_id, question_id, daily
+    FROM open_post CROSS JOIN person
     ON CONFLICT (post_id, person_key) DO NOTHING
     RETURNING id, tx
 )
@@ -294,3 +300,23 @@ async def claim_daily(
 
 async def mark_daily_published(db: Db, post_id: int, when: datetime) -> None:
     await db.execute("UPDATE daily_posts SET published_at = $1 WHERE post_id = $2", when, post_id)
+
+
+# Lock order. Two processes whose batches insert the same new keys (a person answering
+# through both, a chat's daily claim raced by both) in different orders would deadlock, and
+# PostgreSQL only notices after deadlock_timeout (1 s). The writer runs a batch's ops sorted by
+# the first row each one locks, so every transaction takes those locks in one global order:
+# chats before persons, then by key. (Ops that lock more than one kind still can deadlock,
+# rarely; the loser is run again in the next batch.)
+LockKey = tuple[str, ...]
+LOCK_KEYS: dict[Callable[..., Awaitable[Any]], Callable[..., LockKey]] = {
+    upsert_chat: lambda key, *_: ("chat", key),
+    set_chat_locale: lambda key, *_: ("chat", key),
+    insert_post: lambda new: ("chat", new.chat_key),
+    claim_daily: lambda chat_key, local_date, post, when: (
+        "chat", post.chat_key, chat_key, local_date.isoformat()),
+    set_schedule: lambda schedule, *_: ("chat", schedule.chat_key),
+    upsert_person: lambda key, *_: ("person", key),
+    set_person_locale: lambda key, *_: ("person", key),
+    record_answer: lambda answer, *_: ("person", answer.person_key, str(answer.post_id)),
+}

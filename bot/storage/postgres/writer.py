@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 import asyncpg
@@ -73,11 +73,16 @@ class Writer:
     def __init__(
         self, connect: Callable[[], Awaitable[Db]],
         on_commit: Callable[[list[tuple[_Op, Any]]], None] | None = None,
+        lock_keys: Mapping[Callable[..., Awaitable[Any]], Callable[..., tuple[str, ...]]]
+        | None = None,
     ) -> None:
         """`connect` opens the writer's connection (again after it was lost); `on_commit`
-        sees each committed batch's (op, result) pairs before the futures resolve."""
+        sees each committed batch's (op, result) pairs before the futures resolve;
+        `lock_keys` gives ops the key of the first row they lock, the order a batch runs
+        them in (ops without one run after them, in the order they came)."""
         self._connect = connect
         self._on_commit = on_commit
+        self._lock_keys = lock_keys or {}
         self._db: Db | None = None
         self._queue: list[_Op] = []
         self._wake = asyncio.Event()
@@ -130,6 +135,8 @@ class Writer:
                 self._wake.clear()
                 continue
             batch, self._queue = self._queue[:MAX_BATCH], self._queue[MAX_BATCH:]
+            if self._lock_keys:
+                batch = self._in_lock_order(batch)
             try:
                 await self._batch(batch)
             except asyncio.CancelledError:
@@ -142,6 +149,18 @@ class Writer:
                 for op in batch:
                     if not op.future.done():
                         op.future.set_exception(NotOpen())
+
+    def _in_lock_order(self, batch: list[_Op]) -> list[_Op]:
+        keyed: list[tuple[tuple[str, ...], int, _Op]] = []
+        rest: list[_Op] = []
+        for i, op in enumerate(batch):
+            key = self._lock_keys.get(op.fn)
+            if key is None:
+                rest.append(op)
+            else:
+                keyed.append((key(*op.args), i, op))
+        keyed.sort(key=lambda k: (k[0], k[1]))
+        return [op for _, _, op in keyed] + rest
 
     async def _batch(self, batch: list[_Op]) -> None:
         try:
@@ -162,6 +181,9 @@ class Writer:
             if not ok and _retryable(value) and op.tries < RETRIES:
                 op.tries += 1
                 retry.append(op)
+                log.info("%s lost a lock conflict with another transaction (%s); it runs "
+                         "again in the next one", getattr(op.fn, "__name__", op.fn),
+                         value.sqlstate)
             elif ok:
                 done.append((op, value))
         if self._on_commit is not None and done:
