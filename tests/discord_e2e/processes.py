@@ -2,9 +2,10 @@
 sharded processes of test_shards.py).
 
 `BotProcess` runs crash_bot.py (the production wiring of `quizbot run`) against the fake
-Discord on one database file; `Burst` is many people clicking the answer buttons of questions
-on screen; the checks compare what the fake saw acknowledged with what the database holds,
-and the boards' aggregates with a recount of the raw answers.
+Discord on one database; `Burst` is many people clicking the answer buttons of questions on
+screen; the checks compare what the fake saw acknowledged with what the database holds, and
+the boards' aggregates with a recount of the raw answers, on either backend (through
+tests/storage_contract/backends.py's view of a database).
 """
 
 from __future__ import annotations
@@ -14,13 +15,10 @@ import json
 import os
 import random
 import signal
-import sqlite3
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 
-from bot.storage import SqliteStorage
 from tests.fakes.discord_api import (
     CHANNEL_MESSAGE,
     TOKEN,
@@ -29,6 +27,7 @@ from tests.fakes.discord_api import (
     User,
     text_of,
 )
+from tests.storage_contract.backends import Backend, PostgresBackend, SqliteBackend
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = Path(__file__).with_name("crash_bot.py")
@@ -40,13 +39,13 @@ APOLOGY = "Sorry, something went wrong"
 
 
 class BotProcess:
-    """crash_bot.py against the fake, on one database file. `env`: more settings (e.g. the
-    shards it runs); `label` names its log files (`<label>-<start>.log` in `workdir`)."""
+    """crash_bot.py against the fake, on one database. `env`: more settings (e.g. the shards
+    it runs); `label` names its log files (`<label>-<start>.log` in `workdir`)."""
 
-    def __init__(self, fake: FakeDiscord, db: Path, workdir: Path, *, label: str = "bot",
-                 env: dict[str, str] | None = None) -> None:
+    def __init__(self, fake: FakeDiscord, database: Path | str, workdir: Path, *,
+                 label: str = "bot", env: dict[str, str] | None = None) -> None:
         self.fake = fake
-        self.db = db
+        self.database = str(database)  # QUIZBOT_DATABASE: a SQLite file or a PostgreSQL URL
         self.workdir = workdir
         self.label = label
         self.extra_env = dict(env or {})
@@ -63,7 +62,7 @@ class BotProcess:
             "DISCORD_BOT_TOKEN": TOKEN,
             "DISCORD_API_BASE_URL": self.fake.api_base,
             "DISCORD_GATEWAY_URL": self.fake.gateway_url,
-            "QUIZBOT_DATABASE": str(self.db),
+            "QUIZBOT_DATABASE": self.database,
             "QUIZBOT_CONTENT_DIR": str(PACKS),
             "QUIZBOT_LOG_LEVEL": "INFO",
             "NO_PROXY": "127.0.0.1,localhost",
@@ -182,38 +181,30 @@ class Burst:
                               f"answers to {len(interactions)} clicks")
 
 
-async def stored_answers(db_path: Path) -> dict[tuple[int, str], list[int]]:
+async def stored_answers(backend: Backend) -> dict[tuple[int, str], list[int]]:
     """(post, person) -> the options stored, after the aggregates caught up."""
-    async with SqliteStorage(db_path) as store:
-        materialize = getattr(store, "materialize", None)  # aggregates applied asynchronously
-        if materialize is not None:
-            await materialize()
-    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
-    try:
-        stored: dict[tuple[int, str], list[int]] = {}
-        for post, person, option in db.execute("SELECT post_id, person_key, option FROM answers"):
-            stored.setdefault((post, person), []).append(option)
-        return stored
-    finally:
-        db.close()
+    async with backend.opened() as store:
+        await store.materialize()  # aggregates are applied asynchronously
+    stored: dict[tuple[int, str], list[int]] = {}
+    for post, person, option in await backend.fetch(
+            "SELECT post_id, person_key, option FROM answers"):
+        stored.setdefault((int(post), person), []).append(int(option))
+    return stored
 
 
-def post_and_order(db_path: Path, message_id: int) -> tuple[int, list[int]]:
+async def post_and_order(backend: Backend, message_id: int) -> tuple[int, list[int]]:
     """The post a question message is bound to, and its option order (shown -> canonical)."""
-    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
-    try:
-        row = db.execute("SELECT p.id, p.option_order FROM post_refs r JOIN posts p"
-                         " ON p.id = r.post_id WHERE r.ref = ?", (f"dc-msg:{message_id}",)
-                         ).fetchone()
-    finally:
-        db.close()
-    assert row is not None, f"message {message_id} is bound to no post"
-    return int(row[0]), json.loads(row[1])
+    rows = await backend.fetch("SELECT p.id, p.option_order FROM post_refs r JOIN posts p"
+                               " ON p.id = r.post_id WHERE r.ref = $1", f"dc-msg:{message_id}")
+    assert rows, f"message {message_id} is bound to no post"
+    post, order = rows[0]
+    return int(post), [int(i) for i in (json.loads(order) if isinstance(order, str) else order)]
 
 
-def assert_acknowledged_clicks_stored(db_path: Path, burst: Burst,
-                                      stored: dict[tuple[int, str], list[int]]) -> None:
-    posts = {int(m["id"]): post_and_order(db_path, int(m["id"])) for m in burst.questions}
+async def assert_acknowledged_clicks_stored(backend: Backend, burst: Burst,
+                                            stored: dict[tuple[int, str], list[int]]) -> None:
+    posts = {int(m["id"]): await post_and_order(backend, int(m["id"]))
+             for m in burst.questions}
     clicked: dict[tuple[int, str], set[int]] = {}
     acknowledged: set[tuple[int, str]] = set()
     for it, message_id, shown in burst.clicks:
@@ -234,39 +225,14 @@ def assert_acknowledged_clicks_stored(db_path: Path, burst: Burst,
     assert not wrong, f"stored with an option not clicked: {wrong}"
 
 
-def assert_aggregates_match_answers(db_path: Path) -> None:
-    """The boards' per-day scores and all-time totals (per chat, and across chats as '*')
-    equal a recount of the raw answers."""
-    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
-    try:
-        totals: Counter[tuple[str, str, str]] = Counter()
-        scores: Counter[tuple[str, str, str, str]] = Counter()
-        rows = db.execute("SELECT chat_key, person_key, date(answered_at / 1000, 'unixepoch'),"
-                          " correct, elapsed_ms FROM answers").fetchall()
-        for chat, person, day, correct, elapsed in rows:
-            for key in (chat, "*"):
-                for column, value in (("correct", correct), ("answered", 1),
-                                      ("time_ms", elapsed)):
-                    totals[(key, person, column)] += value
-                    scores[(key, day, person, column)] += value
-        stored_totals: Counter[tuple[str, str, str]] = Counter()
-        for chat, person, correct, answered, time_ms in db.execute(
-                "SELECT chat_key, person_key, correct, answered, time_ms FROM totals"):
-            for column, value in (("correct", correct), ("answered", answered),
-                                  ("time_ms", time_ms)):
-                stored_totals[(chat, person, column)] += value
-        stored_scores: Counter[tuple[str, str, str, str]] = Counter()
-        for chat, day, person, correct, answered, time_ms in db.execute(
-                "SELECT chat_key, day, person_key, correct, answered, time_ms FROM scores"):
-            for column, value in (("correct", correct), ("answered", answered),
-                                  ("time_ms", time_ms)):
-                stored_scores[(chat, day, person, column)] += value
-    finally:
-        db.close()
-    assert rows
-    # Counter equality ignores zero entries (a row of zeros is no difference)
-    assert +stored_totals == +totals, "totals differ from a recount of the answers"
-    assert +stored_scores == +scores, "scores differ from a recount of the answers"
+async def assert_aggregates_match_answers(backend: Backend) -> None:
+    """The boards' aggregates (per day, this week, all time; per chat and across chats as
+    '*'; the streaks) equal a recount of the raw answers (after `stored_answers`, which lets
+    the materializer catch up)."""
+    assert await backend.count("answers")
+    stored, recount = await backend.stored(), await backend.recount()
+    for board in recount:
+        assert stored[board] == recount[board], f"{board} differ from a recount of the answers"
 
 
 def already_answered(burst: Burst) -> list[int]:
@@ -279,6 +245,14 @@ def assert_clean_logs(proc: BotProcess) -> None:
     logs = proc.logs()
     assert "Traceback" not in logs and " ERROR " not in logs, logs[-6000:]
     assert TOKEN not in logs
+
+
+def backend_of(database: Path | str) -> Backend:
+    """The checks' view of a database, as QUIZBOT_DATABASE names it."""
+    text = str(database)
+    if text.startswith(("postgresql://", "postgres://")):
+        return PostgresBackend(text)
+    return SqliteBackend(Path(text))
 
 
 def seeded() -> tuple[random.Random, str]:

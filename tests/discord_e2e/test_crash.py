@@ -30,6 +30,7 @@ from tests.discord_e2e.processes import (
     assert_acknowledged_clicks_stored,
     assert_aggregates_match_answers,
     assert_clean_logs,
+    backend_of,
     seeded,
     stored_answers,
 )
@@ -105,11 +106,12 @@ async def test_kill_9_during_bursts_of_clicks_loses_nothing_acknowledged(
     code, _ = await proc.terminate()
     assert code == 0, proc.log()
     assert mid_burst, f"no kill came in the middle of the bot's work (CRASH_SEED={seed})"
-    stored = await stored_answers(proc.db)
-    assert_acknowledged_clicks_stored(proc.db, burst, stored)
+    backend = backend_of(proc.database)
+    stored = await stored_answers(backend)
+    await assert_acknowledged_clicks_stored(backend, burst, stored)
     # everyone was answered in the end, so everyone's answer is there, once
     assert len(stored) == ROUNDS * CLICKS, f"CRASH_SEED={seed}"
-    assert_aggregates_match_answers(proc.db)
+    await assert_aggregates_match_answers(backend)
     assert_clean_logs(proc)
 
 
@@ -126,10 +128,11 @@ async def test_sigterm_during_a_burst_answers_what_it_took_and_exits_0(
 
     code, _ = await proc.terminate()
     assert code == 0, proc.log()
-    stored = await stored_answers(proc.db)
-    assert_acknowledged_clicks_stored(proc.db, burst, stored)
+    backend = backend_of(proc.database)
+    stored = await stored_answers(backend)
+    await assert_acknowledged_clicks_stored(backend, burst, stored)
     # a drain leaves nothing committed without its answer: nobody who clicked again after
     # getting no answer is told they had already answered
     assert not already_answered(burst), f"CRASH_SEED={seed}"
-    assert_aggregates_match_answers(proc.db)
+    await assert_aggregates_match_answers(backend)
     assert_clean_logs(proc)
