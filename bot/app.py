@@ -23,7 +23,7 @@ from bot.core.clock import Clock
 from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
 from bot.settings import Settings
-from bot.storage import SqliteStorage
+from bot.storage import storage_for
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ async def open_service(
 ) -> AsyncIterator[QuizService]:
     """Load and validate the content (all or nothing), open the database, build the core."""
     catalog = load_catalog(settings.quizbot_content_dir)
-    storage = SqliteStorage(settings.quizbot_database)
+    storage = storage_for(settings.quizbot_database)  # a file: SQLite; a URL: PostgreSQL
     await storage.open()
     try:
         yield QuizService(

@@ -23,6 +23,8 @@ from bot.core.ports import StorageError
 from bot.i18n import translator
 from bot.reports import Scope, chart_png, report_text
 from bot.settings import Settings, SettingsError, load_settings
+from bot.storage import DatabaseUrl, migrate_database
+from bot.storage.postgres.copy import copy_database
 
 NO_TOKEN_HINT = (
     "No TELEGRAM_BOT_TOKEN or DISCORD_BOT_TOKEN is set, so quizbot starts the console quiz.\n"
@@ -123,7 +125,40 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--quiz", help="a quiz id (default: every quiz with answers)")
     report.add_argument("--png", type=Path, metavar="FILE",
                         help="also draw the shares per option as a PNG chart")
+
+    database = sub.add_parser("db", help="migrate the database, or copy a community to another")
+    dsub = database.add_subparsers(dest="action", metavar="ACTION")
+    dsub.add_parser("migrate", help="bring QUIZBOT_DATABASE to this version's schema")
+    copy = dsub.add_parser(
+        "copy", help="copy a community between SQLite and PostgreSQL (verified, resumable)"
+    )
+    for name in ("source", "destination"):
+        copy.add_argument(name, type=_database_arg, help="a SQLite file or a postgresql:// URL")
+    copy.add_argument("--force", action="store_true",
+                      help="empty a destination that already holds a community first")
+    copy.add_argument("--batch-size", type=int, default=5000, help="rows per transaction")
     return parser
+
+
+def _database_arg(text: str) -> Path | DatabaseUrl:
+    """argparse type: a path or a postgresql:// URL (an error never quotes it: a password)."""
+    if "://" not in text:
+        return Path(text)
+    try:
+        return DatabaseUrl(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"the URL {exc}") from None
+
+
+async def _db(settings: Settings, args: argparse.Namespace) -> int:
+    if args.action == "migrate":
+        print(await migrate_database(settings.quizbot_database))
+        return 0
+    report = await copy_database(args.source, args.destination, force=args.force,
+                                 batch=max(1, args.batch_size))
+    print(f"copied {report.source} to {report.destination}: every table's rows counted on "
+          "both sides, equal")
+    return 0
 
 
 def _reader_gone() -> int:
@@ -248,7 +283,7 @@ async def _stats(settings: Settings, args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    if args.command is None or (args.command == "content" and args.action is None):
+    if args.command is None or (args.command in ("content", "db") and args.action is None):
         # a bare command is a request for help, not a mistake
         parser.parse_args([*([args.command] if args.command else []), "--help"])
     try:
@@ -275,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr if problem else sys.stdout)
         return 1 if problem else 0
     commands = {"run": _run, "play": _play, "leaderboard": _leaderboard, "stats": _stats,
-                "report": _report}
+                "report": _report, "db": _db}
     handler = commands[args.command]
     try:
         return int(asyncio.run(handler(settings, args)))

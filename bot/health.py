@@ -1,6 +1,7 @@
 """`quizbot health`: is the running bot alive? For a container HEALTHCHECK or a probe.
 
-The running process touches a heartbeat file beside the database after each scheduler round
+The running process touches a heartbeat file beside the database (a SQLite file; for PostgreSQL
+in the temporary directory of its own machine) after each scheduler round
 that reached the database, naming the platforms still connected; `quizbot health` checks the
 database is ours and readable and that the heartbeat is fresh. (A platform connection that is
 gone for good ends the process, so a fresh heartbeat also means connected platforms.)
@@ -8,20 +9,30 @@ gone for good ends the process, so a fresh heartbeat also means connected platfo
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import json
 import os
 import sqlite3
+import tempfile
 import time
 from pathlib import Path
+
+from bot.storage.postgres.url import DatabaseUrl
 
 FRESH = 90.0  # seconds; the scheduler beats every few seconds
 
 
-def heartbeat_path(database: Path) -> Path:
+def heartbeat_path(database: Path | DatabaseUrl) -> Path:
+    if isinstance(database, DatabaseUrl):
+        # no file beside a PostgreSQL database: the heartbeat stays on this machine (this
+        # container), named after the database
+        digest = hashlib.sha256(database.get_secret_value().encode()).hexdigest()[:16]
+        return Path(tempfile.gettempdir()) / f"quizbot-{digest}.alive"
     return database.with_name(database.name + ".alive")
 
 
-def beat(database: Path, platforms: list[str]) -> None:
+def beat(database: Path | DatabaseUrl, platforms: list[str]) -> None:
     """Record that the bot is alive (atomically: a reader never sees half a file)."""
     path = heartbeat_path(database)
     tmp = path.with_name(path.name + ".tmp")
@@ -29,10 +40,30 @@ def beat(database: Path, platforms: list[str]) -> None:
     tmp.replace(path)
 
 
-def check(database: Path, *, running: bool = True, now: float | None = None) -> str | None:
+def check(
+    database: Path | DatabaseUrl, *, running: bool = True, now: float | None = None
+) -> str | None:
     """None when healthy, else one line saying what is wrong."""
+    problem = _check_database(database)
+    if problem is not None or not running:
+        return problem
+    try:
+        state = json.loads(heartbeat_path(database).read_text())
+    except (OSError, ValueError):
+        return "the bot is not running (no heartbeat)"
+    age = (now or time.time()) - float(state.get("at", 0))
+    if age > FRESH:
+        return f"no heartbeat for {age:.0f} s"
+    return None
+
+
+def _check_database(database: Path | DatabaseUrl) -> str | None:
     from bot.storage.sqlite import APPLICATION_ID
 
+    if isinstance(database, DatabaseUrl):
+        from bot.storage.postgres.storage import check_database
+
+        return asyncio.run(check_database(database.get_secret_value()))
     if not database.is_file():
         return f"no database at {database}"
     try:
@@ -42,13 +73,4 @@ def check(database: Path, *, running: bool = True, now: float | None = None) -> 
         return f"cannot read the database {database}: {exc}"
     if app_id != APPLICATION_ID:
         return f"{database} is not a quizbot database"
-    if not running:
-        return None
-    try:
-        state = json.loads(heartbeat_path(database).read_text())
-    except (OSError, ValueError):
-        return "the bot is not running (no heartbeat)"
-    age = (now or time.time()) - float(state.get("at", 0))
-    if age > FRESH:
-        return f"no heartbeat for {age:.0f} s"
     return None

@@ -17,6 +17,8 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bot.storage.postgres.url import DatabaseUrl
+
 _SOURCE_CONTENT = Path(__file__).resolve().parent.parent / "content"
 # a source checkout has content/ beside bot/; an installed package looks in the working directory
 BUNDLED_CONTENT = _SOURCE_CONTENT if _SOURCE_CONTENT.is_dir() else Path("content")
@@ -30,6 +32,7 @@ class Settings(BaseSettings):
         case_sensitive=False,
         # `.env.example` ships lines like `DISCORD_GUILD_ID=`: an empty value means unset
         env_ignore_empty=True,
+        arbitrary_types_allowed=True,  # DatabaseUrl
     )
 
     telegram_bot_token: SecretStr | None = None
@@ -48,7 +51,9 @@ class Settings(BaseSettings):
     # Both empty: one unsharded connection.
     quizbot_discord_shard_count: int | None = Field(default=None, ge=1, le=100_000)
     quizbot_discord_shards: str | None = None
-    quizbot_database: Path = Path("data/quizbot.db")
+    # a SQLite file, or a postgresql://user:password@host:5432/database URL (many processes
+    # on one database); shown everywhere without its password
+    quizbot_database: Path | DatabaseUrl = Path("data/quizbot.db")
     quizbot_content_dir: Path = BUNDLED_CONTENT
     # how long a /quiz question stays open in a group or channel before its summary
     quizbot_question_seconds: int = Field(default=600, ge=10, le=2_628_000)
@@ -73,6 +78,19 @@ class Settings(BaseSettings):
                 "contains spaces, line breaks or other characters a token never has "
                 "(check for a stray newline or quote)"
             )
+        return value
+
+    @field_validator("quizbot_database", mode="before")
+    @classmethod
+    def _database(cls, value: object) -> object:
+        # a URL (scheme://…) must be PostgreSQL's; the message never quotes it (a password)
+        if isinstance(value, str) and "://" in value:
+            try:
+                return DatabaseUrl(value.strip())
+            except ValueError as exc:
+                raise ValueError(
+                    f"{exc}: use a file path or postgresql://user@host:5432/database"
+                ) from None
         return value
 
     @field_validator("telegram_api_base_url", "discord_api_base_url", "discord_gateway_url")

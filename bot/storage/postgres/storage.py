@@ -501,3 +501,40 @@ async def _roll_week(db: Db, until: date) -> None:
     async with db.transaction():
         await db.execute(LOCK_POSITION)
         await roll_week(db, until)
+
+
+async def check_database(url: str) -> str | None:
+    """For `quizbot health`: None if the database answers and is quizbot's, else one line
+    (the password hidden). Reads only; migrates nothing."""
+    from bot.storage.postgres.schema import version_of
+
+    where = redact(url)
+    try:
+        db = await asyncpg.connect(url, timeout=CONNECT_TIMEOUT)
+    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        return str(unusable(where, exc))
+    try:
+        if await version_of(db, where) == 0:
+            return f"{where} holds no quizbot data yet"
+    except StorageError as exc:
+        return str(exc)
+    except asyncpg.PostgresError as exc:
+        return str(unusable(where, exc))
+    finally:
+        await db.close()
+    return None
+
+
+async def schema_version(url: str | DatabaseUrl) -> int:
+    """The database's schema version (0: empty), read without writing; StorageError (one
+    line) if it cannot be used, is another program's or a newer quizbot's."""
+    from bot.storage.postgres.schema import version_of
+
+    store = PostgresStorage(url)
+    db = await store.connect()
+    try:
+        return await version_of(db, store.where)
+    except asyncpg.PostgresError as exc:
+        raise unusable(store.where, exc) from None
+    finally:
+        await db.close()

@@ -58,9 +58,9 @@ class DatabaseUrl:
             raise ValueError("is not a postgresql:// URL")
         parts = urlsplit(url)
         if not parts.hostname and "host=" not in parts.query:
-            raise ValueError("names no host (use postgresql://user@host:5432/database)")
+            raise ValueError("names no host")
         if not database_name(url):
-            raise ValueError("names no database (use postgresql://user@host:5432/database)")
+            raise ValueError("names no database")
         try:
             parts.port  # noqa: B018 - raises ValueError for a port that is not a number
         except ValueError:

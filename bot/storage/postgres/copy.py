@@ -1,0 +1,489 @@
+"""`quizbot db copy SRC DST`: move a community between SQLite and PostgreSQL (either way).
+
+What is copied are the rows the community wrote: people, chats, runs, posts and their platform
+references, answers, schedules and daily claims, every id kept. The boards' aggregates and
+streaks are derived from the answers, so the destination's materializer builds them again
+from the copied answers when it is opened at the end (its position starts at zero).
+
+- Each table is copied in key order (keys compared by code point on both backends), in
+  batches; each batch and the position it reached are written to the destination in one
+  transaction (table `copy_progress`), so an interrupted copy (kill -9, a lost connection)
+  continues where it stopped when run again.
+- A destination that holds a community already is refused, unless `force`: then it is
+  emptied first (its quizbot tables dropped and created again). A destination that another
+  program uses, or a newer quizbot wrote, is refused as always.
+- At the end, every table's rows are counted on both sides; any difference is an error.
+
+Both databases are opened (and so migrated) with their own Storage first; stop the bots
+before copying: rows written to the source during a copy may be missed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+
+from bot.core.ports import StorageError
+from bot.storage.postgres.schema import version_of
+from bot.storage.postgres.url import DatabaseUrl, is_postgres_url, redact
+
+log = logging.getLogger(__name__)
+
+BATCH = 5000
+PROGRESS = "copy_progress"
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    key: tuple[str, ...]
+    columns: tuple[str, ...]
+    times: tuple[str, ...] = ()  # timestamps (SQLite: unix ms)
+    dates: tuple[str, ...] = ()  # dates (SQLite: YYYY-MM-DD)
+    lists: tuple[str, ...] = ()  # arrays (SQLite: JSON)
+    flags: tuple[str, ...] = ()  # booleans (SQLite: 0/1)
+
+
+# in the order foreign keys need them
+TABLES = (
+    Table("persons", ("key",), ("key", "name", "locale")),
+    Table("chats", ("key",), ("key", "title", "locale", "platform_locale")),
+    Table("runs", ("id",), ("id", "person_key", "chat_key", "quiz_id", "questions", "locale",
+                            "started_at", "finished_at"),
+          times=("started_at", "finished_at"), lists=("questions",)),
+    Table("posts", ("id",), ("id", "chat_key", "quiz_id", "question_id", "option_order",
+                             "locale", "kind", "run_id", "owner_key", "created_at",
+                             "closes_at", "closed_at", "summary_posted_at"),
+          times=("created_at", "closes_at", "closed_at", "summary_posted_at"),
+          lists=("option_order",)),
+    Table("post_refs", ("ref",), ("ref", "post_id")),
+    Table("answers", ("id",), ("id", "post_id", "person_key", "option", "correct",
+                               "answered_at", "elapsed_ms", "chat_key", "quiz_id",
+                               "question_id", "daily_date"),
+          times=("answered_at",), dates=("daily_date",), flags=("correct",)),
+    Table("schedules", ("chat_key",), ("chat_key", "local_time", "tz", "selector",
+                                       "open_minutes", "updated_at", "updated_by"),
+          times=("updated_at",)),
+    Table("daily_posts", ("chat_key", "local_date"), ("chat_key", "local_date", "post_id",
+                                                      "claimed_at", "published_at"),
+          times=("claimed_at", "published_at"), dates=("local_date",)),
+)
+# derived from the answers, rebuilt by the destination: counted to check, never copied
+REBUILT = ("totals", "scores")
+
+
+@dataclass
+class Progress:
+    last: tuple[Any, ...] | None = None  # the last key copied
+    copied: int = 0
+    done: bool = False
+
+
+@dataclass
+class Report:
+    source: str
+    destination: str
+    counts: dict[str, tuple[int, int]]  # table -> (source rows, destination rows)
+    resumed: bool
+
+
+class CopyError(StorageError):
+    """The copy cannot start or did not verify: one line saying why."""
+
+
+def describe(database: str | Path | DatabaseUrl) -> str:
+    if isinstance(database, DatabaseUrl):
+        return str(database)
+    if isinstance(database, str) and is_postgres_url(database):
+        return redact(database)
+    return str(Path(database).resolve())
+
+
+# the two sides ----------------------------------------------------------------------------
+class Side:
+    """One database, read or written row by row in key order, rows as plain Python values
+    (datetimes, dates, lists, bools)."""
+
+    where: str
+
+    async def connect(self) -> None: ...
+    async def close(self) -> None: ...
+    async def count(self, table: str) -> int: raise NotImplementedError
+    async def batch(self, table: Table, after: tuple[Any, ...] | None,
+                    limit: int) -> list[tuple[Any, ...]]: raise NotImplementedError
+    async def write(self, table: Table, rows: list[tuple[Any, ...]],
+                    progress: Progress, source: str) -> None: raise NotImplementedError
+    async def progress(self) -> tuple[str, dict[str, Progress]] | None: raise NotImplementedError
+    async def start_progress(self, source: str) -> None: raise NotImplementedError
+    async def finish(self) -> None: raise NotImplementedError
+    async def empty(self) -> None: raise NotImplementedError
+
+
+def _key_json(key: tuple[Any, ...]) -> str:
+    return json.dumps([v.isoformat() if isinstance(v, date) else v for v in key])
+
+
+def _key_of(table: Table, text: str) -> tuple[Any, ...]:
+    values = json.loads(text)
+    return tuple(
+        date.fromisoformat(v) if column in table.dates else v
+        for column, v in zip(table.key, values, strict=True)
+    )
+
+
+def _ms(value: int | None) -> datetime | None:
+    return None if value is None else datetime.fromtimestamp(value / 1000, UTC)
+
+
+def _to_ms(value: datetime | None) -> int | None:
+    return None if value is None else int(value.timestamp() * 1000)
+
+
+class SqliteSide(Side):
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.where = str(path)
+        self.db: sqlite3.Connection | None = None
+
+    async def connect(self) -> None:
+        self.db = sqlite3.connect(self.path, isolation_level=None)
+        self.db.execute("PRAGMA foreign_keys=ON")
+        self.db.execute("PRAGMA synchronous=FULL")
+        self.db.execute("PRAGMA busy_timeout=10000")
+
+    async def close(self) -> None:
+        if self.db is not None:
+            self.db.close()
+            self.db = None
+
+    def _db(self) -> sqlite3.Connection:
+        assert self.db is not None
+        return self.db
+
+    async def count(self, table: str) -> int:
+        return int(self._db().execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+
+    async def batch(self, table: Table, after: tuple[Any, ...] | None,
+                    limit: int) -> list[tuple[Any, ...]]:
+        key = ", ".join(table.key)
+        where = ""
+        params: list[Any] = []
+        if after is not None:
+            where = f" WHERE ({key}) > ({', '.join('?' for _ in table.key)})"
+            params = [v.isoformat() if isinstance(v, date) else v for v in after]
+        rows = self._db().execute(
+            f"SELECT {', '.join(table.columns)} FROM {table.name}{where}"
+            f" ORDER BY {key} LIMIT ?", (*params, limit),
+        ).fetchall()
+        convert = self._readers(table)
+        return [tuple(f(v) for f, v in zip(convert, row, strict=True)) for row in rows]
+
+    @staticmethod
+    def _readers(table: Table) -> list[Callable[[Any], Any]]:
+        def one(column: str) -> Callable[[Any], Any]:
+            if column in table.times:
+                return _ms
+            if column in table.dates:
+                return lambda v: None if v is None else date.fromisoformat(v)
+            if column in table.lists:
+                return lambda v: None if v is None else list(json.loads(v))
+            if column in table.flags:
+                return lambda v: None if v is None else bool(v)
+            return lambda v: v
+        return [one(c) for c in table.columns]
+
+    @staticmethod
+    def _writers(table: Table) -> list[Callable[[Any], Any]]:
+        def one(column: str) -> Callable[[Any], Any]:
+            if column in table.times:
+                return _to_ms
+            if column in table.dates:
+                return lambda v: None if v is None else v.isoformat()
+            if column in table.lists:
+                return lambda v: None if v is None else json.dumps(list(v))
+            if column in table.flags:
+                return lambda v: None if v is None else int(v)
+            return lambda v: v
+        return [one(c) for c in table.columns]
+
+    async def write(self, table: Table, rows: list[tuple[Any, ...]],
+                    progress: Progress, source: str) -> None:
+        db = self._db()
+        convert = self._writers(table)
+        marks = ", ".join("?" for _ in table.columns)
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.executemany(
+                f"INSERT INTO {table.name}({', '.join(table.columns)}) VALUES ({marks})",
+                [tuple(f(v) for f, v in zip(convert, row, strict=True)) for row in rows],
+            )
+            db.execute(
+                f"INSERT INTO {PROGRESS}(tbl, last_key, copied, done) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT(tbl) DO UPDATE SET last_key=excluded.last_key,"
+                " copied=excluded.copied, done=excluded.done",
+                (table.name, None if progress.last is None else _key_json(progress.last),
+                 progress.copied, int(progress.done)),
+            )
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+
+    async def progress(self) -> tuple[str, dict[str, Progress]] | None:
+        db = self._db()
+        if db.execute("SELECT 1 FROM sqlite_master WHERE name=?", (PROGRESS,)).fetchone() is None:
+            return None
+        source = ""
+        found: dict[str, Progress] = {}
+        for tbl, last, copied, done in db.execute(
+            f"SELECT tbl, last_key, copied, done FROM {PROGRESS}"
+        ):
+            if tbl == "":
+                source = str(last)
+                continue
+            table = next(t for t in TABLES if t.name == tbl)
+            found[tbl] = Progress(None if last is None else _key_of(table, last), copied,
+                                  bool(done))
+        return source, found
+
+    async def start_progress(self, source: str) -> None:
+        db = self._db()
+        db.execute("BEGIN IMMEDIATE")
+        db.execute(
+            f"CREATE TABLE {PROGRESS} (tbl TEXT PRIMARY KEY, last_key TEXT,"
+            " copied INTEGER NOT NULL, done INTEGER NOT NULL)"
+        )
+        db.execute(f"INSERT INTO {PROGRESS} VALUES ('', ?, 0, 0)", (source,))
+        db.execute("COMMIT")
+
+    async def finish(self) -> None:
+        self._db().execute(f"DROP TABLE IF EXISTS {PROGRESS}")
+
+    async def empty(self) -> None:
+        """Remove the file (it is quizbot's: it opened as ours); the next open creates it."""
+        await self.close()
+        _remove(self.path)
+
+
+def _remove(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+class PostgresSide(Side):
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.where = redact(url)
+        self.db: Any = None
+
+    async def connect(self) -> None:
+        self.db = await asyncpg.connect(self.url)
+
+    async def close(self) -> None:
+        if self.db is not None:
+            await self.db.close()
+            self.db = None
+
+    async def count(self, table: str) -> int:
+        return int(await self.db.fetchval(f"SELECT count(*) FROM {table}"))
+
+    async def batch(self, table: Table, after: tuple[Any, ...] | None,
+                    limit: int) -> list[tuple[Any, ...]]:
+        key = ", ".join(table.key)
+        where = ""
+        params: list[Any] = []
+        if after is not None:
+            marks = ", ".join(f"${i}" for i in range(1, len(table.key) + 1))
+            where = f" WHERE ({key}) > ({marks})"
+            params = list(after)
+        rows = await self.db.fetch(
+            f"SELECT {', '.join(table.columns)} FROM {table.name}{where}"
+            f" ORDER BY {key} LIMIT ${len(params) + 1}", *params, limit,
+        )
+        return [tuple(list(v) if c in table.lists and v is not None else v
+                      for c, v in zip(table.columns, row, strict=True)) for row in rows]
+
+    async def write(self, table: Table, rows: list[tuple[Any, ...]],
+                    progress: Progress, source: str) -> None:
+        async with self.db.transaction():
+            if rows:  # PostgreSQL's COPY: the fastest way in
+                await self.db.copy_records_to_table(table.name, records=rows,
+                                                    columns=list(table.columns))
+            await self.db.execute(
+                f"INSERT INTO {PROGRESS}(tbl, last_key, copied, done) VALUES ($1, $2, $3, $4)"
+                " ON CONFLICT (tbl) DO UPDATE SET last_key = excluded.last_key,"
+                " copied = excluded.copied, done = excluded.done",
+                table.name, None if progress.last is None else _key_json(progress.last),
+                progress.copied, progress.done,
+            )
+
+    async def progress(self) -> tuple[str, dict[str, Progress]] | None:
+        exists = await self.db.fetchval(
+            "SELECT 1 FROM pg_tables WHERE schemaname = current_schema() AND tablename = $1",
+            PROGRESS,
+        )
+        if not exists:
+            return None
+        source = ""
+        found: dict[str, Progress] = {}
+        for tbl, last, copied, done in await self.db.fetch(
+            f"SELECT tbl, last_key, copied, done FROM {PROGRESS}"
+        ):
+            if tbl == "":
+                source = str(last)
+                continue
+            table = next(t for t in TABLES if t.name == tbl)
+            found[tbl] = Progress(None if last is None else _key_of(table, last), copied,
+                                  bool(done))
+        return source, found
+
+    async def start_progress(self, source: str) -> None:
+        async with self.db.transaction():
+            await self.db.execute(
+                f"CREATE TABLE {PROGRESS} (tbl text PRIMARY KEY, last_key text,"
+                " copied bigint NOT NULL, done boolean NOT NULL)"
+            )
+            await self.db.execute(f"INSERT INTO {PROGRESS} VALUES ('', $1, 0, false)", source)
+
+    async def finish(self) -> None:
+        """Ids go on after the copied ones; the copy's bookkeeping goes."""
+        async with self.db.transaction():
+            for table in ("runs", "posts", "answers"):
+                await self.db.execute(
+                    f"SELECT setval(pg_get_serial_sequence('{table}', 'id'),"
+                    f" COALESCE(max(id), 1), max(id) IS NOT NULL) FROM {table}"
+                )
+            await self.db.execute(f"DROP TABLE IF EXISTS {PROGRESS}")
+
+    async def empty(self) -> None:
+        """Drop every table (the database is quizbot's: it opened as ours); the next open
+        creates the schema again."""
+        where = self.where
+        await version_of(self.db, where)  # still ours
+        tables = [r[0] for r in await self.db.fetch(
+            "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"
+        )]
+        if tables:
+            await self.db.execute(
+                "DROP TABLE " + ", ".join(f'"{t}"' for t in tables) + " CASCADE"
+            )
+
+
+def side_for(database: str | Path | DatabaseUrl) -> Side:
+    if isinstance(database, DatabaseUrl):
+        return PostgresSide(database.get_secret_value())
+    if isinstance(database, str) and is_postgres_url(database):
+        return PostgresSide(database)
+    return SqliteSide(Path(database))
+
+
+# the copy ---------------------------------------------------------------------------------
+async def _open_and_close(database: str | Path | DatabaseUrl) -> None:
+    """Check the database is ours and bring it to the newest schema (its own Storage)."""
+    from bot.storage import storage_for
+
+    store = storage_for(database)
+    await store.open()
+    await store.close()
+
+
+async def _holds_data(side: Side) -> bool:
+    for table in TABLES:
+        if await side.count(table.name):
+            return True
+    return False
+
+
+async def copy_database(
+    source: str | Path | DatabaseUrl, destination: str | Path | DatabaseUrl, *,
+    force: bool = False, batch: int = BATCH, say: Callable[[str], None] = print,
+    after_batch: Callable[[str, int], None] | None = None,
+) -> Report:
+    """Copy a community from `source` to `destination` (paths or postgresql:// URLs).
+    CopyError (a StorageError: one line) when it must not or cannot; `after_batch(table,
+    rows copied so far)` is called after each committed batch (tests interrupt there)."""
+    src_name, dst_name = describe(source), describe(destination)
+    if src_name == dst_name:
+        raise CopyError(f"the source and the destination are the same database ({src_name})")
+    await _open_and_close(source)  # ours, newest schema, its boards applied
+    await _open_and_close(destination)
+    src, dst = side_for(source), side_for(destination)
+    await src.connect()
+    await dst.connect()
+    try:
+        state = await dst.progress()
+        resumed = state is not None and state[0] == src_name and not force
+        if state is not None and state[0] != src_name and not force:
+            raise CopyError(
+                f"{dst.where} holds an unfinished copy from another database ({state[0]}); "
+                "add --force to empty it and copy again"
+            )
+        if not resumed and (state is not None or await _holds_data(dst)):
+            if not force:
+                raise CopyError(
+                    f"{dst.where} already holds a community; add --force to empty it and "
+                    "copy again"
+                )
+            say(f"emptying {dst.where} (--force)")
+            await dst.empty()
+            await dst.close()
+            await _open_and_close(destination)
+            await dst.connect()
+            state = None
+        if resumed:
+            assert state is not None
+            progress = state[1]
+            say(f"resuming the copy from {src.where} to {dst.where}")
+        else:
+            progress = {}
+            await dst.start_progress(src_name)
+            say(f"copying {src.where} to {dst.where}")
+        for table in TABLES:
+            at = progress.get(table.name, Progress())
+            while not at.done:
+                rows = await src.batch(table, at.last, batch)
+                at.copied += len(rows)
+                if rows:
+                    at.last = tuple(rows[-1][table.columns.index(k)] for k in table.key)
+                at.done = len(rows) < batch
+                await dst.write(table, rows, at, src_name)
+                if after_batch is not None:
+                    after_batch(table.name, at.copied)
+            say(f"  {table.name}: {at.copied} rows")
+        await dst.finish()
+    finally:
+        await src.close()
+        await dst.close()
+    # the destination builds its boards from the copied answers as it opens
+    say("building the boards from the answers")
+    await _open_and_close(destination)
+    counts = await _counts(source, destination)
+    wrong = [f"{t} {a} ≠ {b}" for t, (a, b) in counts.items() if a != b]
+    if wrong:
+        raise CopyError(f"the copy to {dst.where} does not match: {', '.join(wrong)}")
+    return Report(src_name, dst_name, counts, resumed)
+
+
+async def _counts(
+    source: str | Path | DatabaseUrl, destination: str | Path | DatabaseUrl
+) -> dict[str, tuple[int, int]]:
+    src, dst = side_for(source), side_for(destination)
+    await src.connect()
+    await dst.connect()
+    try:
+        return {
+            name: (await src.count(name), await dst.count(name))
+            for name in [t.name for t in TABLES] + list(REBUILT)
+        }
+    finally:
+        await src.close()
+        await dst.close()
