@@ -1,0 +1,293 @@
+"""`quizbot db copy SRC DST` and `quizbot db migrate`: a community moves from its SQLite file to
+PostgreSQL and back with every row and id kept and the same boards; an interrupted copy (an
+error, or kill -9) continues when run again; a destination that holds a community is refused
+unless --force. The PostgreSQL cases need QUIZBOT_TEST_POSTGRES_URL (skipped without it)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from datetime import UTC, date, datetime, time, timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+from bot.core.ports import AnswerRecord, NewPost, StorageError
+from bot.core.schedule import Schedule
+from bot.storage import SqliteStorage, storage_for
+from bot.storage.postgres.copy import TABLES, CopyError, copy_database, side_for
+from tests.storage_contract.pg import fresh_database
+
+ROOT = Path(__file__).resolve().parent.parent
+NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
+
+
+async def community(path: Path, posts: int = 30, people: int = 120) -> None:
+    """A SQLite community with a bit of everything: runs, refs, answers over days (names
+    beyond ASCII), a schedule, daily claims (one answered), closed posts."""
+    rng = random.Random(7)
+    async with SqliteStorage(path) as store:
+        run = await store.create_run("tg:1", "tg:1", "sample", ("s-one", "s-two"), "bn", NOW)
+        await store.finish_run(run.id, NOW + timedelta(minutes=3))
+        for n in range(posts):
+            when = NOW + timedelta(days=n % 9, minutes=n)
+            post = await store.create_post(
+                f"tg:-{n % 4}", "sample", "s-one", (2, 0, 1), "en", when,
+                closes_at=when + timedelta(minutes=10), run_id=run.id if n == 0 else None,
+            )
+            await store.bind_ref(post.id, f"tg-poll:{n}")
+            await asyncio.gather(*(
+                store.record_answer(AnswerRecord(
+                    post.id, f"tg:{p}", rng.randrange(3), rng.random() < 0.5, when,
+                    rng.randrange(9000), name=f"প্রিয় {p}"))
+                for p in rng.sample(range(people), people // 2)
+            ))
+            if n % 3 == 0:
+                await store.close_post(post.id, when + timedelta(minutes=10), quiet=n % 2 == 0)
+        await store.set_person_locale("tg:3", "hi")
+        await store.upsert_chat("tg:-1", "গ্রুপ", platform_locale="bn")
+        await store.set_chat_locale("tg:-1", "bn")
+        await store.set_schedule(Schedule("tg:-1", time(9, 30), "Asia/Dhaka", "sample", 60,
+                                          updated_at=NOW))
+        for day in (date(2026, 3, 1), date(2026, 3, 2)):
+            daily = NewPost("tg:-1", "sample", "s-two", (1, 0, 2), "en", NOW, kind="daily")
+            claimed = await store.claim_daily("tg:-1", day, daily, NOW)
+            assert claimed is not None
+            await store.record_answer(AnswerRecord(claimed.id, "tg:5", 0, True, NOW, 5))
+        await store.mark_daily_published(claimed.id, NOW)
+
+
+async def rows(database: str | Path) -> dict[str, list[tuple[Any, ...]]]:
+    """Every copied table, row by row, as plain values (the same on both backends)."""
+    side = side_for(database)
+    await side.connect()
+    try:
+        return {t.name: await side.batch(t, None, 1_000_000) for t in TABLES}
+    finally:
+        await side.close()
+
+
+async def boards(database: str | Path) -> list[Any]:
+    store = storage_for(database)
+    async with store:
+        found = []
+        for chat in (None, "tg:-1", "tg:-2"):
+            for since in (None, NOW + timedelta(days=8), NOW + timedelta(days=2)):
+                found.append(await store.leaderboard(chat, since, 10, "tg:7"))
+        found.append(await store.person_streaks("tg:7"))
+        found.append(await store.daily_days("tg:5"))
+        found.append(await store.person_totals("tg:7"))
+        return found
+
+
+@pytest.fixture
+async def pg() -> AsyncIterator[str]:
+    async with fresh_database() as url:
+        yield url
+
+
+@pytest.fixture
+async def pg2() -> AsyncIterator[str]:
+    async with fresh_database() as url:
+        yield url
+
+
+async def test_sqlite_to_postgres_and_back_keeps_every_row_and_board(
+    tmp_path: Path, pg: str
+) -> None:
+    source = tmp_path / "community.db"
+    await community(source)
+    said: list[str] = []
+    report = await copy_database(source, pg, batch=97, say=said.append)
+    assert not report.resumed
+    assert all(a == b and a > 0 for a, b in report.counts.values()), report.counts
+    assert await rows(pg) == await rows(source)
+    assert await boards(pg) == await boards(source)
+    assert any("answers: 1802 rows" in line for line in said), said
+
+    back = tmp_path / "back.db"
+    await copy_database(pg, back, batch=1000, say=said.append)
+    assert await rows(back) == await rows(source)
+    assert await boards(back) == await boards(source)
+    # each copy goes on where its source left off: new ids after the copied ones
+    for database in (pg, back):
+        async with storage_for(database) as store:
+            post = await store.create_post("tg:-1", "sample", "s-one", (0, 1, 2), "en", NOW)
+            assert post.id == 33  # 30 posts and 2 daily questions were copied
+            outcome, _ = await store.record_answer(AnswerRecord(post.id, "tg:1", 0, True, NOW, 1))
+            assert outcome == "inserted"
+
+
+async def test_postgres_to_postgres(pg: str, pg2: str, tmp_path: Path) -> None:
+    source = tmp_path / "community.db"
+    await community(source, posts=8)
+    await copy_database(source, pg, say=lambda _: None)
+    await copy_database(pg, pg2, batch=50, say=lambda _: None)
+    assert await rows(pg2) == await rows(source)
+
+
+async def test_an_interrupted_copy_continues_where_it_stopped(
+    tmp_path: Path, pg: str
+) -> None:
+    source = tmp_path / "community.db"
+    await community(source)
+
+    class Crash(Exception):
+        pass
+
+    def crash_in_answers(table: str, copied: int) -> None:
+        if table == "answers" and copied >= 600:
+            raise Crash()
+
+    with pytest.raises(Crash):
+        await copy_database(source, pg, batch=100, say=lambda _: None,
+                            after_batch=crash_in_answers)
+    partly = await rows(pg)
+    assert len(partly["answers"]) == 600 and partly["schedules"] == []
+    said: list[str] = []
+    batches: list[tuple[str, int]] = []
+    report = await copy_database(source, pg, batch=100, say=said.append,
+                                 after_batch=lambda t, n: batches.append((t, n)))
+    assert report.resumed and said[0].startswith("resuming")
+    assert batches[0] == ("answers", 700)  # nothing copied twice, nothing skipped
+    assert await rows(pg) == await rows(source)
+    assert await boards(pg) == await boards(source)
+
+
+async def test_kill_9_during_a_copy_then_run_again(tmp_path: Path, pg: str) -> None:
+    source = tmp_path / "community.db"
+    await community(source, posts=40, people=200)
+    env = {**os.environ, "QUIZBOT_LOG_LEVEL": "WARNING"}
+    command = [sys.executable, "-m", "bot", "db", "copy", str(source), pg, "--batch-size", "20"]
+    child = await asyncio.create_subprocess_exec(
+        *command, env=env, cwd=tmp_path, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    probe = side_for(pg)
+    for _ in range(20_000):  # polled: the kill lands in the middle of the answers
+        await asyncio.sleep(0.005)
+        try:
+            await probe.connect()
+            try:
+                if await probe.count("answers") >= 500:
+                    break
+            finally:
+                await probe.close()
+        except Exception:  # the schema is not there yet
+            continue
+    child.send_signal(signal.SIGKILL)
+    await child.wait()
+    copied = len((await rows(pg))["answers"])
+    assert 500 <= copied < 4000
+    done = await asyncio.create_subprocess_exec(
+        *command, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    out, err = await done.communicate()
+    assert done.returncode == 0, err.decode()
+    lines = out.decode().splitlines()
+    assert lines[0].startswith("resuming the copy") and "equal" in lines[-1], lines
+    assert await rows(pg) == await rows(source)
+
+
+async def test_a_destination_with_a_community_is_refused_unless_forced(
+    tmp_path: Path, pg: str
+) -> None:
+    source, other = tmp_path / "one.db", tmp_path / "two.db"
+    await community(source, posts=4)
+    await community(other, posts=2)
+    await copy_database(other, pg, say=lambda _: None)
+    before = await rows(pg)
+    with pytest.raises(CopyError, match="already holds a community; add --force"):
+        await copy_database(source, pg, say=lambda _: None)
+    assert await rows(pg) == before  # untouched
+    said: list[str] = []
+    await copy_database(source, pg, force=True, say=said.append)
+    assert said[0].startswith("emptying")
+    assert await rows(pg) == await rows(source)
+    # the other way round too: a SQLite file with a community
+    with pytest.raises(CopyError, match="already holds a community"):
+        await copy_database(pg, other, say=lambda _: None)
+    await copy_database(pg, other, force=True, say=lambda _: None)
+    assert await rows(other) == await rows(source)
+
+
+async def test_an_unfinished_copy_from_another_source_is_refused(
+    tmp_path: Path, pg: str
+) -> None:
+    source, other = tmp_path / "one.db", tmp_path / "two.db"
+    await community(source, posts=4)
+    await community(other, posts=2)
+
+    def stop(table: str, copied: int) -> None:
+        if table == "posts":
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        await copy_database(source, pg, batch=2, say=lambda _: None, after_batch=stop)
+    with pytest.raises(CopyError, match="unfinished copy from another database"):
+        await copy_database(other, pg, say=lambda _: None)
+    await copy_database(source, pg, say=lambda _: None)
+    assert await rows(pg) == await rows(source)
+
+
+async def test_refusals_without_postgres(tmp_path: Path) -> None:
+    source = tmp_path / "one.db"
+    await community(source, posts=2)
+    with pytest.raises(CopyError, match="the same database"):
+        await copy_database(source, tmp_path / "." / "one.db", say=lambda _: None)
+    theirs = tmp_path / "theirs.db"
+    theirs.write_text("not a database, somebody's notes\n" * 20)
+    with pytest.raises(StorageError):
+        await copy_database(source, theirs, say=lambda _: None)
+    assert theirs.read_text().startswith("not a database")
+    copy = tmp_path / "copy.db"
+    await copy_database(source, copy, say=lambda _: None)  # SQLite to SQLite works too
+    assert await rows(copy) == await rows(source)
+
+
+def quizbot(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args], cwd=cwd, capture_output=True, text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **env}, timeout=120,
+    )
+
+
+def test_cli_db_migrate_says_one_line(tmp_path: Path) -> None:
+    first = quizbot("db", "migrate", cwd=tmp_path, QUIZBOT_DATABASE=str(tmp_path / "q.db"))
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.strip().endswith("(migrated from 0)")
+    assert len(first.stdout.splitlines()) == 1
+    again = quizbot("db", "migrate", cwd=tmp_path, QUIZBOT_DATABASE=str(tmp_path / "q.db"))
+    assert again.stdout.strip().endswith("up to date"), again.stdout
+
+
+async def test_cli_db_migrate_and_copy_on_postgres(tmp_path: Path, pg: str) -> None:
+    parts = urlsplit(pg)
+    netloc = f"{parts.username or 'postgres'}:hunter2@{parts.netloc.rsplit('@', 1)[-1]}"
+    with_password = urlunsplit(parts._replace(netloc=netloc))  # trust auth ignores it
+    first = await asyncio.to_thread(quizbot, "db", "migrate", cwd=tmp_path,
+                                    QUIZBOT_DATABASE=with_password)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.count("\n") == 1 and "(migrated from 0)" in first.stdout
+    assert "hunter2" not in first.stdout + first.stderr
+    source = tmp_path / "one.db"
+    await community(source, posts=3)
+    refused = await asyncio.to_thread(quizbot, "db", "copy", str(source), with_password,
+                                      cwd=tmp_path)
+    assert refused.returncode == 0, refused.stderr  # an empty, migrated database is fine
+    again = await asyncio.to_thread(quizbot, "db", "copy", str(source), with_password,
+                                    cwd=tmp_path)
+    assert again.returncode == 4
+    assert again.stderr.count("\n") == 1 and "add --force" in again.stderr
+    assert "hunter2" not in again.stdout + again.stderr
+    forced = await asyncio.to_thread(quizbot, "db", "copy", str(source), with_password,
+                                     "--force", cwd=tmp_path)
+    assert forced.returncode == 0, forced.stderr
+    assert "hunter2" not in forced.stdout + forced.stderr
