@@ -1,9 +1,10 @@
 """Telegram webhooks: an endpoint that answers an update only once it is handled.
 
 Telegram POSTs each update to QUIZBOT_TELEGRAM_WEBHOOK_URL (through a load balancer or a TLS
-proxy, to QUIZBOT_TELEGRAM_WEBHOOK_LISTEN here) and sends it again, for up to a day, until it
-gets a 2xx. python-telegram-bot's own webhook server answers before the handlers ran, so a
-crash then would lose the update; this one (aiohttp, already there for discord.py) answers:
+proxy, to QUIZBOT_TELEGRAM_WEBHOOK_LISTEN here) and sends it again, with a growing delay,
+until it gets a 2xx (it waits 60 s for an answer). python-telegram-bot's own webhook server
+answers before the handlers ran, so a crash then would lose the update; this one (aiohttp,
+already there for discord.py) answers:
 
 - 200 once every handler of the update finished: its writes committed, its replies sent. A
   poison update (one the library cannot read) gets 200 too, after one WARNING with its id
@@ -22,9 +23,9 @@ Nothing here is shared between processes, so any number of them can sit behind o
 balancer: every update is handled where it lands, and the handlers are idempotent (answers
 are final in the database). What stays in one process:
 - the update ids being handled here: Telegram sending an update again while it is still
-  being handled (it waits 60 s for an answer) joins the running handling and gets its
-  outcome, instead of a 200 before the commit. Sent to another process, it runs there too,
-  harmlessly (see handlers.py).
+  being handled (after 60 s without an answer) joins the running handling and gets its
+  outcome, instead of a 200 before the commit. Sent to another process, it runs there too:
+  an answer is stored once all the same, a command may run twice (as after a crash).
 - the handlers' own memory (redelivery.py, unconfirmed.py): see handlers.py for why each is
   harmless behind a load balancer.
 
