@@ -535,3 +535,33 @@ async def test_two_sharded_processes_with_kill_9_lose_nothing_acknowledged(
     await assert_aggregates_match_answers(backend)
     for process in cluster.values():
         assert_clean_logs(process)
+
+
+async def test_a_question_of_a_killed_process_is_summed_up_once_by_the_other(
+    fake: FakeDiscord, cluster: dict[str, BotProcess]
+) -> None:
+    """Both processes' schedulers close due questions (every second) through the database:
+    each question is summed up exactly once, those of a process killed -9 by the other,
+    and the killed one started again closes nothing a second time."""
+    guilds = [fake.add_guild(f"Guild {shard}", shard=(shard, COUNT)) for shard in range(COUNT)]
+    for process in cluster.values():
+        process.extra_env["QUIZBOT_QUESTION_SECONDS"] = "10"  # the shortest allowed
+        await process.start()
+    burst = Burst(fake, random.Random(1))
+    await burst.post_questions([g.channel_id for g in guilds])
+    await burst.answered(await burst.send(burst.plan(burst.people(8))))
+    await cluster["a"].kill()  # its guilds' questions are still open, in the database
+
+    def closed() -> list[int]:
+        return [len(closing_edits(fake, int(m["id"]))) for m in burst.questions]
+
+    await fake.until(lambda: all(closed()), 30.0, "every question to be summed up")
+    await cluster["a"].start()
+    await asyncio.sleep(2.5)  # rounds of both schedulers, the restarted one's first
+    assert closed() == [1] * COUNT, "one summary per question"
+    for message in burst.questions:
+        assert "answered" in text_of(fake.messages[int(message["id"])])
+    for process in cluster.values():
+        code, _ = await process.terminate()
+        assert code == 0, process.log()
+        assert_clean_logs(process)
