@@ -302,11 +302,16 @@ def migrate(db: sqlite3.Connection, application_id: int) -> None:
         version = db.execute("PRAGMA user_version").fetchone()[0]
         db.execute(f"PRAGMA application_id={application_id}")  # ours from now on
         for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
-            log.info("applying schema migration %d", number)
             for statement in split_sql(script):
                 db.execute(statement)
             db.execute(f"PRAGMA user_version={number}")
         db.execute("COMMIT")
+        if version < len(MIGRATIONS):  # one line, however many steps
+            if version:
+                log.info("database schema migrated from version %d to %d", version,
+                         len(MIGRATIONS))
+            else:
+                log.info("database schema created (version %d)", len(MIGRATIONS))
     except BaseException:
         if db.in_transaction:
             db.execute("ROLLBACK")

@@ -228,7 +228,8 @@ async def migrate(db: Any, where: str, upto: int | None = None) -> tuple[int, in
             return before, before
         await db.execute(SCHEMA_VERSION)
         for number in range(before + 1, target + 1):
-            log.info("applying PostgreSQL schema migration %d", number)
             await db.execute(MIGRATIONS[number - 1])
             await db.execute("INSERT INTO schema_version(version) VALUES ($1)", number)
+    log.info("PostgreSQL schema %s (version %d)",
+             f"migrated from version {before}" if before else "created", target)
     return before, target
