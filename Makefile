@@ -19,8 +19,13 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/quizbot run $(ARGS)
 
+# PYTEST_ARGS: which tests (default: all), e.g. make test PYTEST_ARGS=tests/storage_contract.
+# The PostgreSQL tests run with QUIZBOT_TEST_POSTGRES_URL=postgresql://user@host:port/db set (a
+# server where each test creates a database of its own); without it they are skipped, saying
+# so in one line. QUIZBOT_TEST_STORE=postgres puts the shared storage fixture on PostgreSQL.
+PYTEST_ARGS ?=
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check bot tests scripts
@@ -31,6 +36,7 @@ validate: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python scripts/bench.py
+	$(BIN)/python scripts/bench_postgres.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -41,6 +41,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """With QUIZBOT_TEST_STORE=postgres, the tests that run on the shared `storage` fixture
+    run on PostgreSQL; a test that does not use it (its own SQLite file, processes of their
+    own, no database at all) would only run again unchanged, and is skipped saying so."""
     if STORE == "sqlite":
         return
     for item in items:
@@ -49,6 +52,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             reason = marker.kwargs.get("reason") or (marker.args[0] if marker.args else "")
             item.add_marker(pytest.mark.skip(
                 reason=f"SQLite only (QUIZBOT_TEST_STORE={STORE}): {reason}"
+            ))
+        elif "storage" not in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.skip(
+                reason=f"QUIZBOT_TEST_STORE={STORE} changes nothing here: the test does not "
+                "use the shared storage fixture (it has its own SQLite file, or no database)"
             ))
 
 
