@@ -11,7 +11,9 @@ The one rule set every platform follows:
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator
 from datetime import timedelta
 
@@ -22,6 +24,12 @@ from bot.core.locks import KeyedLocks
 from bot.core.models import Chat, Person, ShownQuestion
 from bot.core.questions import Questions
 from bot.core.runs import Runs
+
+log = logging.getLogger(__name__)
+
+# How long one /quiz may hold its chat across processes (it closes the last question and shows
+# the new one: a few platform calls).
+CHAT_LEASE = timedelta(seconds=15)
 
 
 class Asking:
@@ -52,12 +60,31 @@ class Asking:
         for a whole quiz run even in a shared chat (shown only to the person)."""
         if selector:
             self.questions.select(selector)  # an unknown name raises before anything closes
-        async with self._locks(chat.key):
+        async with self._locks(chat.key), self._chat_lease(chat.key):
             if person is not None and (chat.is_private or run):
                 question = await self._for_one(chat, person, selector, whole=bool(run))
             else:
                 question = await self._for_chat(chat, person, selector)
             yield question
+
+    @contextlib.asynccontextmanager
+    async def _chat_lease(self, chat_key: str) -> AsyncIterator[None]:
+        """The chat across processes (webhooks behind a load balancer, Discord shards): the
+        database lease that one /quiz at a time holds while it replaces and shows. A holder
+        that died frees it after CHAT_LEASE; waiting longer than that is pointless."""
+        storage, holder, clock = self.delivery.storage, self.delivery.holder, self.delivery.clock
+        name = f"chat:{chat_key}"
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + CHAT_LEASE.total_seconds()
+        while not await storage.take_lease(name, holder, clock.now() + CHAT_LEASE, clock.now()):
+            if loop.time() >= give_up:
+                log.warning("chat %s stayed claimed for %s; asking anyway", chat_key, CHAT_LEASE)
+                break
+            await asyncio.sleep(0.05)
+        try:
+            yield
+        finally:
+            await storage.release_lease(name, holder)
 
     async def _for_chat(
         self, chat: Chat, person: Person | None, selector: str | None

@@ -29,6 +29,10 @@ SUMMARY_GRACE = timedelta(seconds=30)
 FIRST_RETRY = timedelta(seconds=30)
 MAX_BACKOFF = timedelta(hours=1)
 RECENT = 4096  # post ids whose summary this process delivered lately (bounded, oldest out)
+# Every process on the database may offer a summary; the one holding its lease delivers it.
+# Kept after a delivery (a process that listed it a moment earlier must not take it again),
+# released after a failure so that the next try need not wait for it.
+SUMMARY_LEASE = timedelta(minutes=10)
 
 
 def backoff(failures: int, first: timedelta = FIRST_RETRY) -> timedelta:
@@ -37,10 +41,14 @@ def backoff(failures: int, first: timedelta = FIRST_RETRY) -> timedelta:
 
 
 class Delivery:
-    def __init__(self, questions: Questions, storage: Storage, clock: Clock) -> None:
+    def __init__(
+        self, questions: Questions, storage: Storage, clock: Clock, holder: str
+    ) -> None:
+        """`holder`: this process's name in the database's leases."""
         self.questions = questions
         self.storage = storage
         self.clock = clock
+        self.holder = holder
         self._ports: dict[str, ChatPort] = {}
         self._busy: set[int] = set()  # summaries being delivered right now
         self._recent: OrderedDict[int, None] = OrderedDict()
@@ -82,19 +90,25 @@ class Delivery:
         failures, not_before = self._retry.get(post_id, (0, self.clock.now()))
         if self.clock.now() < not_before:
             return False
-        self._busy.add(post_id)
+        self._busy.add(post_id)  # before any await: this process tries it once at a time
+        lease = f"summary:{post_id}"
         try:
-            await port.close_question(summary)
-        except ChatGone as exc:
-            log.warning("gave up the summary of post %s: %s is gone (%s)",
-                        post_id, summary.chat_key, exc)
-            await self.chat_gone(summary.chat_key)
-        except Exception as exc:
-            delay = self._failed(post_id, failures, exc)
-            log.warning("summary of post %s in %s not delivered (%s); next try in %s",
-                        post_id, summary.chat_key, exc or type(exc).__name__, delay,
-                        exc_info=not isinstance(exc, TryLater) and failures == 0)
-            return False
+            now = self.clock.now()
+            if not await self.storage.take_lease(lease, self.holder, now + SUMMARY_LEASE, now):
+                return False  # another process is delivering it, or just did
+            try:
+                await port.close_question(summary)
+            except ChatGone as exc:
+                log.warning("gave up the summary of post %s: %s is gone (%s)",
+                            post_id, summary.chat_key, exc)
+                await self.chat_gone(summary.chat_key)
+            except Exception as exc:
+                await self.storage.release_lease(lease, self.holder)
+                delay = self._failed(post_id, failures, exc)
+                log.warning("summary of post %s in %s not delivered (%s); next try in %s",
+                            post_id, summary.chat_key, exc or type(exc).__name__, delay,
+                            exc_info=not isinstance(exc, TryLater) and failures == 0)
+                return False
         finally:
             self._busy.discard(post_id)
         self._retry.pop(post_id, None)

@@ -15,7 +15,10 @@ The loop that drives time (scheduler.py) calls into the same parts.
 
 from __future__ import annotations
 
+import os
 import random
+import socket
+import uuid
 from contextlib import AbstractAsyncContextManager
 from datetime import timedelta
 
@@ -69,7 +72,9 @@ class QuizService:
         self.answers = Answers(self.questions, self.runs, self.locales, storage, clock)
         self.boards = Boards(catalog, storage, clock)
         self.daily = Daily(self.questions, self.locales, storage, clock, rng)
-        self.delivery = Delivery(self.questions, storage, clock)
+        # this process's name in the database's leases (shared by every process on it)
+        self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.delivery = Delivery(self.questions, storage, clock, self.holder)
         self.asking = Asking(self.questions, self.runs, self.locales, self.delivery,
                              question_time)
 

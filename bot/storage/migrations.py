@@ -292,6 +292,15 @@ MIGRATIONS: list[str] = [
         ON CONFLICT(board, chat_key, day, correct) DO UPDATE SET people = people + 1;
     END;
     """,
+    # 9: leases: short claims shared by every process on the database (who is delivering a
+    # summary, who is posting in a chat), expiring by themselves if their holder dies
+    """
+    CREATE TABLE leases (
+        name TEXT PRIMARY KEY,
+        holder TEXT NOT NULL,
+        until INTEGER NOT NULL            -- unix milliseconds, UTC
+    ) WITHOUT ROWID;
+    """,
 ]
 
 

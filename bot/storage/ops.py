@@ -234,3 +234,24 @@ def claim_daily(db: Db, chat_key: str, local_date: str, post: NewPost, when: int
 
 def mark_daily_published(db: Db, post_id: int, when: int) -> None:
     db.execute("UPDATE daily_posts SET published_at=? WHERE post_id=?", (when, post_id))
+
+
+# leases ---------------------------------------------------------------------------------------
+STALE_LEASE_MS = 24 * 3600 * 1000
+
+
+def take_lease(db: Db, name: str, holder: str, until: int, now: int) -> bool:
+    """Take `name` until `until` unless another holder has it unexpired (or renew it)."""
+    cur = db.execute(
+        "INSERT INTO leases(name, holder, until) VALUES (?, ?, ?) "
+        "ON CONFLICT(name) DO UPDATE SET holder=excluded.holder, until=excluded.until "
+        "WHERE leases.until <= ? OR leases.holder = excluded.holder",
+        (name, holder, until, now),
+    )
+    taken = cur.rowcount == 1
+    db.execute("DELETE FROM leases WHERE until < ?", (now - STALE_LEASE_MS,))  # long expired
+    return taken
+
+
+def release_lease(db: Db, name: str, holder: str) -> None:
+    db.execute("DELETE FROM leases WHERE name=? AND holder=?", (name, holder))

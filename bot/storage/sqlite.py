@@ -284,6 +284,12 @@ class SqliteStorage:
             queries.unposted_summaries, to_ms(closed_after), to_ms(closed_before)
         )
 
+    async def take_lease(self, name: str, holder: str, until: datetime, now: datetime) -> bool:
+        return await self._write(ops.take_lease, name, holder, to_ms(until), to_ms(now))
+
+    async def release_lease(self, name: str, holder: str) -> None:
+        await self._write(ops.release_lease, name, holder)
+
     async def open_posts(
         self, chat_key: str | None = None, due_before: datetime | None = None,
         kind: str | None = None,

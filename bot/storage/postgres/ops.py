@@ -5,7 +5,7 @@ fail alone."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from bot.core.ports import AnswerRecord, NewPost, RecordOutcome
@@ -302,6 +302,26 @@ async def mark_daily_published(db: Db, post_id: int, when: datetime) -> None:
     await db.execute("UPDATE daily_posts SET published_at = $1 WHERE post_id = $2", when, post_id)
 
 
+# leases ---------------------------------------------------------------------------------------
+STALE_LEASE = timedelta(days=1)
+
+
+async def take_lease(db: Db, name: str, holder: str, until: datetime, now: datetime) -> bool:
+    """Take `name` until `until` unless another holder has it unexpired (or renew it)."""
+    taken = await db.fetchval(
+        "INSERT INTO leases(name, holder, until) VALUES ($1, $2, $3) "
+        "ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, until = excluded.until "
+        "WHERE leases.until <= $4 OR leases.holder = excluded.holder RETURNING true",
+        name, holder, until, now,
+    )
+    await db.execute("DELETE FROM leases WHERE until < $1", now - STALE_LEASE)  # long expired
+    return bool(taken)
+
+
+async def release_lease(db: Db, name: str, holder: str) -> None:
+    await db.execute("DELETE FROM leases WHERE name = $1 AND holder = $2", name, holder)
+
+
 # Lock order. Two processes whose batches insert the same new keys (a person answering
 # through both, a chat's daily claim raced by both) in different orders would deadlock, and
 # PostgreSQL only notices after deadlock_timeout (1 s). The writer runs a batch's ops sorted by
@@ -319,4 +339,7 @@ LOCK_KEYS: dict[Callable[..., Awaitable[Any]], Callable[..., LockKey]] = {
     upsert_person: lambda key, *_: ("person", key),
     set_person_locale: lambda key, *_: ("person", key),
     record_answer: lambda answer, *_: ("person", answer.person_key, str(answer.post_id)),
+    take_lease: lambda name, *_: ("lease", name),
+    release_lease: lambda name, *_: ("lease", name),
 }
+

@@ -174,6 +174,15 @@ MIGRATIONS: list[str] = [
     );
     INSERT INTO materialized(name, tx, id) VALUES ('scores', '0', 0);
     """,
+    # 3: leases: short claims shared by every process (who is delivering a summary, who is
+    # posting in a chat), expiring by themselves if their holder dies
+    """
+    CREATE TABLE leases (
+        name text PRIMARY KEY,
+        holder text NOT NULL,
+        until timestamptz NOT NULL
+    );
+    """,
 ]
 
 

@@ -362,6 +362,12 @@ class PostgresStorage:
     ) -> list[PostRecord]:
         return await self._read(queries.unposted_summaries, closed_after, closed_before)
 
+    async def take_lease(self, name: str, holder: str, until: datetime, now: datetime) -> bool:
+        return await self._write(ops.take_lease, name, holder, until, now)
+
+    async def release_lease(self, name: str, holder: str) -> None:
+        await self._write(ops.release_lease, name, holder)
+
     async def open_posts(
         self, chat_key: str | None = None, due_before: datetime | None = None,
         kind: str | None = None,
