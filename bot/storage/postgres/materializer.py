@@ -48,6 +48,8 @@ BACKLOG = 500  # answers waiting that are applied without waiting for INTERVAL
 CHUNK = 5000  # answers per transaction
 IDLE_CHECK = 1.0  # s between looks for answers another process left unapplied
 WAIT_LIMIT = 30.0  # s request() waits for older transactions (another process) to end
+OPEN_WAIT = 10.0  # s opening waits for them, to apply every answer stored before it
+CLOSE_WAIT = 2.0  # s closing does (what is left is applied by the next start)
 WEEK_DAYS = 7
 
 LOCK_POSITION = "SELECT tx, id FROM materialized WHERE name = 'scores' FOR UPDATE"
@@ -62,6 +64,7 @@ BATCH = (
     " WHERE (tx, id) > ($1::xid8, $2::bigint) AND tx < pg_snapshot_xmin(pg_current_snapshot())"
     " ORDER BY tx, id LIMIT $3"
 )
+NEWEST = "SELECT tx, id FROM answers ORDER BY tx DESC, id DESC LIMIT 1"
 NEWEST_DAY = (
     "SELECT (answered_at AT TIME ZONE 'UTC')::date FROM answers"
     " WHERE (tx, id) > ($1::xid8, $2::bigint) ORDER BY tx DESC, id DESC LIMIT 1"
@@ -265,7 +268,7 @@ class Materializer:
         """Open the connection and apply what a crash (or an older schema) left behind."""
         self._connect = connect
         self._db = await self._connection()
-        await self._catch_up(roll_first=True)
+        await self._catch_up_to_newest(OPEN_WAIT, roll_first=True)
         self._task = asyncio.create_task(self._run(), name="quizbot-pg-materializer")
 
     async def close(self) -> None:
@@ -277,7 +280,7 @@ class Materializer:
             self._task = None
         try:
             if self._db is not None and not self._db.is_closed():
-                await self._catch_up()
+                await self._catch_up_to_newest(CLOSE_WAIT)
         except Exception:
             log.exception("applying answers at close failed; it runs at the next start")
         finally:
@@ -392,6 +395,27 @@ class Materializer:
         self.position = max(self.position, (int(tx), int(last)))
         if pending:
             await self._catch_up()
+
+    async def _catch_up_to_newest(self, limit: float, roll_first: bool = False) -> None:
+        """Apply every answer committed so far. An answer committed after a transaction
+        that is still running (another process's, anywhere on the server) waits for it to
+        end, for at most `limit` seconds; the task applies it later otherwise."""
+        db = await self._connection()
+        row = await db.fetchrow(NEWEST)
+        target: Position = (0, 0) if row is None else (int(row[0]), int(row[1]))
+        deadline = time.monotonic() + limit
+        pause = 0.001
+        while True:
+            await self._catch_up(roll_first)
+            roll_first = False
+            if self.position >= target:
+                return
+            if time.monotonic() > deadline:
+                log.warning("answers wait for a transaction that has run for over %g s; "
+                            "the boards catch up once it ends", limit)
+                return
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.05)
 
     async def _catch_up(self, roll_first: bool = False) -> None:
         while await self._transaction(roll_first) >= self.chunk:
