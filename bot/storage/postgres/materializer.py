@@ -27,6 +27,10 @@ When: an answer committed by this process waits at most `interval` (a backlog of
 is applied at once); every `idle_check` seconds the task also looks for answers of other
 processes that nobody applied (one crashed). `request()` (PostgresStorage.materialize) applies
 everything up to a given answer now. Opening applies whatever was left, and closing too.
+
+A transaction that stays open elsewhere on the server holds back the answers committed after
+it began: a board then waits at most `wait_limit` and shows what is applied (it catches up
+once that transaction ends); the answers themselves are never held back.
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ INTERVAL = 0.1  # s an answer may wait before it is applied: boards lag by about
 BACKLOG = 500  # answers waiting that are applied without waiting for INTERVAL
 CHUNK = 5000  # answers per transaction
 IDLE_CHECK = 1.0  # s between looks for answers another process left unapplied
-WAIT_LIMIT = 30.0  # s request() waits for older transactions (another process) to end
+WAIT_LIMIT = 5.0  # s a board waits for older transactions (another process) to end
 OPEN_WAIT = 10.0  # s opening waits for them, to apply every answer stored before it
 CLOSE_WAIT = 2.0  # s closing does (what is left is applied by the next start)
 WEEK_DAYS = 7
