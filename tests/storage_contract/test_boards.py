@@ -1,0 +1,169 @@
+"""Boards on both backends: every board (all time, a day, the rolling week, a window that must
+roll, a period only a sum can answer, a chat moved) equals a recount from the raw answers, my
+rank included; and on PostgreSQL the board queries walk the rank indexes (LIMIT first, names
+joined after) instead of reading or sorting a whole board."""
+
+from __future__ import annotations
+
+import json
+import random
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import asyncpg
+
+from bot.core.ports import AnswerRecord, ScoreRow
+from tests.storage_contract.backends import Backend, PostgresBackend, Store
+from tests.storage_contract.pg import fresh_database
+
+DAY0 = datetime(2026, 3, 1, 12, tzinfo=UTC)
+Row = tuple[str, int, int, int, int]
+
+
+async def expected_board(
+    backend: Backend, chat: str | None, since: date | None
+) -> list[Row]:
+    """(person, correct, answered, time_ms, rank) for everyone, from the answers alone."""
+    sums: dict[str, list[int]] = {}
+    for chat_key, person, correct, elapsed, day in await backend.answers_in_order():
+        if chat is not None and chat_key != chat:
+            continue
+        if since is not None and day < since.isoformat():
+            continue
+        acc = sums.setdefault(person, [0, 0, 0])
+        acc[0] += int(correct)
+        acc[1] += 1
+        acc[2] += elapsed
+    ordered = sorted(sums.items(), key=lambda kv: (-kv[1][0], kv[1][2], kv[0]))
+    return [(p, v[0], v[1], v[2], i) for i, (p, v) in enumerate(ordered, start=1)]
+
+
+def as_tuples(rows: list[ScoreRow]) -> list[Row]:
+    return [(r.person_key, r.correct, r.answered, r.time_ms, r.rank) for r in rows]
+
+
+async def answer_on(store: Store, rng: random.Random, chat: str, when: datetime,
+                    people: int) -> None:
+    for _ in range(2):
+        post = await store.create_post(chat, "sample", "s-one", (0, 1, 2), "en", when)
+        for p in rng.sample(range(people), people // 2):
+            await store.record_answer(AnswerRecord(
+                post.id, f"tg:{p}", 0, rng.random() < 0.5, when, rng.randrange(20_000),
+                name=f"person {p}",
+            ))
+
+
+async def check_every_board(store: Store, backend: Backend, today: date, people: int) -> None:
+    for chat_key in (None, "tg:-1", "tg:-2"):
+        for since in (None, today, today - timedelta(days=6), today - timedelta(days=3)):
+            at = None if since is None else datetime.combine(since, datetime.min.time(), UTC)
+            expected = await expected_board(backend, chat_key, since)
+            top, me = await store.leaderboard(chat_key, at, 5, None)
+            assert as_tuples(top) == expected[:5], (chat_key, since)
+            for row in expected[::5]:  # my rank, for people all along the board
+                _, me = await store.leaderboard(chat_key, at, 5, row[0])
+                assert me is not None and as_tuples([me]) == [row], (chat_key, since, row)
+            _, nobody = await store.leaderboard(chat_key, at, 5, f"tg:{people + 1}")
+            assert nobody is None
+
+
+async def test_every_board_equals_a_recount_as_days_go_by(backend: Backend) -> None:
+    """Twelve days of answers in two chats; the week window rolls by answers arriving, by a
+    board asked for on a day without answers, and once across a gap of more than a week."""
+    rng = random.Random(11)
+    materializer = backend.materializer(interval=3600, idle_check=3600)
+    async with backend.opened(materializer=materializer) as store:
+        for n in [*range(12), 25, 26]:
+            day = DAY0 + timedelta(days=n)
+            if n % 4 != 3:  # some days nobody answers: the board rolls the week itself
+                for chat in ("tg:-1", "tg:-2"):
+                    await answer_on(store, rng, chat, day, people=24)
+            await store.materialize()
+            await check_every_board(store, backend, day.date(), people=24)
+        assert await store.migrate_chat("tg:-2", "tg:-1")  # two boards become one
+        await check_every_board(store, backend, (DAY0 + timedelta(days=26)).date(), 24)
+    assert await backend.stored() == await backend.recount()
+
+
+async def test_a_clock_behind_the_newest_answers_still_gets_the_right_board(
+    backend: Backend,
+) -> None:
+    rng = random.Random(12)
+    async with backend.opened() as store:
+        for n in range(5):
+            await answer_on(store, rng, "tg:-1", DAY0 + timedelta(days=n), people=20)
+        await store.materialize()
+        # another process's clock is two days behind: "today" is not the newest day
+        today = (DAY0 + timedelta(days=2)).date()
+        for since in (today, today - timedelta(days=6), today - timedelta(days=1)):
+            at = datetime.combine(since, datetime.min.time(), UTC)
+            top, _ = await store.leaderboard("tg:-1", at, 10, None)
+            assert as_tuples(top) == (await expected_board(backend, "tg:-1", since))[:10]
+
+
+# PostgreSQL: the plans -----------------------------------------------------------------------
+async def fill_aggregates(url: str, people: int) -> None:
+    """A large board straight into the aggregate tables, then ANALYZE (as autovacuum would)."""
+    db = await asyncpg.connect(url)
+    try:
+        rng = random.Random(3)
+        day = DAY0.date()
+        await db.copy_records_to_table("persons", columns=["key", "name"], records=[
+            (f"tg:{i}", f"person {i}") for i in range(people)])
+        totals, scores = [], []
+        for chat in ("*", "tg:-1"):
+            for i in range(people):
+                correct = rng.randrange(60)
+                totals.append((chat, f"tg:{i}", correct, correct + 5, rng.randrange(10**6)))
+                scores.append((chat, day, f"tg:{i}", correct % 7, 7, rng.randrange(10**5)))
+        await db.copy_records_to_table("totals", records=totals, columns=[
+            "chat_key", "person_key", "correct", "answered", "time_ms"])
+        await db.copy_records_to_table("week_scores", records=totals, columns=[
+            "chat_key", "person_key", "correct", "answered", "time_ms"])
+        await db.copy_records_to_table("scores", records=scores, columns=[
+            "chat_key", "day", "person_key", "correct", "answered", "time_ms"])
+        await db.execute("UPDATE week_window SET until = $1", day)
+        await db.execute("VACUUM ANALYZE")
+    finally:
+        await db.close()
+
+
+def nodes(plan: dict[str, Any]) -> list[dict[str, Any]]:
+    found = [plan]
+    for child in plan.get("Plans", []):
+        found += nodes(child)
+    return found
+
+
+async def test_postgres_boards_walk_the_rank_indexes() -> None:
+    from bot.storage.postgres import boards
+
+    async with fresh_database() as url:
+        pg = PostgresBackend(url)
+        async with pg.opened():
+            pass
+        await fill_aggregates(url, 20_000)
+        db = await asyncpg.connect(url)
+        try:
+            for table, where, params in (
+                ("totals", "chat_key = $1", ("*",)),
+                ("week_scores", "chat_key = $1", ("tg:-1",)),
+                ("scores", "chat_key = $1 AND day = $2", ("*", DAY0.date())),
+            ):
+                sql = boards.ranked_sql(table, where, len(params))
+                for me in (None, "tg:12345"):
+                    text = await db.fetchval(f"EXPLAIN (FORMAT JSON) {sql}",
+                                             *params, 10, me)
+                    plan = json.loads(text)[0]["Plan"]
+                    kinds = [n["Node Type"] for n in nodes(plan)]
+                    scans = [(n["Node Type"], n.get("Index Name"), n.get("Relation Name"))
+                             for n in nodes(plan) if "Scan" in n["Node Type"]]
+                    assert "Seq Scan" not in kinds, (table, scans)
+                    ranked = [s for s in scans if (s[1] and s[1].endswith("_rank"))
+                              or s[1] == f"{table}_pkey"]
+                    assert ranked, (table, scans)
+                    # a sort, if any, is of the N rows read (no sort below the LIMIT)
+                    limit = next(n for n in nodes(plan) if n["Node Type"] == "Limit")
+                    assert all(n["Node Type"] != "Sort" for n in nodes(limit)), (table, kinds)
+        finally:
+            await db.close()
