@@ -1,0 +1,419 @@
+"""Benchmark PostgresStorage: answers/s from 1, 2 and 4 processes on one database, and every
+board at a million answers. Prints a table, writes bench_postgres.json, asserts nothing.
+
+    python scripts/bench_postgres.py [--quick] [--url postgresql://…] [--json FILE]
+
+The server is --url, else QUIZBOT_BENCH_POSTGRES_URL, else QUIZBOT_TEST_POSTGRES_URL; the
+script creates databases of its own there (bench_…) and drops them at the end. Without a URL
+it says so in one line and exits 0 (`make bench` runs it after scripts/bench.py).
+
+Every figure stands beside its floor, measured in the same run on the same server:
+
+1. answers/s with 1, 2 and 4 processes, each process answering through QuizService.answer
+   (its own PostgresStorage: a writer with group commit, a pool for reads, the materializer)
+   with 50 people answering at once; floor: the same number of processes, each inserting the
+   same answer rows with raw asyncpg (8 connections, one INSERT per transaction: PostgreSQL's
+   own group commit), 50 at once. Scaling: the rate at k processes over the rate at 1.
+2. every board (global and one chat; day, week, all time; the top 10, and a mid-table
+   person's rank) through QuizService.leaderboard, with 1,000,000 answers by 100,000 people
+   in 50 chats over 60 days (the SQLite bench's data); floor: one row read by primary key
+   through the same pool.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+import uuid
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import asyncpg  # noqa: E402
+
+from bot.content import load_catalog  # noqa: E402
+from bot.core.clock import SystemClock  # noqa: E402
+from bot.core.models import Chat, Person  # noqa: E402
+from bot.core.service import QuizService  # noqa: E402
+from bot.storage.postgres.storage import PostgresStorage  # noqa: E402
+from bot.storage.postgres.url import redact, with_database  # noqa: E402
+
+CONCURRENCY = 50  # people answering at once, per process
+POOL = 8  # the floor's connections per process (PostgresStorage's read pool has as many)
+INSERT = (
+    "INSERT INTO answers(post_id, person_key, option, correct, answered_at, elapsed_ms,"
+    " chat_key, quiz_id, question_id) VALUES ($1, $2, 0, $3, $4, $5, $6, 'q', 'x')"
+)
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
+
+
+def ms(seconds: float) -> float:
+    return round(seconds * 1000, 3)
+
+
+async def create_database(server: str) -> str:
+    name = f"bench_{uuid.uuid4().hex[:10]}"
+    admin = await asyncpg.connect(server)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+    return with_database(server, name)
+
+
+async def drop_database(server: str, url: str) -> None:
+    name = url.rsplit("/", 1)[-1].split("?")[0]
+    admin = await asyncpg.connect(server)
+    try:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await admin.close()
+
+
+# 1. processes ------------------------------------------------------------------------------
+async def worker(kind: str, url: str, index: int, seconds: float) -> None:
+    """One process: set up, say `ready`, wait for `go` on stdin, answer for `seconds`, print
+    the count and latencies as JSON."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    people = 2000
+    latencies: list[float] = []
+    stop = False
+
+    async def run(answer: Any) -> None:
+        nonlocal stop
+        counter = iter(range(10**9))
+
+        async def one_worker() -> None:
+            for i in counter:
+                if stop:
+                    return
+                t0 = time.perf_counter()
+                await answer(i)
+                latencies.append(time.perf_counter() - t0)
+
+        print("ready", flush=True)
+        await reader.readline()  # go
+        start = time.perf_counter()
+        tasks = [asyncio.ensure_future(one_worker()) for _ in range(CONCURRENCY)]
+        await asyncio.sleep(seconds)
+        stop = True
+        await asyncio.gather(*tasks)
+        elapsed = time.perf_counter() - start
+        print(json.dumps({"answers": len(latencies), "seconds": elapsed,
+                          "p50": pct(latencies, 0.5), "p99": pct(latencies, 0.99)}),
+              flush=True)
+
+    if kind == "core":
+        store = PostgresStorage(url)
+        async with store:
+            service = QuizService(load_catalog(ROOT / "content"), store, SystemClock(),
+                                  random.Random(index))
+            quiz = next(iter(service.catalog))
+            chat = Chat(f"bench:{index}", "bench")
+            posts = [
+                (await service.questions.post(chat, quiz.id, quiz.questions[0].id, "en")).post_id
+                for _ in range(400)
+            ]
+            crowd = [Person(f"p:{index}:{i}", f"person {i}") for i in range(people)]
+
+            async def answer(i: int) -> None:
+                result = await service.answer(posts[i // people], crowd[i % people], i % 3)
+                assert result.accepted, result
+
+            await run(answer)
+        return
+    pool = await asyncpg.create_pool(url, min_size=POOL, max_size=POOL)
+    try:
+        chat = f"bench:{index}"
+        async with pool.acquire() as db:
+            await db.execute("INSERT INTO chats(key) VALUES ($1)", chat)
+            await db.executemany("INSERT INTO persons(key, name) VALUES ($1, $2)",
+                                 [(f"p:{index}:{i}", f"person {i}") for i in range(people)])
+            posts = [r[0] for r in await db.fetch(
+                "INSERT INTO posts(chat_key, quiz_id, question_id, option_order, locale,"
+                " created_at) SELECT $1, 'q', 'x', '{0,1,2}', 'en', now()"
+                " FROM generate_series(1, 400) RETURNING id", chat)]
+        now = datetime.now(UTC)
+
+        async def raw(i: int) -> None:
+            async with pool.acquire() as db:
+                await db.execute(INSERT, posts[i // people], f"p:{index}:{i % people}",
+                                 i % 2 == 0, now, 1000, chat)
+
+        await run(raw)
+    finally:
+        await pool.close()
+
+
+async def processes(kind: str, server: str, count: int, seconds: float) -> dict[str, Any]:
+    """`count` worker processes of `kind` on one fresh database, started together."""
+    url = await create_database(server)
+    try:
+        async with PostgresStorage(url):  # the schema
+            pass
+        children = [
+            await asyncio.create_subprocess_exec(
+                sys.executable, __file__, "--worker", kind, "--url", url, "--index", str(i),
+                "--seconds", str(seconds),
+                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            )
+            for i in range(count)
+        ]
+        for child in children:
+            assert child.stdout is not None
+            line = await child.stdout.readline()
+            assert line.strip() == b"ready", line
+        for child in children:
+            assert child.stdin is not None
+            child.stdin.write(b"go\n")
+            await child.stdin.drain()
+        results = []
+        for child in children:
+            assert child.stdout is not None
+            results.append(json.loads(await child.stdout.readline()))
+            await child.wait()
+        return {
+            "rate": sum(r["answers"] / r["seconds"] for r in results),
+            "p50_ms": ms(statistics.median(r["p50"] for r in results)),
+            "p99_ms": ms(max(r["p99"] for r in results)),
+        }
+    finally:
+        await drop_database(server, url)
+
+
+# 2. boards at a million answers ------------------------------------------------------------
+async def fill_boards(url: str, answers: int, people: int, chats: int, days: int) -> None:
+    """The SQLite bench's data, written with COPY: `answers` answers of `people` people in
+    `chats` chats over `days` days up to now, 50 per post, the first post of each chat and
+    day a daily question. The materializer applies them when the storage opens."""
+    rng = random.Random(5)
+    today = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    posts = answers // 50
+    span = timedelta(days=days)
+    end = today + timedelta(days=1) - timedelta(minutes=2)
+    db = await asyncpg.connect(url)
+    try:
+        await db.execute("SET synchronous_commit = off")  # filling only
+        await db.copy_records_to_table(
+            "persons", columns=["key", "name"],
+            records=[(f"p:{i}", f"person {i}") for i in range(people)])
+        await db.copy_records_to_table(
+            "chats", columns=["key", "title"],
+            records=[(f"c:{i}", f"chat {i}") for i in range(chats)])
+        post_rows, daily_rows, meta = [], [], []
+        seen: set[tuple[str, date]] = set()
+        for i in range(posts):
+            chat = f"c:{i % chats}"
+            created = end - span + (span * i) / posts
+            local = created.date()
+            daily = (chat, local) not in seen
+            seen.add((chat, local))
+            post_rows.append((i + 1, chat, "q", "x", [0, 1, 2, 3], "en", created,
+                              "daily" if daily else "quiz", created))
+            if daily:
+                daily_rows.append((chat, local, i + 1, created))
+            meta.append((chat, created, local if daily else None))
+        await db.copy_records_to_table(
+            "posts", columns=["id", "chat_key", "quiz_id", "question_id", "option_order",
+                              "locale", "created_at", "kind", "closed_at"], records=post_rows)
+        await db.execute("SELECT setval(pg_get_serial_sequence('posts', 'id'), $1)", posts)
+        await db.copy_records_to_table(
+            "daily_posts", columns=["chat_key", "local_date", "post_id", "claimed_at"],
+            records=daily_rows)
+        batch: list[tuple[Any, ...]] = []
+        columns = ["post_id", "person_key", "option", "correct", "answered_at", "elapsed_ms",
+                   "chat_key", "quiz_id", "question_id", "daily_date"]
+        for i in range(posts):
+            chat, created, daily = meta[i]
+            for person in rng.sample(range(people), 50):
+                elapsed = rng.randrange(60_000)
+                batch.append((i + 1, f"p:{person}", 0, rng.random() < 0.6,
+                              created + timedelta(milliseconds=elapsed), elapsed, chat, "q",
+                              "x", daily))
+            if len(batch) >= 100_000:
+                await db.copy_records_to_table("answers", columns=columns, records=batch)
+                batch = []
+        if batch:
+            await db.copy_records_to_table("answers", columns=columns, records=batch)
+    finally:
+        await db.close()
+
+
+async def mid_table(url: str, chat: str, period: str) -> tuple[str, int]:
+    db = await asyncpg.connect(url)
+    try:
+        until = await db.fetchval("SELECT until FROM week_window")
+        if period == "all":
+            source, params = "totals WHERE chat_key = $1", [chat]
+        elif period == "week":
+            source, params = "week_scores WHERE chat_key = $1", [chat]
+        else:
+            source, params = "scores WHERE chat_key = $1 AND day = $2", [chat, until]
+        size = await db.fetchval(f"SELECT count(*) FROM {source}", *params)
+        key = await db.fetchval(
+            f"SELECT person_key FROM {source} ORDER BY correct DESC, time_ms, person_key"
+            f" OFFSET ${len(params) + 1} LIMIT 1", *params, size // 2)
+    finally:
+        await db.close()
+    return ("nobody" if key is None else key), int(size)
+
+
+async def boards(url: str, repeats: int) -> tuple[list[dict[str, Any]], dict[str, float]]:
+    results = []
+    async with PostgresStorage(url) as store:
+        service = QuizService(load_catalog(ROOT / "content"), store, SystemClock(),
+                              random.Random(1))
+        floor: list[float] = []
+        pool = store._pool
+        for i in range(repeats):
+            t0 = time.perf_counter()
+            async with pool.acquire() as db:
+                await db.fetchrow("SELECT correct, answered, time_ms FROM totals"
+                                  " WHERE chat_key = $1 AND person_key = $2", "*", f"p:{i}")
+            floor.append(time.perf_counter() - t0)
+        for chat in (None, Chat("c:3", "chat 3")):
+            for period in ("day", "week", "all"):
+                key, size = await mid_table(url, "*" if chat is None else chat.key, period)
+                for who in (None, Person(key, "")):
+                    times = []
+                    for _ in range(repeats):
+                        t0 = time.perf_counter()
+                        board = await service.leaderboard(chat, period, person=who)
+                        times.append(time.perf_counter() - t0)
+                    if who is not None and size > 20:
+                        assert board.me is not None and board.me.rank > 10
+                    results.append({
+                        "board": f"{'global' if chat is None else 'one chat'} / {period}"
+                                 f" / {'top 10' if who is None else 'mid-table rank'}",
+                        "people": size, "p50_ms": ms(pct(times, 0.5)),
+                        "p99_ms": ms(pct(times, 0.99)),
+                        "rank": None if who is None or board.me is None else board.me.rank,
+                    })
+    return results, {"p50_ms": ms(pct(floor, 0.5)), "p99_ms": ms(pct(floor, 0.99))}
+
+
+# the table ---------------------------------------------------------------------------------
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return ""
+
+
+async def server_info(server: str) -> dict[str, Any]:
+    db = await asyncpg.connect(server)
+    try:
+        version = await db.fetchval("SHOW server_version")
+        settings = {name: await db.fetchval(f"SHOW {name}") for name in
+                    ("synchronous_commit", "shared_buffers", "max_connections")}
+    finally:
+        await db.close()
+    return {"cpus": os.cpu_count(), "cpu": cpu_model(), "python": platform.python_version(),
+            "postgresql": version, **settings, "asyncpg": asyncpg.__version__,
+            "date": datetime.now(UTC).isoformat(timespec="seconds")}
+
+
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+async def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true", help="small sizes, to try the script")
+    parser.add_argument("--url", help="a PostgreSQL server (any database on it)")
+    parser.add_argument("--json", type=Path, default=Path("bench_postgres.json"))
+    parser.add_argument("--worker", choices=["core", "floor"], help=argparse.SUPPRESS)
+    parser.add_argument("--index", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--seconds", type=float, default=5.0, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        await worker(args.worker, args.url, args.index, args.seconds)
+        return 0
+    server = (args.url or os.environ.get("QUIZBOT_BENCH_POSTGRES_URL")
+              or os.environ.get("QUIZBOT_TEST_POSTGRES_URL"))
+    if not server:
+        print("PostgreSQL bench skipped: no server (set QUIZBOT_BENCH_POSTGRES_URL or "
+              "QUIZBOT_TEST_POSTGRES_URL, or pass --url)")
+        return 0
+    info = await server_info(server)
+    print(f"PostgreSQL {info['postgresql']} at {redact(server)} (synchronous_commit="
+          f"{info['synchronous_commit']}); {info['cpus']} CPUs ({info['cpu']}), python "
+          f"{info['python']}, asyncpg {info['asyncpg']}")
+
+    seconds = 2.0 if args.quick else 5.0
+    rows = []
+    for count in (1, 2, 4):
+        floor = await processes("floor", server, count, seconds)
+        core = await processes("core", server, count, seconds)
+        rows.append({"processes": count, "core": core, "floor": floor})
+    one = rows[0]["core"]["rate"]
+    one_floor = rows[0]["floor"]["rate"]
+    print(f"\n1. answers/s, {CONCURRENCY} people answering at once per process, "
+          f"{seconds:g} s each")
+    print(f"{'processes':>9}  {'core /s':>9} {'p50 ms':>7} {'p99 ms':>7} {'scaling':>8}"
+          f"  {'floor /s':>9} {'p50 ms':>7} {'p99 ms':>7} {'scaling':>8}  {'vs floor':>8}")
+    for r in rows:
+        c, f = r["core"], r["floor"]
+        print(f"{r['processes']:9d}  {c['rate']:9.0f} {c['p50_ms']:7.2f} {c['p99_ms']:7.2f}"
+              f" {c['rate'] / one:8.2f}  {f['rate']:9.0f} {f['p50_ms']:7.2f}"
+              f" {f['p99_ms']:7.2f} {f['rate'] / one_floor:8.2f}  {c['rate'] / f['rate']:8.2f}")
+    print("   floor: raw asyncpg, one INSERT per transaction over 8 connections per process")
+
+    answers, people = (100_000, 10_000) if args.quick else (1_000_000, 100_000)
+    url = await create_database(server)
+    try:
+        async with PostgresStorage(url):
+            pass
+        t0 = time.perf_counter()
+        await fill_boards(url, answers, people, 50, 60)
+        filled = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        async with PostgresStorage(url):  # opening applies the answers (the materializer)
+            pass
+        materialized = time.perf_counter() - t0
+        db = await asyncpg.connect(url)
+        try:
+            await db.execute("VACUUM ANALYZE")  # what autovacuum does on a running server
+        finally:
+            await db.close()
+        board_rows, floor = await boards(url, 50 if args.quick else 200)
+    finally:
+        await drop_database(server, url)
+    print(f"\n2. boards ({answers:,} answers, {people:,} people, 50 chats, 60 days; filled in "
+          f"{filled:.0f} s, applied by the materializer in {materialized:.0f} s)")
+    print(f"{'board':40}{'people':>9}{'rank':>8}{'p50 ms':>9}{'p99 ms':>9}")
+    for r in board_rows:
+        print(f"{r['board']:40}{r['people']:9,}{r['rank'] or '':>8}{r['p50_ms']:9.2f}"
+              f"{r['p99_ms']:9.2f}")
+    print(f"{'floor: one row by primary key':40}{'':9}{'':8}{floor['p50_ms']:9.2f}"
+          f"{floor['p99_ms']:9.2f}")
+    write_json(args.json, {
+        "machine": info, "quick": args.quick, "processes": rows, "boards": board_rows,
+        "board_floor": floor, "filled_s": round(filled, 1),
+        "materialized_s": round(materialized, 1),
+    })
+    print(f"written to {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
