@@ -223,3 +223,23 @@ async def test_kill_9_in_the_middle_of_a_burst_never_double_applies(backend: Bac
             assert [(r.person_key, r.correct) for r in board] == [
                 (t[1], t[2]) for t in expected
             ]
+
+
+async def test_a_lost_materializer_connection_is_replaced(backend: Backend) -> None:
+    if backend.name != "postgres":
+        return  # SQLite's materializer runs on the writer's file
+    fast = backend.materializer(interval=0.01, idle_check=0.01)
+    async with backend.opened(materializer=fast) as store:
+        await random_answers(store, random.Random(21), posts=2)
+        await store.materialize()
+        materializer = store.materializer
+        await backend.fetch("SELECT pg_terminate_backend($1)",
+                            materializer._db.get_server_pid())
+        await random_answers(store, random.Random(22), posts=2)
+        for _ in range(2000):  # polled: the next application reconnects
+            if await backend.unapplied() == 0:
+                break
+            await asyncio.sleep(0.005)
+        await store.materialize()
+        assert await backend.unapplied() == 0
+    assert await backend.stored() == await backend.recount()

@@ -266,6 +266,7 @@ class Materializer:
         self._since: float | None = None  # when they were first committed
         self._requests: list[tuple[Position, asyncio.Future[None]]] = []
         self._closing = False
+        self._failures = 0  # applications failed in a row
 
     # lifecycle ---------------------------------------------------------------------------
     async def start(self, connect: Callable[[], Awaitable[Db]]) -> None:
@@ -351,13 +352,23 @@ class Materializer:
                     await self._look()
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("applying answers to the boards failed; tried again later")
+            except Exception as exc:
+                # the server restarting, the network: said once, then tried again, less
+                # and less often (at most every 5 s) until it works
+                if not self._failures:
+                    log.exception("applying answers to the boards failed; tried again later")
+                else:
+                    log.debug("applying answers to the boards failed again: %s", exc)
+                self._failures += 1
                 await _close(self._db)
                 self._db = None
                 if self._since is None:
                     self._since = time.monotonic()
-                await asyncio.sleep(self.interval)
+                await asyncio.sleep(min(5.0, self.interval * 2 ** min(self._failures, 10)))
+            else:
+                if self._failures:
+                    log.info("applying answers to the boards works again")
+                self._failures = 0
 
     async def _serve_requests(self) -> None:
         requests, self._requests = self._requests, []
