@@ -40,6 +40,7 @@ class FakePort:
         self._close_failures: list[BaseException] = []
         self._gate: asyncio.Event | None = None
         self.closing = asyncio.Event()  # set once close_question is first called
+        self.private: list[tuple[str, str]] = []  # (person key, text) sent privately
 
     # wiring --------------------------------------------------------------------------------
     def attach(self, service: QuizService) -> FakePort:
@@ -103,3 +104,9 @@ class FakePort:
             raise self._close_failures.pop(0)
         self.closed.append(summary)
         self.events.append(("closed", summary.post_id))
+
+    async def send_private(self, person_key: str, text: str) -> None:
+        assert person_key.startswith(self.prefix), person_key
+        if person_key in self.gone:
+            raise ChatGone(f"{person_key}: blocked the bot")
+        self.private.append((person_key, text))

@@ -96,6 +96,18 @@ class ScoreRow:
     rank: int
 
 
+@dataclass(frozen=True, slots=True)
+class ReviewAnswer:
+    """One answer of a person, as spaced review replays it (bot/core/review.py)."""
+
+    quiz_id: str
+    question_id: str
+    correct: bool
+    answered_at: datetime
+    elapsed_ms: int
+    personal: bool  # the post was the person's own (a run, a review, a private question)
+
+
 class StorageError(Exception):
     """The database cannot be used (missing, unwritable, not ours, too new): one line that
     names it and says what to do."""
@@ -231,6 +243,21 @@ class Storage(Protocol):
         ...
 
 
+    # spaced review: the cards are replayed from the answers; a reminder is a Schedule whose
+    # chat_key is the person's key, claimed once per person and local date
+    async def review_answers(self, person_key: str) -> list[ReviewAnswer]:
+        """Every answer of the person, oldest first (answered_at, then id)."""
+        ...
+    async def set_reminder(self, reminder: Schedule) -> None: ...
+    async def delete_reminder(self, person_key: str) -> bool: ...
+    async def get_reminder(self, person_key: str) -> Schedule | None: ...
+    async def reminders(self) -> list[Schedule]: ...
+    async def claim_reminder(self, person_key: str, local_date: date, when: datetime) -> bool:
+        """Claim the person's reminder of that local date; False if it was claimed already
+        (by this process or another: the claim's primary key decides)."""
+        ...
+
+
 # The platforms --------------------------------------------------------------------------------
 class ChatGone(Exception):
     """The bot can never post in that chat again (removed, blocked, the chat deleted)."""
@@ -261,4 +288,9 @@ class ChatPort(Protocol):
     async def close_question(self, summary: PostSummary) -> None:
         """Retire the question on the platform (stop the poll, disable the buttons) and show
         its one summary there."""
+        ...
+
+    async def send_private(self, person_key: str, text: str) -> None:
+        """Send `text` to the person privately (Telegram: their private chat with the bot;
+        Discord: a DM). `person_key` starts with `prefix`."""
         ...

@@ -22,6 +22,8 @@ from bot.core.models import (
     ScheduleStatus,
     ShownQuestion,
 )
+from bot.core.review import ReviewStats
+from bot.core.schedule import Schedule
 from bot.i18n import Translator, _
 
 LETTERS = "ABCDEFGHIJKL"
@@ -192,6 +194,51 @@ def review_text(missed: Sequence[MissedQuestion], t: Translator) -> str:
     return "\n".join(lines)
 
 
+def review_stats_text(stats: ReviewStats, t: Translator) -> str:
+    """The spaced-review line of /stats: cards due now and retention."""
+    line = t.ngettext("🧠 Review: {n} card, {due} due now", "🧠 Review: {n} cards, {due} due now",
+                      stats.cards, due=t.number(stats.due))
+    if stats.retention is None:
+        return line
+    return line + " · " + t.gettext("retention {share}", share=t.percent(stats.retention))
+
+
+def nothing_due_text(t: Translator) -> str:
+    return t.gettext("Nothing is due for review right now. Answer some questions, or come "
+                     "back later.")
+
+
+def review_elsewhere_text(t: Translator) -> str:
+    return t.gettext("Your review is in our private chat.")
+
+
+def review_blocked_text(t: Translator) -> str:
+    return t.gettext("I cannot write to you privately yet: start a private chat with me "
+                     "first, then send /review again.")
+
+
+def reminder_text(due: int, t: Translator) -> str:
+    # i18n: a private message once a day; {n} is how many questions are due
+    return t.ngettext("📚 {n} question is due for review. Send /review to go through it.",
+                      "📚 {n} questions are due for review. Send /review to go through them.",
+                      due)
+
+
+def reminder_set_text(reminder: Schedule, t: Translator) -> str:
+    # i18n: {time} is HH:MM, {zone} an IANA name such as Asia/Kolkata (keep both as is)
+    return t.gettext("I will remind you at {time} ({zone}) on days when reviews are due.",
+                     time=reminder.at.strftime("%H:%M"), zone=reminder.tz)
+
+
+def reminder_off_text(removed: bool, t: Translator) -> str:
+    return t.gettext("Review reminders are off.") if removed \
+        else t.gettext("You have no review reminder.")
+
+
+def remind_usage_text(t: Translator) -> str:
+    return t.gettext("Usage: /remind HH:MM [Time/Zone], or /remind off")
+
+
 def quiz_list_text(quizzes: Sequence[QuizInfo], t: Translator) -> str:
     lines = [t.gettext("Available quizzes:")]
     for q in quizzes:
@@ -211,7 +258,9 @@ def help_text(t: Translator) -> str:
         t.gettext("/quiz — a question now; /quiz <quiz> in a private chat runs a whole quiz"),
         t.gettext("/leaderboard [day|week|all] — who knows best"),
         t.gettext("/stats — your answers, accuracy and streaks"),
-        t.gettext("/review — questions you missed"),
+        t.gettext("/review — the questions due for review, in a private chat"),
+        t.gettext("/remind HH:MM [Time/Zone] — a daily reminder when reviews are due; "
+                  "/remind off"),
         t.gettext("/lang <en|bn|hi> — your language"),
         t.gettext("/daily HH:MM [Time/Zone] [quiz] — a question every day (admins)"),
     ])

@@ -1,4 +1,5 @@
-"""The one loop that drives time: daily questions, closing due questions, pending summaries.
+"""The one loop that drives time: daily questions, closing due questions, pending summaries,
+review reminders.
 
 Every platform connected to the service (Delivery) is served by this loop; adapters keep no
 loops of their own. Tests call `tick()` after moving their clock instead of sleeping.
@@ -11,10 +12,13 @@ import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 
+from bot.core import render
 from bot.core.delivery import backoff
+from bot.core.models import Chat, Person
 from bot.core.service import QuizService
+from bot.i18n import translator
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +31,7 @@ REPUBLISH_AFTER = timedelta(minutes=2)
 class Tick:
     posted: int = 0  # daily questions posted (first tries and re-posts)
     closed: int = 0  # questions closed because their time was up
+    reminded: int = 0  # review reminders sent (people with cards due)
 
 
 class Scheduler:
@@ -37,6 +42,7 @@ class Scheduler:
         self._stopping = asyncio.Event()
         self._failures: dict[int, tuple[int, datetime]] = {}  # post id -> (failures, retry at)
         self.on_round: Callable[[], None] | None = None  # after each round that succeeded
+        self._reminded: dict[str, date] = {}  # person key -> local day this process claimed
 
     async def tick(self) -> Tick:
         """One round; each part fails alone (logged), so one broken chat stops nothing."""
@@ -45,7 +51,35 @@ class Scheduler:
         await delivery.summaries(closed)  # this process closed them: it delivers them now
         posted = await self._post_dailies() + await self._republish()
         await delivery.pending()  # any refused earlier, or closed by a process that died
-        return Tick(posted=posted, closed=len(closed))
+        reminded = await self._remind()
+        return Tick(posted=posted, closed=len(closed), reminded=reminded)
+
+    async def _remind(self) -> int:
+        """Each person's review reminder, once per local day (the database's claim decides
+        between processes; this process remembers the day it tried, so a claimed day costs
+        no write per tick). Claimed first, then sent: a process dying in between loses that
+        day's reminder rather than sending it twice. Nothing is sent when nothing is due."""
+        spaced, delivery = self.service.spaced, self.service.delivery
+        sent = 0
+        for reminder in await self.service.storage.reminders():
+            person_key = reminder.chat_key
+            port = delivery.port_for(person_key)
+            day = reminder.due_day(self.service.clock.now())
+            if port is None or day is None or self._reminded.get(person_key) == day:
+                continue
+            try:
+                self._reminded[person_key] = day
+                due = await spaced.claim(reminder)
+                if not due:
+                    continue
+                locale = await self.service.locales.for_person(
+                    Person(person_key, ""), Chat(person_key))  # a private chat's key is theirs
+                t = translator(locale)
+                await port.send_private(person_key, render.reminder_text(due, t))
+                sent += 1
+            except Exception:
+                log.exception("review reminder for %s failed", person_key)
+        return sent
 
     async def _post_dailies(self) -> int:
         daily, delivery = self.service.daily, self.service.delivery

@@ -8,6 +8,7 @@ The parts, each with its dependencies passed in:
 - runs.py       one person through a whole quiz
 - boards.py     leaderboards, stats, review
 - daily.py      a chat's daily question
+- review.py     spaced review (FSRS cards, /review, /remind)
 - locales.py    which language a person or a chat reads
 - delivery.py   summaries and scheduled questions onto the platforms (ChatPort)
 The loop that drives time (scheduler.py) calls into the same parts.
@@ -46,7 +47,9 @@ from bot.core.models import (
 )
 from bot.core.ports import ChatPort, Storage
 from bot.core.questions import Questions
+from bot.core.review import Review, ReviewStats
 from bot.core.runs import Runs
+from bot.core.schedule import Schedule
 
 DEFAULT_QUESTION_TIME = timedelta(minutes=10)
 
@@ -75,6 +78,7 @@ class QuizService:
         # this process's name in the database's leases (shared by every process on it)
         self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.delivery = Delivery(self.questions, storage, clock, self.holder)
+        self.spaced = Review(self.questions, self.locales, storage, clock)
         self.asking = Asking(self.questions, self.runs, self.locales, self.delivery,
                              question_time)
 
@@ -132,7 +136,12 @@ class QuizService:
     async def answer(
         self, post_id: int, person: Person, option: int, *, locale: str | None = None
     ) -> AnswerResult:
-        return await self.answers.answer(post_id, person, option, locale=locale)
+        result = await self.answers.answer(post_id, person, option, locale=locale)
+        if result.accepted and result.personal and result.next_question is None:
+            post = await self.storage.get_post(post_id)  # cached: no I/O
+            if post is not None:
+                return await self.spaced.answered(post, person, result)
+        return result
 
     async def show(self, post_id: int, locale: str | None = None) -> ShownQuestion | None:
         return await self.questions.show(post_id, locale)
@@ -167,6 +176,27 @@ class QuizService:
 
     async def review(self, person: Person, locale: str = DEFAULT_LOCALE) -> list[MissedQuestion]:
         return await self.boards.review(person, locale)
+
+    # spaced review -----------------------------------------------------------------------
+    async def start_review(
+        self, person: Person, chat: Chat, locale: str = DEFAULT_LOCALE
+    ) -> ShownQuestion | None:
+        """/review: the first due card as `person`'s own question in `chat` (the adapter
+        gives their private chat); each accepted answer brings the next. None: none due."""
+        return await self.spaced.start(person, chat, locale)
+
+    async def review_stats(self, person: Person) -> ReviewStats:
+        return await self.spaced.stats(person)
+
+    async def set_reminder(self, person: Person, at: str, tz: str | None = None) -> Schedule:
+        """/remind HH:MM [zone]: one private message a day when cards are due."""
+        return await self.spaced.set_reminder(person, at, tz)
+
+    async def reminder_off(self, person: Person) -> bool:
+        return await self.spaced.reminder_off(person)
+
+    async def reminder(self, person: Person) -> Schedule | None:
+        return await self.spaced.reminder(person)
 
     # daily questions ---------------------------------------------------------------------
     async def set_schedule(

@@ -301,6 +301,22 @@ MIGRATIONS: list[str] = [
         until INTEGER NOT NULL            -- unix milliseconds, UTC
     ) WITHOUT ROWID;
     """,
+    # spaced review. Cards are replayed from the answers (bot/core/review.py); a person's
+    # daily reminder time, and one claim per person and local date so it is sent once a day
+    """
+    CREATE TABLE reminders (
+        person_key TEXT PRIMARY KEY,
+        local_time TEXT NOT NULL,         -- HH:MM in tz
+        tz TEXT NOT NULL,
+        updated_at INTEGER NOT NULL       -- unix milliseconds, UTC
+    );
+    CREATE TABLE reminder_days (
+        person_key TEXT NOT NULL,
+        local_date TEXT NOT NULL,         -- YYYY-MM-DD in the reminder's zone
+        claimed_at INTEGER NOT NULL,
+        PRIMARY KEY (person_key, local_date)
+    ) WITHOUT ROWID;
+    """,
 ]
 
 

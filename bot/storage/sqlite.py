@@ -30,12 +30,14 @@ from bot.core.ports import (
     NewPost,
     PostRecord,
     RecordOutcome,
+    ReviewAnswer,
     RunRecord,
     ScoreRow,
     StorageError,
 )
 from bot.core.schedule import Schedule
 from bot.storage import boards, ops, queries
+from bot.storage import review as spaced
 from bot.storage.connection import APPLICATION_ID, PRAGMAS, unusable
 from bot.storage.lru import Expiring, Lru
 from bot.storage.materializer import Materializer, roll_week
@@ -446,3 +448,25 @@ class SqliteStorage:
         self, person_keys: Sequence[str]
     ) -> dict[str, tuple[list[date], date | None]]:
         return await self._read(boards.daily_days_for, list(person_keys))
+
+    # spaced review -----------------------------------------------------------------------
+    async def review_answers(self, person_key: str) -> list[ReviewAnswer]:
+        return await self._read(spaced.review_answers, person_key)
+
+    async def set_reminder(self, reminder: Schedule) -> None:
+        updated_at = to_ms(reminder.updated_at or datetime.now(UTC))
+        await self._write(spaced.set_reminder, reminder, updated_at)
+
+    async def delete_reminder(self, person_key: str) -> bool:
+        return await self._write(spaced.delete_reminder, person_key)
+
+    async def get_reminder(self, person_key: str) -> Schedule | None:
+        return await self._read(spaced.reminder, person_key)
+
+    async def reminders(self) -> list[Schedule]:
+        return await self._read(spaced.reminders)
+
+    async def claim_reminder(self, person_key: str, local_date: date, when: datetime) -> bool:
+        return await self._write(
+            spaced.claim_reminder, person_key, local_date.isoformat(), to_ms(when)
+        )

@@ -29,6 +29,7 @@ from tests.clock import FakeClock
 from tests.discord_e2e.helpers import make_settings
 from tests.fakes.discord_api import (
     DEFAULT_PERMISSIONS,
+    EPHEMERAL,
     MANAGE_GUILD,
     FakeDiscord,
     Interaction,
@@ -158,6 +159,20 @@ class DiscordHarness:
 
     async def set_language(self, where: Place, who: User, code: str) -> Seen:
         return await self._slash(where, who, "lang", {"code": code})
+
+    async def review(self, where: Place, who: User) -> Seen:
+        return await self._slash(where, who, "review", {})
+
+    async def remind(self, where: Place, who: User, at: str, zone: str = "UTC") -> Seen:
+        return await self._slash(where, who, "remind", {"time": at, "timezone": zone})
+
+    def shown_privately(self, post_id: int) -> bool:
+        shown = [m for m in self.fake.messages.values() if self._shows(m, post_id)]
+        return bool(shown) and all(
+            int(m.get("flags") or 0) & EPHEMERAL
+            or self.fake.channels.get(int(m["channel_id"]), {}).get("type") == 1
+            for m in shown
+        )
 
     async def tick(self) -> None:
         await self.scheduler.tick()  # its posts and closing edits are awaited within

@@ -98,6 +98,19 @@ class Harness(Protocol):
         """The person's own language (/lang code)."""
         ...
 
+    async def review(self, where: Place, who: Person) -> Seen:
+        """/review: post_ids has the first due card's question (if any was due)."""
+        ...
+
+    async def remind(self, where: Place, who: Person, at: str, zone: str = "UTC") -> Seen:
+        """/remind HH:MM zone, or `at` "off"."""
+        ...
+
+    def shown_privately(self, post_id: int) -> bool:
+        """Every message showing the question is seen by its person alone (Telegram: in
+        their private chat; Discord: ephemeral, or in their DM)."""
+        ...
+
     async def tick(self) -> None:
         """One round of the core scheduler (daily posts, due closes, pending summaries),
         then wait until every platform call it caused is done."""

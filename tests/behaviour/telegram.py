@@ -170,6 +170,26 @@ class TelegramHarness:
     async def set_language(self, where: Chat, who: User, code: str) -> Seen:
         return await self._command(where, who, f"/lang {code}")
 
+    async def review(self, where: Chat, who: User) -> Seen:
+        start = len(self.fake.calls)
+        seen = await self._command(where, who, "/review", questions=1)
+        # from a group: the group is told where it went (a reply, which _seen takes for a
+        # refusal), the question goes to the private chat
+        for sent in self._sent:
+            if not seen.post_ids and sent.call >= start and sent.chat_id == who["id"] \
+                    and sent.call not in self._claimed:
+                self._claimed.add(sent.call)
+                seen.post_ids.append(sent.post_id)
+        return seen
+
+    async def remind(self, where: Chat, who: User, at: str, zone: str = "UTC") -> Seen:
+        return await self._command(where, who, f"/remind {at} {zone}" if at != "off"
+                                   else "/remind off")
+
+    def shown_privately(self, post_id: int) -> bool:
+        sent = [s for s in self._sent if s.post_id == post_id]
+        return bool(sent) and all(s.chat_id in self._private for s in sent)
+
     async def tick(self) -> None:
         await self.scheduler.tick()
         await self._settle()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime, timedelta
 
+from bot.core.models import Person
 from bot.core.service import DEFAULT_QUESTION_TIME
 from tests.behaviour.harness import Harness
 
@@ -218,3 +219,44 @@ async def test_a_question_survives_a_restart(h: Harness) -> None:
     h.clock.advance(timedelta(minutes=11).total_seconds())
     await h.tick()
     assert h.closed_on_platform(post)
+
+
+# spaced review ---------------------------------------------------------------------------------
+async def test_review_runs_the_due_cards_privately(h: Harness) -> None:
+    group, alice = h.group(), h.person(1)
+    person = Person(h.person_key(alice), "")
+    nothing = await h.review(group, alice)
+    assert nothing.text and not nothing.post_ids  # nothing answered yet: nothing due
+    [post] = (await h.quiz(group, alice)).post_ids
+    question = await shown(h, post)
+    await h.answer(group, alice, post, (question.correct + 1) % len(question.options))
+    h.clock.advance(120)  # a wrong answer is due again a minute later (FSRS's first step)
+
+    started = await h.review(group, alice)
+    assert len(started.post_ids) == 1, started.texts
+    [card] = started.post_ids
+    assert h.shown_privately(card)
+    stored = await h.service.storage.get_post(card)
+    assert stored is not None
+    assert (stored.kind, stored.owner_key, stored.quiz_id, stored.question_id) == (
+        "review", person.key, question.quiz_id, question.question_id)
+    review = await shown(h, card)
+    seen = await h.answer(h.private(alice), alice, card, review.correct)
+    assert seen.text, "the answer and its explanation appear at once"
+    assert not seen.post_ids  # nothing else is due
+    answer = await h.service.storage.answer_of(card, person.key)
+    assert answer is not None and answer.correct
+    stats = await h.service.review_stats(person)
+    assert (stats.cards, stats.due, stats.reviews, stats.right) == (1, 0, 1, 1)
+
+
+async def test_remind_sets_and_removes_a_daily_review_reminder(h: Harness) -> None:
+    alice = h.person(1)
+    person = Person(h.person_key(alice), "")
+    seen = await h.remind(h.private(alice), alice, "07:30", "Asia/Kolkata")
+    assert "07:30" in seen.text and "Asia/Kolkata" in seen.text
+    reminder = await h.service.reminder(person)
+    assert reminder is not None and (reminder.at.strftime("%H:%M"), reminder.tz) == (
+        "07:30", "Asia/Kolkata")
+    assert (await h.remind(h.private(alice), alice, "off")).text
+    assert await h.service.reminder(person) is None

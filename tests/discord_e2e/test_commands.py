@@ -10,7 +10,8 @@ import pytest
 from bot.adapters.discord import DiscordAdapter, replies
 from bot.core.models import Chat
 from bot.core.service import QuizService
-from tests.discord_e2e.helpers import click, post_quiz, wrong
+from tests.clock import FakeClock
+from tests.discord_e2e.helpers import bound_post, click, post_quiz, wrong
 from tests.errorlog import ErrorLog
 from tests.fakes.discord_api import (
     AUTOCOMPLETE_RESULT,
@@ -99,16 +100,24 @@ async def test_the_leaderboard_in_a_dm_covers_every_chat(
 
 
 async def test_stats_and_review(
-    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User,
+    clock: FakeClock,
 ) -> None:
     reply, q = await post_quiz(fake, service, alice, quiz="sample")
     await click(fake, reply, wrong(q), alice)
     stats = await fake.reply(await fake.slash("stats", user=alice))
     assert stats.ephemeral
     assert "Stats for Alice" in stats.text and "1 question answered · 0% right" in stats.text
+    assert "🧠 Review: 1 card, 0 due now" in stats.text
     review = await fake.reply(await fake.slash("review", user=alice))
-    assert review.ephemeral
-    assert q.prompt in review.text and q.options[q.correct] in review.text
+    assert review.ephemeral and review.text.startswith("Nothing is due for review")
+    clock.advance(120)  # a wrong answer comes back a minute later (FSRS's first step)
+    review = await fake.reply(await fake.slash("review", user=alice))
+    assert review.ephemeral and review.buttons  # the missed question, for Alice alone
+    card = await service.show(await bound_post(service, review.id))
+    assert card is not None and (card.question_id, card.personal) == (q.question_id, True)
+    result = await click(fake, review, card.correct, alice)
+    assert result.ephemeral and result.text.startswith("✅")
 
 
 async def test_channel_language_needs_manage_server(

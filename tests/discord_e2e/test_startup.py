@@ -12,7 +12,7 @@ from bot.core.service import QuizService
 from tests.discord_e2e.conftest import StartBot
 from tests.fakes.discord_api import MANAGE_GUILD, TOKEN, FakeDiscord, User
 
-COMMANDS = {"quiz", "leaderboard", "stats", "review", "lang", "daily"}
+COMMANDS = {"quiz", "leaderboard", "stats", "review", "remind", "lang", "daily"}
 
 
 async def test_start_registers_slash_commands_globally(

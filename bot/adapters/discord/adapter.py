@@ -47,8 +47,9 @@ from bot.adapters.discord.client import IDENTIFY_WINDOW, QuizBot, build_bot
 from bot.adapters.discord.identity import PREFIX
 from bot.adapters.discord.intake import Intake
 from bot.adapters.discord.noise import describe, quiet_library_noise
-from bot.adapters.discord.publish import ChannelPublisher
+from bot.adapters.discord.publish import ChannelPublisher, as_port_errors
 from bot.core.models import PostSummary, ShownQuestion
+from bot.core.ports import TryLater
 from bot.core.service import QuizService
 from bot.settings import Settings
 
@@ -326,4 +327,15 @@ class DiscordAdapter:
     async def close_question(self, summary: PostSummary) -> None:
         """The closing edit; ChatGone or TryLater when Discord refuses it."""
         await self.publisher.close_question(summary)
+
+    async def send_private(self, person_key: str, text: str) -> None:
+        """A review reminder as a DM (ChatGone when the person does not take DMs from the
+        bot)."""
+        client = self.publisher.client
+        if client is None:
+            raise TryLater("Discord is not connected")
+        user_id = int(person_key.removeprefix(PREFIX))
+        with as_port_errors(person_key):
+            user = client.get_user(user_id) or await client.fetch_user(user_id)
+            await user.send(text)
 

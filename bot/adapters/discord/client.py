@@ -28,6 +28,7 @@ from bot.adapters.discord.localize import CatalogTranslator
 from bot.adapters.discord.publish import ChannelPublisher
 from bot.adapters.discord.quiz import QuizCog
 from bot.adapters.discord.replies import ErrorReplies
+from bot.adapters.discord.review import ReviewCog
 from bot.core.service import QuizService
 
 log = logging.getLogger(__name__)
@@ -119,7 +120,8 @@ def build_bot(service: QuizService, publisher: ChannelPublisher, *,
     errors = ErrorReplies(service)
     intake = intake or Intake()
     buttons = answer_buttons(AnswerClicks(service, publisher, errors), intake)
-    cogs: list[commands.Cog] = [QuizCog(service, publisher, errors), DailyCog(service, errors)]
+    cogs: list[commands.Cog] = [QuizCog(service, publisher, errors), DailyCog(service, errors),
+                                ReviewCog(service, publisher, errors)]
     options: dict[str, Any] = {"intake": intake, "guild_ready_timeout": guild_ready_timeout,
                                "identify_interval": identify_interval}
     bot = QuizBot(cogs, buttons, **options) if shards is None else \

@@ -1,4 +1,4 @@
-"""The quiz cog: /quiz, /leaderboard, /stats, /review, /lang.
+"""The quiz cog: /quiz, /leaderboard, /stats, /lang (/review and /remind: review.py).
 
 Each command turns the interaction into core values, makes one QuizService call and shows the
 result within Discord's 3 s (`Responder`). What happens is the core's to decide: /quiz in a
@@ -114,16 +114,11 @@ class QuizCog(commands.Cog):
     async def stats_command(self, interaction: discord.Interaction) -> None:
         async with Responder(interaction, ephemeral=True) as responder:
             t = await reader(self.service, interaction)
-            stats = await self.service.stats(person_of(interaction), t.locale)
-            await responder.send(Reply.text(render.stats_text(stats, t)))
-
-    @app_commands.command(name="review",
-                          description=_("The questions you missed, for a second look"))
-    async def review_command(self, interaction: discord.Interaction) -> None:
-        async with Responder(interaction, ephemeral=True) as responder:
-            t = await reader(self.service, interaction)
-            missed = await self.service.review(person_of(interaction), t.locale)
-            await responder.send(Reply.text(render.review_text(missed, t)))
+            person = person_of(interaction)
+            stats = await self.service.stats(person, t.locale)
+            review_stats = await self.service.review_stats(person)
+            await responder.send(Reply.text(
+                render.stats_text(stats, t) + "\n" + render.review_stats_text(review_stats, t)))
 
     @app_commands.command(name="lang", description=_("Choose your language, or the channel's"))
     @app_commands.describe(

@@ -168,6 +168,12 @@ class TelegramAdapter:
         with platform_errors():
             await self.poster.summary(summary)
 
+    async def send_private(self, person_key: str, text: str) -> None:
+        """A review reminder: a message in the person's private chat with the bot (its id
+        is the user's)."""
+        with platform_errors():
+            await self.poster.text(int(person_key.removeprefix(PREFIX)), text)
+
 
 def _address(listen: tuple[str, int]) -> str:
     host, port = listen

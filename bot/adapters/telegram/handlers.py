@@ -73,6 +73,7 @@ def register(app: TelegramApp) -> None:
         ("leaderboard",): leaderboard,
         ("stats",): stats,
         ("review",): review,
+        ("remind",): remind,
         ("lang",): lang,
         ("daily",): daily_command,
     }
@@ -167,14 +168,49 @@ async def stats(update: Update, context: Context) -> None:
     if (cmd := command(update, context)) is None or cmd.person is None:
         return
     t = await cmd.for_person()
-    await cmd.reply(render.stats_text(await cmd.data.service.stats(cmd.person, t.locale), t))
+    text = render.stats_text(await cmd.data.service.stats(cmd.person, t.locale), t)
+    review_stats = await cmd.data.service.review_stats(cmd.person)
+    await cmd.reply(text + "\n" + render.review_stats_text(review_stats, t))
 
 
 async def review(update: Update, context: Context) -> None:
+    """/review: the due cards one by one as the person's own quiz polls in their private
+    chat with the bot (asked in a group, the group is told where); each answer's result
+    brings the next (go_on)."""
     if (cmd := command(update, context)) is None or cmd.person is None:
         return
     t = await cmd.for_person()
-    await cmd.reply(render.review_text(await cmd.data.service.review(cmd.person, t.locale), t))
+    user_id = int(cmd.person.key.removeprefix(PREFIX))
+    private = Chat(cmd.person.key, cmd.person.name, is_private=True)
+    question = await cmd.data.service.start_review(cmd.person, private, t.locale)
+    if question is None:
+        await cmd.reply(render.nothing_due_text(t))
+        return
+    try:
+        await cmd.data.poster.question(question)
+    except telegram.error.Forbidden:  # never started a private chat with the bot
+        await cmd.reply(render.review_blocked_text(t))
+        return
+    if cmd.tg_chat.id != user_id:
+        await cmd.reply(render.review_elsewhere_text(t))
+
+
+async def remind(update: Update, context: Context) -> None:
+    """/remind HH:MM [zone] sets a daily private reminder when reviews are due; /remind off
+    removes it; /remind alone shows it."""
+    if (cmd := command(update, context)) is None or cmd.person is None:
+        return
+    t = await cmd.for_person()
+    service, args = cmd.data.service, cmd.args
+    if not args:
+        reminder = await service.reminder(cmd.person)
+        await cmd.reply(render.reminder_set_text(reminder, t) if reminder
+                        else render.remind_usage_text(t))
+    elif args[0].lower() == "off":
+        await cmd.reply(render.reminder_off_text(await service.reminder_off(cmd.person), t))
+    else:
+        reminder = await service.set_reminder(cmd.person, args[0], args[1] if args[1:] else None)
+        await cmd.reply(render.reminder_set_text(reminder, t))
 
 
 async def lang(update: Update, context: Context) -> None:

@@ -183,6 +183,22 @@ MIGRATIONS: list[str] = [
         until timestamptz NOT NULL
     );
     """,
+    # spaced review. Cards are replayed from the answers (bot/core/review.py); a person's
+    # daily reminder time, and one claim per person and local date so it is sent once a day
+    """
+    CREATE TABLE reminders (
+        person_key text COLLATE "C" PRIMARY KEY,
+        local_time text NOT NULL,           -- HH:MM in tz
+        tz text NOT NULL,
+        updated_at timestamptz NOT NULL
+    );
+    CREATE TABLE reminder_days (
+        person_key text COLLATE "C" NOT NULL,
+        local_date date NOT NULL,           -- in the reminder's zone
+        claimed_at timestamptz NOT NULL,
+        PRIMARY KEY (person_key, local_date)
+    );
+    """,
 ]
 
 

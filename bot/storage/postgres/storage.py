@@ -32,6 +32,7 @@ from bot.core.ports import (
     NewPost,
     PostRecord,
     RecordOutcome,
+    ReviewAnswer,
     RunRecord,
     ScoreRow,
     StorageError,
@@ -39,6 +40,7 @@ from bot.core.ports import (
 from bot.core.schedule import Schedule
 from bot.storage.lru import Expiring, Lru
 from bot.storage.postgres import boards, ops, queries
+from bot.storage.postgres import review as spaced
 from bot.storage.postgres.materializer import LOCK_POSITION, Materializer, Position, roll_week
 from bot.storage.postgres.schema import migrate
 from bot.storage.postgres.url import DatabaseUrl, redact
@@ -499,6 +501,25 @@ class PostgresStorage:
         self, person_keys: Sequence[str]
     ) -> dict[str, tuple[list[date], date | None]]:
         return await self._read(boards.daily_days_for, list(person_keys))
+
+    # spaced review -----------------------------------------------------------------------
+    async def review_answers(self, person_key: str) -> list[ReviewAnswer]:
+        return await self._read(spaced.review_answers, person_key)
+
+    async def set_reminder(self, reminder: Schedule) -> None:
+        await self._write(spaced.set_reminder, reminder, reminder.updated_at or datetime.now(UTC))
+
+    async def delete_reminder(self, person_key: str) -> bool:
+        return await self._write(spaced.delete_reminder, person_key)
+
+    async def get_reminder(self, person_key: str) -> Schedule | None:
+        return await self._read(spaced.reminder, person_key)
+
+    async def reminders(self) -> list[Schedule]:
+        return await self._read(spaced.reminders)
+
+    async def claim_reminder(self, person_key: str, local_date: date, when: datetime) -> bool:
+        return await self._write(spaced.claim_reminder, person_key, local_date, when)
 
 
 async def _roll_week(db: Db, until: date) -> None:

@@ -1,0 +1,173 @@
+"""Spaced review with FSRS: every question a person answered is a card, scheduled by `fsrs`.
+
+Cards are derived, not stored: a person's cards are their answers replayed through the FSRS
+scheduler, oldest first (fuzzing off, so a replay always gives the same due dates). An
+answer therefore stays one write on the hot path, the materializers of both backends do not
+change, and a card can never disagree with the answers it comes from (a second process, a
+crash between two writes, an answer committed late). The cost is a replay of the person's
+answers when their cards are read (/review, /stats, a reminder): microseconds per answer.
+
+Each answer rates its card:
+- wrong → Again;
+- right, on the person's own question (a run, a review, a private question), where the time
+  since it was shown is thinking time: within FAST → Easy, after SLOW → Hard, else Good;
+- right in a shared chat (the time since the post is not thinking time) → Good.
+
+/review posts the due cards one by one as the person's own questions (kind "review") in the
+chat it was asked in (the adapters run it privately); each answer is stored like any other,
+so it moves its card, and its result brings the next due card. /remind sets one private
+message a day (a Schedule whose chat_key is the person's key), sent by the core scheduler
+when cards are due, claimed once per person and local date in the database.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
+
+from fsrs import Card, Rating
+from fsrs import Scheduler as Fsrs
+
+from bot.core.clock import Clock
+from bot.core.locales import Locales
+from bot.core.models import AnswerResult, Chat, Person, ShownQuestion
+from bot.core.ports import PostRecord, ReviewAnswer, Storage
+from bot.core.questions import Questions
+from bot.core.schedule import Schedule, parse_time, parse_zone
+
+FAST = timedelta(seconds=10)  # right within this on one's own question: Easy
+SLOW = timedelta(seconds=60)  # right after more than this: Hard
+KIND = "review"
+
+FSRS = Fsrs(enable_fuzzing=False)  # deterministic: a replay gives the same due dates
+
+
+def rating(answer: ReviewAnswer) -> Rating:
+    if not answer.correct:
+        return Rating.Again
+    if not answer.personal:
+        return Rating.Good
+    elapsed = timedelta(milliseconds=answer.elapsed_ms)
+    if elapsed <= FAST:
+        return Rating.Easy
+    if elapsed > SLOW:
+        return Rating.Hard
+    return Rating.Good
+
+
+@dataclass
+class Deck:
+    """A person's cards, replayed from their answers."""
+
+    cards: dict[tuple[str, str], Card] = field(default_factory=dict)
+    reviews: int = 0  # answers to a card already seen before
+    right: int = 0  # of those, answered right
+
+    def apply(self, answer: ReviewAnswer) -> None:
+        key = (answer.quiz_id, answer.question_id)
+        when = answer.answered_at.astimezone(UTC)
+        card = self.cards.get(key)
+        if card is None:
+            card = Card(card_id=len(self.cards) + 1, due=when)  # an id: Card() would sleep
+        else:
+            self.reviews += 1
+            self.right += answer.correct
+        self.cards[key], _ = FSRS.review_card(card, rating(answer), when)
+
+    def due(self, now: datetime) -> list[tuple[str, str]]:
+        """Cards due at `now`, the longest overdue first."""
+        due = [(card.due, key) for key, card in self.cards.items() if card.due <= now]
+        return [key for _, key in sorted(due)]
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewStats:
+    cards: int
+    due: int
+    reviews: int
+    right: int
+
+    @property
+    def retention(self) -> float | None:
+        """Share of reviews answered right; None before the first review."""
+        return self.right / self.reviews if self.reviews else None
+
+
+class Review:
+    def __init__(
+        self, questions: Questions, locales: Locales, storage: Storage, clock: Clock
+    ) -> None:
+        self.questions = questions
+        self.locales = locales
+        self.storage = storage
+        self.clock = clock
+
+    async def deck(self, person_key: str) -> Deck:
+        deck = Deck()
+        for answer in await self.storage.review_answers(person_key):
+            deck.apply(answer)
+        return deck
+
+    async def due(self, person_key: str) -> list[tuple[str, str]]:
+        """Due cards whose question is still in the catalog."""
+        catalog = self.questions.catalog
+        due = []
+        for quiz_id, question_id in (await self.deck(person_key)).due(self.clock.now()):
+            quiz = catalog.quizzes.get(quiz_id)
+            if quiz is not None and any(q.id == question_id for q in quiz.questions):
+                due.append((quiz_id, question_id))
+        return due
+
+    async def start(self, person: Person, chat: Chat, locale: str) -> ShownQuestion | None:
+        """The first due card as the person's own question in `chat`; None if none is due.
+        An unanswered review question of theirs there is shown again instead."""
+        for post in await self.storage.open_posts(chat.key, kind=KIND):
+            if post.owner_key == person.key:
+                return self.questions.render(post, locale)
+        return await self._next(person, chat, locale)
+
+    async def _next(self, person: Person, chat: Chat, locale: str) -> ShownQuestion | None:
+        due = await self.due(person.key)
+        if not due:
+            return None
+        quiz_id, question_id = due[0]
+        return await self.questions.post(chat, quiz_id, question_id, locale, kind=KIND,
+                                         owner=person)
+
+    async def answered(
+        self, post: PostRecord, person: Person, result: AnswerResult
+    ) -> AnswerResult:
+        """After an accepted answer to a review question: the next due card, if any."""
+        if post.kind != KIND or not result.accepted:
+            return result
+        nxt = await self._next(person, Chat(post.chat_key), result.locale)
+        return result if nxt is None else replace(result, next_question=nxt)
+
+    async def stats(self, person: Person) -> ReviewStats:
+        deck = await self.deck(person.key)
+        return ReviewStats(len(deck.cards), len(deck.due(self.clock.now())), deck.reviews,
+                           deck.right)
+
+    # reminders ---------------------------------------------------------------------------
+    async def set_reminder(self, person: Person, at: str, tz: str | None = None) -> Schedule:
+        reminder = Schedule(chat_key=person.key, at=parse_time(at), tz=parse_zone(tz),
+                            updated_at=self.clock.now())
+        await self.storage.upsert_person(person.key, person.name)
+        await self.storage.set_reminder(reminder)
+        return reminder
+
+    async def reminder_off(self, person: Person) -> bool:
+        return await self.storage.delete_reminder(person.key)
+
+    async def reminder(self, person: Person) -> Schedule | None:
+        return await self.storage.get_reminder(person.key)
+
+    async def claim(self, reminder: Schedule) -> int | None:
+        """If today's reminder is due and unclaimed, claim it (once per person and local
+        day, by the database) and return how many cards are due (0: send nothing).
+        None when there is nothing to do now."""
+        now = self.clock.now()
+        day = reminder.due_day(now)
+        if day is None or not await self.storage.claim_reminder(reminder.chat_key, day, now):
+            return None
+        return len(await self.due(reminder.chat_key))
