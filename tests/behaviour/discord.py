@@ -67,6 +67,7 @@ class DiscordHarness:
         self._people: dict[int, User] = {}
         self._admins: set[int] = set()
         self._clicks: dict[tuple[int, int, int], Interaction] = {}  # (user, post, option)
+        self._ticked: set[int] = set()  # ids of the messages created during tick()
 
     # lifecycle ---------------------------------------------------------------------------
     async def start(self) -> None:
@@ -104,8 +105,32 @@ class DiscordHarness:
         return Place(self.fake.dm_channel(who), dm_of=who)
 
     # actions -----------------------------------------------------------------------------
-    async def quiz(self, where: Place, who: User, selector: str | None = None) -> Seen:
-        return await self._slash(where, who, "quiz", {"quiz": selector} if selector else {})
+    async def quiz(self, where: Place, who: User, selector: str | None = None, *,
+                   count: int | None = None) -> Seen:
+        options: dict[str, Any] = {"quiz": selector} if selector else {}
+        if count is not None:
+            options["questions"] = count
+        return await self._slash(where, who, "quiz", options)
+
+    async def change_settings(self, where: Place, who: User, *, seconds: int | None = None,
+                       mode: str | None = None) -> Seen:
+        options = {k: v for k, v in (("time", seconds), ("mode", mode)) if v is not None}
+        return await self._slash(where, who, "settings", options)
+
+    def questions_in(self, where: Place) -> list[int]:
+        posts = [
+            int(b["custom_id"].split(":")[1]) for m in self.fake.messages.values()
+            if int(m["channel_id"]) == where.channel_id
+            for b in buttons_of(m)[:1] if b.get("custom_id", "").startswith("qz:")
+        ]
+        return list(dict.fromkeys(posts))
+
+    def posted_texts(self, where: Place) -> list[str]:
+        return [
+            m["content"] for m in self.fake.messages.values()
+            if int(m["channel_id"]) == where.channel_id and m.get("content")
+            and not buttons_of(m) and not m.get("interaction")
+        ]
 
     async def answer(self, where: Place, who: User, post_id: int, option: int) -> Seen:
         message = self._message_of(where, post_id, option)
@@ -166,6 +191,11 @@ class DiscordHarness:
     async def remind(self, where: Place, who: User, at: str, zone: str = "UTC") -> Seen:
         return await self._slash(where, who, "remind", {"time": at, "timezone": zone})
 
+    def private_texts(self, who: User) -> list[str]:
+        dm = self.fake.dm_channel(who)
+        return [m["content"] for m in self.fake.messages.values()
+                if int(m["id"]) in self._ticked and int(m["channel_id"]) == dm]
+
     def shown_privately(self, post_id: int) -> bool:
         shown = [m for m in self.fake.messages.values() if self._shows(m, post_id)]
         return bool(shown) and all(
@@ -175,8 +205,10 @@ class DiscordHarness:
         )
 
     async def tick(self) -> None:
+        before = set(self.fake.messages)
         await self.scheduler.tick()  # its posts and closing edits are awaited within
         await self._settle()
+        self._ticked.update(set(self.fake.messages) - before)
 
     def closed_on_platform(self, post_id: int) -> bool:
         """Every message showing the question has its buttons disabled and the summary."""

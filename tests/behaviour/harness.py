@@ -64,8 +64,23 @@ class Harness(Protocol):
         ...
 
     # actions -------------------------------------------------------------------------------
-    async def quiz(self, where: Place, who: Person, selector: str | None = None) -> Seen:
-        """/quiz [selector]; post_ids has the question that appeared (if any)."""
+    async def quiz(self, where: Place, who: Person, selector: str | None = None, *,
+                   count: int | None = None) -> Seen:
+        """/quiz [selector] [count]; post_ids has the question that appeared (if any)."""
+        ...
+
+    async def change_settings(self, where: Place, who: Person, *, seconds: int | None = None,
+                       mode: str | None = None) -> Seen:
+        """/settings: shows the chat's settings, or changes the ones given."""
+        ...
+
+    def questions_in(self, where: Place) -> list[int]:
+        """The posts of every question shown in `where` so far, oldest first."""
+        ...
+
+    def posted_texts(self, where: Place) -> list[str]:
+        """Plain messages the bot posted in `where` on its own (not a reply to anyone, not
+        a question or a question's summary), oldest first: e.g. a round's summary."""
         ...
 
     async def answer(self, where: Place, who: Person, post_id: int, option: int) -> Seen:
@@ -104,6 +119,10 @@ class Harness(Protocol):
 
     async def remind(self, where: Place, who: Person, at: str, zone: str = "UTC") -> Seen:
         """/remind HH:MM zone, or `at` "off"."""
+        ...
+
+    def private_texts(self, who: Person) -> list[str]:
+        """Plain messages tick() sent to `who` privately (a review reminder), in order."""
         ...
 
     def shown_privately(self, post_id: int) -> bool:

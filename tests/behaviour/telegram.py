@@ -80,6 +80,7 @@ class TelegramHarness:
         self._scan_lock = asyncio.Lock()
         self._claimed: set[int] = set()  # calls already reported to some action
         self._answers: dict[tuple[int, int, int], int] = {}  # (user, post, option) -> update
+        self._ticked: set[int] = set()  # fake.calls made during tick()
 
     # lifecycle ---------------------------------------------------------------------------
     async def start(self) -> None:
@@ -120,9 +121,26 @@ class TelegramHarness:
         return self._private[who["id"]]
 
     # actions -----------------------------------------------------------------------------
-    async def quiz(self, where: Chat, who: User, selector: str | None = None) -> Seen:
-        return await self._command(where, who, f"/quiz {selector}" if selector else "/quiz",
-                                   questions=1)
+    async def quiz(self, where: Chat, who: User, selector: str | None = None, *,
+                   count: int | None = None) -> Seen:
+        words = ["/quiz", *([selector] if selector else []), *([str(count)] if count else [])]
+        return await self._command(where, who, " ".join(words), questions=1)
+
+    async def change_settings(self, where: Chat, who: User, *, seconds: int | None = None,
+                       mode: str | None = None) -> Seen:
+        words = ["/settings", *(["time", str(seconds)] if seconds is not None else []),
+                 *(["mode", mode] if mode is not None else [])]
+        return await self._command(where, who, " ".join(words))
+
+    def questions_in(self, where: Chat) -> list[int]:
+        return list(dict.fromkeys(s.post_id for s in self._sent if s.chat_id == where["id"]))
+
+    def posted_texts(self, where: Chat) -> list[str]:
+        return [
+            c.params["text"] for c in self.fake.calls
+            if c.ok and c.method == "sendMessage" and c.params.get("chat_id") == where["id"]
+            and "reply_markup" not in c.params and not c.params.get("reply_parameters")
+        ]
 
     async def answer(self, where: Chat, who: User, post_id: int, option: int) -> Seen:
         sent = self._latest(post_id)
@@ -186,14 +204,21 @@ class TelegramHarness:
         return await self._command(where, who, f"/remind {at} {zone}" if at != "off"
                                    else "/remind off")
 
+    def private_texts(self, who: User) -> list[str]:
+        return [c.params["text"] for i, c in enumerate(self.fake.calls)
+                if i in self._ticked and c.ok and c.method == "sendMessage"
+                and c.params["chat_id"] == who["id"] and "reply_markup" not in c.params]
+
     def shown_privately(self, post_id: int) -> bool:
         sent = [s for s in self._sent if s.post_id == post_id]
         return bool(sent) and all(s.chat_id in self._private for s in sent)
 
     async def tick(self) -> None:
+        start = len(self.fake.calls)
         await self.scheduler.tick()
         await self._settle()
         await self._scan()
+        self._ticked.update(range(start, len(self.fake.calls)))
 
     def closed_on_platform(self, post_id: int) -> bool:
         sent = [s for s in self._sent if s.post_id == post_id]

@@ -260,3 +260,80 @@ async def test_remind_sets_and_removes_a_daily_review_reminder(h: Harness) -> No
         "07:30", "Asia/Kolkata")
     assert (await h.remind(h.private(alice), alice, "off")).text
     assert await h.service.reminder(person) is None
+
+
+# rounds and chat settings -------------------------------------------------------------------
+async def test_a_round_asks_n_questions_in_a_row_and_sums_them_up(h: Harness) -> None:
+    group, alice, bob = h.group(), h.person(1), h.person(2)
+    [first] = (await h.quiz(group, alice, "sample", count=3)).post_ids
+    asked = [first]
+    for _ in range(3):
+        question = await shown(h, asked[-1])
+        await h.answer(group, bob, asked[-1], question.correct)
+        h.clock.advance(DEFAULT_QUESTION_TIME.total_seconds() + 1)
+        await h.tick()
+        assert h.closed_on_platform(asked[-1])
+        asked = h.questions_in(group)
+    assert len(asked) == 3 and len(set(asked)) == 3
+    assert {(await shown(h, p)).quiz_id for p in asked} == {"sample"}
+    [summary] = [t for t in h.posted_texts(group) if "Round over" in t]
+    assert "3 of 3 right" in summary
+    assert await open_quiz_posts(h, await chat_of(h, first)) == []
+
+
+async def test_a_new_quiz_replaces_a_running_round(h: Harness) -> None:
+    group, alice = h.group(), h.person(1)
+    [first] = (await h.quiz(group, alice, count=4)).post_ids
+    [single] = (await h.quiz(group, alice)).post_ids
+    assert h.closed_on_platform(first)
+    assert any("Round over after 1 of 4 questions" in t for t in h.posted_texts(group))
+    h.clock.advance(DEFAULT_QUESTION_TIME.total_seconds() + 1)
+    await h.tick()
+    assert h.questions_in(group) == [first, single]
+
+
+async def test_a_bad_round_size_is_explained(h: Harness) -> None:
+    group, alice = h.group(), h.person(1)
+    seen = await h.quiz(group, alice, count=99)
+    assert seen.post_ids == []
+    assert "A round has 1 to 20 questions, not “99”." in seen.text
+
+
+async def test_only_admins_change_the_settings_and_the_question_time_is_used(
+    h: Harness,
+) -> None:
+    group, alice, bob = h.group(), h.person(1), h.person(2)
+    h.make_admin(alice)
+    await h.quiz(group, bob)  # the chat exists
+    refused = await h.change_settings(group, bob, seconds=30)
+    assert "Only this chat's admins can change its settings." in refused.text
+    [post] = (await h.quiz(group, bob)).post_ids
+    chat_key = await chat_of(h, post)
+    assert await h.service.storage.get_chat_settings(chat_key) is None
+    done = await h.change_settings(group, alice, seconds=30)
+    assert "Question time: 30 s" in done.text
+    bad = await h.change_settings(group, alice, seconds=5)
+    assert "A question is open for 10 to 600 seconds, not “5”." in bad.text
+    [timed] = (await h.quiz(group, bob)).post_ids
+    h.clock.advance(31)
+    await h.tick()
+    assert h.closed_on_platform(timed)
+    shown_to_anyone = await h.change_settings(group, bob)
+    assert "Question time: 30 s" in shown_to_anyone.text
+
+
+async def test_a_reminder_comes_privately_once_a_day_when_reviews_are_due(h: Harness) -> None:
+    group, alice, bob = h.group(), h.person(1), h.person(2)
+    for who in (alice, bob):  # the clock is 12:00 UTC: the first reminder is tomorrow's
+        await h.remind(h.private(who), who, "09:00", "UTC")
+    [post] = (await h.quiz(group, alice)).post_ids
+    question = await shown(h, post)
+    await h.answer(group, alice, post, (question.correct + 1) % len(question.options))
+    await h.tick()
+    assert h.private_texts(alice) == []
+    h.clock.set(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
+    await h.tick()
+    await h.tick()
+    assert h.private_texts(alice) == [
+        "📚 1 question is due for review. Send /review to go through it."]
+    assert h.private_texts(bob) == []  # nothing due: no message

@@ -762,6 +762,12 @@ class FakeDiscord:
             if m == "PUT":
                 self.commands[guild] = [self._command(c, guild) for c in r.json]
             return self.commands.get(guild, [])
+        if match := re.fullmatch(r"/users/(\d+)", p):  # fetch_user
+            return User(int(match[1]), f"User {match[1]}").payload()
+        if m == "POST" and p == "/users/@me/channels":  # a DM channel (create_dm)
+            recipient = User(int(r.json["recipient_id"]), "")
+            return {"id": str(self.dm_channel(recipient)), "type": 1, "last_message_id": None,
+                    "recipients": [recipient.payload()]}
         if match := re.fullmatch(r"/channels/(\d+)/messages", p):
             if m == "POST":
                 return self._create_message(int(match[1]), r.json)
