@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from bot.core.models import PostSummary, ShownQuestion
-from bot.core.ports import ChatGone
+from bot.core.ports import ChatGone, RoundSummary
 
 if TYPE_CHECKING:
     from bot.core.service import QuizService
@@ -32,6 +32,7 @@ class FakePort:
         self.sent: list[ShownQuestion] = []
         self.sent_at: list[datetime] = []  # when each question in `sent` went out
         self.closed: list[PostSummary] = []  # summaries shown, in order
+        self.rounds: list[RoundSummary] = []  # round summaries shown, in order
         self.events: list[tuple[str, int]] = []  # ("sent" | "closed", post id), in order
         self.send_attempts = 0
         self.close_attempts = 0
@@ -104,6 +105,13 @@ class FakePort:
             raise self._close_failures.pop(0)
         self.closed.append(summary)
         self.events.append(("closed", summary.post_id))
+
+    async def round_over(self, summary: RoundSummary) -> None:
+        assert summary.chat_key.startswith(self.prefix), summary.chat_key
+        if summary.chat_key in self.gone:
+            raise ChatGone(f"{summary.chat_key}: bot removed")
+        self.rounds.append(summary)
+        self.events.append(("round", summary.round_id))
 
     async def send_private(self, person_key: str, text: str) -> None:
         assert person_key.startswith(self.prefix), person_key

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-from bot.core.ports import AnswerRecord, NewPost, StorageError
+from bot.core.ports import AnswerRecord, ChatSettingsRecord, NewPost, StorageError
 from bot.core.schedule import Schedule
 from bot.storage import SqliteStorage, storage_for
 from bot.storage.postgres.copy import TABLES, CopyError, copy_database, side_for
@@ -31,7 +31,8 @@ NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
 
 async def community(path: Path, posts: int = 30, people: int = 120) -> None:
     """A SQLite community with a bit of everything: runs, refs, answers over days (names
-    beyond ASCII), a schedule, daily claims (one answered), closed posts."""
+    beyond ASCII), a schedule, daily claims (one answered), closed posts, chat
+    settings, rounds."""
     rng = random.Random(7)
     async with SqliteStorage(path) as store:
         run = await store.create_run("tg:1", "tg:1", "sample", ("s-one", "s-two"), "bn", NOW)
@@ -62,6 +63,14 @@ async def community(path: Path, posts: int = 30, people: int = 120) -> None:
             assert claimed is not None
             await store.record_answer(AnswerRecord(claimed.id, "tg:5", 0, True, NOW, 5))
         await store.mark_daily_published(claimed.id, NOW)
+        await store.set_chat_settings(ChatSettingsRecord("tg:-1", 45, "buttons"), NOW, "tg:1")
+        for total in (2, 3):  # one finished round, one running
+            rnd = await store.create_round("tg:-2", "sample", total, None, "hi", NOW)
+            for step in range(2):
+                assert await store.add_round_post(rnd.id, step, NewPost(
+                    "tg:-2", "sample", "s-one", (0, 2, 1), "hi", NOW)) is not None
+            if total == 2:
+                await store.finish_round(rnd.id, NOW + timedelta(minutes=5))
 
 
 async def rows(database: str | Path) -> dict[str, list[tuple[Any, ...]]]:
@@ -120,7 +129,7 @@ async def test_sqlite_to_postgres_and_back_keeps_every_row_and_board(
     for database in (pg, back):
         async with storage_for(database) as store:
             post = await store.create_post("tg:-1", "sample", "s-one", (0, 1, 2), "en", NOW)
-            assert post.id == 33  # 30 posts and 2 daily questions were copied
+            assert post.id == 37  # 30 posts, 2 daily and 4 round questions copied
             outcome, _ = await store.record_answer(AnswerRecord(post.id, "tg:1", 0, True, NOW, 1))
             assert outcome == "inserted"
 

@@ -15,11 +15,15 @@ import pytest
 from bot.content.schema import DEFAULT_LOCALE, LOCALES
 from bot.core import render
 from bot.core.errors import (
+    BadCount,
+    BadMode,
     BadPeriod,
+    BadQuestionTime,
     BadZone,
     NoActiveRun,
     NotAllowed,
     ScheduleError,
+    SettingsError,
     UnknownQuiz,
     UnsupportedLocale,
     UserError,
@@ -61,6 +65,14 @@ REFUSALS: dict[str, tuple[type[UserError], Raise]] = {
         GROUP, "09:00", "Kolkata", allowed=True)),
     "zone without suggestions": (BadZone, lambda s: s.set_schedule(
         GROUP, "09:00", "Mars/Olympus", allowed=True)),
+    "bad round size": (BadCount, lambda s: s.quiz(GROUP, ADA, count=21).__aenter__()),
+    "settings not allowed": (NotAllowed, lambda s: s.change_settings(
+        GROUP, seconds=30, allowed=False)),
+    "bad question time": (BadQuestionTime, lambda s: s.change_settings(
+        GROUP, words=["time", "soon"], allowed=True)),
+    "bad mode": (BadMode, lambda s: s.change_settings(GROUP, mode="pigeon", allowed=True)),
+    "unknown setting": (SettingsError, lambda s: s.change_settings(
+        GROUP, words=["colour", "red"], allowed=True)),
 }
 
 

@@ -7,6 +7,9 @@ The one rule set every platform follows:
 - In a private chat (or when a run is asked for): a quiz id runs that whole quiz (resuming it
   if it is the unfinished one), a topic gives one question chosen for the person, and nothing
   resumes the unfinished run, else gives one question from any quiz. Only the person answers.
+- In a shared chat, a count N (1..20) asks N questions in a row: a round (rounds.py). A new
+  /quiz replaces a running round, which ends with its summary. A question stays open for the
+  chat's question time (/settings), else the bot's default. In a private chat N is ignored.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from bot.core.locales import Locales
 from bot.core.locks import KeyedLocks
 from bot.core.models import Chat, Person, ShownQuestion
 from bot.core.questions import Questions
+from bot.core.rounds import Rounds, check_count
+from bot.core.rounds import deliver as deliver_rounds
 from bot.core.runs import Runs
 
 log = logging.getLogger(__name__)
@@ -35,13 +40,14 @@ CHAT_LEASE = timedelta(seconds=15)
 class Asking:
     def __init__(
         self, questions: Questions, runs: Runs, locales: Locales, delivery: Delivery,
-        question_time: timedelta,
+        question_time: timedelta, rounds: Rounds | None = None,
     ) -> None:
         self.questions = questions
         self.runs = runs
         self.locales = locales
         self.delivery = delivery
         self.question_time = question_time
+        self.rounds = rounds
         self._locks = KeyedLocks()
 
     @contextlib.asynccontextmanager
@@ -52,19 +58,24 @@ class Asking:
         selector: str | None = None,
         *,
         run: bool | None = None,
+        count: int | str | None = None,
+        mode: str | None = None,
     ) -> AsyncIterator[ShownQuestion]:
         """The question to show for /quiz; the chat stays locked until the adapter has shown
         it, so a second /quiz replaces a question that is really there.
 
         `person` is None for a channel post (nobody in particular asked). `run=True` asks
-        for a whole quiz run even in a shared chat (shown only to the person)."""
+        for a whole quiz run even in a shared chat (shown only to the person). `count`: a
+        round of that many questions in a shared chat; `mode` ("polls", "buttons") is how
+        the adapter shows them, kept for the round's next questions."""
+        size = check_count(count) if count is not None else 1
         if selector:
             self.questions.select(selector)  # an unknown name raises before anything closes
         async with self._locks(chat.key), self._chat_lease(chat.key):
             if person is not None and (chat.is_private or run):
                 question = await self._for_one(chat, person, selector, whole=bool(run))
             else:
-                question = await self._for_chat(chat, person, selector)
+                question = await self._for_chat(chat, person, selector, size, mode)
             yield question
 
     @contextlib.asynccontextmanager
@@ -87,11 +98,18 @@ class Asking:
             await storage.release_lease(name, holder)
 
     async def _for_chat(
-        self, chat: Chat, person: Person | None, selector: str | None
+        self, chat: Chat, person: Person | None, selector: str | None, size: int = 1,
+        mode: str | None = None,
     ) -> ShownQuestion:
         await self.delivery.summaries(await self.questions.close_open(chat.key, kind="quiz"))
         locale = await self.locales.for_audience(chat, person)
-        return await self.questions.ask(chat, selector, locale, open_for=self.question_time)
+        if self.rounds is None:
+            return await self.questions.ask(chat, selector, locale, open_for=self.question_time)
+        await deliver_rounds(self.delivery, await self.rounds.end(chat.key))
+        if size > 1:
+            return await self.rounds.start(chat, selector, size, locale, mode)
+        open_for = await self.rounds.settings.question_time(chat.key)
+        return await self.questions.ask(chat, selector, locale, open_for=open_for)
 
     async def _for_one(
         self, chat: Chat, person: Person, selector: str | None, *, whole: bool

@@ -72,3 +72,42 @@ def may_not_change_daily() -> NotAllowed:
 
 def may_not_change_language() -> NotAllowed:
     return NotAllowed(_("Only this chat's admins can change its language."))
+
+
+# rounds and chat settings ------------------------------------------------------------------
+MAX_ROUND = 20  # questions in one round
+MIN_QUESTION_SECONDS = 10
+MAX_QUESTION_SECONDS = 600  # a Telegram quiz poll's open_period allows 5..600 s
+
+
+class BadCount(UserError):
+    def __init__(self, text: object) -> None:
+        super().__init__(_("A round has 1 to {most} questions, not “{text}”."),
+                         most=MAX_ROUND, text=text)
+
+
+class SettingsError(UserError):
+    """A bad /settings: raised as is for a word that names no setting."""
+
+
+class BadQuestionTime(SettingsError):
+    def __init__(self, text: object) -> None:
+        super().__init__(
+            _("A question is open for {least} to {most} seconds, not “{text}”."),
+            least=MIN_QUESTION_SECONDS, most=MAX_QUESTION_SECONDS, text=text,
+        )
+
+
+class BadMode(SettingsError):
+    def __init__(self, text: str) -> None:
+        super().__init__(_("“{text}” is not a mode: choose polls or buttons."), text=text)
+
+
+def bad_setting(text: str) -> SettingsError:
+    return SettingsError(
+        _("“{text}” is not a setting: use time SECONDS or mode polls|buttons."), text=text
+    )
+
+
+def may_not_change_settings() -> NotAllowed:
+    return NotAllowed(_("Only this chat's admins can change its settings."))

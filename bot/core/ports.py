@@ -97,6 +97,30 @@ class ScoreRow:
 
 
 @dataclass(frozen=True, slots=True)
+class ChatSettingsRecord:
+    """A chat's own settings (/settings); None: the bot's default."""
+
+    chat_key: str
+    question_seconds: int | None = None  # how long a /quiz question stays open
+    mode: str | None = None  # "polls" or "buttons"
+
+
+@dataclass(frozen=True, slots=True)
+class RoundRecord:
+    """N questions in a row in one chat (/quiz <quiz or tag> N)."""
+
+    id: int
+    chat_key: str
+    selector: str | None
+    total: int
+    mode: str | None
+    locale: str
+    started_at: datetime
+    finished_at: datetime | None
+    posts: tuple[int, ...] = ()  # the posts asked so far, in order
+
+
+@dataclass(frozen=True, slots=True)
 class ReviewAnswer:
     """One answer of a person, as spaced review replays it (bot/core/review.py)."""
 
@@ -242,6 +266,28 @@ class Storage(Protocol):
         """daily_days of several people at once (a board's rows)."""
         ...
 
+    # chat settings and rounds
+    async def get_chat_settings(self, chat_key: str) -> ChatSettingsRecord | None: ...
+    async def set_chat_settings(
+        self, settings: ChatSettingsRecord, when: datetime, updated_by: str | None = None
+    ) -> None: ...
+    async def create_round(
+        self, chat_key: str, selector: str | None, total: int, mode: str | None, locale: str,
+        started_at: datetime,
+    ) -> RoundRecord: ...
+    async def add_round_post(self, round_id: int, step: int, post: NewPost) -> PostRecord | None:
+        """Create the round's post number `step` (0-based) in one transaction, only if the
+        round is unfinished and has exactly `step` posts; None otherwise (another call or
+        process asked it)."""
+        ...
+    async def get_round(self, round_id: int) -> RoundRecord | None: ...
+    async def active_rounds(self, chat_key: str | None = None) -> list[RoundRecord]:
+        """Unfinished rounds (of one chat), oldest first."""
+        ...
+    async def finish_round(self, round_id: int, when: datetime) -> bool:
+        """Mark finished; True only for the one call that finished it."""
+        ...
+
 
     # spaced review: the cards are replayed from the answers; a reminder is a Schedule whose
     # chat_key is the person's key, claimed once per person and local date
@@ -271,6 +317,26 @@ class TryLater(Exception):
         self.retry_after = retry_after
 
 
+@dataclass(frozen=True, slots=True)
+class RoundScore:
+    person_key: str
+    name: str
+    right: int  # questions of the round answered right
+    answered: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoundSummary:
+    """A round's end: who got how many right (most first), in the round's language."""
+
+    round_id: int
+    chat_key: str
+    locale: str
+    asked: int  # questions asked (fewer than `total` when a new /quiz replaced the round)
+    total: int
+    scores: tuple[RoundScore, ...]
+
+
 class ChatPort(Protocol):
     """What an adapter offers the core for chats of its platform (keys starting with `prefix`).
 
@@ -288,6 +354,10 @@ class ChatPort(Protocol):
     async def close_question(self, summary: PostSummary) -> None:
         """Retire the question on the platform (stop the poll, disable the buttons) and show
         its one summary there."""
+        ...
+
+    async def round_over(self, summary: RoundSummary) -> None:
+        """Show a round's short summary in its chat (after its last question's summary)."""
         ...
 
     async def send_private(self, person_key: str, text: str) -> None:

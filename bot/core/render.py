@@ -7,7 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.core.errors import BadZone, NoActiveRun, ScheduleError, UnknownQuiz, UserError
+from bot.core.chat_settings import ChatSettings
+from bot.core.errors import (
+    BadZone,
+    NoActiveRun,
+    ScheduleError,
+    UnknownQuiz,
+    UserError,
+)
 from bot.core.models import (
     AnswerResult,
     AnswerStatus,
@@ -22,6 +29,7 @@ from bot.core.models import (
     ScheduleStatus,
     ShownQuestion,
 )
+from bot.core.ports import RoundSummary
 from bot.core.review import ReviewStats
 from bot.core.schedule import Schedule
 from bot.i18n import Translator, _
@@ -262,7 +270,9 @@ def help_text(t: Translator) -> str:
         t.gettext("/remind HH:MM [Time/Zone] — a daily reminder when reviews are due; "
                   "/remind off"),
         t.gettext("/lang <en|bn|hi> — your language"),
+        t.gettext("/quiz <quiz or topic> N — N questions in a row in a group"),
         t.gettext("/daily HH:MM [Time/Zone] [quiz] — a question every day (admins)"),
+        t.gettext("/settings — this chat's question time and mode (admins)"),
     ])
 
 
@@ -289,6 +299,39 @@ def schedule_status_text(status: ScheduleStatus, t: Translator) -> str:
                   time=f"{when:%H:%M}"),
     ]
     return "\n".join(lines)
+
+
+ROUND_ROWS = 10  # people listed in a round's summary
+
+
+def round_summary_text(summary: RoundSummary, t: Translator) -> str:
+    """A round's end: how many questions, who got how many right (most first)."""
+    lines = [
+        t.gettext("🏁 Round over: {total} questions.", total=t.number(summary.total))
+        if summary.asked >= summary.total else
+        t.gettext("🏁 Round over after {asked} of {total} questions.",
+                  asked=t.number(summary.asked), total=t.number(summary.total))
+    ]
+    if not summary.scores:
+        lines.append(t.gettext("Nobody answered in this round."))
+    for i, score in enumerate(summary.scores[:ROUND_ROWS], 1):
+        lines.append(t.gettext("{rank}. {name}: {right} of {asked} right",
+                               rank=t.number(i), name=score.name, right=t.number(score.right),
+                               asked=t.number(summary.asked)))
+    return "\n".join(lines)
+
+
+def settings_text(settings: ChatSettings, t: Translator) -> str:
+    """A chat's settings; the commands to change them differ per platform."""
+    seconds = t.number(settings.question_seconds)
+    return "\n".join([
+        t.gettext("⚙️ This chat's settings"),
+        t.gettext("Question time: {seconds} s", seconds=seconds) if settings.own_time
+        else t.gettext("Question time: {seconds} s (the default)", seconds=seconds),
+        t.gettext("Questions as: polls") if settings.mode == "polls"
+        else t.gettext("Questions as: buttons") if settings.mode == "buttons"
+        else t.gettext("Questions as: the platform's default"),
+    ])
 
 
 def error_text(error: UserError, t: Translator, quizzes: Sequence[QuizInfo]) -> str:

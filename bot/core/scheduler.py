@@ -17,6 +17,7 @@ from datetime import date, datetime, timedelta
 from bot.core import render
 from bot.core.delivery import backoff
 from bot.core.models import Chat, Person
+from bot.core.rounds import deliver as deliver_rounds
 from bot.core.service import QuizService
 from bot.i18n import translator
 
@@ -31,6 +32,7 @@ REPUBLISH_AFTER = timedelta(minutes=2)
 class Tick:
     posted: int = 0  # daily questions posted (first tries and re-posts)
     closed: int = 0  # questions closed because their time was up
+    asked: int = 0  # round questions asked after the previous one closed
     reminded: int = 0  # review reminders sent (people with cards due)
 
 
@@ -49,10 +51,34 @@ class Scheduler:
         delivery = self.service.delivery
         closed = await self.service.questions.close_due()
         await delivery.summaries(closed)  # this process closed them: it delivers them now
+        asked = await self._advance_rounds()
         posted = await self._post_dailies() + await self._republish()
         await delivery.pending()  # any refused earlier, or closed by a process that died
         reminded = await self._remind()
-        return Tick(posted=posted, closed=len(closed), reminded=reminded)
+        return Tick(posted=posted, closed=len(closed), asked=asked, reminded=reminded)
+
+    async def _advance_rounds(self) -> int:
+        """Rounds whose question closed: the next question, or the round's summary."""
+        delivery = self.service.delivery
+        try:
+            questions, ended = await self.service.rounds.advance(
+                lambda chat_key: delivery.port_for(chat_key) is not None
+            )
+        except Exception:
+            log.exception("advancing rounds failed")
+            return 0
+        asked = 0
+        for question in questions:
+            try:
+                if await delivery.question(question):
+                    asked += 1
+                else:  # the chat is gone: its round ends with nothing more to show
+                    await self.service.rounds.end(question.chat_key)
+            except Exception:  # it closes at its time, and the round goes on
+                log.exception("round question %s for %s not sent",
+                              question.post_id, question.chat_key)
+        await deliver_rounds(delivery, ended)
+        return asked
 
     async def _remind(self) -> int:
         """Each person's review reminder, once per local day (the database's claim decides

@@ -11,6 +11,8 @@ The parts, each with its dependencies passed in:
 - review.py     spaced review (FSRS cards, /review, /remind)
 - locales.py    which language a person or a chat reads
 - delivery.py   summaries and scheduled questions onto the platforms (ChatPort)
+- rounds.py     N questions in a row in a shared chat
+- chat_settings.py  a chat's question time and mode (/settings)
 The loop that drives time (scheduler.py) calls into the same parts.
 """
 
@@ -20,6 +22,7 @@ import os
 import random
 import socket
 import uuid
+from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from datetime import timedelta
 
@@ -28,6 +31,7 @@ from bot.content.schema import DEFAULT_LOCALE
 from bot.core.answers import Answers
 from bot.core.asking import Asking
 from bot.core.boards import Boards
+from bot.core.chat_settings import ChatSettings, ChatSettingsRules
 from bot.core.clock import Clock, SystemClock
 from bot.core.daily import Daily
 from bot.core.delivery import Delivery
@@ -48,6 +52,7 @@ from bot.core.models import (
 from bot.core.ports import ChatPort, Storage
 from bot.core.questions import Questions
 from bot.core.review import Review, ReviewStats
+from bot.core.rounds import Rounds
 from bot.core.runs import Runs
 from bot.core.schedule import Schedule
 
@@ -79,8 +84,10 @@ class QuizService:
         self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.delivery = Delivery(self.questions, storage, clock, self.holder)
         self.spaced = Review(self.questions, self.locales, storage, clock)
+        self.chat_settings = ChatSettingsRules(storage, clock, question_time)
+        self.rounds = Rounds(self.questions, storage, clock, self.chat_settings)
         self.asking = Asking(self.questions, self.runs, self.locales, self.delivery,
-                             question_time)
+                             question_time, self.rounds)
 
     # platforms ---------------------------------------------------------------------------
     def connect(self, port: ChatPort) -> None:
@@ -128,10 +135,32 @@ class QuizService:
 
     def quiz(
         self, chat: Chat, person: Person | None, selector: str | None = None, *,
-        run: bool | None = None,
+        run: bool | None = None, count: int | str | None = None, mode: str | None = None,
     ) -> AbstractAsyncContextManager[ShownQuestion]:
-        """/quiz: `async with service.quiz(...) as question:` show it (see asking.py)."""
-        return self.asking.quiz(chat, person, selector, run=run)
+        """/quiz: `async with service.quiz(...) as question:` show it (see asking.py).
+        `count`: a round of N questions in a shared chat (BadCount outside 1..20)."""
+        return self.asking.quiz(chat, person, selector, run=run, count=count, mode=mode)
+
+    async def question_mode(self, chat: Chat | str) -> str | None:
+        """How the chat's questions are shown: "polls", "buttons", or None (the platform's
+        default): its running round's choice, else its /settings."""
+        return await self.rounds.mode(chat if isinstance(chat, str) else chat.key)
+
+    # chat settings -----------------------------------------------------------------------
+    async def settings(self, chat: Chat) -> ChatSettings:
+        """The chat's question time and mode (its own, or the defaults)."""
+        return await self.chat_settings.get(chat.key)
+
+    async def change_settings(
+        self, chat: Chat, *, by: Person | None = None, allowed: bool,
+        seconds: int | str | None = None, mode: str | None = None,
+        words: Sequence[str] = (),
+    ) -> ChatSettings:
+        """/settings (admins: `allowed` is the platform's word). None leaves a setting as it
+        is, "default" puts it back; `words` is the command as typed ("time 90 mode
+        buttons"). A bad value raises a SettingsError, and nothing changes."""
+        return await self.chat_settings.change(chat, by=by, allowed=allowed, seconds=seconds,
+                                               mode=mode, words=words)
 
     async def answer(
         self, post_id: int, person: Person, option: int, *, locale: str | None = None

@@ -317,6 +317,34 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (person_key, local_date)
     ) WITHOUT ROWID;
     """,
+    # rounds and chat settings: a chat's question time and mode (/settings); rounds of N
+    # questions in a row, one post per step (the primary key asks each step once)
+    """
+    CREATE TABLE chat_settings (
+        chat_key TEXT PRIMARY KEY REFERENCES chats(key),
+        question_seconds INTEGER,         -- NULL: the bot's default
+        mode TEXT,                        -- 'polls', 'buttons'; NULL: the platform's default
+        updated_at INTEGER NOT NULL,
+        updated_by TEXT
+    );
+    CREATE TABLE rounds (
+        id INTEGER PRIMARY KEY,
+        chat_key TEXT NOT NULL,
+        selector TEXT,
+        total INTEGER NOT NULL,
+        mode TEXT,
+        locale TEXT NOT NULL,
+        started_at INTEGER NOT NULL,
+        finished_at INTEGER
+    );
+    CREATE INDEX rounds_active ON rounds(chat_key) WHERE finished_at IS NULL;
+    CREATE TABLE round_posts (
+        round_id INTEGER NOT NULL REFERENCES rounds(id),
+        step INTEGER NOT NULL,
+        post_id INTEGER NOT NULL REFERENCES posts(id),
+        PRIMARY KEY (round_id, step)
+    );
+    """,
 ]
 
 

@@ -76,6 +76,10 @@ def migrate_chat(db: Db, old: str, new: str) -> bool:
         db.execute(f"DELETE FROM {table} WHERE chat_key=?", (old,))
     for table in ("schedules", "daily_posts"):
         db.execute(f"DELETE FROM {table} WHERE chat_key=?", (old,))
+    # the chat's settings (unless the new key has its own) and its rounds
+    db.execute("UPDATE OR IGNORE chat_settings SET chat_key=? WHERE chat_key=?", (new, old))
+    db.execute("DELETE FROM chat_settings WHERE chat_key=?", (old,))
+    db.execute("UPDATE rounds SET chat_key=? WHERE chat_key=?", (new, old))
     db.execute("DELETE FROM chats WHERE key=?", (old,))
     return True
 

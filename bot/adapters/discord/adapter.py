@@ -49,7 +49,7 @@ from bot.adapters.discord.intake import Intake
 from bot.adapters.discord.noise import describe, quiet_library_noise
 from bot.adapters.discord.publish import ChannelPublisher, as_port_errors
 from bot.core.models import PostSummary, ShownQuestion
-from bot.core.ports import TryLater
+from bot.core.ports import RoundSummary, TryLater
 from bot.core.service import QuizService
 from bot.settings import Settings
 
@@ -327,6 +327,9 @@ class DiscordAdapter:
     async def close_question(self, summary: PostSummary) -> None:
         """The closing edit; ChatGone or TryLater when Discord refuses it."""
         await self.publisher.close_question(summary)
+
+    async def round_over(self, summary: RoundSummary) -> None:
+        await self.publisher.round_over(summary)
 
     async def send_private(self, person_key: str, text: str) -> None:
         """A review reminder as a DM (ChatGone when the person does not take DMs from the

@@ -26,8 +26,9 @@ from bot.adapters.discord.buttons import AnswerButton
 from bot.adapters.discord.embeds import closed_embed, message_text, question_embed
 from bot.adapters.discord.identity import channel_id_of, message_ids, message_ref
 from bot.adapters.discord.replies import Reply, Responder
+from bot.core import render
 from bot.core.models import PostSummary, ShownQuestion
-from bot.core.ports import ChatGone, TryLater
+from bot.core.ports import ChatGone, RoundSummary, TryLater
 from bot.core.service import QuizService
 from bot.i18n import translator
 
@@ -190,6 +191,12 @@ class ChannelPublisher:
                     # deleted by a moderator: nothing left to correct
                     log.info("closing edit of post %s skipped: message %s is gone (%s)",
                              summary.post_id, message_id, exc)
+
+    async def round_over(self, summary: RoundSummary) -> None:
+        """A round's short summary: a message of its own, after its last question's."""
+        channel = self._channel(summary.chat_key)
+        with as_port_errors(summary.chat_key):
+            await channel.send(render.round_summary_text(summary, translator(summary.locale)))
 
     async def stop(self) -> None:
         for task in list(self._live.values()):

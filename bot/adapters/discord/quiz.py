@@ -68,10 +68,11 @@ class QuizCog(commands.Cog):
     @app_commands.describe(
         quiz=_("A quiz or topic (empty: any)"),
         run=_("Take the whole quiz privately, one question after another"),
+        questions=_("How many questions in a row in this channel (1 to 20)"),
     )
     async def quiz_command(
         self, interaction: discord.Interaction, quiz: str | None = None,
-        run: bool | None = None,
+        run: bool | None = None, questions: int | None = None,
     ) -> None:
         person, chat = person_of(interaction), chat_of(interaction)
         # One person's question in a channel is shown to them alone; a DM is private
@@ -79,7 +80,7 @@ class QuizCog(commands.Cog):
         # asked for: in a channel, run:True is what makes a question one person's.)
         async with (
             Responder(interaction, ephemeral=bool(run) and not chat.is_private) as responder,
-            self.service.quiz(chat, person, quiz, run=run) as question,
+            self.service.quiz(chat, person, quiz, run=run, count=questions) as question,
         ):
             await self.publisher.reply_with(
                 responder, question, ephemeral=question.personal and not chat.is_private
@@ -119,6 +120,34 @@ class QuizCog(commands.Cog):
             review_stats = await self.service.review_stats(person)
             await responder.send(Reply.text(
                 render.stats_text(stats, t) + "\n" + render.review_stats_text(review_stats, t)))
+
+    @app_commands.command(name="settings",
+                          description=_("This channel's question time and mode (admins)"))
+    @app_commands.describe(
+        time=_("Seconds a question stays open (10 to 600)"),
+        mode=_("Questions as polls or buttons"),
+    )
+    @app_commands.choices(mode=[
+        Choice(name=_("polls"), value="polls"), Choice(name=_("buttons"), value="buttons"),
+        Choice(name=_("default"), value="default"),
+    ])
+    async def settings_command(
+        self, interaction: discord.Interaction, time: int | None = None,
+        mode: str | None = None,
+    ) -> None:
+        """Shows the channel's settings (anyone); with an option, changes them (Manage
+        Server, checked on every use: the core refuses anyone else)."""
+        person, chat = person_of(interaction), chat_of(interaction)
+        async with Responder(interaction, ephemeral=True) as responder:
+            if time is None and mode is None:
+                settings = await self.service.settings(chat)
+            else:
+                settings = await self.service.change_settings(
+                    chat, by=person, allowed=can_manage(interaction), seconds=time, mode=mode
+                )
+            t = translator(await self.service.locale_of_chat(chat, person))
+            await responder.send(Reply.text(render.settings_text(settings, t) + "\n" + t.gettext(
+                "Admins (Manage Server) change them with /settings time and mode.")))
 
     @app_commands.command(name="lang", description=_("Choose your language, or the channel's"))
     @app_commands.describe(

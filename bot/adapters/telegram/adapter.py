@@ -23,13 +23,16 @@ from bot.adapters import ConnectionLost, CredentialsRejected
 from bot.adapters.telegram import handlers
 from bot.adapters.telegram.app import build_application, register_commands
 from bot.adapters.telegram.context import TelegramApp
-from bot.adapters.telegram.identity import PREFIX
+from bot.adapters.telegram.identity import PREFIX, chat_id_of
 from bot.adapters.telegram.logs import protect_token
 from bot.adapters.telegram.polling import Poller
 from bot.adapters.telegram.publish import Poster, platform_errors
 from bot.adapters.telegram.webhook import WebhookServer
+from bot.core import render
 from bot.core.models import PostSummary, ShownQuestion
+from bot.core.ports import RoundSummary
 from bot.core.service import QuizService
+from bot.i18n import translator
 from bot.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -159,14 +162,20 @@ class TelegramAdapter:
 
     # ChatPort ----------------------------------------------------------------------------
     async def send_question(self, question: ShownQuestion) -> None:
-        """A question the core posts by itself (the daily question): a quiz poll, or buttons
-        in a channel, as /quiz would."""
+        """A question the core posts by itself (the daily question, a round's next one): a
+        quiz poll, or buttons in a channel or where the chat (or its round) asks for them."""
+        buttons = await self.poster.service.question_mode(question.chat_key) == "buttons"
         with platform_errors():
-            await self.poster.question(question)
+            await self.poster.question(question, buttons=buttons or None)
 
     async def close_question(self, summary: PostSummary) -> None:
         with platform_errors():
             await self.poster.summary(summary)
+
+    async def round_over(self, summary: RoundSummary) -> None:
+        text = render.round_summary_text(summary, translator(summary.locale))
+        with platform_errors():
+            await self.poster.text(chat_id_of(summary.chat_key), text)
 
     async def send_private(self, person_key: str, text: str) -> None:
         """A review reminder: a message in the person's private chat with the bot (its id

@@ -44,6 +44,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("remind", _("A daily review reminder: /remind HH:MM [Time/Zone], /remind off")),
     ("lang", _("Your language: /lang en|bn|hi")),
     ("daily", _("A question every day: /daily HH:MM [Time/Zone] [quiz]")),
+    ("settings", _("This chat's question time and mode (admins)")),
     ("help", _("What this bot does and how to use it")),
     ("start", _("Start here")),
 )

@@ -76,6 +76,7 @@ def register(app: TelegramApp) -> None:
         ("remind",): remind,
         ("lang",): lang,
         ("daily",): daily_command,
+        ("settings",): settings_command,
     }
     for names, callback in commands.items():
         app.add_handler(CommandHandler(names, callback, filters=COMMAND_UPDATES))
@@ -143,14 +144,22 @@ async def help_command(update: Update, context: Context) -> None:
 
 
 async def quiz(update: Update, context: Context) -> None:
-    """/quiz [buttons] [quiz or topic]: the core decides what it replaces and who it is for."""
+    """/quiz [buttons] [quiz or topic] [N]: the core decides what it replaces and who it is
+    for; N asks a round of N questions in a group (the core checks it)."""
     if (cmd := command(update, context)) is None:
         return
     args = cmd.args
     buttons: bool | None = None  # a poll, except in a channel
     if args and args[0].lower() == "buttons":
         buttons, args = True, args[1:]
-    async with cmd.data.service.quiz(cmd.chat, cmd.person, " ".join(args) or None) as question:
+    count = None
+    if args and args[-1].lstrip("+-").isdigit():
+        count, args = args[-1], args[:-1]
+    service = cmd.data.service
+    async with service.quiz(cmd.chat, cmd.person, " ".join(args) or None, count=count,
+                            mode="buttons" if buttons else None) as question:
+        if buttons is None and await service.question_mode(cmd.chat) == "buttons":
+            buttons = True  # the chat's /settings
         await cmd.data.poster.question(question, buttons=buttons)
 
 
@@ -293,6 +302,26 @@ async def daily_command(update: Update, context: Context) -> None:
     t = await cmd.for_chat()
     await cmd.reply(t.gettext("Done: this chat gets a daily question.") + "\n"
                     + render.schedule_status_text(status, t))
+
+
+async def settings_command(update: Update, context: Context) -> None:
+    """/settings shows the chat's question time and mode (anyone); /settings time SECONDS
+    and /settings mode polls|buttons change them (the chat's admins)."""
+    if (cmd := command(update, context)) is None:
+        return
+    service = cmd.data.service
+    if cmd.args:
+        # an anonymous admin writes as @GroupAnonymousBot: nobody to record
+        by = cmd.person if cmd.message.sender_chat is None else None
+        settings = await service.change_settings(
+            cmd.chat, by=by, allowed=await cmd.may_manage(), words=cmd.args
+        )
+    else:
+        settings = await service.settings(cmd.chat)
+    t = await cmd.for_chat()
+    await cmd.reply(render.settings_text(settings, t) + "\n" + t.gettext(
+        "Admins change them with /settings time SECONDS (10 to 600) or /settings mode "
+        "polls|buttons; “default” puts one back."))
 
 
 async def daily_status(cmd: Command) -> str:

@@ -75,6 +75,13 @@ TABLES = (
     Table("daily_posts", ("chat_key", "local_date"), ("chat_key", "local_date", "post_id",
                                                       "claimed_at", "published_at"),
           times=("claimed_at", "published_at"), dates=("local_date",)),
+    Table("chat_settings", ("chat_key",), ("chat_key", "question_seconds", "mode",
+                                           "updated_at", "updated_by"),
+          times=("updated_at",)),
+    Table("rounds", ("id",), ("id", "chat_key", "selector", "total", "mode", "locale",
+                              "started_at", "finished_at"),
+          times=("started_at", "finished_at")),
+    Table("round_posts", ("round_id", "step"), ("round_id", "step", "post_id")),
 )
 # derived from the answers, rebuilt by the destination: counted to check, never copied
 REBUILT = ("totals", "scores")
@@ -357,7 +364,7 @@ class PostgresSide(Side):
     async def finish(self) -> None:
         """Ids go on after the copied ones; the copy's bookkeeping goes."""
         async with self.db.transaction():
-            for table in ("runs", "posts", "answers"):
+            for table in ("runs", "posts", "answers", "rounds"):
                 await self.db.execute(
                     f"SELECT setval(pg_get_serial_sequence('{table}', 'id'),"
                     f" COALESCE(max(id), 1), max(id) IS NOT NULL) FROM {table}"

@@ -105,6 +105,13 @@ async def migrate_chat(db: Db, old: str, new: str) -> bool:
         await db.execute(f"DELETE FROM {table} WHERE chat_key = $1", old)
     for table in ("schedules", "daily_posts"):
         await db.execute(f"DELETE FROM {table} WHERE chat_key = $1", old)
+    # the chat's settings (unless the new key has its own) and its rounds
+    await db.execute(
+        "UPDATE chat_settings SET chat_key = $1 WHERE chat_key = $2"
+        " AND NOT EXISTS (SELECT 1 FROM chat_settings WHERE chat_key = $1)", new, old,
+    )
+    await db.execute("DELETE FROM chat_settings WHERE chat_key = $1", old)
+    await db.execute("UPDATE rounds SET chat_key = $1 WHERE chat_key = $2", new, old)
     await db.execute("DELETE FROM chats WHERE key = $1", old)
     await notify(db, "chat", old)
     await notify(db, "chat", new)

@@ -28,11 +28,13 @@ import asyncpg
 
 from bot.core.ports import (
     AnswerRecord,
+    ChatSettingsRecord,
     ItemResponse,
     NewPost,
     PostRecord,
     RecordOutcome,
     ReviewAnswer,
+    RoundRecord,
     RunRecord,
     ScoreRow,
     StorageError,
@@ -41,6 +43,7 @@ from bot.core.schedule import Schedule
 from bot.storage.lru import Expiring, Lru
 from bot.storage.postgres import boards, ops, queries
 from bot.storage.postgres import review as spaced
+from bot.storage.postgres import rounds as round_store
 from bot.storage.postgres.materializer import LOCK_POSITION, Materializer, Position, roll_week
 from bot.storage.postgres.schema import migrate
 from bot.storage.postgres.url import DatabaseUrl, redact
@@ -501,6 +504,38 @@ class PostgresStorage:
         self, person_keys: Sequence[str]
     ) -> dict[str, tuple[list[date], date | None]]:
         return await self._read(boards.daily_days_for, list(person_keys))
+
+    # chat settings and rounds (rounds.py)
+    async def get_chat_settings(self, chat_key: str) -> ChatSettingsRecord | None:
+        return await self._read(round_store.chat_settings, chat_key)
+
+    async def set_chat_settings(
+        self, settings: ChatSettingsRecord, when: datetime, updated_by: str | None = None
+    ) -> None:
+        await self._write(round_store.set_chat_settings, settings, when, updated_by)
+
+    async def create_round(
+        self, chat_key: str, selector: str | None, total: int, mode: str | None, locale: str,
+        started_at: datetime,
+    ) -> RoundRecord:
+        round_id = await self._write(round_store.create_round, chat_key, selector, total, mode,
+                                     locale, started_at)
+        record = await self.get_round(round_id)
+        assert record is not None
+        return record
+
+    async def add_round_post(self, round_id: int, step: int, post: NewPost) -> PostRecord | None:
+        post_id = await self._write(round_store.add_round_post, round_id, step, post)
+        return None if post_id is None else await self.get_post(post_id)
+
+    async def get_round(self, round_id: int) -> RoundRecord | None:
+        return await self._read(round_store.get_round, round_id)
+
+    async def active_rounds(self, chat_key: str | None = None) -> list[RoundRecord]:
+        return await self._read(round_store.active_rounds, chat_key)
+
+    async def finish_round(self, round_id: int, when: datetime) -> bool:
+        return await self._write(round_store.finish_round, round_id, when)
 
     # spaced review -----------------------------------------------------------------------
     async def review_answers(self, person_key: str) -> list[ReviewAnswer]:

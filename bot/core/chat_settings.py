@@ -1,0 +1,124 @@
+"""A chat's own settings (/settings): how long a /quiz question stays open, and whether
+questions come as polls or as buttons. Stored per chat; unset, the bot's defaults apply
+(QUIZBOT_QUESTION_SECONDS; the platform's usual way to ask). Only the chat's admins change
+them: the platform says who (`allowed=`), the core refuses everyone else."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+
+from bot.core.clock import Clock
+from bot.core.errors import (
+    MAX_QUESTION_SECONDS,
+    MIN_QUESTION_SECONDS,
+    BadMode,
+    BadQuestionTime,
+    bad_setting,
+    may_not_change_settings,
+)
+from bot.core.models import Chat, Person
+from bot.core.ports import ChatSettingsRecord, Storage
+
+MODES = ("polls", "buttons")
+DEFAULT = "default"  # a value that puts a setting back to the bot's default
+_MODE_WORDS = {"polls": "polls", "poll": "polls", "buttons": "buttons", "button": "buttons"}
+
+
+@dataclass(frozen=True, slots=True)
+class ChatSettings:
+    """What a chat uses: its own values, or the defaults (`own_time` False)."""
+
+    question_seconds: int
+    own_time: bool
+    mode: str | None  # "polls", "buttons", or None: the platform's default
+
+    @property
+    def question_time(self) -> timedelta:
+        return timedelta(seconds=self.question_seconds)
+
+
+def parse_seconds(value: int | str) -> int | None:
+    """Seconds from a number or what a person typed ("90", "90s"); None for "default"."""
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text == DEFAULT:
+            return None
+        try:
+            value = int(text.removesuffix("s"))
+        except ValueError:
+            raise BadQuestionTime(value) from None
+    if not MIN_QUESTION_SECONDS <= value <= MAX_QUESTION_SECONDS:
+        raise BadQuestionTime(value)
+    return value
+
+
+def parse_words(words: Sequence[str]) -> dict[str, str]:
+    """/settings as typed: "time 90", "mode buttons", both in any order. SettingsError for
+    a word that names no setting; the values are checked by `change`."""
+    changes: dict[str, str] = {}
+    for i in range(0, len(words), 2):
+        name, value = words[i].lower(), words[i + 1] if i + 1 < len(words) else ""
+        if name in ("time", "seconds"):
+            changes["seconds"] = value
+        elif name == "mode":
+            changes["mode"] = value
+        else:
+            raise bad_setting(words[i])
+    return changes
+
+
+def parse_mode(value: str) -> str | None:
+    text = value.strip().lower()
+    if text == DEFAULT:
+        return None
+    if text not in _MODE_WORDS:
+        raise BadMode(value)
+    return _MODE_WORDS[text]
+
+
+class ChatSettingsRules:
+    def __init__(self, storage: Storage, clock: Clock, default_time: timedelta) -> None:
+        self.storage = storage
+        self.clock = clock
+        self.default_time = default_time
+
+    async def get(self, chat_key: str) -> ChatSettings:
+        own = await self.storage.get_chat_settings(chat_key)
+        seconds = own.question_seconds if own else None
+        return ChatSettings(
+            question_seconds=seconds or round(self.default_time.total_seconds()),
+            own_time=seconds is not None,
+            mode=own.mode if own else None,
+        )
+
+    async def question_time(self, chat_key: str) -> timedelta:
+        return (await self.get(chat_key)).question_time
+
+    async def change(
+        self, chat: Chat, *, by: Person | None, allowed: bool,
+        seconds: int | str | None = None, mode: str | None = None,
+        words: Sequence[str] = (),
+    ) -> ChatSettings:
+        """Change what is given (None: unchanged; "default": back to the default), or what
+        `words` say (/settings as typed). Every value is checked before anything is
+        stored."""
+        if not allowed:
+            raise may_not_change_settings()
+        typed = parse_words(words)
+        seconds = typed.get("seconds", seconds)
+        mode = typed.get("mode", mode)
+        new_seconds = parse_seconds(seconds) if seconds is not None else None
+        new_mode = parse_mode(mode) if mode is not None else None
+        old = await self.storage.get_chat_settings(chat.key) or ChatSettingsRecord(chat.key)
+        record = ChatSettingsRecord(
+            chat.key,
+            question_seconds=new_seconds if seconds is not None else old.question_seconds,
+            mode=new_mode if mode is not None else old.mode,
+        )
+        if record != old:
+            await self.storage.upsert_chat(chat.key, chat.title, chat.platform_locale)
+            await self.storage.set_chat_settings(record, self.clock.now(),
+                                                 by.key if by else None)
+        return await self.get(chat.key)
