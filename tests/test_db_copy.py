@@ -71,6 +71,8 @@ async def community(path: Path, posts: int = 30, people: int = 120) -> None:
                     "tg:-2", "sample", "s-one", (0, 2, 1), "hi", NOW)) is not None
             if total == 2:
                 await store.finish_round(rnd.id, NOW + timedelta(minutes=5))
+        await store.set_reminder(Schedule("tg:7", time(7, 30), "Asia/Kolkata", updated_at=NOW))
+        assert await store.claim_reminder("tg:7", date(2026, 3, 2), NOW)
 
 
 async def rows(database: str | Path) -> dict[str, list[tuple[Any, ...]]]:

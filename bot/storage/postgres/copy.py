@@ -82,6 +82,11 @@ TABLES = (
                               "started_at", "finished_at"),
           times=("started_at", "finished_at")),
     Table("round_posts", ("round_id", "step"), ("round_id", "step", "post_id")),
+    Table("reminders", ("person_key",), ("person_key", "local_time", "tz", "updated_at"),
+          times=("updated_at",)),
+    Table("reminder_days", ("person_key", "local_date"), ("person_key", "local_date",
+                                                          "claimed_at"),
+          times=("claimed_at",), dates=("local_date",)),
 )
 # derived from the answers, rebuilt by the destination: counted to check, never copied
 REBUILT = ("totals", "scores")
