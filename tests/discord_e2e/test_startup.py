@@ -12,7 +12,7 @@ from bot.core.service import QuizService
 from tests.discord_e2e.conftest import StartBot
 from tests.fakes.discord_api import MANAGE_GUILD, TOKEN, FakeDiscord, User
 
-COMMANDS = {"quiz", "leaderboard", "stats", "review", "remind", "lang", "daily"}
+COMMANDS = {"quiz", "leaderboard", "stats", "review", "remind", "lang", "daily", "settings"}
 
 
 async def test_start_registers_slash_commands_globally(
@@ -25,6 +25,12 @@ async def test_start_registers_slash_commands_globally(
     quiz_options = {o["name"]: o for o in commands["quiz"]["options"]}
     assert quiz_options["quiz"]["autocomplete"] is True
     assert quiz_options["run"]["type"] == 5  # boolean
+    assert quiz_options["questions"]["type"] == 4  # integer: a round's size, checked by the core
+    # /settings shows the channel's settings to anyone; a change checks Manage Server when run
+    settings = {o["name"]: o for o in commands["settings"]["options"]}
+    assert settings["time"]["type"] == 4
+    assert [c["value"] for c in settings["mode"]["choices"]] == ["polls", "buttons", "default"]
+    assert commands["settings"].get("default_member_permissions") is None
     period = next(o for o in commands["leaderboard"]["options"] if o["name"] == "period")
     assert [c["value"] for c in period["choices"]] == ["day", "week", "all"]
     # /lang scope:me is for everyone: the command is not hidden, the channel scope is checked
