@@ -31,8 +31,7 @@ NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
 
 async def community(path: Path, posts: int = 30, people: int = 120) -> None:
     """A SQLite community with a bit of everything: runs, refs, answers over days (names
-    beyond ASCII), a schedule, daily claims (one answered), closed posts, chat
-    settings, rounds."""
+    beyond ASCII), a schedule, daily claims (one answered), closed posts."""
     rng = random.Random(7)
     async with SqliteStorage(path) as store:
         run = await store.create_run("tg:1", "tg:1", "sample", ("s-one", "s-two"), "bn", NOW)
@@ -261,6 +260,26 @@ async def test_refusals_without_postgres(tmp_path: Path) -> None:
     copy = tmp_path / "copy.db"
     await copy_database(source, copy, say=lambda _: None)  # SQLite to SQLite works too
     assert await rows(copy) == await rows(source)
+
+
+async def test_rows_in_a_table_the_copy_does_not_know_are_never_left_behind(
+    tmp_path: Path,
+) -> None:
+    source, destination = tmp_path / "one.db", tmp_path / "copy.db"
+    await community(source, posts=2)
+    add_table(source)
+    with pytest.raises(CopyError, match=r"tables this copy does not move \(future_feature\)"):
+        await copy_database(source, destination, say=lambda _: None)
+    assert (await rows(destination))["answers"] == []  # nothing was copied
+
+
+def add_table(path: Path) -> None:
+    """A newer feature's table, with a row."""
+    import sqlite3
+
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE future_feature (id INTEGER PRIMARY KEY)")
+        db.execute("INSERT INTO future_feature VALUES (1)")
 
 
 def quizbot(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:

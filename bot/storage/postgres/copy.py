@@ -90,6 +90,11 @@ TABLES = (
 )
 # derived from the answers, rebuilt by the destination: counted to check, never copied
 REBUILT = ("totals", "scores")
+# tables a copy leaves behind on purpose: derived data, bookkeeping, short-lived claims
+NOT_COPIED = {
+    "scores", "totals", "week_scores", "week_window", "rank_counts", "streaks",
+    "materialized", "schema_version", PROGRESS, "leases", "sqlite_sequence",
+}
 
 
 @dataclass
@@ -129,6 +134,7 @@ class Side:
     async def connect(self) -> None: ...
     async def close(self) -> None: ...
     async def count(self, table: str) -> int: raise NotImplementedError
+    async def tables(self) -> set[str]: raise NotImplementedError
     async def batch(self, table: Table, after: tuple[Any, ...] | None,
                     limit: int) -> list[tuple[Any, ...]]: raise NotImplementedError
     async def write(self, table: Table, rows: list[tuple[Any, ...]],
@@ -182,6 +188,10 @@ class SqliteSide(Side):
 
     async def count(self, table: str) -> int:
         return int(self._db().execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+
+    async def tables(self) -> set[str]:
+        rows = self._db().execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        return {str(r[0]) for r in rows}
 
     async def batch(self, table: Table, after: tuple[Any, ...] | None,
                     limit: int) -> list[tuple[Any, ...]]:
@@ -306,7 +316,13 @@ class PostgresSide(Side):
             self.db = None
 
     async def count(self, table: str) -> int:
-        return int(await self.db.fetchval(f"SELECT count(*) FROM {table}"))
+        return int(await self.db.fetchval(f'SELECT count(*) FROM "{table}"'))
+
+    async def tables(self) -> set[str]:
+        rows = await self.db.fetch(
+            "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"
+        )
+        return {str(r[0]) for r in rows}
 
     async def batch(self, table: Table, after: tuple[Any, ...] | None,
                     limit: int) -> list[tuple[Any, ...]]:
@@ -408,6 +424,20 @@ async def _open_and_close(database: str | Path | DatabaseUrl) -> None:
     await store.close()
 
 
+async def _refuse_unknown_rows(side: Side) -> None:
+    """A table this copy does not know (a newer feature's) with rows in it would be left
+    behind: refuse before anything is written."""
+    known = {t.name for t in TABLES} | NOT_COPIED
+    unknown = sorted(
+        [t for t in await side.tables() - known if await side.count(t)]
+    )
+    if unknown:
+        raise CopyError(
+            f"{side.where} holds rows in tables this copy does not move "
+            f"({', '.join(unknown)}); nothing was copied"
+        )
+
+
 async def _holds_data(side: Side) -> bool:
     for table in TABLES:
         if await side.count(table.name):
@@ -432,6 +462,7 @@ async def copy_database(
     await src.connect()
     await dst.connect()
     try:
+        await _refuse_unknown_rows(src)
         state = await dst.progress()
         resumed = state is not None and state[0] == src_name and not force
         if state is not None and state[0] != src_name and not force:
