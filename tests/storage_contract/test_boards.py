@@ -67,6 +67,24 @@ async def check_every_board(store: Store, backend: Backend, today: date, people:
             assert nobody is None
 
 
+async def assert_rank_counts(backend: Backend) -> None:
+    """rank_counts holds, for every board, how many people have each number of correct
+    answers (rows emptied to 0 may stay)."""
+    day = "day" if backend.name == "sqlite" else "to_char(day, 'YYYY-MM-DD')"
+    none = "''" if backend.name == "sqlite" else "'-infinity'"
+    kept = sorted(await backend.fetch(
+        f"SELECT board, chat_key, CASE WHEN day = {none} THEN '' ELSE {day} END, correct,"
+        " people FROM rank_counts WHERE people != 0"
+    ))
+    counted = sorted(await backend.fetch(
+        "SELECT 'all', chat_key, '', correct, COUNT(*) FROM totals GROUP BY chat_key, correct"
+        " UNION ALL SELECT 'week', chat_key, '', correct, COUNT(*) FROM week_scores"
+        f" GROUP BY chat_key, correct UNION ALL SELECT 'day', chat_key, {day}, correct,"
+        f" COUNT(*) FROM scores GROUP BY chat_key, {day}, correct"
+    ))
+    assert kept == counted
+
+
 async def test_every_board_equals_a_recount_as_days_go_by(backend: Backend) -> None:
     """Twelve days of answers in two chats; the week window rolls by answers arriving, by a
     board asked for on a day without answers, and once across a gap of more than a week."""
@@ -80,8 +98,10 @@ async def test_every_board_equals_a_recount_as_days_go_by(backend: Backend) -> N
                     await answer_on(store, rng, chat, day, people=24)
             await store.materialize()
             await check_every_board(store, backend, day.date(), people=24)
+            await assert_rank_counts(backend)
         assert await store.migrate_chat("tg:-2", "tg:-1")  # two boards become one
         await check_every_board(store, backend, (DAY0 + timedelta(days=26)).date(), 24)
+        await assert_rank_counts(backend)
     assert await backend.stored() == await backend.recount()
 
 
@@ -145,20 +165,23 @@ async def test_postgres_boards_walk_the_rank_indexes() -> None:
         await fill_aggregates(url, 20_000)
         db = await asyncpg.connect(url)
         try:
-            for table, where, params in (
-                ("totals", "chat_key = $1", ("*",)),
-                ("week_scores", "chat_key = $1", ("tg:-1",)),
-                ("scores", "chat_key = $1 AND day = $2", ("*", DAY0.date())),
+            for table, where, params, counts in (
+                ("totals", "chat_key = $1", ("*",), ("all", date.min)),
+                ("week_scores", "chat_key = $1", ("tg:-1",), ("week", date.min)),
+                ("scores", "chat_key = $1 AND day = $2", ("*", DAY0.date()),
+                 ("day", DAY0.date())),
             ):
                 sql = boards.ranked_sql(table, where, len(params))
                 for me in (None, "tg:12345"):
                     text = await db.fetchval(f"EXPLAIN (FORMAT JSON) {sql}",
-                                             *params, 10, me)
+                                             *params, 10, me, *counts)
                     plan = json.loads(text)[0]["Plan"]
                     kinds = [n["Node Type"] for n in nodes(plan)]
                     scans = [(n["Node Type"], n.get("Index Name"), n.get("Relation Name"))
                              for n in nodes(plan) if "Scan" in n["Node Type"]]
-                    assert "Seq Scan" not in kinds, (table, scans)
+                    # no board is read whole (rank_counts is a few rows per board: any plan)
+                    assert not [s for s in scans if s[0] == "Seq Scan"
+                                and s[2] != "rank_counts"], (table, scans)
                     ranked = [s for s in scans if (s[1] and s[1].endswith("_rank"))
                               or s[1] == f"{table}_pkey"]
                     assert ranked, (table, scans)

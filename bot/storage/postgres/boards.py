@@ -6,8 +6,10 @@ show, as on SQLite (bot/storage/boards.py has the reasoning):
 - the week:  week_scores (chat_key, correct DESC, time_ms, person_key)   week_rank
 
 One statement reads the top N through the rank index (LIMIT first, the N names joined after)
-and, for someone outside it, their row and 1 + the rows ranked above (three index ranges
-counted). A board is read in one REPEATABLE READ snapshot with the week window it depends on.
+and, for someone outside it, their row and 1 + the people above: rank_counts (people per board
+and number of correct answers, kept by triggers on the aggregate tables, migration 6) gives
+those with more correct answers, and the rank index counts those level with me who were
+faster. A board is read in one REPEATABLE READ snapshot with the week window it depends on.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from bot.storage.postgres.materializer import WEEK_DAYS, week_start, week_until
 Db = Any  # an asyncpg.Connection
 Board = tuple[list[ScoreRow], ScoreRow | None]
 RANK = "correct DESC, time_ms, person_key"
+NO_DAY = date.min  # rank_counts' day of the boards that are not a day's (stored -infinity)
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,22 +40,25 @@ async def leaderboard(
 ) -> Board | Roll:
     async with db.transaction(isolation="repeatable_read", readonly=True):
         if since_day is None:
-            return await ranked(db, "totals", "chat_key = $1", (chat,), limit, person_key)
+            return await ranked(db, "totals", "chat_key = $1", (chat,), limit, person_key,
+                                ("all", NO_DAY))
         until = await week_until(db)  # no scores row is later than this day
         if until is None or since_day >= until:  # only since_day itself can hold rows
             return await ranked(db, "scores", "chat_key = $1 AND day = $2", (chat, since_day),
-                                limit, person_key)
+                                limit, person_key, ("day", since_day))
         if since_day == week_start(until):
             return await ranked(db, "week_scores", "chat_key = $1", (chat,), limit,
-                                person_key)
+                                person_key, ("week", NO_DAY))
         if since_day > week_start(until) and may_roll:
             return Roll(since_day + timedelta(days=WEEK_DAYS - 1))
         return await summed(db, chat, since_day, limit, person_key)
 
 
 def ranked_sql(table: str, where: str, params: int) -> str:
-    """The board's statement: $params+1 is the limit, $params+2 the person (or NULL)."""
+    """The board's statement: $1 is the chat, $params+1 the limit, $params+2 the person (or
+    NULL), $params+3 and $params+4 the board and day of its rank_counts."""
     n, me = f"${params + 1}", f"${params + 2}"
+    board, day = f"${params + 3}", f"${params + 4}"
     return (
         f"WITH top AS (SELECT person_key, correct, answered, time_ms FROM {table}"
         f"  WHERE {where} ORDER BY {RANK} LIMIT {n}),"
@@ -63,7 +69,9 @@ def ranked_sql(table: str, where: str, params: int) -> str:
         " NULL::bigint FROM top AS t LEFT JOIN persons AS p ON p.key = t.person_key"
         " UNION ALL"
         " SELECT m.person_key, COALESCE(p.name, ''), m.correct, m.answered, m.time_ms,"
-        f" (SELECT count(*) FROM {table} WHERE {where} AND correct > m.correct)"
+        " (SELECT COALESCE(sum(people), 0) FROM rank_counts"
+        f"  WHERE board = {board}::text AND chat_key = $1 AND day = {day}::date"
+        "   AND correct > m.correct)"
         f" + (SELECT count(*) FROM {table} WHERE {where} AND correct = m.correct"
         "     AND time_ms < m.time_ms)"
         f" + (SELECT count(*) FROM {table} WHERE {where} AND correct = m.correct"
@@ -74,9 +82,10 @@ def ranked_sql(table: str, where: str, params: int) -> str:
 
 async def ranked(
     db: Db, table: str, where: str, params: tuple[Any, ...], limit: int,
-    person_key: str | None,
+    person_key: str | None, counts: tuple[str, date],
 ) -> Board:
-    rows = await db.fetch(ranked_sql(table, where, len(params)), *params, limit, person_key)
+    rows = await db.fetch(ranked_sql(table, where, len(params)), *params, limit, person_key,
+                          *counts)
     top_rows = sorted((r for r in rows if r[5] is None), key=_rank_order)
     top = [ScoreRow(r[0], r[1], r[2], r[3], int(r[4]), i)
            for i, r in enumerate(top_rows, start=1)]

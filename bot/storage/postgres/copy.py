@@ -404,6 +404,13 @@ class PostgresSide(Side):
             await self.db.execute(
                 "DROP TABLE " + ", ".join(f'"{t}"' for t in tables) + " CASCADE"
             )
+        functions = [r[0] for r in await self.db.fetch(
+            "SELECT p.oid::regprocedure::text FROM pg_proc AS p JOIN pg_namespace AS n"
+            " ON n.oid = p.pronamespace WHERE n.nspname = current_schema()"
+            " AND p.proname LIKE 'quizbot\\_%'"
+        )]
+        for function in functions:  # the schema's trigger functions
+            await self.db.execute(f"DROP FUNCTION IF EXISTS {function} CASCADE")
 
 
 def side_for(database: str | Path | DatabaseUrl) -> Side:

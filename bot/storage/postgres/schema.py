@@ -227,6 +227,113 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (round_id, step)
     );
     """,
+    # 6: how many people each board has per number of correct answers, so "my rank" sums
+    # this for those above me and counts in the rank index only those level with me (as on
+    # SQLite, migration 8). Kept by statement-level triggers on the aggregate tables, which
+    # only the holder of the materializer's position lock writes: one grouped upsert per
+    # statement, off the answer's path.
+    """
+    CREATE TABLE rank_counts (
+        board text NOT NULL,                -- 'all' (totals), 'week' (week_scores), 'day' (scores)
+        chat_key text COLLATE "C" NOT NULL,
+        day date NOT NULL,                  -- a 'day' board's day; -infinity for the others
+        correct integer NOT NULL,
+        people integer NOT NULL,
+        PRIMARY KEY (board, chat_key, day, correct)
+    );
+    INSERT INTO rank_counts(board, chat_key, day, correct, people)
+        SELECT 'all', chat_key, '-infinity', correct, count(*) FROM totals
+        GROUP BY chat_key, correct;
+    INSERT INTO rank_counts(board, chat_key, day, correct, people)
+        SELECT 'week', chat_key, '-infinity', correct, count(*) FROM week_scores
+        GROUP BY chat_key, correct;
+    INSERT INTO rank_counts(board, chat_key, day, correct, people)
+        SELECT 'day', chat_key, day, correct, count(*) FROM scores
+        GROUP BY chat_key, day, correct;
+    CREATE OR REPLACE FUNCTION quizbot_count_ranks() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE
+        which text := TG_ARGV[0];
+    BEGIN
+        -- the rows a statement wrote, as +1 in their (chat, day, correct) group, and the
+        -- rows it replaced or removed as -1 in theirs; groups that net to 0 are left alone
+        IF which = 'day' THEN
+            IF TG_OP = 'INSERT' THEN
+                INSERT INTO rank_counts(board, chat_key, day, correct, people)
+                SELECT which, chat_key, day, correct, count(*) FROM new_rows
+                GROUP BY chat_key, day, correct ORDER BY chat_key, day, correct
+                ON CONFLICT (board, chat_key, day, correct)
+                DO UPDATE SET people = rank_counts.people + excluded.people;
+            ELSIF TG_OP = 'UPDATE' THEN
+                INSERT INTO rank_counts(board, chat_key, day, correct, people)
+                SELECT which, chat_key, day, correct, sum(delta) FROM (
+                    SELECT chat_key, day, correct, -1 AS delta FROM old_rows
+                    UNION ALL SELECT chat_key, day, correct, 1 FROM new_rows) AS c
+                GROUP BY chat_key, day, correct HAVING sum(delta) <> 0
+                ORDER BY chat_key, day, correct
+                ON CONFLICT (board, chat_key, day, correct)
+                DO UPDATE SET people = rank_counts.people + excluded.people;
+            ELSE
+                INSERT INTO rank_counts(board, chat_key, day, correct, people)
+                SELECT which, chat_key, day, correct, -count(*) FROM old_rows
+                GROUP BY chat_key, day, correct ORDER BY chat_key, day, correct
+                ON CONFLICT (board, chat_key, day, correct)
+                DO UPDATE SET people = rank_counts.people + excluded.people;
+            END IF;
+        ELSE
+            IF TG_OP = 'INSERT' THEN
+                INSERT INTO rank_counts(board, chat_key, day, correct, people)
+                SELECT which, chat_key, '-infinity', correct, count(*) FROM new_rows
+                GROUP BY chat_key, correct ORDER BY chat_key, correct
+                ON CONFLICT (board, chat_key, day, correct)
+                DO UPDATE SET people = rank_counts.people + excluded.people;
+            ELSIF TG_OP = 'UPDATE' THEN
+                INSERT INTO rank_counts(board, chat_key, day, correct, people)
+                SELECT which, chat_key, '-infinity', correct, sum(delta) FROM (
+                    SELECT chat_key, correct, -1 AS delta FROM old_rows
+                    UNION ALL SELECT chat_key, correct, 1 FROM new_rows) AS c
+                GROUP BY chat_key, correct HAVING sum(delta) <> 0
+                ORDER BY chat_key, correct
+                ON CONFLICT (board, chat_key, day, correct)
+                DO UPDATE SET people = rank_counts.people + excluded.people;
+            ELSE
+                INSERT INTO rank_counts(board, chat_key, day, correct, people)
+                SELECT which, chat_key, '-infinity', correct, -count(*) FROM old_rows
+                GROUP BY chat_key, correct ORDER BY chat_key, correct
+                ON CONFLICT (board, chat_key, day, correct)
+                DO UPDATE SET people = rank_counts.people + excluded.people;
+            END IF;
+        END IF;
+        RETURN NULL;
+    END
+    $$;
+    CREATE TRIGGER totals_counted_insert AFTER INSERT ON totals
+        REFERENCING NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION quizbot_count_ranks('all');
+    CREATE TRIGGER totals_counted_update AFTER UPDATE ON totals
+        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION quizbot_count_ranks('all');
+    CREATE TRIGGER totals_counted_delete AFTER DELETE ON totals
+        REFERENCING OLD TABLE AS old_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION quizbot_count_ranks('all');
+    CREATE TRIGGER week_scores_counted_insert AFTER INSERT ON week_scores
+        REFERENCING NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION quizbot_count_ranks('week');
+    CREATE TRIGGER week_scores_counted_update AFTER UPDATE ON week_scores
+        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION quizbot_count_ranks('week');
+    CREATE TRIGGER week_scores_counted_delete AFTER DELETE ON week_scores
+        REFERENCING OLD TABLE AS old_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION quizbot_count_ranks('week');
+    CREATE TRIGGER scores_counted_insert AFTER INSERT ON scores
+        REFERENCING NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION quizbot_count_ranks('day');
+    CREATE TRIGGER scores_counted_update AFTER UPDATE ON scores
+        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION quizbot_count_ranks('day');
+    CREATE TRIGGER scores_counted_delete AFTER DELETE ON scores
+        REFERENCING OLD TABLE AS old_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION quizbot_count_ranks('day');
+    """,
 ]
 
 
