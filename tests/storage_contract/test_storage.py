@@ -272,3 +272,25 @@ async def test_concurrent_misses_of_one_post_read_it_once(
     posts = await asyncio.gather(*(store.get_post(post_id) for _ in range(100)))
     assert {p.id for p in posts if p is not None} == {post_id}
     assert reads == ["post"]
+
+
+async def test_a_lost_listening_connection_is_replaced_and_nothing_stale_is_kept(
+    backend: Backend,
+) -> None:
+    if backend.name != "postgres":
+        return  # SQLite hears nothing: its caches expire (LOCALE_TTL)
+    async with backend.opened() as store, backend.opened() as other:
+        await store.set_person_locale("tg:1", "bn")
+        assert await store.person_locale("tg:1") == "bn"  # cached
+        listener = store._listener
+        assert listener is not None
+        await backend.fetch("SELECT pg_terminate_backend($1)", listener.get_server_pid())
+        await other.set_person_locale("tg:1", "hi")  # perhaps while nobody listens
+        await eventually(lambda: store.person_locale("tg:1"), "hi")
+        for _ in range(2000):
+            if store._listener is not None and store._listener is not listener:
+                break
+            await asyncio.sleep(0.005)
+        assert store._listener is not None and store._listener is not listener
+        await other.set_person_locale("tg:1", "en")  # heard again
+        await eventually(lambda: store.person_locale("tg:1"), "en")

@@ -90,6 +90,7 @@ class PostgresStorage:
         self._writer: Writer | None = None
         self._pool: Any = None
         self._listener: Db | None = None
+        self._relisten: asyncio.Future[None] | None = None
         self._known_people: Lru[str, str] = Lru(PEOPLE_CACHE)  # key -> name
         self._known_chats: Lru[str, tuple[str, str | None]] = Lru(CHAT_CACHE)
         self._posts: Lru[int, PostRecord] = Lru(POST_CACHE)
@@ -157,6 +158,10 @@ class PostgresStorage:
         """Run every queued write, apply what is left to the boards, close everything."""
         writer, pool, listener = self._writer, self._pool, self._listener
         self._writer = self._pool = self._listener = None
+        relisten, self._relisten = self._relisten, None
+        if relisten is not None:
+            relisten.cancel()
+            await asyncio.gather(relisten, return_exceptions=True)
         if writer is not None:
             await writer.close()
         await self.materializer.close()
@@ -198,7 +203,39 @@ class PostgresStorage:
     async def _listen(self) -> Db:
         db = await self.connect()
         await db.add_listener(ops.CHANNEL, self._notified)
+        db.add_termination_listener(self._listener_lost)
         return db
+
+    def _listener_lost(self, db: Db) -> None:
+        """The listening connection ended (the server restarted, the network): what other
+        processes change until it listens again is not heard, so nothing they may change
+        is trusted from the caches, now and once it listens again."""
+        if db is not self._listener or self._pool is None:
+            return  # closing
+        self._listener = None
+        self._forget()
+        log.warning("lost the connection that hears other processes' changes; reconnecting")
+        self._relisten = asyncio.ensure_future(self._listen_again())
+
+    async def _listen_again(self) -> None:
+        delay = 0.1
+        while self._pool is not None:
+            try:
+                self._listener = await self._listen()
+            except StorageError:
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 5.0)
+                continue
+            self._forget()
+            log.info("hearing other processes' changes again")
+            return
+
+    def _forget(self) -> None:
+        self._changed()
+        self._person_locales.clear()
+        self._chat_rows.clear()
+        self._known_chats.clear()
+        self._posts.clear()
 
     def _notified(self, db: Db, pid: int, channel: str, payload: str) -> None:
         what, _, key = payload.partition(":")
