@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 
-REDACTED = "<token>"
+from bot.logs import Redactor
 
 # Loggers whose records may contain a request URL: filters apply where a record is created.
 _URL_LOGGERS = (
@@ -19,35 +19,30 @@ _URL_LOGGERS = (
 )
 
 
-class TokenRedactor(logging.Filter):
-    def __init__(self) -> None:
-        super().__init__()
-        self.secrets: set[str] = set()
+class LibraryNoise(logging.Filter):
+    """PTB logs an unreadable reply (a proxy's or a wrong path's HTML/text 404) at ERROR with a
+    traceback, then raises; the raised error becomes quizbot's one line, so the log record is
+    only DEBUG detail."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if not self.secrets:
-            return True
-        message = record.getMessage()
-        if any(s in message for s in self.secrets):
-            record.msg, record.args = self._redact(message), None
-        if record.exc_info and not record.exc_text:
-            text = logging.Formatter().formatException(record.exc_info)
-            if any(s in text for s in self.secrets):
-                record.exc_text = self._redact(text)
+        if record.getMessage().startswith("Can not load invalid JSON data"):
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            record.exc_info = record.exc_text = None
+            return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
         return True
 
-    def _redact(self, text: str) -> str:
-        for secret in self.secrets:
-            text = text.replace(secret, REDACTED)
-        return text
 
-
-_redactor = TokenRedactor()
+_redactor = Redactor()
+_noise = LibraryNoise()
 
 
 def protect_token(token: str) -> None:
-    """Redact `token` from the Telegram and HTTP loggers from now on (idempotent)."""
+    """Redact `token` from the Telegram and HTTP loggers from now on (idempotent), wherever
+    their records go (the root handlers of `quizbot run` redact too: bot/logs.py)."""
     _redactor.secrets.add(token)
+    request_logger = logging.getLogger("telegram.request.BaseRequest")
+    if _noise not in request_logger.filters:
+        request_logger.addFilter(_noise)
     logging.getLogger("httpx").setLevel(logging.WARNING)
     for name in _URL_LOGGERS:
         logger = logging.getLogger(name)

@@ -119,7 +119,7 @@ class Poller:
             if (error := fetch.exception()) is not None:
                 if isinstance(error, (InvalidToken, EndPointNotFound)):
                     # 401/404 for getUpdates itself: the token was revoked
-                    log.warning("Telegram rejected the bot token (revoked?); polling stopped")
+                    log.info("Telegram rejected the bot token (revoked?); polling stopped")
                     if not self.failed.done():
                         self.failed.set_result(error)
                     break

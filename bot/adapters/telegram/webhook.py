@@ -238,7 +238,7 @@ class WebhookServer:
                     await self.set_webhook()
                     continue
             except (InvalidToken, EndPointNotFound) as exc:
-                log.warning("Telegram rejected the bot token (revoked?); webhook stopped")
+                log.info("Telegram rejected the bot token (revoked?); webhook stopped")
                 if not self.failed.done():
                     self.failed.set_result(exc)
                 return
