@@ -12,7 +12,8 @@ The parts, each in its own module:
                   connection, run in those threads
 - records.py      rows to the core's records
 
-This class holds the bounded caches and turns each port method into one queued call.
+This class turns each port method into one queued call, through the bounded caches of
+CachedStorage (cache.py).
 """
 
 from __future__ import annotations
@@ -41,8 +42,8 @@ from bot.core.schedule import Schedule
 from bot.storage import boards, ops, queries
 from bot.storage import review as spaced
 from bot.storage import rounds as round_store
+from bot.storage.cache import CachedStorage, CacheFunctions
 from bot.storage.connection import APPLICATION_ID, PRAGMAS, unusable
-from bot.storage.lru import Expiring, Lru
 from bot.storage.materializer import Materializer, roll_week
 from bot.storage.migrations import split_sql
 from bot.storage.reader import Reader
@@ -54,17 +55,16 @@ __all__ = ["APPLICATION_ID", "PRAGMAS", "SqliteStorage", "_split_sql"]
 _split_sql = split_sql  # the name tests and tools have used
 
 T = TypeVar("T")
-POST_CACHE = 4096  # posts: a few thousand live questions at once
-PEOPLE_CACHE = 50_000  # about 5 MB at most
-CHAT_CACHE = 10_000
-# A language chosen through another process on the same file shows here within this long;
-# one chosen through this process shows at once (the cache entry is replaced).
-LOCALE_TTL = 60.0
-
-ChatRow = tuple[str, str | None, str | None]  # title, locale, platform_locale
 
 
-class SqliteStorage:
+class SqliteStorage(CachedStorage):
+    functions = CacheFunctions(
+        person=queries.person, chat=queries.chat, post=queries.post,
+        upsert_person=ops.upsert_person, upsert_chat=ops.upsert_chat,
+        migrate_chat=ops.migrate_chat, set_person_locale=ops.set_person_locale,
+        set_chat_locale=ops.set_chat_locale,
+    )
+
     def __init__(self, path: str | Path, materializer: Materializer | None = None) -> None:
         """`materializer`: when boards catch up with answers (materializer.py); its defaults
         serve a bot, tests and the bench pass their own."""
@@ -73,17 +73,7 @@ class SqliteStorage:
         self._acknowledged = 0  # the newest answer id this process acknowledged
         self._writer: Writer | None = None
         self._reader: Reader | None = None
-        # Caches, each bounded (LRU), so the hot path reads nothing: people and chats recently
-        # seen unchanged, to skip redundant upserts; recently used posts; people's and chats'
-        # languages. Each is updated or dropped by the write that changes what it holds; a
-        # read that raced such a write is not cached (the generation moved).
-        self._known_people: Lru[str, str] = Lru(PEOPLE_CACHE)  # key -> name
-        self._known_chats: Lru[str, tuple[str, str | None]] = Lru(CHAT_CACHE)
-        self._posts: Lru[int, PostRecord] = Lru(POST_CACHE)
-        self._person_locales: Expiring[str, str | None] = Expiring(PEOPLE_CACHE, LOCALE_TTL)
-        self._chat_rows: Expiring[str, ChatRow | None] = Expiring(CHAT_CACHE, LOCALE_TTL)
-        self._generation = 0  # bumped by every write that changes a cached value
-        self._inflight: dict[tuple[str, object], asyncio.Future[Any]] = {}
+        super().__init__()  # the caches (cache.py)
 
     # lifecycle -------------------------------------------------------------------------
     async def open(self) -> None:
@@ -147,92 +137,6 @@ class SqliteStorage:
             raise RuntimeError("storage is not open")
         return self._reader.submit(fn, *args)
 
-    async def _read_once(self, what: str, key: object, fn: Callable[..., T], *args: Any) -> T:
-        """A read for a cache miss; concurrent misses of one key share it (a storm of clicks
-        on a post nobody has read since a restart reads it once)."""
-        future = self._inflight.get((what, key))
-        if future is None:
-            future = self._read(fn, *args)
-            self._inflight[(what, key)] = future
-            future.add_done_callback(lambda _: self._inflight.pop((what, key), None))
-        result: T = await asyncio.shield(future)
-        return result
-
-    def _changed(self) -> None:
-        self._generation += 1
-
-    # people and chats ------------------------------------------------------------------
-    async def upsert_person(self, key: str, name: str) -> None:
-        if self._known_people.get(key) == name:
-            return  # no I/O for a known, unchanged person
-        row = await self._read(queries.person, key)
-        if row is None or row[0] != name:
-            await self._write(ops.upsert_person, key, name)
-        self._known_people.put(key, name)
-
-    async def upsert_chat(self, key: str, title: str, platform_locale: str | None = None) -> None:
-        known = (title, platform_locale)
-        if self._known_chats.get(key) == known:
-            return
-        row = await self._read(queries.chat, key)
-        if row is None or row[0] != title or (
-            platform_locale is not None and row[2] != platform_locale
-        ):
-            await self._write(ops.upsert_chat, key, title, platform_locale)
-            self._changed()
-            self._chat_rows.pop(key)
-        self._known_chats.put(key, known)
-
-    async def migrate_chat(self, old: str, new: str) -> bool:
-        moved: bool = await self._write(ops.migrate_chat, old, new)
-        self._changed()
-        self._posts.clear()
-        for key in (old, new):
-            self._known_chats.pop(key)
-            self._chat_rows.pop(key)
-        return moved
-
-    async def set_person_locale(self, key: str, locale: str | None) -> None:
-        await self._write(ops.set_person_locale, key, locale)
-        self._changed()
-        self._person_locales.put(key, locale)
-
-    async def person_locale(self, key: str) -> str | None:
-        if (hit := self._person_locales.get(key)) is not None:
-            return hit[0]
-        generation = self._generation
-        row = await self._read_once("person", key, queries.person, key)
-        locale = None if row is None else row[1]
-        if generation == self._generation:
-            self._person_locales.put(key, locale)
-        return locale
-
-    async def person_name(self, key: str) -> str | None:
-        row = await self._read(queries.person, key)
-        return None if row is None else row[0]
-
-    async def set_chat_locale(self, key: str, locale: str | None) -> None:
-        await self._write(ops.set_chat_locale, key, locale)
-        self._changed()
-        self._chat_rows.pop(key)
-
-    async def _chat(self, key: str) -> ChatRow | None:
-        if (hit := self._chat_rows.get(key)) is not None:
-            return hit[0]
-        generation = self._generation
-        row = await self._read_once("chat", key, queries.chat, key)
-        if generation == self._generation:
-            self._chat_rows.put(key, row)
-        return row
-
-    async def chat_locale(self, key: str) -> str | None:
-        row = await self._chat(key)
-        return None if row is None else row[1]
-
-    async def chat_platform_locale(self, key: str) -> str | None:
-        row = await self._chat(key)
-        return None if row is None else row[2]
-
     # posts -----------------------------------------------------------------------------
     async def create_post(
         self,
@@ -252,16 +156,6 @@ class SqliteStorage:
         post_id = await self._write(ops.insert_post, new)
         post = await self.get_post(post_id)
         assert post is not None
-        return post
-
-    async def get_post(self, post_id: int) -> PostRecord | None:
-        # A cached post may miss a close made by another process; record_answer re-checks.
-        if (post := self._posts.get(post_id)) is not None:
-            return post
-        generation = self._generation
-        post = await self._read_once("post", post_id, queries.post, post_id)
-        if post is not None and generation == self._generation:
-            self._posts.put(post_id, post)
         return post
 
     async def bind_ref(self, post_id: int, ref: str) -> None:

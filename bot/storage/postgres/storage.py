@@ -40,7 +40,7 @@ from bot.core.ports import (
     StorageError,
 )
 from bot.core.schedule import Schedule
-from bot.storage.lru import Expiring, Lru
+from bot.storage.cache import CachedStorage, CacheFunctions
 from bot.storage.postgres import boards, ops, queries
 from bot.storage.postgres import review as spaced
 from bot.storage.postgres import rounds as round_store
@@ -53,14 +53,8 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 Db = Any  # an asyncpg.Connection
 
-POST_CACHE = 4096
-PEOPLE_CACHE = 50_000
-CHAT_CACHE = 10_000
-LOCALE_TTL = 60.0  # s: the bound on a language another process changed, if a NOTIFY is lost
 POOL_SIZE = 8  # read connections; each process also has a writer, a materializer, a listener
 CONNECT_TIMEOUT = 10.0
-
-ChatRow = tuple[str, str | None, str | None]  # title, locale, platform_locale
 
 
 def unusable(where: str, exc: BaseException) -> StorageError:
@@ -77,7 +71,14 @@ def unusable(where: str, exc: BaseException) -> StorageError:
     return StorageError(f"cannot use the database {where}: {reason}")
 
 
-class PostgresStorage:
+class PostgresStorage(CachedStorage):
+    functions = CacheFunctions(
+        person=queries.person, chat=queries.chat, post=queries.post,
+        upsert_person=ops.upsert_person, upsert_chat=ops.upsert_chat,
+        migrate_chat=ops.migrate_chat, set_person_locale=ops.set_person_locale,
+        set_chat_locale=ops.set_chat_locale,
+    )
+
     def __init__(
         self, url: str | DatabaseUrl, materializer: Materializer | None = None,
         pool_size: int = POOL_SIZE,
@@ -91,13 +92,7 @@ class PostgresStorage:
         self._pool: Any = None
         self._listener: Db | None = None
         self._relisten: asyncio.Future[None] | None = None
-        self._known_people: Lru[str, str] = Lru(PEOPLE_CACHE)  # key -> name
-        self._known_chats: Lru[str, tuple[str, str | None]] = Lru(CHAT_CACHE)
-        self._posts: Lru[int, PostRecord] = Lru(POST_CACHE)
-        self._person_locales: Expiring[str, str | None] = Expiring(PEOPLE_CACHE, LOCALE_TTL)
-        self._chat_rows: Expiring[str, ChatRow | None] = Expiring(CHAT_CACHE, LOCALE_TTL)
-        self._generation = 0  # bumped by every change to a cached value
-        self._inflight: dict[tuple[str, object], asyncio.Future[Any]] = {}
+        super().__init__()  # the caches (cache.py)
 
     def __repr__(self) -> str:
         return f"PostgresStorage({self.where!r})"
@@ -264,93 +259,6 @@ class PostgresStorage:
         async with pool.acquire() as db:
             return await fn(db, *args)
 
-    async def _read_once(
-        self, what: str, key: object, fn: Callable[..., Awaitable[T]], *args: Any
-    ) -> T:
-        """A read for a cache miss; concurrent misses of one key share it."""
-        future = self._inflight.get((what, key))
-        if future is None:
-            future = asyncio.ensure_future(self._read(fn, *args))
-            self._inflight[(what, key)] = future
-            future.add_done_callback(lambda _: self._inflight.pop((what, key), None))
-        result: T = await asyncio.shield(future)
-        return result
-
-    def _changed(self) -> None:
-        self._generation += 1
-
-    # people and chats ------------------------------------------------------------------
-    async def upsert_person(self, key: str, name: str) -> None:
-        if self._known_people.get(key) == name:
-            return
-        row = await self._read(queries.person, key)
-        if row is None or row[0] != name:
-            await self._write(ops.upsert_person, key, name)
-        self._known_people.put(key, name)
-
-    async def upsert_chat(self, key: str, title: str, platform_locale: str | None = None) -> None:
-        known = (title, platform_locale)
-        if self._known_chats.get(key) == known:
-            return
-        row = await self._read(queries.chat, key)
-        if row is None or row[0] != title or (
-            platform_locale is not None and row[2] != platform_locale
-        ):
-            await self._write(ops.upsert_chat, key, title, platform_locale)
-            self._changed()
-            self._chat_rows.pop(key)
-        self._known_chats.put(key, known)
-
-    async def migrate_chat(self, old: str, new: str) -> bool:
-        moved: bool = await self._write(ops.migrate_chat, old, new)
-        self._changed()
-        self._posts.clear()
-        for key in (old, new):
-            self._known_chats.pop(key)
-            self._chat_rows.pop(key)
-        return moved
-
-    async def set_person_locale(self, key: str, locale: str | None) -> None:
-        await self._write(ops.set_person_locale, key, locale)
-        self._changed()
-        self._person_locales.put(key, locale)
-
-    async def person_locale(self, key: str) -> str | None:
-        if (hit := self._person_locales.get(key)) is not None:
-            return hit[0]
-        generation = self._generation
-        row = await self._read_once("person", key, queries.person, key)
-        locale = None if row is None else row[1]
-        if generation == self._generation:
-            self._person_locales.put(key, locale)
-        return locale
-
-    async def person_name(self, key: str) -> str | None:
-        row = await self._read(queries.person, key)
-        return None if row is None else row[0]
-
-    async def set_chat_locale(self, key: str, locale: str | None) -> None:
-        await self._write(ops.set_chat_locale, key, locale)
-        self._changed()
-        self._chat_rows.pop(key)
-
-    async def _chat(self, key: str) -> ChatRow | None:
-        if (hit := self._chat_rows.get(key)) is not None:
-            return hit[0]
-        generation = self._generation
-        row = await self._read_once("chat", key, queries.chat, key)
-        if generation == self._generation:
-            self._chat_rows.put(key, row)
-        return row
-
-    async def chat_locale(self, key: str) -> str | None:
-        row = await self._chat(key)
-        return None if row is None else row[1]
-
-    async def chat_platform_locale(self, key: str) -> str | None:
-        row = await self._chat(key)
-        return None if row is None else row[2]
-
     # posts -----------------------------------------------------------------------------
     async def create_post(
         self,
@@ -370,15 +278,6 @@ class PostgresStorage:
         post_id = await self._write(ops.insert_post, new)
         post = await self.get_post(post_id)
         assert post is not None
-        return post
-
-    async def get_post(self, post_id: int) -> PostRecord | None:
-        if (post := self._posts.get(post_id)) is not None:
-            return post
-        generation = self._generation
-        post = await self._read_once("post", post_id, queries.post, post_id)
-        if post is not None and generation == self._generation:
-            self._posts.put(post_id, post)
         return post
 
     async def bind_ref(self, post_id: int, ref: str) -> None:

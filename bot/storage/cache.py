@@ -1,0 +1,169 @@
+"""CachedStorage: the bounded caches both backends (SqliteStorage, PostgresStorage) keep in
+front of their database, and the port methods that go through them.
+
+A backend provides two hooks, `_read(fn, *args)` and `_write(fn, *args)` (run one of its
+functions of a connection; await the result, a write's after COMMIT), and its own functions
+for what is cached (`functions`: its queries and ops of the same names).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
+
+from bot.core.ports import PostRecord
+from bot.storage.lru import Expiring, Lru
+
+T = TypeVar("T")
+POST_CACHE = 4096  # posts: a few thousand live questions at once
+PEOPLE_CACHE = 50_000  # about 5 MB at most
+CHAT_CACHE = 10_000
+# A language chosen through another process shows here within this long (SQLite: on the same
+# file; PostgreSQL: if its NOTIFY is lost); one chosen through this process shows at once (the
+# cache entry is replaced).
+LOCALE_TTL = 60.0
+
+PersonRow = tuple[str, str | None]  # name, locale
+ChatRow = tuple[str, str | None, str | None]  # title, locale, platform_locale
+Fn = Callable[..., object]  # a backend's function of a connection (run by _read / _write)
+
+
+@dataclass(frozen=True)
+class CacheFunctions:
+    """A backend's functions behind the cached methods, each called with the same arguments
+    in either backend."""
+
+    person: Fn  # (key) -> PersonRow | None
+    chat: Fn  # (key) -> ChatRow | None
+    post: Fn  # (post_id) -> PostRecord | None
+    upsert_person: Fn  # (key, name) -> None
+    upsert_chat: Fn  # (key, title, platform_locale) -> None
+    migrate_chat: Fn  # (old, new) -> bool
+    set_person_locale: Fn  # (key, locale) -> None
+    set_chat_locale: Fn  # (key, locale) -> None
+
+
+class CachedStorage(ABC):
+    functions: ClassVar[CacheFunctions]
+
+    def __init__(self) -> None:
+        # Caches, each bounded (LRU), so the hot path reads nothing: people and chats recently
+        # seen unchanged, to skip redundant upserts; recently used posts; people's and chats'
+        # languages. Each is updated or dropped by the write that changes what it holds; a
+        # read that raced such a write is not cached (the generation moved).
+        self._known_people: Lru[str, str] = Lru(PEOPLE_CACHE)  # key -> name
+        self._known_chats: Lru[str, tuple[str, str | None]] = Lru(CHAT_CACHE)
+        self._posts: Lru[int, PostRecord] = Lru(POST_CACHE)
+        self._person_locales: Expiring[str, str | None] = Expiring(PEOPLE_CACHE, LOCALE_TTL)
+        self._chat_rows: Expiring[str, ChatRow | None] = Expiring(CHAT_CACHE, LOCALE_TTL)
+        self._generation = 0  # bumped by every change to a cached value
+        self._inflight: dict[tuple[str, object], asyncio.Future[Any]] = {}
+
+    @abstractmethod
+    def _read(self, fn: Callable[..., Any], *args: Any) -> Awaitable[Any]:
+        """Run a read; await its result."""
+
+    @abstractmethod
+    def _write(self, fn: Callable[..., Any], *args: Any) -> Awaitable[Any]:
+        """Queue a write; await the result (it resolves after COMMIT)."""
+
+    async def _read_once(self, what: str, key: object, fn: Fn, *args: Any) -> Any:
+        """A read for a cache miss; concurrent misses of one key share it (a storm of clicks
+        on a post nobody has read since a restart reads it once)."""
+        future = self._inflight.get((what, key))
+        if future is None:
+            future = asyncio.ensure_future(self._read(fn, *args))
+            self._inflight[(what, key)] = future
+            future.add_done_callback(lambda _: self._inflight.pop((what, key), None))
+        return await asyncio.shield(future)
+
+    def _changed(self) -> None:
+        self._generation += 1
+
+    # people and chats ------------------------------------------------------------------
+    async def upsert_person(self, key: str, name: str) -> None:
+        if self._known_people.get(key) == name:
+            return  # no I/O for a known, unchanged person
+        row: PersonRow | None = await self._read(self.functions.person, key)
+        if row is None or row[0] != name:
+            await self._write(self.functions.upsert_person, key, name)
+        self._known_people.put(key, name)
+
+    async def upsert_chat(self, key: str, title: str, platform_locale: str | None = None) -> None:
+        known = (title, platform_locale)
+        if self._known_chats.get(key) == known:
+            return
+        row: ChatRow | None = await self._read(self.functions.chat, key)
+        if row is None or row[0] != title or (
+            platform_locale is not None and row[2] != platform_locale
+        ):
+            await self._write(self.functions.upsert_chat, key, title, platform_locale)
+            self._changed()
+            self._chat_rows.pop(key)
+        self._known_chats.put(key, known)
+
+    async def migrate_chat(self, old: str, new: str) -> bool:
+        moved: bool = await self._write(self.functions.migrate_chat, old, new)
+        self._changed()
+        self._posts.clear()
+        for key in (old, new):
+            self._known_chats.pop(key)
+            self._chat_rows.pop(key)
+        return moved
+
+    async def set_person_locale(self, key: str, locale: str | None) -> None:
+        await self._write(self.functions.set_person_locale, key, locale)
+        self._changed()
+        self._person_locales.put(key, locale)
+
+    async def person_locale(self, key: str) -> str | None:
+        if (hit := self._person_locales.get(key)) is not None:
+            return hit[0]
+        generation = self._generation
+        row: PersonRow | None = await self._read_once("person", key, self.functions.person, key)
+        locale = None if row is None else row[1]
+        if generation == self._generation:
+            self._person_locales.put(key, locale)
+        return locale
+
+    async def person_name(self, key: str) -> str | None:
+        row: PersonRow | None = await self._read(self.functions.person, key)
+        return None if row is None else row[0]
+
+    async def set_chat_locale(self, key: str, locale: str | None) -> None:
+        await self._write(self.functions.set_chat_locale, key, locale)
+        self._changed()
+        self._chat_rows.pop(key)
+
+    async def _chat(self, key: str) -> ChatRow | None:
+        if (hit := self._chat_rows.get(key)) is not None:
+            return hit[0]
+        generation = self._generation
+        row: ChatRow | None = await self._read_once("chat", key, self.functions.chat, key)
+        if generation == self._generation:
+            self._chat_rows.put(key, row)
+        return row
+
+    async def chat_locale(self, key: str) -> str | None:
+        row = await self._chat(key)
+        return None if row is None else row[1]
+
+    async def chat_platform_locale(self, key: str) -> str | None:
+        row = await self._chat(key)
+        return None if row is None else row[2]
+
+    # posts -----------------------------------------------------------------------------
+    async def get_post(self, post_id: int) -> PostRecord | None:
+        # A cached post may miss a close made by another process; record_answer re-checks.
+        if (post := self._posts.get(post_id)) is not None:
+            return post
+        generation = self._generation
+        read: PostRecord | None = await self._read_once(
+            "post", post_id, self.functions.post, post_id
+        )
+        if read is not None and generation == self._generation:
+            self._posts.put(post_id, read)
+        return read
