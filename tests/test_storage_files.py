@@ -95,3 +95,19 @@ async def test_an_unusable_path_is_one_line_and_leaves_nothing_running(
     else:
         (tmp_path / "file").write_text("x")
         await refused(tmp_path / "file" / "q.db")
+
+
+async def test_an_open_cancelled_midway_stops_its_threads(tmp_path: Path) -> None:
+    """A caller that gives up on open() (a timeout, a shutdown) must not leave the connection
+    threads serving, nor block the event loop waiting for them."""
+    import asyncio
+
+    before = set(threading.enumerate())
+    opening = asyncio.ensure_future(SqliteStorage(tmp_path / "q.db").open())
+    await asyncio.sleep(0)  # its threads are starting
+    opening.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(opening, 10)
+    for thread in set(threading.enumerate()) - before:
+        thread.join(timeout=10)
+        assert not thread.is_alive(), f"{thread.name} left running"

@@ -79,7 +79,14 @@ class Worker:
         try:
             await self._started
         except BaseException:
-            self._thread.join()  # it is returning: the connection is closed already
+            # Its connection failed (the thread is returning), or this start was cancelled
+            # (the thread may be serving): either way tell it to stop before joining, or the
+            # join would wait for ever with the event loop blocked.
+            with self._cond:
+                self._accepting = False
+                self._closing = True
+                self._cond.notify()
+            self._thread.join()
             self._thread = None
             raise
         with self._cond:
