@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import time
 from pathlib import Path
 from typing import Protocol
 
@@ -41,6 +42,9 @@ class Housekeeper(Protocol):
     def finish(self, db: sqlite3.Connection) -> None: ...
 
 
+OPEN_PATIENCE = 10.0  # seconds another process may hold a new file while creating it
+
+
 class Writer(Worker):
     role = "sqlite-writer"
 
@@ -52,10 +56,21 @@ class Writer(Worker):
     def connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, isolation_level=None)
         try:
-            check_ours(db, self.path)  # before anything writes to the file
-            for pragma in PRAGMAS:
-                db.execute(pragma)
-            migrate(db, APPLICATION_ID)
+            # Processes starting together on a new file: switching to WAL can be refused at
+            # once ("database is locked", SQLite does not wait for that lock) while another
+            # one is creating the schema, so the start is tried again for a while.
+            give_up = time.monotonic() + OPEN_PATIENCE
+            while True:
+                try:
+                    check_ours(db, self.path)  # before anything writes to the file
+                    for pragma in PRAGMAS:
+                        db.execute(pragma)
+                    migrate(db, APPLICATION_ID)
+                    break
+                except sqlite3.OperationalError as exc:
+                    if "locked" not in str(exc) or time.monotonic() > give_up:
+                        raise
+                    time.sleep(0.05)
             if self.housekeeper is not None:
                 self.housekeeper.start(db)
         except BaseException:
