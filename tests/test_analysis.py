@@ -10,7 +10,15 @@ from typing import Any
 import pytest
 
 from bot.content import Catalog, Quiz
-from bot.core.analysis import MIN_ANSWERS, Flag, analyse, analyse_quiz, correlation
+from bot.core.analysis import (
+    MIN_ANSWERS,
+    Flag,
+    ItemStats,
+    _flagged,
+    analyse,
+    analyse_quiz,
+    correlation,
+)
 from bot.core.ports import AnswerRecord, ItemResponse
 from bot.storage import SqliteStorage
 
@@ -297,3 +305,10 @@ async def test_storage_item_responses_first_answer_per_person_and_question(
         ("tg:1", "s-one"), ("tg:1", "s-two"), ("tg:2", "s-one")
     ]
     assert await storage.item_responses(quiz_id="none") == []
+
+
+@pytest.mark.parametrize(("r", "flagged"), [(-0.05, False), (-0.1, False), (-0.11, True)])
+def test_negative_discrimination_only_below_the_noise_floor(r: float, flagged: bool) -> None:
+    """A correlation a hair under zero is noise, not a broken question."""
+    item = ItemStats("q", "?", 0, (6, 2, 1, 1), r, MIN_ANSWERS, 1000.0, ())
+    assert (Flag.NEGATIVE in _flagged(item).flags) is flagged

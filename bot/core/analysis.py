@@ -16,7 +16,8 @@ For every question of a quiz, from each person's first answer to it (`ItemRespon
 - the median answer time;
 - flags, only from MIN_ANSWERS answers up (a handful of answers says nothing): too easy (share
   right above TOO_EASY), too hard (below TOO_HARD), a distractor chosen more often than the
-  answer, negative discrimination (from MIN_ANSWERS people with a score on the others).
+  answer, discrimination below NEGATIVE_BELOW (from MIN_ANSWERS people with a score on the
+  others).
 
 Rightness is counted against the pack's current answer key (option == answer), so the share
 right always equals the share on the correct option, also after an answer key was fixed. An
@@ -40,6 +41,9 @@ from bot.core.ports import ItemResponse
 MIN_ANSWERS = 10  # below this, no flag: the shares are too noisy to act on
 TOO_EASY = 0.9  # share right above this: too easy
 TOO_HARD = 0.2  # share right below this: too hard
+# discrimination below this: negative. A correlation a hair under 0 is noise at the sizes a
+# study group produces; -0.1 is the usual floor below which an item is reviewed.
+NEGATIVE_BELOW = -0.1
 
 
 class Flag(StrEnum):
@@ -181,7 +185,7 @@ def _flagged(item: ItemStats) -> ItemStats:
         flags.append(Flag.DISTRACTOR)
     if (
         item.discrimination is not None
-        and item.discrimination < 0
+        and item.discrimination < NEGATIVE_BELOW
         and item.discriminated >= MIN_ANSWERS
     ):
         flags.append(Flag.NEGATIVE)
