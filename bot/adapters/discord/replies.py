@@ -1,10 +1,13 @@
 """Answering an interaction in time, and the one place errors become replies.
 
-Discord drops an interaction that is not answered within 3 seconds ("This interaction
-failed"). A `Responder` is opened when the work starts; if nothing was sent after
-DEADLINE_BUDGET it defers (the person sees "thinking…") and what is sent later becomes the
-follow-up. The budget covers everything inside the `async with`: waiting for the chat's lock,
-closing the previous question, the database.
+Discord drops an interaction that is not answered within 3 seconds of its creation
+("This interaction failed"). A `Responder` is opened when the work starts; if nothing was
+sent DEADLINE_BUDGET after the interaction was made (its snowflake's time: in a click storm
+the handler may start a second or more after the click) it defers (the person sees
+"thinking…") and what is sent later becomes the follow-up; an interaction already past the
+budget when its work starts is deferred at once, beside the work. The budget covers
+everything inside the `async with`: waiting for the chat's lock, closing the previous
+question, the database.
 
 Errors: a core `UserError` is rendered with `render.error_text` in the person's language;
 anything else is logged with its context and apologised for (`ErrorReplies`).
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from types import TracebackType
@@ -32,7 +36,7 @@ from bot.i18n import Translator, normalize, translator
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-DEADLINE_BUDGET = 2.0  # seconds of work before deferring; Discord's hard limit is 3
+DEADLINE_BUDGET = 2.0  # seconds after the click before deferring; Discord's hard limit is 3
 ALREADY_ACKNOWLEDGED = 40060  # the same interaction delivered twice: answered the first time
 
 
@@ -55,6 +59,16 @@ class Reply:
                                   ("view", self.view)) if v is not None}
 
 
+def budget_left(interaction: discord.Interaction, now: float | None = None) -> float:
+    """Seconds left of DEADLINE_BUDGET for this interaction, counted from when it was made
+    (its snowflake's time, which Discord's 3 s are counted from), not from when its handler
+    started: in a storm handlers start late. Clamped to [0, DEADLINE_BUDGET], so a local clock
+    behind Discord's (a negative age) never puts a deferral past the budget, and one far
+    ahead defers at once rather than never."""
+    age = (time.time() if now is None else now) - interaction.created_at.timestamp()
+    return min(max(DEADLINE_BUDGET - age, 0.0), DEADLINE_BUDGET)
+
+
 class Responder:
     """`async with Responder(interaction, ephemeral=...) as responder:` do the work, then
     `await responder.send(reply)`; deferred in time if the work is slow. `ephemeral` is the
@@ -64,10 +78,16 @@ class Responder:
         self.interaction = interaction
         self.ephemeral = ephemeral
         self._lock = asyncio.Lock()  # a deferral and a send never race
-        self._timer: asyncio.Task[None] | None = None
+        # a plain timer, not a sleeping task: most work ends well before it and cancels it
+        self._timer: asyncio.TimerHandle | None = None
+        self._deferral: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> Responder:
-        self._timer = asyncio.create_task(self._defer_after(DEADLINE_BUDGET))
+        left = budget_left(self.interaction)
+        if left <= 0:  # already late: acknowledge it now, beside the work
+            self._start_deferral()
+        else:
+            self._timer = asyncio.get_running_loop().call_later(left, self._start_deferral)
         return self
 
     async def __aexit__(
@@ -75,11 +95,16 @@ class Responder:
         tb: TracebackType | None,
     ) -> None:
         if self._timer is not None:
+            self._timer.cancel()
+        if self._deferral is not None:
             async with self._lock:  # a deferral in flight finishes first
-                self._timer.cancel()
+                self._deferral.cancel()
 
-    async def _defer_after(self, budget: float) -> None:
-        await asyncio.sleep(budget)
+    def _start_deferral(self) -> None:
+        self._timer = None
+        self._deferral = asyncio.get_running_loop().create_task(self._defer())
+
+    async def _defer(self) -> None:
         async with self._lock:
             if self.interaction.response.is_done():
                 return
