@@ -161,3 +161,43 @@ def test_budget_left_is_clamped() -> None:
     assert left(Fake(now - 2 * budget), now) == 0.0  # type: ignore[arg-type]
     assert left(Fake(now + 3600), now) == budget  # type: ignore[arg-type]
     assert left(Fake(now - 10**9), now) == 0.0  # type: ignore[arg-type]
+
+
+async def test_a_follow_up_waits_for_clicks_not_yet_acknowledged(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User, bob: User,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """In a storm acknowledgements go first: a late click (deferred at once) has its answer
+    ready while a fresh click is still unanswered; its follow-up is sent only after the fresh
+    click got its response."""
+    monkeypatch.setattr(replies, "DEADLINE_BUDGET", 60.0)
+    monkeypatch.setattr(replies, "FOLLOW_UP_PATIENCE", 60.0)
+    reply, q = await post_quiz(fake, service, alice, quiz="sample")
+    button = reply.buttons[q.correct]["custom_id"]
+    real = service.answer
+    gates = {f"dc:{alice.id}": asyncio.Event(), f"dc:{bob.id}": asyncio.Event()}
+    entered: set[str] = set()
+
+    async def held(post_id: int, person: Any, *args: Any, **kwargs: Any) -> Any:
+        entered.add(person.key)
+        await gates[person.key].wait()
+        return await real(post_id, person, *args, **kwargs)
+
+    monkeypatch.setattr(service, "answer", held)
+    fresh = await fake.click(reply.id, button, user=alice)  # unanswered while held
+    await fake.until(lambda: f"dc:{alice.id}" in entered)
+    late = await fake.click(reply.id, button, user=bob, age=61.0)
+    assert (await fake.ack(late))["type"] == DEFERRED_MESSAGE
+    gates[f"dc:{bob.id}"].set()  # the late click's answer is stored...
+    while await service.storage.answer_of(q.post_id, f"dc:{bob.id}") is None:  # noqa: ASYNC110
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.2)  # (the follow-up would have been sent by now)
+    assert not late.followups  # ...but its follow-up waits for the fresh click
+    gates[f"dc:{alice.id}"].set()
+    answer = await fake.reply(late)
+    assert "Correct" in answer.content
+    assert fresh.callback_type == CHANNEL_MESSAGE
+    order = [r.path for r in fake.requests]
+    first = order.index(f"/interactions/{fresh.id}/{fresh.token}/callback")
+    follow_up = next(i for i, p in enumerate(order) if p == f"/webhooks/{fake.app_id}/{late.token}")
+    assert first < follow_up

@@ -16,8 +16,10 @@ anything else is logged with its context and apologised for (`ErrorReplies`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
+import weakref
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from types import TracebackType
@@ -37,6 +39,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 DEADLINE_BUDGET = 2.0  # seconds after the click before deferring; Discord's hard limit is 3
+FOLLOW_UP_PATIENCE = 10.0  # seconds a follow-up yields to unacknowledged interactions
 ALREADY_ACKNOWLEDGED = 40060  # the same interaction delivered twice: answered the first time
 
 
@@ -69,10 +72,46 @@ def budget_left(interaction: discord.Interaction, now: float | None = None) -> f
     return min(max(DEADLINE_BUDGET - age, 0.0), DEADLINE_BUDGET)
 
 
+class _Unanswered:
+    """The responders of one event loop whose interaction has no response yet."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.none = asyncio.Event()
+        self.none.set()
+
+    def add(self) -> None:
+        self.count += 1
+        self.none.clear()
+
+    def remove(self) -> None:
+        self.count -= 1
+        if self.count <= 0:
+            self.count = 0
+            self.none.set()
+
+
+_unanswered: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Unanswered] = \
+    weakref.WeakKeyDictionary()
+
+
+def unanswered() -> _Unanswered:
+    loop = asyncio.get_running_loop()
+    found = _unanswered.get(loop)
+    if found is None:
+        found = _unanswered[loop] = _Unanswered()
+    return found
+
+
 class Responder:
     """`async with Responder(interaction, ephemeral=...) as responder:` do the work, then
     `await responder.send(reply)`; deferred in time if the work is slow. `ephemeral` is the
-    visibility of the deferral (Discord fixes it there for the follow-up)."""
+    visibility of the deferral (Discord fixes it there for the follow-up).
+
+    A follow-up (the reply of a deferred interaction) waits, up to FOLLOW_UP_PATIENCE, until
+    no interaction of this process is still without its first response: in a click storm
+    every REST call shares one event loop, and a click not acknowledged within 3 s is lost
+    while a follow-up has 15 minutes, so acknowledgements go first."""
 
     def __init__(self, interaction: discord.Interaction, *, ephemeral: bool) -> None:
         self.interaction = interaction
@@ -81,8 +120,12 @@ class Responder:
         # a plain timer, not a sleeping task: most work ends well before it and cancels it
         self._timer: asyncio.TimerHandle | None = None
         self._deferral: asyncio.Task[None] | None = None
+        self._waiting: _Unanswered | None = None  # counted among the unanswered
 
     async def __aenter__(self) -> Responder:
+        if not self.interaction.response.is_done():
+            self._waiting = unanswered()
+            self._waiting.add()
         left = budget_left(self.interaction)
         if left <= 0:  # already late: acknowledge it now, beside the work
             self._start_deferral()
@@ -99,6 +142,12 @@ class Responder:
         if self._deferral is not None:
             async with self._lock:  # a deferral in flight finishes first
                 self._deferral.cancel()
+        self._answered()
+
+    def _answered(self) -> None:
+        if self._waiting is not None:
+            self._waiting.remove()
+            self._waiting = None
 
     def _start_deferral(self) -> None:
         self._timer = None
@@ -115,13 +164,25 @@ class Responder:
                 )
             except discord.HTTPException as exc:  # the reply will say what went wrong
                 log.warning("could not defer interaction %s: %s", self.interaction.id, exc)
+            finally:
+                self._answered()
 
     async def send(self, reply: Reply, *, ephemeral: bool | None = None) -> int | None:
         """The response, or the follow-up once deferred; the message id (None if this
         interaction was answered by an earlier delivery of it)."""
+        visible = self.ephemeral if ephemeral is None else ephemeral
         async with self._lock:
-            return await send(self.interaction, reply,
-                              ephemeral=self.ephemeral if ephemeral is None else ephemeral)
+            if not self.interaction.response.is_done():
+                try:
+                    return await send(self.interaction, reply, ephemeral=visible)
+                finally:
+                    self._answered()
+        waiting = unanswered()
+        if waiting.count:  # a follow-up: the acknowledgements still to come go first
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(waiting.none.wait(), FOLLOW_UP_PATIENCE)
+        async with self._lock:
+            return await send(self.interaction, reply, ephemeral=visible)
 
 
 async def send(interaction: discord.Interaction, reply: Reply, *, ephemeral: bool) -> int | None:
