@@ -10,17 +10,24 @@ for quizbot, so only the ratios mean anything.
 
 1. Discord: N people click an answer button within 0.1 s, sent as INTERACTION_CREATE events
    on the fake gateway; per click, the time from its dispatch to the interaction callback
-   (POST /interactions/<id>/<token>/callback) reaching the fake REST API.
+   (POST /interactions/<id>/<token>/callback: the response, or a deferral) reaching the fake
+   REST API, and the time until the person sees the answer (the response, or the follow-up
+   of a deferral). Also CPU per click (the process, and the event loop's thread) and REST
+   calls per click.
    floor: a bare discord.py Client with one DynamicItem button whose callback at once sends an
-   ephemeral message and stores nothing. quizbot: DiscordAdapter with the core and a SQLite
-   file, clicking a question posted with /quiz.
+   ephemeral message and stores nothing, clicked on a message of the same shape as quizbot's
+   question (its embed and buttons: Discord sends the clicked message with every click).
+   quizbot: DiscordAdapter with the core and a SQLite file, clicking a question posted with
+   /quiz.
 2. Telegram (button mode): N presses on an answer keyboard pushed to the fake Bot API at once;
    per press, the time from the push to answerCallbackQuery reaching the fake.
-   floor: a bare PTB Application (Updater polling, concurrent_updates=100: quizbot's poller
-   handles a getUpdates batch of up to 100 concurrently) whose CallbackQueryHandler answers the
-   query at once. quizbot: TelegramAdapter, answering after the answer's commit.
+   floors: a bare PTB Application whose CallbackQueryHandler answers the query at once, fed
+   (a) by PTB's stock Updater (concurrent_updates=100: quizbot's poller handles a getUpdates
+   batch of up to 100 concurrently) and (b) by quizbot's own poller
+   (bot/adapters/telegram/polling.py), as quizbot is. quizbot: TelegramAdapter, answering
+   after the answer's commit.
 
-Floor and quizbot alternate, each run with a fresh fake and a fresh client; each figure is
+Floors and quizbot alternate, each run with a fresh fake and a fresh client; each figure is
 the median of --repeat runs.
 """
 
