@@ -41,7 +41,7 @@ async def test_a_forged_click_after_real_ones_is_still_refused(
     is checked against the database and refused."""
     old, q1 = await post_quiz(fake, service, alice, quiz="sample")
     await click(fake, old, q1.correct, alice)
-    new, q2 = await post_quiz(fake, service, alice, quiz="sample")
+    _, q2 = await post_quiz(fake, service, alice, quiz="sample")
     custom_id = f"qz:{q2.post_id}:{q2.correct}"
     forged = [{"type": 1, "components": [
         {"type": 2, "style": 1, "label": "A", "custom_id": custom_id}]}]
