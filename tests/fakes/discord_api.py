@@ -32,6 +32,11 @@ aiohttp on 127.0.0.1 (random port). Point discord.py at `fake.api_base` (`Route.
   in the middle of a reply.
 - Every request is recorded; faults can be injected per route; member permissions (for
   `interaction.permissions`) are configurable per interaction.
+- Interactions and messages get snowflakes made of the time they were created, as Discord's
+  are (milliseconds since the Discord epoch above bit 22), so `interaction.created_at` in
+  discord.py is when the person clicked; an interaction can be backdated (or dated in the
+  future: a skewed clock) with `age=`. Guilds, channels, users and commands keep ids from a
+  counter, so the shard of a guild does not depend on the time it was made.
 """
 
 from __future__ import annotations
@@ -56,6 +61,8 @@ MANAGE_GUILD = 1 << 5
 SEND_MESSAGES = 1 << 11
 VIEW_CHANNEL = 1 << 10
 DEFAULT_PERMISSIONS = VIEW_CHANNEL | SEND_MESSAGES  # an ordinary member
+DISCORD_EPOCH_MS = 1_420_070_400_000  # 2015-01-01, the zero of a snowflake's timestamp
+WORKER = 1 << 17  # worker 1, process 0 in a snowflake's low 22 bits
 
 # interaction and callback types (discord-api-docs interactions/receiving-and-responding)
 APPLICATION_COMMAND, MESSAGE_COMPONENT, AUTOCOMPLETE = 2, 3, 4
@@ -145,6 +152,11 @@ class Interaction:
     callback: dict[str, Any] | None = None  # the body of POST .../callback
     followups: list[dict[str, Any]] = field(default_factory=list)  # messages created
     original_id: int | None = None  # the message of the response, if one was created
+
+    @property
+    def created_at(self) -> float:
+        """When it was made (time.time()), from its snowflake, as discord.py reads it."""
+        return ((self.id >> 22) + DISCORD_EPOCH_MS) / 1000
 
     @property
     def callback_type(self) -> int | None:
@@ -260,6 +272,7 @@ class FakeDiscord:
         self.guild_id = self.new_id()
         self.guilds: dict[int, str] = {self.guild_id: "Quiz Guild"}  # id -> name
         self._guild_ids = itertools.count(1)  # for guilds on a chosen shard
+        self._increments = itertools.count()  # the low bits of time-based snowflakes
         self.channel_id = self.new_id()
         self.channels: dict[int, dict[str, Any]] = {
             self.channel_id: {"id": self.channel_id, "name": "general", "type": 0,
@@ -288,6 +301,13 @@ class FakeDiscord:
     # lifecycle -------------------------------------------------------------------------
     def new_id(self) -> int:
         return next(self._ids)
+
+    def snowflake(self, age: float = 0.0) -> int:
+        """A new id made of the time now minus `age` seconds (negative: in the future), as
+        Discord makes them: discord.utils.snowflake_time gives that time back (to the ms).
+        The low 22 bits count, so two ids made in the same millisecond differ."""
+        ms = int((time.time() - age) * 1000) - DISCORD_EPOCH_MS
+        return (ms << 22) | WORKER | (next(self._increments) & 0x1FFFF)
 
     async def start(self) -> None:
         app = web.Application()
@@ -451,9 +471,9 @@ class FakeDiscord:
     # injecting interactions ------------------------------------------------------------
     def _base_interaction(
         self, kind: int, user: User, *, dm: bool, channel_id: int | None,
-        permissions: int | None, locale: str | None, guild_locale: str,
+        permissions: int | None, locale: str | None, guild_locale: str, age: float = 0.0,
     ) -> dict[str, Any]:
-        iid = self.new_id()
+        iid = self.snowflake(age)
         payload: dict[str, Any] = {
             "id": str(iid), "application_id": str(self.app_id), "type": kind,
             "token": f"itoken-{iid}", "version": 1, "attachment_size_limit": 8 * 1024 * 1024,
@@ -528,12 +548,14 @@ class FakeDiscord:
         self, name: str, options: dict[str, Any] | None = None, *, user: User,
         dm: bool = False, channel_id: int | None = None, permissions: int | None = None,
         locale: str | None = None, guild_locale: str = "en-US", within: float = 5.0,
+        age: float = 0.0,
     ) -> Interaction:
         """Someone runs a slash command. `within`: how long to wait for a session of the
-        shard it belongs to (see `dispatch_interaction`)."""
+        shard it belongs to (see `dispatch_interaction`); `age`: how many seconds ago it was
+        run (its snowflake's time; negative: a time in the future)."""
         payload = self._base_interaction(
             APPLICATION_COMMAND, user, dm=dm, channel_id=channel_id, permissions=permissions,
-            locale=locale, guild_locale=guild_locale,
+            locale=locale, guild_locale=guild_locale, age=age,
         )
         payload["data"] = self._command_data(name, options or {}, None, self._guild_in(payload))
         return await self.dispatch_interaction(payload, within)
@@ -554,10 +576,11 @@ class FakeDiscord:
         self, message_id: int, custom_id: str, *, user: User,
         components: list[dict[str, Any]] | None = None, locale: str | None = None,
         guild_locale: str = "en-US", permissions: int | None = None, within: float = 5.0,
+        age: float = 0.0,
     ) -> Interaction:
         """Someone clicks a button on a stored message. `components` replaces what the message
         carries (a forged or stale client); by default the stored components are echoed.
-        `within`: as for `slash`."""
+        `within` and `age`: as for `slash`."""
         message = dict(self.messages[message_id])
         if components is not None:
             message["components"] = components
@@ -567,7 +590,7 @@ class FakeDiscord:
         # click, or a message shown to someone else)
         payload = self._base_interaction(
             MESSAGE_COMPONENT, user, dm=dm, channel_id=channel["id"], permissions=permissions,
-            locale=locale, guild_locale=guild_locale,
+            locale=locale, guild_locale=guild_locale, age=age,
         )
         payload["message"] = message
         payload["data"] = {"custom_id": custom_id, "component_type": 2}
@@ -849,7 +872,7 @@ class FakeDiscord:
         if channel_id not in self.channels:
             raise ApiError(404, "Unknown Channel", 10003)
         self._validate(body)
-        mid = self.new_id()
+        mid = self.snowflake()
         message = {
             "id": str(mid), "channel_id": str(channel_id), "type": 0 if interaction is None
             else 20, "author": self.bot.payload(bot=True), "content": body.get("content") or "",

@@ -1,10 +1,13 @@
 """Answering an interaction in time, and the one place errors become replies.
 
-Discord drops an interaction that is not answered within 3 seconds ("This interaction
-failed"). A `Responder` is opened when the work starts; if nothing was sent after
-DEADLINE_BUDGET it defers (the person sees "thinking…") and what is sent later becomes the
-follow-up. The budget covers everything inside the `async with`: waiting for the chat's lock,
-closing the previous question, the database.
+Discord drops an interaction that is not answered within 3 seconds of its creation
+("This interaction failed"). A `Responder` is opened when the work starts; if nothing was
+sent DEADLINE_BUDGET after the interaction was made (its snowflake's time: in a click storm
+the handler may start a second or more after the click) it defers (the person sees
+"thinking…") and what is sent later becomes the follow-up; an interaction already past the
+budget when its work starts is deferred at once, beside the work. The budget covers
+everything inside the `async with`: waiting for the chat's lock, closing the previous
+question, the database.
 
 Errors: a core `UserError` is rendered with `render.error_text` in the person's language;
 anything else is logged with its context and apologised for (`ErrorReplies`).
@@ -13,7 +16,10 @@ anything else is logged with its context and apologised for (`ErrorReplies`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import time
+import weakref
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from types import TracebackType
@@ -32,7 +38,8 @@ from bot.i18n import Translator, normalize, translator
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-DEADLINE_BUDGET = 2.0  # seconds of work before deferring; Discord's hard limit is 3
+DEADLINE_BUDGET = 2.0  # seconds after the click before deferring; Discord's hard limit is 3
+FOLLOW_UP_PATIENCE = 10.0  # seconds a follow-up yields to unacknowledged interactions
 ALREADY_ACKNOWLEDGED = 40060  # the same interaction delivered twice: answered the first time
 
 
@@ -55,19 +62,75 @@ class Reply:
                                   ("view", self.view)) if v is not None}
 
 
+def budget_left(interaction: discord.Interaction, now: float | None = None) -> float:
+    """Seconds left of DEADLINE_BUDGET for this interaction, counted from when it was made
+    (its snowflake's time, which Discord's 3 s are counted from), not from when its handler
+    started: in a storm handlers start late. Clamped to [0, DEADLINE_BUDGET], so a local clock
+    behind Discord's (a negative age) never puts a deferral past the budget, and one far
+    ahead defers at once rather than never."""
+    age = (time.time() if now is None else now) - interaction.created_at.timestamp()
+    return min(max(DEADLINE_BUDGET - age, 0.0), DEADLINE_BUDGET)
+
+
+class _Unanswered:
+    """The responders of one event loop whose interaction has no response yet."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.none = asyncio.Event()
+        self.none.set()
+
+    def add(self) -> None:
+        self.count += 1
+        self.none.clear()
+
+    def remove(self) -> None:
+        self.count -= 1
+        if self.count <= 0:
+            self.count = 0
+            self.none.set()
+
+
+_unanswered: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Unanswered] = \
+    weakref.WeakKeyDictionary()
+
+
+def unanswered() -> _Unanswered:
+    loop = asyncio.get_running_loop()
+    found = _unanswered.get(loop)
+    if found is None:
+        found = _unanswered[loop] = _Unanswered()
+    return found
+
+
 class Responder:
     """`async with Responder(interaction, ephemeral=...) as responder:` do the work, then
     `await responder.send(reply)`; deferred in time if the work is slow. `ephemeral` is the
-    visibility of the deferral (Discord fixes it there for the follow-up)."""
+    visibility of the deferral (Discord fixes it there for the follow-up).
+
+    A follow-up (the reply of a deferred interaction) waits, up to FOLLOW_UP_PATIENCE, until
+    no interaction of this process is still without its first response: in a click storm
+    every REST call shares one event loop, and a click not acknowledged within 3 s is lost
+    while a follow-up has 15 minutes, so acknowledgements go first."""
 
     def __init__(self, interaction: discord.Interaction, *, ephemeral: bool) -> None:
         self.interaction = interaction
         self.ephemeral = ephemeral
         self._lock = asyncio.Lock()  # a deferral and a send never race
-        self._timer: asyncio.Task[None] | None = None
+        # a plain timer, not a sleeping task: most work ends well before it and cancels it
+        self._timer: asyncio.TimerHandle | None = None
+        self._deferral: asyncio.Task[None] | None = None
+        self._waiting: _Unanswered | None = None  # counted among the unanswered
 
     async def __aenter__(self) -> Responder:
-        self._timer = asyncio.create_task(self._defer_after(DEADLINE_BUDGET))
+        if not self.interaction.response.is_done():
+            self._waiting = unanswered()
+            self._waiting.add()
+        left = budget_left(self.interaction)
+        if left <= 0:  # already late: acknowledge it now, beside the work
+            self._start_deferral()
+        else:
+            self._timer = asyncio.get_running_loop().call_later(left, self._start_deferral)
         return self
 
     async def __aexit__(
@@ -75,11 +138,22 @@ class Responder:
         tb: TracebackType | None,
     ) -> None:
         if self._timer is not None:
+            self._timer.cancel()
+        if self._deferral is not None:
             async with self._lock:  # a deferral in flight finishes first
-                self._timer.cancel()
+                self._deferral.cancel()
+        self._answered()
 
-    async def _defer_after(self, budget: float) -> None:
-        await asyncio.sleep(budget)
+    def _answered(self) -> None:
+        if self._waiting is not None:
+            self._waiting.remove()
+            self._waiting = None
+
+    def _start_deferral(self) -> None:
+        self._timer = None
+        self._deferral = asyncio.get_running_loop().create_task(self._defer())
+
+    async def _defer(self) -> None:
         async with self._lock:
             if self.interaction.response.is_done():
                 return
@@ -90,13 +164,25 @@ class Responder:
                 )
             except discord.HTTPException as exc:  # the reply will say what went wrong
                 log.warning("could not defer interaction %s: %s", self.interaction.id, exc)
+            finally:
+                self._answered()
 
     async def send(self, reply: Reply, *, ephemeral: bool | None = None) -> int | None:
         """The response, or the follow-up once deferred; the message id (None if this
         interaction was answered by an earlier delivery of it)."""
+        visible = self.ephemeral if ephemeral is None else ephemeral
         async with self._lock:
-            return await send(self.interaction, reply,
-                              ephemeral=self.ephemeral if ephemeral is None else ephemeral)
+            if not self.interaction.response.is_done():
+                try:
+                    return await send(self.interaction, reply, ephemeral=visible)
+                finally:
+                    self._answered()
+        waiting = unanswered()
+        if waiting.count:  # a follow-up: the acknowledgements still to come go first
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(waiting.none.wait(), FOLLOW_UP_PATIENCE)
+        async with self._lock:
+            return await send(self.interaction, reply, ephemeral=visible)
 
 
 async def send(interaction: discord.Interaction, reply: Reply, *, ephemeral: bool) -> int | None:

@@ -1,0 +1,50 @@
+"""What one answer click costs the database beyond the answer itself (a click storm is a
+queue on one event loop: each round trip of ours is paid by every click behind it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bot.adapters.discord import DiscordAdapter
+from bot.core.service import QuizService
+from tests.discord_e2e.helpers import click, post_quiz
+from tests.fakes.discord_api import FakeDiscord, User
+
+
+async def test_clicks_on_one_question_read_its_binding_once_and_no_language_first(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User, bob: User,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    reply, q = await post_quiz(fake, service, alice, quiz="sample")
+    calls: list[str] = []
+    for name in ("post_id_for", "locale_for"):
+        real = getattr(service, name)
+
+        def counted(*args: Any, _real: Any = real, _name: str = name, **kwargs: Any) -> Any:
+            calls.append(_name)
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(service, name, counted)
+    carol = User(900_000_000_000_000_003, "Carol")
+    for who in (alice, bob, carol):
+        answer = await click(fake, reply, q.correct, who)
+        assert "Correct" in answer.content
+    assert calls == ["post_id_for"]
+
+
+async def test_a_forged_click_after_real_ones_is_still_refused(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User, bob: User,
+) -> None:
+    """The remembered binding is (message, post): another post's custom_id on that message
+    is checked against the database and refused."""
+    old, q1 = await post_quiz(fake, service, alice, quiz="sample")
+    await click(fake, old, q1.correct, alice)
+    _, q2 = await post_quiz(fake, service, alice, quiz="sample")
+    custom_id = f"qz:{q2.post_id}:{q2.correct}"
+    forged = [{"type": 1, "components": [
+        {"type": 2, "style": 1, "label": "A", "custom_id": custom_id}]}]
+    refusal = await fake.reply(await fake.click(old.id, custom_id, user=bob, components=forged))
+    assert refusal.ephemeral and "no longer available" in refusal.content
+    assert await service.storage.answer_of(q2.post_id, f"dc:{bob.id}") is None
