@@ -76,7 +76,8 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 def entries(cache_dir: Path) -> list[Path]:
     folder = cache_dir / cache.SUBDIR
-    return sorted(folder.glob("*.json")) if folder.is_dir() else []
+    found = folder.glob("*.json") if folder.is_dir() else ()
+    return sorted(p for p in found if not p.name.startswith("."))
 
 
 def same(a: Catalog, b: Catalog) -> None:
@@ -335,13 +336,21 @@ def test_old_entries_are_pruned(packs: Path, cache_dir: Path) -> None:
         load_catalog(packs, cache_dir)
         assert len(entries(cache_dir)) <= files + 2
         time.sleep(0.01)  # distinct times
-    stale = cache_dir / cache.SUBDIR / ".tmp-crashed.json"
+    folder = cache_dir / cache.SUBDIR
+    stale = folder / ".tmp-crashed.json"
     stale.write_bytes(b"half")
-    os.utime(stale, (time.time() - 7200, time.time() - 7200))
+    fresh = folder / ".tmp-writing.json"  # another process may be writing it right now
+    fresh.write_bytes(b"half")
+    theirs = [folder / "notes.json", folder / "README", folder / ("f" * 63 + ".json")]
+    for path_ in [stale, *theirs]:
+        path_.write_bytes(b"not ours")
+        os.utime(path_, (time.time() - 7200, time.time() - 7200))
     path.write_text(warned_pack(9), encoding="utf-8")
     load_catalog(packs, cache_dir)
-    assert not stale.exists()
-    assert len(entries(cache_dir)) == files + 2
+    assert not stale.exists() and fresh.exists()
+    assert all(p.exists() for p in theirs)  # only names the cache makes are removed
+    assert len([p for p in entries(cache_dir) if p not in theirs]) == files + 2
+    assert (folder / ("f" * 63 + ".json")) in entries(cache_dir)  # not a name it makes
 
 
 def test_garbage_collection_is_back_on_after_a_load(packs: Path, cache_dir: Path) -> None:

@@ -27,6 +27,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -50,6 +51,8 @@ ENTRY_BYTES = 8 * limits.PACK_FILE_BYTES  # larger is not ours
 _SOURCES = ("cache.py", "limits.py", "loader.py", "schema.py")
 _HERE = Path(__file__).resolve().parent
 
+_ENTRY = re.compile(r"[0-9a-f]{64}\.json")
+_TEMPORARY = re.compile(r"\.tmp-[A-Za-z0-9_]+\.json")  # tempfile.mkstemp's names
 _said: set[tuple[str, str]] = set()  # (directory, what): said once per process
 
 
@@ -241,10 +244,11 @@ class ContentCache:
                         mtime = item.stat(follow_symlinks=False).st_mtime
                     except OSError:
                         continue
-                    if item.name.startswith(".tmp-"):
+                    # only names we make: whatever else is in the folder is left alone
+                    if _TEMPORARY.fullmatch(item.name):
                         if now - mtime > 3600:
                             remove.append(item.name)
-                    elif item.name.endswith(".json") and item.name[:-5] not in self.used:
+                    elif _ENTRY.fullmatch(item.name) and item.name[:-5] not in self.used:
                         others.append((mtime, item.name))
         except OSError:
             return
