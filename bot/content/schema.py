@@ -175,7 +175,8 @@ class Localized(_Light):
         return cls(model.en, model.bn, model.hi)
 
     def get(self, locale: str) -> str:
-        return getattr(self, locale, None) or self.en
+        text: str | None = getattr(self, locale) if locale in LOCALES else None
+        return text or self.en
 
     def items(self) -> list[tuple[str, str]]:
         return [(loc, text) for loc in LOCALES if (text := getattr(self, loc)) is not None]
