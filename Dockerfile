@@ -21,6 +21,8 @@ COPY content ./content
 RUN pip install --no-deps . && quizbot content validate
 
 USER quizbot
+# The content cache (validated packs by hash) is /home/quizbot/.cache/quizbot in the container;
+# QUIZBOT_CACHE_DIR=/data/cache keeps it on the volume, QUIZBOT_CACHE_DIR=off disables it.
 VOLUME ["/data"]
 # `quizbot run` drains on SIGTERM within 8 s, below Docker's default 10 s stop timeout
 # (docker stop -t / stop_grace_period: give it at least 10 s).

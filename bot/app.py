@@ -46,7 +46,7 @@ async def open_service(
     settings: Settings, clock: Clock | None = None
 ) -> AsyncIterator[QuizService]:
     """Load and validate the content (all or nothing), open the database, build the core."""
-    catalog = load_catalog(settings.quizbot_content_dir)
+    catalog = load_catalog(settings.quizbot_content_dir, settings.quizbot_cache_dir)
     storage = storage_for(settings.quizbot_database)  # a file: SQLite; a URL: PostgreSQL
     await storage.open()
     try:

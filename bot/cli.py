@@ -100,7 +100,9 @@ def _parser() -> argparse.ArgumentParser:
     content = sub.add_parser("content", help="validate or export quiz packs")
     csub = content.add_subparsers(dest="action", metavar="ACTION")
     pack_help = "a pack file or a directory of *.yaml packs (default: QUIZBOT_CONTENT_DIR)"
-    validate = csub.add_parser("validate", help="check packs against the schema and limits")
+    validate = csub.add_parser(  # always for real: the content cache is neither read nor written
+        "validate", help="check packs against the schema and limits (every pack parsed; the "
+        "content cache is not used)")
     validate.add_argument("path", nargs="?", type=Path, help=pack_help)
     export = csub.add_parser("export", help="print all quizzes as JSON")
     export.add_argument(
@@ -192,7 +194,7 @@ def _content_validate(settings: Settings, path: Path | None) -> int:
 
 def _content_export(settings: Settings, path: Path | None) -> int:
     try:
-        catalog = load_catalog(path or settings.quizbot_content_dir)
+        catalog = load_catalog(path or settings.quizbot_content_dir, settings.quizbot_cache_dir)
     except ContentError as exc:
         print(exc, file=sys.stderr)
         return 1

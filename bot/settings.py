@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,20 @@ from bot.storage.postgres.url import DatabaseUrl
 _SOURCE_CONTENT = Path(__file__).resolve().parent.parent / "content"
 # a source checkout has content/ beside bot/; an installed package looks in the working directory
 BUNDLED_CONTENT = _SOURCE_CONTENT if _SOURCE_CONTENT.is_dir() else Path("content")
+
+
+def default_cache_dir() -> Path | None:
+    """$XDG_CACHE_HOME/quizbot, else ~/.cache/quizbot; None when there is no home."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
+    if xdg and Path(xdg).is_absolute():
+        return Path(xdg) / "quizbot"
+    try:
+        return Path.home() / ".cache" / "quizbot"
+    except (RuntimeError, KeyError):  # no HOME and no passwd entry
+        return None
+
+
+CACHE_OFF = ("off", "none", "no", "false", "0")
 
 
 class Settings(BaseSettings):
@@ -55,6 +70,9 @@ class Settings(BaseSettings):
     # on one database); shown everywhere without its password
     quizbot_database: Path | DatabaseUrl = Path("data/quizbot.db")
     quizbot_content_dir: Path = BUNDLED_CONTENT
+    # validated packs by the hash of their bytes (bot/content/cache.py); `off` disables it (an
+    # empty value means the default, as for every variable)
+    quizbot_cache_dir: Path | None = Field(default_factory=default_cache_dir)
     # how long a /quiz question stays open in a group or channel before its summary
     quizbot_question_seconds: int = Field(default=600, ge=10, le=2_628_000)
     quizbot_log_level: str = "INFO"
@@ -78,6 +96,13 @@ class Settings(BaseSettings):
                 "contains spaces, line breaks or other characters a token never has "
                 "(check for a stray newline or quote)"
             )
+        return value
+
+    @field_validator("quizbot_cache_dir", mode="before")
+    @classmethod
+    def _cache_off(cls, value: object) -> object:
+        if isinstance(value, str) and value.strip().lower() in CACHE_OFF:
+            return None
         return value
 
     @field_validator("quizbot_database", mode="before")

@@ -15,6 +15,10 @@ synchronous=FULL, files in --dir, by default a temporary directory on disk):
    materializer costs per answer now, off the answer's path.
 5. every board (global and one chat; day, week, all time; the top 10, and a mid-table person's
    rank) through QuizService.leaderboard with 1,000,000 answers by 100,000 people.
+6. content: 10,000 questions (100 packs made from the bundled ones) loaded cold (parsed and
+   validated), then from the content cache; floor: json.loads of the same quizzes as JSON
+   (their `content export` shape, one file per pack, read from disk). `--content-only` runs
+   just this one.
 
 The click storms through real discord.py / python-telegram-bot are not here (see
 docs/performance.md); scripts/bench_telegram_polls.py measures Telegram poll answers.
@@ -28,6 +32,7 @@ import json
 import os
 import platform
 import random
+import re
 import resource
 import sqlite3
 import statistics
@@ -449,6 +454,91 @@ async def boards(path: Path, repeats: int) -> list[dict[str, Any]]:
     return results
 
 
+# 6. content at scale ---------------------------------------------------------------------------
+def content_packs(out: Path, questions: int, per_pack: int = 100) -> int:
+    """`questions` questions in packs of `per_pack`, made from the bundled packs' questions
+    with new ids (about 7 kB each: three languages, details); returns the number of packs."""
+    sources = []
+    for path in sorted((ROOT / "content").glob("*.yaml")):
+        head, _, body = path.read_text(encoding="utf-8").partition("\nquestions:\n")
+        sources.append((head, re.split(r"(?m)^(?=  - id: )", body)[1:]))
+    out.mkdir(parents=True)
+    made = packs = 0
+    while made < questions:
+        head, blocks = sources[packs % len(sources)]
+        count = min(per_pack, questions - made)
+        head = re.sub(r"(?m)^id: (\S+)", lambda m, n=packs: f"id: {m[1]}-{n}", head, count=1)
+        body = "".join(re.sub(r"^  - id: \S+", f"  - id: q{packs}-{j}", blocks[j % len(blocks)],
+                              count=1) for j in range(count))
+        (out / f"pack-{packs:03}.yaml").write_text(f"{head}\nquestions:\n{body}",
+                                                   encoding="utf-8")
+        made += count
+        packs += 1
+    return packs
+
+
+def content_load(base: Path, questions: int, repeats: int) -> dict[str, Any]:
+    """Cold (no cache), cold storing the cache, then cached, beside the JSON floor."""
+    packs = base / f"content-{questions}"
+    count = content_packs(packs, questions)
+    cache_dir = base / "content-cache"
+
+    def timed(run: Callable[[], Any]) -> float:
+        t0 = time.perf_counter()
+        result = run()
+        elapsed = time.perf_counter() - t0
+        del result  # freeing the catalog is not part of loading it
+        return elapsed
+
+    cold = timed(lambda: load_catalog(packs))
+    storing = timed(lambda: load_catalog(packs, cache_dir))
+    catalog = load_catalog(packs, cache_dir)
+    assert sum(len(q.questions) for q in catalog) == questions
+    json_dir = base / f"content-{questions}-json"
+    json_dir.mkdir()
+    for quiz in catalog:
+        (json_dir / f"{quiz.id}.json").write_text(
+            json.dumps(quiz.export(), ensure_ascii=False), encoding="utf-8")
+    files = sorted(json_dir.iterdir())
+
+    def floor() -> list[Any]:
+        return [json.loads(path.read_bytes()) for path in files]
+
+    # taking turns, so a busy moment of the machine hits both alike
+    cached_runs, floor_runs = [], []
+    for _ in range(repeats):
+        cached_runs.append(timed(lambda: load_catalog(packs, cache_dir)))
+        floor_runs.append(timed(floor))
+    pack_bytes = sum(p.stat().st_size for p in packs.iterdir())
+    cache_bytes = sum(p.stat().st_size for p in (cache_dir / "content").iterdir())
+    return {"packs": count, "cold": cold, "storing": storing,
+            "cached": statistics.median(cached_runs), "floor": statistics.median(floor_runs),
+            "cached_runs": cached_runs, "floor_runs": floor_runs,
+            "pack_mb": pack_bytes / 1e6, "cache_mb": cache_bytes / 1e6,
+            "json_mb": sum(p.stat().st_size for p in files) / 1e6}
+
+
+def content_figures(base: Path, quick: bool) -> list[Figure]:
+    questions = 1000 if quick else 10_000
+    load_before = os.getloadavg()[0]
+    c = content_load(base, questions, 3 if quick else 5)
+    extra = {
+        "packs": c["packs"], "packs_mb": round(c["pack_mb"], 1),
+        "cache_mb": round(c["cache_mb"], 1), "json_mb": round(c["json_mb"], 1),
+        "cold_storing_s": round(c["storing"], 2),
+        "cached_runs_s": [round(t, 3) for t in c["cached_runs"]],
+        "floor_runs_s": [round(t, 3) for t in c["floor_runs"]],
+        "load_average": [round(load_before, 2), round(os.getloadavg()[0], 2)],
+    }
+    floor_name = "json.loads of the same quizzes (export shape), read from disk"
+    return [
+        Figure(f"content: {questions:,} questions, cold", round(c["cold"], 3), "s",
+               round(c["floor"], 3), floor_name, "", None, dict(extra)),
+        Figure(f"content: {questions:,} questions, cached", round(c["cached"], 3), "s",
+               round(c["floor"], 3), floor_name, "≤ 1 s", c["cached"] <= 1.0, extra),
+    ]
+
+
 # the table ---------------------------------------------------------------------------------
 def machine() -> dict[str, Any]:
     model = ""
@@ -469,6 +559,8 @@ async def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small sizes, to try the script")
     parser.add_argument("--dir", type=Path, default=None, help="where the files go (on disk)")
     parser.add_argument("--json", type=Path, default=Path("bench.json"))
+    parser.add_argument("--content-only", action="store_true",
+                        help="only the content figure (no database)")
     args = parser.parse_args()
     quick = args.quick
     base = Path(tempfile.mkdtemp(prefix="quizbot-bench-", dir=args.dir))
@@ -476,7 +568,10 @@ async def main() -> None:
     print(f"files in {base} (SQLite WAL, synchronous=FULL)")
     print(f"{info['cpus']} CPUs ({info['cpu']}), python {info['python']}, "
           f"sqlite {info['sqlite']}")
-    figures: list[Figure] = []
+    figures: list[Figure] = content_figures(base, quick)
+    if args.content_only:
+        report(figures, [], info, quick, args.json, "")
+        return
 
     crowd = 1000
     floors = [await raw_one_commit_per_row(base / f"raw-{i}.db", crowd) for i in range(3)]
@@ -543,29 +638,37 @@ async def main() -> None:
          "materializer_us_per_answer": round(materialized / answers * 1e6, 2)},
     ))
 
+    report(figures, board_rows, info, quick, args.json,
+           f"{answers:,} answers, {people:,} people, 50 chats, 60 days")
+
+
+def report(figures: list[Figure], board_rows: list[dict[str, Any]], info: dict[str, Any],
+           quick: bool, out: Path, boards_title: str) -> None:
     print(f"\n{'figure':54}{'value':>12}  {'floor':>10}  {'ratio':>7}  goal")
     for f in figures:
-        floor_text = f"{f.floor:10.1f}" if f.floor is not None else f"{'-':>10}"
+        places = 3 if f.unit == "s" else 1
+        floor_text = f"{f.floor:10.{places}f}" if f.floor is not None else f"{'-':>10}"
         ratio = f"{f.ratio:7.2f}" if f.ratio is not None else f"{'-':>7}"
         met = "" if f.met is None else (" met" if f.met else " NOT met")
-        print(f"{f.name:54}{f.value:12.1f}  {floor_text}  {ratio}  {f.goal}{met}"
+        print(f"{f.name:54}{f.value:12.{places}f}  {floor_text}  {ratio}  {f.goal}{met}"
               f"   [{f.unit}]")
         if f.floor_name:
             print(f"{'':4}floor: {f.floor_name}")
         print(f"{'':4}{json.dumps(f.extra, ensure_ascii=False)}")
-    print(f"\nboards ({answers:,} answers, {people:,} people, 50 chats, 60 days)")
-    print(f"{'board':40}{'people':>9}{'rank':>8}{'p50 ms':>9}{'p99 ms':>9}")
+    if board_rows:
+        print(f"\nboards ({boards_title})")
+        print(f"{'board':40}{'people':>9}{'rank':>8}{'p50 ms':>9}{'p99 ms':>9}")
     for r in board_rows:
         print(f"{r['board']:40}{r['people']:9,}{r['rank'] or '':>8}{r['p50_ms']:9.2f}"
               f"{r['p99_ms']:9.2f}")
     print("\nclick storms through discord.py / python-telegram-bot: not measured here "
           "(docs/performance.md)")
-    args.json.write_text(json.dumps({
+    out.write_text(json.dumps({
         "machine": info, "quick": quick,
         "figures": [{**asdict(f), "ratio": f.ratio} for f in figures],
         "boards": board_rows,
     }, indent=2, ensure_ascii=False) + "\n")
-    print(f"written to {args.json}")
+    print(f"written to {out}")
 
 
 if __name__ == "__main__":

@@ -652,7 +652,7 @@ def load_with(path: Path, fast: bool) -> tuple[Any, list[str]]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(loader, "_CParser", LIBYAML if fast else None)
         quiz, found = loader.load_file(path)
-    return (quiz.model_dump() if quiz else None), [str(p) for p in found]
+    return quiz, [str(p) for p in found]
 
 
 @pytest.mark.skipif(LIBYAML is None, reason="PyYAML with libyaml is not installed")

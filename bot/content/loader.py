@@ -10,13 +10,16 @@ and nesting are capped, and no input makes the loader raise anything but Content
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import math
 import os
 import re
 import stat
 import unicodedata
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,7 +30,15 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.scanner import Scanner, ScannerError
 
 from bot.content import limits
-from bot.content.schema import LOCALES, Localized, Option, Question, Quiz
+from bot.content.cache import ContentCache, Entry
+from bot.content.schema import (
+    LOCALES,
+    LocalizedModel,
+    OptionModel,
+    Question,
+    Quiz,
+    QuizModel,
+)
 
 try:  # libyaml through PyYAML: over ten times faster than ruamel's pure-Python parser
     from yaml.cyaml import CParser as _CParser  # type: ignore[import-untyped, unused-ignore]
@@ -562,11 +573,11 @@ def _describe(loc: Loc) -> str:
 
 _SLUG_RULE = "lowercase letters, digits and hyphens (at most 48), starting with a letter or digit"
 _SHAPES = {
-    "Localized": "text, or a mapping from language (en, bn, hi) to text",
-    "Option": "text, or a mapping from language (en, bn, hi) to text with 'correct: true' on "
+    "LocalizedModel": "text, or a mapping from language (en, bn, hi) to text",
+    "OptionModel": "text, or a mapping from language (en, bn, hi) to text with 'correct: true' on "
     "the right one",
-    "Question": "a mapping with id, prompt, options and explanation",
-    "Quiz": "a mapping with id, title and questions",
+    "QuestionModel": "a mapping with id, prompt, options and explanation",
+    "QuizModel": "a mapping with id, title and questions",
 }
 
 
@@ -634,14 +645,14 @@ def _valid(model: type[BaseModel], raw: Any) -> Any:
         return None  # reported by the whole-file validation
 
 
-def _too_long(loc: Loc, text: Localized | None, limit: int, what: str) -> Iterable[Finding]:
+def _too_long(loc: Loc, text: LocalizedModel | None, limit: int, what: str) -> Iterable[Finding]:
     for locale, value in text.items() if text else ():
         n = limits.tg_len(value)
         if n > limit:
             yield (*loc, locale), f"{what} is {n} characters, the limit is {limit}", False
 
 
-def _limit_problems(data: dict[str, Any], quiz: Quiz | None) -> Iterable[Finding]:
+def _limit_problems(data: dict[str, Any], quiz: QuizModel | None) -> Iterable[Finding]:
     """Limits need only the part they measure, so a schema error elsewhere hides none."""
     if quiz is not None:  # valid as a whole: measure the models, no second validation
         yield from _too_long(("title",), quiz.title, limits.TITLE, "title")
@@ -650,7 +661,8 @@ def _limit_problems(data: dict[str, Any], quiz: Quiz | None) -> Iterable[Finding
                 ("questions", qi), q.prompt, list(enumerate(q.options)), q.explanation, q.details
             )
         return
-    yield from _too_long(("title",), _valid(Localized, data.get("title")), limits.TITLE, "title")
+    title = _valid(LocalizedModel, data.get("title"))
+    yield from _too_long(("title",), title, limits.TITLE, "title")
     questions = data.get("questions")
     for qi, raw in enumerate(questions if isinstance(questions, list) else ()):
         if isinstance(raw, dict):
@@ -658,23 +670,23 @@ def _limit_problems(data: dict[str, Any], quiz: Quiz | None) -> Iterable[Finding
             options = [
                 (oi, option)
                 for oi, item in enumerate(raw_options if isinstance(raw_options, list) else ())
-                if (option := _valid(Option, item)) is not None
+                if (option := _valid(OptionModel, item)) is not None
             ]
             yield from _question_limits(
                 ("questions", qi),
-                _valid(Localized, raw.get("prompt")),
+                _valid(LocalizedModel, raw.get("prompt")),
                 options,
-                _valid(Localized, raw.get("explanation")),
-                _valid(Localized, raw.get("details")),
+                _valid(LocalizedModel, raw.get("explanation")),
+                _valid(LocalizedModel, raw.get("details")),
             )
 
 
 def _question_limits(
     base: Loc,
-    prompt: Localized | None,
-    options: list[tuple[int, Option]],
-    explanation: Localized | None,
-    details: Localized | None,
+    prompt: LocalizedModel | None,
+    options: list[tuple[int, OptionModel]],
+    explanation: LocalizedModel | None,
+    details: LocalizedModel | None,
 ) -> Iterable[Finding]:
     """One question's parts that are valid (None, or left out of options, when not)."""
     yield from _too_long((*base, "prompt"), prompt, limits.TG_QUESTION, "question")
@@ -717,7 +729,7 @@ def _question_limits(
 GIVEAWAY_SHARE = 0.4
 
 
-def _giveaway_problems(quiz: Quiz) -> Iterable[Finding]:
+def _giveaway_problems(quiz: QuizModel) -> Iterable[Finding]:
     """The correct option strictly the longest, or strictly the shortest, too often.
 
     Questions with two options are left out: one of the two is always the longer. A language
@@ -761,13 +773,45 @@ class _File:
         self.problems.append(Problem(self.name, line, message, warning))
 
 
-def _load(path: Path) -> _File:
-    result = _File(str(path))
+Read = tuple[bytes | _Unreadable, str | None]  # a pack's bytes and cache key, or why not
+
+
+def _read_keyed(path: Path, cache: ContentCache) -> Read:
+    """Reading and hashing release the GIL: done in a thread while the last pack is decoded."""
     try:
         data = _read(path)
     except _Unreadable as exc:
-        result.add(1, str(exc))
+        return exc, None
+    return data, cache.key(data)
+
+
+def _prefetched(files: list[Path], cache: ContentCache, ahead: int = 4) -> Iterator[Read]:
+    """Each pack read and hashed in a thread, at most `ahead` packs before they are used."""
+    with ThreadPoolExecutor(1, thread_name_prefix="quizbot-content") as pool:
+        pending: deque[Future[Read]] = deque()
+        for path in files:
+            pending.append(pool.submit(_read_keyed, path, cache))
+            if len(pending) > ahead:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
+def _load(path: Path, cache: ContentCache | None = None, read: Read | None = None) -> _File:
+    result = _File(str(path))
+    key = None
+    if read is not None:
+        data, key = read
+    else:
+        try:
+            data = _read(path)
+        except _Unreadable as exc:
+            data = exc
+    if isinstance(data, _Unreadable):
+        result.add(1, str(data))
         return result
+    if cache is not None and (entry := cache.get(data, key)) is not None:
+        return _from_cache(result, entry)
     text = _check_characters(_decode(data, result.add), result.add)
     parsed = _parse(text, result.add)
     if parsed is not None:
@@ -776,14 +820,39 @@ def _load(path: Path) -> _File:
         result.problems.sort(key=_order)
         rest = result.problems[MAX_PROBLEMS_PER_FILE:]
         del result.problems[MAX_PROBLEMS_PER_FILE:]
-        result.add(rest[0].line, f"… and {len(rest)} more problems in this file")
+        # only warnings left out: the summary is a warning too, and the pack still loads
+        result.add(rest[0].line, f"… and {len(rest)} more problems in this file",
+                   all(p.warning for p in rest))
+    if cache is not None and result.quiz is not None and not _errors(result.problems):
+        # only a pack without errors is stored: every error comes from a real parse
+        cache.put(data, _to_cache(result, result.quiz), key)
+    return result
+
+
+def _errors(problems: Iterable[Problem]) -> bool:
+    return any(not p.warning for p in problems)
+
+
+def _to_cache(result: _File, quiz: Quiz) -> Entry:
+    assert result.quiz_id is not None and len(result.question_ids) == len(quiz.questions)
+    return Entry(quiz, result.quiz_id[1], [line for _, line in result.question_ids],
+                 [(p.line, p.message) for p in result.problems])
+
+
+def _from_cache(result: _File, entry: Entry) -> _File:
+    result.quiz = quiz = entry.quiz
+    result.problems = [Problem(result.name, line, message, True)
+                       for line, message in entry.warnings]
+    result.quiz_id = (quiz.id, entry.quiz_line)
+    result.question_ids = [(q.id, line) for q, line in zip(quiz.questions, entry.question_lines,
+                                                           strict=True)]
     return result
 
 
 def _check(result: _File, data: Any, lines: dict[Loc, int]) -> None:
     if not isinstance(data, dict):
         if data is not BROKEN:
-            result.add(lines.get((), 1), f"a quiz file must be {_SHAPES['Quiz']}")
+            result.add(lines.get((), 1), f"a quiz file must be {_SHAPES['QuizModel']}")
         return
     if isinstance(quiz_id := data.get("id"), str):
         result.quiz_id = (quiz_id, lines[("id",)])
@@ -791,26 +860,41 @@ def _check(result: _File, data: Any, lines: dict[Loc, int]) -> None:
     for qi, raw in enumerate(questions if isinstance(questions, list) else ()):
         if isinstance(raw, dict) and isinstance(question_id := raw.get("id"), str):
             result.question_ids.append((question_id, lines[("questions", qi, "id")]))
+    model: QuizModel | None = None
     try:
-        result.quiz = Quiz.model_validate(data)
+        model = QuizModel.model_validate(data)
     except ValidationError as exc:
         for err in exc.errors(include_url=False):
             # already reported: a placeholder's errors, and ids used twice (by load_catalog)
             if err["input"] is BROKEN or err["type"] == "duplicate_question_id":
                 continue
             result.add(_line_of(lines, err["loc"]), _message(err))
-    for loc, message, warning in _limit_problems(data, result.quiz):
+    for loc, message, warning in _limit_problems(data, model):
         result.add(_line_of(lines, loc), f"{_describe(loc)}: {message}", warning)
-    if result.quiz is not None:
-        for loc, message, warning in _giveaway_problems(result.quiz):
+    if model is not None:
+        for loc, message, warning in _giveaway_problems(model):
             result.add(_line_of(lines, loc), message, warning)
+        result.quiz = Quiz.of(model)
 
 
 def load_file(path: Path) -> tuple[Quiz | None, list[Problem]]:
     """One pack and its problems (ids used in other files are checked by load_catalog)."""
     result = _load(path)
-    errors = any(not p.warning for p in result.problems)
-    return (None if errors else result.quiz), sorted(result.problems, key=_order)
+    return (None if _errors(result.problems) else result.quiz), sorted(result.problems, key=_order)
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a catalog is built: it allocates about 13 objects per
+    question that all stay, and every full collection on the way would walk them again (one
+    pass over them follows the load instead)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _quiz_files(root: Path) -> list[Path]:
@@ -837,8 +921,14 @@ def _used_twice(kind: str, places: dict[str, list[tuple[str, int]]]) -> Iterable
                           f"(also at {others})")
 
 
-def load_catalog(root: Path | str) -> Catalog:
-    """Load every pack under `root`; raise ContentError listing every problem if any."""
+def load_catalog(root: Path | str, cache_dir: Path | str | None = None) -> Catalog:
+    """Load every pack under `root`; raise ContentError listing every problem if any.
+
+    With `cache_dir`, a pack whose exact bytes were loaded before (by this version of the
+    loader, schema and limits, on this Python) is taken from the cache there instead of being
+    parsed and validated again (bot/content/cache.py); a pack with errors never is. Without
+    it, every pack is parsed and validated.
+    """
     root = Path(root)
     if not root.exists():
         raise ContentError([Problem(str(root), 0, "no such file or directory")])
@@ -849,7 +939,15 @@ def load_catalog(root: Path | str) -> Catalog:
         raise ContentError([Problem(str(root), 0, message)]) from None
     if not files:
         raise ContentError([Problem(str(root), 0, "no quiz files (*.yaml) found")])
-    loaded = [_load(path) for path in files]
+    cache = ContentCache.at(Path(cache_dir)) if cache_dir is not None else None
+    with _gc_paused():
+        if cache is None:
+            loaded = [_load(path) for path in files]
+        else:
+            loaded = [_load(path, cache, read)
+                      for path, read in zip(files, _prefetched(files, cache), strict=True)]
+    if cache is not None:
+        cache.done()
     problems = [p for result in loaded for p in result.problems]
     quiz_places: dict[str, list[tuple[str, int]]] = defaultdict(list)
     question_places: dict[str, list[tuple[str, int]]] = defaultdict(list)
@@ -860,7 +958,7 @@ def load_catalog(root: Path | str) -> Catalog:
             question_places[question_id].append((result.name, line))
     problems += _used_twice("quiz", quiz_places)
     problems += _used_twice("question", question_places)
-    if any(not p.warning for p in problems):
+    if _errors(problems):
         raise ContentError(problems)
     catalog = Catalog(warnings=sorted(problems, key=_order))
     for result in loaded:

@@ -1,9 +1,17 @@
-"""Pydantic models of a quiz pack (one YAML file per quiz)."""
+"""A quiz pack (one YAML file per quiz): the pydantic models that validate it, and the light
+objects the catalog holds.
+
+Validation is pydantic's (`QuizModel` and the models under it, with precise error
+locations). What the bot keeps in memory is `Quiz`, `Question`, `Option` and `Localized`: plain
+classes with slots, built from a validated model or from the content cache
+(bot/content/cache.py). Pydantic models cost about ten times as much to build, which is most of
+what loading 10,000 cached questions would cost (docs/performance.md, Content).
+"""
 
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, Final
 
 from pydantic import (
     AfterValidator,
@@ -41,7 +49,7 @@ NonEmpty = Annotated[
 ]
 
 
-class Localized(BaseModel):
+class LocalizedModel(BaseModel):
     """A text in several locales; English is required, the others fall back to it."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -68,12 +76,12 @@ class Localized(BaseModel):
         return dict(self.items())
 
 
-class Option(BaseModel):
+class OptionModel(BaseModel):
     """An answer option: locale keys plus an optional `correct: true` in the same map."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    text: Localized
+    text: LocalizedModel
     correct: bool = False
 
     @model_validator(mode="before")
@@ -87,18 +95,18 @@ class Option(BaseModel):
         return value
 
 
-class Question(BaseModel):
+class QuestionModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: Slug
-    prompt: Localized
-    options: list[Option] = Field(min_length=2, max_length=10)
-    explanation: Localized
-    details: Localized | None = None
+    prompt: LocalizedModel
+    options: list[OptionModel] = Field(min_length=2, max_length=10)
+    explanation: LocalizedModel
+    details: LocalizedModel | None = None
 
     @field_validator("options")
     @classmethod
-    def _exactly_one_correct(cls, options: list[Option]) -> list[Option]:
+    def _exactly_one_correct(cls, options: list[OptionModel]) -> list[OptionModel]:
         n = sum(o.correct for o in options)
         if n != 1:
             raise PydanticCustomError(
@@ -113,17 +121,17 @@ class Question(BaseModel):
         return next(i for i, o in enumerate(self.options) if o.correct)
 
 
-class Quiz(BaseModel):
+class QuizModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: Slug
-    title: Localized
+    title: LocalizedModel
     tags: list[Slug] = Field(default_factory=list)
-    questions: list[Question] = Field(min_length=1)
+    questions: list[QuestionModel] = Field(min_length=1)
 
     @field_validator("questions")
     @classmethod
-    def _unique_question_ids(cls, questions: list[Question]) -> list[Question]:
+    def _unique_question_ids(cls, questions: list[QuestionModel]) -> list[QuestionModel]:
         seen: set[str] = set()
         for q in questions:
             if q.id in seen:
@@ -134,11 +142,174 @@ class Quiz(BaseModel):
             seen.add(q.id)
         return questions
 
+
+# --- what the catalog holds --------------------------------------------------------------------
+#
+# Immutable by contract (attributes are Final for the type checker; nothing assigns them). Built
+# from a validated QuizModel (`Quiz.of`) or from the cache's plain data (bot/content/cache.py),
+# never from unvalidated input.
+
+
+class _Light:
+    __slots__ = ()
+    _fields: tuple[str, ...] = ()  # the constructor's parameters, also attributes
+
+    def model_copy(self, *, update: dict[str, Any] | None = None) -> Any:
+        """A copy with some fields replaced (pydantic's name, which tests used)."""
+        return type(self)(**{**{f: getattr(self, f) for f in self._fields}, **(update or {})})
+
+
+class Localized(_Light):
+    """A text in several locales; English always, the others fall back to it."""
+
+    __slots__ = ("bn", "en", "hi")
+    _fields = ("en", "bn", "hi")
+
+    def __init__(self, en: str, bn: str | None = None, hi: str | None = None) -> None:
+        self.en: Final = en
+        self.bn: Final = bn
+        self.hi: Final = hi
+
+    @classmethod
+    def of(cls, model: LocalizedModel) -> Localized:
+        return cls(model.en, model.bn, model.hi)
+
+    def get(self, locale: str) -> str:
+        text: str | None = getattr(self, locale) if locale in LOCALES else None
+        return text or self.en
+
+    def items(self) -> list[tuple[str, str]]:
+        return [(loc, text) for loc in LOCALES if (text := getattr(self, loc)) is not None]
+
+    def missing(self) -> list[str]:
+        return [loc for loc in LOCALES if getattr(self, loc) is None]
+
+    def as_dict(self) -> dict[str, str]:
+        return dict(self.items())
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Localized):
+            return NotImplemented
+        return (self.en, self.bn, self.hi) == (other.en, other.bn, other.hi)
+
+    def __hash__(self) -> int:
+        return hash((self.en, self.bn, self.hi))
+
+    def __repr__(self) -> str:
+        return f"Localized({', '.join(f'{k}={v!r}' for k, v in self.items())})"
+
+
+class Option(_Light):
+    __slots__ = ("correct", "text")
+    _fields = ("text", "correct")
+
+    def __init__(self, text: Localized, correct: bool = False) -> None:
+        self.text: Final = text
+        self.correct: Final = correct
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Option):
+            return NotImplemented
+        return (self.text, self.correct) == (other.text, other.correct)
+
+    __hash__ = None  # type: ignore[assignment]  # like the pydantic model it replaces
+
+    def __repr__(self) -> str:
+        return f"Option({self.text!r}{', correct=True' if self.correct else ''})"
+
+
+class Question(_Light):
+    """`answer` is the index of the correct option (stored, not searched)."""
+
+    __slots__ = ("answer", "details", "explanation", "id", "options", "prompt")
+    _fields = ("id", "prompt", "options", "explanation", "details")  # answer: from the options
+
+    def __init__(
+        self,
+        id: str,
+        prompt: Localized,
+        options: list[Option],
+        explanation: Localized,
+        details: Localized | None = None,
+        answer: int | None = None,
+    ) -> None:
+        self.id: Final = id
+        self.prompt: Final = prompt
+        self.options: Final = options
+        self.explanation: Final = explanation
+        self.details: Final = details
+        self.answer: Final[int] = (
+            next(i for i, o in enumerate(options) if o.correct) if answer is None else answer
+        )
+
+    @classmethod
+    def of(cls, model: QuestionModel) -> Question:
+        return cls(
+            model.id,
+            Localized.of(model.prompt),
+            [Option(Localized.of(o.text), o.correct) for o in model.options],
+            Localized.of(model.explanation),
+            Localized.of(model.details) if model.details is not None else None,
+            model.answer,
+        )
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.id, self.prompt, self.options, self.explanation, self.details, self.answer)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Question):
+            return NotImplemented
+        return self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Question(id={self.id!r}, prompt={self.prompt!r}, answer={self.answer})"
+
+
+class Quiz(_Light):
+    __slots__ = ("_by_id", "id", "questions", "tags", "title")
+    _fields = ("id", "title", "tags", "questions")
+
+    def __init__(
+        self, id: str, title: Localized, tags: list[str], questions: list[Question]
+    ) -> None:
+        self.id: Final = id
+        self.title: Final = title
+        self.tags: Final = tags
+        self.questions: Final = questions
+        self._by_id: Final = {q.id: q for q in questions}
+
+    @classmethod
+    def of(cls, model: QuizModel) -> Quiz:
+        return cls(
+            model.id, Localized.of(model.title), list(model.tags),
+            [Question.of(q) for q in model.questions],
+        )
+
+    @classmethod
+    def model_validate(cls, data: Any) -> Quiz:
+        """Validate plain data as a pack (pydantic's ValidationError if it is not one); the
+        loader does this too, and also checks limits and reports lines."""
+        return cls.of(QuizModel.model_validate(data))
+
     def question(self, question_id: str) -> Question:
-        for q in self.questions:
-            if q.id == question_id:
-                return q
-        raise KeyError(f"quiz {self.id!r} has no question {question_id!r}")
+        try:
+            return self._by_id[question_id]
+        except KeyError:
+            raise KeyError(f"quiz {self.id!r} has no question {question_id!r}") from None
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Quiz):
+            return NotImplemented
+        return (self.id, self.title, self.tags, self.questions) == (
+            other.id, other.title, other.tags, other.questions
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Quiz(id={self.id!r}, {len(self.questions)} questions)"
 
     def export(self) -> dict[str, Any]:
         """The documented JSON export shape."""

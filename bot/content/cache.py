@@ -1,0 +1,335 @@
+"""The content cache: a pack whose exact bytes loaded before is not parsed and validated again.
+
+An entry holds what loading a pack produced: the catalog's quiz, the lines of its ids (for the
+checks across files) and its warnings. It is named by the SHA-256 of the pack's bytes and of
+everything the result depends on (`version()`: this module, the loader, the schema and the
+limits as source, the Python, pydantic, PyYAML and ruamel versions), so any edit to a pack, even
+of one character with the same size and time, and any change to the code that validates it,
+makes a different name, and the old entry is simply no longer read.
+
+Only a pack without errors is stored: a pack with an error is parsed and reported every time,
+so the cache never hides one. Entries are JSON (no pickle) behind a header with their own
+name, length and CRC-32: a corrupt, truncated, foreign or unreadable entry is ignored (said once
+per load at INFO, each at DEBUG) and rewritten. Writes go to a temporary file renamed into
+place; a directory that cannot be written only means no cache, never a failed load. A directory
+owned by another user or writable by others is not used (its entries would be trusted as
+validated). After a load that wrote an entry, entries this load did not use are pruned to the
+SPARE_ENTRIES most recently used.
+
+The cache is trusted like the packs themselves: an entry is checked for damage, not validated
+again.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import logging
+import os
+import re
+import stat
+import sys
+import tempfile
+import time
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bot.content import limits
+from bot.content.schema import Localized, Option, Question, Quiz
+
+log = logging.getLogger(__name__)
+
+FORMAT = 1  # the entry layout below; the sources are part of the version anyway
+MAGIC = b"quizbot-content-cache"
+SUBDIR = "content"  # under QUIZBOT_CACHE_DIR
+SPARE_ENTRIES = 64  # entries kept beyond those the last load used (edits, other folders)
+TOUCH_AFTER = 3600.0  # s: a used entry's time is refreshed (for pruning) at most this often
+ENTRY_BYTES = 8 * limits.PACK_FILE_BYTES  # larger is not ours
+_SOURCES = ("cache.py", "limits.py", "loader.py", "schema.py")
+_HERE = Path(__file__).resolve().parent
+
+_ENTRY = re.compile(r"[0-9a-f]{64}\.json")
+_TEMPORARY = re.compile(r"\.tmp-[A-Za-z0-9_]+\.json")  # tempfile.mkstemp's names
+_said: set[tuple[str, str]] = set()  # (directory, what): said once per process
+
+
+def _once(directory: Path, what: str, message: str, *args: Any) -> None:
+    if (str(directory), what) not in _said:
+        _said.add((str(directory), what))
+        log.info(message, *args)
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    quiz: Quiz
+    quiz_line: int  # the line of the quiz's id
+    question_lines: list[int]  # the line of each question's id, in order
+    warnings: list[tuple[int, str]]  # (line, message)
+
+
+@functools.cache
+def version() -> str | None:
+    """What a loaded pack depends on besides its bytes; None: our sources cannot be read, so a
+    change could not be told (no cache then)."""
+    import pydantic
+    import pydantic_core
+    import ruamel.yaml
+
+    try:
+        import yaml  # type: ignore[import-untyped, unused-ignore]
+
+        libyaml = f"{yaml.__version__} libyaml={getattr(yaml, '__with_libyaml__', False)}"
+    except ImportError:
+        libyaml = "none"
+    digest = hashlib.sha256(
+        f"{FORMAT}\0{sys.version}\0{sys.implementation.cache_tag}\0{pydantic.VERSION}\0"
+        f"{pydantic_core.__version__}\0{libyaml}\0{ruamel.yaml.__version__}\0".encode()
+    )
+    for name in _SOURCES:
+        try:
+            source = (_HERE / name).read_bytes()
+        except OSError:
+            return None
+        digest.update(f"{name}\0{len(source)}\0".encode())
+        digest.update(source)
+    return digest.hexdigest()
+
+
+class ContentCache:
+    """The entries in one directory, for one load of a catalog."""
+
+    def __init__(self, directory: Path, version: str) -> None:
+        self.directory = directory
+        self.version = version
+        self._prefix = hashlib.sha256(f"{MAGIC.decode()}\0{version}\0".encode())
+        self.used: set[str] = set()
+        self.hits = 0
+        self.wrote = 0
+        self.unusable = 0
+        self.usable = self._check_directory()
+        self.writable = self.usable
+
+    @classmethod
+    def at(cls, cache_dir: Path) -> ContentCache | None:
+        """The cache under QUIZBOT_CACHE_DIR, or None when it cannot tell a change."""
+        current = version()
+        if current is None:
+            _once(cache_dir, "sources", "content cache not used: the loader's source files "
+                  "cannot be read, so a change to them could not be told")
+            return None
+        return cls(cache_dir / SUBDIR, current)
+
+    def _check_directory(self) -> bool:
+        try:
+            info = os.stat(self.directory)
+        except FileNotFoundError:
+            return True  # nothing to read yet; the first write creates it
+        except OSError as exc:
+            _once(self.directory, "stat", "content cache in %s not used: %s", self.directory,
+                  exc.strerror or type(exc).__name__)
+            return False
+        if not stat.S_ISDIR(info.st_mode):
+            _once(self.directory, "dir", "content cache in %s not used: not a directory",
+                  self.directory)
+            return False
+        if hasattr(os, "getuid") and (info.st_uid != os.getuid() or info.st_mode & 0o022):
+            _once(self.directory, "owner", "content cache in %s not used: it belongs to another "
+                  "user or others may write to it, and its entries are trusted as validated",
+                  self.directory)
+            return False
+        return True
+
+    def key(self, data: bytes) -> str:
+        digest = self._prefix.copy()
+        digest.update(data)
+        return digest.hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return self.directory / f"{key}.json"
+
+    # --- reading ---------------------------------------------------------------------------
+
+    def get(self, data: bytes, key: str | None = None) -> Entry | None:
+        """The entry of a pack with these bytes (`key`: their key, if known), or None (never
+        stored, or unusable)."""
+        if not self.usable:
+            return None
+        key = key or self.key(data)
+        path = self._path(key)
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            return self._unusable(key, f"cannot open it ({exc.strerror or type(exc).__name__})")
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_size > ENTRY_BYTES:
+                return self._unusable(key, "not one of our entries")
+            raw = _read_all(fd, info.st_size)
+        except OSError as exc:
+            return self._unusable(key, f"cannot read it ({exc.strerror or type(exc).__name__})")
+        finally:
+            os.close(fd)
+        try:
+            entry = decode(raw, self.version, key)
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError, StopIteration,
+                RecursionError, MemoryError) as exc:
+            return self._unusable(key, str(exc) or type(exc).__name__)
+        self.used.add(key)
+        self.hits += 1
+        if time.time() - info.st_mtime > TOUCH_AFTER:
+            try:
+                os.utime(path)  # recently used: kept when others are pruned
+            except OSError:
+                pass
+        return entry
+
+    def _unusable(self, key: str, why: str) -> Entry | None:
+        self.unusable += 1
+        log.debug("content cache entry %s ignored (%s); the pack is loaded again", key, why)
+        return None
+
+    # --- writing ---------------------------------------------------------------------------
+
+    def put(self, data: bytes, entry: Entry, key: str | None = None) -> None:
+        """Store an entry; a cache that cannot be written is skipped (said once)."""
+        if not self.writable:
+            return
+        key = key or self.key(data)
+        blob = encode(entry, self.version, key)
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd, temporary = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=self.directory)
+            try:
+                with os.fdopen(fd, "wb") as out:
+                    out.write(blob)
+                os.replace(temporary, self._path(key))
+            except BaseException:
+                try:
+                    os.unlink(temporary)
+                except OSError:
+                    pass
+                raise
+        except OSError as exc:
+            self.writable = False
+            _once(self.directory, "write", "content cache in %s cannot be written (%s); packs "
+                  "are loaded without it", self.directory, exc.strerror or type(exc).__name__)
+            return
+        self.used.add(key)
+        self.wrote += 1
+
+    def done(self) -> None:
+        """After a load: say what was unusable, prune if this load wrote anything."""
+        if self.unusable:
+            log.info("content cache in %s: %d entries could not be used (corrupt, truncated, "
+                     "from elsewhere or unreadable) and were rebuilt", self.directory,
+                     self.unusable)
+        if self.wrote:
+            self.prune()
+
+    def prune(self) -> None:
+        """Keep the entries this load used and the SPARE_ENTRIES most recent others; drop
+        temporary files left by a crash over an hour ago."""
+        now = time.time()
+        others: list[tuple[float, str]] = []
+        remove: list[str] = []
+        try:
+            with os.scandir(self.directory) as found:
+                for item in found:
+                    try:
+                        mtime = item.stat(follow_symlinks=False).st_mtime
+                    except OSError:
+                        continue
+                    # only names we make: whatever else is in the folder is left alone
+                    if _TEMPORARY.fullmatch(item.name):
+                        if now - mtime > 3600:
+                            remove.append(item.name)
+                    elif _ENTRY.fullmatch(item.name) and item.name[:-5] not in self.used:
+                        others.append((mtime, item.name))
+        except OSError:
+            return
+        others.sort(reverse=True)
+        remove += [name for _, name in others[SPARE_ENTRIES:]]
+        for name in remove:
+            try:
+                os.unlink(self.directory / name)
+            except OSError:
+                pass
+
+
+def _read_all(fd: int, size: int) -> bytes:
+    chunks: list[bytes] = []
+    remaining = min(size, ENTRY_BYTES) + 1
+    while remaining > 0:
+        chunk = os.read(fd, min(remaining, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
+# --- the entry: a header line, then JSON of plain lists ------------------------------------
+#
+# header: MAGIC FORMAT version key payload-length payload-crc32
+# payload: [quiz_line, [[line, warning], ...], [id, title, tags, [question, ...]]]
+# question: [id, line, prompt, [option text, ...], answer, explanation, details or null]
+# a text: [en, bn or null, hi or null]
+
+
+def _text(text: Localized) -> list[str | None]:
+    return [text.en, text.bn, text.hi]
+
+
+def encode(entry: Entry, version: str, key: str) -> bytes:
+    quiz = entry.quiz
+    questions = [
+        [q.id, line, _text(q.prompt), [_text(o.text) for o in q.options], q.answer,
+         _text(q.explanation), _text(q.details) if q.details is not None else None]
+        for q, line in zip(quiz.questions, entry.question_lines, strict=True)
+    ]
+    payload = json.dumps(
+        [entry.quiz_line, [list(w) for w in entry.warnings],
+         [quiz.id, _text(quiz.title), list(quiz.tags), questions]],
+        ensure_ascii=False, separators=(",", ":"),
+    ).encode("utf-8")
+    header = b" ".join((MAGIC, str(FORMAT).encode(), version.encode(), key.encode(),
+                        str(len(payload)).encode(), str(zlib.crc32(payload)).encode()))
+    return header + b"\n" + payload
+
+
+def decode(raw: bytes, version: str, key: str) -> Entry:
+    """The entry in `raw`; ValueError (or another lookup error) if it is not a whole one."""
+    end = raw.find(b"\n", 0, 512)
+    if end < 0:
+        raise ValueError("no header")
+    fields = raw[:end].split(b" ")
+    if len(fields) != 6 or fields[0] != MAGIC or fields[1] != str(FORMAT).encode():
+        raise ValueError("not an entry of this format")
+    if fields[2] != version.encode() or fields[3] != key.encode():
+        raise ValueError("an entry for another pack or version")
+    payload = raw[end + 1:]
+    if int(fields[4]) != len(payload):
+        raise ValueError("truncated")
+    if int(fields[5]) != zlib.crc32(payload):
+        raise ValueError("corrupt (checksum)")
+    quiz_line, warnings, (quiz_id, title, tags, rows) = json.loads(payload)
+    text = Localized
+    questions: list[Question] = []
+    lines: list[int] = []
+    for question_id, line, prompt, options, answer, explanation, details in rows:
+        questions.append(Question(
+            question_id,
+            text(*prompt),
+            [Option(text(*option), i == answer) for i, option in enumerate(options)],
+            text(*explanation),
+            text(*details) if details is not None else None,
+            answer,
+        ))
+        lines.append(line)
+    quiz = Quiz(quiz_id, text(*title), tags, questions)
+    return Entry(quiz, quiz_line, lines, [(line, message) for line, message in warnings])
