@@ -136,11 +136,21 @@ def report_too_long(length: int) -> ReportError:
                        most=MAX_REPORT_CHARS, length=length)
 
 
-def too_many_reports() -> ReportError:
+def too_many_reports(most: int = DAILY_REPORTS) -> ReportError:
     return ReportError(_("You have sent {most} reports today. Thank you: please wait until "
-                         "tomorrow for more."), most=DAILY_REPORTS)
+                         "tomorrow for more."), most=most)
 
 
 def nothing_to_report() -> ReportError:
     return ReportError(_("Which question? You have answered none here yet: use /report "
                          "<question id> <text>."))
+
+
+class UnknownReport(ReportError):
+    def __init__(self, report_id: int) -> None:
+        super().__init__(_("There is no report {id}."), id=report_id)
+
+
+class AlreadyResolved(ReportError):
+    def __init__(self, report_id: int) -> None:
+        super().__init__(_("Report {id} is resolved already."), id=report_id)

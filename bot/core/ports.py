@@ -161,7 +161,7 @@ class ProblemReportRecord:
 
 
 # add_problem_report: a new report, one appended to the person's open report of the same
-# question, or refused (the person made `daily_cap` reports since `since`)
+# question, or refused (the person made `daily_cap` reports after `since`)
 ReportOutcome = Literal["inserted", "appended", "capped"]
 # resolve_problem_report
 ResolveOutcome = Literal["resolved", "unknown", "already"]
@@ -344,7 +344,7 @@ class Storage(Protocol):
     ) -> tuple[ReportOutcome, ProblemReportRecord | None]:
         """In one transaction: append `report.text` to the person's open report of the same
         question (cut to `max_chars`), else insert it unless the person made `daily_cap`
-        reports since `since` (("capped", None))."""
+        reports after `since` (("capped", None))."""
         ...
     async def problem_reports(
         self, *, open_only: bool = True, quiz_id: str | None = None

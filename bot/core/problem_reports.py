@@ -19,8 +19,9 @@ from bot.core.clock import Clock
 from bot.core.errors import (
     DAILY_REPORTS,
     MAX_REPORT_CHARS,
-    ReportError,
+    AlreadyResolved,
     UnknownQuestion,
+    UnknownReport,
     empty_report,
     nothing_to_report,
     report_too_long,
@@ -28,7 +29,7 @@ from bot.core.errors import (
 )
 from bot.core.models import Chat, Person
 from bot.core.ports import NewProblemReport, ProblemReportRecord, Storage
-from bot.i18n import Translator, _
+from bot.i18n import Translator
 
 REPORT_WINDOW = timedelta(hours=24)
 MAX_STORED_CHARS = 4 * MAX_REPORT_CHARS  # an open report with later ones appended
@@ -42,16 +43,6 @@ class ReportReceipt:
     appended: bool
 
 
-class UnknownReport(ReportError):
-    def __init__(self, report_id: int) -> None:
-        super().__init__(_("There is no report {id}."), id=report_id)
-
-
-class AlreadyResolved(ReportError):
-    def __init__(self, report_id: int) -> None:
-        super().__init__(_("Report {id} is resolved already."), id=report_id)
-
-
 def clean_text(text: str) -> str:
     """The report as stored: stripped, 1..MAX_REPORT_CHARS characters."""
     text = text.strip()
@@ -63,10 +54,12 @@ def clean_text(text: str) -> str:
 
 
 class ProblemReports:
-    def __init__(self, catalog: Catalog, storage: Storage, clock: Clock) -> None:
+    def __init__(self, catalog: Catalog, storage: Storage, clock: Clock, *,
+                 daily_cap: int = DAILY_REPORTS) -> None:
         self.catalog = catalog
         self.storage = storage
         self.clock = clock
+        self.daily_cap = daily_cap
 
     def question(self, question_id: str) -> tuple[str, str]:
         """(quiz id, question id) of a question id from a flag or a command; question ids
@@ -99,10 +92,10 @@ class ProblemReports:
         await self.storage.upsert_person(person.key, person.name)
         outcome, record = await self.storage.add_problem_report(
             NewProblemReport(quiz_id, qid, person.key, person.name, chat.key, cleaned, now),
-            since=now - REPORT_WINDOW, daily_cap=DAILY_REPORTS, max_chars=MAX_STORED_CHARS,
+            since=now - REPORT_WINDOW, daily_cap=self.daily_cap, max_chars=MAX_STORED_CHARS,
         )
         if outcome == "capped" or record is None:
-            raise too_many_reports()
+            raise too_many_reports(self.daily_cap)
         return ReportReceipt(record, appended=outcome == "appended")
 
     async def report_last(self, person: Person, chat: Chat, text: str) -> ReportReceipt:

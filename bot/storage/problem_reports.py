@@ -38,7 +38,7 @@ def add_problem_report(
         )
         return "appended", int(row[0])
     made = db.execute(
-        "SELECT count(*) FROM problem_reports WHERE person_key=? AND created_at>=?",
+        "SELECT count(*) FROM problem_reports WHERE person_key=? AND created_at>?",
         (report.person_key, since),
     ).fetchone()[0]
     if made >= daily_cap:

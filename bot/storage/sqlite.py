@@ -44,9 +44,9 @@ from bot.core.ports import (
 )
 from bot.core.schedule import Schedule
 from bot.storage import boards, ops, queries
+from bot.storage import problem_reports as report_store
 from bot.storage import review as spaced
 from bot.storage import rounds as round_store
-from bot.storage import problem_reports as report_store
 from bot.storage.cache import CachedStorage, CacheFunctions
 from bot.storage.connection import APPLICATION_ID, PRAGMAS, unusable
 from bot.storage.materializer import Materializer, roll_week

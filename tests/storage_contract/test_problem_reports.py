@@ -54,7 +54,7 @@ async def test_a_person_is_capped_per_day(store: Store) -> None:
     assert await add(store, report("c"), cap=2) == ("capped", None)
     assert (await add(store, report("a", "more"), cap=2))[0] == "appended"  # not a new one
     assert (await add(store, report("c", person="tg:2"), cap=2))[0] == "inserted"
-    old = report("d", person="tg:3", at=DAY_AGO - timedelta(seconds=1))
+    old = report("d", person="tg:3", at=DAY_AGO)  # 24 hours ago: no longer counted
     await add(store, old, cap=1)
     assert (await add(store, report("e", person="tg:3"), cap=1))[0] == "inserted"
     assert len(await store.problem_reports()) == 5

@@ -34,7 +34,7 @@ async def add_problem_report(
         )
         return "appended", int(row[0])
     made = await db.fetchval(
-        "SELECT count(*) FROM problem_reports WHERE person_key = $1 AND created_at >= $2",
+        "SELECT count(*) FROM problem_reports WHERE person_key = $1 AND created_at > $2",
         report.person_key, since,
     )
     if made >= daily_cap:

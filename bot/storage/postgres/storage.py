@@ -46,9 +46,9 @@ from bot.core.ports import (
 from bot.core.schedule import Schedule
 from bot.storage.cache import CachedStorage, CacheFunctions
 from bot.storage.postgres import boards, ops, queries
+from bot.storage.postgres import problem_reports as report_store
 from bot.storage.postgres import review as spaced
 from bot.storage.postgres import rounds as round_store
-from bot.storage.postgres import problem_reports as report_store
 from bot.storage.postgres.materializer import LOCK_POSITION, Materializer, Position, roll_week
 from bot.storage.postgres.schema import migrate
 from bot.storage.postgres.url import DatabaseUrl, redact
