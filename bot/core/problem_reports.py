@@ -122,8 +122,9 @@ class ProblemReports:
 
 # what the person reads ----------------------------------------------------------------------
 def report_prompt_text(title: str, t: Translator) -> str:
-    return t.gettext("⚑ What is wrong with this question?\n“{question}”\nReply with a few "
-                     "words.", question=title)
+    """Under a first line "⚑ <question id>" that the adapter adds (Telegram's prompt)."""
+    return t.gettext("What is wrong with this question?\n“{question}”\nReply to this message "
+                     "with a few words.", question=title)
 
 
 def report_thanks_text(receipt: ReportReceipt, title: str, t: Translator) -> str:
