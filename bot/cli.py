@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from bot import __version__, health, logs
+from bot import __version__, cli_reports, health, logs
 from bot.adapters import ConnectionLost, CredentialsRejected
 from bot.adapters.console import CHAT, ConsoleQuiz, command, console_person
 from bot.app import Exit, configured_adapters, exit_for, open_service, run_adapters
@@ -119,6 +119,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     importer.add_argument("--force", action="store_true",
                           help="replace packs that this import did not write")
+    cli_reports.add_parser(csub)
 
     report = sub.add_parser(
         "report", help="item analysis: which questions work (share per option, discrimination)"
@@ -297,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     # the terminal commands keep stdout for the quiz; only problems are logged there
     level = settings.quizbot_log_level if args.command == "run" else "WARNING"
     redactor = logs.setup(level, settings.secrets())
-    if args.command == "content":
+    if args.command == "content" and args.action != "reports":
         try:
             if args.action == "validate":
                 return _content_validate(settings, args.path)
@@ -312,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr if problem else sys.stdout)
         return 1 if problem else 0
     commands = {"run": _run, "play": _play, "leaderboard": _leaderboard, "stats": _stats,
-                "report": _report, "db": _db}
+                "report": _report, "db": _db, "content": cli_reports.run}
     handler = commands[args.command]
     try:
         return int(asyncio.run(handler(settings, args)))

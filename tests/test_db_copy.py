@@ -19,7 +19,13 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-from bot.core.ports import AnswerRecord, ChatSettingsRecord, NewPost, StorageError
+from bot.core.ports import (
+    AnswerRecord,
+    ChatSettingsRecord,
+    NewPost,
+    NewProblemReport,
+    StorageError,
+)
 from bot.core.schedule import Schedule
 from bot.storage import SqliteStorage, storage_for
 from bot.storage.postgres.copy import TABLES, CopyError, copy_database, side_for
@@ -72,6 +78,12 @@ async def community(path: Path, posts: int = 30, people: int = 120) -> None:
                 await store.finish_round(rnd.id, NOW + timedelta(minutes=5))
         await store.set_reminder(Schedule("tg:7", time(7, 30), "Asia/Kolkata", updated_at=NOW))
         assert await store.claim_reminder("tg:7", date(2026, 3, 2), NOW)
+        for question in ("s-one", "s-two"):  # one problem report resolved, one open
+            _, problem = await store.add_problem_report(NewProblemReport(
+                "sample", question, "tg:3", "প্রিয় 3", "tg:-1", "ভুল উত্তর?", NOW,
+            ), since=NOW - timedelta(days=1), daily_cap=10, max_chars=4000)
+            assert problem is not None
+        assert await store.resolve_problem_report(problem.id, NOW, "fixed") == "resolved"
 
 
 async def rows(database: str | Path) -> dict[str, list[tuple[Any, ...]]]:

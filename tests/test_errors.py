@@ -15,6 +15,7 @@ import pytest
 from bot.content.schema import DEFAULT_LOCALE, LOCALES
 from bot.core import render
 from bot.core.errors import (
+    AlreadyResolved,
     BadCount,
     BadMode,
     BadPeriod,
@@ -22,9 +23,12 @@ from bot.core.errors import (
     BadZone,
     NoActiveRun,
     NotAllowed,
+    ReportError,
     ScheduleError,
     SettingsError,
+    UnknownQuestion,
     UnknownQuiz,
+    UnknownReport,
     UnsupportedLocale,
     UserError,
 )
@@ -73,7 +77,28 @@ REFUSALS: dict[str, tuple[type[UserError], Raise]] = {
     "bad mode": (BadMode, lambda s: s.change_settings(GROUP, mode="pigeon", allowed=True)),
     "unknown setting": (SettingsError, lambda s: s.change_settings(
         GROUP, words=["colour", "red"], allowed=True)),
+    "unknown question to report": (UnknownQuestion, lambda s: s.report_problem(
+        ADA, GROUP, "nope", "wrong")),
+    "empty report": (ReportError, lambda s: s.report_problem(ADA, GROUP, "s-one", "  ")),
+    "long report": (ReportError, lambda s: s.report_problem(ADA, GROUP, "s-one", "x" * 1001)),
+    "nothing answered to report": (ReportError, lambda s: s.report_last_answered(
+        ADA, GROUP, "wrong")),
+    "too many reports": (ReportError, lambda s: reports_beyond_the_cap(s)),
+    "unknown report": (UnknownReport, lambda s: s.resolve_problem_report(99)),
+    "report resolved already": (AlreadyResolved, lambda s: resolve_twice(s)),
 }
+
+
+async def reports_beyond_the_cap(service: QuizService) -> None:
+    service.problem_reports.daily_cap = 1
+    await service.report_problem(ADA, GROUP, "s-one", "wrong")
+    await service.report_problem(ADA, GROUP, "s-two", "wrong")
+
+
+async def resolve_twice(service: QuizService) -> None:
+    receipt = await service.report_problem(ADA, GROUP, "s-one", "wrong")
+    await service.resolve_problem_report(receipt.report.id)
+    await service.resolve_problem_report(receipt.report.id)
 
 
 async def refusal(service: QuizService, name: str) -> UserError:

@@ -111,3 +111,46 @@ def bad_setting(text: str) -> SettingsError:
 
 def may_not_change_settings() -> NotAllowed:
     return NotAllowed(_("Only this chat's admins can change its settings."))
+
+
+# problem reports ----------------------------------------------------------------------------
+MAX_REPORT_CHARS = 1000  # what a person writes in one report (Telegram 4096, Discord 4000)
+DAILY_REPORTS = 10  # new reports one person may make in 24 hours
+
+
+class ReportError(UserError):
+    """A problem report refused: nothing was stored."""
+
+
+class UnknownQuestion(ReportError):
+    def __init__(self, question_id: str) -> None:
+        super().__init__(_("There is no question “{id}” to report."), id=question_id[:60])
+
+
+def empty_report() -> ReportError:
+    return ReportError(_("Say what is wrong with the question: /report <question id> <text>."))
+
+
+def report_too_long(length: int) -> ReportError:
+    return ReportError(_("A report has at most {most} characters, not {length}."),
+                       most=MAX_REPORT_CHARS, length=length)
+
+
+def too_many_reports(most: int = DAILY_REPORTS) -> ReportError:
+    return ReportError(_("You have sent {most} reports today. Thank you: please wait until "
+                         "tomorrow for more."), most=most)
+
+
+def nothing_to_report() -> ReportError:
+    return ReportError(_("Which question? You have answered none here yet: use /report "
+                         "<question id> <text>."))
+
+
+class UnknownReport(ReportError):
+    def __init__(self, report_id: int) -> None:
+        super().__init__(_("There is no report {id}."), id=report_id)
+
+
+class AlreadyResolved(ReportError):
+    def __init__(self, report_id: int) -> None:
+        super().__init__(_("Report {id} is resolved already."), id=report_id)

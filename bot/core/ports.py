@@ -132,6 +132,41 @@ class ReviewAnswer:
     personal: bool  # the post was the person's own (a run, a review, a private question)
 
 
+@dataclass(frozen=True, slots=True)
+class NewProblemReport:
+    """What a person says is wrong with a question (bot/core/problem_reports.py)."""
+
+    quiz_id: str
+    question_id: str
+    person_key: str
+    person_name: str
+    chat_key: str
+    text: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemReportRecord:
+    id: int
+    quiz_id: str
+    question_id: str
+    person_key: str
+    person_name: str
+    chat_key: str
+    text: str  # a second report of the same open one is appended on a new line
+    created_at: datetime
+    updated_at: datetime
+    resolved_at: datetime | None = None
+    resolution: str | None = None  # the admin's note
+
+
+# add_problem_report: a new report, one appended to the person's open report of the same
+# question, or refused (the person made `daily_cap` reports after `since`)
+ReportOutcome = Literal["inserted", "appended", "capped"]
+# resolve_problem_report
+ResolveOutcome = Literal["resolved", "unknown", "already"]
+
+
 class StorageError(Exception):
     """The database cannot be used (missing, unwritable, not ours, too new): one line that
     names it and says what to do."""
@@ -301,6 +336,26 @@ class Storage(Protocol):
     async def claim_reminder(self, person_key: str, local_date: date, when: datetime) -> bool:
         """Claim the person's reminder of that local date; False if it was claimed already
         (by this process or another: the claim's primary key decides)."""
+        ...
+
+    # problem reports ("⚑": what is wrong with a question)
+    async def add_problem_report(
+        self, report: NewProblemReport, *, since: datetime, daily_cap: int, max_chars: int
+    ) -> tuple[ReportOutcome, ProblemReportRecord | None]:
+        """In one transaction: append `report.text` to the person's open report of the same
+        question (cut to `max_chars`), else insert it unless the person made `daily_cap`
+        reports after `since` (("capped", None))."""
+        ...
+    async def problem_reports(
+        self, *, open_only: bool = True, quiz_id: str | None = None
+    ) -> list[ProblemReportRecord]:
+        """Oldest first."""
+        ...
+    async def resolve_problem_report(
+        self, report_id: int, when: datetime, note: str | None = None
+    ) -> ResolveOutcome: ...
+    async def last_answered(self, person_key: str, chat_key: str) -> tuple[str, str] | None:
+        """(quiz_id, question_id) of the person's newest answer in the chat."""
         ...
 
 

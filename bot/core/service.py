@@ -13,6 +13,7 @@ The parts, each with its dependencies passed in:
 - delivery.py   summaries and scheduled questions onto the platforms (ChatPort)
 - rounds.py     N questions in a row in a shared chat
 - chat_settings.py  a chat's question time and mode (/settings)
+- problem_reports.py  "⚑" and /report: what is wrong with a question; admins resolve
 The loop that drives time (scheduler.py) calls into the same parts.
 """
 
@@ -49,7 +50,8 @@ from bot.core.models import (
     ScheduleStatus,
     ShownQuestion,
 )
-from bot.core.ports import ChatPort, Storage
+from bot.core.ports import ChatPort, ProblemReportRecord, Storage
+from bot.core.problem_reports import ProblemReports, ReportReceipt
 from bot.core.questions import Questions
 from bot.core.review import Review, ReviewStats
 from bot.core.rounds import Rounds
@@ -88,6 +90,7 @@ class QuizService:
         self.rounds = Rounds(self.questions, storage, clock, self.chat_settings)
         self.asking = Asking(self.questions, self.runs, self.locales, self.delivery,
                              question_time, self.rounds)
+        self.problem_reports = ProblemReports(catalog, storage, clock)
 
     # platforms ---------------------------------------------------------------------------
     def connect(self, port: ChatPort) -> None:
@@ -244,6 +247,36 @@ class QuizService:
 
     async def schedule_status(self, chat: Chat) -> ScheduleStatus | None:
         return await self.daily.status(chat)
+
+    # problem reports ---------------------------------------------------------------------
+    async def report_problem(
+        self, person: Person, chat: Chat, question_id: str, text: str
+    ) -> ReportReceipt:
+        """⚑ or /report <question id> <text>: stored (or appended to the person's open
+        report of it); a UserError (an unknown question, an empty or long text, too many
+        reports today) stores nothing."""
+        return await self.problem_reports.report(person, chat, question_id, text)
+
+    async def report_last_answered(self, person: Person, chat: Chat, text: str) -> ReportReceipt:
+        """/report <text>: about the last question the person answered in this chat."""
+        return await self.problem_reports.report_last(person, chat, text)
+
+    def is_question(self, word: str) -> bool:
+        """Whether `word` is a question id (to tell /report's id from its text)."""
+        return self.problem_reports.is_question(word)
+
+    def question_title(self, question_id: str, locale: str = DEFAULT_LOCALE) -> str:
+        """A question's prompt; UnknownQuestion for an id the catalog does not have."""
+        return self.problem_reports.title(question_id, locale)
+
+    async def problem_report_list(
+        self, *, open_only: bool = True, quiz_id: str | None = None
+    ) -> list[ProblemReportRecord]:
+        return await self.problem_reports.list(open_only=open_only, quiz_id=quiz_id)
+
+    async def resolve_problem_report(self, report_id: int, note: str | None = None) -> None:
+        """UnknownReport or AlreadyResolved if there is no open report `report_id`."""
+        await self.problem_reports.resolve(report_id, note)
 
     # chats -------------------------------------------------------------------------------
     async def migrate_chat(self, old_key: str, new_key: str) -> bool:

@@ -345,6 +345,26 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (round_id, step)
     );
     """,
+    # problem reports: what a person says is wrong with a question ("⚑", /report); at most
+    # one open report per person and question (a second one is appended to it)
+    """
+    CREATE TABLE problem_reports (
+        id INTEGER PRIMARY KEY,
+        quiz_id TEXT NOT NULL,
+        question_id TEXT NOT NULL,
+        person_key TEXT NOT NULL,
+        person_name TEXT NOT NULL,
+        chat_key TEXT NOT NULL,
+        text TEXT NOT NULL,
+        created_at INTEGER NOT NULL,      -- unix milliseconds, UTC
+        updated_at INTEGER NOT NULL,
+        resolved_at INTEGER,
+        resolution TEXT
+    );
+    CREATE UNIQUE INDEX problem_reports_open ON problem_reports(person_key, quiz_id, question_id)
+        WHERE resolved_at IS NULL;
+    CREATE INDEX problem_reports_by_person ON problem_reports(person_key, created_at);
+    """,
 ]
 
 

@@ -80,6 +80,7 @@ def migrate_chat(db: Db, old: str, new: str) -> bool:
     db.execute("UPDATE OR IGNORE chat_settings SET chat_key=? WHERE chat_key=?", (new, old))
     db.execute("DELETE FROM chat_settings WHERE chat_key=?", (old,))
     db.execute("UPDATE rounds SET chat_key=? WHERE chat_key=?", (new, old))
+    db.execute("UPDATE problem_reports SET chat_key=? WHERE chat_key=?", (new, old))
     db.execute("DELETE FROM chats WHERE key=?", (old,))
     return True
 

@@ -30,8 +30,12 @@ from bot.core.ports import (
     ChatSettingsRecord,
     ItemResponse,
     NewPost,
+    NewProblemReport,
     PostRecord,
+    ProblemReportRecord,
     RecordOutcome,
+    ReportOutcome,
+    ResolveOutcome,
     ReviewAnswer,
     RoundRecord,
     RunRecord,
@@ -40,6 +44,7 @@ from bot.core.ports import (
 )
 from bot.core.schedule import Schedule
 from bot.storage import boards, ops, queries
+from bot.storage import problem_reports as report_store
 from bot.storage import review as spaced
 from bot.storage import rounds as round_store
 from bot.storage.cache import CachedStorage, CacheFunctions
@@ -399,3 +404,28 @@ class SqliteStorage(CachedStorage):
         return await self._write(
             spaced.claim_reminder, person_key, local_date.isoformat(), to_ms(when)
         )
+
+    # problem reports (problem_reports.py) ----------------------------------------------
+    async def add_problem_report(
+        self, report: NewProblemReport, *, since: datetime, daily_cap: int, max_chars: int
+    ) -> tuple[ReportOutcome, ProblemReportRecord | None]:
+        outcome, report_id = await self._write(
+            report_store.add_problem_report, report, to_ms(since), daily_cap, max_chars
+        )
+        if report_id is None:
+            return outcome, None
+        return outcome, await self._read(report_store.problem_report, report_id)
+
+    async def problem_reports(
+        self, *, open_only: bool = True, quiz_id: str | None = None
+    ) -> list[ProblemReportRecord]:
+        return await self._read(report_store.problem_reports, open_only, quiz_id)
+
+    async def resolve_problem_report(
+        self, report_id: int, when: datetime, note: str | None = None
+    ) -> ResolveOutcome:
+        return await self._write(report_store.resolve_problem_report, report_id, to_ms(when),
+                                 note)
+
+    async def last_answered(self, person_key: str, chat_key: str) -> tuple[str, str] | None:
+        return await self._read(report_store.last_answered, person_key, chat_key)

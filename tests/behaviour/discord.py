@@ -31,11 +31,13 @@ from tests.fakes.discord_api import (
     DEFAULT_PERMISSIONS,
     EPHEMERAL,
     MANAGE_GUILD,
+    MODAL,
     FakeDiscord,
     Interaction,
     Reply,
     User,
     buttons_of,
+    flag_of,
 )
 
 NAMES = ("Alice", "Bob", "Chandra", "Dipa", "Esha", "Farid", "Gita", "Hari")
@@ -172,6 +174,33 @@ class DiscordHarness:
                                    components=components, permissions=self._permissions(who))
         return await self._seen(it)
 
+    async def report_via_flag(self, where: Place, who: User, post_id: int, text: str) -> Seen:
+        message = self._message_of(where, post_id, 0)
+        flag = flag_of(message)
+        assert flag is not None, "no ⚑ under the question"
+        click = await self.fake.click(int(message["id"]), flag["custom_id"], user=who,
+                                      permissions=self._permissions(who))
+        await self.fake.ack(click, within=SETTLE_WITHIN)
+        assert click.callback_type == MODAL, click.callback
+        submitted = await self.fake.submit_modal(click, {"text": text}, user=who)
+        return await self._seen(submitted)
+
+    async def forged_flag(self, where: Place, who: User, question_id: str) -> Seen:
+        custom_id = f"rp:{question_id}"[:100]
+        mine = [m for m in self.fake.messages.values()
+                if int(m["channel_id"]) == where.channel_id and buttons_of(m)]
+        message = (mine or [self.fake.post_message(where.channel_id, "…")])[-1]
+        components = [{"type": 1, "components": [
+            {"type": 2, "style": 2, "label": "⚑", "custom_id": custom_id}]}]
+        it = await self.fake.click(int(message["id"]), custom_id, user=who,
+                                   components=components, permissions=self._permissions(who))
+        return await self._seen(it)
+
+    async def report(self, where: Place, who: User, question_id: str | None,
+                     text: str) -> Seen:
+        options = {"text": text} | ({"question": question_id} if question_id else {})
+        return await self._slash(where, who, "report", options)
+
     async def daily_set(self, where: Place, who: User, at: str = "09:00",
                         zone: str = "UTC") -> Seen:
         return await self._slash(where, who, "daily set", {"time": at, "timezone": zone})
@@ -211,7 +240,8 @@ class DiscordHarness:
         self._ticked.update(set(self.fake.messages) - before)
 
     def closed_on_platform(self, post_id: int) -> bool:
-        """Every message showing the question has its buttons disabled and the summary."""
+        """Every message showing the question has its answer buttons disabled (its ⚑ stays)
+        and the summary."""
         shown = [m for m in self.fake.messages.values() if self._shows(m, post_id)]
         return bool(shown) and all(
             all(b.get("disabled") for b in buttons_of(m))

@@ -130,6 +130,23 @@ class Harness(Protocol):
         their private chat; Discord: ephemeral, or in their DM)."""
         ...
 
+    # problem reports -------------------------------------------------------------------------
+    async def report_via_flag(self, where: Place, who: Person, post_id: int, text: str) -> Seen:
+        """⚑ under the question of `post_id` as shown in `where`, then `text` written where
+        the bot asks what is wrong (Telegram: a reply to its private ForceReply prompt;
+        Discord: the form it opens). texts: what the bot said once the person wrote."""
+        ...
+
+    async def forged_flag(self, where: Place, who: Person, question_id: str) -> Seen:
+        """A ⚑ press carrying `question_id`, from a question's message in `where`, as a
+        modified client could send it."""
+        ...
+
+    async def report(self, where: Place, who: Person, question_id: str | None,
+                     text: str) -> Seen:
+        """/report [question id] <text>."""
+        ...
+
     async def tick(self) -> None:
         """One round of the core scheduler (daily posts, due closes, pending summaries),
         then wait until every platform call it caused is done."""

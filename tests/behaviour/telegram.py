@@ -27,7 +27,7 @@ from typing import Any
 from pydantic import SecretStr
 
 from bot.adapters.telegram import TelegramAdapter
-from bot.adapters.telegram.callback_data import answer_data
+from bot.adapters.telegram.callback_data import answer_data, flag_data
 from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
 from bot.settings import Settings
@@ -175,6 +175,39 @@ class TelegramHarness:
         update_id = self.fake.press(message, who, answer_data(post_id, option))
         return await self._seen(start, update_id, where, who)
 
+    async def report_via_flag(self, where: Chat, who: User, post_id: int, text: str) -> Seen:
+        sent = self._latest(post_id)
+        message = self.fake.messages.get((sent.chat_id, sent.message["message_id"]),
+                                         sent.message)  # as it is now
+        [data] = [b["callback_data"] for row in message["reply_markup"]["inline_keyboard"]
+                  for b in row if b["callback_data"].startswith("r:")]
+        start = len(self.fake.calls)
+        update_id = self.fake.press(message, who, data)
+        await self._settle(update_id)
+        prompts = [c.result for c in self.fake.calls[start:] if c.ok
+                   and c.method == "sendMessage" and c.params["chat_id"] == who["id"]
+                   and "force_reply" in (c.params.get("reply_markup") or {})]
+        assert prompts, "the ⚑ press asked nothing"
+        start = len(self.fake.calls)
+        update_id = self.fake.reply(prompts[-1], who, text)
+        return await self._seen(start, update_id, self.private(who), who)
+
+    async def forged_flag(self, where: Chat, who: User, question_id: str) -> Seen:
+        message = (
+            [s.message for s in self._sent if s.chat_id == where["id"]]
+            or [self.fake._new_message(where, text="…", **{"from": self.fake.bot})]
+        )[-1]
+        data = flag_data(question_id) if len(question_id.encode()) <= 62 \
+            else f"r:{question_id}"[:64]
+        start = len(self.fake.calls)
+        update_id = self.fake.press(message, who, data)
+        return await self._seen(start, update_id, where, who)
+
+    async def report(self, where: Chat, who: User, question_id: str | None,
+                     text: str) -> Seen:
+        return await self._command(where, who, " ".join(
+            ["/report", *([question_id] if question_id else []), text]))
+
     async def daily_set(self, where: Chat, who: User, at: str = "09:00",
                         zone: str = "UTC") -> Seen:
         return await self._command(where, who, f"/daily {at} {zone}")
@@ -262,8 +295,9 @@ class TelegramHarness:
                     continue
                 message = call.result
                 poll_id = message["poll"]["id"] if "poll" in message else None
-                if poll_id is None and "reply_markup" not in call.params:
-                    continue  # a plain message, not a question
+                if poll_id is None and "inline_keyboard" not in (call.params.get("reply_markup")
+                                                                 or {}):
+                    continue  # a plain message (or a ForceReply prompt), not a question
                 ref = (f"tg-poll:{poll_id}" if poll_id is not None
                        else f"tg-msg:{message['chat']['id']}:{message['message_id']}")
                 post_id = await self.service.post_id_for(ref)

@@ -337,3 +337,33 @@ async def test_a_reminder_comes_privately_once_a_day_when_reviews_are_due(h: Har
     assert h.private_texts(alice) == [
         "📚 1 question is due for review. Send /review to go through it."]
     assert h.private_texts(bob) == []  # nothing due: no message
+
+
+# reporting a problem with a question -------------------------------------------------------
+async def test_a_flagged_question_is_reported_with_the_person_and_text(h: Harness) -> None:
+    group, alice = h.group(), h.person(1, language="bn")
+    [post] = (await h.quiz(group, alice)).post_ids
+    question = await shown(h, post)
+    await h.answer(group, alice, post, question.correct)
+    seen = await h.report_via_flag(group, alice, post, "  বিকল্প B-ও ঠিক  ")
+    [report] = await h.service.problem_report_list()
+    assert (report.question_id, report.person_key, report.text) == (
+        question.question_id, h.person_key(alice), "বিকল্প B-ও ঠিক")
+    assert any(ord(c) in BENGALI for c in seen.text), seen.text  # thanked in her language
+    # /report of the same question while it is open adds to it, not a second report
+    again = await h.report(group, alice, question.question_id, "and the explanation")
+    assert again.text
+    [report] = await h.service.problem_report_list()
+    assert report.text == "বিকল্প B-ও ঠিক\nand the explanation"
+
+
+async def test_a_forged_flag_for_an_unknown_question_is_refused_and_stores_nothing(
+    h: Harness,
+) -> None:
+    group, alice, bob = h.group(), h.person(1), h.person(2)
+    await h.quiz(group, alice)
+    for forged in ("no-such-question", "s-one'; DROP TABLE answers;--", "x" * 60):
+        seen = await h.forged_flag(group, bob, forged)
+        assert seen.text, "a forged flag gets a polite refusal"
+    assert (await h.report(group, bob, None, "wrong")).text  # nothing answered here yet
+    assert await h.service.problem_report_list(open_only=False) == []

@@ -292,7 +292,7 @@ async def test_the_largest_question_fits_discords_limits(
 
     reply, q = await post_quiz(fake, core, alice, quiz="big")
     rows = reply.components
-    assert [len(row["components"]) for row in rows] == [5, 5]
+    assert [len(row["components"]) for row in rows] == [5, 5, 1]  # the ⚑ on a third row of 5
     description = reply.embeds[0]["description"]
     assert r"x\_1 \* y\_2 \`code\` \~\~not\~\~" in description
     assert all(option in description for option in q.options)

@@ -12,7 +12,8 @@ from bot.core.service import QuizService
 from tests.discord_e2e.conftest import StartBot
 from tests.fakes.discord_api import MANAGE_GUILD, TOKEN, FakeDiscord, User
 
-COMMANDS = {"quiz", "leaderboard", "stats", "review", "remind", "lang", "daily", "settings"}
+COMMANDS = {"quiz", "leaderboard", "stats", "review", "remind", "lang", "daily", "settings",
+            "report"}
 
 
 async def test_start_registers_slash_commands_globally(

@@ -65,10 +65,12 @@ DISCORD_EPOCH_MS = 1_420_070_400_000  # 2015-01-01, the zero of a snowflake's ti
 WORKER = 1 << 17  # worker 1, process 0 in a snowflake's low 22 bits
 
 # interaction and callback types (discord-api-docs interactions/receiving-and-responding)
-APPLICATION_COMMAND, MESSAGE_COMPONENT, AUTOCOMPLETE = 2, 3, 4
+APPLICATION_COMMAND, MESSAGE_COMPONENT, AUTOCOMPLETE, MODAL_SUBMIT = 2, 3, 4, 5
 CHANNEL_MESSAGE, DEFERRED_MESSAGE, DEFERRED_UPDATE, UPDATE_MESSAGE, AUTOCOMPLETE_RESULT = (
     4, 5, 6, 7, 8
 )
+MODAL = 9  # a callback that opens a form
+TEXT_INPUT = 4  # the component type of a form's text field
 OPTION_TYPES = {str: 3, int: 4, bool: 5, float: 10}
 SUB_COMMAND, SUB_COMMAND_GROUP = 1, 2
 
@@ -204,6 +206,17 @@ class Reply:
 
 
 def buttons_of(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """The answer buttons of a message (a question's ⚑, on a row of its own: `flag_of`)."""
+    return [c for c in all_buttons_of(message) if not c.get("custom_id", "").startswith("rp:")]
+
+
+def flag_of(message: dict[str, Any]) -> dict[str, Any] | None:
+    """The ⚑ under a question (report a problem), if the message has one."""
+    return next((c for c in all_buttons_of(message)
+                 if c.get("custom_id", "").startswith("rp:")), None)
+
+
+def all_buttons_of(message: dict[str, Any]) -> list[dict[str, Any]]:
     return [c for row in message.get("components") or [] for c in row.get("components", [])
             if c.get("type") == 2]
 
@@ -596,6 +609,29 @@ class FakeDiscord:
         payload["data"] = {"custom_id": custom_id, "component_type": 2}
         return await self.dispatch_interaction(payload, within)
 
+    async def submit_modal(
+        self, opened_by: Interaction, values: dict[str, str], *, user: User,
+        custom_id: str | None = None, within: float = 5.0,
+    ) -> Interaction:
+        """Someone fills in the form the bot opened in answer to `opened_by` (or, with
+        `custom_id`, a form of that id, as a forged client could send) and submits it:
+        `values` maps each text input's custom_id to what was typed."""
+        modal = (opened_by.callback or {}).get("data") or {}
+        source = opened_by.payload
+        payload = self._base_interaction(
+            MODAL_SUBMIT, user, dm="guild_id" not in source,
+            channel_id=int(source["channel_id"]),
+            permissions=int(source["member"]["permissions"]) if "member" in source else None,
+            locale=None, guild_locale="en-US",
+        )
+        payload["data"] = {
+            "custom_id": custom_id or modal.get("custom_id", ""),
+            "components": [{"type": 1, "components": [
+                {"type": TEXT_INPUT, "custom_id": key, "value": value}
+            ]} for key, value in values.items()],
+        }
+        return await self.dispatch_interaction(payload, within)
+
     async def redeliver(self, interaction: Interaction) -> None:
         """The same interaction again, same id and token (a gateway resume replaying it):
         Discord refuses a second response to it with 40060, as this fake does."""
@@ -932,6 +968,25 @@ class FakeDiscord:
                     raise invalid_form("custom_id: 1-100 characters, unique per message")
                 seen.add(custom_id)
 
+    @staticmethod
+    def _validate_modal(data: dict[str, Any]) -> None:
+        """A form: custom_id 1-100, title 1-45, 1-5 rows of one text input (label 1-45,
+        max_length up to 4000)."""
+        if not 1 <= len(data.get("custom_id") or "") <= 100:
+            raise invalid_form("custom_id: must be 1-100 characters")
+        if not 1 <= len(data.get("title") or "") <= 45:
+            raise invalid_form("title: must be 1-45 characters")
+        rows = data.get("components") or []
+        if not 1 <= len(rows) <= 5:
+            raise invalid_form("components: a modal has 1-5 rows")
+        for row in rows:
+            for text_input in row.get("components") or []:
+                label = text_input.get("label") or ""
+                if text_input.get("type") != TEXT_INPUT or not 1 <= len(label) <= 45 \
+                        or not 1 <= int(text_input.get("max_length") or 4000) <= 4000:
+                    raise invalid_form("components: a text input, label 1-45, max_length "
+                                       "up to 4000")
+
     def post_message(self, channel_id: int, content: str) -> dict[str, Any]:
         """A plain message of the bot's in a channel, as if it had been sent earlier."""
         return self._create_message(channel_id, {"content": content})
@@ -949,6 +1004,8 @@ class FakeDiscord:
         kind, data = r.json["type"], r.json.get("data") or {}
         if r.query.get("with_response") not in ("1", "true", "True"):
             raise ApiError(400, "the fake expects ?with_response=1, as discord.py sends", 0)
+        if kind == MODAL:
+            self._validate_modal(data)
         it.callback = r.json
         channel_id = int(it.payload["channel_id"])
         message = None

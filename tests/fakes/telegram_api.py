@@ -373,6 +373,12 @@ class FakeTelegramAPI:
         message = self._new_message(chat, text=text, entities=[entity], **{"from": user})
         return self.push("message", message)
 
+    def reply(self, to: dict[str, Any], user: dict[str, Any], text: str) -> int:
+        """A user replies to the message `to` (e.g. answering a ForceReply) with `text`."""
+        message = self._new_message(to["chat"], text=text, reply_to_message=to,
+                                    **{"from": user})
+        return self.push("message", message)
+
     def answer_poll(self, poll_id: str, user: dict[str, Any], option_ids: list[int]) -> int:
         poll = self.polls[poll_id]
         for i in option_ids:
@@ -657,7 +663,8 @@ class FakeTelegramAPI:
         self._check_markup(params.get("reply_markup"))
         self._check_reply(chat, params.get("reply_parameters"))
         fields: dict[str, Any] = {"from": self.bot, "text": text}
-        if params.get("reply_markup"):
+        if (params.get("reply_markup") or {}).get("inline_keyboard"):
+            # a message shows only an inline keyboard; a ForceReply is not kept with it
             fields["reply_markup"] = params["reply_markup"]
         return self._new_message(chat, **fields)
 
@@ -713,7 +720,11 @@ class FakeTelegramAPI:
             poll["explanation"] = explanation
         if open_period is not None:
             poll["open_period"] = int(open_period)
-        message = self._new_message(chat, **{"from": self.bot, "poll": poll})
+        self._check_markup(params.get("reply_markup"))
+        fields: dict[str, Any] = {"from": self.bot, "poll": poll}
+        if params.get("reply_markup"):
+            fields["reply_markup"] = params["reply_markup"]
+        message = self._new_message(chat, **fields)
         self.polls[poll_id] = poll
         self.poll_messages[poll_id] = (chat["id"], message["message_id"])
         return message

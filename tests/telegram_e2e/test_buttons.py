@@ -9,7 +9,9 @@ from bot.i18n import translator
 
 
 def keyboard_data(message: dict) -> list[str]:
-    return [b["callback_data"] for row in message["reply_markup"]["inline_keyboard"] for b in row]
+    """The answer buttons' data (the ⚑ below them reports a problem: r:<question id>)."""
+    return [b["callback_data"] for row in message["reply_markup"]["inline_keyboard"] for b in row
+            if not b["callback_data"].startswith("r:")]
 
 
 async def button_question(tg, chat, user, text="/quiz buttons") -> dict:

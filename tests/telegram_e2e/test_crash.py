@@ -147,7 +147,7 @@ async def kill_9_during_bursts(
     [keyboard] = await fake.wait_for("sendMessage", where=lambda c: "reply_markup" in c.params)
     buttons = keyboard.result
     data = [b["callback_data"] for row in buttons["reply_markup"]["inline_keyboard"]
-            for b in row]
+            for b in row if b["callback_data"].startswith("a:")]
     await drained(fake)
 
     votes: dict[int, tuple[str, int]] = {}  # update id -> (poll id, user id)

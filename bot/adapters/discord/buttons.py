@@ -32,6 +32,7 @@ from bot.i18n import translator
 if TYPE_CHECKING:
     from bot.adapters.discord.intake import Intake
     from bot.adapters.discord.publish import ChannelPublisher
+    from bot.adapters.discord.reports import ReportFlag
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +55,7 @@ class AnswerButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMP
 
     clicks: ClassVar[AnswerClicks | None] = None
     intake: ClassVar[Intake | None] = None
+    flag: ClassVar[type[ReportFlag] | None] = None  # ⚑ under each question (reports.py)
 
     def __init__(
         self,
@@ -97,6 +99,8 @@ class AnswerButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMP
         view = discord.ui.View(timeout=None)
         for i in range(len(q.options)):
             view.add_item(cls(q.post_id, i))
+        if cls.flag is not None:
+            cls.flag.add_to(view, q.question_id, len(q.options))
         return view
 
     @classmethod
@@ -108,18 +112,22 @@ class AnswerButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMP
             style = discord.ButtonStyle.success if i == q.correct \
                 else discord.ButtonStyle.secondary
             view.add_item(cls(q.post_id, i, style=style, disabled=True))
+        if cls.flag is not None:  # stays open: the summary is where a wrong key shows
+            cls.flag.add_to(view, q.question_id, len(q.options))
         return view
 
 
-def answer_buttons(clicks: AnswerClicks, intake: Intake | None = None) -> type[AnswerButton]:
+def answer_buttons(clicks: AnswerClicks, intake: Intake | None = None,
+                   flag: type[ReportFlag] | None = None) -> type[AnswerButton]:
     """The button class one bot registers with `add_dynamic_items` and builds its messages
-    with: its clicks are taken through `intake` and go to `clicks`."""
+    with: its clicks are taken through `intake` and go to `clicks`; `flag`: the ⚑."""
 
     class BoundAnswerButton(AnswerButton, template=TEMPLATE):
         pass
 
     BoundAnswerButton.clicks = clicks
     BoundAnswerButton.intake = intake
+    BoundAnswerButton.flag = flag
     return BoundAnswerButton
 
 

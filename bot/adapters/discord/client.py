@@ -28,6 +28,7 @@ from bot.adapters.discord.localize import CatalogTranslator
 from bot.adapters.discord.publish import ChannelPublisher
 from bot.adapters.discord.quiz import QuizCog
 from bot.adapters.discord.replies import ErrorReplies
+from bot.adapters.discord.reports import ReportCog, report_flags
 from bot.adapters.discord.review import ReviewCog
 from bot.core.service import QuizService
 
@@ -83,6 +84,8 @@ class QuizBot(commands.Bot):
             await self.add_cog(cog)
         # buttons of every message, old or new, dispatch here by custom_id
         self.add_dynamic_items(self.buttons)
+        if self.buttons.flag is not None:
+            self.add_dynamic_items(self.buttons.flag)
         # command descriptions in every language Discord and our catalogs share (before sync)
         await self.tree.set_translator(CatalogTranslator())
 
@@ -119,9 +122,11 @@ def build_bot(service: QuizService, publisher: ChannelPublisher, *,
     sharded bot; None for one unsharded connection."""
     errors = ErrorReplies(service)
     intake = intake or Intake()
-    buttons = answer_buttons(AnswerClicks(service, publisher, errors), intake)
+    reports = ReportCog(service, errors, intake)
+    buttons = answer_buttons(AnswerClicks(service, publisher, errors), intake,
+                             report_flags(reports, intake))
     cogs: list[commands.Cog] = [QuizCog(service, publisher, errors), DailyCog(service, errors),
-                                ReviewCog(service, publisher, errors)]
+                                ReviewCog(service, publisher, errors), reports]
     options: dict[str, Any] = {"intake": intake, "guild_ready_timeout": guild_ready_timeout,
                                "identify_interval": identify_interval}
     bot = QuizBot(cogs, buttons, **options) if shards is None else \

@@ -45,6 +45,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("lang", _("Your language: /lang en|bn|hi")),
     ("daily", _("A question every day: /daily HH:MM [Time/Zone] [quiz]")),
     ("settings", _("This chat's question time and mode (admins)")),
+    ("report", _("Report a wrong question: /report <question id> <what is wrong>")),
     ("help", _("What this bot does and how to use it")),
     ("start", _("Start here")),
 )

@@ -25,3 +25,20 @@ def parse_answer(data: str | None) -> tuple[int, int] | None:
     if match is None:
         return None
     return int(match.group(1)), int(match.group(2))
+
+
+# The ⚑ under a question (reports.py): "r:<question id>", at most 50 bytes (ids are slugs of
+# up to 48). Never trusted either: the core refuses an id the catalog does not have.
+_FLAG = re.compile(r"r:(.{1,62})", re.DOTALL)  # wide: a forged id gets a polite refusal
+
+
+def flag_data(question_id: str) -> str:
+    data = f"r:{question_id}"
+    assert len(data.encode()) <= TG_CALLBACK_DATA_BYTES
+    return data
+
+
+def parse_flag(data: str | None) -> str | None:
+    """The question id in ⚑ callback data, or None if it is not a flag's."""
+    match = _FLAG.fullmatch(data or "")
+    return match.group(1) if match else None

@@ -38,7 +38,7 @@ from bot.adapters.telegram.identity import (
     parse_message_ref,
     poll_ref,
 )
-from bot.adapters.telegram.keyboards import answer_keyboard
+from bot.adapters.telegram.keyboards import answer_keyboard, flag_keyboard
 from bot.adapters.telegram.text import fit, poll_explanation
 from bot.adapters.telegram.unconfirmed import Unconfirmed, UnconfirmedSends, may_have_arrived
 from bot.content.limits import TG_OPTION, TG_QUESTION
@@ -192,6 +192,7 @@ class Poster:
                     correct_option_ids=[question.correct],  # type: ignore[list-item]
                     explanation=poll_explanation(question.explanation),
                     open_period=self._open_period(question),
+                    reply_markup=flag_keyboard(question.question_id),
                 )
         except NetworkError as exc:
             if not may_have_arrived(exc):

@@ -87,6 +87,10 @@ TABLES = (
     Table("reminder_days", ("person_key", "local_date"), ("person_key", "local_date",
                                                           "claimed_at"),
           times=("claimed_at",), dates=("local_date",)),
+    Table("problem_reports", ("id",), ("id", "quiz_id", "question_id", "person_key",
+                                       "person_name", "chat_key", "text", "created_at",
+                                       "updated_at", "resolved_at", "resolution"),
+          times=("created_at", "updated_at", "resolved_at")),
 )
 # derived from the answers, rebuilt by the destination: counted to check, never copied
 REBUILT = ("totals", "scores")
@@ -385,7 +389,7 @@ class PostgresSide(Side):
     async def finish(self) -> None:
         """Ids go on after the copied ones; the copy's bookkeeping goes."""
         async with self.db.transaction():
-            for table in ("runs", "posts", "answers", "rounds"):
+            for table in ("runs", "posts", "answers", "rounds", "problem_reports"):
                 await self.db.execute(
                     f"SELECT setval(pg_get_serial_sequence('{table}', 'id'),"
                     f" COALESCE(max(id), 1), max(id) IS NOT NULL) FROM {table}"

@@ -112,6 +112,8 @@ async def migrate_chat(db: Db, old: str, new: str) -> bool:
     )
     await db.execute("DELETE FROM chat_settings WHERE chat_key = $1", old)
     await db.execute("UPDATE rounds SET chat_key = $1 WHERE chat_key = $2", new, old)
+    await db.execute("UPDATE problem_reports SET chat_key = $1 WHERE chat_key = $2", new,
+                     old)
     await db.execute("DELETE FROM chats WHERE key = $1", old)
     await notify(db, "chat", old)
     await notify(db, "chat", new)

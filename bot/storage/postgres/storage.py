@@ -31,8 +31,12 @@ from bot.core.ports import (
     ChatSettingsRecord,
     ItemResponse,
     NewPost,
+    NewProblemReport,
     PostRecord,
+    ProblemReportRecord,
     RecordOutcome,
+    ReportOutcome,
+    ResolveOutcome,
     ReviewAnswer,
     RoundRecord,
     RunRecord,
@@ -42,6 +46,7 @@ from bot.core.ports import (
 from bot.core.schedule import Schedule
 from bot.storage.cache import CachedStorage, CacheFunctions
 from bot.storage.postgres import boards, ops, queries
+from bot.storage.postgres import problem_reports as report_store
 from bot.storage.postgres import review as spaced
 from bot.storage.postgres import rounds as round_store
 from bot.storage.postgres.materializer import LOCK_POSITION, Materializer, Position, roll_week
@@ -491,6 +496,32 @@ class PostgresStorage(CachedStorage):
 
     async def claim_reminder(self, person_key: str, local_date: date, when: datetime) -> bool:
         return await self._write(spaced.claim_reminder, person_key, local_date, when)
+
+
+    # problem reports (problem_reports.py) ----------------------------------------------
+    async def add_problem_report(
+        self, report: NewProblemReport, *, since: datetime, daily_cap: int, max_chars: int
+    ) -> tuple[ReportOutcome, ProblemReportRecord | None]:
+        outcome, report_id = await self._write(
+            report_store.add_problem_report, report, since, daily_cap, max_chars
+        )
+        if report_id is None:
+            return outcome, None
+        return outcome, await self._read(report_store.problem_report, report_id)
+
+    async def problem_reports(
+        self, *, open_only: bool = True, quiz_id: str | None = None
+    ) -> list[ProblemReportRecord]:
+        return await self._read(report_store.problem_reports, open_only, quiz_id)
+
+    async def resolve_problem_report(
+        self, report_id: int, when: datetime, note: str | None = None
+    ) -> ResolveOutcome:
+        return await self._write(report_store.resolve_problem_report, report_id, when,
+                                 note)
+
+    async def last_answered(self, person_key: str, chat_key: str) -> tuple[str, str] | None:
+        return await self._read(report_store.last_answered, person_key, chat_key)
 
 
 async def _roll_week(db: Db, until: date) -> None:

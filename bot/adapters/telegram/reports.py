@@ -1,0 +1,137 @@
+"""Reporting a problem with a question on Telegram: the ⚑ button and /report.
+
+- A ⚑ button under every question (quiz poll or button message) carries `r:<question id>`
+  (under 64 bytes). Pressed, it asks the person privately "what is wrong?" with a ForceReply;
+  their reply to that prompt becomes the report. The prompt's first line is "⚑ <question
+  id>", which is how the reply finds its question (in any process, after a restart). The data
+  is never trusted: the core refuses an id the catalog does not have, and stores nothing.
+- `/report <question id> <text>`, or `/report <text>` for the last question the person
+  answered in this chat.
+
+The person is thanked, in their language, only after the report is stored. Refusals are the
+core's UserErrors, shown by handlers.on_error.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+import telegram
+from telegram import ForceReply, Update
+from telegram.constants import ChatType
+from telegram.error import BadRequest, Forbidden, TelegramError
+from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, filters
+
+from bot.adapters.telegram.callback_data import parse_flag
+from bot.adapters.telegram.context import Context, TelegramApp
+from bot.adapters.telegram.handlers import COMMAND_UPDATES, Command, alert, command
+from bot.adapters.telegram.identity import chat_of, person_of
+from bot.adapters.telegram.keyboards import FLAG
+from bot.adapters.telegram.text import fit
+from bot.core.problem_reports import ReportReceipt, report_prompt_text, report_thanks_text
+from bot.i18n import translator
+
+log = logging.getLogger(__name__)
+
+_PROMPT = re.compile(rf"{FLAG} ([a-z0-9][a-z0-9-]{{0,47}})\n")
+
+
+def prompted_question(message: telegram.Message | None, bot_id: int) -> str | None:
+    """The question id of the bot's ⚑ prompt that `message` replies to, else None."""
+    prompt = message.reply_to_message if message is not None else None
+    if prompt is None or prompt.from_user is None or prompt.from_user.id != bot_id:
+        return None
+    match = _PROMPT.match(prompt.text or "")
+    return match.group(1) if match else None
+
+
+class _RepliesToPrompt(filters.MessageFilter):
+    """A text message replying to one of the bot's ⚑ prompts (only those: other private
+    texts are left to other handlers)."""
+
+    def filter(self, message: telegram.Message) -> bool:
+        prompt = message.reply_to_message
+        return bool(message.text) and prompt is not None and prompt.from_user is not None \
+            and prompt.from_user.is_bot and _PROMPT.match(prompt.text or "") is not None
+
+
+def register(app: TelegramApp) -> None:
+    """Before handlers.register: the ⚑ press must reach `flag_pressed`, not the answer
+    buttons' handler, which takes any callback data."""
+    app.add_handler(CallbackQueryHandler(flag_pressed, pattern=r"^r:"))
+    app.add_handler(MessageHandler(
+        filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE & ~filters.COMMAND
+        & _RepliesToPrompt(), prompt_answered))
+    app.add_handler(CommandHandler("report", report_command, filters=COMMAND_UPDATES))
+
+
+async def flag_pressed(update: Update, context: Context) -> None:
+    """⚑: the question is checked, then the person is asked privately what is wrong."""
+    query = update.callback_query
+    if query is None:
+        return
+    data = context.bot_data
+    if not data.seen.add(("press", query.id)):
+        log.info("ignoring redelivered flag press %s", query.id)
+        return
+    person = person_of(query.from_user)
+    chat = chat_of(query.message.chat) if query.message is not None else None
+    locale = await data.service.locale_for(person, chat)
+    t = translator(locale)
+    question_id = parse_flag(query.data) or ""
+    title = data.service.question_title(question_id, locale)  # UnknownQuestion: refused
+    prompt = f"{FLAG} {question_id}\n" + report_prompt_text(title, t)
+    try:
+        await data.poster.bot.send_message(
+            query.from_user.id, fit(prompt),
+            reply_markup=ForceReply(input_field_placeholder=t.gettext("What is wrong?")),
+        )
+    except (Forbidden, BadRequest):  # never started a private chat with the bot (or blocked it)
+        await alert(query, t.gettext(
+            "Start a private chat with me first, or write here: /report {id} <what is wrong>",
+            id=question_id))
+        return
+    private = query.message is None or query.message.chat.type == ChatType.PRIVATE
+    try:
+        await query.answer(None if private else fit(
+            t.gettext("I asked you in our private chat what is wrong."), 200))
+    except TelegramError as exc:
+        log.info("could not answer flag press %s: %s", query.id, exc)
+
+
+async def prompt_answered(update: Update, context: Context) -> None:
+    """A reply to the ⚑ prompt: the report, stored, then thanked for."""
+    if (cmd := command(update, context)) is None or cmd.person is None:
+        return
+    question_id = prompted_question(cmd.message, context.bot.id)
+    if question_id is None:
+        return
+    service = cmd.data.service
+    receipt = await service.report_problem(cmd.person, cmd.chat, question_id,
+                                           cmd.message.text or "")
+    await thank(cmd, receipt)
+
+
+async def report_command(update: Update, context: Context) -> None:
+    """/report <question id> <text>, or /report <text> about the last question answered
+    in this chat."""
+    if (cmd := command(update, context)) is None or cmd.person is None:
+        return
+    service = cmd.data.service
+    args = cmd.args
+    if args and service.is_question(args[0]):
+        text = (cmd.message.text or "").split(None, 2)[2:]  # the text as typed, lines kept
+        receipt = await service.report_problem(cmd.person, cmd.chat, args[0],
+                                               text[0] if text else "")
+    else:
+        text = (cmd.message.text or "").split(None, 1)[1:]
+        receipt = await service.report_last_answered(cmd.person, cmd.chat,
+                                                     text[0] if text else "")
+    await thank(cmd, receipt)
+
+
+async def thank(cmd: Command, receipt: ReportReceipt) -> None:
+    t = await cmd.for_person()
+    title = cmd.data.service.question_title(receipt.report.question_id, t.locale)
+    await cmd.reply(report_thanks_text(receipt, title, t))

@@ -1,0 +1,117 @@
+"""Problem reports in the core: a report names a question the catalog has (a forged id is
+refused and stores nothing), its text is stripped and 1..MAX_REPORT_CHARS long, a second
+report of the same open question is appended, a person makes at most DAILY_REPORTS a day,
+/report <text> means the last question answered in the chat, and admins list and resolve."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.core.errors import (
+    DAILY_REPORTS,
+    MAX_REPORT_CHARS,
+    AlreadyResolved,
+    ReportError,
+    UnknownQuestion,
+    UnknownReport,
+)
+from bot.core.models import Chat, Person
+from bot.core.service import QuizService
+from tests.clock import FakeClock
+
+GROUP = Chat("tg:-100", "Study group")
+ADA = Person("tg:1", "Ada")
+BO = Person("dc:2", "Bo")
+
+
+async def test_a_report_is_stored_with_the_person_and_text(service: QuizService) -> None:
+    receipt = await service.report_problem(ADA, GROUP, "s-two", "  Seven is a colour too?  ")
+    assert not receipt.appended
+    [stored] = await service.problem_report_list()
+    assert stored == receipt.report
+    assert (stored.quiz_id, stored.question_id, stored.person_key, stored.person_name,
+            stored.chat_key, stored.text) == (
+        "sample", "s-two", "tg:1", "Ada", GROUP.key, "Seven is a colour too?")
+
+
+@pytest.mark.parametrize("question_id", ["nope", "", "s-one:1", "x" * 500, "S-ONE'--"])
+async def test_an_unknown_question_is_refused_and_nothing_stored(
+    service: QuizService, question_id: str
+) -> None:
+    with pytest.raises(UnknownQuestion):
+        await service.report_problem(ADA, GROUP, question_id, "wrong")
+    assert await service.problem_report_list(open_only=False) == []
+
+
+@pytest.mark.parametrize("text", ["", "   \n ", "x" * (MAX_REPORT_CHARS + 1)])
+async def test_an_empty_or_long_text_is_refused(service: QuizService, text: str) -> None:
+    with pytest.raises(ReportError):
+        await service.report_problem(ADA, GROUP, "s-one", text)
+    assert await service.problem_report_list(open_only=False) == []
+
+
+async def test_the_longest_text_is_kept_whole(service: QuizService) -> None:
+    receipt = await service.report_problem(ADA, GROUP, "s-one", "y" * MAX_REPORT_CHARS)
+    assert receipt.report.text == "y" * MAX_REPORT_CHARS
+
+
+async def test_a_second_report_while_open_is_appended(service: QuizService) -> None:
+    first = await service.report_problem(ADA, GROUP, "s-one", "typo in the prompt")
+    again = await service.report_problem(ADA, GROUP, "S-One", "and option 3")
+    assert again.appended and again.report.id == first.report.id
+    assert again.report.text == "typo in the prompt\nand option 3"
+    other = await service.report_problem(BO, GROUP, "s-one", "typo")  # another person
+    assert not other.appended
+    assert len(await service.problem_report_list()) == 2
+
+
+async def test_a_person_makes_a_few_reports_a_day(
+    service: QuizService, clock: FakeClock
+) -> None:
+    assert service.problem_reports.daily_cap == DAILY_REPORTS
+    service.problem_reports.daily_cap = 2
+    await service.report_problem(ADA, GROUP, "s-one", "a")
+    await service.report_problem(ADA, GROUP, "s-two", "b")
+    with pytest.raises(ReportError) as refused:
+        await service.report_problem(ADA, GROUP, "s-three", "c")
+    assert refused.value.values["most"] == 2
+    await service.report_problem(BO, GROUP, "s-three", "c")  # someone else may
+    clock.advance(hours=24)
+    await service.report_problem(ADA, GROUP, "s-three", "c")  # a day later
+    assert len(await service.problem_report_list()) == 4
+
+
+async def test_report_without_an_id_means_the_last_answered_question(
+    service: QuizService, clock: FakeClock
+) -> None:
+    with pytest.raises(ReportError):
+        await service.report_last_answered(ADA, GROUP, "wrong")
+    async with service.quiz(GROUP, ADA, "sample") as question:
+        pass
+    await service.answer(question.post_id, ADA, 0)
+    receipt = await service.report_last_answered(ADA, GROUP, "the answer is wrong")
+    assert receipt.report.question_id == question.question_id
+    with pytest.raises(ReportError):  # elsewhere, nothing answered
+        await service.report_last_answered(ADA, Chat("tg:-200", "Other"), "wrong")
+
+
+async def test_admins_list_and_resolve(service: QuizService, clock: FakeClock) -> None:
+    first = (await service.report_problem(ADA, GROUP, "s-one", "typo")).report
+    await service.report_problem(BO, GROUP, "s-two", "unclear")
+    clock.advance(60)
+    await service.resolve_problem_report(first.id, "  fixed the typo ")
+    assert [r.question_id for r in await service.problem_report_list()] == ["s-two"]
+    everything = await service.problem_report_list(open_only=False, quiz_id="sample")
+    assert [(r.id, r.resolution, r.resolved_at) for r in everything] == [
+        (first.id, "fixed the typo", clock.now()), (first.id + 1, None, None)]
+    assert await service.problem_report_list(open_only=False, quiz_id="other") == []
+    with pytest.raises(AlreadyResolved):
+        await service.resolve_problem_report(first.id)
+    with pytest.raises(UnknownReport):
+        await service.resolve_problem_report(first.id + 100)
+
+
+def test_question_titles_follow_the_locale(service: QuizService) -> None:
+    assert service.question_title("s-one", "bn") == "এক যোগ এক কত?"
+    assert service.question_title("s-two", "bn") == "Which is a colour?"
+    assert service.is_question("s-three") and not service.is_question("sample")
