@@ -331,6 +331,8 @@ def settings_text(settings: ChatSettings, t: Translator) -> str:
         t.gettext("Questions as: polls") if settings.mode == "polls"
         else t.gettext("Questions as: buttons") if settings.mode == "buttons"
         else t.gettext("Questions as: the platform's default"),
+        t.gettext("Chart of the answers when a question closes: on") if settings.chart
+        else t.gettext("Chart of the answers when a question closes: off"),
     ])
 
 

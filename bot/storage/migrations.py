@@ -345,6 +345,10 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (round_id, step)
     );
     """,
+    # item-analysis chart on a question's close summary (/settings chart on|off); NULL: off
+    """
+    ALTER TABLE chat_settings ADD COLUMN chart INTEGER;
+    """,
 ]
 
 

@@ -334,6 +334,10 @@ MIGRATIONS: list[str] = [
         REFERENCING OLD TABLE AS old_rows
         FOR EACH STATEMENT EXECUTE FUNCTION quizbot_count_ranks('day');
     """,
+    # item-analysis chart on a question's close summary (/settings chart on|off); NULL: off
+    """
+    ALTER TABLE chat_settings ADD COLUMN chart boolean;
+    """,
 ]
 
 
