@@ -34,7 +34,7 @@ CONNECT_TIMEOUT = 5.0
 
 # Calls that post one more message each time they take effect: never retried once they may
 # have reached Telegram.
-SENDS = frozenset({"sendMessage", "sendPoll"})
+SENDS = frozenset({"sendMessage", "sendPoll", "sendPhoto"})
 
 COMMANDS: tuple[tuple[str, str], ...] = (
     ("quiz", _("A question now, or a whole quiz: /quiz <quiz>")),
@@ -45,6 +45,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("lang", _("Your language: /lang en|bn|hi")),
     ("daily", _("A question every day: /daily HH:MM [Time/Zone] [quiz]")),
     ("settings", _("This chat's question time and mode (admins)")),
+    ("analysis", _("Which questions work: item analysis with a chart (admins)")),
     ("help", _("What this bot does and how to use it")),
     ("start", _("Start here")),
 )
