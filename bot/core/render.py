@@ -273,6 +273,7 @@ def help_text(t: Translator) -> str:
         t.gettext("/quiz <quiz or topic> N — N questions in a row in a group"),
         t.gettext("/daily HH:MM [Time/Zone] [quiz] — a question every day (admins)"),
         t.gettext("/settings — this chat's question time and mode (admins)"),
+        t.gettext("/analysis [quiz] — which questions work, with a chart (admins)"),
     ])
 
 
