@@ -15,6 +15,7 @@ import pytest
 from bot.content.schema import DEFAULT_LOCALE, LOCALES
 from bot.core import render
 from bot.core.errors import (
+    BadChart,
     BadCount,
     BadMode,
     BadPeriod,
@@ -73,6 +74,11 @@ REFUSALS: dict[str, tuple[type[UserError], Raise]] = {
     "bad mode": (BadMode, lambda s: s.change_settings(GROUP, mode="pigeon", allowed=True)),
     "unknown setting": (SettingsError, lambda s: s.change_settings(
         GROUP, words=["colour", "red"], allowed=True)),
+    "bad chart": (BadChart, lambda s: s.change_settings(
+        GROUP, words=["chart", "maybe"], allowed=True)),
+    "analysis not allowed": (NotAllowed, lambda s: s.analysis(GROUP, allowed=False)),
+    "unknown quiz to analyse": (UnknownQuiz, lambda s: s.analysis(GROUP, "nope",
+                                                                  allowed=True)),
 }
 
 
