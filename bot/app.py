@@ -22,6 +22,7 @@ from bot.content import load_catalog
 from bot.core.clock import Clock
 from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
+from bot.reports.png import PngCharts
 from bot.settings import Settings
 from bot.storage import storage_for
 
@@ -53,6 +54,7 @@ async def open_service(
         yield QuizService(
             catalog, storage, clock,
             question_time=timedelta(seconds=settings.quizbot_question_seconds),
+            charts=PngCharts(),  # matplotlib is loaded only when a chart is drawn
         )
     finally:
         await storage.close()

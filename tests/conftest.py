@@ -11,6 +11,7 @@ import pytest
 
 from bot.content import Catalog, load_catalog
 from bot.core.service import QuizService
+from bot.reports.png import PngCharts
 from bot.storage import SqliteStorage
 from tests.clock import FakeClock
 from tests.storage_contract.pg import SKIP_PREFIX, fresh_database, unavailable
@@ -107,4 +108,4 @@ async def storage(tmp_path: Path) -> AsyncIterator[Any]:
 
 @pytest.fixture
 def service(sample_catalog: Catalog, storage: SqliteStorage, clock: FakeClock) -> QuizService:
-    return QuizService(sample_catalog, storage, clock, random.Random(7))
+    return QuizService(sample_catalog, storage, clock, random.Random(7), charts=PngCharts())

@@ -68,7 +68,8 @@ async def community(path: Path, posts: int = 30, people: int = 120) -> None:
             assert claimed is not None
             await store.record_answer(AnswerRecord(claimed.id, "tg:5", 0, True, NOW, 5))
         await store.mark_daily_published(claimed.id, NOW)
-        await store.set_chat_settings(ChatSettingsRecord("tg:-1", 45, "buttons"), NOW, "tg:1")
+        await store.set_chat_settings(ChatSettingsRecord("tg:-1", 45, "buttons", True), NOW,
+                                      "tg:1")
         for total in (2, 3):  # one finished round, one running
             rnd = await store.create_round("tg:-2", "sample", total, None, "hi", NOW)
             for step in range(2):

@@ -16,6 +16,7 @@ from bot.content.schema import DEFAULT_LOCALE, LOCALES
 from bot.core import render
 from bot.core.errors import (
     AlreadyResolved,
+    BadChart,
     BadCount,
     BadMode,
     BadPeriod,
@@ -86,6 +87,11 @@ REFUSALS: dict[str, tuple[type[UserError], Raise]] = {
     "too many reports": (ReportError, lambda s: reports_beyond_the_cap(s)),
     "unknown report": (UnknownReport, lambda s: s.resolve_problem_report(99)),
     "report resolved already": (AlreadyResolved, lambda s: resolve_twice(s)),
+    "bad chart": (BadChart, lambda s: s.change_settings(
+        GROUP, words=["chart", "maybe"], allowed=True)),
+    "analysis not allowed": (NotAllowed, lambda s: s.analysis(GROUP, allowed=False)),
+    "unknown quiz to analyse": (UnknownQuiz, lambda s: s.analysis(GROUP, "nope",
+                                                                  allowed=True)),
 }
 
 

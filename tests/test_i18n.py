@@ -29,6 +29,7 @@ import bot.i18n as i18n
 from bot.content.schema import DEFAULT_LOCALE, LOCALES
 from bot.core import render
 from bot.core.errors import (
+    BadChart,
     BadPeriod,
     BadZone,
     NoActiveRun,
@@ -36,6 +37,7 @@ from bot.core.errors import (
     UnsupportedLocale,
     may_not_change_daily,
     may_not_change_language,
+    may_not_see_analysis,
 )
 from bot.core.models import (
     Answerer,
@@ -373,6 +375,27 @@ def shown(locale: str) -> ShownQuestion:
     )
 
 
+def analysis_texts(t: Translator) -> dict[str, str]:
+    """/analysis: a quiz with a flagged question, a chart that leaves some out, and none."""
+    from bot.core.analysis import Flag, ItemStats, QuizReport
+    from bot.core.analysis_text import analysis_blocks
+    from bot.core.item_analysis import ChatAnalysis
+
+    item = ItemStats("ga-main", "What?", 0, (2, 9, 1), -0.25, 12, 15_300.0,
+                     (Flag.TOO_HARD, Flag.DISTRACTOR, Flag.NEGATIVE))
+    easy = ItemStats("ga-easy", "Why?", 1, (0, 11, 0), None, 0, None, (Flag.TOO_EASY,))
+    report = QuizReport("grad-accum", "Gradient accumulation", 1, (item, easy))
+    charted = QuizReport("grad-accum", "Gradient accumulation", 1, (item,))
+    return {
+        "analysis": "\n\n".join(analysis_blocks(
+            ChatAnalysis("tg:-1", None, (report,), (charted,)), t)),
+        "analysis_none": analysis_blocks(ChatAnalysis("tg:-1", None, ()), t)[0],
+        "analysis_none_quiz": analysis_blocks(ChatAnalysis("tg:-1", "grad-accum", ()), t)[0],
+        "not_allowed_analysis": render.error_text(may_not_see_analysis(), t, ()),
+        "bad_chart": render.error_text(BadChart("maybe"), t, ()),
+    }
+
+
 def rendered_texts(locale: str) -> dict[str, str]:
     t = Translator(locale)
     q = shown(locale)
@@ -433,6 +456,7 @@ def rendered_texts(locale: str) -> dict[str, str]:
         "bad_zone": render.error_text(BadZone("Kolkata", ("Asia/Kolkata",)), t, quizzes),
         "help": render.help_text(t),
     }
+    texts.update(analysis_texts(t))
     for period in Period:
         texts[f"board_{period}"] = render.leaderboard_text(
             Leaderboard(chat_key="tg:-100", period=period, rows=rows, me=me), t, scope="ML 101")

@@ -15,6 +15,7 @@ TG_POLL_MAX_OPTIONS = 12
 TG_CALLBACK_DATA_BYTES = 64
 TG_ALERT = 200  # answerCallbackQuery text
 TG_MESSAGE = 4096
+TG_CAPTION = 1024  # a photo's caption
 
 # Discord (discord-api-docs: components/reference.mdx, resources/message.mdx)
 DC_EMBED_TITLE = 256

@@ -1,7 +1,8 @@
-"""A chat's own settings (/settings): how long a /quiz question stays open, and whether
-questions come as polls or as buttons. Stored per chat; unset, the bot's defaults apply
-(QUIZBOT_QUESTION_SECONDS; the platform's usual way to ask). Only the chat's admins change
-them: the platform says who (`allowed=`), the core refuses everyone else."""
+"""A chat's own settings (/settings): how long a /quiz question stays open, whether
+questions come as polls or as buttons, and whether a question's close summary carries a chart
+of the answers (off by default). Stored per chat; unset, the bot's defaults apply
+(QUIZBOT_QUESTION_SECONDS; the platform's usual way to ask; no chart). Only the chat's admins
+change them: the platform says who (`allowed=`), the core refuses everyone else."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from bot.core.clock import Clock
 from bot.core.errors import (
     MAX_QUESTION_SECONDS,
     MIN_QUESTION_SECONDS,
+    BadChart,
     BadMode,
     BadQuestionTime,
     bad_setting,
@@ -24,6 +26,8 @@ from bot.core.ports import ChatSettingsRecord, Storage
 MODES = ("polls", "buttons")
 DEFAULT = "default"  # a value that puts a setting back to the bot's default
 _MODE_WORDS = {"polls": "polls", "poll": "polls", "buttons": "buttons", "button": "buttons"}
+_CHART_WORDS = {"on": True, "yes": True, "true": True, "off": False, "no": False,
+                "false": False}
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +37,7 @@ class ChatSettings:
     question_seconds: int
     own_time: bool
     mode: str | None  # "polls", "buttons", or None: the platform's default
+    chart: bool = False  # a chart of the answers on each question's close summary
 
     @property
     def question_time(self) -> timedelta:
@@ -64,6 +69,8 @@ def parse_words(words: Sequence[str]) -> dict[str, str]:
             changes["seconds"] = value
         elif name == "mode":
             changes["mode"] = value
+        elif name == "chart":
+            changes["chart"] = value
         else:
             raise bad_setting(words[i])
     return changes
@@ -76,6 +83,18 @@ def parse_mode(value: str) -> str | None:
     if text not in _MODE_WORDS:
         raise BadMode(value)
     return _MODE_WORDS[text]
+
+
+def parse_chart(value: bool | str) -> bool | None:
+    """On or off from a flag or what a person typed ("on", "off"); None for "default"."""
+    if isinstance(value, bool):
+        return value
+    text = value.strip().lower()
+    if text == DEFAULT:
+        return None
+    if text not in _CHART_WORDS:
+        raise BadChart(value)
+    return _CHART_WORDS[text]
 
 
 class ChatSettingsRules:
@@ -91,6 +110,7 @@ class ChatSettingsRules:
             question_seconds=seconds or round(self.default_time.total_seconds()),
             own_time=seconds is not None,
             mode=own.mode if own else None,
+            chart=bool(own and own.chart),
         )
 
     async def question_time(self, chat_key: str) -> timedelta:
@@ -99,7 +119,7 @@ class ChatSettingsRules:
     async def change(
         self, chat: Chat, *, by: Person | None, allowed: bool,
         seconds: int | str | None = None, mode: str | None = None,
-        words: Sequence[str] = (),
+        chart: bool | str | None = None, words: Sequence[str] = (),
     ) -> ChatSettings:
         """Change what is given (None: unchanged; "default": back to the default), or what
         `words` say (/settings as typed). Every value is checked before anything is
@@ -109,13 +129,16 @@ class ChatSettingsRules:
         typed = parse_words(words)
         seconds = typed.get("seconds", seconds)
         mode = typed.get("mode", mode)
+        chart = typed.get("chart", chart)
         new_seconds = parse_seconds(seconds) if seconds is not None else None
         new_mode = parse_mode(mode) if mode is not None else None
+        new_chart = parse_chart(chart) if chart is not None else None
         old = await self.storage.get_chat_settings(chat.key) or ChatSettingsRecord(chat.key)
         record = ChatSettingsRecord(
             chat.key,
             question_seconds=new_seconds if seconds is not None else old.question_seconds,
             mode=new_mode if mode is not None else old.mode,
+            chart=new_chart if chart is not None else old.chart,
         )
         if record != old:
             await self.storage.upsert_chat(chat.key, chat.title, chat.platform_locale)

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from bot.core.clock import Clock
+from bot.core.item_analysis import Charts
 from bot.core.models import PostSummary, ShownQuestion
 from bot.core.ports import ChatGone, ChatPort, Storage, TryLater
 from bot.core.questions import Questions
@@ -42,10 +43,13 @@ def backoff(failures: int, first: timedelta = FIRST_RETRY) -> timedelta:
 
 class Delivery:
     def __init__(
-        self, questions: Questions, storage: Storage, clock: Clock, holder: str
+        self, questions: Questions, storage: Storage, clock: Clock, holder: str,
+        charts: Charts | None = None,
     ) -> None:
-        """`holder`: this process's name in the database's leases."""
+        """`holder`: this process's name in the database's leases; `charts` draws a chart
+        on the summaries of chats that asked for one (never failing the summary)."""
         self.questions = questions
+        self.charts = charts
         self.storage = storage
         self.clock = clock
         self.holder = holder
@@ -97,6 +101,8 @@ class Delivery:
             if not await self.storage.take_lease(lease, self.holder, now + SUMMARY_LEASE, now):
                 return False  # another process is delivering it, or just did
             try:
+                if self.charts is not None:
+                    summary = await self.charts.on_summary(summary)
                 await port.close_question(summary)
             except ChatGone as exc:
                 log.warning("gave up the summary of post %s: %s is gone (%s)",

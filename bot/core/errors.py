@@ -103,10 +103,21 @@ class BadMode(SettingsError):
         super().__init__(_("“{text}” is not a mode: choose polls or buttons."), text=text)
 
 
+class BadChart(SettingsError):
+    def __init__(self, text: str) -> None:
+        super().__init__(_("“{text}” is neither on nor off: /settings chart on or off."),
+                         text=text)
+
+
 def bad_setting(text: str) -> SettingsError:
     return SettingsError(
-        _("“{text}” is not a setting: use time SECONDS or mode polls|buttons."), text=text
+        _("“{text}” is not a setting: use time SECONDS, mode polls|buttons or chart "
+          "on|off."), text=text
     )
+
+
+def may_not_see_analysis() -> NotAllowed:
+    return NotAllowed(_("Only this chat's admins can see its item analysis."))
 
 
 def may_not_change_settings() -> NotAllowed:

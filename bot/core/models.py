@@ -136,6 +136,7 @@ class PostSummary:
     per_option: tuple[int, ...]  # answers per shown option
     fastest: tuple[Answerer, ...]  # fastest correct answerers, quickest first
     refs: tuple[str, ...] = ()  # platform references bound to the post (poll id, message id)
+    chart: bytes | None = None  # a PNG of the shares per option (/settings chart on)
 
     @property
     def share_right(self) -> float:

@@ -12,10 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from bot.core.models import PostSummary, ShownQuestion
 from bot.core.schedule import Schedule
+
+if TYPE_CHECKING:  # analysis.py imports this module for ItemResponse
+    from bot.core.analysis import QuizReport
 
 RecordOutcome = Literal["inserted", "duplicate", "closed"]
 
@@ -103,6 +106,7 @@ class ChatSettingsRecord:
     chat_key: str
     question_seconds: int | None = None  # how long a /quiz question stays open
     mode: str | None = None  # "polls" or "buttons"
+    chart: bool | None = None  # a chart of the answers on each close summary; None: off
 
 
 @dataclass(frozen=True, slots=True)
@@ -418,4 +422,17 @@ class ChatPort(Protocol):
     async def send_private(self, person_key: str, text: str) -> None:
         """Send `text` to the person privately (Telegram: their private chat with the bot;
         Discord: a DM). `person_key` starts with `prefix`."""
+        ...
+
+
+class ChartRenderer(Protocol):
+    """Draws item-analysis charts as PNG bytes (bot/reports/png.py, with matplotlib, which the
+    core never imports). Blocking and CPU-bound: the core calls it in a worker thread."""
+
+    def report_chart(self, reports: Sequence[QuizReport], title: str) -> bytes:
+        """The share of answers on each option, per question, one row per quiz."""
+        ...
+
+    def summary_chart(self, summary: PostSummary) -> bytes:
+        """One closed question's share of answers on each option (in shown order)."""
         ...

@@ -273,6 +273,7 @@ def help_text(t: Translator) -> str:
         t.gettext("/quiz <quiz or topic> N — N questions in a row in a group"),
         t.gettext("/daily HH:MM [Time/Zone] [quiz] — a question every day (admins)"),
         t.gettext("/settings — this chat's question time and mode (admins)"),
+        t.gettext("/analysis [quiz] — which questions work, with a chart (admins)"),
     ])
 
 
@@ -331,6 +332,8 @@ def settings_text(settings: ChatSettings, t: Translator) -> str:
         t.gettext("Questions as: polls") if settings.mode == "polls"
         else t.gettext("Questions as: buttons") if settings.mode == "buttons"
         else t.gettext("Questions as: the platform's default"),
+        t.gettext("Chart of the answers when a question closes: on") if settings.chart
+        else t.gettext("Chart of the answers when a question closes: off"),
     ])
 
 

@@ -14,6 +14,7 @@ The parts, each with its dependencies passed in:
 - rounds.py     N questions in a row in a shared chat
 - chat_settings.py  a chat's question time and mode (/settings)
 - problem_reports.py  "⚑" and /report: what is wrong with a question; admins resolve
+- item_analysis.py  /analysis for admins, and charts on close summaries
 The loop that drives time (scheduler.py) calls into the same parts.
 """
 
@@ -37,6 +38,7 @@ from bot.core.clock import Clock, SystemClock
 from bot.core.daily import Daily
 from bot.core.delivery import Delivery
 from bot.core.errors import BadPeriod, UnknownQuiz, may_not_change_language
+from bot.core.item_analysis import Charts, ChatAnalysis, ItemAnalysis
 from bot.core.locales import Locales
 from bot.core.models import (
     AnswerResult,
@@ -50,7 +52,7 @@ from bot.core.models import (
     ScheduleStatus,
     ShownQuestion,
 )
-from bot.core.ports import ChatPort, ProblemReportRecord, Storage
+from bot.core.ports import ChartRenderer, ChatPort, ProblemReportRecord, Storage
 from bot.core.problem_reports import ProblemReports, ReportReceipt
 from bot.core.questions import Questions
 from bot.core.review import Review, ReviewStats
@@ -70,8 +72,10 @@ class QuizService:
         rng: random.Random | None = None,
         *,
         question_time: timedelta = DEFAULT_QUESTION_TIME,
+        charts: ChartRenderer | None = None,
     ) -> None:
-        """`question_time`: how long a /quiz question stays open in a shared chat."""
+        """`question_time`: how long a /quiz question stays open in a shared chat;
+        `charts`: draws the item-analysis charts (None: text only)."""
         self.catalog = catalog
         self.storage = storage
         self.clock = clock = clock or SystemClock()
@@ -84,7 +88,10 @@ class QuizService:
         self.daily = Daily(self.questions, self.locales, storage, clock, rng)
         # this process's name in the database's leases (shared by every process on it)
         self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-        self.delivery = Delivery(self.questions, storage, clock, self.holder)
+        self.charts = Charts(charts, storage)
+        self.delivery = Delivery(self.questions, storage, clock, self.holder,
+                                 charts=self.charts)
+        self.item_analysis = ItemAnalysis(self.questions, storage, self.charts)
         self.spaced = Review(self.questions, self.locales, storage, clock)
         self.chat_settings = ChatSettingsRules(storage, clock, question_time)
         self.rounds = Rounds(self.questions, storage, clock, self.chat_settings)
@@ -157,13 +164,21 @@ class QuizService:
     async def change_settings(
         self, chat: Chat, *, by: Person | None = None, allowed: bool,
         seconds: int | str | None = None, mode: str | None = None,
-        words: Sequence[str] = (),
+        chart: bool | str | None = None, words: Sequence[str] = (),
     ) -> ChatSettings:
         """/settings (admins: `allowed` is the platform's word). None leaves a setting as it
         is, "default" puts it back; `words` is the command as typed ("time 90 mode
-        buttons"). A bad value raises a SettingsError, and nothing changes."""
+        buttons chart on"). A bad value raises a SettingsError, and nothing changes."""
         return await self.chat_settings.change(chat, by=by, allowed=allowed, seconds=seconds,
-                                               mode=mode, words=words)
+                                               mode=mode, chart=chart, words=words)
+
+    async def analysis(
+        self, chat: Chat, quiz: str | None = None, *, allowed: bool,
+        locale: str = DEFAULT_LOCALE,
+    ) -> ChatAnalysis:
+        """/analysis [quiz]: the chat's item analysis with its chart, for its admins
+        (`allowed`: the platform's word); UnknownQuiz for a name that is no quiz id."""
+        return await self.item_analysis.for_chat(chat, quiz, locale, allowed=allowed)
 
     async def answer(
         self, post_id: int, person: Person, option: int, *, locale: str | None = None

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from bot.core.analysis import QuizReport
+from bot.core.models import PostSummary
 
 if TYPE_CHECKING:  # types only: matplotlib is imported when a chart is drawn
     from matplotlib.axes import Axes
@@ -25,6 +26,11 @@ WIDTH_PER_QUESTION = 100
 WIDTH_MARGIN = 160
 HEIGHT_PER_QUIZ = 360
 HEIGHT_MARGIN = 100
+
+# a question's close summary (/settings chart on): one bar per option
+SUMMARY_WIDTH = 480
+SUMMARY_PER_OPTION = 36
+SUMMARY_MARGIN = 84
 
 CORRECT = "#2e7d32"
 OTHER = "#b0bec5"
@@ -97,3 +103,52 @@ def _draw_quiz(ax: Axes, report: QuizReport, percent: Formatter) -> None:
                  f"{report.answers} answers", fontsize=10, loc="left")
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
+
+
+def summary_chart_size(options: int) -> tuple[int, int]:
+    """(width, height) in pixels of a closed question's chart with `options` options."""
+    return SUMMARY_WIDTH, SUMMARY_MARGIN + SUMMARY_PER_OPTION * max(1, options)
+
+
+def summary_png(summary: PostSummary) -> bytes:
+    """A closed question's share of answers on each option, in the order the chat saw them,
+    the correct one highlighted; exactly summary_chart_size(options) pixels. Letters,
+    numbers and shares only: no text that would need a Bengali or Hindi font."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import PercentFormatter
+
+    counts = summary.per_option
+    k = len(counts)
+    width, height = summary_chart_size(k)
+    figure = Figure(figsize=(width / DPI, height / DPI), dpi=DPI, layout="constrained")
+    FigureCanvasAgg(figure)
+    ax = figure.add_subplot()
+    n = summary.answered
+    shares = [c / n if n else 0.0 for c in counts]
+    ys = list(range(k))
+    ax.barh(ys, shares, height=0.7,
+            color=[CORRECT if o == summary.question.correct else OTHER for o in range(k)])
+    for y, (count, share) in enumerate(zip(counts, shares, strict=True)):
+        ax.text(share + 0.01, y, f"{count} ({share:.0%})", va="center", fontsize=9)
+    ax.set_yticks(ys, [LETTERS[o] for o in range(k)], fontsize=10)
+    ax.invert_yaxis()  # A on top, as the options are listed
+    ax.set_xlim(0, 1.18)
+    ax.set_xticks([0, 0.25, 0.5, 0.75, 1.0])
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.set_title(f"n={n}", fontsize=10, loc="left")
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    out = io.BytesIO()
+    figure.savefig(out, format="png", dpi=DPI)
+    return out.getvalue()
+
+
+class PngCharts:
+    """The core's ChartRenderer (bot/core/ports.py), wired in by bot/app.py."""
+
+    def report_chart(self, reports: Sequence[QuizReport], title: str) -> bytes:
+        return chart_png(reports, title)
+
+    def summary_chart(self, summary: PostSummary) -> bytes:
+        return summary_png(summary)

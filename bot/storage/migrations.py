@@ -365,6 +365,10 @@ MIGRATIONS: list[str] = [
         WHERE resolved_at IS NULL;
     CREATE INDEX problem_reports_by_person ON problem_reports(person_key, created_at);
     """,
+    # item-analysis chart on a question's close summary (/settings chart on|off); NULL: off
+    """
+    ALTER TABLE chat_settings ADD COLUMN chart INTEGER;
+    """,
 ]
 
 

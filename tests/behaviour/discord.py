@@ -115,9 +115,33 @@ class DiscordHarness:
         return await self._slash(where, who, "quiz", options)
 
     async def change_settings(self, where: Place, who: User, *, seconds: int | None = None,
-                       mode: str | None = None) -> Seen:
-        options = {k: v for k, v in (("time", seconds), ("mode", mode)) if v is not None}
+                       mode: str | None = None, chart: bool | None = None) -> Seen:
+        options = {k: v for k, v in (("time", seconds), ("mode", mode), ("chart", chart))
+                   if v is not None}
         return await self._slash(where, who, "settings", options)
+
+    async def analysis(self, where: Place, who: User, quiz: str | None = None) -> Seen:
+        """The reply, then every follow-up once the handler is done (the text may take
+        several messages, the chart comes last)."""
+        it = await self.fake.slash("analysis", {"quiz": quiz} if quiz else {}, user=who,
+                                   dm=where.dm, channel_id=where.channel_id,
+                                   permissions=None if where.dm else self._permissions(who))
+        reply = await self.fake.reply(it, within=SETTLE_WITHIN)
+        assert self.adapter is not None
+        intake = self.adapter.intake
+        await self.fake.until(lambda: intake.in_flight == 0, SETTLE_WITHIN, "/analysis")
+        seen = Seen()
+        messages = [reply.message, *(m for m in it.followups if m["id"] != reply.message["id"])]
+        for message in messages:
+            assert message["flags"] & EPHEMERAL, "/analysis is shown to the admin alone"
+            if text := Reply(message).text:
+                seen.texts.append(text)
+            seen.images += [data for _, data in self.fake.files.get(int(message["id"]), [])]
+        return seen
+
+    def summary_images(self, post_id: int) -> list[bytes]:
+        return [data for m in self.fake.messages.values() if self._shows(m, post_id)
+                for _, data in self.fake.files.get(int(m["id"]), [])]
 
     def questions_in(self, where: Place) -> list[int]:
         posts = [

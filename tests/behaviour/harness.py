@@ -27,6 +27,7 @@ class Seen:
 
     texts: list[str] = field(default_factory=list)
     post_ids: list[int] = field(default_factory=list)
+    images: list[bytes] = field(default_factory=list)  # pictures in the reply (PNG bytes)
 
     @property
     def text(self) -> str:
@@ -70,8 +71,16 @@ class Harness(Protocol):
         ...
 
     async def change_settings(self, where: Place, who: Person, *, seconds: int | None = None,
-                       mode: str | None = None) -> Seen:
+                       mode: str | None = None, chart: bool | None = None) -> Seen:
         """/settings: shows the chat's settings, or changes the ones given."""
+        ...
+
+    async def analysis(self, where: Place, who: Person, quiz: str | None = None) -> Seen:
+        """/analysis [quiz]: the item analysis; `images` has its chart."""
+        ...
+
+    def summary_images(self, post_id: int) -> list[bytes]:
+        """The pictures shown with the question's close summary (a chart), in order."""
         ...
 
     def questions_in(self, where: Place) -> list[int]:

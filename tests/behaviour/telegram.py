@@ -127,10 +127,23 @@ class TelegramHarness:
         return await self._command(where, who, " ".join(words), questions=1)
 
     async def change_settings(self, where: Chat, who: User, *, seconds: int | None = None,
-                       mode: str | None = None) -> Seen:
+                       mode: str | None = None, chart: bool | None = None) -> Seen:
         words = ["/settings", *(["time", str(seconds)] if seconds is not None else []),
-                 *(["mode", mode] if mode is not None else [])]
+                 *(["mode", mode] if mode is not None else []),
+                 *(["chart", "on" if chart else "off"] if chart is not None else [])]
         return await self._command(where, who, " ".join(words))
+
+    async def analysis(self, where: Chat, who: User, quiz: str | None = None) -> Seen:
+        return await self._command(where, who, f"/analysis {quiz}" if quiz else "/analysis")
+
+    def summary_images(self, post_id: int) -> list[bytes]:
+        anchors = self._anchors(post_id)
+        return [c.params["photo"] for c in self.fake.calls_of("sendPhoto")
+                if (c.params.get("chat_id"),
+                    (c.params.get("reply_parameters") or {}).get("message_id")) in anchors]
+
+    def _anchors(self, post_id: int) -> set[tuple[int, int]]:
+        return {(s.chat_id, s.message["message_id"]) for s in self._sent if s.post_id == post_id}
 
     def questions_in(self, where: Chat) -> list[int]:
         return list(dict.fromkeys(s.post_id for s in self._sent if s.chat_id == where["id"]))
@@ -263,11 +276,11 @@ class TelegramHarness:
                 return False
             if s.poll_id is None and "reply_markup" in current:
                 return False
-        anchors = {(s.chat_id, s.message["message_id"]) for s in sent}
+        anchors = self._anchors(post_id)
         return any(
             (c.params.get("chat_id"), (c.params.get("reply_parameters") or {}).get("message_id"))
             in anchors
-            for c in self.fake.calls_of("sendMessage")
+            for c in self.fake.calls if c.ok and c.method in ("sendMessage", "sendPhoto")
         )
 
     # plumbing ----------------------------------------------------------------------------
@@ -325,6 +338,10 @@ class TelegramHarness:
                 if press is not None and params["callback_query_id"] == press["id"]:
                     seen.texts.append(params.get("text") or "")
                     self._claimed.add(index)
+            elif call.method == "sendPhoto" and command is not None \
+                    and params["chat_id"] == where["id"] and quoted == command["message_id"]:
+                seen.images.append(params["photo"])
+                self._claimed.add(index)
             elif call.method == "sendMessage" and "reply_markup" not in params:
                 to_command = command is not None and params["chat_id"] == where["id"] \
                     and quoted == command["message_id"]

@@ -9,8 +9,9 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime, timedelta
 
-from bot.core.models import Person
+from bot.core.models import Chat, Person
 from bot.core.service import DEFAULT_QUESTION_TIME
+from bot.reports import chart_size, summary_chart_size
 from tests.behaviour.harness import Harness
 
 BENGALI = range(0x0980, 0x0A00)
@@ -367,3 +368,68 @@ async def test_a_forged_flag_for_an_unknown_question_is_refused_and_stores_nothi
         assert seen.text, "a forged flag gets a polite refusal"
     assert (await h.report(group, bob, None, "wrong")).text  # nothing answered here yet
     assert await h.service.problem_report_list(open_only=False) == []
+# item analysis -------------------------------------------------------------------------------
+def png_size(data: bytes) -> tuple[int, int]:
+    """A PNG's (width, height), read from its signature and IHDR chunk."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR", "not a PNG"
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+async def test_admins_see_the_item_analysis_with_its_chart(h: Harness) -> None:
+    group, alice, bob, chandra = h.group(), h.person(1), h.person(2), h.person(3)
+    h.make_admin(alice)
+    nothing = await h.analysis(group, alice)
+    assert "No answers in this chat yet" in nothing.text and nothing.images == []
+    [post] = (await h.quiz(group, bob, "sample")).post_ids
+    question = await shown(h, post)
+    await h.answer(group, bob, post, question.correct)
+    await h.answer(group, chandra, post, (question.correct + 1) % len(question.options))
+
+    refused = await h.analysis(group, bob)
+    assert "Only this chat's admins can see its item analysis." in refused.text
+    assert refused.images == []
+
+    seen = await h.analysis(group, alice)
+    assert f"({question.question_id})" in seen.text
+    assert "answered 2 · right 50%" in seen.text
+    assert "Item analysis: " in seen.text and "(sample)" in seen.text
+    [png] = seen.images
+    chat_key = await chat_of(h, post)
+    analysis = await h.service.analysis(Chat(chat_key), allowed=True)
+    assert png_size(png) == chart_size(analysis.charted) == (800, 460)
+
+    unknown = await h.analysis(group, alice, "no-such-quiz")
+    assert "There is no quiz or topic called “no-such-quiz”." in unknown.text
+    assert unknown.images == []
+
+
+async def test_a_closed_question_shows_a_chart_only_when_the_chat_turned_it_on(
+    h: Harness,
+) -> None:
+    group, alice, bob = h.group(), h.person(1), h.person(2)
+    h.make_admin(alice)
+
+    async def asked_answered_and_closed() -> tuple[int, int]:
+        [post] = (await h.quiz(group, bob)).post_ids
+        question = await shown(h, post)
+        await h.answer(group, bob, post, question.correct)
+        h.clock.advance(DEFAULT_QUESTION_TIME.total_seconds() + 1)
+        await h.tick()
+        assert h.closed_on_platform(post)
+        return post, len(question.options)
+
+    plain, _ = await asked_answered_and_closed()
+    assert h.summary_images(plain) == []  # off by default
+
+    refused = await h.change_settings(group, bob, chart=True)
+    assert "Only this chat's admins can change its settings." in refused.text
+    done = await h.change_settings(group, alice, chart=True)
+    assert "Chart of the answers when a question closes: on" in done.text
+    charted, options = await asked_answered_and_closed()
+    [png] = h.summary_images(charted)
+    assert png_size(png) == summary_chart_size(options)
+
+    off = await h.change_settings(group, alice, chart=False)
+    assert "Chart of the answers when a question closes: off" in off.text
+    again, _ = await asked_answered_and_closed()
+    assert h.summary_images(again) == []

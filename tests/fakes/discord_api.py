@@ -49,6 +49,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from email.parser import BytesParser
+from email.policy import HTTP
 from typing import Any, NamedTuple
 
 from aiohttp import WSMsgType, web
@@ -102,6 +104,23 @@ class ApiError(Exception):
 
 def invalid_form(message: str) -> ApiError:
     return ApiError(400, f"Invalid Form Body: {message}", 50035)
+
+
+def multipart_body(content_type: str, raw: bytes, path: str) -> dict[str, Any]:
+    """A multipart request as discord.py sends files: the JSON of `payload_json` with the
+    files as `_files` [(filename, bytes)] (in an interaction callback, inside its `data`)."""
+    form = BytesParser(policy=HTTP).parsebytes(
+        b"Content-Type: " + content_type.encode() + b"\r\n\r\n" + raw)
+    body: dict[str, Any] = {}
+    files = []
+    for part in form.iter_parts():
+        data = part.get_payload(decode=True)
+        if part.get_param("name", header="content-disposition") == "payload_json":
+            body = json.loads(data)
+        else:
+            files.append((part.get_filename() or "", data))
+    (body.setdefault("data", {}) if path.endswith("/callback") else body)["_files"] = files
+    return body
 
 
 def now_iso() -> str:
@@ -293,6 +312,7 @@ class FakeDiscord:
         }
         self.requests: list[Request] = []
         self.messages: dict[int, dict[str, Any]] = {}
+        self.files: dict[int, list[tuple[str, bytes]]] = {}  # message id -> its uploads
         self.commands: dict[int | None, list[dict[str, Any]]] = {}  # guild id (None: global)
         self.interactions: dict[int, Interaction] = {}
         self.identify_tokens: list[str] = []
@@ -770,8 +790,8 @@ class FakeDiscord:
             raw = await request.read()
             if request.content_type == "application/json" and raw:
                 body = json.loads(raw)
-            elif request.content_type.startswith("multipart/"):
-                body = {"_multipart": True}
+            elif request.content_type.startswith("multipart/"):  # files: payload_json + files[n]
+                body = multipart_body(request.headers["Content-Type"], raw, path)
         record = Request(request.method, path, dict(request.query), body,
                          dict(request.headers), time.monotonic())
         self.requests.append(record)
@@ -917,6 +937,7 @@ class FakeDiscord:
             "pinned": False, "tts": False, "timestamp": now_iso(), "edited_timestamp": None,
             "flags": (body.get("flags") or 0) | flags,
         }
+        self._attach(message, body)
         if interaction is not None:
             message["application_id"] = str(self.app_id)
             message["webhook_id"] = str(self.app_id)
@@ -933,7 +954,20 @@ class FakeDiscord:
                                                                         else "")
         message["flags"] &= ~LOADING
         message["edited_timestamp"] = now_iso()
+        self._attach(message, body)
         return message
+
+    def _attach(self, message: dict[str, Any], body: dict[str, Any]) -> None:
+        """The files uploaded with a message (they replace its attachments)."""
+        if "_files" not in body:
+            return
+        self.files[int(message["id"])] = body["_files"]
+        message["attachments"] = [
+            {"id": str(self.new_id()), "filename": name, "size": len(data),
+             "url": f"https://cdn.discordapp.com/attachments/{message['id']}/{name}",
+             "proxy_url": f"https://media.discordapp.net/attachments/{message['id']}/{name}"}
+            for name, data in body["_files"]
+        ]
 
     def _validate(self, body: dict[str, Any]) -> None:
         if len(body.get("content") or "") > 2000:

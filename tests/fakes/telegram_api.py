@@ -250,9 +250,13 @@ class FakeTelegramAPI:
         if request.content_type == "application/json":
             return dict(await request.json())
         raw: dict[str, Any] = dict(request.query)
-        if request.can_read_body:
-            raw.update({k: v for k, v in (await request.post()).items() if isinstance(v, str)})
         params: dict[str, Any] = {}
+        if request.can_read_body:
+            for k, v in (await request.post()).items():
+                if isinstance(v, str):
+                    raw[k] = v
+                else:  # an uploaded file (multipart, e.g. sendPhoto's photo): its bytes
+                    params[k] = v.file.read()
         for key, value in raw.items():
             if key in STRING_PARAMS:
                 params[key] = value
@@ -729,6 +733,22 @@ class FakeTelegramAPI:
         self.poll_messages[poll_id] = (chat["id"], message["message_id"])
         return message
 
+    def _api_sendPhoto(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A photo uploaded as multipart (its bytes stay in the call's params["photo"])."""
+        chat = self._chat(params)
+        photo = params.get("photo")
+        if not isinstance(photo, bytes) or not photo:
+            raise bad_request("there is no photo in the request")
+        width, height = png_size(photo)
+        caption = params.get("caption")
+        if caption is not None and utf16_len(caption) > 1024:
+            raise bad_request("message caption is too long")
+        self._check_reply(chat, params.get("reply_parameters"))
+        size = {"file_id": f"photo{next(self._ids)}", "file_unique_id": f"u{next(self._ids)}",
+                "width": width, "height": height, "file_size": len(photo)}
+        return self._new_message(chat, **{"from": self.bot, "photo": [size]},
+                                 **({"caption": caption} if caption else {}))
+
     def _api_stopPoll(self, params: dict[str, Any]) -> dict[str, Any]:
         message = self._message(params)
         poll = message.get("poll")
@@ -813,3 +833,10 @@ class FakeTelegramAPI:
                 "premium_subscription": False, "gifts_from_channels": False,
             },
         }
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """A PNG's (width, height) from its IHDR chunk; Bad Request if it is no PNG."""
+    if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
+        raise bad_request("IMAGE_PROCESS_FAILED")
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")

@@ -29,6 +29,16 @@ async def test_chat_settings_are_stored_per_chat(store: Store) -> None:
     assert await store.get_chat_settings("tg:-2") == ChatSettingsRecord("tg:-2", None, "polls")
 
 
+async def test_the_chart_setting_is_stored_with_the_others(store: Store) -> None:
+    await store.set_chat_settings(ChatSettingsRecord(CHAT, 45, None, chart=True), NOW)
+    await store.set_chat_settings(ChatSettingsRecord("tg:-2", None, "polls", chart=False), NOW)
+    assert await store.get_chat_settings(CHAT) == ChatSettingsRecord(CHAT, 45, None, True)
+    assert await store.get_chat_settings("tg:-2") == ChatSettingsRecord(
+        "tg:-2", None, "polls", False)
+    await store.set_chat_settings(ChatSettingsRecord(CHAT, 45, None, chart=None), NOW)
+    assert await store.get_chat_settings(CHAT) == ChatSettingsRecord(CHAT, 45, None, None)
+
+
 async def test_a_round_records_its_posts_in_order(store: Store) -> None:
     await store.upsert_chat(CHAT, "Group")
     record = await store.create_round(CHAT, "sample", 3, "buttons", "bn", NOW)

@@ -21,6 +21,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.adapters.discord.analysis import AnalysisCog
 from bot.adapters.discord.buttons import AnswerButton, AnswerClicks, answer_buttons
 from bot.adapters.discord.daily import DailyCog
 from bot.adapters.discord.intake import Intake
@@ -126,7 +127,8 @@ def build_bot(service: QuizService, publisher: ChannelPublisher, *,
     buttons = answer_buttons(AnswerClicks(service, publisher, errors), intake,
                              report_flags(reports, intake))
     cogs: list[commands.Cog] = [QuizCog(service, publisher, errors), DailyCog(service, errors),
-                                ReviewCog(service, publisher, errors), reports]
+                                ReviewCog(service, publisher, errors), reports,
+                                AnalysisCog(service, errors)]
     options: dict[str, Any] = {"intake": intake, "guild_ready_timeout": guild_ready_timeout,
                                "identify_interval": identify_interval}
     bot = QuizBot(cogs, buttons, **options) if shards is None else \

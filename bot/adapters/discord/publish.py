@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import logging
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from datetime import timedelta
 
 import aiohttp
@@ -36,6 +37,7 @@ log = logging.getLogger(__name__)
 
 UNKNOWN_CHANNEL = 10003  # Discord's JSON error codes
 UNKNOWN_MESSAGE = 10008
+SUMMARY_CHART = "answers.png"
 
 
 @contextlib.contextmanager
@@ -179,18 +181,47 @@ class ChannelPublisher:
         ids = message_ids(summary.refs)
         with as_port_errors(summary.chat_key):
             if not ids:
-                await channel.send(embed=embed)
+                async def post(files: list[discord.File]) -> object:
+                    return await (channel.send(embed=embed, files=files) if files
+                                  else channel.send(embed=embed))
+
+                await self._with_chart(summary, embed, post)
             for message_id in ids:
+                message = channel.get_partial_message(message_id)
+                view = self.buttons.closed_view(summary)
+
+                async def edit(files: list[discord.File],
+                               message: discord.PartialMessage = message,
+                               view: discord.ui.View = view) -> object:
+                    return await (message.edit(embed=embed, view=view, attachments=files)
+                                  if files else message.edit(embed=embed, view=view))
+
                 try:
-                    await channel.get_partial_message(message_id).edit(
-                        embed=embed, view=self.buttons.closed_view(summary)
-                    )
+                    await self._with_chart(summary, embed, edit)
                 except discord.NotFound as exc:
                     if exc.code != UNKNOWN_MESSAGE:
                         raise
                     # deleted by a moderator: nothing left to correct
                     log.info("closing edit of post %s skipped: message %s is gone (%s)",
                              summary.post_id, message_id, exc)
+
+    async def _with_chart(self, summary: PostSummary, embed: discord.Embed,
+                          send: Callable[[list[discord.File]], Awaitable[object]]) -> None:
+        """`send(files)` with the summary's chart as the embed's image (/settings chart on),
+        or with no file. A chart Discord refuses (400, too large) leaves the text."""
+        if summary.chart is None:
+            await send([])
+            return
+        embed.set_image(url=f"attachment://{SUMMARY_CHART}")
+        try:
+            await send([discord.File(io.BytesIO(summary.chart), SUMMARY_CHART)])
+        except discord.HTTPException as exc:
+            if exc.status not in (400, 413):
+                raise
+            log.warning("the chart of post %s was refused (%s); text only",
+                        summary.post_id, exc)
+            embed.set_image(url=None)
+            await send([])
 
     async def round_over(self, summary: RoundSummary) -> None:
         """A round's short summary: a message of its own, after its last question's."""

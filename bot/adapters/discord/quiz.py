@@ -126,6 +126,7 @@ class QuizCog(commands.Cog):
     @app_commands.describe(
         time=_("Seconds a question stays open (10 to 600)"),
         mode=_("Questions as polls or buttons"),
+        chart=_("A chart of the answers when a question closes"),
     )
     @app_commands.choices(mode=[
         Choice(name=_("polls"), value="polls"), Choice(name=_("buttons"), value="buttons"),
@@ -133,21 +134,22 @@ class QuizCog(commands.Cog):
     ])
     async def settings_command(
         self, interaction: discord.Interaction, time: int | None = None,
-        mode: str | None = None,
+        mode: str | None = None, chart: bool | None = None,
     ) -> None:
         """Shows the channel's settings (anyone); with an option, changes them (Manage
         Server, checked on every use: the core refuses anyone else)."""
         person, chat = person_of(interaction), chat_of(interaction)
         async with Responder(interaction, ephemeral=True) as responder:
-            if time is None and mode is None:
+            if time is None and mode is None and chart is None:
                 settings = await self.service.settings(chat)
             else:
                 settings = await self.service.change_settings(
-                    chat, by=person, allowed=can_manage(interaction), seconds=time, mode=mode
+                    chat, by=person, allowed=can_manage(interaction), seconds=time, mode=mode,
+                    chart=chart,
                 )
             t = translator(await self.service.locale_of_chat(chat, person))
             await responder.send(Reply.text(render.settings_text(settings, t) + "\n" + t.gettext(
-                "Admins (Manage Server) change them with /settings time and mode.")))
+                "Admins (Manage Server) change them with /settings time, mode and chart.")))
 
     @app_commands.command(name="lang", description=_("Choose your language, or the channel's"))
     @app_commands.describe(

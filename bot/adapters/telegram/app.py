@@ -34,7 +34,7 @@ CONNECT_TIMEOUT = 5.0
 
 # Calls that post one more message each time they take effect: never retried once they may
 # have reached Telegram.
-SENDS = frozenset({"sendMessage", "sendPoll"})
+SENDS = frozenset({"sendMessage", "sendPoll", "sendPhoto"})
 
 COMMANDS: tuple[tuple[str, str], ...] = (
     ("quiz", _("A question now, or a whole quiz: /quiz <quiz>")),
@@ -46,6 +46,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("daily", _("A question every day: /daily HH:MM [Time/Zone] [quiz]")),
     ("settings", _("This chat's question time and mode (admins)")),
     ("report", _("Report a wrong question: /report <question id> <what is wrong>")),
+    ("analysis", _("Which questions work: item analysis with a chart (admins)")),
     ("help", _("What this bot does and how to use it")),
     ("start", _("Start here")),
 )

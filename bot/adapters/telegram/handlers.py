@@ -67,6 +67,8 @@ COMMAND_UPDATES = filters.UpdateType.MESSAGE | filters.UpdateType.CHANNEL_POST
 
 
 def register(app: TelegramApp) -> None:
+    from bot.adapters.telegram.analysis import analysis_command  # it uses `command` below
+
     commands = {
         ("start", "help"): help_command,
         ("quiz",): quiz,
@@ -77,6 +79,7 @@ def register(app: TelegramApp) -> None:
         ("lang",): lang,
         ("daily",): daily_command,
         ("settings",): settings_command,
+        ("analysis",): analysis_command,
     }
     for names, callback in commands.items():
         app.add_handler(CommandHandler(names, callback, filters=COMMAND_UPDATES))
@@ -305,8 +308,9 @@ async def daily_command(update: Update, context: Context) -> None:
 
 
 async def settings_command(update: Update, context: Context) -> None:
-    """/settings shows the chat's question time and mode (anyone); /settings time SECONDS
-    and /settings mode polls|buttons change them (the chat's admins)."""
+    """/settings shows the chat's question time, mode and chart setting (anyone); /settings
+    time SECONDS, /settings mode polls|buttons and /settings chart on|off change them (the
+    chat's admins)."""
     if (cmd := command(update, context)) is None:
         return
     service = cmd.data.service
@@ -320,8 +324,8 @@ async def settings_command(update: Update, context: Context) -> None:
         settings = await service.settings(cmd.chat)
     t = await cmd.for_chat()
     await cmd.reply(render.settings_text(settings, t) + "\n" + t.gettext(
-        "Admins change them with /settings time SECONDS (10 to 600) or /settings mode "
-        "polls|buttons; “default” puts one back."))
+        "Admins change them with /settings time SECONDS (10 to 600), /settings mode "
+        "polls|buttons or /settings chart on|off; “default” puts one back."))
 
 
 async def daily_status(cmd: Command) -> str:

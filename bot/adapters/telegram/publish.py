@@ -41,7 +41,7 @@ from bot.adapters.telegram.identity import (
 from bot.adapters.telegram.keyboards import answer_keyboard, flag_keyboard
 from bot.adapters.telegram.text import fit, poll_explanation
 from bot.adapters.telegram.unconfirmed import Unconfirmed, UnconfirmedSends, may_have_arrived
-from bot.content.limits import TG_OPTION, TG_QUESTION
+from bot.content.limits import TG_CAPTION, TG_OPTION, TG_QUESTION, tg_len
 from bot.core import render
 from bot.core.models import PostSummary, ShownQuestion
 from bot.core.ports import ChatGone, TryLater
@@ -58,6 +58,7 @@ BOUND_POLLS_KEPT = 4096  # polls known to be bound (a binding never changes)
 # Seconds an answer on a poll or message bound to nothing waits for another process's bind
 # (webhooks): it answers a vote cast the moment its poll appeared, before the bind committed.
 BIND_RACE = 1.0
+SUMMARY_CHART = "answers.png"
 
 
 def chat_is_gone(exc: TelegramError) -> bool:
@@ -270,14 +271,31 @@ class Poster:
             await self._retire(chat_id, parsed[1], is_poll)
         text = fit(render.summary_text(summary, translator(summary.question.locale)))
         try:
-            await self.bot.send_message(
-                chat_id, text,
-                reply_parameters=ReplyParameters(anchor, allow_sending_without_reply=True)
-                if anchor else None,
+            await self._send_summary(
+                chat_id, text, summary.chart,
+                ReplyParameters(anchor, allow_sending_without_reply=True) if anchor else None,
             )
         except ChatMigrated as exc:
             new_key = await self._migrated(summary.chat_key, exc.new_chat_id)
-            await self.bot.send_message(chat_id_of(new_key), text)
+            await self._send_summary(chat_id_of(new_key), text, summary.chart, None)
+
+    async def _send_summary(self, chat_id: int, text: str, chart: bytes | None,
+                            reply: ReplyParameters | None) -> None:
+        """The summary text; with a chart (/settings chart on), the photo with the text as
+        its caption if it fits, else the photo and then the text. A photo Telegram refuses
+        leaves the text alone."""
+        if chart is not None:
+            caption = text if tg_len(text) <= TG_CAPTION else None
+            try:
+                await self.bot.send_photo(chat_id, chart, caption=caption,
+                                          reply_parameters=reply, filename=SUMMARY_CHART)
+            except BadRequest as exc:
+                log.warning("the chart of a summary in %s was refused (%s); text only",
+                            chat_id, exc)
+            else:
+                if caption is not None:
+                    return
+        await self.bot.send_message(chat_id, text, reply_parameters=reply)
 
     async def _retire(self, chat_id: int, message_id: int, is_poll: bool) -> None:
         try:

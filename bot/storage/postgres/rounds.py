@@ -24,11 +24,13 @@ async def set_chat_settings(
         "INSERT INTO chats(key) VALUES ($1) ON CONFLICT (key) DO NOTHING", settings.chat_key
     )
     await db.execute(
-        "INSERT INTO chat_settings(chat_key, question_seconds, mode, updated_at, updated_by)"
-        " VALUES ($1, $2, $3, $4, $5) ON CONFLICT (chat_key) DO UPDATE SET"
+        "INSERT INTO chat_settings(chat_key, question_seconds, mode, updated_at, updated_by,"
+        " chart) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (chat_key) DO UPDATE SET"
         " question_seconds = excluded.question_seconds, mode = excluded.mode,"
-        " updated_at = excluded.updated_at, updated_by = excluded.updated_by",
+        " updated_at = excluded.updated_at, updated_by = excluded.updated_by,"
+        " chart = excluded.chart",
         settings.chat_key, settings.question_seconds, settings.mode, when, updated_by,
+        settings.chart,
     )
 
 
@@ -73,9 +75,10 @@ async def finish_round(db: Db, round_id: int, when: datetime) -> bool:
 # reads --------------------------------------------------------------------------------------
 async def chat_settings(db: Db, chat_key: str) -> ChatSettingsRecord | None:
     row = await db.fetchrow(
-        "SELECT question_seconds, mode FROM chat_settings WHERE chat_key = $1", chat_key
+        "SELECT question_seconds, mode, chart FROM chat_settings WHERE chat_key = $1",
+        chat_key,
     )
-    return None if row is None else ChatSettingsRecord(chat_key, row[0], row[1])
+    return None if row is None else ChatSettingsRecord(chat_key, row[0], row[1], row[2])
 
 
 def _round_of(row: Any) -> RoundRecord:

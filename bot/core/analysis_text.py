@@ -1,0 +1,116 @@
+"""/analysis as chat text, in the reader's language, in pieces that fit a platform's message.
+
+One block per answered question (a chat has no fixed-width font for `quizbot report`'s
+table): its answers, share right, the share on each option (✓ the correct one),
+discrimination, median time and flags. `chunks` packs the blocks into messages of at most
+`limit` characters as the platform counts them, never splitting a block.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from bot.core.analysis import MIN_ANSWERS, Flag, ItemStats
+from bot.core.item_analysis import ChatAnalysis
+from bot.core.render import letter
+from bot.i18n import Translator, _
+
+PROMPT_CHARS = 80
+
+FLAG_TEXT = {
+    Flag.TOO_EASY: _("too easy"),
+    Flag.TOO_HARD: _("too hard"),
+    Flag.NEGATIVE: _("negative discrimination"),
+}
+
+
+def _short(text: str, width: int = PROMPT_CHARS) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1].rstrip() + "…"
+
+
+def _seconds(ms: float | None, t: Translator) -> str:
+    if ms is None:
+        return "–"
+    return t.gettext("{seconds} s", seconds=t.number(round(ms / 1000, 1)))
+
+
+def _flags(item: ItemStats, t: Translator) -> str:
+    words = []
+    for flag in item.flags:
+        if flag is Flag.DISTRACTOR:
+            words.append(t.gettext(
+                "distractor {letters} chosen more often than the answer",
+                letters="/".join(letter(i) for i in item.popular_distractors)))
+        else:
+            words.append(t.gettext(FLAG_TEXT[flag]))
+    return "⚠️ " + "; ".join(words) if words else ""
+
+
+def item_block(item: ItemStats, number: int, t: Translator) -> str:
+    shares = item.option_shares or ()
+    options = " · ".join(
+        f"{letter(o)}{'✓' if o == item.answer else ''} {t.percent(share)}"
+        for o, share in enumerate(shares)
+    )
+    disc = "–" if item.discrimination is None else f"{item.discrimination:+.2f}"
+    lines = [
+        f"{t.number(number)}. {_short(item.prompt)} ({item.question_id})",
+        t.gettext(
+            "answered {n} · right {right} · {options} · disc {disc} · median {median}",
+            n=t.number(item.answered), right=t.percent(item.share_right or 0.0),
+            options=options, disc=disc, median=_seconds(item.median_ms, t),
+        ),
+    ]
+    if flags := _flags(item, t):
+        lines.append(flags)
+    return "\n".join(lines)
+
+
+def analysis_blocks(analysis: ChatAnalysis, t: Translator) -> list[str]:
+    """The text in blocks: a heading per quiz, a block per answered question, the key."""
+    if analysis.empty:
+        return [t.gettext("📊 No answers to {quiz} in this chat yet: the item analysis needs "
+                          "answered questions.", quiz=analysis.quiz_id) if analysis.quiz_id
+                else t.gettext("📊 No answers in this chat yet: the item analysis needs "
+                               "answered questions.")]
+    blocks = []
+    for report in analysis.reports:
+        blocks.append(t.gettext(
+            "📊 Item analysis: {title} ({quiz}) · {people} · {answers}",
+            title=report.title, quiz=report.quiz_id,
+            people=t.ngettext("{n} person", "{n} people", report.people),
+            answers=t.ngettext("{n} answer", "{n} answers", report.answers),
+        ))
+        for number, item in enumerate(report.items, start=1):
+            if item.answered:
+                blocks.append(item_block(item, number, t))
+    key = [
+        t.gettext("Each person's first answer counts. ✓ marks the correct option."),
+        t.gettext("disc: from -1 to +1, how well the question tells those who do well on the "
+                  "quiz's other questions from those who do not; near 0 or below, it does "
+                  "not. Flags need at least {n} answers.", n=t.number(MIN_ANSWERS)),
+    ]
+    if analysis.charted_questions < analysis.answered_questions:
+        key.append(t.gettext(
+            "The chart shows {charted} of the {total} answered questions.",
+            charted=t.number(analysis.charted_questions),
+            total=t.number(analysis.answered_questions)))
+    blocks.append("\n".join(key))
+    return blocks
+
+
+def chunks(blocks: Sequence[str], limit: int, measure: Callable[[str], int] = len) -> list[str]:
+    """The blocks packed into as few messages of at most `limit` as they fit, separated by
+    a blank line; a block longer than `limit` alone is cut to it."""
+    out: list[str] = []
+    for block in blocks:
+        if measure(block) > limit:
+            while measure(block) > limit - 1:
+                block = block[:-1]
+            block = block.rstrip() + "…"
+        if out and measure(out[-1]) + 2 + measure(block) <= limit:
+            out[-1] += "\n\n" + block
+        else:
+            out.append(block)
+    return out

@@ -1,0 +1,140 @@
+"""/analysis for a chat's admins, and the chart on a question's close summary.
+
+The figures are analysis.py's, from the chat's stored answers. Drawing is the ChartRenderer
+port's (bot/reports/png.py: matplotlib never enters the core, so the import rules hold and
+a bot that draws nothing never loads it). A chart is CPU-bound for a fraction of a second
+and blocks while it draws, so it runs in a worker thread, one at a time, while the event
+loop keeps answering; its size is bounded (MAX_CHART_QUIZZES rows of at most
+MAX_CHART_QUESTIONS questions) and the text says when the chart leaves questions out.
+
+A chart is an extra: drawing it may fail, and then the reply or the summary goes out as text
+(the failure is logged once per process).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from bot.core.analysis import QuizReport, analyse
+from bot.core.errors import UnknownQuiz, may_not_see_analysis
+from bot.core.models import Chat, PostSummary
+from bot.core.ports import ChartRenderer, Storage
+from bot.core.questions import Questions
+
+log = logging.getLogger(__name__)
+
+# Drawing 3 x 16 questions took 7.7 s on 2 cores at a load average of 5-6 (4 x 30: 17 s;
+# 3 x 8, every bundled pack's size: 5.8 s): the caps keep it bounded, at most 1,760 x 1,180
+# pixels.
+MAX_CHART_QUIZZES = 3  # rows of the chart
+MAX_CHART_QUESTIONS = 16  # per row (the bundled packs have 8)
+CHART_TITLE = "Item analysis"  # the chart's words are English: its font has no Bengali glyphs
+
+
+@dataclass(frozen=True, slots=True)
+class ChatAnalysis:
+    """A chat's item analysis: the quizzes answered there (or the one asked for)."""
+
+    chat_key: str
+    quiz_id: str | None  # the quiz asked for; None: every quiz answered in the chat
+    reports: tuple[QuizReport, ...]  # in the reader's language; only quizzes with answers
+    charted: tuple[QuizReport, ...] = ()  # what the chart shows (answered questions, capped)
+    chart: bytes | None = None  # PNG; None: nothing answered, no renderer, or drawing failed
+
+    @property
+    def empty(self) -> bool:
+        return not self.reports
+
+    @property
+    def answered_questions(self) -> int:
+        return sum(1 for r in self.reports for item in r.items if item.answered)
+
+    @property
+    def charted_questions(self) -> int:
+        return sum(len(r.items) for r in self.charted)
+
+
+def chart_rows(reports: Sequence[QuizReport]) -> tuple[QuizReport, ...]:
+    """The answered questions of the first MAX_CHART_QUIZZES quizzes, at most
+    MAX_CHART_QUESTIONS each: what a chart of these reports shows."""
+    return tuple(
+        replace(r, items=tuple(i for i in r.items if i.answered)[:MAX_CHART_QUESTIONS])
+        for r in reports[:MAX_CHART_QUIZZES]
+    )
+
+
+class Charts:
+    """Draws through the renderer off the event loop, one chart at a time."""
+
+    def __init__(self, renderer: ChartRenderer | None, storage: Storage) -> None:
+        self.renderer = renderer
+        self.storage = storage
+        self._drawing = asyncio.Lock()  # a chart takes a core: never two at once
+        self._failed_before = False
+
+    async def draw(self, what: str, draw: Callable[[], bytes]) -> bytes | None:
+        """`draw()` in a worker thread; None (logged once per process) if it fails."""
+        async with self._drawing:
+            try:
+                return await asyncio.to_thread(draw)
+            except Exception:
+                if not self._failed_before:
+                    self._failed_before = True
+                    log.warning("drawing %s failed; text only (logged once)", what,
+                                exc_info=True)
+                return None
+
+    async def on_summary(self, summary: PostSummary) -> PostSummary:
+        """The summary with a chart of its answers if its chat turned charts on (and
+        someone answered); as it is otherwise, and whenever the chart cannot be drawn."""
+        renderer = self.renderer
+        if renderer is None or summary.chart is not None or not summary.answered:
+            return summary
+        try:
+            settings = await self.storage.get_chat_settings(summary.chat_key)
+        except Exception as exc:  # the summary matters more than its chart
+            log.warning("chart setting of %s not read (%s); summary without chart",
+                        summary.chat_key, exc)
+            return summary
+        if settings is None or not settings.chart:
+            return summary
+        png = await self.draw(f"the chart of post {summary.post_id}",
+                              lambda: renderer.summary_chart(summary))
+        return summary if png is None else replace(summary, chart=png)
+
+
+class ItemAnalysis:
+    def __init__(self, questions: Questions, storage: Storage, charts: Charts) -> None:
+        self.questions = questions
+        self.storage = storage
+        self.charts = charts
+
+    async def for_chat(
+        self, chat: Chat, selector: str | None, locale: str, *, allowed: bool,
+        chart: bool = True,
+    ) -> ChatAnalysis:
+        """The chat's item analysis, of one quiz (its id) or of every quiz answered there.
+        Only its admins may see it (`allowed`: the platform's word)."""
+        if not allowed:
+            raise may_not_see_analysis()
+        quiz_id = None
+        if selector is not None and selector.strip():
+            quiz = self.questions.quiz_named(selector)
+            if quiz is None:
+                raise UnknownQuiz(selector, self.questions.quizzes(locale))
+            quiz_id = quiz.id
+        responses = await self.storage.item_responses(quiz_id, chat.key)
+        catalog = self.questions.catalog
+        reports = tuple(r for r in analyse(catalog, responses, quiz_id, locale) if r.answers)
+        if not reports:
+            return ChatAnalysis(chat.key, quiz_id, ())
+        charted = chart_rows([r for r in analyse(catalog, responses, quiz_id) if r.answers])
+        png = None
+        renderer = self.charts.renderer
+        if chart and renderer is not None:
+            png = await self.charts.draw(f"the item analysis of {chat.key}",
+                                         lambda: renderer.report_chart(charted, CHART_TITLE))
+        return ChatAnalysis(chat.key, quiz_id, reports, charted, png)
