@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import random
+import tempfile
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,6 +18,9 @@ from tests.clock import FakeClock
 from tests.storage_contract.pg import SKIP_PREFIX, fresh_database, unavailable
 
 os.environ.setdefault("NO_PROXY", "127.0.0.1,localhost")
+# the content cache of every bot the tests start (and of their subprocesses) in a folder of the
+# run's own, not the user's ~/.cache; a test of the cache sets its own
+os.environ.setdefault("QUIZBOT_CACHE_DIR", tempfile.mkdtemp(prefix="quizbot-test-cache-"))
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_PACKS = Path(__file__).parent / "data" / "packs"
