@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.content import limits
-from bot.content.loader import _describe, load_file
+from bot.content.loader import Problem, _describe, load_file
 from bot.content.schema import LOCALES
 
 # a spreadsheet of every bundled pack is about 200 kB; a pack's own limit is 1 MiB
@@ -108,6 +108,13 @@ class _Quiz:
     title: dict[str, str]
     tags: list[str]
     questions: list[_Question] = field(default_factory=list)
+    language: str | None = None  # a pack in one language only (schema.Quiz.language)
+
+
+# What a pack is made of before it is YAML; authoring (bot/core/authoring.py) builds them from
+# Telegram polls, a question's "row" being its number in the draft.
+PackSource = _Quiz
+QuestionSource = _Question
 
 
 @dataclass(frozen=True, slots=True)
@@ -390,6 +397,8 @@ def _pack(quiz: _Quiz, source: str) -> _Pack:
              "line is not replaced).")
     pack.add(first, f"id: {scalar(quiz.id)}")
     pack.name(first, ("id",), "quiz_id")
+    if quiz.language:
+        pack.add(first, f"language: {quiz.language}")
     pack.add(first, "title:")
     pack.name(first, ("title",), "quiz_title")
     for loc, text in quiz.title.items():
@@ -453,6 +462,26 @@ def _in_columns(message: str, names: list[tuple[str, str]]) -> str:
 # --- the whole import ------------------------------------------------------------------------
 
 
+def _validated(pack: _Pack, file: Path) -> tuple[Imported | None, list[tuple[int, Problem]]]:
+    """The pack written to `file` and loaded like any pack: the pack if it has no error, and
+    each of the loader's problems with the row it comes from."""
+    yaml = "\n".join(pack.lines) + "\n"
+    file.write_text(yaml, encoding="utf-8")
+    loaded, found = load_file(file)
+    problems = [(pack.row_of(p.line), p) for p in found]
+    return (None if loaded is None else Imported(loaded.id, len(loaded.questions), yaml)), problems
+
+
+def check_pack(
+    quiz: PackSource, source: str
+) -> tuple[Imported | None, list[tuple[int, Problem]]]:
+    """One pack validated as the import validates it (schema, platform limits, giveaways as
+    warnings): the pack if it has no error, and each problem with its question's row (the
+    quiz's own row for the title and the pack as a whole)."""
+    with tempfile.TemporaryDirectory(prefix="quizbot-pack-") as tmp:
+        return _validated(_pack(quiz, source), Path(tmp) / "pack.yaml")
+
+
 def _existing(out: Path, replacing: set[str]) -> Iterable[tuple[Path, str, list[str]]]:
     """(file, quiz id, question ids) of the valid packs in `out` that are not replaced."""
     if not out.is_dir():
@@ -499,18 +528,14 @@ def import_csv(
                     add(quiz.row, f"quiz {quiz.id!r} has no valid question")
                 continue
             pack = _pack(quiz, source)
-            yaml = "\n".join(pack.lines) + "\n"
-            file = Path(tmp) / f"pack-{n}.yaml"
-            file.write_text(yaml, encoding="utf-8")
-            loaded, found = load_file(file)
-            for p in found:
-                row = pack.row_of(p.line)
+            loaded, found = _validated(pack, Path(tmp) / f"pack-{n}.yaml")
+            for row, p in found:
                 message = _in_columns(p.message, pack.names.get(row, []))
                 if row == quiz.row and p.line <= pack.lines.index("questions:") + 1:
                     message = f"quiz {quiz.id!r}: {message}"
                 add(row, message, p.warning)
             if loaded is not None:
-                imported.append(Imported(loaded.id, len(loaded.questions), yaml))
+                imported.append(loaded)
 
     # ids must stay unique across the folder the packs go to
     files = {f"{q.quiz_id}.yaml" for q in imported}

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from contextvars import ContextVar
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
@@ -11,13 +12,20 @@ from pydantic import (
     ConfigDict,
     Field,
     StringConstraints,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
     field_validator,
     model_validator,
 )
-from pydantic_core import PydanticCustomError
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 LOCALES: tuple[str, ...] = ("en", "bn", "hi")
 DEFAULT_LOCALE = "en"
+Language = Literal["en", "bn", "hi"]
+
+# The language every text of the pack being validated must have: English, unless the pack
+# says `language:` (a pack written in one language, e.g. from Telegram polls). Set by Quiz.
+_PACK_LANGUAGE: ContextVar[str] = ContextVar("pack_language", default=DEFAULT_LOCALE)
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]{0,47}$")]
 
@@ -42,21 +50,31 @@ NonEmpty = Annotated[
 
 
 class Localized(BaseModel):
-    """A text in several locales; English is required, the others fall back to it."""
+    """A text in several locales; the pack's language (English unless the pack names another)
+    is required, the others fall back to English, else to the language the text has."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    en: NonEmpty
+    en: NonEmpty | None = None
     bn: NonEmpty | None = None
     hi: NonEmpty | None = None
 
-    @model_validator(mode="before")
+    @model_validator(mode="wrap")
     @classmethod
-    def _plain_string_is_english(cls, value: Any) -> Any:
-        return {"en": value} if isinstance(value, str) else value
+    def _in_pack_language(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        required = _PACK_LANGUAGE.get()
+        if isinstance(value, str):  # a plain string is in the pack's language
+            value = {required: value}
+        if isinstance(value, dict) and required not in value:
+            raise ValidationError.from_exception_data(
+                cls.__name__, [InitErrorDetails(type="missing", loc=(required,), input=value)]
+            )
+        return handler(value)
 
     def get(self, locale: str) -> str:
-        return getattr(self, locale, None) or self.en
+        text = getattr(self, locale, None) or self.en or self.bn or self.hi
+        assert text is not None  # the validator requires one
+        return text
 
     def items(self) -> list[tuple[str, str]]:
         return [(loc, text) for loc in LOCALES if (text := getattr(self, loc)) is not None]
@@ -79,8 +97,8 @@ class Option(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _split(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return {"text": {"en": value}}
+        if isinstance(value, str):  # in the pack's language (Localized)
+            return {"text": value}
         if isinstance(value, dict) and "text" not in value:
             texts = {k: v for k, v in value.items() if k != "correct"}
             return {"text": texts, **({"correct": value["correct"]} if "correct" in value else {})}
@@ -117,9 +135,21 @@ class Quiz(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: Slug
+    # a pack in one language only names it; without it every text needs English
+    language: Language | None = None
     title: Localized
     tags: list[Slug] = Field(default_factory=list)
     questions: list[Question] = Field(min_length=1)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _texts_in_pack_language(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        language = data.get("language") if isinstance(data, dict) else None
+        token = _PACK_LANGUAGE.set(language if language in LOCALES else DEFAULT_LOCALE)
+        try:
+            return handler(data)
+        finally:
+            _PACK_LANGUAGE.reset(token)
 
     @field_validator("questions")
     @classmethod
@@ -144,6 +174,7 @@ class Quiz(BaseModel):
         """The documented JSON export shape."""
         return {
             "id": self.id,
+            **({"language": self.language} if self.language else {}),
             "title": self.title.as_dict(),
             "tags": list(self.tags),
             "questions": [

@@ -87,6 +87,13 @@ TABLES = (
     Table("reminder_days", ("person_key", "local_date"), ("person_key", "local_date",
                                                           "claimed_at"),
           times=("claimed_at",), dates=("local_date",)),
+    Table("drafts", ("author_key",), ("author_key", "locale", "title", "created_at"),
+          times=("created_at",)),
+    Table("draft_questions", ("author_key", "number"), ("author_key", "number", "question",
+                                                        "ref", "added_at"),
+          times=("added_at",)),
+    Table("authored_packs", ("quiz_id",), ("quiz_id", "author_key", "pack", "published_at"),
+          times=("published_at",)),
 )
 # derived from the answers, rebuilt by the destination: counted to check, never copied
 REBUILT = ("totals", "scores")
