@@ -25,7 +25,7 @@ from pathlib import Path
 
 from bot.content import limits
 from bot.content.loader import Problem, _describe, load_file
-from bot.content.schema import LOCALES
+from bot.content.schema import LOCALES, Quiz
 
 # a spreadsheet of every bundled pack is about 200 kB; a pack's own limit is 1 MiB
 CSV_FILE_BYTES = 8 * 1024 * 1024
@@ -480,6 +480,14 @@ def check_pack(
     quiz's own row for the title and the pack as a whole)."""
     with tempfile.TemporaryDirectory(prefix="quizbot-pack-") as tmp:
         return _validated(_pack(quiz, source), Path(tmp) / "pack.yaml")
+
+
+def load_pack(text: str) -> tuple[Quiz | None, list[Problem]]:
+    """A pack's YAML (one stored in a database) loaded like a pack file."""
+    with tempfile.TemporaryDirectory(prefix="quizbot-pack-") as tmp:
+        file = Path(tmp) / "pack.yaml"
+        file.write_text(text, encoding="utf-8")
+        return load_file(file)
 
 
 def _existing(out: Path, replacing: set[str]) -> Iterable[tuple[Path, str, list[str]]]:

@@ -27,7 +27,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.scanner import Scanner, ScannerError
 
 from bot.content import limits
-from bot.content.schema import LOCALES, Localized, Option, Question, Quiz
+from bot.content.schema import LOCALES, Localized, Option, Question, Quiz, pack_language
 
 try:  # libyaml through PyYAML: over ten times faster than ruamel's pure-Python parser
     from yaml.cyaml import CParser as _CParser  # type: ignore[import-untyped, unused-ignore]
@@ -799,8 +799,9 @@ def _check(result: _File, data: Any, lines: dict[Loc, int]) -> None:
             if err["input"] is BROKEN or err["type"] == "duplicate_question_id":
                 continue
             result.add(_line_of(lines, err["loc"]), _message(err))
-    for loc, message, warning in _limit_problems(data, result.quiz):
-        result.add(_line_of(lines, loc), f"{_describe(loc)}: {message}", warning)
+    with pack_language(data.get("language")):  # its parts in the pack's language
+        for loc, message, warning in _limit_problems(data, result.quiz):
+            result.add(_line_of(lines, loc), f"{_describe(loc)}: {message}", warning)
     if result.quiz is not None:
         for loc, message, warning in _giveaway_problems(result.quiz):
             result.add(_line_of(lines, loc), message, warning)

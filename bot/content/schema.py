@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Annotated, Any, Literal
 
@@ -47,6 +49,17 @@ def _printable(text: str) -> str:
 NonEmpty = Annotated[
     str, StringConstraints(strip_whitespace=True, min_length=1), AfterValidator(_printable)
 ]
+
+
+@contextmanager
+def pack_language(language: object) -> Iterator[None]:
+    """Validate parts of a pack (not the whole Quiz, which sets it) in its `language:`."""
+    token = _PACK_LANGUAGE.set(language if isinstance(language, str) and language in LOCALES
+                               else DEFAULT_LOCALE)
+    try:
+        yield
+    finally:
+        _PACK_LANGUAGE.reset(token)
 
 
 class Localized(BaseModel):
@@ -144,12 +157,8 @@ class Quiz(BaseModel):
     @model_validator(mode="wrap")
     @classmethod
     def _texts_in_pack_language(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
-        language = data.get("language") if isinstance(data, dict) else None
-        token = _PACK_LANGUAGE.set(language if language in LOCALES else DEFAULT_LOCALE)
-        try:
+        with pack_language(data.get("language") if isinstance(data, dict) else None):
             return handler(data)
-        finally:
-            _PACK_LANGUAGE.reset(token)
 
     @field_validator("questions")
     @classmethod

@@ -13,6 +13,7 @@ The parts, each with its dependencies passed in:
 - delivery.py   summaries and scheduled questions onto the platforms (ChatPort)
 - rounds.py     N questions in a row in a shared chat
 - chat_settings.py  a chat's question time and mode (/settings)
+- authoring.py  quiz polls sent by an author become a draft pack, published
 The loop that drives time (scheduler.py) calls into the same parts.
 """
 
@@ -22,7 +23,7 @@ import os
 import random
 import socket
 import uuid
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from contextlib import AbstractAsyncContextManager
 from datetime import timedelta
 
@@ -30,6 +31,7 @@ from bot.content import Catalog
 from bot.content.schema import DEFAULT_LOCALE
 from bot.core.answers import Answers
 from bot.core.asking import Asking
+from bot.core.authoring import Added, Authoring, DraftView, PollQuestion, Published
 from bot.core.boards import Boards
 from bot.core.chat_settings import ChatSettings, ChatSettingsRules
 from bot.core.clock import Clock, SystemClock
@@ -68,8 +70,10 @@ class QuizService:
         rng: random.Random | None = None,
         *,
         question_time: timedelta = DEFAULT_QUESTION_TIME,
+        authors: Collection[str] = (),
     ) -> None:
-        """`question_time`: how long a /quiz question stays open in a shared chat."""
+        """`question_time`: how long a /quiz question stays open in a shared chat;
+        `authors`: the person keys who may write quizzes in a chat (authoring.py)."""
         self.catalog = catalog
         self.storage = storage
         self.clock = clock = clock or SystemClock()
@@ -88,6 +92,7 @@ class QuizService:
         self.rounds = Rounds(self.questions, storage, clock, self.chat_settings)
         self.asking = Asking(self.questions, self.runs, self.locales, self.delivery,
                              question_time, self.rounds)
+        self.authoring = Authoring(catalog, storage, clock, authors)
 
     # platforms ---------------------------------------------------------------------------
     def connect(self, port: ChatPort) -> None:
@@ -254,3 +259,34 @@ class QuizService:
     async def chat_gone(self, chat_key: str) -> None:
         """The bot was removed from the chat for good."""
         await self.delivery.chat_gone(chat_key)
+
+    # authoring: quiz polls become a draft pack (authoring.py) ----------------------------
+    async def load_published(self) -> int:
+        """Add the packs authors published to the catalog (at start)."""
+        return await self.authoring.load()
+
+    def may_author(self, person: Person) -> bool:
+        return self.authoring.may_author(person)
+
+    async def new_draft(self, person: Person, locale: str) -> tuple[bool, int]:
+        return await self.authoring.start(person, locale)
+
+    async def add_to_draft(
+        self, person: Person, locale: str, poll: PollQuestion, ref: str
+    ) -> Added:
+        return await self.authoring.add(person, locale, poll, ref)
+
+    async def draft(self, person: Person) -> DraftView:
+        return await self.authoring.view(person)
+
+    async def undo_draft(self, person: Person) -> tuple[int | None, int]:
+        return await self.authoring.undo(person)
+
+    async def name_draft(self, person: Person, title: str) -> str:
+        return await self.authoring.name(person, title)
+
+    async def discard_draft(self, person: Person) -> bool:
+        return await self.authoring.discard(person)
+
+    async def publish_draft(self, person: Person) -> Published:
+        return await self.authoring.publish(person)
