@@ -5,6 +5,7 @@ the author's language, published packs loaded again by a new process."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -23,6 +24,7 @@ from bot.i18n import translator
 from bot.storage import SqliteStorage
 from tests.clock import FakeClock
 from tests.conftest import SAMPLE_PACKS
+from tests.test_cli import clean_env, quizbot
 
 AUTHOR = Person("tg:1001", "Alice")
 STRANGER = Person("tg:1002", "Bob")
@@ -175,3 +177,24 @@ async def test_draft_commands_without_a_draft(authoring_service: QuizService) ->
         await authoring_service.publish_draft(AUTHOR)
     assert await authoring_service.discard_draft(AUTHOR)
     assert not await authoring_service.discard_draft(AUTHOR)
+
+
+async def test_published_packs_export_as_yaml_that_loads_as_the_same_quiz(
+    authoring_service: QuizService, storage: SqliteStorage, tmp_path: Path,
+) -> None:
+    if not isinstance(storage, SqliteStorage):
+        pytest.skip("the command is given the SQLite file")
+    await authoring_service.add_to_draft(AUTHOR, "hi", poll(1, prompt="एक कौन-सा है?"), "m1")
+    await authoring_service.add_to_draft(AUTHOR, "hi", poll(2), "m2")
+    await authoring_service.name_draft(AUTHOR, "Ginti: numbers")
+    published = await authoring_service.publish_draft(AUTHOR)
+    assert published.quiz_id == "ginti-numbers"
+
+    out = tmp_path / "exported"
+    proc = quizbot(tmp_path, "content", "export", "--authored", str(out),
+                   env=clean_env(tmp_path, QUIZBOT_DATABASE=str(storage.path)))
+    assert proc.returncode == 0, proc.stderr
+    assert f"wrote {out / 'ginti-numbers.yaml'}: quiz ginti-numbers" in proc.stdout
+    exported = load_catalog(out)
+    assert exported.quizzes["ginti-numbers"] == authoring_service.catalog.get("ginti-numbers")
+    assert quizbot(tmp_path, "content", "validate", str(out)).returncode == 0

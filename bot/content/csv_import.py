@@ -389,12 +389,15 @@ class _Pack:
         return self.rows[line - 1] if 1 <= line <= len(self.rows) else self.quiz.row
 
 
-def _pack(quiz: _Quiz, source: str) -> _Pack:
+def _pack(quiz: _Quiz, source: str, header: Sequence[str] = ()) -> _Pack:
     pack = _Pack(quiz)
     first = quiz.row
-    pack.add(first, f"{MARKER} from {source}.")
-    pack.add(first, "# Edit the spreadsheet and import it again (a file without this first "
-             "line is not replaced).")
+    for line in header or (
+        f"{MARKER} from {source}.",
+        "# Edit the spreadsheet and import it again (a file without this first line is not "
+        "replaced).",
+    ):
+        pack.add(first, line)
     pack.add(first, f"id: {scalar(quiz.id)}")
     pack.name(first, ("id",), "quiz_id")
     if quiz.language:
@@ -473,13 +476,14 @@ def _validated(pack: _Pack, file: Path) -> tuple[Imported | None, list[tuple[int
 
 
 def check_pack(
-    quiz: PackSource, source: str
+    quiz: PackSource, header: Sequence[str]
 ) -> tuple[Imported | None, list[tuple[int, Problem]]]:
     """One pack validated as the import validates it (schema, platform limits, giveaways as
-    warnings): the pack if it has no error, and each problem with its question's row (the
-    quiz's own row for the title and the pack as a whole)."""
+    warnings): the pack (its YAML opening with the `header` comment lines) if it has no
+    error, and each problem with its question's row (the quiz's own row for the title and
+    the pack as a whole)."""
     with tempfile.TemporaryDirectory(prefix="quizbot-pack-") as tmp:
-        return _validated(_pack(quiz, source), Path(tmp) / "pack.yaml")
+        return _validated(_pack(quiz, "", header), Path(tmp) / "pack.yaml")
 
 
 def load_pack(text: str) -> tuple[Quiz | None, list[Problem]]:

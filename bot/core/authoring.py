@@ -152,7 +152,7 @@ class Authoring:
         if draft is not None and number <= len(draft.questions):
             # this question alone, so the author can /undo it at once
             source = _source(draft, "draft", [number])
-            problems = tuple(p for p in _problems(check_pack(source, "telegram")[1])
+            problems = tuple(p for p in _problems(check_pack(source, _header(person))[1])
                              if p.question == number)
         return Added(number, problems)
 
@@ -190,7 +190,7 @@ class Authoring:
         quiz_id = pack_id(draft.title, person.key)
         if quiz_id in self.catalog.quizzes:
             raise errors.pack_exists(quiz_id)
-        imported, found = check_pack(_source(draft, quiz_id), f"a draft of {person.key}")
+        imported, found = check_pack(_source(draft, quiz_id), _header(person))
         if imported is None:
             return Published(None, draft.title, len(draft.questions), tuple(_problems(found)))
         quiz = load_pack(imported.text)[0]
@@ -225,6 +225,10 @@ class Authoring:
 
     async def packs(self) -> list[AuthoredPackRecord]:
         return await self.storage.authored_packs()
+
+
+def _header(person: Person) -> tuple[str, ...]:
+    return (f"# Written in a chat by {person.key} (quiz polls, published with /publish).",)
 
 
 def _source(draft: DraftRecord, quiz_id: str, only: Sequence[int] = ()) -> PackSource:
