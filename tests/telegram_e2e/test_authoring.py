@@ -143,3 +143,26 @@ async def test_discarding_asks_first(
     assert await tg.service.storage.get_draft("tg:1001") is None
     edits = [c.params["text"] for c in tg.fake.calls_of("editMessageText")]
     assert edits == ["Your draft is kept.", "Your draft is discarded."]
+
+
+async def test_a_bengali_author_writes_a_bengali_pack_and_reads_bengali(
+    tg: Harness, alice: dict[str, Any], alice_dm: dict[str, Any], group: dict[str, Any],
+) -> None:
+    await tg.command(alice_dm, alice, "/lang bn")
+    reply = await send_quiz(tg, alice_dm, alice, "বিড়ালের কয়টি পা?", ["চার", "দুই"],
+                            explanation=None)
+    assert reply.startswith("প্রশ্ন 1 আপনার খসড়ায় যোগ হয়েছে।")
+    assert "প্রশ্ন 1, ব্যাখ্যা: নেই" in reply
+    await reply_to(tg, alice_dm, alice, "/undo")
+    await send_quiz(tg, alice_dm, alice, "বিড়ালের কয়টি পা?", ["চার", "দুই"],
+                    explanation="বিড়াল চার পায়ে হাঁটে।")
+    await reply_to(tg, alice_dm, alice, "/name বিড়াল")
+    published = await reply_to(tg, alice_dm, alice, "/publish")
+    assert published.startswith("“বিড়াল” প্রকাশিত হয়েছে")
+    [pack] = await tg.service.storage.authored_packs()
+    quiz = tg.service.catalog.get(pack.quiz_id)
+    assert quiz is not None and quiz.language == "bn"
+    # an English group reads the pack in its one language
+    await tg.command(group, alice, f"/quiz {pack.quiz_id}")
+    [call] = await tg.fake.wait_for("sendPoll")
+    assert call.params["question"] == "বিড়ালের কয়টি পা?"
