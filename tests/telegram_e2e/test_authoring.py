@@ -166,3 +166,19 @@ async def test_a_bengali_author_writes_a_bengali_pack_and_reads_bengali(
     await tg.command(group, alice, f"/quiz {pack.quiz_id}")
     [call] = await tg.fake.wait_for("sendPoll")
     assert call.params["question"] == "বিড়ালের কয়টি পা?"
+
+
+async def test_a_redelivered_poll_or_undo_counts_once(
+    tg: Harness, alice: dict[str, Any], alice_dm: dict[str, Any],
+) -> None:
+    for prompt in PROMPTS:
+        await send_quiz(tg, alice_dm, alice, prompt)
+    sent = tg.fake.send_poll(alice_dm, alice, "Fish swim in?", ["Water", "Air"], correct=[0],
+                             explanation="Gills.")
+    await tg.send(sent)
+    await tg.send(tg.fake.redeliver(sent))
+    undo = tg.fake.command(alice_dm, alice, "/undo")
+    await tg.send(undo)
+    await tg.send(tg.fake.redeliver(undo))
+    draft = await tg.service.storage.get_draft("tg:1001")
+    assert draft is not None and len(draft.questions) == 3

@@ -7,6 +7,8 @@ author's language. A refusal is the core's UserError, shown by handlers.on_error
 
 from __future__ import annotations
 
+import logging
+
 import telegram
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, filters
@@ -18,6 +20,8 @@ from bot.core import authoring
 from bot.core.authoring import PollQuestion
 from bot.core.models import Person
 from bot.i18n import Translator, translator
+
+log = logging.getLogger(__name__)
 
 PRIVATE = filters.ChatType.PRIVATE
 DISCARD, KEEP = "draft:discard", "draft:keep"
@@ -41,6 +45,10 @@ async def _author(update: Update, context: Context) -> tuple[telegram.Message, P
                                                              Translator] | None:
     message, user = update.effective_message, update.effective_user
     if message is None or user is None:
+        return None
+    # a redelivered /undo must not remove a second question (handlers.command does the same)
+    if not context.bot_data.seen.add((message.chat.id, message.message_id)):
+        log.info("ignoring redelivered message %s in %s", message.message_id, message.chat.id)
         return None
     person = person_of(user)
     locale = await context.bot_data.service.locale_for(person, chat_of(message.chat))
@@ -136,6 +144,8 @@ async def discard(update: Update, context: Context) -> None:
 async def discard_pressed(update: Update, context: Context) -> None:
     query = update.callback_query
     if query is None:
+        return
+    if not context.bot_data.seen.add(("press", query.id)):
         return
     person = person_of(query.from_user)
     service = context.bot_data.service
