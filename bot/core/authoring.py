@@ -223,9 +223,6 @@ class Authoring:
             added += 1
         return added
 
-    async def packs(self) -> list[AuthoredPackRecord]:
-        return await self.storage.authored_packs()
-
 
 def _header(person: Person) -> tuple[str, ...]:
     return (f"# Written in a chat by {person.key} (quiz polls, published with /publish).",)
