@@ -19,7 +19,13 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-from bot.core.ports import AnswerRecord, ChatSettingsRecord, NewPost, StorageError
+from bot.core.ports import (
+    AnswerRecord,
+    AuthoredPackRecord,
+    ChatSettingsRecord,
+    NewPost,
+    StorageError,
+)
 from bot.core.schedule import Schedule
 from bot.storage import SqliteStorage, storage_for
 from bot.storage.postgres.copy import TABLES, CopyError, copy_database, side_for
@@ -72,6 +78,8 @@ async def community(path: Path, posts: int = 30, people: int = 120) -> None:
                 await store.finish_round(rnd.id, NOW + timedelta(minutes=5))
         await store.set_reminder(Schedule("tg:7", time(7, 30), "Asia/Kolkata", updated_at=NOW))
         assert await store.claim_reminder("tg:7", date(2026, 3, 2), NOW)
+        await store.add_draft_question("tg:7", "bn", '{"prompt": "?"}', "tg-msg:7:1", NOW)
+        await store.publish_draft(AuthoredPackRecord("authored", "tg:8", "id: authored\n", NOW))
 
 
 async def rows(database: str | Path) -> dict[str, list[tuple[Any, ...]]]:
