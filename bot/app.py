@@ -19,6 +19,7 @@ from enum import IntEnum
 from bot import __version__, health
 from bot.adapters import Adapter, ConnectionLost, CredentialsRejected
 from bot.content import load_catalog
+from bot.core.authoring import author_keys
 from bot.core.clock import Clock
 from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
@@ -51,11 +52,14 @@ async def open_service(
     storage = storage_for(settings.quizbot_database)  # a file: SQLite; a URL: PostgreSQL
     await storage.open()
     try:
-        yield QuizService(
+        service = QuizService(
             catalog, storage, clock,
             question_time=timedelta(seconds=settings.quizbot_question_seconds),
             charts=PngCharts(),  # matplotlib is loaded only when a chart is drawn
+            authors=author_keys(settings.quizbot_authors),
         )
+        await service.load_published()  # packs written in chats (authoring.py)
+        yield service
     finally:
         await storage.close()
 

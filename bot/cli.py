@@ -14,7 +14,7 @@ from bot.adapters import ConnectionLost, CredentialsRejected
 from bot.adapters.console import CHAT, ConsoleQuiz, command, console_person
 from bot.app import Exit, configured_adapters, exit_for, open_service, run_adapters
 from bot.content import ContentError, load_catalog
-from bot.content.csv_import import CsvImportError, import_csv, write
+from bot.content.csv_import import CsvImportError, Imported, import_csv, write
 from bot.content.schema import LOCALES
 from bot.core import render
 from bot.core.analysis import analyse
@@ -23,7 +23,7 @@ from bot.core.ports import StorageError
 from bot.i18n import translator
 from bot.reports import Scope, chart_png, report_text
 from bot.settings import Settings, SettingsError, load_settings
-from bot.storage import DatabaseUrl, migrate_database
+from bot.storage import DatabaseUrl, migrate_database, storage_for
 from bot.storage.postgres.copy import copy_database
 
 NO_TOKEN_HINT = (
@@ -109,6 +109,11 @@ def _parser() -> argparse.ArgumentParser:
         "--format", choices=["json"], default="json", help="output format (default: %(default)s)"
     )
     export.add_argument("path", nargs="?", type=Path, help=pack_help)
+    export.add_argument(
+        "--authored", type=Path, metavar="DIR",
+        help="instead: write the packs published in chats (stored in QUIZBOT_DATABASE) as "
+        "YAML files into DIR",
+    )
     importer = csub.add_parser(
         "import", help="write validated packs from a spreadsheet (docs/csv-format.md)"
     )
@@ -201,6 +206,30 @@ def _content_export(settings: Settings, path: Path | None) -> int:
         return 1
     json.dump([q.export() for q in catalog], sys.stdout, ensure_ascii=False, indent=2)
     print()
+    return 0
+
+
+async def _export_authored(settings: Settings, out: Path) -> int:
+    """`content export --authored DIR`: the published packs, each as DIR/<id>.yaml."""
+    storage = storage_for(settings.quizbot_database)
+    try:
+        await storage.open()
+    except StorageError as exc:
+        print(f"quizbot: {exc}", file=sys.stderr)
+        return Exit.STORAGE
+    try:
+        packs = await storage.authored_packs()
+    finally:
+        await storage.close()
+    try:
+        written = write([Imported(p.quiz_id, 0, p.text) for p in packs], out)
+    except OSError as exc:
+        print(f"quizbot: cannot write to {out}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    for pack, path in zip(packs, written, strict=True):
+        print(f"wrote {path}: quiz {pack.quiz_id}, published by {pack.author_key}")
+    if not packs:
+        print(f"no pack was published in a chat (database {settings.quizbot_database})")
     return 0
 
 
@@ -304,6 +333,8 @@ def main(argv: list[str] | None = None) -> int:
                 return _content_validate(settings, args.path)
             if args.action == "import":
                 return _content_import(settings, args)
+            if args.authored is not None:
+                return int(asyncio.run(_export_authored(settings, args.authored)))
             return _content_export(settings, args.path)
         except BrokenPipeError:
             return _reader_gone()

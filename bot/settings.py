@@ -75,6 +75,8 @@ class Settings(BaseSettings):
     quizbot_cache_dir: Path | None = Field(default_factory=default_cache_dir)
     # how long a /quiz question stays open in a group or channel before its summary
     quizbot_question_seconds: int = Field(default=600, ge=10, le=2_628_000)
+    # Telegram user ids who may write quizzes by sending quiz polls to the bot (empty: nobody)
+    quizbot_authors: str = ""
     quizbot_log_level: str = "INFO"
 
     @model_validator(mode="before")
@@ -192,6 +194,14 @@ class Settings(BaseSettings):
             return None
         return url, webhook_listen(self.quizbot_telegram_webhook_listen), \
             secret.get_secret_value()
+
+    @field_validator("quizbot_authors")
+    @classmethod
+    def _authors(cls, value: str) -> str:
+        for word in re.split(r"[,\s]+", value.strip()):
+            if word and not re.fullmatch(r"(?:tg:)?\d+", word):
+                raise ValueError(f"{word!r} is not a Telegram user id (digits, comma-separated)")
+        return value
 
     @field_validator("quizbot_log_level")
     @classmethod

@@ -21,6 +21,7 @@ import pytest
 
 from bot.core.ports import (
     AnswerRecord,
+    AuthoredPackRecord,
     ChatSettingsRecord,
     NewPost,
     NewProblemReport,
@@ -85,6 +86,8 @@ async def community(path: Path, posts: int = 30, people: int = 120) -> None:
             ), since=NOW - timedelta(days=1), daily_cap=10, max_chars=4000)
             assert problem is not None
         assert await store.resolve_problem_report(problem.id, NOW, "fixed") == "resolved"
+        await store.add_draft_question("tg:7", "bn", '{"prompt": "?"}', "tg-msg:7:1", NOW)
+        await store.publish_draft(AuthoredPackRecord("authored", "tg:8", "id: authored\n", NOW))
 
 
 async def rows(database: str | Path) -> dict[str, list[tuple[Any, ...]]]:

@@ -14,8 +14,10 @@ import pytest
 
 from bot.content.schema import DEFAULT_LOCALE, LOCALES
 from bot.core import render
+from bot.core.authoring import PollQuestion
 from bot.core.errors import (
     AlreadyResolved,
+    AuthoringError,
     BadChart,
     BadCount,
     BadMode,
@@ -47,6 +49,24 @@ PLACEHOLDER = re.compile(r"\{\w*\}")
 Raise = Callable[[QuizService], Awaitable[object]]
 
 
+POLL = PollQuestion("Two and two?", ("Four", "Five"), (0,), "Counting.")
+
+
+def as_author(service: QuizService) -> QuizService:
+    service.authoring.authors = frozenset({ADA.key})
+    return service
+
+
+async def draft_then(service: QuizService, *, poll: bool = False, title: str = "") -> object:
+    """Ada's draft (with a question, a title), then publishing it."""
+    await as_author(service).new_draft(ADA, "en")
+    if poll:
+        await service.add_to_draft(ADA, "en", POLL, "tg-msg:1:1")
+    if title:
+        await service.name_draft(ADA, title)
+    return await service.publish_draft(ADA)
+
+
 # name -> (the class expected, what a person did that the core refuses)
 REFUSALS: dict[str, tuple[type[UserError], Raise]] = {
     "unknown quiz": (UnknownQuiz, lambda s: s.quiz(GROUP, ADA, "nope").__aenter__()),
@@ -76,6 +96,17 @@ REFUSALS: dict[str, tuple[type[UserError], Raise]] = {
     "bad question time": (BadQuestionTime, lambda s: s.change_settings(
         GROUP, words=["time", "soon"], allowed=True)),
     "bad mode": (BadMode, lambda s: s.change_settings(GROUP, mode="pigeon", allowed=True)),
+    "not an author": (AuthoringError, lambda s: s.add_to_draft(ADA, "en", POLL, "m")),
+    "a regular poll": (AuthoringError, lambda s: as_author(s).add_to_draft(
+        ADA, "en", PollQuestion("Two?", ("a", "b"), (), quiz=False), "m")),
+    "a forwarded quiz": (AuthoringError, lambda s: as_author(s).add_to_draft(
+        ADA, "en", PollQuestion("Two?", ("a", "b"), ()), "m")),
+    "two right options": (AuthoringError, lambda s: as_author(s).add_to_draft(
+        ADA, "en", PollQuestion("Two?", ("a", "b"), (0, 1)), "m")),
+    "no draft": (AuthoringError, lambda s: as_author(s).draft(ADA)),
+    "an empty draft": (AuthoringError, lambda s: draft_then(s)),
+    "an untitled draft": (AuthoringError, lambda s: draft_then(s, poll=True)),
+    "a quiz with that id": (AuthoringError, lambda s: draft_then(s, poll=True, title="Sample")),
     "unknown setting": (SettingsError, lambda s: s.change_settings(
         GROUP, words=["colour", "red"], allowed=True)),
     "unknown question to report": (UnknownQuestion, lambda s: s.report_problem(

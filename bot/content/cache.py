@@ -276,7 +276,7 @@ def _read_all(fd: int, size: int) -> bytes:
 # --- the entry: a header line, then JSON of plain lists ------------------------------------
 #
 # header: MAGIC FORMAT version key payload-length payload-crc32
-# payload: [quiz_line, [[line, warning], ...], [id, title, tags, [question, ...]]]
+# payload: [quiz_line, [[line, warning], ...], [id, title, tags, [question, ...], language]]
 # question: [id, line, prompt, [option text, ...], answer, explanation, details or null]
 # a text: [en, bn or null, hi or null]
 
@@ -294,7 +294,7 @@ def encode(entry: Entry, version: str, key: str) -> bytes:
     ]
     payload = json.dumps(
         [entry.quiz_line, [list(w) for w in entry.warnings],
-         [quiz.id, _text(quiz.title), list(quiz.tags), questions]],
+         [quiz.id, _text(quiz.title), list(quiz.tags), questions, quiz.language]],
         ensure_ascii=False, separators=(",", ":"),
     ).encode("utf-8")
     header = b" ".join((MAGIC, str(FORMAT).encode(), version.encode(), key.encode(),
@@ -317,7 +317,7 @@ def decode(raw: bytes, version: str, key: str) -> Entry:
         raise ValueError("truncated")
     if int(fields[5]) != zlib.crc32(payload):
         raise ValueError("corrupt (checksum)")
-    quiz_line, warnings, (quiz_id, title, tags, rows) = json.loads(payload)
+    quiz_line, warnings, (quiz_id, title, tags, rows, language) = json.loads(payload)
     text = Localized
     questions: list[Question] = []
     lines: list[int] = []
@@ -331,5 +331,5 @@ def decode(raw: bytes, version: str, key: str) -> Entry:
             answer,
         ))
         lines.append(line)
-    quiz = Quiz(quiz_id, text(*title), tags, questions)
+    quiz = Quiz(quiz_id, text(*title), tags, questions, language)
     return Entry(quiz, quiz_line, lines, [(line, message) for line, message in warnings])

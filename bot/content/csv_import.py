@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.content import limits
-from bot.content.loader import _describe, load_file
-from bot.content.schema import LOCALES
+from bot.content.loader import Problem, _describe, load_file
+from bot.content.schema import LOCALES, Quiz
 
 # a spreadsheet of every bundled pack is about 200 kB; a pack's own limit is 1 MiB
 CSV_FILE_BYTES = 8 * 1024 * 1024
@@ -108,6 +108,13 @@ class _Quiz:
     title: dict[str, str]
     tags: list[str]
     questions: list[_Question] = field(default_factory=list)
+    language: str | None = None  # a pack in one language only (schema.Quiz.language)
+
+
+# What a pack is made of before it is YAML; authoring (bot/core/authoring.py) builds them from
+# Telegram polls, a question's "row" being its number in the draft.
+PackSource = _Quiz
+QuestionSource = _Question
 
 
 @dataclass(frozen=True, slots=True)
@@ -382,14 +389,19 @@ class _Pack:
         return self.rows[line - 1] if 1 <= line <= len(self.rows) else self.quiz.row
 
 
-def _pack(quiz: _Quiz, source: str) -> _Pack:
+def _pack(quiz: _Quiz, source: str, header: Sequence[str] = ()) -> _Pack:
     pack = _Pack(quiz)
     first = quiz.row
-    pack.add(first, f"{MARKER} from {source}.")
-    pack.add(first, "# Edit the spreadsheet and import it again (a file without this first "
-             "line is not replaced).")
+    for line in header or (
+        f"{MARKER} from {source}.",
+        "# Edit the spreadsheet and import it again (a file without this first line is not "
+        "replaced).",
+    ):
+        pack.add(first, line)
     pack.add(first, f"id: {scalar(quiz.id)}")
     pack.name(first, ("id",), "quiz_id")
+    if quiz.language:
+        pack.add(first, f"language: {quiz.language}")
     pack.add(first, "title:")
     pack.name(first, ("title",), "quiz_title")
     for loc, text in quiz.title.items():
@@ -453,6 +465,35 @@ def _in_columns(message: str, names: list[tuple[str, str]]) -> str:
 # --- the whole import ------------------------------------------------------------------------
 
 
+def _validated(pack: _Pack, file: Path) -> tuple[Imported | None, list[tuple[int, Problem]]]:
+    """The pack written to `file` and loaded like any pack: the pack if it has no error, and
+    each of the loader's problems with the row it comes from."""
+    yaml = "\n".join(pack.lines) + "\n"
+    file.write_text(yaml, encoding="utf-8")
+    loaded, found = load_file(file)
+    problems = [(pack.row_of(p.line), p) for p in found]
+    return (None if loaded is None else Imported(loaded.id, len(loaded.questions), yaml)), problems
+
+
+def check_pack(
+    quiz: PackSource, header: Sequence[str]
+) -> tuple[Imported | None, list[tuple[int, Problem]]]:
+    """One pack validated as the import validates it (schema, platform limits, giveaways as
+    warnings): the pack (its YAML opening with the `header` comment lines) if it has no
+    error, and each problem with its question's row (the quiz's own row for the title and
+    the pack as a whole)."""
+    with tempfile.TemporaryDirectory(prefix="quizbot-pack-") as tmp:
+        return _validated(_pack(quiz, "", header), Path(tmp) / "pack.yaml")
+
+
+def load_pack(text: str) -> tuple[Quiz | None, list[Problem]]:
+    """A pack's YAML (one stored in a database) loaded like a pack file."""
+    with tempfile.TemporaryDirectory(prefix="quizbot-pack-") as tmp:
+        file = Path(tmp) / "pack.yaml"
+        file.write_text(text, encoding="utf-8")
+        return load_file(file)
+
+
 def _existing(out: Path, replacing: set[str]) -> Iterable[tuple[Path, str, list[str]]]:
     """(file, quiz id, question ids) of the valid packs in `out` that are not replaced."""
     if not out.is_dir():
@@ -499,18 +540,14 @@ def import_csv(
                     add(quiz.row, f"quiz {quiz.id!r} has no valid question")
                 continue
             pack = _pack(quiz, source)
-            yaml = "\n".join(pack.lines) + "\n"
-            file = Path(tmp) / f"pack-{n}.yaml"
-            file.write_text(yaml, encoding="utf-8")
-            loaded, found = load_file(file)
-            for p in found:
-                row = pack.row_of(p.line)
+            loaded, found = _validated(pack, Path(tmp) / f"pack-{n}.yaml")
+            for row, p in found:
                 message = _in_columns(p.message, pack.names.get(row, []))
                 if row == quiz.row and p.line <= pack.lines.index("questions:") + 1:
                     message = f"quiz {quiz.id!r}: {message}"
                 add(row, message, p.warning)
             if loaded is not None:
-                imported.append(Imported(loaded.id, len(loaded.questions), yaml))
+                imported.append(loaded)
 
     # ids must stay unique across the folder the packs go to
     files = {f"{q.quiz_id}.yaml" for q in imported}

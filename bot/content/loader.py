@@ -38,6 +38,7 @@ from bot.content.schema import (
     Question,
     Quiz,
     QuizModel,
+    pack_language,
 )
 
 try:  # libyaml through PyYAML: over ten times faster than ruamel's pure-Python parser
@@ -869,8 +870,9 @@ def _check(result: _File, data: Any, lines: dict[Loc, int]) -> None:
             if err["input"] is BROKEN or err["type"] == "duplicate_question_id":
                 continue
             result.add(_line_of(lines, err["loc"]), _message(err))
-    for loc, message, warning in _limit_problems(data, model):
-        result.add(_line_of(lines, loc), f"{_describe(loc)}: {message}", warning)
+    with pack_language(data.get("language")):  # its parts in the pack's language
+        for loc, message, warning in _limit_problems(data, model):
+            result.add(_line_of(lines, loc), f"{_describe(loc)}: {message}", warning)
     if model is not None:
         for loc, message, warning in _giveaway_problems(model):
             result.add(_line_of(lines, loc), message, warning)

@@ -11,7 +11,10 @@ what loading 10,000 cached questions would cost (docs/performance.md, Content).
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Final
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import (
     AfterValidator,
@@ -19,13 +22,20 @@ from pydantic import (
     ConfigDict,
     Field,
     StringConstraints,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
     field_validator,
     model_validator,
 )
-from pydantic_core import PydanticCustomError
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 LOCALES: tuple[str, ...] = ("en", "bn", "hi")
 DEFAULT_LOCALE = "en"
+Language = Literal["en", "bn", "hi"]
+
+# The language every text of the pack being validated must have: English, unless the pack
+# says `language:` (a pack written in one language, e.g. from Telegram polls). Set by QuizModel.
+_PACK_LANGUAGE: ContextVar[str] = ContextVar("pack_language", default=DEFAULT_LOCALE)
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]{0,47}$")]
 
@@ -49,22 +59,43 @@ NonEmpty = Annotated[
 ]
 
 
+@contextmanager
+def pack_language(language: object) -> Iterator[None]:
+    """Validate parts of a pack (not the whole QuizModel, which sets it) in its `language:`."""
+    token = _PACK_LANGUAGE.set(language if isinstance(language, str) and language in LOCALES
+                               else DEFAULT_LOCALE)
+    try:
+        yield
+    finally:
+        _PACK_LANGUAGE.reset(token)
+
+
 class LocalizedModel(BaseModel):
-    """A text in several locales; English is required, the others fall back to it."""
+    """A text in several locales; the pack's language (English unless the pack names another)
+    is required, the others fall back to English, else to the language the text has."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    en: NonEmpty
+    en: NonEmpty | None = None
     bn: NonEmpty | None = None
     hi: NonEmpty | None = None
 
-    @model_validator(mode="before")
+    @model_validator(mode="wrap")
     @classmethod
-    def _plain_string_is_english(cls, value: Any) -> Any:
-        return {"en": value} if isinstance(value, str) else value
+    def _in_pack_language(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        required = _PACK_LANGUAGE.get()
+        if isinstance(value, str):  # a plain string is in the pack's language
+            value = {required: value}
+        if isinstance(value, dict) and required not in value:
+            raise ValidationError.from_exception_data(
+                cls.__name__, [InitErrorDetails(type="missing", loc=(required,), input=value)]
+            )
+        return handler(value)
 
     def get(self, locale: str) -> str:
-        return getattr(self, locale, None) or self.en
+        text = getattr(self, locale, None) or self.en or self.bn or self.hi
+        assert text is not None  # the validator requires one
+        return text
 
     def items(self) -> list[tuple[str, str]]:
         return [(loc, text) for loc in LOCALES if (text := getattr(self, loc)) is not None]
@@ -87,8 +118,8 @@ class OptionModel(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _split(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return {"text": {"en": value}}
+        if isinstance(value, str):  # in the pack's language (LocalizedModel)
+            return {"text": value}
         if isinstance(value, dict) and "text" not in value:
             texts = {k: v for k, v in value.items() if k != "correct"}
             return {"text": texts, **({"correct": value["correct"]} if "correct" in value else {})}
@@ -125,9 +156,17 @@ class QuizModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: Slug
+    # a pack in one language only names it; without it every text needs English
+    language: Language | None = None
     title: LocalizedModel
     tags: list[Slug] = Field(default_factory=list)
     questions: list[QuestionModel] = Field(min_length=1)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _texts_in_pack_language(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        with pack_language(data.get("language") if isinstance(data, dict) else None):
+            return handler(data)
 
     @field_validator("questions")
     @classmethod
@@ -160,12 +199,13 @@ class _Light:
 
 
 class Localized(_Light):
-    """A text in several locales; English always, the others fall back to it."""
+    """A text in several locales: the pack's language always (English unless the pack names
+    another); the others fall back to English, else to the language the text has."""
 
     __slots__ = ("bn", "en", "hi")
     _fields = ("en", "bn", "hi")
 
-    def __init__(self, en: str, bn: str | None = None, hi: str | None = None) -> None:
+    def __init__(self, en: str | None, bn: str | None = None, hi: str | None = None) -> None:
         self.en: Final = en
         self.bn: Final = bn
         self.hi: Final = hi
@@ -176,7 +216,9 @@ class Localized(_Light):
 
     def get(self, locale: str) -> str:
         text: str | None = getattr(self, locale) if locale in LOCALES else None
-        return text or self.en
+        text = text or self.en or self.bn or self.hi
+        assert text is not None  # validation requires one
+        return text
 
     def items(self) -> list[tuple[str, str]]:
         return [(loc, text) for loc in LOCALES if (text := getattr(self, loc)) is not None]
@@ -268,13 +310,15 @@ class Question(_Light):
 
 
 class Quiz(_Light):
-    __slots__ = ("_by_id", "id", "questions", "tags", "title")
-    _fields = ("id", "title", "tags", "questions")
+    __slots__ = ("_by_id", "id", "language", "questions", "tags", "title")
+    _fields = ("id", "title", "tags", "questions", "language")
 
     def __init__(
-        self, id: str, title: Localized, tags: list[str], questions: list[Question]
+        self, id: str, title: Localized, tags: list[str], questions: list[Question],
+        language: str | None = None,
     ) -> None:
         self.id: Final = id
+        self.language: Final = language  # a one-language pack names it
         self.title: Final = title
         self.tags: Final = tags
         self.questions: Final = questions
@@ -284,7 +328,7 @@ class Quiz(_Light):
     def of(cls, model: QuizModel) -> Quiz:
         return cls(
             model.id, Localized.of(model.title), list(model.tags),
-            [Question.of(q) for q in model.questions],
+            [Question.of(q) for q in model.questions], model.language,
         )
 
     @classmethod
@@ -302,8 +346,8 @@ class Quiz(_Light):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Quiz):
             return NotImplemented
-        return (self.id, self.title, self.tags, self.questions) == (
-            other.id, other.title, other.tags, other.questions
+        return (self.id, self.title, self.tags, self.questions, self.language) == (
+            other.id, other.title, other.tags, other.questions, other.language
         )
 
     __hash__ = None  # type: ignore[assignment]
@@ -315,6 +359,7 @@ class Quiz(_Light):
         """The documented JSON export shape."""
         return {
             "id": self.id,
+            **({"language": self.language} if self.language else {}),
             "title": self.title.as_dict(),
             "tags": list(self.tags),
             "questions": [

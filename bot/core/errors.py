@@ -165,3 +165,43 @@ class UnknownReport(ReportError):
 class AlreadyResolved(ReportError):
     def __init__(self, report_id: int) -> None:
         super().__init__(_("Report {id} is resolved already."), id=report_id)
+# authoring (authoring.py) ------------------------------------------------------------------
+class AuthoringError(UserError):
+    """A quiz poll or a draft command refused; nothing was stored."""
+
+
+def not_an_author() -> AuthoringError:
+    return AuthoringError(_("Only the bot's authors can write quizzes here; nothing was saved."))
+
+
+def not_a_quiz() -> AuthoringError:
+    return AuthoringError(_(
+        "That is a regular poll. Send a quiz instead: create a poll, turn on “Quiz mode” "
+        "and mark the right answer."))
+
+
+def no_right_option() -> AuthoringError:
+    return AuthoringError(_(
+        "I cannot see which option is right (a forwarded poll hides it). Create the quiz "
+        "here yourself and mark the right answer."))
+
+
+def several_right_options() -> AuthoringError:
+    return AuthoringError(_("A question here has exactly one right option; mark only one."))
+
+
+def no_draft() -> AuthoringError:
+    return AuthoringError(_("You have no draft. Send me a quiz poll, or /newpack to start one."))
+
+
+def empty_draft() -> AuthoringError:
+    return AuthoringError(_("Your draft has no questions yet: send me quiz polls."))
+
+
+def untitled_draft() -> AuthoringError:
+    return AuthoringError(_("Name your draft first: /name followed by its title."))
+
+
+def pack_exists(quiz_id: str) -> AuthoringError:
+    return AuthoringError(_(
+        "There is already a quiz “{id}”. Choose another title with /name."), id=quiz_id)

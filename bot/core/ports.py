@@ -171,6 +171,27 @@ ReportOutcome = Literal["inserted", "appended", "capped"]
 ResolveOutcome = Literal["resolved", "unknown", "already"]
 
 
+@dataclass(frozen=True, slots=True)
+class DraftRecord:
+    """An author's unpublished pack (bot/core/authoring.py); its questions as JSON, in order."""
+
+    author_key: str
+    locale: str
+    title: str | None
+    created_at: datetime
+    questions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class AuthoredPackRecord:
+    """A pack written in a chat and published: its YAML, loaded with the bundled packs."""
+
+    quiz_id: str
+    author_key: str
+    text: str
+    published_at: datetime
+
+
 class StorageError(Exception):
     """The database cannot be used (missing, unwritable, not ours, too new): one line that
     names it and says what to do."""
@@ -360,6 +381,29 @@ class Storage(Protocol):
     ) -> ResolveOutcome: ...
     async def last_answered(self, person_key: str, chat_key: str) -> tuple[str, str] | None:
         """(quiz_id, question_id) of the person's newest answer in the chat."""
+    # authoring: one open draft per author, published packs
+    async def get_draft(self, author_key: str) -> DraftRecord | None: ...
+    async def create_draft(self, author_key: str, locale: str, when: datetime) -> bool:
+        """Start an empty draft; False if the author has one already (it is kept)."""
+        ...
+    async def add_draft_question(
+        self, author_key: str, locale: str, question: str, ref: str, when: datetime
+    ) -> int:
+        """Append a question (JSON) to the author's draft, starting one in `locale` if there
+        is none; its number (from 1). The same `ref` again adds nothing and returns the
+        number it got."""
+        ...
+    async def undo_draft_question(self, author_key: str) -> int | None:
+        """Remove the draft's last question; its number, None if there was none."""
+        ...
+    async def name_draft(self, author_key: str, title: str) -> bool: ...
+    async def delete_draft(self, author_key: str) -> bool: ...
+    async def publish_draft(self, pack: AuthoredPackRecord) -> bool:
+        """Store the pack and delete its author's draft in one transaction; False (nothing
+        changed) if a pack with that id was published already."""
+        ...
+    async def authored_packs(self) -> list[AuthoredPackRecord]:
+        """Every published pack, oldest first."""
         ...
 
 

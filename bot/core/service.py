@@ -15,6 +15,7 @@ The parts, each with its dependencies passed in:
 - chat_settings.py  a chat's question time and mode (/settings)
 - problem_reports.py  "⚑" and /report: what is wrong with a question; admins resolve
 - item_analysis.py  /analysis for admins, and charts on close summaries
+- authoring.py  quiz polls sent by an author become a draft pack, published
 The loop that drives time (scheduler.py) calls into the same parts.
 """
 
@@ -24,7 +25,7 @@ import os
 import random
 import socket
 import uuid
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from contextlib import AbstractAsyncContextManager
 from datetime import timedelta
 
@@ -32,6 +33,7 @@ from bot.content import Catalog
 from bot.content.schema import DEFAULT_LOCALE
 from bot.core.answers import Answers
 from bot.core.asking import Asking
+from bot.core.authoring import Added, Authoring, DraftView, PollQuestion, Published
 from bot.core.boards import Boards
 from bot.core.chat_settings import ChatSettings, ChatSettingsRules
 from bot.core.clock import Clock, SystemClock
@@ -73,9 +75,11 @@ class QuizService:
         *,
         question_time: timedelta = DEFAULT_QUESTION_TIME,
         charts: ChartRenderer | None = None,
+        authors: Collection[str] = (),
     ) -> None:
         """`question_time`: how long a /quiz question stays open in a shared chat;
-        `charts`: draws the item-analysis charts (None: text only)."""
+        `charts`: draws the item-analysis charts (None: text only);
+        `authors`: the person keys who may write quizzes in a chat (authoring.py)."""
         self.catalog = catalog
         self.storage = storage
         self.clock = clock = clock or SystemClock()
@@ -98,6 +102,7 @@ class QuizService:
         self.asking = Asking(self.questions, self.runs, self.locales, self.delivery,
                              question_time, self.rounds)
         self.problem_reports = ProblemReports(catalog, storage, clock)
+        self.authoring = Authoring(catalog, storage, clock, authors)
 
     # platforms ---------------------------------------------------------------------------
     def connect(self, port: ChatPort) -> None:
@@ -302,3 +307,34 @@ class QuizService:
     async def chat_gone(self, chat_key: str) -> None:
         """The bot was removed from the chat for good."""
         await self.delivery.chat_gone(chat_key)
+
+    # authoring: quiz polls become a draft pack (authoring.py) ----------------------------
+    async def load_published(self) -> int:
+        """Add the packs authors published to the catalog (at start)."""
+        return await self.authoring.load()
+
+    def may_author(self, person: Person) -> bool:
+        return self.authoring.may_author(person)
+
+    async def new_draft(self, person: Person, locale: str) -> tuple[bool, int]:
+        return await self.authoring.start(person, locale)
+
+    async def add_to_draft(
+        self, person: Person, locale: str, poll: PollQuestion, ref: str
+    ) -> Added:
+        return await self.authoring.add(person, locale, poll, ref)
+
+    async def draft(self, person: Person) -> DraftView:
+        return await self.authoring.view(person)
+
+    async def undo_draft(self, person: Person) -> tuple[int | None, int]:
+        return await self.authoring.undo(person)
+
+    async def name_draft(self, person: Person, title: str) -> str:
+        return await self.authoring.name(person, title)
+
+    async def discard_draft(self, person: Person) -> bool:
+        return await self.authoring.discard(person)
+
+    async def publish_draft(self, person: Person) -> Published:
+        return await self.authoring.publish(person)

@@ -369,6 +369,31 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE chat_settings ADD COLUMN chart INTEGER;
     """,
+    # authoring on Telegram: an author's open draft (one each) and its questions, each with
+    # the message it came from so a redelivered poll is added once; published packs (YAML)
+    """
+    CREATE TABLE drafts (
+        author_key TEXT PRIMARY KEY,
+        locale TEXT NOT NULL,             -- the language its texts are written in
+        title TEXT,
+        created_at INTEGER NOT NULL       -- unix milliseconds, UTC
+    );
+    CREATE TABLE draft_questions (
+        author_key TEXT NOT NULL REFERENCES drafts(author_key),
+        number INTEGER NOT NULL,          -- 1, 2, … in the order sent
+        question TEXT NOT NULL,           -- JSON: prompt, options, answer, explanation
+        ref TEXT NOT NULL,                -- e.g. "tg-msg:<chat>:<message>"
+        added_at INTEGER NOT NULL,
+        PRIMARY KEY (author_key, number)
+    );
+    CREATE UNIQUE INDEX draft_questions_ref ON draft_questions(author_key, ref);
+    CREATE TABLE authored_packs (
+        quiz_id TEXT PRIMARY KEY,
+        author_key TEXT NOT NULL,
+        pack TEXT NOT NULL,               -- the pack's YAML, validated when published
+        published_at INTEGER NOT NULL
+    );
+    """,
 ]
 
 

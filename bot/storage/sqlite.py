@@ -27,7 +27,9 @@ from typing import Any, TypeVar
 
 from bot.core.ports import (
     AnswerRecord,
+    AuthoredPackRecord,
     ChatSettingsRecord,
+    DraftRecord,
     ItemResponse,
     NewPost,
     NewProblemReport,
@@ -43,6 +45,7 @@ from bot.core.ports import (
     StorageError,
 )
 from bot.core.schedule import Schedule
+from bot.storage import authoring as drafts
 from bot.storage import boards, ops, queries
 from bot.storage import problem_reports as report_store
 from bot.storage import review as spaced
@@ -429,3 +432,30 @@ class SqliteStorage(CachedStorage):
 
     async def last_answered(self, person_key: str, chat_key: str) -> tuple[str, str] | None:
         return await self._read(report_store.last_answered, person_key, chat_key)
+    # authoring (authoring.py) ------------------------------------------------------------
+    async def get_draft(self, author_key: str) -> DraftRecord | None:
+        return await self._read(drafts.draft, author_key)
+
+    async def create_draft(self, author_key: str, locale: str, when: datetime) -> bool:
+        return await self._write(drafts.create_draft, author_key, locale, to_ms(when))
+
+    async def add_draft_question(
+        self, author_key: str, locale: str, question: str, ref: str, when: datetime
+    ) -> int:
+        return await self._write(drafts.add_draft_question, author_key, locale, question, ref,
+                                 to_ms(when))
+
+    async def undo_draft_question(self, author_key: str) -> int | None:
+        return await self._write(drafts.undo_draft_question, author_key)
+
+    async def name_draft(self, author_key: str, title: str) -> bool:
+        return await self._write(drafts.name_draft, author_key, title)
+
+    async def delete_draft(self, author_key: str) -> bool:
+        return await self._write(drafts.delete_draft, author_key)
+
+    async def publish_draft(self, pack: AuthoredPackRecord) -> bool:
+        return await self._write(drafts.publish_draft, pack, to_ms(pack.published_at))
+
+    async def authored_packs(self) -> list[AuthoredPackRecord]:
+        return await self._read(drafts.authored_packs)

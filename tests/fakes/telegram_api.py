@@ -382,6 +382,39 @@ class FakeTelegramAPI:
         message = self._new_message(to["chat"], text=text, reply_to_message=to,
                                     **{"from": user})
         return self.push("message", message)
+    def send_poll(
+        self, chat: dict[str, Any], user: dict[str, Any], question: str, options: list[str],
+        *, correct: list[int] | None = None, explanation: str | None = None,
+        kind: str = "quiz", forwarded: bool = False,
+    ) -> int:
+        """A user sends a poll they made (or forward one) to `chat`, e.g. their private chat
+        with the bot. A quiz sent (not forwarded) there says which options are right
+        (Bot API #poll: correct_option_ids; correct_option_id when it is one)."""
+        poll_id = str(6_000_000_000_000_000_000 + next(self._ids))
+        poll: dict[str, Any] = {
+            "id": poll_id,
+            "question": question,
+            "options": [{"text": t, "voter_count": 0, "persistent_id": f"{poll_id}-{i}"}
+                        for i, t in enumerate(options)],
+            "total_voter_count": 0,
+            "is_closed": False,
+            "is_anonymous": True,
+            "type": kind,
+            "allows_multiple_answers": False,
+            "allows_revoting": kind != "quiz",
+            "members_only": False,
+        }
+        if kind == "quiz" and correct is not None and not forwarded:
+            poll["correct_option_ids"] = correct
+            if len(correct) == 1:
+                poll["correct_option_id"] = correct[0]
+        if explanation is not None:
+            poll["explanation"] = explanation
+        fields: dict[str, Any] = {"from": user, "poll": poll}
+        if forwarded:
+            fields["forward_origin"] = {"type": "user", "sender_user": user,
+                                        "date": int(time.time())}
+        return self.push("message", self._new_message(chat, **fields))
 
     def answer_poll(self, poll_id: str, user: dict[str, Any], option_ids: list[int]) -> int:
         poll = self.polls[poll_id]

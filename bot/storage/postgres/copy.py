@@ -91,6 +91,13 @@ TABLES = (
                                        "person_name", "chat_key", "text", "created_at",
                                        "updated_at", "resolved_at", "resolution"),
           times=("created_at", "updated_at", "resolved_at")),
+    Table("drafts", ("author_key",), ("author_key", "locale", "title", "created_at"),
+          times=("created_at",)),
+    Table("draft_questions", ("author_key", "number"), ("author_key", "number", "question",
+                                                        "ref", "added_at"),
+          times=("added_at",)),
+    Table("authored_packs", ("quiz_id",), ("quiz_id", "author_key", "pack", "published_at"),
+          times=("published_at",)),
 )
 # derived from the answers, rebuilt by the destination: counted to check, never copied
 REBUILT = ("totals", "scores")

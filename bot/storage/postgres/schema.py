@@ -358,6 +358,31 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE chat_settings ADD COLUMN chart boolean;
     """,
+    # authoring on Telegram: an author's open draft (one each) and its questions, each with
+    # the message it came from so a redelivered poll is added once; published packs (YAML)
+    """
+    CREATE TABLE drafts (
+        author_key text PRIMARY KEY,
+        locale text NOT NULL,
+        title text,
+        created_at timestamptz NOT NULL
+    );
+    CREATE TABLE draft_questions (
+        author_key text NOT NULL REFERENCES drafts(author_key),
+        number integer NOT NULL,
+        question text NOT NULL,
+        ref text NOT NULL,
+        added_at timestamptz NOT NULL,
+        PRIMARY KEY (author_key, number),
+        UNIQUE (author_key, ref)
+    );
+    CREATE TABLE authored_packs (
+        quiz_id text PRIMARY KEY,
+        author_key text NOT NULL,
+        pack text NOT NULL,
+        published_at timestamptz NOT NULL
+    );
+    """,
 ]
 
 

@@ -28,7 +28,9 @@ import asyncpg
 
 from bot.core.ports import (
     AnswerRecord,
+    AuthoredPackRecord,
     ChatSettingsRecord,
+    DraftRecord,
     ItemResponse,
     NewPost,
     NewProblemReport,
@@ -45,6 +47,7 @@ from bot.core.ports import (
 )
 from bot.core.schedule import Schedule
 from bot.storage.cache import CachedStorage, CacheFunctions
+from bot.storage.postgres import authoring as drafts
 from bot.storage.postgres import boards, ops, queries
 from bot.storage.postgres import problem_reports as report_store
 from bot.storage.postgres import review as spaced
@@ -496,6 +499,34 @@ class PostgresStorage(CachedStorage):
 
     async def claim_reminder(self, person_key: str, local_date: date, when: datetime) -> bool:
         return await self._write(spaced.claim_reminder, person_key, local_date, when)
+
+    # authoring (authoring.py) ------------------------------------------------------------
+    async def get_draft(self, author_key: str) -> DraftRecord | None:
+        return await self._read(drafts.draft, author_key)
+
+    async def create_draft(self, author_key: str, locale: str, when: datetime) -> bool:
+        return await self._write(drafts.create_draft, author_key, locale, when)
+
+    async def add_draft_question(
+        self, author_key: str, locale: str, question: str, ref: str, when: datetime
+    ) -> int:
+        return await self._write(drafts.add_draft_question, author_key, locale, question, ref,
+                                 when)
+
+    async def undo_draft_question(self, author_key: str) -> int | None:
+        return await self._write(drafts.undo_draft_question, author_key)
+
+    async def name_draft(self, author_key: str, title: str) -> bool:
+        return await self._write(drafts.name_draft, author_key, title)
+
+    async def delete_draft(self, author_key: str) -> bool:
+        return await self._write(drafts.delete_draft, author_key)
+
+    async def publish_draft(self, pack: AuthoredPackRecord) -> bool:
+        return await self._write(drafts.publish_draft, pack)
+
+    async def authored_packs(self) -> list[AuthoredPackRecord]:
+        return await self._read(drafts.authored_packs)
 
 
     # problem reports (problem_reports.py) ----------------------------------------------

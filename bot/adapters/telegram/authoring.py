@@ -1,0 +1,161 @@
+"""Writing a quiz by sending quiz polls to the bot in a private chat (@QuizBot's way).
+
+Each handler turns one update into one core call (bot/core/authoring.py decides who may
+write, what a poll becomes and whether a draft publishes) and shows the result in the
+author's language. A refusal is the core's UserError, shown by handlers.on_error.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import telegram
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, filters
+
+from bot.adapters.telegram.context import Context, TelegramApp
+from bot.adapters.telegram.identity import chat_of, message_ref, person_of
+from bot.adapters.telegram.text import fit
+from bot.core import authoring
+from bot.core.authoring import PollQuestion
+from bot.core.models import Person
+from bot.i18n import Translator, translator
+
+log = logging.getLogger(__name__)
+
+PRIVATE = filters.ChatType.PRIVATE
+DISCARD, KEEP = "draft:discard", "draft:keep"
+
+
+def register(app: TelegramApp) -> None:
+    """Before the answer-button handler: it would take the confirmation's presses."""
+    commands = {
+        "newpack": new_pack, "draft": show_draft, "undo": undo, "name": name,
+        "publish": publish, "discard": discard,
+    }
+    for command_name, callback in commands.items():
+        app.add_handler(CommandHandler(
+            command_name, callback, filters=PRIVATE & filters.UpdateType.MESSAGE))
+    app.add_handler(MessageHandler(PRIVATE & filters.UpdateType.MESSAGE & filters.POLL,
+                                   poll_sent))
+    app.add_handler(CallbackQueryHandler(discard_pressed, pattern=f"^({DISCARD}|{KEEP})$"))
+
+
+async def _author(update: Update, context: Context) -> tuple[telegram.Message, Person,
+                                                             Translator] | None:
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None:
+        return None
+    # a redelivered /undo must not remove a second question (handlers.command does the same)
+    if not context.bot_data.seen.add((message.chat.id, message.message_id)):
+        log.info("ignoring redelivered message %s in %s", message.message_id, message.chat.id)
+        return None
+    person = person_of(user)
+    locale = await context.bot_data.service.locale_for(person, chat_of(message.chat))
+    return message, person, translator(locale)
+
+
+async def poll_sent(update: Update, context: Context) -> None:
+    """A poll in the private chat: the next question of the sender's draft, acknowledged
+    once it is stored."""
+    if (found := await _author(update, context)) is None:
+        return
+    message, person, t = found
+    poll = message.poll
+    if poll is None:
+        return
+    question = PollQuestion(
+        prompt=poll.question,
+        options=tuple(o.text for o in poll.options),
+        # only a quiz sent (not forwarded) to the bot says which option is right
+        correct=tuple(poll.correct_option_ids or ()),
+        explanation=poll.explanation,
+        quiz=poll.type == telegram.Poll.QUIZ,
+    )
+    added = await context.bot_data.service.add_to_draft(
+        person, t.locale, question, message_ref(message.chat.id, message.message_id))
+    await message.reply_text(fit(authoring.added_text(added, t)))
+
+
+async def new_pack(update: Update, context: Context) -> None:
+    if (found := await _author(update, context)) is None:
+        return
+    message, person, t = found
+    started, questions = await context.bot_data.service.new_draft(person, t.locale)
+    first = (t.gettext("A new draft is open.") if started else t.gettext(
+        "You already have a draft (questions: {count}); /discard drops it.",
+        count=t.number(questions)))
+    await message.reply_text(fit(first + "\n" + authoring.help_text(t)))
+
+
+async def show_draft(update: Update, context: Context) -> None:
+    if (found := await _author(update, context)) is None:
+        return
+    message, person, t = found
+    view = await context.bot_data.service.draft(person)
+    await message.reply_text(fit(authoring.draft_text(view, t)))
+
+
+async def undo(update: Update, context: Context) -> None:
+    if (found := await _author(update, context)) is None:
+        return
+    message, person, t = found
+    removed, left = await context.bot_data.service.undo_draft(person)
+    if removed is None:
+        text = t.gettext("Your draft has no questions yet: send me quiz polls.")
+    else:
+        text = t.gettext("Question {number} removed; questions left: {count}.",
+                         number=t.number(removed), count=t.number(left))
+    await message.reply_text(fit(text))
+
+
+async def name(update: Update, context: Context) -> None:
+    if (found := await _author(update, context)) is None:
+        return
+    message, person, t = found
+    title = await context.bot_data.service.name_draft(person, " ".join(context.args or []))
+    await message.reply_text(fit(t.gettext(
+        "Your draft is now called “{title}”. /publish publishes it.", title=title)))
+
+
+async def publish(update: Update, context: Context) -> None:
+    if (found := await _author(update, context)) is None:
+        return
+    message, person, t = found
+    result = await context.bot_data.service.publish_draft(person)
+    await message.reply_text(fit(authoring.published_text(result, t)))
+
+
+async def discard(update: Update, context: Context) -> None:
+    """Asks first: a draft discarded is gone."""
+    if (found := await _author(update, context)) is None:
+        return
+    message, person, t = found
+    view = await context.bot_data.service.draft(person)  # none: the core says so
+    keyboard = InlineKeyboardMarkup([[
+        InlineKeyboardButton(t.gettext("Discard it"), callback_data=DISCARD),
+        InlineKeyboardButton(t.gettext("Keep it"), callback_data=KEEP),
+    ]])
+    await message.reply_text(fit(t.gettext(
+        "Discard your draft with {count} questions? This cannot be undone.",
+        count=t.number(len(view.prompts)))), reply_markup=keyboard)
+
+
+async def discard_pressed(update: Update, context: Context) -> None:
+    query = update.callback_query
+    if query is None:
+        return
+    if not context.bot_data.seen.add(("press", query.id)):
+        return
+    person = person_of(query.from_user)
+    service = context.bot_data.service
+    t = translator(await service.locale_for(person))
+    if query.data == DISCARD:
+        gone = await service.discard_draft(person)
+        text = t.gettext("Your draft is discarded.") if gone else t.gettext(
+            "You have no draft. Send me a quiz poll, or /newpack to start one.")
+    else:
+        text = t.gettext("Your draft is kept.")
+    await query.answer()  # after the commit
+    if isinstance(query.message, telegram.Message):
+        await query.message.edit_text(fit(text))

@@ -1,0 +1,357 @@
+"""Writing a quiz in a chat (@QuizBot's way): an author's quiz polls become the questions of
+their draft, which they name and publish as a pack.
+
+- Only the configured authors may write; anyone else is refused and nothing is stored.
+- A question is acknowledged only after it is stored: drafts live in the database (one per
+  author), so a restart loses nothing. The same message twice adds one question.
+- A draft is written in one language, its author's when it starts; the pack names it
+  (`language:`), and readers of other languages see that one.
+- Publishing validates the pack exactly as `quizbot content import csv` does (the same YAML
+  writer and the loader: schema, Telegram and Discord limits); any error publishes nothing
+  and comes back as problems (question, field, what) the author reads in their language.
+- A published pack is stored as YAML and added to this process's catalog at once; every
+  process loads them at start (load()). Its id comes from the title and may not be one the
+  catalog has; its question ids are `<pack id>-<n>`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+import unicodedata
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+
+from bot.content import Catalog
+from bot.content.csv_import import PackSource, QuestionSource, check_pack, load_pack
+from bot.content.loader import Problem
+from bot.core import errors
+from bot.core.clock import Clock
+from bot.core.models import Person
+from bot.core.ports import AuthoredPackRecord, DraftRecord, Storage
+from bot.i18n import LANGUAGE_NAMES, Translator, _
+
+log = logging.getLogger(__name__)
+
+ID_LENGTH = 40  # a slug has at most 48 characters: room for "-<question number>"
+SHOWN_PROMPT = 60  # characters of each question /draft lists
+
+
+@dataclass(frozen=True, slots=True)
+class PollQuestion:
+    """A poll as the platform delivered it."""
+
+    prompt: str
+    options: tuple[str, ...]
+    correct: tuple[int, ...]  # empty when the platform hides it (a forwarded poll)
+    explanation: str | None = None
+    quiz: bool = True  # a quiz poll (not a regular one)
+
+
+@dataclass(frozen=True, slots=True)
+class PackProblem:
+    """One validation error: where (question number, None for the pack itself; the field)
+    and what, as a msgid with its values."""
+
+    question: int | None
+    part: str  # "title", "question", "options", "option", "explanation", or "" (unknown)
+    option: int | None
+    template: str
+    values: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Added:
+    number: int
+    problems: tuple[PackProblem, ...] = ()  # what would stop this question being published
+
+
+@dataclass(frozen=True, slots=True)
+class DraftView:
+    title: str | None
+    locale: str
+    prompts: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Published:
+    quiz_id: str | None  # None: not published, see problems
+    title: str = ""
+    questions: int = 0
+    problems: tuple[PackProblem, ...] = ()
+
+
+def author_keys(text: str | None, prefix: str = "tg:") -> frozenset[str]:
+    """QUIZBOT_AUTHORS ("123, 456" or "tg:123") as person keys."""
+    keys = (w if ":" in w else prefix + w for w in re.split(r"[,\s]+", text or "") if w)
+    return frozenset(keys)
+
+
+def pack_id(title: str, author_key: str) -> str:
+    """A slug of the title; a title with too few Latin letters gets a stable made-up one."""
+    ascii_title = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_title.lower()).strip("-")[:ID_LENGTH].strip("-")
+    if len(slug) >= 3:
+        return slug
+    digest = hashlib.sha256(f"{author_key}\n{title}".encode()).hexdigest()[:8]
+    return f"quiz-{digest}"
+
+
+class Authoring:
+    def __init__(
+        self, catalog: Catalog, storage: Storage, clock: Clock, authors: Collection[str] = ()
+    ) -> None:
+        self.catalog = catalog
+        self.storage = storage
+        self.clock = clock
+        self.authors = frozenset(authors)
+
+    def may_author(self, person: Person) -> bool:
+        return person.key in self.authors
+
+    def _check(self, person: Person) -> None:
+        if not self.may_author(person):
+            raise errors.not_an_author()
+
+    async def _draft(self, person: Person) -> DraftRecord:
+        self._check(person)
+        draft = await self.storage.get_draft(person.key)
+        if draft is None:
+            raise errors.no_draft()
+        return draft
+
+    # the draft ---------------------------------------------------------------------------
+    async def start(self, person: Person, locale: str) -> tuple[bool, int]:
+        """/newpack: (started, questions of the draft that was already open)."""
+        self._check(person)
+        if await self.storage.create_draft(person.key, locale, self.clock.now()):
+            return True, 0
+        draft = await self.storage.get_draft(person.key)
+        return False, len(draft.questions) if draft else 0
+
+    async def add(self, person: Person, locale: str, poll: PollQuestion, ref: str) -> Added:
+        """A poll sent by `person`: stored as the next question of their draft (started in
+        `locale` if they have none). `ref` names the message: sent again, it adds nothing."""
+        self._check(person)
+        if not poll.quiz:
+            raise errors.not_a_quiz()
+        if not poll.correct:
+            raise errors.no_right_option()
+        if len(poll.correct) > 1:
+            raise errors.several_right_options()
+        question = json.dumps({
+            "prompt": poll.prompt, "options": list(poll.options), "answer": poll.correct[0],
+            "explanation": poll.explanation or None,
+        }, ensure_ascii=False)
+        number = await self.storage.add_draft_question(person.key, locale, question, ref,
+                                                       self.clock.now())
+        draft = await self.storage.get_draft(person.key)
+        problems: tuple[PackProblem, ...] = ()
+        if draft is not None and number <= len(draft.questions):
+            # this question alone, so the author can /undo it at once
+            source = _source(draft, "draft", [number])
+            problems = tuple(p for p in _problems(check_pack(source, _header(person))[1])
+                             if p.question == number)
+        return Added(number, problems)
+
+    async def view(self, person: Person) -> DraftView:
+        draft = await self._draft(person)
+        prompts = tuple(json.loads(q)["prompt"] for q in draft.questions)
+        return DraftView(draft.title, draft.locale, prompts)
+
+    async def undo(self, person: Person) -> tuple[int | None, int]:
+        """(the number of the question removed or None, questions left)."""
+        await self._draft(person)
+        removed = await self.storage.undo_draft_question(person.key)
+        draft = await self.storage.get_draft(person.key)
+        return removed, len(draft.questions) if draft else 0
+
+    async def name(self, person: Person, title: str) -> str:
+        await self._draft(person)
+        title = " ".join(title.split())
+        if not title:
+            raise errors.untitled_draft()
+        await self.storage.name_draft(person.key, title)
+        return title
+
+    async def discard(self, person: Person) -> bool:
+        self._check(person)
+        return await self.storage.delete_draft(person.key)
+
+    # publishing --------------------------------------------------------------------------
+    async def publish(self, person: Person) -> Published:
+        draft = await self._draft(person)
+        if not draft.questions:
+            raise errors.empty_draft()
+        if not draft.title:
+            raise errors.untitled_draft()
+        quiz_id = pack_id(draft.title, person.key)
+        if quiz_id in self.catalog.quizzes:
+            raise errors.pack_exists(quiz_id)
+        imported, found = check_pack(_source(draft, quiz_id), _header(person))
+        if imported is None:
+            return Published(None, draft.title, len(draft.questions), tuple(_problems(found)))
+        quiz = load_pack(imported.text)[0]
+        assert quiz is not None  # the same text just validated
+        taken = {q.id for other in self.catalog for q in other.questions}
+        if any(q.id in taken for q in quiz.questions):
+            raise errors.pack_exists(quiz_id)
+        record = AuthoredPackRecord(quiz_id, person.key, imported.text, self.clock.now())
+        if not await self.storage.publish_draft(record):
+            raise errors.pack_exists(quiz_id)
+        self.catalog.quizzes[quiz.id] = quiz
+        log.info("%s published quiz %s (%d questions)", person.key, quiz.id, len(quiz.questions))
+        return Published(quiz.id, draft.title, len(quiz.questions))
+
+    async def load(self) -> int:
+        """Add every published pack to the catalog (at start); one that is no longer valid,
+        or whose id a bundled pack took meanwhile, is left out with a warning."""
+        added = 0
+        for record in await self.storage.authored_packs():
+            if record.quiz_id in self.catalog.quizzes:
+                log.warning("published quiz %s left out: the catalog has a quiz with its id",
+                            record.quiz_id)
+                continue
+            quiz, problems = load_pack(record.text)
+            if quiz is None:
+                log.warning("published quiz %s left out: %s", record.quiz_id,
+                            "; ".join(p.message for p in problems if not p.warning))
+                continue
+            self.catalog.quizzes[quiz.id] = quiz
+            added += 1
+        return added
+
+
+def _header(person: Person) -> tuple[str, ...]:
+    return (f"# Written in a chat by {person.key} (quiz polls, published with /publish).",)
+
+
+def _source(draft: DraftRecord, quiz_id: str, only: Sequence[int] = ()) -> PackSource:
+    """The draft as a pack to validate (only the questions numbered `only`, if given)."""
+    locale = draft.locale
+    questions = []
+    for number, text in enumerate(draft.questions, start=1):
+        if only and number not in only:
+            continue
+        q = json.loads(text)
+        explanation = {locale: q["explanation"]} if q.get("explanation") else {}
+        questions.append(QuestionSource(
+            row=number, id=f"{quiz_id}-{number}",
+            texts={"prompt": {locale: q["prompt"]}, "explanation": explanation, "details": {}},
+            options=[{locale: o} for o in q["options"]], answer=int(q["answer"]),
+        ))
+    return PackSource(row=0, id=quiz_id, title={locale: draft.title or quiz_id}, tags=[],
+                      questions=questions, language=locale)
+
+
+# the loader's messages as problems the author reads in their language ----------------------
+_WHERE = re.compile(
+    r"(?:question (?P<question>\d+)\.?)?(?P<field>title|prompt|explanation|options|"
+    r"option (?P<option>\d+))?(?:\.(?:en|bn|hi))?(?P<rest>.*)", re.S,
+)
+_WHAT: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r": \w+ is (?P<length>\d+) characters, the limit is (?P<limit>\d+)"),
+     _("{length} characters, at most {limit}")),
+    (re.compile(r": explanation has (?P<count>\d+) line breaks, Telegram allows (?P<limit>\d+)"),
+     _("{count} line breaks, at most {limit}")),
+    (re.compile(r" is missing"), _("missing")),
+    (re.compile(r" is empty"), _("empty")),
+    (re.compile(r" has (?P<count>\d+), at most (?P<limit>\d+) allowed"),
+     _("{count} options, at most {limit}")),
+    (re.compile(r" has (?P<count>\d+), at least (?P<limit>\d+) needed"),
+     _("{count} options, at least {limit}")),
+    (re.compile(r": contains the unprintable character (?P<code>U\+[0-9A-F]+)"),
+     _("contains the unprintable character {code}")),
+)
+_FIELDS = {"prompt": "question"}
+
+
+def _problems(found: Sequence[tuple[int, Problem]]) -> list[PackProblem]:
+    problems = []
+    for row, problem in found:
+        if problem.warning:
+            continue
+        where = _WHERE.fullmatch(problem.message)
+        assert where is not None  # every part of the pattern is optional
+        field_name = where["field"] or ""
+        option = int(where["option"]) if where["option"] else None
+        if option is not None:
+            field_name = "option"
+        rest = where["rest"]
+        for pattern, template in _WHAT:
+            if (what := pattern.match(rest)) is not None:
+                problems.append(PackProblem(row or None, _FIELDS.get(field_name, field_name),
+                                            option, template, dict(what.groupdict())))
+                break
+        else:  # a problem these words do not cover: the validator's own (English) sentence
+            problems.append(PackProblem(row or None, "", None, "{text}",
+                                        {"text": problem.message}))
+    return problems
+
+
+# texts ---------------------------------------------------------------------------------------
+def _field_text(problem: PackProblem, t: Translator) -> str:
+    if problem.part == "option" and problem.option is not None:
+        return t.gettext("option {number}", number=problem.option)
+    names = {
+        "title": _("title"), "question": _("question"), "options": _("options"),
+        "explanation": _("explanation"),
+    }
+    return t.gettext(names[problem.part]) if problem.part in names else ""
+
+
+def problem_text(problem: PackProblem, t: Translator) -> str:
+    what = t.gettext(problem.template, **problem.values)
+    where = _field_text(problem, t)
+    if problem.question is None:
+        return f"{where}: {what}" if where else what
+    if where:
+        return t.gettext("Question {number}, {field}: {problem}", number=problem.question,
+                         field=where, problem=what)
+    return t.gettext("Question {number}: {problem}", number=problem.question, problem=what)
+
+
+def added_text(added: Added, t: Translator) -> str:
+    lines = [t.gettext("Question {number} added to your draft.", number=t.number(added.number))]
+    if added.problems:
+        lines.append(t.gettext("It cannot be published as it is:"))
+        lines += [f"• {problem_text(p, t)}" for p in added.problems]
+        lines.append(t.gettext("/undo removes it; then send it again."))
+    else:
+        lines.append(t.gettext("Send the next one, or /name the draft and /publish it."))
+    return "\n".join(lines)
+
+
+def draft_text(view: DraftView, t: Translator) -> str:
+    title = view.title or t.gettext("(no title yet: /name followed by the title)")
+    lines = [
+        t.gettext("Your draft: {title}", title=title),
+        t.gettext("Language: {name}. Questions: {count}.", name=LANGUAGE_NAMES[view.locale],
+                  count=t.number(len(view.prompts))),
+    ]
+    for number, prompt in enumerate(view.prompts, start=1):
+        short = prompt if len(prompt) <= SHOWN_PROMPT else prompt[: SHOWN_PROMPT - 1] + "…"
+        lines.append(f"{number}. {short}")
+    lines.append(t.gettext("/undo removes the last question, /publish publishes it, "
+                           "/discard drops it."))
+    return "\n".join(lines)
+
+
+def published_text(result: Published, t: Translator) -> str:
+    if result.quiz_id is not None:
+        return t.gettext(
+            "Published “{title}” (questions: {count}). Ask it in any chat with /quiz {id}",
+            title=result.title, count=t.number(result.questions), id=result.quiz_id)
+    lines = [t.gettext("Your draft was not published; nothing changed. Fix these, with /undo "
+                       "and sending the question again:")]
+    lines += [f"• {problem_text(p, t)}" for p in result.problems]
+    return "\n".join(lines)
+
+
+def help_text(t: Translator) -> str:
+    return t.gettext(
+        "Writing a quiz: send me quiz polls here, one per question (with the right answer "
+        "and an explanation). /draft shows your draft, /undo removes the last question, "
+        "/name <title> names it, /publish publishes it, /discard drops it.")

@@ -1,0 +1,200 @@
+"""Authoring through the core, without a platform: who may write, a draft built, named and
+published into the catalog (validated like any pack), problems named by question and field in
+the author's language, published packs loaded again by a new process."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from bot.content import Catalog, load_catalog
+from bot.core.authoring import (
+    PollQuestion,
+    author_keys,
+    pack_id,
+    problem_text,
+    published_text,
+)
+from bot.core.errors import AuthoringError
+from bot.core.models import Chat, Person
+from bot.core.service import QuizService
+from bot.i18n import translator
+from bot.storage import SqliteStorage
+from tests.clock import FakeClock
+from tests.conftest import SAMPLE_PACKS
+from tests.test_cli import clean_env, quizbot
+
+AUTHOR = Person("tg:1001", "Alice")
+STRANGER = Person("tg:1002", "Bob")
+
+
+def poll(n: int, **changes: object) -> PollQuestion:
+    fields: dict[str, object] = {
+        "prompt": f"Which number is {n}?", "options": (str(n), str(n + 1), str(n + 2)),
+        "correct": (0,), "explanation": f"{n} is {n}.",
+    }
+    fields.update(changes)
+    return PollQuestion(**fields)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def authoring_service(
+    sample_catalog: Catalog, storage: SqliteStorage, clock: FakeClock
+) -> QuizService:
+    return QuizService(sample_catalog, storage, clock, random.Random(7),
+                       authors={AUTHOR.key})
+
+
+async def test_a_draft_is_built_named_and_published_into_the_catalog(
+    authoring_service: QuizService,
+) -> None:
+    service = authoring_service
+    for n in range(1, 4):
+        added = await service.add_to_draft(AUTHOR, "en", poll(n), f"tg-msg:1:{n}")
+        assert (added.number, added.problems) == (n, ())
+    # the same message again adds nothing
+    assert (await service.add_to_draft(AUTHOR, "en", poll(3), "tg-msg:1:3")).number == 3
+    assert await service.undo_draft(AUTHOR) == (3, 2)
+    await service.add_to_draft(AUTHOR, "en", poll(3), "tg-msg:1:4")
+    assert await service.name_draft(AUTHOR, "  Counting   to three ") == "Counting to three"
+    view = await service.draft(AUTHOR)
+    assert view.title == "Counting to three" and len(view.prompts) == 3
+
+    result = await service.publish_draft(AUTHOR)
+    assert (result.quiz_id, result.questions, result.problems) == ("counting-to-three", 3, ())
+    quiz = service.catalog.get("counting-to-three")
+    assert quiz is not None and quiz.language == "en"
+    assert [q.id for q in quiz.questions] == [f"counting-to-three-{n}" for n in (1, 2, 3)]
+    assert quiz.questions[2].options[quiz.questions[2].answer].text.get("en") == "3"
+    with pytest.raises(AuthoringError):
+        await service.draft(AUTHOR)  # published: the draft is gone
+
+    # asked like any quiz
+    async with service.quiz(Chat("tg:-1", "Group"), None, "counting-to-three") as shown:
+        assert shown.quiz_id == "counting-to-three"
+
+
+async def test_a_new_process_loads_the_published_packs(
+    authoring_service: QuizService, storage: SqliteStorage, clock: FakeClock,
+) -> None:
+    await authoring_service.add_to_draft(AUTHOR, "bn", poll(1, prompt="এক কোনটি?"), "m1")
+    await authoring_service.name_draft(AUTHOR, "সংখ্যা")  # no Latin letters: a made-up id
+    published = await authoring_service.publish_draft(AUTHOR)
+    assert published.quiz_id == pack_id("সংখ্যা", AUTHOR.key)
+    assert published.quiz_id.startswith("quiz-")
+
+    fresh = QuizService(load_catalog(SAMPLE_PACKS), storage, clock)
+    assert fresh.catalog.get(published.quiz_id) is None
+    assert await fresh.load_published() == 1
+    quiz = fresh.catalog.get(published.quiz_id)
+    assert quiz is not None and quiz.language == "bn"
+    # a single-language pack: every reader sees its language
+    assert quiz.questions[0].prompt.get("en") == quiz.questions[0].prompt.get("hi") == "এক কোনটি?"
+    assert quiz.title.get("hi") == "সংখ্যা"
+
+
+async def test_only_authors_write_and_nothing_is_stored_for_others(
+    authoring_service: QuizService, storage: SqliteStorage,
+) -> None:
+    with pytest.raises(AuthoringError) as refused:
+        await authoring_service.add_to_draft(STRANGER, "en", poll(1), "m1")
+    assert "Only the bot's authors" in str(refused.value)
+    assert await storage.get_draft(STRANGER.key) is None
+    assert not authoring_service.may_author(STRANGER)
+    assert author_keys("1001, 1002 tg:7") == {"tg:1001", "tg:1002", "tg:7"}
+    assert author_keys("") == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("sent", "words"),
+    [
+        (poll(1, quiz=False), "regular poll"),
+        (poll(1, correct=()), "forwarded poll"),
+        (poll(1, correct=(0, 1)), "exactly one right option"),
+    ],
+)
+async def test_polls_that_cannot_be_questions_are_refused(
+    authoring_service: QuizService, storage: SqliteStorage, sent: PollQuestion, words: str,
+) -> None:
+    with pytest.raises(AuthoringError) as refused:
+        await authoring_service.add_to_draft(AUTHOR, "en", sent, "m1")
+    assert words in str(refused.value)
+    assert await storage.get_draft(AUTHOR.key) is None
+
+
+async def test_an_invalid_draft_is_not_published_and_says_where_and_why(
+    authoring_service: QuizService, storage: SqliteStorage,
+) -> None:
+    service = authoring_service
+    await service.add_to_draft(AUTHOR, "hi", poll(1), "m1")
+    no_explanation = await service.add_to_draft(AUTHOR, "hi", poll(2, explanation=None), "m2")
+    # told at once, and again when publishing
+    assert [(p.question, p.part, p.template) for p in no_explanation.problems] == [
+        (2, "explanation", "missing")]
+    many = tuple(f"option {i}" for i in range(11))
+    await service.add_to_draft(AUTHOR, "hi", poll(3, options=many), "m3")
+    await service.add_to_draft(AUTHOR, "hi", poll(4, options=("x" * 101, "y")), "m4")
+    await service.name_draft(AUTHOR, "Broken")
+
+    result = await service.publish_draft(AUTHOR)
+    assert result.quiz_id is None
+    assert service.catalog.get("broken") is None
+    assert await storage.authored_packs() == []
+    assert await storage.get_draft(AUTHOR.key) is not None  # kept, to be fixed
+    en = [problem_text(p, translator("en")) for p in result.problems]
+    assert en == [
+        "Question 2, explanation: missing",
+        "Question 3, options: 11 options, at most 10",
+        "Question 4, option 1: 101 characters, at most 100",
+    ]
+    assert "Question 4" in published_text(result, translator("en"))
+
+
+async def test_a_title_a_bundled_pack_has_is_refused(
+    authoring_service: QuizService, storage: SqliteStorage,
+) -> None:
+    await authoring_service.add_to_draft(AUTHOR, "en", poll(1), "m1")
+    await authoring_service.name_draft(AUTHOR, "Sample")
+    with pytest.raises(AuthoringError) as refused:
+        await authoring_service.publish_draft(AUTHOR)
+    assert "already a quiz “sample”" in str(refused.value)
+    assert await storage.authored_packs() == []
+
+
+async def test_draft_commands_without_a_draft(authoring_service: QuizService) -> None:
+    for call in (authoring_service.draft, authoring_service.undo_draft,
+                 authoring_service.publish_draft):
+        with pytest.raises(AuthoringError):
+            await call(AUTHOR)
+    assert await authoring_service.new_draft(AUTHOR, "en") == (True, 0)
+    assert await authoring_service.new_draft(AUTHOR, "en") == (False, 0)
+    with pytest.raises(AuthoringError, match="no questions"):
+        await authoring_service.publish_draft(AUTHOR)
+    await authoring_service.add_to_draft(AUTHOR, "en", poll(1), "m1")
+    with pytest.raises(AuthoringError, match="Name your draft"):
+        await authoring_service.publish_draft(AUTHOR)
+    assert await authoring_service.discard_draft(AUTHOR)
+    assert not await authoring_service.discard_draft(AUTHOR)
+
+
+async def test_published_packs_export_as_yaml_that_loads_as_the_same_quiz(
+    authoring_service: QuizService, storage: SqliteStorage, tmp_path: Path,
+) -> None:
+    if not isinstance(storage, SqliteStorage):
+        pytest.skip("the command is given the SQLite file")
+    await authoring_service.add_to_draft(AUTHOR, "hi", poll(1, prompt="एक कौन-सा है?"), "m1")
+    await authoring_service.add_to_draft(AUTHOR, "hi", poll(2), "m2")
+    await authoring_service.name_draft(AUTHOR, "Ginti: numbers")
+    published = await authoring_service.publish_draft(AUTHOR)
+    assert published.quiz_id == "ginti-numbers"
+
+    out = tmp_path / "exported"
+    proc = quizbot(tmp_path, "content", "export", "--authored", str(out),
+                   env=clean_env(tmp_path, QUIZBOT_DATABASE=str(storage.path)))
+    assert proc.returncode == 0, proc.stderr
+    assert f"wrote {out / 'ginti-numbers.yaml'}: quiz ginti-numbers" in proc.stdout
+    exported = load_catalog(out)
+    assert exported.quizzes["ginti-numbers"] == authoring_service.catalog.get("ginti-numbers")
+    assert quizbot(tmp_path, "content", "validate", str(out)).returncode == 0
