@@ -35,7 +35,8 @@ def heartbeat_path(database: Path | DatabaseUrl) -> Path:
 def beat(database: Path | DatabaseUrl, platforms: list[str]) -> None:
     """Record that the bot is alive (atomically: a reader never sees half a file)."""
     path = heartbeat_path(database)
-    tmp = path.with_name(path.name + ".tmp")
+    # per process: processes sharing a database on one machine would move each other's file
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     tmp.write_text(json.dumps({"pid": os.getpid(), "at": time.time(), "platforms": platforms}))
     tmp.replace(path)
 
