@@ -70,7 +70,30 @@ def pack_language(language: object) -> Iterator[None]:
         _PACK_LANGUAGE.reset(token)
 
 
-class LocalizedModel(BaseModel):
+class _Texts:
+    """Reading a text in several locales (`en`, `bn`, `hi` attributes): the same for the
+    validating model and the catalog's light object."""
+
+    __slots__ = ()
+
+    def get(self, locale: str) -> str:
+        """The text in `locale`, else English, else the language it has."""
+        text: str | None = getattr(self, locale) if locale in LOCALES else None
+        if not text:  # validation requires one
+            text = next(t for loc in LOCALES if (t := getattr(self, loc)))
+        return text
+
+    def items(self) -> list[tuple[str, str]]:
+        return [(loc, text) for loc in LOCALES if (text := getattr(self, loc)) is not None]
+
+    def missing(self) -> list[str]:
+        return [loc for loc in LOCALES if getattr(self, loc) is None]
+
+    def as_dict(self) -> dict[str, str]:
+        return dict(self.items())
+
+
+class LocalizedModel(_Texts, BaseModel):
     """A text in several locales; the pack's language (English unless the pack names another)
     is required, the others fall back to English, else to the language the text has."""
 
@@ -91,20 +114,6 @@ class LocalizedModel(BaseModel):
                 cls.__name__, [InitErrorDetails(type="missing", loc=(required,), input=value)]
             )
         return handler(value)
-
-    def get(self, locale: str) -> str:
-        text = getattr(self, locale, None) or self.en or self.bn or self.hi
-        assert text is not None  # the validator requires one
-        return text
-
-    def items(self) -> list[tuple[str, str]]:
-        return [(loc, text) for loc in LOCALES if (text := getattr(self, loc)) is not None]
-
-    def missing(self) -> list[str]:
-        return [loc for loc in LOCALES if getattr(self, loc) is None]
-
-    def as_dict(self) -> dict[str, str]:
-        return dict(self.items())
 
 
 class OptionModel(BaseModel):
@@ -198,7 +207,7 @@ class _Light:
         return type(self)(**{**{f: getattr(self, f) for f in self._fields}, **(update or {})})
 
 
-class Localized(_Light):
+class Localized(_Texts, _Light):
     """A text in several locales: the pack's language always (English unless the pack names
     another); the others fall back to English, else to the language the text has."""
 
@@ -213,21 +222,6 @@ class Localized(_Light):
     @classmethod
     def of(cls, model: LocalizedModel) -> Localized:
         return cls(model.en, model.bn, model.hi)
-
-    def get(self, locale: str) -> str:
-        text: str | None = getattr(self, locale) if locale in LOCALES else None
-        text = text or self.en or self.bn or self.hi
-        assert text is not None  # validation requires one
-        return text
-
-    def items(self) -> list[tuple[str, str]]:
-        return [(loc, text) for loc in LOCALES if (text := getattr(self, loc)) is not None]
-
-    def missing(self) -> list[str]:
-        return [loc for loc in LOCALES if getattr(self, loc) is None]
-
-    def as_dict(self) -> dict[str, str]:
-        return dict(self.items())
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Localized):
