@@ -23,21 +23,16 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from types import ModuleType
+from typing import Any, ClassVar, TypeVar
 
 from bot.core.ports import (
     AnswerRecord,
-    AuthoredPackRecord,
     ChatSettingsRecord,
-    DraftRecord,
     ItemResponse,
     NewPost,
-    NewProblemReport,
     PostRecord,
-    ProblemReportRecord,
     RecordOutcome,
-    ReportOutcome,
-    ResolveOutcome,
     ReviewAnswer,
     RoundRecord,
     RunRecord,
@@ -56,6 +51,7 @@ from bot.storage.materializer import Materializer, roll_week
 from bot.storage.migrations import split_sql
 from bot.storage.reader import Reader
 from bot.storage.records import to_ms
+from bot.storage.reports_and_drafts import ReportsAndDrafts
 from bot.storage.writer import Writer
 
 __all__ = ["APPLICATION_ID", "PRAGMAS", "SqliteStorage", "_split_sql"]
@@ -65,13 +61,20 @@ _split_sql = split_sql  # the name tests and tools have used
 T = TypeVar("T")
 
 
-class SqliteStorage(CachedStorage):
+class SqliteStorage(ReportsAndDrafts, CachedStorage):
     functions = CacheFunctions(
         person=queries.person, chat=queries.chat, post=queries.post,
         upsert_person=ops.upsert_person, upsert_chat=ops.upsert_chat,
         migrate_chat=ops.migrate_chat, set_person_locale=ops.set_person_locale,
         set_chat_locale=ops.set_chat_locale,
     )
+
+    report_ops: ClassVar[ModuleType] = report_store
+    draft_ops: ClassVar[ModuleType] = drafts
+
+    @staticmethod
+    def _when(moment: datetime) -> int:
+        return to_ms(moment)  # unix milliseconds, as the SQLite schema keeps times
 
     def __init__(self, path: str | Path, materializer: Materializer | None = None) -> None:
         """`materializer`: when boards catch up with answers (materializer.py); its defaults
@@ -407,55 +410,3 @@ class SqliteStorage(CachedStorage):
         return await self._write(
             spaced.claim_reminder, person_key, local_date.isoformat(), to_ms(when)
         )
-
-    # problem reports (problem_reports.py) ----------------------------------------------
-    async def add_problem_report(
-        self, report: NewProblemReport, *, since: datetime, daily_cap: int, max_chars: int
-    ) -> tuple[ReportOutcome, ProblemReportRecord | None]:
-        outcome, report_id = await self._write(
-            report_store.add_problem_report, report, to_ms(since), daily_cap, max_chars
-        )
-        if report_id is None:
-            return outcome, None
-        return outcome, await self._read(report_store.problem_report, report_id)
-
-    async def problem_reports(
-        self, *, open_only: bool = True, quiz_id: str | None = None
-    ) -> list[ProblemReportRecord]:
-        return await self._read(report_store.problem_reports, open_only, quiz_id)
-
-    async def resolve_problem_report(
-        self, report_id: int, when: datetime, note: str | None = None
-    ) -> ResolveOutcome:
-        return await self._write(report_store.resolve_problem_report, report_id, to_ms(when),
-                                 note)
-
-    async def last_answered(self, person_key: str, chat_key: str) -> tuple[str, str] | None:
-        return await self._read(report_store.last_answered, person_key, chat_key)
-    # authoring (authoring.py) ------------------------------------------------------------
-    async def get_draft(self, author_key: str) -> DraftRecord | None:
-        return await self._read(drafts.draft, author_key)
-
-    async def create_draft(self, author_key: str, locale: str, when: datetime) -> bool:
-        return await self._write(drafts.create_draft, author_key, locale, to_ms(when))
-
-    async def add_draft_question(
-        self, author_key: str, locale: str, question: str, ref: str, when: datetime
-    ) -> int:
-        return await self._write(drafts.add_draft_question, author_key, locale, question, ref,
-                                 to_ms(when))
-
-    async def undo_draft_question(self, author_key: str) -> int | None:
-        return await self._write(drafts.undo_draft_question, author_key)
-
-    async def name_draft(self, author_key: str, title: str) -> bool:
-        return await self._write(drafts.name_draft, author_key, title)
-
-    async def delete_draft(self, author_key: str) -> bool:
-        return await self._write(drafts.delete_draft, author_key)
-
-    async def publish_draft(self, pack: AuthoredPackRecord) -> bool:
-        return await self._write(drafts.publish_draft, pack, to_ms(pack.published_at))
-
-    async def authored_packs(self) -> list[AuthoredPackRecord]:
-        return await self._read(drafts.authored_packs)

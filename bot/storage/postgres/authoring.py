@@ -61,11 +61,11 @@ async def delete_draft(db: Db, author_key: str) -> bool:
     ) is not None
 
 
-async def publish_draft(db: Db, pack: AuthoredPackRecord) -> bool:
+async def publish_draft(db: Db, pack: AuthoredPackRecord, when: datetime) -> bool:
     if await db.fetchval(
         "INSERT INTO authored_packs(quiz_id, author_key, pack, published_at)"
         " VALUES ($1, $2, $3, $4) ON CONFLICT (quiz_id) DO NOTHING RETURNING quiz_id",
-        pack.quiz_id, pack.author_key, pack.text, pack.published_at,
+        pack.quiz_id, pack.author_key, pack.text, when,
     ) is None:
         return False
     await delete_draft(db, pack.author_key)

@@ -22,23 +22,18 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, date, datetime
-from typing import Any, TypeVar
+from types import ModuleType
+from typing import Any, ClassVar, TypeVar
 
 import asyncpg
 
 from bot.core.ports import (
     AnswerRecord,
-    AuthoredPackRecord,
     ChatSettingsRecord,
-    DraftRecord,
     ItemResponse,
     NewPost,
-    NewProblemReport,
     PostRecord,
-    ProblemReportRecord,
     RecordOutcome,
-    ReportOutcome,
-    ResolveOutcome,
     ReviewAnswer,
     RoundRecord,
     RunRecord,
@@ -56,6 +51,7 @@ from bot.storage.postgres.materializer import LOCK_POSITION, Materializer, Posit
 from bot.storage.postgres.schema import migrate
 from bot.storage.postgres.url import DatabaseUrl, redact
 from bot.storage.postgres.writer import Writer
+from bot.storage.reports_and_drafts import ReportsAndDrafts
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -79,13 +75,20 @@ def unusable(where: str, exc: BaseException) -> StorageError:
     return StorageError(f"cannot use the database {where}: {reason}")
 
 
-class PostgresStorage(CachedStorage):
+class PostgresStorage(ReportsAndDrafts, CachedStorage):
     functions = CacheFunctions(
         person=queries.person, chat=queries.chat, post=queries.post,
         upsert_person=ops.upsert_person, upsert_chat=ops.upsert_chat,
         migrate_chat=ops.migrate_chat, set_person_locale=ops.set_person_locale,
         set_chat_locale=ops.set_chat_locale,
     )
+
+    report_ops: ClassVar[ModuleType] = report_store
+    draft_ops: ClassVar[ModuleType] = drafts
+
+    @staticmethod
+    def _when(moment: datetime) -> datetime:
+        return moment  # asyncpg takes timestamptz as datetime
 
     def __init__(
         self, url: str | DatabaseUrl, materializer: Materializer | None = None,
@@ -499,60 +502,6 @@ class PostgresStorage(CachedStorage):
 
     async def claim_reminder(self, person_key: str, local_date: date, when: datetime) -> bool:
         return await self._write(spaced.claim_reminder, person_key, local_date, when)
-
-    # authoring (authoring.py) ------------------------------------------------------------
-    async def get_draft(self, author_key: str) -> DraftRecord | None:
-        return await self._read(drafts.draft, author_key)
-
-    async def create_draft(self, author_key: str, locale: str, when: datetime) -> bool:
-        return await self._write(drafts.create_draft, author_key, locale, when)
-
-    async def add_draft_question(
-        self, author_key: str, locale: str, question: str, ref: str, when: datetime
-    ) -> int:
-        return await self._write(drafts.add_draft_question, author_key, locale, question, ref,
-                                 when)
-
-    async def undo_draft_question(self, author_key: str) -> int | None:
-        return await self._write(drafts.undo_draft_question, author_key)
-
-    async def name_draft(self, author_key: str, title: str) -> bool:
-        return await self._write(drafts.name_draft, author_key, title)
-
-    async def delete_draft(self, author_key: str) -> bool:
-        return await self._write(drafts.delete_draft, author_key)
-
-    async def publish_draft(self, pack: AuthoredPackRecord) -> bool:
-        return await self._write(drafts.publish_draft, pack)
-
-    async def authored_packs(self) -> list[AuthoredPackRecord]:
-        return await self._read(drafts.authored_packs)
-
-
-    # problem reports (problem_reports.py) ----------------------------------------------
-    async def add_problem_report(
-        self, report: NewProblemReport, *, since: datetime, daily_cap: int, max_chars: int
-    ) -> tuple[ReportOutcome, ProblemReportRecord | None]:
-        outcome, report_id = await self._write(
-            report_store.add_problem_report, report, since, daily_cap, max_chars
-        )
-        if report_id is None:
-            return outcome, None
-        return outcome, await self._read(report_store.problem_report, report_id)
-
-    async def problem_reports(
-        self, *, open_only: bool = True, quiz_id: str | None = None
-    ) -> list[ProblemReportRecord]:
-        return await self._read(report_store.problem_reports, open_only, quiz_id)
-
-    async def resolve_problem_report(
-        self, report_id: int, when: datetime, note: str | None = None
-    ) -> ResolveOutcome:
-        return await self._write(report_store.resolve_problem_report, report_id, when,
-                                 note)
-
-    async def last_answered(self, person_key: str, chat_key: str) -> tuple[str, str] | None:
-        return await self._read(report_store.last_answered, person_key, chat_key)
 
 
 async def _roll_week(db: Db, until: date) -> None:
