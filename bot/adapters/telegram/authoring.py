@@ -14,7 +14,8 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
 from bot.adapters.telegram.context import Context, TelegramApp
-from bot.adapters.telegram.identity import chat_of, message_ref, person_of
+from bot.adapters.telegram.handlers import Command, command
+from bot.adapters.telegram.identity import message_ref, person_of
 from bot.adapters.telegram.text import fit
 from bot.core import authoring
 from bot.core.authoring import PollQuestion
@@ -41,18 +42,12 @@ def register(app: TelegramApp) -> None:
     app.add_handler(CallbackQueryHandler(discard_pressed, pattern=f"^({DISCARD}|{KEEP})$"))
 
 
-async def _author(update: Update, context: Context) -> tuple[telegram.Message, Person,
-                                                             Translator] | None:
-    message, user = update.effective_message, update.effective_user
-    if message is None or user is None:
+async def _author(update: Update, context: Context) -> tuple[Command, Person, Translator] | None:
+    """The command or poll as handlers.command sees it (a redelivered /undo is dropped there),
+    its sender and their language."""
+    if (cmd := command(update, context)) is None or cmd.person is None:
         return None
-    # a redelivered /undo must not remove a second question (handlers.command does the same)
-    if not context.bot_data.seen.add((message.chat.id, message.message_id)):
-        log.info("ignoring redelivered message %s in %s", message.message_id, message.chat.id)
-        return None
-    person = person_of(user)
-    locale = await context.bot_data.service.locale_for(person, chat_of(message.chat))
-    return message, person, translator(locale)
+    return cmd, cmd.person, await cmd.for_person()
 
 
 async def poll_sent(update: Update, context: Context) -> None:
@@ -60,7 +55,8 @@ async def poll_sent(update: Update, context: Context) -> None:
     once it is stored."""
     if (found := await _author(update, context)) is None:
         return
-    message, person, t = found
+    cmd, person, t = found
+    message = cmd.message
     poll = message.poll
     if poll is None:
         return
@@ -74,69 +70,69 @@ async def poll_sent(update: Update, context: Context) -> None:
     )
     added = await context.bot_data.service.add_to_draft(
         person, t.locale, question, message_ref(message.chat.id, message.message_id))
-    await message.reply_text(fit(authoring.added_text(added, t)))
+    await cmd.reply(authoring.added_text(added, t))
 
 
 async def new_pack(update: Update, context: Context) -> None:
     if (found := await _author(update, context)) is None:
         return
-    message, person, t = found
+    cmd, person, t = found
     started, questions = await context.bot_data.service.new_draft(person, t.locale)
     first = (t.gettext("A new draft is open.") if started else t.gettext(
         "You already have a draft (questions: {count}); /discard drops it.",
         count=t.number(questions)))
-    await message.reply_text(fit(first + "\n" + authoring.help_text(t)))
+    await cmd.reply(first + "\n" + authoring.help_text(t))
 
 
 async def show_draft(update: Update, context: Context) -> None:
     if (found := await _author(update, context)) is None:
         return
-    message, person, t = found
+    cmd, person, t = found
     view = await context.bot_data.service.draft(person)
-    await message.reply_text(fit(authoring.draft_text(view, t)))
+    await cmd.reply(authoring.draft_text(view, t))
 
 
 async def undo(update: Update, context: Context) -> None:
     if (found := await _author(update, context)) is None:
         return
-    message, person, t = found
+    cmd, person, t = found
     removed, left = await context.bot_data.service.undo_draft(person)
     if removed is None:
         text = t.gettext("Your draft has no questions yet: send me quiz polls.")
     else:
         text = t.gettext("Question {number} removed; questions left: {count}.",
                          number=t.number(removed), count=t.number(left))
-    await message.reply_text(fit(text))
+    await cmd.reply(text)
 
 
 async def name(update: Update, context: Context) -> None:
     if (found := await _author(update, context)) is None:
         return
-    message, person, t = found
-    title = await context.bot_data.service.name_draft(person, " ".join(context.args or []))
-    await message.reply_text(fit(t.gettext(
-        "Your draft is now called “{title}”. /publish publishes it.", title=title)))
+    cmd, person, t = found
+    title = await context.bot_data.service.name_draft(person, " ".join(cmd.args))
+    await cmd.reply(t.gettext(
+        "Your draft is now called “{title}”. /publish publishes it.", title=title))
 
 
 async def publish(update: Update, context: Context) -> None:
     if (found := await _author(update, context)) is None:
         return
-    message, person, t = found
+    cmd, person, t = found
     result = await context.bot_data.service.publish_draft(person)
-    await message.reply_text(fit(authoring.published_text(result, t)))
+    await cmd.reply(authoring.published_text(result, t))
 
 
 async def discard(update: Update, context: Context) -> None:
     """Asks first: a draft discarded is gone."""
     if (found := await _author(update, context)) is None:
         return
-    message, person, t = found
+    cmd, person, t = found
     view = await context.bot_data.service.draft(person)  # none: the core says so
     keyboard = InlineKeyboardMarkup([[
         InlineKeyboardButton(t.gettext("Discard it"), callback_data=DISCARD),
         InlineKeyboardButton(t.gettext("Keep it"), callback_data=KEEP),
     ]])
-    await message.reply_text(fit(t.gettext(
+    await cmd.message.reply_text(fit(t.gettext(
         "Discard your draft with {count} questions? This cannot be undone.",
         count=t.number(len(view.prompts)))), reply_markup=keyboard)
 

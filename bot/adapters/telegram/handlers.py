@@ -40,7 +40,7 @@ from telegram.ext import (
     filters,
 )
 
-from bot.adapters.telegram import authoring, daily
+from bot.adapters.telegram import daily
 from bot.adapters.telegram.callback_data import parse_answer
 from bot.adapters.telegram.context import BotData, Context, TelegramApp
 from bot.adapters.telegram.identity import (
@@ -85,7 +85,6 @@ def register(app: TelegramApp) -> None:
         app.add_handler(CommandHandler(names, callback, filters=COMMAND_UPDATES))
     app.add_handler(PollAnswerHandler(poll_answer))
     app.add_handler(PollHandler(poll_state))
-    authoring.register(app)  # its confirmation buttons before the answer buttons
     app.add_handler(CallbackQueryHandler(button))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, migrated))
     app.add_error_handler(on_error)
