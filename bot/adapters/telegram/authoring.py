@@ -14,7 +14,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
 from bot.adapters.telegram.context import Context, TelegramApp
-from bot.adapters.telegram.handlers import Command, command
+from bot.adapters.telegram.handlers import Command, command, press
 from bot.adapters.telegram.identity import message_ref, person_of
 from bot.adapters.telegram.text import fit
 from bot.core import authoring
@@ -138,10 +138,7 @@ async def discard(update: Update, context: Context) -> None:
 
 
 async def discard_pressed(update: Update, context: Context) -> None:
-    query = update.callback_query
-    if query is None:
-        return
-    if not context.bot_data.seen.add(("press", query.id)):
+    if (query := press(update, context)) is None:
         return
     person = person_of(query.from_user)
     service = context.bot_data.service

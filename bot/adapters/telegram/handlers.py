@@ -133,6 +133,17 @@ def command(update: Update, context: Context) -> Command | None:
                    list(context.args or []))
 
 
+def press(update: Update, context: Context) -> telegram.CallbackQuery | None:
+    """A button press, once: a redelivered update (after a restart) is dropped here."""
+    query = update.callback_query
+    if query is None:
+        return None
+    if not context.bot_data.seen.add(("press", query.id)):
+        log.info("ignoring redelivered press %s (%s)", query.id, query.data)
+        return None
+    return query
+
+
 def sender_of(message: telegram.Message) -> Person | None:
     """In a channel the post comes from the channel itself: there is no person."""
     user = message.from_user
@@ -403,13 +414,9 @@ async def record_vote(data: BotData, answer: telegram.PollAnswer, post_id: int) 
 async def button(update: Update, context: Context) -> None:
     """A press on an answer button: the result in an alert (after the commit). The data is
     never trusted: the pressed message must be the one bound to the post it names."""
-    query = update.callback_query
-    if query is None:
+    if (query := press(update, context)) is None:
         return
     data = context.bot_data
-    if not data.seen.add(("press", query.id)):
-        log.info("ignoring redelivered button press %s", query.id)
-        return
     person = person_of(query.from_user)
     message = query.message
     chat = chat_of(message.chat) if message is not None else None

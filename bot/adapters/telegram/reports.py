@@ -25,7 +25,7 @@ from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, f
 
 from bot.adapters.telegram.callback_data import parse_flag
 from bot.adapters.telegram.context import Context, TelegramApp
-from bot.adapters.telegram.handlers import COMMAND_UPDATES, Command, alert, command
+from bot.adapters.telegram.handlers import COMMAND_UPDATES, Command, alert, command, press
 from bot.adapters.telegram.identity import chat_of, person_of
 from bot.adapters.telegram.keyboards import FLAG
 from bot.adapters.telegram.text import fit
@@ -68,13 +68,9 @@ def register(app: TelegramApp) -> None:
 
 async def flag_pressed(update: Update, context: Context) -> None:
     """⚑: the question is checked, then the person is asked privately what is wrong."""
-    query = update.callback_query
-    if query is None:
+    if (query := press(update, context)) is None:
         return
     data = context.bot_data
-    if not data.seen.add(("press", query.id)):
-        log.info("ignoring redelivered flag press %s", query.id)
-        return
     person = person_of(query.from_user)
     chat = chat_of(query.message.chat) if query.message is not None else None
     locale = await data.service.locale_for(person, chat)
