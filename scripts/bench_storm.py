@@ -229,14 +229,19 @@ async def question_shape(tmp: Path) -> None:
     await _discord_quizbot(0, tmp)
 
 
+async def _core(tmp: Path, name: str) -> tuple[SqliteStorage, QuizService]:
+    """The core on a fresh SQLite file, as `quizbot run` builds it (seeded choices)."""
+    storage = SqliteStorage(tmp / f"{name}-{time.monotonic_ns()}.db")
+    await storage.open()
+    return storage, QuizService(load_catalog(PACKS), storage, SystemClock(), random.Random(7))
+
+
 async def _discord_quizbot(n: int, tmp: Path) -> dict[str, Any]:
     from bot.adapters.discord import DiscordAdapter
 
     fake = TimedDiscord()
     await fake.start()
-    storage = SqliteStorage(tmp / f"dc-{time.monotonic_ns()}.db")
-    await storage.open()
-    service = QuizService(load_catalog(PACKS), storage, SystemClock(), random.Random(7))
+    storage, service = await _core(tmp, "dc")
     adapter = DiscordAdapter(service, make_settings(fake), **FAST)
     try:
         await adapter.start()
@@ -355,9 +360,7 @@ async def telegram_quizbot(n: int, tmp: Path) -> dict[str, Any]:
 
     fake = TimedTelegram()
     await fake.start()
-    storage = SqliteStorage(tmp / f"tg-{time.monotonic_ns()}.db")
-    await storage.open()
-    service = QuizService(load_catalog(PACKS), storage, SystemClock(), random.Random(7))
+    storage, service = await _core(tmp, "tg")
     settings = Settings(_env_file=None, telegram_bot_token=fake.token,  # type: ignore[call-arg]
                         telegram_api_base_url=fake.base_url)
     adapter = TelegramAdapter(service, settings)
