@@ -139,7 +139,7 @@ def press(update: Update, context: Context) -> telegram.CallbackQuery | None:
     if query is None:
         return None
     if not context.bot_data.seen.add(("press", query.id)):
-        log.info("ignoring redelivered press %s (%s)", query.id, query.data)
+        log.info("ignoring redelivered button press %s (%s)", query.id, query.data)
         return None
     return query
 
