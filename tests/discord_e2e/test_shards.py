@@ -118,9 +118,11 @@ async def second_service(storage: Any, sample_catalog: Catalog,
 
 
 @pytest.fixture
-async def two(fake: FakeDiscord, guilds: list[GuildRef], start_bot: StartBot,
-              service: QuizService, second_service: QuizService) -> tuple[Process, Process]:
-    """Shards 0-1 and 2-3 of 4, started one after the other, each watched."""
+async def two(fake: FakeDiscord, guilds: list[GuildRef], service: QuizService,
+              second_service: QuizService, start_bot: StartBot) -> tuple[Process, Process]:
+    """Shards 0-1 and 2-3 of 4, started one after the other, each watched. `start_bot` comes
+    after both cores, so the bots stop (and their live-count edits end) before the second
+    core's storage closes."""
     processes = []
     for shards, core in (("0-1", service), ("2-3", second_service)):
         adapter = await start_bot(settings=sharded(shards), service=core)
