@@ -54,9 +54,9 @@ from bot.core.clock import SystemClock  # noqa: E402
 from bot.core.models import Chat, Person  # noqa: E402
 from bot.core.service import QuizService  # noqa: E402
 from bot.storage import SqliteStorage  # noqa: E402
-from bot.storage.connection import PRAGMAS  # noqa: E402
-from bot.storage.materializer import apply  # noqa: E402
-from bot.storage.migrations import MIGRATIONS, split_sql  # noqa: E402
+from bot.storage.sqlite.connection import PRAGMAS  # noqa: E402
+from bot.storage.sqlite.materializer import apply  # noqa: E402
+from bot.storage.sqlite.migrations import MIGRATIONS, split_sql  # noqa: E402
 
 INSERT = (
     "INSERT INTO answers(post_id, person_key, option, correct, answered_at, elapsed_ms,"

@@ -17,7 +17,7 @@ import pytest
 
 from bot.core.ports import AnswerRecord, NewPost, ScoreRow
 from bot.storage import SqliteStorage, boards
-from bot.storage.materializer import Materializer
+from bot.storage.sqlite.materializer import Materializer
 
 DAY0 = datetime(2026, 3, 1, 12, tzinfo=UTC)
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from bot.core.ports import AnswerRecord
 from bot.storage import SqliteStorage
-from bot.storage.migrations import MIGRATIONS, split_sql
+from bot.storage.sqlite.migrations import MIGRATIONS, split_sql
 
 ROOT = Path(__file__).resolve().parent.parent
 NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)

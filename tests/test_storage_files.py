@@ -11,8 +11,8 @@ import pytest
 
 from bot.core.ports import StorageError
 from bot.storage import SqliteStorage
-from bot.storage.migrations import MIGRATIONS
 from bot.storage.sqlite import APPLICATION_ID
+from bot.storage.sqlite.migrations import MIGRATIONS
 
 
 def digest(path: Path) -> str:

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from bot.storage import SqliteStorage
-from bot.storage.reader import Reader
-from bot.storage.writer import Writer
+from bot.storage.sqlite.reader import Reader
+from bot.storage.sqlite.writer import Writer
 
 Db = sqlite3.Connection
 

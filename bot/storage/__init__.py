@@ -41,8 +41,6 @@ def describe(database: str | Path | DatabaseUrl) -> str:
 async def migrate_database(database: str | Path | DatabaseUrl) -> str:
     """Bring a database to this version's schema (what opening it does), and say so in one
     line: `quizbot db migrate`. StorageError if it cannot be used."""
-    from bot.storage.migrations import MIGRATIONS
-
     if isinstance(database, DatabaseUrl) or (
         isinstance(database, str) and is_postgres_url(database)
     ):
@@ -52,8 +50,10 @@ async def migrate_database(database: str | Path | DatabaseUrl) -> str:
         before = await schema_version(database)
         latest = len(schema.MIGRATIONS)
     else:
-        before = _sqlite_version(Path(database))
-        latest = len(MIGRATIONS)
+        from bot.storage.sqlite import migrations
+
+        before = migrations.version_of(Path(database))
+        latest = len(migrations.MIGRATIONS)
     store = storage_for(database)
     await store.open()  # migrates, under a lock; applies what the boards miss
     await store.close()
@@ -62,16 +62,3 @@ async def migrate_database(database: str | Path | DatabaseUrl) -> str:
         return f"{where}: schema {latest}, up to date"
     return f"{where}: schema {latest} (migrated from {before})"
 
-
-def _sqlite_version(path: Path) -> int:
-    """A file's schema version, read without writing; 0 for none (opening says what is wrong
-    with a file that is not a database)."""
-    import sqlite3
-
-    if not path.is_file():
-        return 0
-    try:
-        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
-            return int(db.execute("PRAGMA user_version").fetchone()[0])
-    except sqlite3.Error:
-        return 0

@@ -14,9 +14,9 @@ from typing import Any
 import asyncpg
 
 from bot.storage import SqliteStorage
-from bot.storage.materializer import Materializer as SqliteMaterializer
 from bot.storage.postgres.materializer import Materializer as PgMaterializer
 from bot.storage.postgres.storage import PostgresStorage
+from bot.storage.sqlite.materializer import Materializer as SqliteMaterializer
 from tests.storage_contract.pg import fresh_database
 
 Store = SqliteStorage | PostgresStorage

@@ -14,9 +14,9 @@ import pytest
 
 from bot.core.ports import StorageError
 from bot.storage import storage_for
-from bot.storage.migrations import MIGRATIONS as SQLITE_MIGRATIONS
 from bot.storage.postgres import schema
 from bot.storage.postgres.url import redact, with_database
+from bot.storage.sqlite.migrations import MIGRATIONS as SQLITE_MIGRATIONS
 from tests.storage_contract.backends import Backend, PostgresBackend
 from tests.storage_contract.pg import fresh_database, require
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import asyncpg
 
 from bot.core.ports import AnswerRecord
-from bot.storage.materializer import apply as sqlite_apply
 from bot.storage.postgres.materializer import apply as pg_apply
+from bot.storage.sqlite.materializer import apply as sqlite_apply
 from tests.storage_contract.backends import Backend, Store
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -158,7 +158,7 @@ CHILD = textwrap.dedent("""
     from datetime import UTC, datetime, timedelta
     from bot.core.ports import AnswerRecord
     from bot.storage import storage_for
-    from bot.storage.materializer import Materializer as SqliteMaterializer
+    from bot.storage.sqlite.materializer import Materializer as SqliteMaterializer
     from bot.storage.postgres.materializer import Materializer as PgMaterializer
 
     async def main(database, seed):

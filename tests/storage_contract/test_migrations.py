@@ -11,9 +11,9 @@ from datetime import UTC, datetime
 import asyncpg
 import pytest
 
-from bot.storage.migrations import MIGRATIONS as SQLITE_MIGRATIONS
-from bot.storage.migrations import split_sql
 from bot.storage.postgres import schema
+from bot.storage.sqlite.migrations import MIGRATIONS as SQLITE_MIGRATIONS
+from bot.storage.sqlite.migrations import split_sql
 from tests.storage_contract.backends import Backend
 
 NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)

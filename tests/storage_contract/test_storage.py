@@ -16,9 +16,9 @@ import pytest
 from bot.core.ports import AnswerRecord
 from bot.core.schedule import Schedule
 from bot.storage import SqliteStorage
-from bot.storage.migrations import MIGRATIONS
 from bot.storage.postgres import schema
 from bot.storage.sqlite import _split_sql
+from bot.storage.sqlite.migrations import MIGRATIONS
 from tests.storage_contract.backends import Backend, Store
 
 NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)

@@ -18,7 +18,7 @@ from bot.core.models import Chat, Person
 from bot.core.service import QuizService
 from bot.storage.postgres.writer import MAX_BATCH
 from bot.storage.postgres.writer import Writer as PgWriter
-from bot.storage.writer import Writer as SqliteWriter
+from bot.storage.sqlite.writer import Writer as SqliteWriter
 from tests.storage_contract.backends import Backend, Store
 
 

@@ -43,6 +43,8 @@ from collections.abc import Awaitable, Callable
 from datetime import date, timedelta
 from typing import Any
 
+from bot.storage.aggregation import Batch, aggregate, streaks
+
 log = logging.getLogger(__name__)
 Db = Any  # an asyncpg.Connection
 Position = tuple[int, int]  # (transaction id, answer id)
@@ -166,44 +168,16 @@ async def apply(db: Db, limit: int = CHUNK, roll_first: bool = False) -> tuple[i
     rows = await db.fetch(BATCH, start[0], start[1], limit)
     if not rows:
         return 0, start
-    scores: dict[tuple[str, date, str], list[int]] = {}
-    totals: dict[tuple[str, str], list[int]] = {}
-    runs: dict[str, list[bool]] = {}
-    for _, _, chat, person, correct, elapsed, day in rows:
-        right = int(correct)
-        for key in ((chat, day, person), ("*", day, person)):
-            if (acc := scores.get(key)) is None:
-                scores[key] = [right, 1, elapsed]
-            else:
-                acc[0] += right
-                acc[1] += 1
-                acc[2] += elapsed
-        for pair in ((chat, person), ("*", person)):
-            if (acc := totals.get(pair)) is None:
-                totals[pair] = [right, 1, elapsed]
-            else:
-                acc[0] += right
-                acc[1] += 1
-                acc[2] += elapsed
-        runs.setdefault(person, []).append(bool(correct))
+    batch: Batch[date] = aggregate(row[2:] for row in rows)
     # the window moves before this batch reaches scores: a day leaving it is taken out of
     # week_scores as week_scores holds it (without this batch's rows of that day)
     until = await roll_week(db, max(row[6] for row in rows))
-    await db.execute(UPSERT_SCORES, *_columns(sorted(scores.items()), 6))
-    await db.execute(UPSERT_TOTALS, *_columns(sorted(totals.items()), 5))
-    first = week_start(until)
-    week: dict[tuple[str, str], list[int]] = {}
-    for (chat, day, person), (correct, answered, elapsed) in scores.items():
-        if day >= first:  # and <= until: the window now reaches the newest day
-            if (acc := week.get((chat, person))) is None:
-                week[(chat, person)] = [correct, answered, elapsed]
-            else:
-                acc[0] += correct
-                acc[1] += answered
-                acc[2] += elapsed
+    await db.execute(UPSERT_SCORES, *_columns(sorted(batch.scores.items()), 6))
+    await db.execute(UPSERT_TOTALS, *_columns(sorted(batch.totals.items()), 5))
+    week = batch.week(week_start(until))  # and <= until: the window now reaches the newest day
     if week:
         await db.execute(UPSERT_WEEK, *_columns(sorted(week.items()), 5))
-    await _streaks(db, runs)
+    await _streaks(db, batch.runs)
     end: Position = (int(rows[-1][1]), int(rows[-1][0]))
     await db.execute(
         "UPDATE materialized SET tx = $1::xid8, id = $2 WHERE name = 'scores'", *end
@@ -235,10 +209,7 @@ async def _streaks(db: Db, runs: dict[str, list[bool]]) -> None:
     currents: list[int] = []
     bests: list[int] = []
     for key in people:
-        current, best = stored.get(key, (0, 0))
-        for correct in runs[key]:
-            current = current + 1 if correct else 0
-            best = max(best, current)
+        current, best = streaks(stored.get(key, (0, 0)), runs[key])
         currents.append(current)
         bests.append(best)
     await db.execute(UPSERT_STREAKS, people, currents, bests)

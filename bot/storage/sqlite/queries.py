@@ -11,7 +11,7 @@ from typing import Any
 
 from bot.core.ports import AnswerRecord, ItemResponse, PostRecord, RunRecord
 from bot.core.schedule import Schedule
-from bot.storage.records import (
+from bot.storage.sqlite.records import (
     ANSWER_COLUMNS,
     POST_COLUMNS,
     POSTS_DOT,

@@ -11,7 +11,7 @@ import sqlite3
 from pathlib import Path
 
 from bot.core.ports import StorageError
-from bot.storage.migrations import MIGRATIONS
+from bot.storage.sqlite.migrations import MIGRATIONS
 
 APPLICATION_ID = 0x5155495A  # "QUIZ": marks the file as quizbot's (PRAGMA application_id)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+from pathlib import Path
 
 log = logging.getLogger(__name__)
 
@@ -434,3 +435,15 @@ def split_sql(script: str) -> list[str]:
     if buffer.strip():
         raise ValueError(f"incomplete statement in migration: {buffer[:80]!r}")
     return statements
+
+
+def version_of(path: Path) -> int:
+    """A file's schema version, read without writing; 0 for none (opening says what is wrong
+    with a file that is not a database)."""
+    if not path.is_file():
+        return 0
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+            return int(db.execute("PRAGMA user_version").fetchone()[0])
+    except sqlite3.Error:
+        return 0

@@ -26,8 +26,8 @@ from datetime import date
 from typing import Any
 
 from bot.core.ports import ScoreRow
-from bot.storage.materializer import WEEK_DAYS, week_start, week_until
-from bot.storage.reader import snapshot
+from bot.storage.sqlite.materializer import WEEK_DAYS, week_start, week_until
+from bot.storage.sqlite.reader import snapshot
 
 Db = sqlite3.Connection
 Board = tuple[list[ScoreRow], ScoreRow | None]

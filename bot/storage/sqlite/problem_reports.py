@@ -8,17 +8,10 @@ import sqlite3
 from typing import Any
 
 from bot.core.ports import NewProblemReport, ProblemReportRecord, ReportOutcome, ResolveOutcome
-from bot.storage.records import _at, from_ms, to_ms
+from bot.storage.reports_and_drafts import COLUMNS, appended
+from bot.storage.sqlite.records import _at, from_ms, to_ms
 
 Db = sqlite3.Connection
-COLUMNS = ("id, quiz_id, question_id, person_key, person_name, chat_key, text, created_at,"
-           " updated_at, resolved_at, resolution")
-
-
-def appended(old: str, new: str, max_chars: int) -> str:
-    """The open report's text with a later one on a new line, cut to `max_chars`."""
-    text = f"{old}\n{new}"
-    return text if len(text) <= max_chars else text[: max_chars - 1] + "…"
 
 
 # writes -------------------------------------------------------------------------------------

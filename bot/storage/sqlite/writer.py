@@ -26,9 +26,9 @@ import time
 from pathlib import Path
 from typing import Protocol
 
-from bot.storage.connection import APPLICATION_ID, PRAGMAS, check_ours
-from bot.storage.migrations import migrate
-from bot.storage.worker import Call, Outcome, Worker
+from bot.storage.sqlite.connection import APPLICATION_ID, PRAGMAS, check_ours
+from bot.storage.sqlite.migrations import migrate
+from bot.storage.sqlite.worker import Call, Outcome, Worker
 
 log = logging.getLogger(__name__)
 

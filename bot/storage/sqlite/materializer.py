@@ -40,6 +40,8 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
 
+from bot.storage.aggregation import Batch, aggregate, streaks
+
 log = logging.getLogger(__name__)
 Db = sqlite3.Connection
 
@@ -147,48 +149,21 @@ def apply(db: Db, limit: int = CHUNK) -> tuple[int, int]:
     ).fetchall()
     if not rows:
         return 0, start
-    scores: dict[tuple[str, str, str], list[int]] = {}
-    totals: dict[tuple[str, str], list[int]] = {}
-    runs: dict[str, list[int]] = {}
-    for _, chat, person, correct, elapsed, day in rows:
-        for key in ((chat, day, person), ("*", day, person)):
-            if (acc := scores.get(key)) is None:
-                scores[key] = [correct, 1, elapsed]
-            else:
-                acc[0] += correct
-                acc[1] += 1
-                acc[2] += elapsed
-        for pair in ((chat, person), ("*", person)):
-            if (acc := totals.get(pair)) is None:
-                totals[pair] = [correct, 1, elapsed]
-            else:
-                acc[0] += correct
-                acc[1] += 1
-                acc[2] += elapsed
-        runs.setdefault(person, []).append(correct)
+    batch: Batch[str] = aggregate(row[1:] for row in rows)
     # the window moves before this batch reaches scores: a day leaving it is taken out of
     # week_scores as week_scores holds it (without this batch's rows of that day)
     until = roll_week(db, max(day for *_, day in rows))
-    db.executemany(UPSERT_SCORES, [(*k, *v) for k, v in sorted(scores.items())])
-    db.executemany(UPSERT_TOTALS, [(*k, *v) for k, v in sorted(totals.items())])
-    first = week_start(until)
-    week: dict[tuple[str, str], list[int]] = {}
-    for (chat, day, person), (correct, answered, elapsed) in scores.items():
-        if day >= first:  # and <= until: the window now reaches the newest day
-            if (acc := week.get((chat, person))) is None:
-                week[(chat, person)] = [correct, answered, elapsed]
-            else:
-                acc[0] += correct
-                acc[1] += answered
-                acc[2] += elapsed
+    db.executemany(UPSERT_SCORES, [(*k, *v) for k, v in sorted(batch.scores.items())])
+    db.executemany(UPSERT_TOTALS, [(*k, *v) for k, v in sorted(batch.totals.items())])
+    week = batch.week(week_start(until))  # and <= until: the window now reaches the newest day
     db.executemany(UPSERT_WEEK, [(*k, *v) for k, v in sorted(week.items())])
-    _streaks(db, runs)
+    _streaks(db, batch.runs)
     end = int(rows[-1][0])
     db.execute("UPDATE materialized SET position=? WHERE name='scores'", (end,))
     return len(rows), end
 
 
-def _streaks(db: Db, runs: dict[str, list[int]]) -> None:
+def _streaks(db: Db, runs: dict[str, list[bool]]) -> None:
     """Continue each person's run of correct answers (current, best) through their answers
     in id order, as the trigger of migration 1 did one answer at a time."""
     stored = {
@@ -201,11 +176,7 @@ def _streaks(db: Db, runs: dict[str, list[int]]) -> None:
     }
     updates = []
     for key, corrects in runs.items():
-        current, best = stored.get(key, (0, 0))
-        for correct in corrects:
-            current = current + 1 if correct else 0
-            best = max(best, current)
-        updates.append((current, best, key))
+        updates.append((*streaks(stored.get(key, (0, 0)), corrects), key))
     db.executemany("UPDATE persons SET current_streak=?, best_streak=? WHERE key=?", updates)
 
 

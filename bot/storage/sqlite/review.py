@@ -7,7 +7,7 @@ from datetime import time
 
 from bot.core.ports import ReviewAnswer
 from bot.core.schedule import Schedule
-from bot.storage.records import from_ms
+from bot.storage.sqlite.records import from_ms
 
 Db = sqlite3.Connection
 

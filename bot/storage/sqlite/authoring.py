@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 
 from bot.core.ports import AuthoredPackRecord, DraftRecord
-from bot.storage.records import _at
+from bot.storage.sqlite.records import _at
 
 Db = sqlite3.Connection
 

@@ -40,19 +40,19 @@ from bot.core.ports import (
     StorageError,
 )
 from bot.core.schedule import Schedule
-from bot.storage import authoring as drafts
-from bot.storage import boards, ops, queries
-from bot.storage import problem_reports as report_store
-from bot.storage import review as spaced
-from bot.storage import rounds as round_store
 from bot.storage.cache import CachedStorage, CacheFunctions
-from bot.storage.connection import APPLICATION_ID, PRAGMAS, unusable
-from bot.storage.materializer import Materializer, roll_week
-from bot.storage.migrations import split_sql
-from bot.storage.reader import Reader
-from bot.storage.records import to_ms
 from bot.storage.reports_and_drafts import ReportsAndDrafts
-from bot.storage.writer import Writer
+from bot.storage.sqlite import authoring as drafts
+from bot.storage.sqlite import boards, ops, queries
+from bot.storage.sqlite import problem_reports as report_store
+from bot.storage.sqlite import review as spaced
+from bot.storage.sqlite import rounds as round_store
+from bot.storage.sqlite.connection import APPLICATION_ID, PRAGMAS, unusable
+from bot.storage.sqlite.materializer import Materializer, roll_week
+from bot.storage.sqlite.migrations import split_sql
+from bot.storage.sqlite.reader import Reader
+from bot.storage.sqlite.records import to_ms
+from bot.storage.sqlite.writer import Writer
 
 __all__ = ["APPLICATION_ID", "PRAGMAS", "SqliteStorage", "_split_sql"]
 

@@ -8,8 +8,8 @@ import sqlite3
 from typing import Any
 
 from bot.core.ports import ChatSettingsRecord, NewPost, RoundRecord
-from bot.storage.ops import insert_post
-from bot.storage.records import _at, from_ms
+from bot.storage.sqlite.ops import insert_post
+from bot.storage.sqlite.records import _at, from_ms
 
 Db = sqlite3.Connection
 ROUND_COLUMNS = "id, chat_key, selector, total, mode, locale, started_at, finished_at"

@@ -9,7 +9,7 @@ import sqlite3
 
 from bot.core.ports import AnswerRecord, NewPost, RecordOutcome
 from bot.core.schedule import Schedule
-from bot.storage.records import ANSWER_COLUMNS, answer_of, to_ms
+from bot.storage.sqlite.records import ANSWER_COLUMNS, answer_of, to_ms
 
 Db = sqlite3.Connection
 

@@ -13,8 +13,8 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from bot.storage.connection import READ_PRAGMAS, connect
-from bot.storage.worker import Call, Outcome, Worker
+from bot.storage.sqlite.connection import READ_PRAGMAS, connect
+from bot.storage.sqlite.worker import Call, Outcome, Worker
 
 
 class Reader(Worker):
