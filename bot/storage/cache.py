@@ -1,9 +1,9 @@
-"""CachedStorage: the bounded caches both backends (SqliteStorage, PostgresStorage) keep in
-front of their database, and the port methods that go through them.
+"""CachedStorage: the bounded caches both database backends (SqliteStorage, PostgresStorage)
+keep in front of their database, and the port methods that go through them.
 
 A backend provides two hooks, `_read(fn, *args)` and `_write(fn, *args)` (run one of its
-functions of a connection; await the result, a write's after COMMIT), and its own functions
-for what is cached (`functions`: its queries and ops of the same names).
+functions of a connection; await the result, a write's after COMMIT), and its dialect
+(dialect.py), whose `queries` and `ops` hold what is cached.
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
 from bot.core.ports import PostRecord
+from bot.storage.dialect import Dialect
 from bot.storage.lru import Expiring, Lru
 
 T = TypeVar("T")
@@ -28,26 +28,10 @@ LOCALE_TTL = 60.0
 
 PersonRow = tuple[str, str | None]  # name, locale
 ChatRow = tuple[str, str | None, str | None]  # title, locale, platform_locale
-Fn = Callable[..., object]  # a backend's function of a connection (run by _read / _write)
-
-
-@dataclass(frozen=True)
-class CacheFunctions:
-    """A backend's functions behind the cached methods, each called with the same arguments
-    in either backend."""
-
-    person: Fn  # (key) -> PersonRow | None
-    chat: Fn  # (key) -> ChatRow | None
-    post: Fn  # (post_id) -> PostRecord | None
-    upsert_person: Fn  # (key, name) -> None
-    upsert_chat: Fn  # (key, title, platform_locale) -> None
-    migrate_chat: Fn  # (old, new) -> bool
-    set_person_locale: Fn  # (key, locale) -> None
-    set_chat_locale: Fn  # (key, locale) -> None
 
 
 class CachedStorage(ABC):
-    functions: ClassVar[CacheFunctions]
+    dialect: ClassVar[Dialect]
 
     def __init__(self) -> None:
         # Caches, each bounded (LRU), so the hot path reads nothing: people and chats recently
@@ -70,7 +54,7 @@ class CachedStorage(ABC):
     def _write(self, fn: Callable[..., Any], *args: Any) -> Awaitable[Any]:
         """Queue a write; await the result (it resolves after COMMIT)."""
 
-    async def _read_once(self, what: str, key: object, fn: Fn, *args: Any) -> Any:
+    async def _read_once(self, what: str, key: object, fn: Callable[..., Any], *args: Any) -> Any:
         """A read for a cache miss; concurrent misses of one key share it (a storm of clicks
         on a post nobody has read since a restart reads it once)."""
         future = self._inflight.get((what, key))
@@ -87,26 +71,26 @@ class CachedStorage(ABC):
     async def upsert_person(self, key: str, name: str) -> None:
         if self._known_people.get(key) == name:
             return  # no I/O for a known, unchanged person
-        row: PersonRow | None = await self._read(self.functions.person, key)
+        row: PersonRow | None = await self._read(self.dialect.queries.person, key)
         if row is None or row[0] != name:
-            await self._write(self.functions.upsert_person, key, name)
+            await self._write(self.dialect.ops.upsert_person, key, name)
         self._known_people.put(key, name)
 
     async def upsert_chat(self, key: str, title: str, platform_locale: str | None = None) -> None:
         known = (title, platform_locale)
         if self._known_chats.get(key) == known:
             return
-        row: ChatRow | None = await self._read(self.functions.chat, key)
+        row: ChatRow | None = await self._read(self.dialect.queries.chat, key)
         if row is None or row[0] != title or (
             platform_locale is not None and row[2] != platform_locale
         ):
-            await self._write(self.functions.upsert_chat, key, title, platform_locale)
+            await self._write(self.dialect.ops.upsert_chat, key, title, platform_locale)
             self._changed()
             self._chat_rows.pop(key)
         self._known_chats.put(key, known)
 
     async def migrate_chat(self, old: str, new: str) -> bool:
-        moved: bool = await self._write(self.functions.migrate_chat, old, new)
+        moved: bool = await self._write(self.dialect.ops.migrate_chat, old, new)
         self._changed()
         self._posts.clear()
         for key in (old, new):
@@ -115,7 +99,7 @@ class CachedStorage(ABC):
         return moved
 
     async def set_person_locale(self, key: str, locale: str | None) -> None:
-        await self._write(self.functions.set_person_locale, key, locale)
+        await self._write(self.dialect.ops.set_person_locale, key, locale)
         self._changed()
         self._person_locales.put(key, locale)
 
@@ -123,18 +107,19 @@ class CachedStorage(ABC):
         if (hit := self._person_locales.get(key)) is not None:
             return hit[0]
         generation = self._generation
-        row: PersonRow | None = await self._read_once("person", key, self.functions.person, key)
+        row: PersonRow | None = await self._read_once(
+            "person", key, self.dialect.queries.person, key)
         locale = None if row is None else row[1]
         if generation == self._generation:
             self._person_locales.put(key, locale)
         return locale
 
     async def person_name(self, key: str) -> str | None:
-        row: PersonRow | None = await self._read(self.functions.person, key)
+        row: PersonRow | None = await self._read(self.dialect.queries.person, key)
         return None if row is None else row[0]
 
     async def set_chat_locale(self, key: str, locale: str | None) -> None:
-        await self._write(self.functions.set_chat_locale, key, locale)
+        await self._write(self.dialect.ops.set_chat_locale, key, locale)
         self._changed()
         self._chat_rows.pop(key)
 
@@ -142,7 +127,7 @@ class CachedStorage(ABC):
         if (hit := self._chat_rows.get(key)) is not None:
             return hit[0]
         generation = self._generation
-        row: ChatRow | None = await self._read_once("chat", key, self.functions.chat, key)
+        row: ChatRow | None = await self._read_once("chat", key, self.dialect.queries.chat, key)
         if generation == self._generation:
             self._chat_rows.put(key, row)
         return row
@@ -162,7 +147,7 @@ class CachedStorage(ABC):
             return post
         generation = self._generation
         read: PostRecord | None = await self._read_once(
-            "post", post_id, self.functions.post, post_id
+            "post", post_id, self.dialect.queries.post, post_id
         )
         if read is not None and generation == self._generation:
             self._posts.put(post_id, read)

@@ -7,7 +7,7 @@ examples/views/dynamic_counter.py). The clicked message must also be the one bou
 post, so a custom_id edited by a modified client cannot answer some other question.
 
 The path of one answer: `AnswerClicks.click` → `QuizService.answer` (bot/core/answers.py) →
-`record_answer` (bot/storage/sqlite.py); the reply is sent only after the answer committed.
+`record_answer` (bot/storage/sqlite/storage.py); the reply is sent only after the answer committed.
 """
 
 from __future__ import annotations

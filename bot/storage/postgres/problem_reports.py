@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from bot.core.ports import NewProblemReport, ProblemReportRecord, ReportOutcome, ResolveOutcome
-from bot.storage.reports_and_drafts import COLUMNS, appended
+from bot.storage.problem_reports import COLUMNS, appended
 
 Db = Any  # an asyncpg.Connection
 

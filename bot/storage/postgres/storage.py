@@ -1,4 +1,4 @@
-"""PostgresStorage: the core's Storage port (bot/core/ports.py) on a PostgreSQL database.
+"""PostgresStorage: the core's storage ports (bot/core/ports.py) on a PostgreSQL database.
 
 The same guarantees as SqliteStorage, for any number of processes on one database:
 - schema.py        versioned migrations, run at open under pg_advisory_xact_lock; a database
@@ -9,6 +9,9 @@ The same guarantees as SqliteStorage, for any number of processes on one databas
                    position stored in the same transaction
 - ops.py           the writes, queries.py and boards.py the reads (on a pool of connections)
 - records.py       rows to the core's records
+The operations both backends share are written once (store.py, over this backend's dialect);
+this class adds the lifecycle, the pool, the listener, and what is PostgreSQL's own: recording
+an answer, claiming the daily post, the leaderboard and materializing.
 
 What a process caches (people, chats, posts, languages) is bounded, and dropped when another
 process changes it: those writes NOTIFY on a channel every process LISTENs to (delivered at
@@ -20,40 +23,34 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime
-from types import ModuleType
-from typing import Any, ClassVar, TypeVar
+from typing import Any, TypeVar
 
 import asyncpg
 
 from bot.core.ports import (
     AnswerRecord,
-    ChatSettingsRecord,
-    ItemResponse,
     NewPost,
     PostRecord,
     RecordOutcome,
-    ReviewAnswer,
-    RoundRecord,
-    RunRecord,
     ScoreRow,
     StorageError,
 )
-from bot.core.schedule import Schedule
-from bot.storage.cache import CachedStorage, CacheFunctions
-from bot.storage.postgres import authoring as drafts
-from bot.storage.postgres import boards, ops, queries
-from bot.storage.postgres import problem_reports as report_store
-from bot.storage.postgres import review as spaced
-from bot.storage.postgres import rounds as round_store
+from bot.storage.dialect import Dialect
+from bot.storage.postgres import authoring, boards, ops, problem_reports, queries, review, rounds
 from bot.storage.postgres.materializer import LOCK_POSITION, Materializer, Position, roll_week
 from bot.storage.postgres.schema import migrate
 from bot.storage.postgres.url import DatabaseUrl, redact
 from bot.storage.postgres.writer import Writer
-from bot.storage.reports_and_drafts import ReportsAndDrafts
+from bot.storage.store import Store
 
 log = logging.getLogger(__name__)
+
+
+def _same(value: object) -> object:
+    return value  # asyncpg takes timestamptz as datetime, date as date
+
 T = TypeVar("T")
 Db = Any  # an asyncpg.Connection
 
@@ -75,20 +72,11 @@ def unusable(where: str, exc: BaseException) -> StorageError:
     return StorageError(f"cannot use the database {where}: {reason}")
 
 
-class PostgresStorage(ReportsAndDrafts, CachedStorage):
-    functions = CacheFunctions(
-        person=queries.person, chat=queries.chat, post=queries.post,
-        upsert_person=ops.upsert_person, upsert_chat=ops.upsert_chat,
-        migrate_chat=ops.migrate_chat, set_person_locale=ops.set_person_locale,
-        set_chat_locale=ops.set_chat_locale,
+class PostgresStorage(Store):
+    dialect = Dialect(
+        ops=ops, queries=queries, boards=boards, rounds=rounds, review=review,
+        reports=problem_reports, drafts=authoring, when=_same, day=_same,
     )
-
-    report_ops: ClassVar[ModuleType] = report_store
-    draft_ops: ClassVar[ModuleType] = drafts
-
-    @staticmethod
-    def _when(moment: datetime) -> datetime:
-        return moment  # asyncpg takes timestamptz as datetime
 
     def __init__(
         self, url: str | DatabaseUrl, materializer: Materializer | None = None,
@@ -270,68 +258,7 @@ class PostgresStorage(ReportsAndDrafts, CachedStorage):
         async with pool.acquire() as db:
             return await fn(db, *args)
 
-    # posts -----------------------------------------------------------------------------
-    async def create_post(
-        self,
-        chat_key: str,
-        quiz_id: str,
-        question_id: str,
-        order: tuple[int, ...],
-        locale: str,
-        created_at: datetime,
-        closes_at: datetime | None = None,
-        run_id: int | None = None,
-        kind: str = "quiz",
-        owner_key: str | None = None,
-    ) -> PostRecord:
-        new = NewPost(chat_key, quiz_id, question_id, tuple(order), locale, created_at,
-                      closes_at, run_id, kind, owner_key)
-        post_id = await self._write(ops.insert_post, new)
-        post = await self.get_post(post_id)
-        assert post is not None
-        return post
-
-    async def bind_ref(self, post_id: int, ref: str) -> None:
-        await self._write(ops.bind_ref, post_id, ref)
-
-    async def post_by_ref(self, ref: str) -> PostRecord | None:
-        return await self._read(queries.post_by_ref, ref)
-
-    async def refs(self, post_id: int) -> tuple[str, ...]:
-        return await self._read(queries.refs, post_id)
-
-    async def close_post(self, post_id: int, when: datetime, quiet: bool = False) -> bool:
-        closed: bool = await self._write(ops.close_post, post_id, when, quiet)
-        self._changed()
-        self._posts.pop(post_id)
-        return closed
-
-    async def mark_summary_posted(self, post_id: int, when: datetime) -> None:
-        await self._write(ops.mark_summary_posted, post_id, when)
-
-    async def unposted_summaries(
-        self, closed_after: datetime, closed_before: datetime
-    ) -> list[PostRecord]:
-        return await self._read(queries.unposted_summaries, closed_after, closed_before)
-
-    async def take_lease(self, name: str, holder: str, until: datetime, now: datetime) -> bool:
-        return await self._write(ops.take_lease, name, holder, until, now)
-
-    async def release_lease(self, name: str, holder: str) -> None:
-        await self._write(ops.release_lease, name, holder)
-
-    async def open_posts(
-        self, chat_key: str | None = None, due_before: datetime | None = None,
-        kind: str | None = None,
-    ) -> list[PostRecord]:
-        return await self._read(queries.open_posts, chat_key, due_before, kind)
-
-    async def posted_questions(
-        self, chat_key: str, kind: str | None = None
-    ) -> dict[tuple[str, str], int]:
-        return await self._read(queries.posted_questions, chat_key, kind)
-
-    # answers ---------------------------------------------------------------------------
+    # what differs between the backends ---------------------------------------------
     async def record_answer(
         self, answer: AnswerRecord
     ) -> tuple[RecordOutcome, AnswerRecord | None]:
@@ -352,48 +279,6 @@ class PostgresStorage(ReportsAndDrafts, CachedStorage):
             self._known_people.put(key, name)
         return outcome, earlier
 
-    async def answers_for_post(self, post_id: int) -> list[AnswerRecord]:
-        return await self._read(queries.answers_for_post, post_id)
-
-    async def answer_count(self, post_id: int) -> int:
-        return await self._read(queries.answer_count, post_id)
-
-    async def answer_of(self, post_id: int, person_key: str) -> AnswerRecord | None:
-        return await self._read(queries.answer, post_id, person_key)
-
-    async def person_history(self, person_key: str) -> dict[tuple[str, str], bool]:
-        return await self._read(queries.person_history, person_key)
-
-    async def item_responses(
-        self, quiz_id: str | None = None, chat_key: str | None = None
-    ) -> list[ItemResponse]:
-        return await self._read(queries.item_responses, quiz_id, chat_key)
-
-    # quiz runs -------------------------------------------------------------------------
-    async def create_run(
-        self, person_key: str, chat_key: str, quiz_id: str, questions: tuple[str, ...],
-        locale: str, started_at: datetime,
-    ) -> RunRecord:
-        run_id = await self._write(
-            ops.create_run, person_key, chat_key, quiz_id, tuple(questions), locale, started_at
-        )
-        run = await self.get_run(run_id)
-        assert run is not None
-        return run
-
-    async def active_run(self, person_key: str, chat_key: str) -> RunRecord | None:
-        return await self._read(queries.active_run, person_key, chat_key)
-
-    async def get_run(self, run_id: int) -> RunRecord | None:
-        return await self._read(queries.run, run_id)
-
-    async def finish_run(self, run_id: int, when: datetime) -> None:
-        await self._write(ops.finish_run, run_id, when)
-
-    async def run_posts(self, run_id: int) -> list[PostRecord]:
-        return await self._read(queries.run_posts, run_id)
-
-    # boards and stats ------------------------------------------------------------------
     async def leaderboard(
         self, chat_key: str | None, since: datetime | None, limit: int, person_key: str | None
     ) -> tuple[list[ScoreRow], ScoreRow | None]:
@@ -406,26 +291,6 @@ class PostgresStorage(ReportsAndDrafts, CachedStorage):
         assert not isinstance(board, boards.Roll)
         return board
 
-    async def person_totals(self, person_key: str) -> dict[str, tuple[int, int]]:
-        return await self._read(queries.person_totals, person_key)
-
-    async def person_streaks(self, person_key: str) -> tuple[int, int]:
-        return await self._read(boards.person_streaks, person_key)
-
-    # daily schedules -------------------------------------------------------------------
-    async def set_schedule(self, schedule: Schedule, updated_by: str | None = None) -> None:
-        updated_at = schedule.updated_at or datetime.now(UTC)
-        await self._write(ops.set_schedule, schedule, updated_at, updated_by)
-
-    async def delete_schedule(self, chat_key: str) -> bool:
-        return await self._write(ops.delete_schedule, chat_key)
-
-    async def get_schedule(self, chat_key: str) -> Schedule | None:
-        return await self._read(queries.schedule, chat_key)
-
-    async def schedules(self) -> list[Schedule]:
-        return await self._read(queries.schedules)
-
     async def claim_daily(
         self, chat_key: str, local_date: date, post: NewPost, when: datetime
     ) -> PostRecord | None:
@@ -434,74 +299,8 @@ class PostgresStorage(ReportsAndDrafts, CachedStorage):
         post_id = await self._write(ops.claim_daily, chat_key, local_date, post, when)
         return None if post_id is None else await self.get_post(post_id)
 
-    async def mark_daily_published(self, post_id: int, when: datetime) -> None:
-        await self._write(ops.mark_daily_published, post_id, when)
 
-    async def unpublished_dailies(self, claimed_before: datetime) -> list[PostRecord]:
-        return await self._read(queries.unpublished_dailies, claimed_before)
 
-    async def daily_day_of(self, chat_key: str, local_date: date) -> int | None:
-        return await self._read(queries.daily_day_of, chat_key, local_date)
-
-    async def daily_days(self, person_key: str) -> tuple[list[date], date | None]:
-        days = await self._read(boards.daily_days_for, [person_key])
-        return days[person_key]
-
-    async def daily_days_for(
-        self, person_keys: Sequence[str]
-    ) -> dict[str, tuple[list[date], date | None]]:
-        return await self._read(boards.daily_days_for, list(person_keys))
-
-    # chat settings and rounds (rounds.py)
-    async def get_chat_settings(self, chat_key: str) -> ChatSettingsRecord | None:
-        return await self._read(round_store.chat_settings, chat_key)
-
-    async def set_chat_settings(
-        self, settings: ChatSettingsRecord, when: datetime, updated_by: str | None = None
-    ) -> None:
-        await self._write(round_store.set_chat_settings, settings, when, updated_by)
-
-    async def create_round(
-        self, chat_key: str, selector: str | None, total: int, mode: str | None, locale: str,
-        started_at: datetime,
-    ) -> RoundRecord:
-        round_id = await self._write(round_store.create_round, chat_key, selector, total, mode,
-                                     locale, started_at)
-        record = await self.get_round(round_id)
-        assert record is not None
-        return record
-
-    async def add_round_post(self, round_id: int, step: int, post: NewPost) -> PostRecord | None:
-        post_id = await self._write(round_store.add_round_post, round_id, step, post)
-        return None if post_id is None else await self.get_post(post_id)
-
-    async def get_round(self, round_id: int) -> RoundRecord | None:
-        return await self._read(round_store.get_round, round_id)
-
-    async def active_rounds(self, chat_key: str | None = None) -> list[RoundRecord]:
-        return await self._read(round_store.active_rounds, chat_key)
-
-    async def finish_round(self, round_id: int, when: datetime) -> bool:
-        return await self._write(round_store.finish_round, round_id, when)
-
-    # spaced review -----------------------------------------------------------------------
-    async def review_answers(self, person_key: str) -> list[ReviewAnswer]:
-        return await self._read(spaced.review_answers, person_key)
-
-    async def set_reminder(self, reminder: Schedule) -> None:
-        await self._write(spaced.set_reminder, reminder, reminder.updated_at or datetime.now(UTC))
-
-    async def delete_reminder(self, person_key: str) -> bool:
-        return await self._write(spaced.delete_reminder, person_key)
-
-    async def get_reminder(self, person_key: str) -> Schedule | None:
-        return await self._read(spaced.reminder, person_key)
-
-    async def reminders(self) -> list[Schedule]:
-        return await self._read(spaced.reminders)
-
-    async def claim_reminder(self, person_key: str, local_date: date, when: datetime) -> bool:
-        return await self._write(spaced.claim_reminder, person_key, local_date, when)
 
 
 async def _roll_week(db: Db, until: date) -> None:

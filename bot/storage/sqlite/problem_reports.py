@@ -8,7 +8,7 @@ import sqlite3
 from typing import Any
 
 from bot.core.ports import NewProblemReport, ProblemReportRecord, ReportOutcome, ResolveOutcome
-from bot.storage.reports_and_drafts import COLUMNS, appended
+from bot.storage.problem_reports import COLUMNS, appended
 from bot.storage.sqlite.records import _at, from_ms, to_ms
 
 Db = sqlite3.Connection

@@ -6,7 +6,6 @@ Boards and stats live in boards.py.
 from __future__ import annotations
 
 import sqlite3
-from datetime import date
 from typing import Any
 
 from bot.core.ports import AnswerRecord, ItemResponse, PostRecord, RunRecord
@@ -208,9 +207,9 @@ def unpublished_dailies(db: Db, claimed_before: int) -> list[PostRecord]:
     return [post_of(r) for r in rows]
 
 
-def daily_day_of(db: Db, chat_key: str, local_date: date) -> int | None:
+def daily_day_of(db: Db, chat_key: str, local_date: str) -> int | None:
     value = scalar(
         db, "SELECT post_id FROM daily_posts WHERE chat_key=? AND local_date=?",
-        (chat_key, local_date.isoformat()),
+        (chat_key, local_date),
     )
     return None if value is None else int(value)
