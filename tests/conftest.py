@@ -14,6 +14,7 @@ from bot.content import Catalog, load_catalog
 from bot.core.service import QuizService
 from bot.reports.png import PngCharts
 from bot.storage import SqliteStorage
+from bot.storage.memory import MemoryStorage
 from tests.clock import FakeClock
 from tests.storage_contract.pg import SKIP_PREFIX, fresh_database, unavailable
 
@@ -39,6 +40,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "sqlite_only(reason): the test reads or drives SQLite itself; skipped when "
         "QUIZBOT_TEST_STORE=postgres",
     )
+    config.addinivalue_line(
+        "markers",
+        "memory_store: the shared `storage` fixture is the in-memory store (the core's unit "
+        "tests need a store, not a database); QUIZBOT_TEST_STORE does not apply",
+    )
     if STORE not in STORES:
         raise pytest.UsageError(f"QUIZBOT_TEST_STORE={STORE!r}: use one of {', '.join(STORES)}")
     if STORE == "postgres" and (reason := unavailable()) is not None:
@@ -53,7 +59,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return
     for item in items:
         marker = item.get_closest_marker("sqlite_only")
-        if marker is not None:
+        if item.get_closest_marker("memory_store") is not None:
+            item.add_marker(pytest.mark.skip(
+                reason=f"QUIZBOT_TEST_STORE={STORE} changes nothing here: the test runs on "
+                "the in-memory store (the storage contract suite checks it against both)"
+            ))
+        elif marker is not None:
             reason = marker.kwargs.get("reason") or (marker.args[0] if marker.args else "")
             item.add_marker(pytest.mark.skip(
                 reason=f"SQLite only (QUIZBOT_TEST_STORE={STORE}): {reason}"
@@ -92,9 +103,16 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-async def storage(tmp_path: Path) -> AsyncIterator[Any]:
-    """The storage behind the service: a SqliteStorage file, or with QUIZBOT_TEST_STORE=
-    postgres a PostgresStorage on a database of its own."""
+async def storage(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Any]:
+    """The storage behind the service: a MemoryStorage for a test marked `memory_store` (and
+    not `sqlite_only`), else
+    a SqliteStorage file, or with QUIZBOT_TEST_STORE=postgres a PostgresStorage on a database
+    of its own."""
+    node = request.node
+    if node.get_closest_marker("memory_store") and not node.get_closest_marker("sqlite_only"):
+        async with MemoryStorage() as memory:
+            yield memory
+        return
     if STORE == "postgres":
         from bot.storage.postgres.storage import PostgresStorage
 

@@ -22,6 +22,8 @@ from bot.core.analysis import (
 from bot.core.ports import AnswerRecord, ItemResponse
 from bot.storage import SqliteStorage
 
+pytestmark = pytest.mark.memory_store  # the core needs a store, not a database
+
 
 def quiz(quiz_id: str, answers: list[int], options: int = 4) -> Quiz:
     """A quiz whose question i (id f"q{i+1}") has `options` options, answers[i] correct."""

@@ -17,6 +17,8 @@ from bot.core.service import QuizService
 from tests.clock import FakeClock
 from tests.ports import FakePort
 
+pytestmark = pytest.mark.memory_store  # the core needs a store, not a database
+
 GROUP = Chat("tg:-100", "Study group")
 ADA, BO, CY, DI = (Person(f"tg:{i}", name) for i, name in enumerate(("Ada", "Bo", "Cy", "Di"), 1))
 ALONE = Chat(ADA.key, "Ada", is_private=True)  # Ada's private chat with the bot

@@ -26,6 +26,8 @@ from tests.clock import FakeClock
 from tests.conftest import SAMPLE_PACKS
 from tests.test_cli import clean_env, quizbot
 
+pytestmark = pytest.mark.memory_store  # the core needs a store, not a database
+
 AUTHOR = Person("tg:1001", "Alice")
 STRANGER = Person("tg:1002", "Bob")
 
@@ -179,6 +181,7 @@ async def test_draft_commands_without_a_draft(authoring_service: QuizService) ->
     assert not await authoring_service.discard_draft(AUTHOR)
 
 
+@pytest.mark.sqlite_only(reason="the command is given the SQLite file")
 async def test_published_packs_export_as_yaml_that_loads_as_the_same_quiz(
     authoring_service: QuizService, storage: SqliteStorage, tmp_path: Path,
 ) -> None:

@@ -19,6 +19,8 @@ from bot.core.service import DEFAULT_QUESTION_TIME, QuizService
 from tests.clock import FakeClock
 from tests.ports import FakePort
 
+pytestmark = pytest.mark.memory_store  # the core needs a store, not a database
+
 GROUP = Chat("tg:-100", "Study group")
 OTHER = Chat("tg:-200", "Another group")
 ADA = Person("tg:1", "Ada")

@@ -39,6 +39,8 @@ from bot.core.models import Chat, Person
 from bot.core.service import QuizService
 from bot.i18n import translator
 
+pytestmark = pytest.mark.memory_store  # the core needs a store, not a database
+
 GROUP = Chat("tg:-100", "Study group")
 ADA = Person("tg:1", "Ada")
 ALONE = Chat(ADA.key, "Ada", is_private=True)

@@ -26,6 +26,8 @@ from bot.reports import chart_size, summary_chart_size
 from tests.clock import FakeClock
 from tests.ports import FakePort
 
+pytestmark = pytest.mark.memory_store  # the core needs a store, not a database
+
 GROUP = Chat("tg:-100", "Study group")
 OTHER = Chat("tg:-200", "Other group")
 ADA, BO, CY = Person("tg:1", "Ada"), Person("tg:2", "Bo"), Person("tg:3", "Cy")

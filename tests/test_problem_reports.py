@@ -19,6 +19,8 @@ from bot.core.models import Chat, Person
 from bot.core.service import QuizService
 from tests.clock import FakeClock
 
+pytestmark = pytest.mark.memory_store  # the core needs a store, not a database
+
 GROUP = Chat("tg:-100", "Study group")
 ADA = Person("tg:1", "Ada")
 BO = Person("dc:2", "Bo")

@@ -19,6 +19,8 @@ from bot.core.service import QuizService
 from tests.clock import FakeClock
 from tests.ports import FakePort
 
+pytestmark = pytest.mark.memory_store  # the core needs a store, not a database
+
 GROUP = Chat("tg:-100", "Study group")
 ADA, BO = Person("tg:1", "Ada"), Person("tg:2", "Bo")
 ADA_DM = Chat("tg:1", "Ada", is_private=True)

@@ -16,6 +16,8 @@ from bot.core.service import QuizService
 from tests.clock import FakeClock
 from tests.ports import FakePort
 
+pytestmark = pytest.mark.memory_store  # the core needs a store, not a database
+
 GROUP = Chat("tg:-100", "Study group")
 ADA, BO = Person("tg:1", "Ada"), Person("tg:2", "Bo")
 ALONE = Chat(ADA.key, "Ada", is_private=True)

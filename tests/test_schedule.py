@@ -24,6 +24,8 @@ from bot.storage import SqliteStorage
 from tests.clock import FakeClock
 from tests.ports import FakePort
 
+pytestmark = pytest.mark.memory_store  # the core needs a store, not a database
+
 
 def recording_port(clock: FakeClock, failures: int = 0) -> FakePort:
     """A Telegram-like port whose next `failures` sends fail as an unreachable platform."""

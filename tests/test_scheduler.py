@@ -16,6 +16,8 @@ from bot.core.service import QuizService
 from tests.clock import FakeClock
 from tests.ports import FakePort
 
+pytestmark = pytest.mark.memory_store  # the core needs a store, not a database
+
 GROUP = Chat("tg:-100", "Study group")
 OTHER = Chat("tg:-200", "Other group")
 ADA, BO = Person("tg:1", "Ada"), Person("tg:2", "Bo")

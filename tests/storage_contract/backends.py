@@ -1,6 +1,7 @@
-"""The two backends as the contract tests see them: a database (a file, or a fresh PostgreSQL
-database), storages opened on it (each one is another process), and raw reads of its tables
-for the checks (what another connection sees, the aggregates against a recount)."""
+"""The three stores as the contract tests see them: a database (in memory, a file, or a fresh
+PostgreSQL database), storages opened on it (each one is another process), and raw reads of
+its tables for the checks (what another connection sees, the aggregates against a recount).
+The in-memory store has no tables: a test that reads them is skipped there, with the reason."""
 
 from __future__ import annotations
 
@@ -9,17 +10,19 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import asyncpg
+import pytest
 
 from bot.storage import SqliteStorage
+from bot.storage.memory import MemoryDatabase, MemoryStorage
 from bot.storage.postgres.materializer import Materializer as PgMaterializer
 from bot.storage.postgres.storage import PostgresStorage
 from bot.storage.sqlite.materializer import Materializer as SqliteMaterializer
 from tests.storage_contract.pg import fresh_database
 
-Store = SqliteStorage | PostgresStorage
+Store = SqliteStorage | PostgresStorage | MemoryStorage
 Rows = list[tuple[Any, ...]]
 
 # answers in the order the materializer applies them, with their UTC day
@@ -37,6 +40,13 @@ PG_ANSWERS = (
 class Backend:
     name: str
     database: str  # what QUIZBOT_DATABASE would say
+    has_aggregates = True  # boards kept in tables by a materializer
+
+    async def check_aggregates(self) -> None:
+        """The stored aggregates equal a recount from the answers alone (a store that sums
+        its boards when read has none to check)."""
+        if self.has_aggregates:
+            assert await self.stored() == await self.recount()
 
     def store(self, **options: Any) -> Store:
         """A storage on this database, not opened (another process, if one is open)."""
@@ -220,6 +230,51 @@ class PostgresBackend(Backend):
         ))
 
 
+class MemoryBackend(Backend):
+    """Storages on one MemoryDatabase: what a database's processes share."""
+
+    name = "memory"
+    database = "memory"
+    has_aggregates = False
+
+    def __init__(self) -> None:
+        self.shared = MemoryDatabase()
+
+    def store(self, **options: Any) -> Store:
+        options.pop("materializer", None)  # boards are summed when read: nothing to tune
+        if options:
+            _no_tables(f"it has no {', '.join(options)} to set")
+        return MemoryStorage(self.shared)
+
+    def materializer(self, **options: Any) -> None:
+        return None
+
+    async def fetch(self, sql: str, *args: Any) -> Rows:
+        _no_tables("the check reads tables with SQL")
+
+    async def count(self, table: str) -> int:
+        rows: dict[str, Any] = {
+            "answers": self.shared.answers, "posts": self.shared.posts,
+            "persons": self.shared.persons, "daily_posts": self.shared.dailies,
+            "reminders": self.shared.reminders, "reminder_days": self.shared.reminder_days,
+        }
+        if table not in rows:
+            _no_tables(f"it has no table {table}")
+        return len(rows[table])
+
+    async def answers_in_order(self) -> Rows:
+        return [(a.chat_key, a.person_key, int(a.correct), a.elapsed_ms,
+                 a.answered_at.date().isoformat())
+                for a in sorted(self.shared.answers.values(), key=lambda a: a.id)]
+
+    async def people_with_streaks(self) -> list[str]:
+        return list(self.shared.persons)
+
+
+def _no_tables(why: str) -> NoReturn:
+    pytest.skip(f"in-memory store: {why}")
+
+
 def _qmarks(sql: str) -> str:
     """`$1`-style placeholders (PostgreSQL's) as SQLite's `?`, so a check is written once."""
     import re
@@ -229,7 +284,9 @@ def _qmarks(sql: str) -> str:
 
 @asynccontextmanager
 async def backend_for(name: str, tmp_path: Path) -> AsyncIterator[Backend]:
-    if name == "sqlite":
+    if name == "memory":
+        yield MemoryBackend()
+    elif name == "sqlite":
         yield SqliteBackend(tmp_path / "quiz.db")
     else:
         async with fresh_database() as url:

@@ -70,6 +70,8 @@ async def check_every_board(store: Store, backend: Backend, today: date, people:
 async def assert_rank_counts(backend: Backend) -> None:
     """rank_counts holds, for every board, how many people have each number of correct
     answers (rows emptied to 0 may stay)."""
+    if not backend.has_aggregates:
+        return
     day = "day" if backend.name == "sqlite" else "to_char(day, 'YYYY-MM-DD')"
     none = "''" if backend.name == "sqlite" else "'-infinity'"
     kept = sorted(await backend.fetch(
@@ -102,7 +104,7 @@ async def test_every_board_equals_a_recount_as_days_go_by(backend: Backend) -> N
         assert await store.migrate_chat("tg:-2", "tg:-1")  # two boards become one
         await check_every_board(store, backend, (DAY0 + timedelta(days=26)).date(), 24)
         await assert_rank_counts(backend)
-    assert await backend.stored() == await backend.recount()
+    await backend.check_aggregates()
 
 
 async def test_a_clock_behind_the_newest_answers_still_gets_the_right_board(
