@@ -1,5 +1,9 @@
 """The import arrows point one way: adapters -> core -> ports <- storage.
 
+The core's parts depend on the storage's role ports (answers, posts, boards...), not on the
+whole `Storage`, which only the facade is wired with; only a database's own package imports
+its driver.
+
 And an adapter holds no quiz rule: it reaches the core only through the QuizService facade
 (never storage, never the parts that decide what closes or who may answer).
 """
@@ -13,6 +17,8 @@ import pytest
 
 BOT = Path(__file__).resolve().parent.parent / "bot"
 PLATFORM_LIBRARIES = ("telegram", "discord", "aiosqlite", "sqlite3", "asyncpg", "aiohttp")
+DATABASE_DRIVERS = ("sqlite3", "aiosqlite", "asyncpg")
+WIRING = {"ports.py", "service.py"}  # the ports themselves, and the facade that wires the parts
 
 
 def imports(path: Path) -> set[str]:
@@ -47,6 +53,28 @@ def test_storage_depends_only_on_the_core_ports(path: Path) -> None:
         or (name.startswith("bot.core") and name not in {"bot.core.ports", "bot.core.schedule"})
     }
     assert not bad, f"{path.name} imports {sorted(bad)}"
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in modules("core") if p.name not in WIRING], ids=lambda p: p.name
+)
+def test_the_core_parts_take_role_ports_not_the_whole_storage(path: Path) -> None:
+    whole = [
+        node.lineno for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) and node.module == "bot.core.ports"
+        and any(alias.name == "Storage" for alias in node.names)
+    ]
+    assert not whole, f"{path.name}:{whole[0]} imports Storage: take the role ports it uses"
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in modules("storage")
+             if not {"sqlite", "postgres"} & set(p.relative_to(BOT / "storage").parts)],
+    ids=lambda p: str(p.relative_to(BOT / "storage")),
+)
+def test_only_a_database_package_imports_its_driver(path: Path) -> None:
+    drivers = {name for name in imports(path) if name.split(".")[0] in DATABASE_DRIVERS}
+    assert not drivers, f"{path.name} imports {sorted(drivers)}: only sqlite/ and postgres/ may"
 
 
 # What decides a chat rule. An adapter that needs one of these is asking for a core use case.

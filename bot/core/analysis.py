@@ -1,7 +1,7 @@
 """Item analysis: which questions work. Pure computation on stored answers; no I/O.
 
 For every question of a quiz, from each person's first answer to it (`ItemResponse`, read by
-`Storage.item_responses`):
+`ItemStore.item_responses`):
 
 - answered, and the share right;
 - the share on each option, by canonical option (as in the pack), so shuffles do not matter;

@@ -14,14 +14,20 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Protocol
 
 from bot.content import Question, Quiz
 from bot.core.clock import Clock
 from bot.core.locales import Locales
 from bot.core.models import AnswerResult, AnswerStatus, Chat, Person
-from bot.core.ports import AnswerRecord, PostRecord, Storage
+from bot.core.ports import AnswerRecord, AnswerStore, PostRecord, PostStore, RunStore
 from bot.core.questions import Questions, is_open
 from bot.core.runs import Runs
+
+
+class AnswersStorage(AnswerStore, PostStore, RunStore, Protocol):
+    """What Answers reads and writes."""
+
 
 SHOWN_CACHE = 4096  # posts answered lately (each holds a few results per language)
 
@@ -38,7 +44,8 @@ class _Shown:
 
 class Answers:
     def __init__(
-        self, questions: Questions, runs: Runs, locales: Locales, storage: Storage, clock: Clock
+        self, questions: Questions, runs: Runs, locales: Locales, storage: AnswersStorage,
+        clock: Clock,
     ) -> None:
         self.questions = questions
         self.runs = runs

@@ -30,7 +30,7 @@ from bot.content.loader import Problem
 from bot.core import errors
 from bot.core.clock import Clock
 from bot.core.models import Person
-from bot.core.ports import AuthoredPackRecord, DraftRecord, Storage
+from bot.core.ports import AuthoredPackRecord, DraftRecord, DraftStore
 from bot.i18n import LANGUAGE_NAMES, Translator, _
 
 log = logging.getLogger(__name__)
@@ -101,7 +101,7 @@ def pack_id(title: str, author_key: str) -> str:
 
 class Authoring:
     def __init__(
-        self, catalog: Catalog, storage: Storage, clock: Clock, authors: Collection[str] = ()
+        self, catalog: Catalog, storage: DraftStore, clock: Clock, authors: Collection[str] = ()
     ) -> None:
         self.catalog = catalog
         self.storage = storage

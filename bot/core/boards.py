@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, timedelta
+from typing import Protocol
 
 from bot.content import Catalog
 from bot.content.schema import DEFAULT_LOCALE
@@ -16,13 +17,17 @@ from bot.core.models import (
     PersonStats,
     QuizStats,
 )
-from bot.core.ports import Storage
+from bot.core.ports import AnswerStore, BoardStore, PeopleStore
 from bot.core.questions import missed
 from bot.core.schedule import day_streaks
 
 
+class BoardsStorage(BoardStore, AnswerStore, PeopleStore, Protocol):
+    """What Boards reads."""
+
+
 class Boards:
-    def __init__(self, catalog: Catalog, storage: Storage, clock: Clock) -> None:
+    def __init__(self, catalog: Catalog, storage: BoardsStorage, clock: Clock) -> None:
         self.catalog = catalog
         self.storage = storage
         self.clock = clock

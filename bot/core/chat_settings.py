@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Protocol
 
 from bot.core.clock import Clock
 from bot.core.errors import (
@@ -21,7 +22,12 @@ from bot.core.errors import (
     may_not_change_settings,
 )
 from bot.core.models import Chat, Person
-from bot.core.ports import ChatSettingsRecord, Storage
+from bot.core.ports import ChatSettingsRecord, ChatStore, SettingsStore
+
+
+class ChatSettingsStorage(SettingsStore, ChatStore, Protocol):
+    """What ChatSettingsRules reads and writes."""
+
 
 MODES = ("polls", "buttons")
 DEFAULT = "default"  # a value that puts a setting back to the bot's default
@@ -98,7 +104,7 @@ def parse_chart(value: bool | str) -> bool | None:
 
 
 class ChatSettingsRules:
-    def __init__(self, storage: Storage, clock: Clock, default_time: timedelta) -> None:
+    def __init__(self, storage: ChatSettingsStorage, clock: Clock, default_time: timedelta) -> None:
         self.storage = storage
         self.clock = clock
         self.default_time = default_time

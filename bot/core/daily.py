@@ -4,23 +4,29 @@ from __future__ import annotations
 
 import random
 from datetime import timedelta
+from typing import Protocol
 
 from bot.core import selection
 from bot.core.clock import Clock
 from bot.core.errors import ScheduleError, UnknownQuiz, may_not_change_daily
 from bot.core.locales import Locales
 from bot.core.models import Chat, Person, PostSummary, ScheduleStatus, ShownQuestion
-from bot.core.ports import NewPost, Storage
+from bot.core.ports import ChatStore, DailyStore, NewPost, PostStore, ScheduleStore
 from bot.core.questions import Questions
 from bot.core.schedule import Schedule, parse_time, parse_zone
 from bot.i18n import _
+
+
+class DailyStorage(ScheduleStore, DailyStore, PostStore, ChatStore, Protocol):
+    """What Daily reads and writes."""
+
 
 MAX_OPEN_MINUTES = 24 * 60
 
 
 class Daily:
     def __init__(
-        self, questions: Questions, locales: Locales, storage: Storage, clock: Clock,
+        self, questions: Questions, locales: Locales, storage: DailyStorage, clock: Clock,
         rng: random.Random,
     ) -> None:
         self.questions = questions

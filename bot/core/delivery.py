@@ -13,12 +13,26 @@ import logging
 from collections import OrderedDict
 from collections.abc import Iterable
 from datetime import datetime, timedelta
+from typing import Protocol
 
 from bot.core.clock import Clock
 from bot.core.item_analysis import Charts
 from bot.core.models import PostSummary, ShownQuestion
-from bot.core.ports import ChatGone, ChatPort, Storage, TryLater
+from bot.core.ports import (
+    ChatGone,
+    ChatPort,
+    ClosingStore,
+    LeaseStore,
+    PostStore,
+    ScheduleStore,
+    TryLater,
+)
 from bot.core.questions import Questions
+
+
+class DeliveryStorage(ClosingStore, LeaseStore, PostStore, ScheduleStore, Protocol):
+    """What Delivery reads and writes."""
+
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +57,7 @@ def backoff(failures: int, first: timedelta = FIRST_RETRY) -> timedelta:
 
 class Delivery:
     def __init__(
-        self, questions: Questions, storage: Storage, clock: Clock, holder: str,
+        self, questions: Questions, storage: DeliveryStorage, clock: Clock, holder: str,
         charts: Charts | None = None,
     ) -> None:
         """`holder`: this process's name in the database's leases; `charts` draws a chart

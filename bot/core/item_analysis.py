@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from bot.core.analysis import QuizReport, analyse
 from bot.core.errors import UnknownQuiz, may_not_see_analysis
 from bot.core.models import Chat, PostSummary
-from bot.core.ports import ChartRenderer, Storage
+from bot.core.ports import ChartRenderer, ItemStore, SettingsStore
 from bot.core.questions import Questions
 
 log = logging.getLogger(__name__)
@@ -69,7 +69,7 @@ def chart_rows(reports: Sequence[QuizReport]) -> tuple[QuizReport, ...]:
 class Charts:
     """Draws through the renderer off the event loop, one chart at a time."""
 
-    def __init__(self, renderer: ChartRenderer | None, storage: Storage) -> None:
+    def __init__(self, renderer: ChartRenderer | None, storage: SettingsStore) -> None:
         self.renderer = renderer
         self.storage = storage
         self._drawing = asyncio.Lock()  # a chart takes a core: never two at once
@@ -107,7 +107,7 @@ class Charts:
 
 
 class ItemAnalysis:
-    def __init__(self, questions: Questions, storage: Storage, charts: Charts) -> None:
+    def __init__(self, questions: Questions, storage: ItemStore, charts: Charts) -> None:
         self.questions = questions
         self.storage = storage
         self.charts = charts

@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from bot.content.schema import DEFAULT_LOCALE
 from bot.core.errors import UnsupportedLocale
 from bot.core.models import Chat, Person
-from bot.core.ports import Storage
+from bot.core.ports import ChatStore, PeopleStore
 from bot.i18n import normalize
+
+
+class LocalesStorage(PeopleStore, ChatStore, Protocol):
+    """What Locales reads and writes."""
+
 
 RESET_WORDS = frozenset({"auto", "reset", "default"})
 
 
 class Locales:
-    def __init__(self, storage: Storage) -> None:
+    def __init__(self, storage: LocalesStorage) -> None:
         self.storage = storage
 
     async def for_person(self, person: Person | None, chat: Chat | None = None) -> str:

@@ -1,10 +1,12 @@
 """What the core needs from the outside world, and the records it exchanges with it.
 
-Import arrows point one way: adapters -> core -> ports <- storage. `Storage` is implemented by
-bot/storage (SQLite today; a second backend implements the same Protocol and the core does not
-change). `ChatPort` is implemented by each platform adapter, so the core's scheduler can post
-and close questions by itself. Times are aware UTC datetimes; the rules (what may be answered,
-what counts) live in the core, while a backend guarantees atomicity and uniqueness.
+Import arrows point one way: adapters -> core -> ports <- storage. The storage's ports are
+small, one per role (answers, posts, boards, schedules...): each part of the core depends on
+the few it uses; `Storage`, all of them, is implemented by bot/storage (SQLite, PostgreSQL, and
+in memory for the core's tests). `ChatPort` is implemented by each platform adapter, so the
+core's scheduler can post and close questions by itself. Times are aware UTC datetimes; the
+rules (what may be answered, what counts) live in the core, while a backend guarantees
+atomicity and uniqueness.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, Self
 
 from bot.core.models import PostSummary, ShownQuestion
 from bot.core.schedule import Schedule
@@ -197,25 +199,28 @@ class StorageError(Exception):
     names it and says what to do."""
 
 
-class Storage(Protocol):
-    async def open(self) -> None: ...
-    async def close(self) -> None: ...
-
-    # people and chats
+# The storage, by role: each part of the core takes the few of these it uses (a Protocol of
+# its own inheriting them), and `Storage`, all of them, is what a backend implements.
+class PeopleStore(Protocol):
     async def upsert_person(self, key: str, name: str) -> None: ...
+    async def person_name(self, person_key: str) -> str | None: ...
+    async def person_locale(self, key: str) -> str | None: ...
+    async def set_person_locale(self, key: str, locale: str | None) -> None: ...
+
+
+class ChatStore(Protocol):
     async def upsert_chat(
         self, key: str, title: str, platform_locale: str | None = None
     ) -> None: ...
-    async def set_person_locale(self, key: str, locale: str | None) -> None: ...
+    async def chat_locale(self, key: str) -> str | None: ...
+    async def chat_platform_locale(self, key: str) -> str | None: ...
+    async def set_chat_locale(self, key: str, locale: str | None) -> None: ...
     async def migrate_chat(self, old: str, new: str) -> bool:
         """Move a chat's posts, answers, boards, schedule and settings to a new key."""
         ...
-    async def person_locale(self, key: str) -> str | None: ...
-    async def set_chat_locale(self, key: str, locale: str | None) -> None: ...
-    async def chat_locale(self, key: str) -> str | None: ...
-    async def chat_platform_locale(self, key: str) -> str | None: ...
 
-    # posts
+
+class PostStore(Protocol):
     async def create_post(
         self,
         chat_key: str,
@@ -233,20 +238,6 @@ class Storage(Protocol):
     async def bind_ref(self, post_id: int, ref: str) -> None: ...
     async def post_by_ref(self, ref: str) -> PostRecord | None: ...
     async def refs(self, post_id: int) -> tuple[str, ...]: ...
-    async def close_post(self, post_id: int, when: datetime, quiet: bool = False) -> bool:
-        """Mark closed; True only for the one call that closed it. `quiet`: no summary due."""
-        ...
-    async def mark_summary_posted(self, post_id: int, when: datetime) -> None: ...
-    async def take_lease(self, name: str, holder: str, until: datetime, now: datetime) -> bool:
-        """Claim `name` for `holder` until `until`, shared by every process on the database:
-        False while another holder has it unexpired; the same holder renews it."""
-        ...
-    async def release_lease(self, name: str, holder: str) -> None: ...
-    async def unposted_summaries(
-        self, closed_after: datetime, closed_before: datetime
-    ) -> list[PostRecord]:
-        """Closed, non-run posts whose summary the platform never confirmed."""
-        ...
     async def open_posts(
         self, chat_key: str | None = None, due_before: datetime | None = None,
         kind: str | None = None,
@@ -257,7 +248,30 @@ class Storage(Protocol):
         """(quiz_id, question_id) -> times posted in this chat (of this kind)."""
         ...
 
-    # answers
+
+class ClosingStore(Protocol):
+    """Closing posts and delivering each one's summary once."""
+
+    async def close_post(self, post_id: int, when: datetime, quiet: bool = False) -> bool:
+        """Mark closed; True only for the one call that closed it. `quiet`: no summary due."""
+        ...
+    async def mark_summary_posted(self, post_id: int, when: datetime) -> None: ...
+    async def unposted_summaries(
+        self, closed_after: datetime, closed_before: datetime
+    ) -> list[PostRecord]:
+        """Closed, non-run posts whose summary the platform never confirmed."""
+        ...
+
+
+class LeaseStore(Protocol):
+    async def take_lease(self, name: str, holder: str, until: datetime, now: datetime) -> bool:
+        """Claim `name` for `holder` until `until`, shared by every process on the database:
+        False while another holder has it unexpired; the same holder renews it."""
+        ...
+    async def release_lease(self, name: str, holder: str) -> None: ...
+
+
+class AnswerStore(Protocol):
     async def record_answer(
         self, answer: AnswerRecord
     ) -> tuple[RecordOutcome, AnswerRecord | None]:
@@ -270,6 +284,11 @@ class Storage(Protocol):
     async def person_history(self, person_key: str) -> dict[tuple[str, str], bool]:
         """(quiz_id, question_id) -> whether the person's latest answer to it was right."""
         ...
+
+
+class ItemStore(Protocol):
+    """The raw answers an item analysis reads."""
+
     async def item_responses(
         self, quiz_id: str | None = None, chat_key: str | None = None
     ) -> list[ItemResponse]:
@@ -278,7 +297,8 @@ class Storage(Protocol):
         given after seeing the answer. Read from the answers themselves, not the aggregates."""
         ...
 
-    # quiz runs
+
+class RunStore(Protocol):
     async def create_run(
         self, person_key: str, chat_key: str, quiz_id: str, questions: tuple[str, ...],
         locale: str, started_at: datetime,
@@ -288,7 +308,10 @@ class Storage(Protocol):
     async def finish_run(self, run_id: int, when: datetime) -> None: ...
     async def run_posts(self, run_id: int) -> list[PostRecord]: ...
 
-    # boards and stats: read from aggregates that may lag the answers briefly
+
+class BoardStore(Protocol):
+    """Boards and stats: read from aggregates that may lag the answers briefly."""
+
     async def materialize(self) -> None:
         """Bring boards and streaks up to every answer acknowledged so far."""
         ...
@@ -301,21 +324,6 @@ class Storage(Protocol):
     async def person_streaks(self, person_key: str) -> tuple[int, int]:
         """(current, best) run of consecutive correct answers."""
         ...
-    async def person_name(self, person_key: str) -> str | None: ...
-
-    # daily schedules
-    async def set_schedule(self, schedule: Schedule, updated_by: str | None = None) -> None: ...
-    async def delete_schedule(self, chat_key: str) -> bool: ...
-    async def get_schedule(self, chat_key: str) -> Schedule | None: ...
-    async def schedules(self) -> list[Schedule]: ...
-    async def claim_daily(
-        self, chat_key: str, local_date: date, post: NewPost, when: datetime
-    ) -> PostRecord | None:
-        """Atomically create the day's post and claim (chat, local date); None if claimed."""
-        ...
-    async def mark_daily_published(self, post_id: int, when: datetime) -> None: ...
-    async def unpublished_dailies(self, claimed_before: datetime) -> list[PostRecord]: ...
-    async def daily_day_of(self, chat_key: str, local_date: date) -> int | None: ...
     async def daily_days(self, person_key: str) -> tuple[list[date], date | None]:
         """Local dates with a correct daily answer, and the newest daily question in the
         chats where the person answered one."""
@@ -326,11 +334,37 @@ class Storage(Protocol):
         """daily_days of several people at once (a board's rows)."""
         ...
 
-    # chat settings and rounds
+
+class ScheduleStore(Protocol):
+    """Chats' daily schedules."""
+
+    async def set_schedule(self, schedule: Schedule, updated_by: str | None = None) -> None: ...
+    async def delete_schedule(self, chat_key: str) -> bool: ...
+    async def get_schedule(self, chat_key: str) -> Schedule | None: ...
+    async def schedules(self) -> list[Schedule]: ...
+
+
+class DailyStore(Protocol):
+    """The daily question of each chat and local date, claimed once."""
+
+    async def claim_daily(
+        self, chat_key: str, local_date: date, post: NewPost, when: datetime
+    ) -> PostRecord | None:
+        """Atomically create the day's post and claim (chat, local date); None if claimed."""
+        ...
+    async def mark_daily_published(self, post_id: int, when: datetime) -> None: ...
+    async def unpublished_dailies(self, claimed_before: datetime) -> list[PostRecord]: ...
+    async def daily_day_of(self, chat_key: str, local_date: date) -> int | None: ...
+
+
+class SettingsStore(Protocol):
     async def get_chat_settings(self, chat_key: str) -> ChatSettingsRecord | None: ...
     async def set_chat_settings(
         self, settings: ChatSettingsRecord, when: datetime, updated_by: str | None = None
     ) -> None: ...
+
+
+class RoundStore(Protocol):
     async def create_round(
         self, chat_key: str, selector: str | None, total: int, mode: str | None, locale: str,
         started_at: datetime,
@@ -349,8 +383,10 @@ class Storage(Protocol):
         ...
 
 
-    # spaced review: the cards are replayed from the answers; a reminder is a Schedule whose
-    # chat_key is the person's key, claimed once per person and local date
+class ReviewStore(Protocol):
+    """Spaced review: the cards are replayed from the answers; a reminder is a Schedule whose
+    chat_key is the person's key, claimed once per person and local date."""
+
     async def review_answers(self, person_key: str) -> list[ReviewAnswer]:
         """Every answer of the person, oldest first (answered_at, then id)."""
         ...
@@ -363,7 +399,10 @@ class Storage(Protocol):
         (by this process or another: the claim's primary key decides)."""
         ...
 
-    # problem reports ("⚑": what is wrong with a question)
+
+class ReportStore(Protocol):
+    """Problem reports ("⚑": what is wrong with a question)."""
+
     async def add_problem_report(
         self, report: NewProblemReport, *, since: datetime, daily_cap: int, max_chars: int
     ) -> tuple[ReportOutcome, ProblemReportRecord | None]:
@@ -381,7 +420,12 @@ class Storage(Protocol):
     ) -> ResolveOutcome: ...
     async def last_answered(self, person_key: str, chat_key: str) -> tuple[str, str] | None:
         """(quiz_id, question_id) of the person's newest answer in the chat."""
-    # authoring: one open draft per author, published packs
+        ...
+
+
+class DraftStore(Protocol):
+    """Authoring: one open draft per author, published packs."""
+
     async def get_draft(self, author_key: str) -> DraftRecord | None: ...
     async def create_draft(self, author_key: str, locale: str, when: datetime) -> bool:
         """Start an empty draft; False if the author has one already (it is kept)."""
@@ -405,6 +449,19 @@ class Storage(Protocol):
     async def authored_packs(self) -> list[AuthoredPackRecord]:
         """Every published pack, oldest first."""
         ...
+
+
+class Storage(
+    PeopleStore, ChatStore, PostStore, ClosingStore, LeaseStore, AnswerStore, ItemStore,
+    RunStore, BoardStore, ScheduleStore, DailyStore, SettingsStore, RoundStore, ReviewStore,
+    ReportStore, DraftStore, Protocol,
+):
+    """Every role at once: what a backend implements and QuizService is wired with."""
+
+    async def open(self) -> None: ...
+    async def close(self) -> None: ...
+    async def __aenter__(self) -> Self: ...
+    async def __aexit__(self, *exc: object) -> None: ...
 
 
 # The platforms --------------------------------------------------------------------------------

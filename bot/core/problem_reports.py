@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Protocol
 
 from bot.content import Catalog
 from bot.core.clock import Clock
@@ -28,8 +29,13 @@ from bot.core.errors import (
     too_many_reports,
 )
 from bot.core.models import Chat, Person
-from bot.core.ports import NewProblemReport, ProblemReportRecord, Storage
+from bot.core.ports import NewProblemReport, PeopleStore, ProblemReportRecord, ReportStore
 from bot.i18n import Translator
+
+
+class ReportsStorage(ReportStore, PeopleStore, Protocol):
+    """What ProblemReports reads and writes."""
+
 
 REPORT_WINDOW = timedelta(hours=24)
 MAX_STORED_CHARS = 4 * MAX_REPORT_CHARS  # an open report with later ones appended
@@ -54,7 +60,7 @@ def clean_text(text: str) -> str:
 
 
 class ProblemReports:
-    def __init__(self, catalog: Catalog, storage: Storage, clock: Clock, *,
+    def __init__(self, catalog: Catalog, storage: ReportsStorage, clock: Clock, *,
                  daily_cap: int = DAILY_REPORTS) -> None:
         self.catalog = catalog
         self.storage = storage

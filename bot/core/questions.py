@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from datetime import datetime, timedelta
+from typing import Protocol
 
 from bot.content import Catalog, Question, Quiz
 from bot.content.schema import DEFAULT_LOCALE
@@ -25,7 +26,12 @@ from bot.core.models import (
     QuizInfo,
     ShownQuestion,
 )
-from bot.core.ports import PostRecord, Storage
+from bot.core.ports import AnswerStore, ChatStore, ClosingStore, PeopleStore, PostRecord, PostStore
+
+
+class QuestionsStorage(PostStore, ClosingStore, AnswerStore, PeopleStore, ChatStore, Protocol):
+    """What Questions reads and writes."""
+
 
 FASTEST_SHOWN = 3
 
@@ -36,7 +42,7 @@ def is_open(post: PostRecord, now: datetime) -> bool:
 
 class Questions:
     def __init__(
-        self, catalog: Catalog, storage: Storage, clock: Clock, rng: random.Random
+        self, catalog: Catalog, storage: QuestionsStorage, clock: Clock, rng: random.Random
     ) -> None:
         self.catalog = catalog
         self.storage = storage

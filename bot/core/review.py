@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from typing import Protocol
 
 from fsrs import Card, Rating
 from fsrs import Scheduler as Fsrs
@@ -31,9 +32,14 @@ from fsrs import Scheduler as Fsrs
 from bot.core.clock import Clock
 from bot.core.locales import Locales
 from bot.core.models import AnswerResult, Chat, Person, ShownQuestion
-from bot.core.ports import PostRecord, ReviewAnswer, Storage
+from bot.core.ports import PeopleStore, PostRecord, PostStore, ReviewAnswer, ReviewStore
 from bot.core.questions import Questions
 from bot.core.schedule import Schedule, parse_time, parse_zone
+
+
+class ReviewStorage(ReviewStore, PostStore, PeopleStore, Protocol):
+    """What Review reads and writes."""
+
 
 FAST = timedelta(seconds=10)  # right within this on one's own question: Easy
 SLOW = timedelta(seconds=60)  # right after more than this: Hard
@@ -95,7 +101,7 @@ class ReviewStats:
 
 class Review:
     def __init__(
-        self, questions: Questions, locales: Locales, storage: Storage, clock: Clock
+        self, questions: Questions, locales: Locales, storage: ReviewStorage, clock: Clock
     ) -> None:
         self.questions = questions
         self.locales = locales

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
+from typing import Protocol
 
 from bot.core import selection
 from bot.core.chat_settings import ChatSettingsRules
@@ -19,8 +20,23 @@ from bot.core.clock import Clock
 from bot.core.delivery import Delivery
 from bot.core.errors import MAX_ROUND, BadCount
 from bot.core.models import Chat, ShownQuestion
-from bot.core.ports import ChatGone, NewPost, RoundRecord, RoundScore, RoundSummary, Storage
+from bot.core.ports import (
+    AnswerStore,
+    ChatGone,
+    ChatStore,
+    NewPost,
+    PostStore,
+    RoundRecord,
+    RoundScore,
+    RoundStore,
+    RoundSummary,
+)
 from bot.core.questions import Questions
+
+
+class RoundsStorage(RoundStore, PostStore, AnswerStore, ChatStore, Protocol):
+    """What Rounds reads and writes."""
+
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +55,8 @@ def check_count(count: int | str) -> int:
 
 class Rounds:
     def __init__(
-        self, questions: Questions, storage: Storage, clock: Clock, settings: ChatSettingsRules
+        self, questions: Questions, storage: RoundsStorage, clock: Clock,
+        settings: ChatSettingsRules,
     ) -> None:
         self.questions = questions
         self.storage = storage

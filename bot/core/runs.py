@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Protocol
 
 from bot.content import Quiz
 from bot.core.clock import Clock
 from bot.core.errors import NoActiveRun
 from bot.core.models import AnswerResult, Chat, Person, RunSummary, ShownQuestion
-from bot.core.ports import PostRecord, RunRecord, Storage
+from bot.core.ports import AnswerStore, ChatStore, PeopleStore, PostRecord, RunRecord, RunStore
 from bot.core.questions import Questions, missed
 
 
+class RunsStorage(RunStore, AnswerStore, PeopleStore, ChatStore, Protocol):
+    """What Runs reads and writes."""
+
+
 class Runs:
-    def __init__(self, questions: Questions, storage: Storage, clock: Clock) -> None:
+    def __init__(self, questions: Questions, storage: RunsStorage, clock: Clock) -> None:
         self.questions = questions
         self.storage = storage
         self.clock = clock

@@ -1,24 +1,25 @@
-"""Persistence: the core's Storage port (bot/core/ports.py) on SQLite or PostgreSQL.
+"""Persistence: the core's storage ports (bot/core/ports.py) on SQLite or PostgreSQL, and in
+memory for the core's tests.
 
 `QUIZBOT_DATABASE` chooses: a `postgresql://` URL is a PostgresStorage (many processes on one
-database), anything else a path to a SqliteStorage file (one machine).
+database), anything else a path to a SqliteStorage file (one machine). The operations both
+databases share are written once (store.py, over each one's dialect.py); each backend has a
+package of its own (sqlite/, postgres/, memory/), and only sqlite/ and postgres/ import a
+database driver.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from bot.core.ports import Storage
 from bot.storage.postgres.url import DatabaseUrl, is_postgres_url, redact
 from bot.storage.sqlite import SqliteStorage
-
-if TYPE_CHECKING:
-    from bot.storage.postgres.storage import PostgresStorage
 
 __all__ = ["DatabaseUrl", "SqliteStorage", "describe", "storage_for"]
 
 
-def storage_for(database: str | Path | DatabaseUrl) -> SqliteStorage | PostgresStorage:
+def storage_for(database: str | Path | DatabaseUrl) -> Storage:
     """The storage for a database setting, not opened yet."""
     if isinstance(database, DatabaseUrl) or (
         isinstance(database, str) and is_postgres_url(database)
