@@ -29,7 +29,7 @@ def tracked_files() -> list[Path]:
 def test_readme_is_one_page() -> None:
     lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
     assert len(lines) <= README_MAX_LINES, (
-        f"README.md has {len(lines)} lines; keep it to {README_MAX_LINES} and move the rest to docs/")
+        f"README.md has {len(lines)} lines; keep it to {README_MAX_LINES}, the rest in docs/")
 
 
 def test_readme_opens_with_the_two_commands() -> None:
@@ -39,7 +39,7 @@ def test_readme_opens_with_the_two_commands() -> None:
 
 
 def test_no_tracked_file_names_a_path_of_this_machine() -> None:
-    checkout_parent = str(ROOT.parent) + "/"
+    checkout_parent = re.compile(r"(?<![\w.])" + re.escape(str(ROOT.parent).rstrip("/") + "/"))
     found: list[str] = []
     for path in tracked_files():
         if not path.is_file():
@@ -49,7 +49,7 @@ def test_no_tracked_file_names_a_path_of_this_machine() -> None:
         except UnicodeDecodeError:
             continue  # binary files (images, fonts) carry no paths we write
         for number, line in enumerate(text.splitlines(), 1):
-            if checkout_parent in line or MACHINE_PATH.search(line):
+            if checkout_parent.search(line) or MACHINE_PATH.search(line):
                 found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()[:100]}")
     assert not found, "paths of a build machine in tracked files:\n" + "\n".join(found)
 
@@ -59,4 +59,4 @@ def test_the_pattern_catches_machine_paths_and_spares_the_image() -> None:
     assert MACHINE_PATH.search("# Source: /" + "work/shared/seeds/000.txt")
     assert MACHINE_PATH.search("see /" + "home/alice/notes")
     assert not MACHINE_PATH.search("the cache is /home/quizbot/.cache/quizbot")
-    assert not MACHINE_PATH.search("https://example.org/work/x")
+    assert not MACHINE_PATH.search("https://example.org/" + "work/x")
