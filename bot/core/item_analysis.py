@@ -1,11 +1,12 @@
 """/analysis for a chat's admins, and the chart on a question's close summary.
 
-The figures are analysis.py's, from the chat's stored answers. Drawing is the ChartRenderer
-port's (bot/reports/png.py: matplotlib never enters the core, so the import rules hold and
-a bot that draws nothing never loads it). A chart is CPU-bound for a fraction of a second
-and blocks while it draws, so it runs in a worker thread, one at a time, while the event
-loop keeps answering; its size is bounded (MAX_CHART_QUIZZES rows of at most
-MAX_CHART_QUESTIONS questions) and the text says when the chart leaves questions out.
+The figures are analysis.py's, from the chat's stored answers, lettered as that chat saw each
+question (`as_seen_in_chat`), so /analysis names an option by the same letter as the chat's
+close summary did. Drawing is the ChartRenderer port's (bot/reports/png.py: no imaging
+library enters the core). A chart is CPU-bound and blocks while it draws, so it runs in a
+worker thread, one at a time, while the event loop keeps answering; its size is bounded
+(MAX_CHART_QUIZZES rows of at most MAX_CHART_QUESTIONS questions) and the text says when the
+chart leaves questions out.
 
 A chart is an extra: drawing it may fail, and then the reply or the summary goes out as text
 (the failure is logged once per process).
@@ -18,7 +19,7 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from bot.core.analysis import QuizReport, analyse
+from bot.core.analysis import QuizReport, analyse, as_seen_in_chat
 from bot.core.errors import UnknownQuiz, may_not_see_analysis
 from bot.core.models import Chat, PostSummary
 from bot.core.ports import ChartRenderer, Storage
@@ -26,12 +27,9 @@ from bot.core.questions import Questions
 
 log = logging.getLogger(__name__)
 
-# Drawing 3 x 16 questions took 7.7 s on 2 cores at a load average of 5-6 (4 x 30: 17 s;
-# 3 x 8, every bundled pack's size: 5.8 s): the caps keep it bounded, at most 1,760 x 1,180
-# pixels.
-MAX_CHART_QUIZZES = 3  # rows of the chart
-MAX_CHART_QUESTIONS = 16  # per row (the bundled packs have 8)
-CHART_TITLE = "Item analysis"  # the chart's words are English: its font has no Bengali glyphs
+# The caps keep a chart's drawing time and height bounded (a panel per question).
+MAX_CHART_QUIZZES = 3  # quizzes in one chart
+MAX_CHART_QUESTIONS = 16  # per quiz (the bundled packs have 8)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,10 +129,12 @@ class ItemAnalysis:
         reports = tuple(r for r in analyse(catalog, responses, quiz_id, locale) if r.answers)
         if not reports:
             return ChatAnalysis(chat.key, quiz_id, ())
-        charted = chart_rows([r for r in analyse(catalog, responses, quiz_id) if r.answers])
+        orders = await self.storage.shown_orders(chat.key, quiz_id)
+        reports = tuple(as_seen_in_chat(r, orders) for r in reports)
+        charted = chart_rows(reports)
         png = None
         renderer = self.charts.renderer
         if chart and renderer is not None:
             png = await self.charts.draw(f"the item analysis of {chat.key}",
-                                         lambda: renderer.report_chart(charted, CHART_TITLE))
+                                         lambda: renderer.report_chart(charted, locale))
         return ChatAnalysis(chat.key, quiz_id, reports, charted, png)

@@ -1,15 +1,20 @@
-"""The item-analysis report as a text table, one block per quiz (`quizbot report`)."""
+"""The item-analysis report as a text table, one block per quiz (`quizbot report`).
+
+Across chats every chat saw its own shuffle, so the columns A, B, … are the pack's letters
+(the key says so), and each question's options are listed under its row by those letters
+with their text, so a letter is never read alone.
+"""
 
 from __future__ import annotations
 
-import string
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.core.analysis import MIN_ANSWERS, Flag, ItemStats, QuizReport
+from bot.core.render import letter
 
 PROMPT_WIDTH = 30
-LETTERS = string.ascii_uppercase  # option letters as the options' canonical order
+OPTION_WIDTH = 24  # an option's text in the list under its question's row
 NONE = "-"
 
 
@@ -52,7 +57,7 @@ def discrimination(value: float | None) -> str:
 
 def flag_text(item: ItemStats, flag: Flag) -> str:
     if flag is Flag.DISTRACTOR:
-        letters = "/".join(LETTERS[i] for i in item.popular_distractors)
+        letters = "/".join(item.letter_of(i) for i in item.popular_distractors)
         return f"distractor {letters} beats the answer"
     return str(flag)
 
@@ -62,7 +67,7 @@ def _table(report: QuizReport) -> list[str]:
     id_width = max([len("question"), *(len(i.question_id) for i in report.items)])
     header = [
         "question".ljust(id_width), "prompt".ljust(PROMPT_WIDTH), f"{'n':>5}", f"{'right':>5}",
-        *(f"{LETTERS[o]:>5}" for o in range(options)), f"{'disc':>5}", f"{'median':>7}",
+        *(f"{letter(o):>5}" for o in range(options)), f"{'disc':>5}", f"{'median':>7}",
         "flags",
     ]
     lines = ["  ".join(header).rstrip()]
@@ -86,6 +91,10 @@ def _table(report: QuizReport) -> list[str]:
             ", ".join(flag_text(item, f) for f in item.flags),
         ]
         lines.append("  ".join(row).rstrip())
+        if item.options:
+            lines.append(" " * (id_width + 2) + "  ".join(
+                f"{o.letter}{'*' if o.correct else ''}) {short(o.text, OPTION_WIDTH)}"
+                for o in item.shown_options()))
     return lines
 
 
@@ -108,6 +117,8 @@ def report_text(reports: Sequence[QuizReport], scope: Scope = Scope()) -> str:
         out.append("")
     out += [
         "* marks the correct option; n: people who answered; right and A, B, …: their shares.",
+        "A, B, …: the options in the pack's order (each chat saw its own shuffle), listed under"
+        " each row.",
         "disc: correlation (-1 to +1) between getting the question right and the person's score",
         "on the quiz's other questions; near 0 or below, it does not tell who knows the topic.",
         "- when undefined (everyone right or wrong, too few people). median: answer time.",
