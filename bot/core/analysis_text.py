@@ -79,8 +79,8 @@ def analysis_blocks(analysis: ChatAnalysis, t: Translator) -> list[str]:
             if item.answered:
                 blocks.append(item_block(item, number, t))
     key = [
-        t.gettext("Each person's first answer counts. ✓ marks the correct option. Letters "
-                  "as this chat last saw each question."),
+        t.gettext("Each person's first answer counts. ✓ marks the correct option.") + " "
+        + t.gettext("Letters as this chat last saw each question."),
         t.gettext("disc: from -1 to +1, how well the question tells those who do well on the "
                   "quiz's other questions from those who do not; near 0 or below, it does "
                   "not. Flags need at least {n} answers.", n=t.number(MIN_ANSWERS)),

@@ -396,7 +396,7 @@ async def test_admins_see_the_item_analysis_with_its_chart(h: Harness) -> None:
     [png] = seen.images
     chat_key = await chat_of(h, post)
     analysis = await h.service.analysis(Chat(chat_key), allowed=True)
-    assert png_size(png) == chart_size(analysis.charted) == (800, 460)
+    assert png_size(png) == chart_size(analysis.charted) == (720, 316)
 
     unknown = await h.analysis(group, alice, "no-such-quiz")
     assert "There is no quiz or topic called “no-such-quiz”." in unknown.text
