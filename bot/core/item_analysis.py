@@ -19,7 +19,7 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from bot.core.analysis import QuizReport, analyse, as_seen_in_chat
+from bot.core.analysis import ItemStats, QuizReport, analyse, as_seen_in_chat
 from bot.core.errors import UnknownQuiz, may_not_see_analysis
 from bot.core.models import Chat, PostSummary
 from bot.core.ports import ChartRenderer, Storage
@@ -27,9 +27,13 @@ from bot.core.questions import Questions
 
 log = logging.getLogger(__name__)
 
-# The caps keep a chart's drawing time and height bounded (a panel per question).
-MAX_CHART_QUIZZES = 3  # quizzes in one chart
-MAX_CHART_QUESTIONS = 16  # per quiz (the bundled packs have 8)
+# A chart is a column a phone shows at full width, a panel per question and a bar per
+# option: the caps keep it under about 2,100 pixels, so Telegram's downscaling of a photo to
+# 1,280 pixels leaves its smallest text above 11 px (bot/reports/png.py). The text covers
+# what the chart leaves out, and /analysis <quiz> charts another quiz.
+MAX_CHART_QUIZZES = 1  # quizzes in one chart
+MAX_CHART_QUESTIONS = 8  # per quiz (a bundled pack's size)
+MAX_CHART_OPTIONS = 36  # bars in all, so questions with many options chart fewer of them
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,11 +61,22 @@ class ChatAnalysis:
 
 def chart_rows(reports: Sequence[QuizReport]) -> tuple[QuizReport, ...]:
     """The answered questions of the first MAX_CHART_QUIZZES quizzes, at most
-    MAX_CHART_QUESTIONS each: what a chart of these reports shows."""
-    return tuple(
-        replace(r, items=tuple(i for i in r.items if i.answered)[:MAX_CHART_QUESTIONS])
-        for r in reports[:MAX_CHART_QUIZZES]
-    )
+    MAX_CHART_QUESTIONS each and MAX_CHART_OPTIONS bars in all (always one question):
+    what a chart of these reports shows."""
+    rows = []
+    bars = 0
+    for report in reports[:MAX_CHART_QUIZZES]:
+        items: list[ItemStats] = []
+        for item in (i for i in report.items if i.answered):
+            if len(items) == MAX_CHART_QUESTIONS or (
+                bars and bars + len(item.option_counts) > MAX_CHART_OPTIONS
+            ):
+                break
+            items.append(item)
+            bars += len(item.option_counts)
+        if items:
+            rows.append(replace(report, items=tuple(items)))
+    return tuple(rows)
 
 
 class Charts:
