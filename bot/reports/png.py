@@ -169,7 +169,8 @@ def _bar(d: Drawing, y: float, label: str, count: int, share: float | None,
     x0, x1 = PAD, d.width - PAD
     d.box(x0, y, x1, y + ROW, TRACK)
     d.box(x0, y, x0 + (x1 - x0) * (share or 0.0), y + ROW, CORRECT if correct else OTHER)
-    figures = f"{t.number(count)} · {t.percent(share or 0.0)}" + (" ✓" if correct else "")
+    mark = "✓" if drawable("✓") else "*"  # no symbol font: the report's own mark
+    figures = f"{t.number(count)} · {t.percent(share or 0.0)}" + (f" {mark}" if correct else "")
     baseline = y + ROW / 2 + BODY * 0.36
     d.text(x1 - 10, baseline, figures, BODY, right=True)
     room = (x1 - 10) - (x0 + 10) - d.measure(figures, BODY) - 16
