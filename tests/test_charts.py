@@ -66,9 +66,9 @@ def test_the_summary_chart_draws_title_tally_and_every_option_in_shown_order() -
     assert drawing.strings == [
         "Which stage of ZeRO shards the gradients?",
         "4 people answered · 50% right",
-        "1 · 25%", "A) Stage 1",
-        "2 · 50% ✓", "B) Stage 2",
-        "1 · 25%", "C) Stage 3",
+        "1 (25%)", "A) Stage 1",
+        "2 (50%) ✓", "B) Stage 2",
+        "1 (25%)", "C) Stage 3",
     ]
     assert png_size(drawing.png()) == (720, 280)
 
@@ -90,7 +90,7 @@ def test_nobody_answered_is_drawn_too() -> None:
     needs_script("en")
     drawing = summary_drawing(summary(question(), (0, 0, 0)))
     assert "0 people answered" in drawing.strings
-    assert drawing.strings.count("0 · 0%") == 2 and "0 · 0% ✓" in drawing.strings
+    assert drawing.strings.count("0 (0%)") == 2 and "0 (0%) ✓" in drawing.strings
 
 
 # golden: the item analysis ---------------------------------------------------------------------
@@ -112,12 +112,12 @@ def test_the_analysis_chart_letters_options_as_the_chat_saw_them() -> None:
         "Letters as this chat last saw each question.",
         "4 people · 8 answers", "ZeRO Sharding (zero)",
         "4 answers · 50% right", "Which stage shards the gradients?",
-        "1 · 25%", "A) Stage 3",
-        "1 · 25%", "B) Stage 1",
-        "2 · 50% ✓", "C) Stage 2",
+        "1 (25%)", "A) Stage 3",
+        "1 (25%)", "B) Stage 1",
+        "2 (50%) ✓", "C) Stage 2",
         "4 answers · 75% right", "What does stage 1 shard?",
-        "3 · 75% ✓", "A) Optimizer state",
-        "1 · 25%", "B) Weights",
+        "3 (75%) ✓", "A) Optimizer state",
+        "1 (25%)", "B) Weights",
     ]
 
 
@@ -128,7 +128,7 @@ def test_the_cli_chart_says_its_letters_are_the_packs() -> None:
         "Item analysis (all chats, quiz zero)",
         "Letters in the pack's order (each chat saw its own shuffle).",
     ]
-    assert drawing.strings[6:8] == ["1 · 25%", "A) Stage 1"]
+    assert drawing.strings[6:8] == ["1 (25%)", "A) Stage 1"]
 
 
 def test_no_answers_is_a_small_chart_that_says_so() -> None:
@@ -200,7 +200,7 @@ def test_without_a_font_for_the_script_the_labels_are_english_and_it_is_logged_o
         first = summary_drawing(summary(q))
         summary_drawing(summary(q))
     assert first.strings == ["z-two", "4 people answered · 50% right",
-                             "1 · 25%", "A)", "2 · 50% *", "B)", "1 · 25%", "C)"]
+                             "1 (25%)", "A)", "2 (50%) *", "B)", "1 (25%)", "C)"]
     [record] = [r for r in caplog.records if "chart labels in English" in r.getMessage()]
     assert "bn" in record.getMessage()
 

@@ -52,9 +52,10 @@ def short(text: str, width: int = OPTION_CHARS) -> str:
 
 def option_share(t: Translator, letter_: str, text: str, count: int, share: float,
                  correct: bool) -> str:
-    """One option's line in a distribution, the same in a close summary and in /analysis:
-    `B) its text — 3 · 50% ✓`, by the letter the chat saw."""
-    line = f"{letter_}) {short(text)} — {t.number(count)} · {t.percent(share)}"
+    """One option's line in a distribution, the same in a close summary and in /analysis
+    (and as Discord's closed question lists them): `B) its text — 3 (50%) ✓`, by the letter
+    the chat saw."""
+    line = f"{letter_}) {short(text)} — {t.number(count)} ({t.percent(share)})"
     return line + " ✓" if correct else line
 
 

@@ -1,7 +1,7 @@
 """Charts as PNG, drawn with Pillow: a question's close summary and the item analysis.
 
 Each option is one bar across the chart with its label written on it: `B) its text` on the
-left, `count · share` on the right and ✓ on the correct one, by the letters in the order its
+left, `count (share)` on the right and ✓ on the correct one, by the letters in the order its
 readers saw (the summary's shown order; the report's `ItemStats.shown`). The words are in the
 reader's language; every string goes through `Drawing.text`, which splits it into runs one
 font can draw (bot/reports/fonts.py) and lays each out with raqm, so Bengali conjuncts and
@@ -170,7 +170,7 @@ def _bar(d: Drawing, y: float, label: str, count: int, share: float | None,
     d.box(x0, y, x1, y + ROW, TRACK)
     d.box(x0, y, x0 + (x1 - x0) * (share or 0.0), y + ROW, CORRECT if correct else OTHER)
     mark = "✓" if drawable("✓") else "*"  # no symbol font: the report's own mark
-    figures = f"{t.number(count)} · {t.percent(share or 0.0)}" + (f" {mark}" if correct else "")
+    figures = f"{t.number(count)} ({t.percent(share or 0.0)})" + (f" {mark}" if correct else "")
     baseline = y + ROW / 2 + BODY * 0.36
     d.text(x1 - 10, baseline, figures, BODY, right=True)
     room = (x1 - 10) - (x0 + 10) - d.measure(figures, BODY) - 16

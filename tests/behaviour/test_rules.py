@@ -429,7 +429,7 @@ async def test_the_analysis_names_options_by_the_letters_the_chat_saw(h: Harness
     lines = (await h.analysis(group, alice)).text.splitlines()
     for i, text in enumerate(question.options):
         chosen = i in (question.correct, wrong)
-        line = f"{letter(i)}) {short(text)} — {int(chosen)} · {'50%' if chosen else '0%'}"
+        line = f"{letter(i)}) {short(text)} — {int(chosen)} ({'50%' if chosen else '0%'})"
         assert line + (" ✓" if i == question.correct else "") in lines, lines
     assert "Letters as this chat last saw each question." in "\n".join(lines)
 
