@@ -30,6 +30,7 @@ from bot.core.models import PostSummary
 from bot.core.render import letter
 from bot.i18n import Translator, translator
 from bot.reports import fonts
+from bot.reports.fonts import drawable
 
 if TYPE_CHECKING:  # Pillow is imported when a chart is drawn
     from PIL import Image, ImageFont
@@ -147,10 +148,6 @@ class Drawing:
         out = io.BytesIO()
         self.image.quantize(PALETTE).save(out, format="PNG")
         return out.getvalue()
-
-
-def drawable(text: str) -> bool:
-    return fonts.drawable(text)
 
 
 def labels(locale: str) -> Translator:

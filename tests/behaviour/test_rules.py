@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import MutableSequence
 from datetime import UTC, datetime, timedelta
 
 from bot.core.models import Chat, Person
@@ -408,7 +409,7 @@ async def test_admins_see_the_item_analysis_with_its_chart(h: Harness) -> None:
 class Reversing(random.Random):
     """Shows every question's options in reverse: letters that differ from the pack's."""
 
-    def shuffle(self, x: list[object]) -> None:  # type: ignore[override]
+    def shuffle(self, x: MutableSequence[object]) -> None:
         x.reverse()
 
 
