@@ -5,8 +5,7 @@ question (`as_seen_in_chat`), so /analysis names an option by the same letter as
 close summary did. Drawing is the ChartRenderer port's (bot/reports/png.py: no imaging
 library enters the core). A chart is CPU-bound and blocks while it draws, so it runs in a
 worker thread, one at a time, while the event loop keeps answering; its size is bounded
-(MAX_CHART_QUIZZES rows of at most MAX_CHART_QUESTIONS questions) and the text says when the
-chart leaves questions out.
+(the caps below) and the text says when the chart leaves questions out.
 
 A chart is an extra: drawing it may fail, and then the reply or the summary goes out as text
 (the failure is logged once per process).

@@ -35,8 +35,6 @@ from bot.core.schedule import Schedule
 from bot.i18n import Translator, _
 
 LETTERS = "ABCDEFGHIJKL"
-
-
 OPTION_CHARS = 48  # an option's text in a list of shares, cut to fit one phone line
 
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.core.analysis import MIN_ANSWERS, Flag, ItemStats, QuizReport
-from bot.core.render import letter
+from bot.core.render import letter, short
 
 PROMPT_WIDTH = 30
 OPTION_WIDTH = 24  # an option's text in the list under its question's row
@@ -29,12 +29,6 @@ class Scope:
         chat = f"chat {self.chat_key}" if self.chat_key else "all chats"
         quiz = f"quiz {self.quiz_id}" if self.quiz_id else "all quizzes"
         return f"{chat}, {quiz}"
-
-
-def short(text: str, width: int = PROMPT_WIDTH) -> str:
-    """One line of at most `width` characters."""
-    line = " ".join(text.split())
-    return line if len(line) <= width else line[: width - 1].rstrip() + "…"
 
 
 def percent(share: float | None) -> str:
@@ -82,7 +76,7 @@ def _table(report: QuizReport) -> list[str]:
             cells.append(f"{mark}{percent(None if shares is None else shares[o])}")
         row = [
             item.question_id.ljust(id_width),
-            short(item.prompt).ljust(PROMPT_WIDTH),
+            short(item.prompt, PROMPT_WIDTH).ljust(PROMPT_WIDTH),
             f"{item.answered:>5}",
             f"{percent(item.share_right):>5}",
             *(f"{cell:>5}" for cell in cells),
