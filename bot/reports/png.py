@@ -12,6 +12,7 @@ is left out (an option by its letter, a question by its id).
 Bars are rectangles, so Pillow draws the whole chart: one text path, no plotting library.
 Pillow is imported when a chart is drawn, so a bot or a `quizbot report` without one never
 loads it.
+
 Sizes are in pixels of the sent image; the smallest text is SMALL (18 px), and the item
 analysis is capped (bot/core/item_analysis.py) so that Telegram's downscaling of a photo to
 1,280 pixels on its longer side keeps it above 11 px.
