@@ -287,7 +287,7 @@ class AnswerStore(Protocol):
 
 
 class ItemStore(Protocol):
-    """The raw answers an item analysis reads."""
+    """What an item analysis reads: the raw answers, and the letters the chat saw."""
 
     async def item_responses(
         self, quiz_id: str | None = None, chat_key: str | None = None
@@ -295,6 +295,12 @@ class ItemStore(Protocol):
         """Each person's first answer to each question, of one quiz and one chat (None: all),
         oldest first. A later answer to the same question (another post) is left out: it was
         given after seeing the answer. Read from the answers themselves, not the aggregates."""
+        ...
+    async def shown_orders(
+        self, chat_key: str, quiz_id: str | None = None
+    ) -> dict[tuple[str, str], tuple[int, ...]]:
+        """(quiz_id, question_id) -> the option order (order[shown] = canonical) of its
+        latest post in this chat: the letters that chat saw last."""
         ...
 
 
@@ -527,13 +533,15 @@ class ChatPort(Protocol):
 
 
 class ChartRenderer(Protocol):
-    """Draws item-analysis charts as PNG bytes (bot/reports/png.py, with matplotlib, which the
-    core never imports). Blocking and CPU-bound: the core calls it in a worker thread."""
+    """Draws charts as PNG bytes, every word in the reader's language and script
+    (bot/reports/png.py, with Pillow, which the core never imports). Blocking and CPU-bound:
+    the core calls it in a worker thread."""
 
-    def report_chart(self, reports: Sequence[QuizReport], title: str) -> bytes:
-        """The share of answers on each option, per question, one row per quiz."""
+    def report_chart(self, reports: Sequence[QuizReport], locale: str) -> bytes:
+        """The share of answers on each option, per question, lettered as in the reports."""
         ...
 
     def summary_chart(self, summary: PostSummary) -> bytes:
-        """One closed question's share of answers on each option (in shown order)."""
+        """One closed question's share of answers on each option, in the order and the
+        language its chat saw."""
         ...

@@ -35,10 +35,26 @@ from bot.core.schedule import Schedule
 from bot.i18n import Translator, _
 
 LETTERS = "ABCDEFGHIJKL"
+OPTION_CHARS = 48  # an option's text in a list of shares, cut to fit one phone line
 
 
 def letter(index: int) -> str:
     return LETTERS[index]
+
+
+def short(text: str, width: int = OPTION_CHARS) -> str:
+    """One line of at most `width` characters, cut with an ellipsis."""
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1].rstrip() + "…"
+
+
+def option_share(t: Translator, letter_: str, text: str, count: int, share: float,
+                 correct: bool) -> str:
+    """One option's line in a distribution, the same in a close summary and in /analysis
+    (and as Discord's closed question lists them): `B) its text — 3 (50%) ✓`, by the letter
+    the chat saw."""
+    line = f"{letter_}) {short(text)} — {t.number(count)} ({t.percent(share)})"
+    return line + " ✓" if correct else line
 
 
 def seconds(t: Translator, ms: int) -> str:
@@ -101,10 +117,11 @@ def summary_text(summary: PostSummary, t: Translator) -> str:
         ),
     ]
     if summary.answered:
-        counts = "  ".join(
-            f"{letter(i)}: {t.number(n)}" for i, n in enumerate(summary.per_option)
-        )
-        lines.append(counts)
+        lines += [
+            option_share(t, letter(i), q.options[i] if i < len(q.options) else "", n,
+                         n / summary.answered, i == q.correct)
+            for i, n in enumerate(summary.per_option)
+        ]
     if summary.fastest:
         fastest = ", ".join(
             f"{a.name or a.person_key} ({seconds(t, a.elapsed_ms)})" for a in summary.fastest

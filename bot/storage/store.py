@@ -112,6 +112,13 @@ class Store(CachedStorage):
             self.dialect.queries.posted_questions, chat_key, kind)
         return result
 
+    async def shown_orders(
+        self, chat_key: str, quiz_id: str | None = None
+    ) -> dict[tuple[str, str], tuple[int, ...]]:
+        result: dict[tuple[str, str], tuple[int, ...]] = await self._read(
+            self.dialect.queries.shown_orders, chat_key, quiz_id)
+        return result
+
     # answers ---------------------------------------------------------------------------
     async def answers_for_post(self, post_id: int) -> list[AnswerRecord]:
         result: list[AnswerRecord] = await self._read(

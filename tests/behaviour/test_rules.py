@@ -7,9 +7,12 @@ read only to check what was stored.
 from __future__ import annotations
 
 import asyncio
+import random
+from collections.abc import MutableSequence
 from datetime import UTC, datetime, timedelta
 
 from bot.core.models import Chat, Person
+from bot.core.render import letter, short
 from bot.core.service import DEFAULT_QUESTION_TIME
 from bot.reports import chart_size, summary_chart_size
 from tests.behaviour.harness import Harness
@@ -396,11 +399,40 @@ async def test_admins_see_the_item_analysis_with_its_chart(h: Harness) -> None:
     [png] = seen.images
     chat_key = await chat_of(h, post)
     analysis = await h.service.analysis(Chat(chat_key), allowed=True)
-    assert png_size(png) == chart_size(analysis.charted) == (800, 460)
+    assert png_size(png) == chart_size(analysis.charted) == (720, 316)
 
     unknown = await h.analysis(group, alice, "no-such-quiz")
     assert "There is no quiz or topic called “no-such-quiz”." in unknown.text
     assert unknown.images == []
+
+
+class Reversing(random.Random):
+    """Shows every question's options in reverse: letters that differ from the pack's."""
+
+    def shuffle(self, x: MutableSequence[object]) -> None:
+        x.reverse()
+
+
+async def test_the_analysis_names_options_by_the_letters_the_chat_saw(h: Harness) -> None:
+    group, alice, bob, chandra = h.group(), h.person(1), h.person(2), h.person(3)
+    h.make_admin(alice)
+    h.service.questions.rng = Reversing(1)
+    [post] = (await h.quiz(group, bob, "sample")).post_ids
+    question = await shown(h, post)
+    stored = await h.service.storage.get_post(post)
+    assert stored is not None
+    # a wrong option whose letter in the chat is not its letter in the pack
+    wrong = next(i for i in range(len(question.options))
+                 if i != question.correct and stored.order[i] != i)
+    await h.answer(group, bob, post, question.correct)
+    await h.answer(group, chandra, post, wrong)
+
+    lines = (await h.analysis(group, alice)).text.splitlines()
+    for i, text in enumerate(question.options):
+        chosen = i in (question.correct, wrong)
+        line = f"{letter(i)}) {short(text)} — {int(chosen)} ({'50%' if chosen else '0%'})"
+        assert line + (" ✓" if i == question.correct else "") in lines, lines
+    assert "Letters as this chat last saw each question." in "\n".join(lines)
 
 
 async def test_a_closed_question_shows_a_chart_only_when_the_chat_turned_it_on(

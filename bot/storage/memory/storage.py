@@ -281,6 +281,14 @@ class MemoryStorage:
                 counts[pair] = counts.get(pair, 0) + 1
         return counts
 
+    async def shown_orders(
+        self, chat_key: str, quiz_id: str | None = None
+    ) -> dict[tuple[str, str], tuple[int, ...]]:
+        return {
+            (post.quiz_id, post.question_id): post.order for post in self._posts_by_id()
+            if post.chat_key == chat_key and (quiz_id is None or post.quiz_id == quiz_id)
+        }  # the latest post of each question last, so its order stays
+
     # answers ---------------------------------------------------------------------------
     def _answers(self) -> list[Answer]:
         return sorted(self._db.answers.values(), key=lambda answer: answer.id)

@@ -1,5 +1,5 @@
 """Leaderboards and personal stats on PostgreSQL: reads of the aggregates, costing what they
-show, as on SQLite (bot/storage/boards.py has the reasoning):
+show, as on SQLite (bot/storage/sqlite/boards.py has the reasoning):
 
 - all time:  totals      (chat_key, correct DESC, time_ms, person_key)   totals_rank
 - one day:   scores      (chat_key, day, correct DESC, time_ms, person)  scores_rank

@@ -4,7 +4,7 @@ Append a new entry to MIGRATIONS; never edit an applied one. `schema_version` ho
 applied migration and marks the database as quizbot's (its `app` column); a database with
 other tables and no such mark, or a newer version than MIGRATIONS knows, is refused untouched.
 
-The tables mirror the SQLite ones (bot/storage/migrations.py) with PostgreSQL's own types:
+The tables mirror the SQLite ones (bot/storage/sqlite/migrations.py) with PostgreSQL's own types:
 timestamptz for times, date for days, arrays for option orders and question lists. Every key
 column sorts by code point (COLLATE "C", like SQLite's BINARY), so ties on the boards break in
 the same order on both backends.
