@@ -19,8 +19,7 @@ from bot.core.analysis import (
     analyse_quiz,
     correlation,
 )
-from bot.core.ports import AnswerRecord, ItemResponse
-from bot.storage import SqliteStorage
+from bot.core.ports import AnswerRecord, ItemResponse, Storage
 
 pytestmark = pytest.mark.memory_store  # the core needs a store, not a database
 
@@ -265,7 +264,7 @@ def test_analyse_groups_by_quiz_in_catalog_order() -> None:
 
 
 async def answer(
-    storage: SqliteStorage, chat: str, quiz_id: str, question_id: str, person: str,
+    storage: Storage, chat: str, quiz_id: str, question_id: str, person: str,
     option: int, when: datetime, elapsed_ms: int = 1000,
 ) -> None:
     post = await storage.create_post(chat, quiz_id, question_id, (0, 1, 2), "en", when)
@@ -276,7 +275,7 @@ async def answer(
 
 
 async def test_storage_item_responses_first_answer_per_person_and_question(
-    storage: SqliteStorage,
+    storage: Storage,
 ) -> None:
     t0 = datetime(2026, 3, 1, tzinfo=UTC)
     for chat in ("tg:-1", "dc:2"):

@@ -19,6 +19,7 @@ from bot.core.authoring import (
 )
 from bot.core.errors import AuthoringError
 from bot.core.models import Chat, Person
+from bot.core.ports import Storage
 from bot.core.service import QuizService
 from bot.i18n import translator
 from bot.storage import SqliteStorage
@@ -43,7 +44,7 @@ def poll(n: int, **changes: object) -> PollQuestion:
 
 @pytest.fixture
 def authoring_service(
-    sample_catalog: Catalog, storage: SqliteStorage, clock: FakeClock
+    sample_catalog: Catalog, storage: Storage, clock: FakeClock
 ) -> QuizService:
     return QuizService(sample_catalog, storage, clock, random.Random(7),
                        authors={AUTHOR.key})
@@ -79,7 +80,7 @@ async def test_a_draft_is_built_named_and_published_into_the_catalog(
 
 
 async def test_a_new_process_loads_the_published_packs(
-    authoring_service: QuizService, storage: SqliteStorage, clock: FakeClock,
+    authoring_service: QuizService, storage: Storage, clock: FakeClock,
 ) -> None:
     await authoring_service.add_to_draft(AUTHOR, "bn", poll(1, prompt="এক কোনটি?"), "m1")
     await authoring_service.name_draft(AUTHOR, "সংখ্যা")  # no Latin letters: a made-up id
@@ -98,7 +99,7 @@ async def test_a_new_process_loads_the_published_packs(
 
 
 async def test_only_authors_write_and_nothing_is_stored_for_others(
-    authoring_service: QuizService, storage: SqliteStorage,
+    authoring_service: QuizService, storage: Storage,
 ) -> None:
     with pytest.raises(AuthoringError) as refused:
         await authoring_service.add_to_draft(STRANGER, "en", poll(1), "m1")
@@ -118,7 +119,7 @@ async def test_only_authors_write_and_nothing_is_stored_for_others(
     ],
 )
 async def test_polls_that_cannot_be_questions_are_refused(
-    authoring_service: QuizService, storage: SqliteStorage, sent: PollQuestion, words: str,
+    authoring_service: QuizService, storage: Storage, sent: PollQuestion, words: str,
 ) -> None:
     with pytest.raises(AuthoringError) as refused:
         await authoring_service.add_to_draft(AUTHOR, "en", sent, "m1")
@@ -127,7 +128,7 @@ async def test_polls_that_cannot_be_questions_are_refused(
 
 
 async def test_an_invalid_draft_is_not_published_and_says_where_and_why(
-    authoring_service: QuizService, storage: SqliteStorage,
+    authoring_service: QuizService, storage: Storage,
 ) -> None:
     service = authoring_service
     await service.add_to_draft(AUTHOR, "hi", poll(1), "m1")
@@ -155,7 +156,7 @@ async def test_an_invalid_draft_is_not_published_and_says_where_and_why(
 
 
 async def test_a_title_a_bundled_pack_has_is_refused(
-    authoring_service: QuizService, storage: SqliteStorage,
+    authoring_service: QuizService, storage: Storage,
 ) -> None:
     await authoring_service.add_to_draft(AUTHOR, "en", poll(1), "m1")
     await authoring_service.name_draft(AUTHOR, "Sample")
@@ -183,7 +184,7 @@ async def test_draft_commands_without_a_draft(authoring_service: QuizService) ->
 
 @pytest.mark.sqlite_only(reason="the command is given the SQLite file")
 async def test_published_packs_export_as_yaml_that_loads_as_the_same_quiz(
-    authoring_service: QuizService, storage: SqliteStorage, tmp_path: Path,
+    authoring_service: QuizService, storage: Storage, tmp_path: Path,
 ) -> None:
     if not isinstance(storage, SqliteStorage):
         pytest.skip("the command is given the SQLite file")

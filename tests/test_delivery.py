@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import random
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 
@@ -17,7 +16,7 @@ from bot.core.models import Chat, Person, PostSummary, ShownQuestion
 from bot.core.ports import ChatGone, TryLater
 from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
-from bot.storage import SqliteStorage
+from bot.storage.memory import MemoryDatabase, MemoryStorage
 from tests.clock import FakeClock
 from tests.ports import FakePort
 
@@ -160,10 +159,10 @@ async def test_a_summary_is_delivered_once_by_concurrent_callers(
 
 
 async def test_two_processes_on_one_database_deliver_a_summary_once(
-    sample_catalog: Catalog, tmp_path: Path, clock: FakeClock
+    sample_catalog: Catalog, clock: FakeClock
 ) -> None:
-    path = tmp_path / "shared.db"
-    async with SqliteStorage(path) as one, SqliteStorage(path) as two:
+    database = MemoryDatabase()
+    async with MemoryStorage(database) as one, MemoryStorage(database) as two:
         a = QuizService(sample_catalog, one, clock, random.Random(1))
         b = QuizService(sample_catalog, two, clock, random.Random(2))
         port_a, port_b = FakePort("tg:").attach(a), FakePort("tg:").attach(b)
@@ -198,17 +197,17 @@ async def test_pending_offers_summaries_refused_earlier(
 
 
 async def test_a_summary_refused_before_a_restart_is_delivered_after_it(
-    sample_catalog: Catalog, tmp_path: Path, clock: FakeClock
+    sample_catalog: Catalog, clock: FakeClock
 ) -> None:
-    path = tmp_path / "restart.db"
-    async with SqliteStorage(path) as store:
+    database = MemoryDatabase()
+    async with MemoryStorage(database) as store:
         before = QuizService(sample_catalog, store, clock, random.Random(1))
         port = FakePort("tg:").attach(before)
         first = await show(before, port, GROUP)
         port.fail_closes(TryLater("network"))
         await show(before, port, GROUP, BO)
     clock.advance(minutes=1)
-    async with SqliteStorage(path) as store:  # a new process
+    async with MemoryStorage(database) as store:  # a new process
         after = QuizService(sample_catalog, store, clock, random.Random(2))
         port = FakePort("tg:").attach(after)
         await Scheduler(after).tick()

@@ -8,7 +8,6 @@ import random
 from collections import Counter
 from collections.abc import AsyncIterator
 from datetime import UTC, date, datetime, time, timedelta
-from pathlib import Path
 
 import pytest
 
@@ -20,7 +19,7 @@ from bot.core.schedule import Schedule, day_streaks, parse_time, parse_zone
 from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
 from bot.i18n import translator
-from bot.storage import SqliteStorage
+from bot.storage.memory import MemoryDatabase, MemoryStorage
 from tests.clock import FakeClock
 from tests.ports import FakePort
 
@@ -51,7 +50,7 @@ def local_day(key: str, when: datetime) -> date:
     return Schedule(key, time(0), ZONES[key]).local_date(when)
 
 
-_opened: list[SqliteStorage] = []
+_opened: list[MemoryStorage] = []
 
 
 @pytest.fixture(autouse=True)
@@ -62,9 +61,9 @@ async def _close_stores() -> AsyncIterator[None]:
         await _opened.pop().close()
 
 
-async def boot(path: Path, catalog: Catalog, clock: FakeClock, pub: FakePort,
-               seed: float) -> tuple[SqliteStorage, Scheduler]:
-    store = SqliteStorage(path)
+async def boot(database: MemoryDatabase, catalog: Catalog, clock: FakeClock, pub: FakePort,
+               seed: float) -> tuple[MemoryStorage, Scheduler]:
+    store = MemoryStorage(database)
     await store.open()
     _opened.append(store)
     service = QuizService(catalog, store, clock, random.Random(seed))
@@ -73,14 +72,14 @@ async def boot(path: Path, catalog: Catalog, clock: FakeClock, pub: FakePort,
 
 
 async def test_400_days_exactly_once_per_local_day_with_restarts(
-    sample_catalog: Catalog, tmp_path: Path
+    sample_catalog: Catalog
 ) -> None:
     rng = random.Random(2026)
     start = datetime(2026, 1, 1, tzinfo=UTC)
     clock = FakeClock(start - timedelta(days=2))
     pub = recording_port(clock)
-    path = tmp_path / "daily.db"
-    store, scheduler = await boot(path, sample_catalog, clock, pub, rng.random())
+    database = MemoryDatabase()
+    store, scheduler = await boot(database, sample_catalog, clock, pub, rng.random())
     for key, at, tz in SCHEDULES:
         await scheduler.service.set_schedule(Chat(key), at, tz, allowed=True)
     clock.set(start)
@@ -99,7 +98,7 @@ async def test_400_days_exactly_once_per_local_day_with_restarts(
         clock.set(min(clock.now() + timedelta(minutes=rng.randrange(1, 180)), upcoming))
         if rng.random() < 0.05:
             await store.close()
-            store, scheduler = await boot(path, sample_catalog, clock, pub, rng.random())
+            store, scheduler = await boot(database, sample_catalog, clock, pub, rng.random())
             restarts += 1
     await store.close()
 
@@ -119,11 +118,11 @@ async def test_400_days_exactly_once_per_local_day_with_restarts(
 
 
 async def test_down_at_the_minute_posts_later_that_day(
-    sample_catalog: Catalog, tmp_path: Path
+    sample_catalog: Catalog
 ) -> None:
     clock = FakeClock(datetime(2026, 5, 1, 6, tzinfo=UTC))
     pub = recording_port(clock)
-    store, scheduler = await boot(tmp_path / "d.db", sample_catalog, clock, pub, 1)
+    store, scheduler = await boot(MemoryDatabase(), sample_catalog, clock, pub, 1)
     await scheduler.service.set_schedule(Chat("tg:-3"), "09:00", "Asia/Kolkata", allowed=True)
     clock.set(datetime(2026, 5, 2, 3, 29, tzinfo=UTC))  # 08:59 in Kolkata
     assert (await scheduler.tick()).posted == 0
@@ -136,11 +135,11 @@ async def test_down_at_the_minute_posts_later_that_day(
 
 
 async def test_schedule_set_after_todays_moment_starts_tomorrow(
-    sample_catalog: Catalog, tmp_path: Path
+    sample_catalog: Catalog
 ) -> None:
     clock = FakeClock(datetime(2026, 5, 1, 15, tzinfo=UTC))
     pub = recording_port(clock)
-    store, scheduler = await boot(tmp_path / "d.db", sample_catalog, clock, pub, 1)
+    store, scheduler = await boot(MemoryDatabase(), sample_catalog, clock, pub, 1)
     status = await scheduler.service.set_schedule(Chat("tg:-9"), "09:00", allowed=True)
     assert status.next_post == datetime(2026, 5, 2, 9, tzinfo=UTC)
     assert (await scheduler.tick()).posted == 0
@@ -148,13 +147,13 @@ async def test_schedule_set_after_todays_moment_starts_tomorrow(
 
 
 async def test_two_schedulers_on_one_database_post_once(
-    sample_catalog: Catalog, tmp_path: Path
+    sample_catalog: Catalog
 ) -> None:
     clock = FakeClock(datetime(2026, 5, 1, 6, tzinfo=UTC))
     pub = recording_port(clock)
-    path = tmp_path / "shared.db"
-    one, first = await boot(path, sample_catalog, clock, pub, 1)
-    two, second = await boot(path, sample_catalog, clock, pub, 2)
+    database = MemoryDatabase()
+    one, first = await boot(database, sample_catalog, clock, pub, 1)
+    two, second = await boot(database, sample_catalog, clock, pub, 2)
     for key, at, tz in SCHEDULES:
         await first.service.set_schedule(Chat(key), at, tz, allowed=True)
     for _ in range(6 * 24 * 3):  # three days in 10-minute steps, both processes racing
@@ -174,11 +173,11 @@ async def test_two_schedulers_on_one_database_post_once(
 
 
 async def test_claimed_but_unpublished_day_is_posted_again(
-    sample_catalog: Catalog, tmp_path: Path
+    sample_catalog: Catalog
 ) -> None:
     clock = FakeClock(datetime(2026, 5, 1, 6, tzinfo=UTC))
     pub = recording_port(clock, failures=1)
-    store, scheduler = await boot(tmp_path / "d.db", sample_catalog, clock, pub, 1)
+    store, scheduler = await boot(MemoryDatabase(), sample_catalog, clock, pub, 1)
     await scheduler.service.set_schedule(Chat("tg:-9"), "07:00", allowed=True)
     clock.set(datetime(2026, 5, 1, 7, tzinfo=UTC))
     assert (await scheduler.tick()).posted == 0  # the platform failed after the claim
@@ -192,11 +191,11 @@ async def test_claimed_but_unpublished_day_is_posted_again(
 
 
 async def test_republishing_backs_off_while_the_platform_refuses(
-    sample_catalog: Catalog, tmp_path: Path
+    sample_catalog: Catalog
 ) -> None:
     clock = FakeClock(datetime(2026, 5, 1, 6, tzinfo=UTC))
     pub = recording_port(clock, failures=4)
-    store, scheduler = await boot(tmp_path / "d.db", sample_catalog, clock, pub, 1)
+    store, scheduler = await boot(MemoryDatabase(), sample_catalog, clock, pub, 1)
     await scheduler.service.set_schedule(Chat("tg:-9"), "07:00", allowed=True)
     clock.set(datetime(2026, 5, 1, 7, tzinfo=UTC))
     await scheduler.tick()  # first attempt fails (failures 4 → 3)
