@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from bot.core.ports import AnswerRecord, NewPost, ScoreRow
-from bot.storage import SqliteStorage, boards
+from bot.storage import SqliteStorage
+from bot.storage.sqlite import boards
 from bot.storage.sqlite.materializer import Materializer
 
 DAY0 = datetime(2026, 3, 1, 12, tzinfo=UTC)

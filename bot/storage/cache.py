@@ -1,9 +1,9 @@
 """CachedStorage: the bounded caches both database backends (SqliteStorage, PostgresStorage)
 keep in front of their database, and the port methods that go through them.
 
-A backend provides two hooks, `_read(fn, *args)` and `_write(fn, *args)` (run one of its
-functions of a connection; await the result, a write's after COMMIT), and its dialect
-(dialect.py), whose `queries` and `ops` hold what is cached.
+A backend provides two hooks, `_read(fn, *args)` and `_write(fn, *args)` (run a function of
+a connection: an operation written once (queries.py, ops.py) or one of its own; await the
+result, a write's after COMMIT), and its own move of a chat (`migrate_chat_op`).
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
-from typing import Any, ClassVar, TypeVar
+from typing import Any, TypeVar
 
 from bot.core.ports import PostRecord
-from bot.storage.dialect import Dialect
+from bot.storage import ops, queries
 from bot.storage.lru import Expiring, Lru
 
 T = TypeVar("T")
@@ -31,7 +31,10 @@ ChatRow = tuple[str, str | None, str | None]  # title, locale, platform_locale
 
 
 class CachedStorage(ABC):
-    dialect: ClassVar[Dialect]
+    @staticmethod
+    @abstractmethod
+    def migrate_chat_op(db: Any, old: str, new: str) -> Any:
+        """The backend's own move of a chat (a write): (old, new) -> bool."""
 
     def __init__(self) -> None:
         # Caches, each bounded (LRU), so the hot path reads nothing: people and chats recently
@@ -71,26 +74,26 @@ class CachedStorage(ABC):
     async def upsert_person(self, key: str, name: str) -> None:
         if self._known_people.get(key) == name:
             return  # no I/O for a known, unchanged person
-        row: PersonRow | None = await self._read(self.dialect.queries.person, key)
+        row: PersonRow | None = await self._read(queries.person, key)
         if row is None or row[0] != name:
-            await self._write(self.dialect.ops.upsert_person, key, name)
+            await self._write(ops.upsert_person, key, name)
         self._known_people.put(key, name)
 
     async def upsert_chat(self, key: str, title: str, platform_locale: str | None = None) -> None:
         known = (title, platform_locale)
         if self._known_chats.get(key) == known:
             return
-        row: ChatRow | None = await self._read(self.dialect.queries.chat, key)
+        row: ChatRow | None = await self._read(queries.chat, key)
         if row is None or row[0] != title or (
             platform_locale is not None and row[2] != platform_locale
         ):
-            await self._write(self.dialect.ops.upsert_chat, key, title, platform_locale)
+            await self._write(ops.upsert_chat, key, title, platform_locale)
             self._changed()
             self._chat_rows.pop(key)
         self._known_chats.put(key, known)
 
     async def migrate_chat(self, old: str, new: str) -> bool:
-        moved: bool = await self._write(self.dialect.ops.migrate_chat, old, new)
+        moved: bool = await self._write(self.migrate_chat_op, old, new)
         self._changed()
         self._posts.clear()
         for key in (old, new):
@@ -99,7 +102,7 @@ class CachedStorage(ABC):
         return moved
 
     async def set_person_locale(self, key: str, locale: str | None) -> None:
-        await self._write(self.dialect.ops.set_person_locale, key, locale)
+        await self._write(ops.set_person_locale, key, locale)
         self._changed()
         self._person_locales.put(key, locale)
 
@@ -108,18 +111,18 @@ class CachedStorage(ABC):
             return hit[0]
         generation = self._generation
         row: PersonRow | None = await self._read_once(
-            "person", key, self.dialect.queries.person, key)
+            "person", key, queries.person, key)
         locale = None if row is None else row[1]
         if generation == self._generation:
             self._person_locales.put(key, locale)
         return locale
 
     async def person_name(self, key: str) -> str | None:
-        row: PersonRow | None = await self._read(self.dialect.queries.person, key)
+        row: PersonRow | None = await self._read(queries.person, key)
         return None if row is None else row[0]
 
     async def set_chat_locale(self, key: str, locale: str | None) -> None:
-        await self._write(self.dialect.ops.set_chat_locale, key, locale)
+        await self._write(ops.set_chat_locale, key, locale)
         self._changed()
         self._chat_rows.pop(key)
 
@@ -127,7 +130,7 @@ class CachedStorage(ABC):
         if (hit := self._chat_rows.get(key)) is not None:
             return hit[0]
         generation = self._generation
-        row: ChatRow | None = await self._read_once("chat", key, self.dialect.queries.chat, key)
+        row: ChatRow | None = await self._read_once("chat", key, queries.chat, key)
         if generation == self._generation:
             self._chat_rows.put(key, row)
         return row
@@ -147,7 +150,7 @@ class CachedStorage(ABC):
             return post
         generation = self._generation
         read: PostRecord | None = await self._read_once(
-            "post", post_id, self.dialect.queries.post, post_id
+            "post", post_id, queries.post, post_id
         )
         if read is not None and generation == self._generation:
             self._posts.put(post_id, read)

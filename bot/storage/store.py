@@ -1,16 +1,18 @@
-"""Store: every storage operation the two database backends share, written once over a
-backend's dialect (dialect.py) and its `_read` / `_write` (cache.py).
+"""Store: every storage operation the two databases share, written once: the SQL in
+queries.py, ops.py, rounds.py, review.py, drafts.py and problem_reports.py over a connection's
+Sql (sql.py), run through a backend's `_read` / `_write` (cache.py).
 
 A backend class adds its lifecycle (open, close), its connection handling, and the operations
 that truly differ between SQLite and PostgreSQL: recording an answer (the hot path), claiming
-the daily post, the leaderboard and materializing the boards.
+the daily post, moving a chat, and the boards (their reads and materializing them).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
-from typing import Any
+from types import ModuleType
+from typing import ClassVar
 
 from bot.core.ports import (
     AnswerRecord,
@@ -29,15 +31,14 @@ from bot.core.ports import (
     RunRecord,
 )
 from bot.core.schedule import Schedule
+from bot.storage import drafts, ops, queries, review, rounds
+from bot.storage import problem_reports as reports
 from bot.storage.cache import CachedStorage
 
 
 class Store(CachedStorage):
-    def _when(self, moment: datetime) -> Any:
-        return self.dialect.when(moment)
-
-    def _day(self, day: date) -> Any:
-        return self.dialect.day(day)
+    boards: ClassVar[ModuleType]  # the backend's reads of the aggregates (person_streaks,
+    # daily_days_for), like its leaderboard
 
     # posts -----------------------------------------------------------------------------
     async def create_post(
@@ -55,94 +56,94 @@ class Store(CachedStorage):
     ) -> PostRecord:
         new = NewPost(chat_key, quiz_id, question_id, tuple(order), locale, created_at,
                       closes_at, run_id, kind, owner_key)
-        post_id = await self._write(self.dialect.ops.insert_post, new)
+        post_id = await self._write(ops.insert_post, new)
         post = await self.get_post(post_id)
         assert post is not None
         return post
 
     async def bind_ref(self, post_id: int, ref: str) -> None:
-        await self._write(self.dialect.ops.bind_ref, post_id, ref)
+        await self._write(ops.bind_ref, post_id, ref)
 
     async def post_by_ref(self, ref: str) -> PostRecord | None:
-        result: PostRecord | None = await self._read(self.dialect.queries.post_by_ref, ref)
+        result: PostRecord | None = await self._read(queries.post_by_ref, ref)
         return result
 
     async def refs(self, post_id: int) -> tuple[str, ...]:
-        result: tuple[str, ...] = await self._read(self.dialect.queries.refs, post_id)
+        result: tuple[str, ...] = await self._read(queries.refs, post_id)
         return result
 
     async def close_post(self, post_id: int, when: datetime, quiet: bool = False) -> bool:
         closed = bool(await self._write(
-            self.dialect.ops.close_post, post_id, self._when(when), quiet))
+            ops.close_post, post_id, when, quiet))
         self._changed()
         self._posts.pop(post_id)
         return closed
 
     async def mark_summary_posted(self, post_id: int, when: datetime) -> None:
-        await self._write(self.dialect.ops.mark_summary_posted, post_id, self._when(when))
+        await self._write(ops.mark_summary_posted, post_id, when)
 
     async def unposted_summaries(
         self, closed_after: datetime, closed_before: datetime
     ) -> list[PostRecord]:
         result: list[PostRecord] = await self._read(
-            self.dialect.queries.unposted_summaries, self._when(closed_after),
-            self._when(closed_before))
+            queries.unposted_summaries, closed_after,
+            closed_before)
         return result
 
     async def take_lease(self, name: str, holder: str, until: datetime, now: datetime) -> bool:
         return bool(await self._write(
-            self.dialect.ops.take_lease, name, holder, self._when(until), self._when(now)))
+            ops.take_lease, name, holder, until, now))
 
     async def release_lease(self, name: str, holder: str) -> None:
-        await self._write(self.dialect.ops.release_lease, name, holder)
+        await self._write(ops.release_lease, name, holder)
 
     async def open_posts(
         self, chat_key: str | None = None, due_before: datetime | None = None,
         kind: str | None = None,
     ) -> list[PostRecord]:
-        due = None if due_before is None else self._when(due_before)
+        due = None if due_before is None else due_before
         result: list[PostRecord] = await self._read(
-            self.dialect.queries.open_posts, chat_key, due, kind)
+            queries.open_posts, chat_key, due, kind)
         return result
 
     async def posted_questions(
         self, chat_key: str, kind: str | None = None
     ) -> dict[tuple[str, str], int]:
         result: dict[tuple[str, str], int] = await self._read(
-            self.dialect.queries.posted_questions, chat_key, kind)
+            queries.posted_questions, chat_key, kind)
         return result
 
     async def shown_orders(
         self, chat_key: str, quiz_id: str | None = None
     ) -> dict[tuple[str, str], tuple[int, ...]]:
         result: dict[tuple[str, str], tuple[int, ...]] = await self._read(
-            self.dialect.queries.shown_orders, chat_key, quiz_id)
+            queries.shown_orders, chat_key, quiz_id)
         return result
 
     # answers ---------------------------------------------------------------------------
     async def answers_for_post(self, post_id: int) -> list[AnswerRecord]:
         result: list[AnswerRecord] = await self._read(
-            self.dialect.queries.answers_for_post, post_id)
+            queries.answers_for_post, post_id)
         return result
 
     async def answer_count(self, post_id: int) -> int:
-        return int(await self._read(self.dialect.queries.answer_count, post_id))
+        return int(await self._read(queries.answer_count, post_id))
 
     async def answer_of(self, post_id: int, person_key: str) -> AnswerRecord | None:
         result: AnswerRecord | None = await self._read(
-            self.dialect.queries.answer, post_id, person_key)
+            queries.answer, post_id, person_key)
         return result
 
     async def person_history(self, person_key: str) -> dict[tuple[str, str], bool]:
         result: dict[tuple[str, str], bool] = await self._read(
-            self.dialect.queries.person_history, person_key)
+            queries.person_history, person_key)
         return result
 
     async def item_responses(
         self, quiz_id: str | None = None, chat_key: str | None = None
     ) -> list[ItemResponse]:
         result: list[ItemResponse] = await self._read(
-            self.dialect.queries.item_responses, quiz_id, chat_key)
+            queries.item_responses, quiz_id, chat_key)
         return result
 
     # quiz runs -------------------------------------------------------------------------
@@ -151,8 +152,8 @@ class Store(CachedStorage):
         locale: str, started_at: datetime,
     ) -> RunRecord:
         run_id = await self._write(
-            self.dialect.ops.create_run, person_key, chat_key, quiz_id, tuple(questions),
-            locale, self._when(started_at),
+            ops.create_run, person_key, chat_key, quiz_id, tuple(questions),
+            locale, started_at,
         )
         run = await self.get_run(run_id)
         assert run is not None
@@ -160,59 +161,59 @@ class Store(CachedStorage):
 
     async def active_run(self, person_key: str, chat_key: str) -> RunRecord | None:
         result: RunRecord | None = await self._read(
-            self.dialect.queries.active_run, person_key, chat_key)
+            queries.active_run, person_key, chat_key)
         return result
 
     async def get_run(self, run_id: int) -> RunRecord | None:
-        result: RunRecord | None = await self._read(self.dialect.queries.run, run_id)
+        result: RunRecord | None = await self._read(queries.run, run_id)
         return result
 
     async def finish_run(self, run_id: int, when: datetime) -> None:
-        await self._write(self.dialect.ops.finish_run, run_id, self._when(when))
+        await self._write(ops.finish_run, run_id, when)
 
     async def run_posts(self, run_id: int) -> list[PostRecord]:
-        result: list[PostRecord] = await self._read(self.dialect.queries.run_posts, run_id)
+        result: list[PostRecord] = await self._read(queries.run_posts, run_id)
         return result
 
     # boards and stats ------------------------------------------------------------------
     async def person_totals(self, person_key: str) -> dict[str, tuple[int, int]]:
         result: dict[str, tuple[int, int]] = await self._read(
-            self.dialect.queries.person_totals, person_key)
+            queries.person_totals, person_key)
         return result
 
     async def person_streaks(self, person_key: str) -> tuple[int, int]:
         result: tuple[int, int] = await self._read(
-            self.dialect.boards.person_streaks, person_key)
+            self.boards.person_streaks, person_key)
         return result
 
     # daily schedules -------------------------------------------------------------------
     async def set_schedule(self, schedule: Schedule, updated_by: str | None = None) -> None:
-        updated_at = self._when(schedule.updated_at or datetime.now(UTC))
-        await self._write(self.dialect.ops.set_schedule, schedule, updated_at, updated_by)
+        updated_at = schedule.updated_at or datetime.now(UTC)
+        await self._write(ops.set_schedule, schedule, updated_at, updated_by)
 
     async def delete_schedule(self, chat_key: str) -> bool:
-        return bool(await self._write(self.dialect.ops.delete_schedule, chat_key))
+        return bool(await self._write(ops.delete_schedule, chat_key))
 
     async def get_schedule(self, chat_key: str) -> Schedule | None:
-        result: Schedule | None = await self._read(self.dialect.queries.schedule, chat_key)
+        result: Schedule | None = await self._read(queries.schedule, chat_key)
         return result
 
     async def schedules(self) -> list[Schedule]:
-        result: list[Schedule] = await self._read(self.dialect.queries.schedules)
+        result: list[Schedule] = await self._read(queries.schedules)
         return result
 
     async def mark_daily_published(self, post_id: int, when: datetime) -> None:
-        await self._write(self.dialect.ops.mark_daily_published, post_id, self._when(when))
+        await self._write(ops.mark_daily_published, post_id, when)
 
     async def unpublished_dailies(self, claimed_before: datetime) -> list[PostRecord]:
         """Claimed days whose question never reached the chat (a crash in between)."""
         result: list[PostRecord] = await self._read(
-            self.dialect.queries.unpublished_dailies, self._when(claimed_before))
+            queries.unpublished_dailies, claimed_before)
         return result
 
     async def daily_day_of(self, chat_key: str, local_date: date) -> int | None:
         result: int | None = await self._read(
-            self.dialect.queries.daily_day_of, chat_key, self._day(local_date))
+            queries.daily_day_of, chat_key, local_date)
         return result
 
     async def daily_days(self, person_key: str) -> tuple[list[date], date | None]:
@@ -223,136 +224,135 @@ class Store(CachedStorage):
         self, person_keys: Sequence[str]
     ) -> dict[str, tuple[list[date], date | None]]:
         result: dict[str, tuple[list[date], date | None]] = await self._read(
-            self.dialect.boards.daily_days_for, list(person_keys))
+            self.boards.daily_days_for, list(person_keys))
         return result
 
     # chat settings and rounds ----------------------------------------------------------
     async def get_chat_settings(self, chat_key: str) -> ChatSettingsRecord | None:
         result: ChatSettingsRecord | None = await self._read(
-            self.dialect.rounds.chat_settings, chat_key)
+            rounds.chat_settings, chat_key)
         return result
 
     async def set_chat_settings(
         self, settings: ChatSettingsRecord, when: datetime, updated_by: str | None = None
     ) -> None:
         await self._write(
-            self.dialect.rounds.set_chat_settings, settings, self._when(when), updated_by)
+            rounds.set_chat_settings, settings, when, updated_by)
 
     async def create_round(
         self, chat_key: str, selector: str | None, total: int, mode: str | None, locale: str,
         started_at: datetime,
     ) -> RoundRecord:
         round_id = await self._write(
-            self.dialect.rounds.create_round, chat_key, selector, total, mode, locale,
-            self._when(started_at))
+            rounds.create_round, chat_key, selector, total, mode, locale,
+            started_at)
         record = await self.get_round(round_id)
         assert record is not None
         return record
 
     async def add_round_post(self, round_id: int, step: int, post: NewPost) -> PostRecord | None:
-        post_id = await self._write(self.dialect.rounds.add_round_post, round_id, step, post)
+        post_id = await self._write(rounds.add_round_post, round_id, step, post)
         return None if post_id is None else await self.get_post(post_id)
 
     async def get_round(self, round_id: int) -> RoundRecord | None:
         result: RoundRecord | None = await self._read(
-            self.dialect.rounds.get_round, round_id)
+            rounds.get_round, round_id)
         return result
 
     async def active_rounds(self, chat_key: str | None = None) -> list[RoundRecord]:
         result: list[RoundRecord] = await self._read(
-            self.dialect.rounds.active_rounds, chat_key)
+            rounds.active_rounds, chat_key)
         return result
 
     async def finish_round(self, round_id: int, when: datetime) -> bool:
         return bool(await self._write(
-            self.dialect.rounds.finish_round, round_id, self._when(when)))
+            rounds.finish_round, round_id, when))
 
     # spaced review ---------------------------------------------------------------------
     async def review_answers(self, person_key: str) -> list[ReviewAnswer]:
         result: list[ReviewAnswer] = await self._read(
-            self.dialect.review.review_answers, person_key)
+            review.review_answers, person_key)
         return result
 
     async def set_reminder(self, reminder: Schedule) -> None:
-        updated_at = self._when(reminder.updated_at or datetime.now(UTC))
-        await self._write(self.dialect.review.set_reminder, reminder, updated_at)
+        updated_at = reminder.updated_at or datetime.now(UTC)
+        await self._write(review.set_reminder, reminder, updated_at)
 
     async def delete_reminder(self, person_key: str) -> bool:
-        return bool(await self._write(self.dialect.review.delete_reminder, person_key))
+        return bool(await self._write(review.delete_reminder, person_key))
 
     async def get_reminder(self, person_key: str) -> Schedule | None:
-        result: Schedule | None = await self._read(self.dialect.review.reminder, person_key)
+        result: Schedule | None = await self._read(review.reminder, person_key)
         return result
 
     async def reminders(self) -> list[Schedule]:
-        result: list[Schedule] = await self._read(self.dialect.review.reminders)
+        result: list[Schedule] = await self._read(review.reminders)
         return result
 
     async def claim_reminder(self, person_key: str, local_date: date, when: datetime) -> bool:
         return bool(await self._write(
-            self.dialect.review.claim_reminder, person_key, self._day(local_date),
-            self._when(when)))
+            review.claim_reminder, person_key, local_date,
+            when))
 
     # problem reports (bot/core/problem_reports.py) -------------------------------------
     async def add_problem_report(
         self, report: NewProblemReport, *, since: datetime, daily_cap: int, max_chars: int
     ) -> tuple[ReportOutcome, ProblemReportRecord | None]:
         outcome, report_id = await self._write(
-            self.dialect.reports.add_problem_report, report, self._when(since), daily_cap,
+            reports.add_problem_report, report, since, daily_cap,
             max_chars)
         if report_id is None:
             return outcome, None
-        return outcome, await self._read(self.dialect.reports.problem_report, report_id)
+        return outcome, await self._read(reports.problem_report, report_id)
 
     async def problem_reports(
         self, *, open_only: bool = True, quiz_id: str | None = None
     ) -> list[ProblemReportRecord]:
         result: list[ProblemReportRecord] = await self._read(
-            self.dialect.reports.problem_reports, open_only, quiz_id)
+            reports.problem_reports, open_only, quiz_id)
         return result
 
     async def resolve_problem_report(
         self, report_id: int, when: datetime, note: str | None = None
     ) -> ResolveOutcome:
         result: ResolveOutcome = await self._write(
-            self.dialect.reports.resolve_problem_report, report_id, self._when(when), note)
+            reports.resolve_problem_report, report_id, when, note)
         return result
 
     async def last_answered(self, person_key: str, chat_key: str) -> tuple[str, str] | None:
         result: tuple[str, str] | None = await self._read(
-            self.dialect.reports.last_answered, person_key, chat_key)
+            reports.last_answered, person_key, chat_key)
         return result
 
     # authoring (bot/core/authoring.py) -------------------------------------------------
     async def get_draft(self, author_key: str) -> DraftRecord | None:
-        result: DraftRecord | None = await self._read(self.dialect.drafts.draft, author_key)
+        result: DraftRecord | None = await self._read(drafts.draft, author_key)
         return result
 
     async def create_draft(self, author_key: str, locale: str, when: datetime) -> bool:
         return bool(await self._write(
-            self.dialect.drafts.create_draft, author_key, locale, self._when(when)))
+            drafts.create_draft, author_key, locale, when))
 
     async def add_draft_question(
         self, author_key: str, locale: str, question: str, ref: str, when: datetime
     ) -> int:
-        return int(await self._write(self.dialect.drafts.add_draft_question, author_key,
-                                     locale, question, ref, self._when(when)))
+        return int(await self._write(drafts.add_draft_question, author_key,
+                                     locale, question, ref, when))
 
     async def undo_draft_question(self, author_key: str) -> int | None:
         result: int | None = await self._write(
-            self.dialect.drafts.undo_draft_question, author_key)
+            drafts.undo_draft_question, author_key)
         return result
 
     async def name_draft(self, author_key: str, title: str) -> bool:
-        return bool(await self._write(self.dialect.drafts.name_draft, author_key, title))
+        return bool(await self._write(drafts.name_draft, author_key, title))
 
     async def delete_draft(self, author_key: str) -> bool:
-        return bool(await self._write(self.dialect.drafts.delete_draft, author_key))
+        return bool(await self._write(drafts.delete_draft, author_key))
 
     async def publish_draft(self, pack: AuthoredPackRecord) -> bool:
-        return bool(await self._write(
-            self.dialect.drafts.publish_draft, pack, self._when(pack.published_at)))
+        return bool(await self._write(drafts.publish_draft, pack))
 
     async def authored_packs(self) -> list[AuthoredPackRecord]:
-        result: list[AuthoredPackRecord] = await self._read(self.dialect.drafts.authored_packs)
+        result: list[AuthoredPackRecord] = await self._read(drafts.authored_packs)
         return result

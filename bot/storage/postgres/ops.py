@@ -1,63 +1,28 @@
-"""Writes: coroutines of a connection, run by the writer task inside a batch's transaction,
-each in its own savepoint (writer.py). They return plain values; raising makes that one write
-fail alone."""
+"""PostgreSQL's own writes: recording an answer (the hot path, one statement), claiming the
+daily post and moving a chat; coroutines of a connection, run by the writer task inside a
+batch's transaction, each in its own savepoint (writer.py). The writes both databases share are
+written once in bot/storage/ops.py; LOCK_KEYS orders them all."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from typing import Any
 
 from bot.core.ports import AnswerRecord, NewPost, RecordOutcome
-from bot.core.schedule import Schedule
-from bot.storage.postgres.records import ANSWER_COLUMNS, answer_of
+from bot.storage.ops import (
+    insert_post,
+    release_lease,
+    set_chat_locale,
+    set_person_locale,
+    set_schedule,
+    take_lease,
+    upsert_chat,
+    upsert_person,
+)
+from bot.storage.records import ANSWER_COLUMNS, answer_of
 
-Db = Any  # an asyncpg.Connection in a transaction
-
-
-# people and chats ---------------------------------------------------------------------------
-async def upsert_person(db: Db, key: str, name: str) -> None:
-    await db.execute(
-        "INSERT INTO persons(key, name) VALUES ($1, $2)"
-        " ON CONFLICT (key) DO UPDATE SET name = excluded.name",
-        key, name,
-    )
-
-
-async def upsert_chat(db: Db, key: str, title: str, platform_locale: str | None) -> None:
-    await db.execute(
-        "INSERT INTO chats(key, title, platform_locale) VALUES ($1, $2, $3)"
-        " ON CONFLICT (key) DO UPDATE SET title = excluded.title,"
-        " platform_locale = COALESCE(excluded.platform_locale, chats.platform_locale)",
-        key, title, platform_locale,
-    )
-
-
-async def set_person_locale(db: Db, key: str, locale: str | None) -> None:
-    await db.execute(
-        "INSERT INTO persons(key, locale) VALUES ($1, $2)"
-        " ON CONFLICT (key) DO UPDATE SET locale = excluded.locale",
-        key, locale,
-    )
-    await notify(db, "person", key)
-
-
-async def set_chat_locale(db: Db, key: str, locale: str | None) -> None:
-    await db.execute(
-        "INSERT INTO chats(key, locale) VALUES ($1, $2)"
-        " ON CONFLICT (key) DO UPDATE SET locale = excluded.locale",
-        key, locale,
-    )
-    await notify(db, "chat", key)
-
-
-# the channel other processes listen on to drop what they cached (storage.py); delivered at
-# COMMIT, and never if the write is rolled back
-CHANNEL = "quizbot_cache"
-
-
-async def notify(db: Db, what: str, key: object) -> None:
-    await db.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{what}:{key}")
+Db = Any  # a PgSql (postgres/sql.py): the asyncpg connection in a transaction, and its Sql
 
 
 # the per-chat aggregate tables and their key beside chat_key
@@ -115,55 +80,12 @@ async def migrate_chat(db: Db, old: str, new: str) -> bool:
     await db.execute("UPDATE problem_reports SET chat_key = $1 WHERE chat_key = $2", new,
                      old)
     await db.execute("DELETE FROM chats WHERE key = $1", old)
-    await notify(db, "chat", old)
-    await notify(db, "chat", new)
-    await notify(db, "posts", "*")
+    await db.notify("chat", old)
+    await db.notify("chat", new)
+    await db.notify("posts", "*")
     return True
 
 
-# posts --------------------------------------------------------------------------------------
-async def insert_post(db: Db, new: NewPost) -> int:
-    await db.execute(
-        "INSERT INTO chats(key) VALUES ($1) ON CONFLICT (key) DO NOTHING", new.chat_key
-    )
-    post_id = await db.fetchval(
-        "INSERT INTO posts(chat_key, quiz_id, question_id, option_order, locale, kind,"
-        " run_id, created_at, closes_at, owner_key)"
-        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
-        new.chat_key, new.quiz_id, new.question_id, list(new.order), new.locale, new.kind,
-        new.run_id, new.created_at, new.closes_at, new.owner_key,
-    )
-    return int(post_id)
-
-
-async def bind_ref(db: Db, post_id: int, ref: str) -> None:
-    await db.execute(
-        "INSERT INTO post_refs(ref, post_id) VALUES ($1, $2)"
-        " ON CONFLICT (ref) DO UPDATE SET post_id = excluded.post_id",
-        ref, post_id,
-    )
-
-
-async def close_post(db: Db, post_id: int, when: datetime, quiet: bool) -> bool:
-    closed = await db.fetchval(
-        "UPDATE posts SET closed_at = $1, summary_posted_at = $2"
-        " WHERE id = $3 AND closed_at IS NULL RETURNING id",
-        when, when if quiet else None, post_id,
-    )
-    if closed is None:
-        return False
-    await notify(db, "post", post_id)
-    return True
-
-
-async def mark_summary_posted(db: Db, post_id: int, when: datetime) -> None:
-    await db.execute(
-        "UPDATE posts SET summary_posted_at = $1 WHERE id = $2 AND summary_posted_at IS NULL",
-        when, post_id,
-    )
-
-
-# answers ------------------------------------------------------------------------------------
 # One statement: the post must be open at the answer's time (checked in the insert itself, so
 # a post another process closed a moment ago refuses it); only an answer the post takes
 # creates its person or renames them; the unique key keeps the first answer. An existing
@@ -219,60 +141,12 @@ async def record_answer(
         answer.post_id, key,
     )
     if row is not None:
-        return "duplicate", answer_of(row), locale, (0, 0)
+        return "duplicate", answer_of(db, row), locale, (0, 0)
     if not is_open and await db.fetchval(
         "SELECT 1 FROM posts WHERE id = $1", answer.post_id
     ) is None:
         raise LookupError(f"post {answer.post_id} does not exist")
     return "closed", None, locale, (0, 0)
-
-
-# runs ---------------------------------------------------------------------------------------
-async def create_run(
-    db: Db, person_key: str, chat_key: str, quiz_id: str, questions: tuple[str, ...],
-    locale: str, started_at: datetime,
-) -> int:
-    await db.execute("INSERT INTO chats(key) VALUES ($1) ON CONFLICT (key) DO NOTHING", chat_key)
-    await db.execute(
-        "INSERT INTO persons(key) VALUES ($1) ON CONFLICT (key) DO NOTHING", person_key
-    )
-    run_id = await db.fetchval(
-        "INSERT INTO runs(person_key, chat_key, quiz_id, questions, locale, started_at)"
-        " VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
-        person_key, chat_key, quiz_id, list(questions), locale, started_at,
-    )
-    return int(run_id)
-
-
-async def finish_run(db: Db, run_id: int, when: datetime) -> None:
-    await db.execute(
-        "UPDATE runs SET finished_at = $1 WHERE id = $2 AND finished_at IS NULL", when, run_id
-    )
-
-
-# daily schedules ----------------------------------------------------------------------------
-async def set_schedule(
-    db: Db, schedule: Schedule, updated_at: datetime, updated_by: str | None
-) -> None:
-    await db.execute(
-        "INSERT INTO chats(key) VALUES ($1) ON CONFLICT (key) DO NOTHING", schedule.chat_key
-    )
-    await db.execute(
-        "INSERT INTO schedules(chat_key, local_time, tz, selector, open_minutes, updated_at,"
-        " updated_by) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (chat_key) DO UPDATE"
-        " SET local_time = excluded.local_time, tz = excluded.tz,"
-        " selector = excluded.selector, open_minutes = excluded.open_minutes,"
-        " updated_at = excluded.updated_at, updated_by = excluded.updated_by",
-        schedule.chat_key, schedule.at.strftime("%H:%M"), schedule.tz, schedule.selector,
-        schedule.open_minutes, updated_at, updated_by,
-    )
-
-
-async def delete_schedule(db: Db, chat_key: str) -> bool:
-    deleted = await db.fetchval(
-        "DELETE FROM schedules WHERE chat_key = $1 RETURNING chat_key", chat_key
-    )
-    return deleted is not None
 
 
 CLAIM_DAILY = """
@@ -305,30 +179,6 @@ async def claim_daily(
         post.closes_at, post.owner_key, post.chat_key,
     )
     return None if post_id is None else int(post_id)
-
-
-async def mark_daily_published(db: Db, post_id: int, when: datetime) -> None:
-    await db.execute("UPDATE daily_posts SET published_at = $1 WHERE post_id = $2", when, post_id)
-
-
-# leases ---------------------------------------------------------------------------------------
-STALE_LEASE = timedelta(days=1)
-
-
-async def take_lease(db: Db, name: str, holder: str, until: datetime, now: datetime) -> bool:
-    """Take `name` until `until` unless another holder has it unexpired (or renew it)."""
-    taken = await db.fetchval(
-        "INSERT INTO leases(name, holder, until) VALUES ($1, $2, $3) "
-        "ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, until = excluded.until "
-        "WHERE leases.until <= $4 OR leases.holder = excluded.holder RETURNING true",
-        name, holder, until, now,
-    )
-    await db.execute("DELETE FROM leases WHERE until < $1", now - STALE_LEASE)  # long expired
-    return bool(taken)
-
-
-async def release_lease(db: Db, name: str, holder: str) -> None:
-    await db.execute("DELETE FROM leases WHERE name = $1 AND holder = $2", name, holder)
 
 
 # Lock order. Two processes whose batches insert the same new keys (a person answering

@@ -25,7 +25,8 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime
-from typing import Any, TypeVar
+from types import ModuleType
+from typing import Any, ClassVar, TypeVar
 
 import asyncpg
 
@@ -37,19 +38,16 @@ from bot.core.ports import (
     ScoreRow,
     StorageError,
 )
-from bot.storage.dialect import Dialect
-from bot.storage.postgres import authoring, boards, ops, problem_reports, queries, review, rounds
+from bot.storage.postgres import boards, ops
 from bot.storage.postgres.materializer import LOCK_POSITION, Materializer, Position, roll_week
 from bot.storage.postgres.schema import migrate
+from bot.storage.postgres.sql import CHANNEL, PgSql
 from bot.storage.postgres.url import DatabaseUrl, redact
 from bot.storage.postgres.writer import Writer
 from bot.storage.store import Store
 
 log = logging.getLogger(__name__)
 
-
-def _same(value: object) -> object:
-    return value  # asyncpg takes timestamptz as datetime, date as date
 
 T = TypeVar("T")
 Db = Any  # an asyncpg.Connection
@@ -73,10 +71,8 @@ def unusable(where: str, exc: BaseException) -> StorageError:
 
 
 class PostgresStorage(Store):
-    dialect = Dialect(
-        ops=ops, queries=queries, boards=boards, rounds=rounds, review=review,
-        reports=problem_reports, drafts=authoring, when=_same, day=_same,
-    )
+    boards: ClassVar[ModuleType] = boards
+    migrate_chat_op = staticmethod(ops.migrate_chat)
 
     def __init__(
         self, url: str | DatabaseUrl, materializer: Materializer | None = None,
@@ -196,7 +192,7 @@ class PostgresStorage(Store):
     # another process's changes ---------------------------------------------------------
     async def _listen(self) -> Db:
         db = await self.connect()
-        await db.add_listener(ops.CHANNEL, self._notified)
+        await db.add_listener(CHANNEL, self._notified)
         db.add_termination_listener(self._listener_lost)
         return db
 
@@ -256,7 +252,7 @@ class PostgresStorage(Store):
         if pool is None:
             raise RuntimeError("storage is not open")
         async with pool.acquire() as db:
-            return await fn(db, *args)
+            return await fn(PgSql(db), *args)
 
     # what differs between the backends ---------------------------------------------
     async def record_answer(

@@ -34,6 +34,8 @@ from typing import Any, TypeVar
 
 import asyncpg
 
+from bot.storage.postgres.sql import PgSql
+
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 Db = Any  # an asyncpg.Connection
@@ -201,6 +203,7 @@ class Writer:
         """One transaction for the batch; (op, ok, result or exception) per op."""
         outcomes: list[tuple[_Op, bool, Any]] = []
         execute = db.execute
+        sql = PgSql(db)  # the ops' view of the connection (bot/storage/sql.py)
         begun = False
         try:
             await execute("BEGIN; SAVEPOINT op")
@@ -209,7 +212,7 @@ class Writer:
                 if i:
                     await execute("RELEASE SAVEPOINT op; SAVEPOINT op")
                 try:
-                    value = await op.fn(db, *op.args)
+                    value = await op.fn(sql, *op.args)
                 except CONNECTION_ERRORS:
                     raise
                 except Exception as exc:  # this write fails alone

@@ -20,11 +20,13 @@ claiming the daily post, the leaderboard and materializing.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import sqlite3
 from collections.abc import Callable
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from types import ModuleType
+from typing import Any, ClassVar, TypeVar
 
 from bot.core.ports import (
     AnswerRecord,
@@ -34,13 +36,12 @@ from bot.core.ports import (
     ScoreRow,
     StorageError,
 )
-from bot.storage.dialect import Dialect
-from bot.storage.sqlite import authoring, boards, ops, problem_reports, queries, review, rounds
+from bot.storage.sqlite import boards, ops
 from bot.storage.sqlite.connection import APPLICATION_ID, PRAGMAS, unusable
 from bot.storage.sqlite.materializer import Materializer, roll_week
 from bot.storage.sqlite.migrations import split_sql
 from bot.storage.sqlite.reader import Reader
-from bot.storage.sqlite.records import to_ms
+from bot.storage.sqlite.sql import blocking, to_ms
 from bot.storage.sqlite.writer import Writer
 from bot.storage.store import Store
 
@@ -52,10 +53,8 @@ T = TypeVar("T")
 
 
 class SqliteStorage(Store):
-    dialect = Dialect(
-        ops=ops, queries=queries, boards=boards, rounds=rounds, review=review,
-        reports=problem_reports, drafts=authoring, when=to_ms, day=date.isoformat,
-    )
+    boards: ClassVar[ModuleType] = boards
+    migrate_chat_op = staticmethod(ops.migrate_chat)
 
     def __init__(self, path: str | Path, materializer: Materializer | None = None) -> None:
         """`materializer`: when boards catch up with answers (materializer.py); its defaults
@@ -118,16 +117,16 @@ class SqliteStorage(Store):
         writer.wake()
         await done
 
-    def _write(self, fn: Callable[..., T], *args: Any) -> asyncio.Future[T]:
+    def _write(self, fn: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
         """Queue a write; await the result (it resolves after COMMIT)."""
         if self._writer is None:
             raise RuntimeError("storage is not open")
-        return self._writer.submit(fn, *args)
+        return self._writer.submit(_in_thread(fn), *args)
 
-    def _read(self, fn: Callable[..., T], *args: Any) -> asyncio.Future[T]:
+    def _read(self, fn: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
         if self._reader is None:
             raise RuntimeError("storage is not open")
-        return self._reader.submit(fn, *args)
+        return self._reader.submit(_in_thread(fn), *args)
 
     # what differs between the backends ---------------------------------------------
     async def record_answer(
@@ -155,7 +154,8 @@ class SqliteStorage(Store):
     ) -> tuple[list[ScoreRow], ScoreRow | None]:
         chat = chat_key if chat_key is not None else "*"
         day = None if since is None else since.astimezone(UTC).date().isoformat()
-        board = await self._read(boards.leaderboard, chat, day, limit, person_key)
+        board: boards.Board | boards.Roll = await self._read(
+            boards.leaderboard, chat, day, limit, person_key)
         if isinstance(board, boards.Roll):  # the first week board of a day with no answers
             await self._write(roll_week, board.until)
             board = await self._read(boards.leaderboard, chat, day, limit, person_key, False)
@@ -168,9 +168,14 @@ class SqliteStorage(Store):
         """Create the day's post and its claim in one transaction; None if already claimed."""
         try:
             post_id = await self._write(
-                ops.claim_daily, chat_key, local_date.isoformat(), post, to_ms(when)
+                ops.claim_daily, chat_key, local_date.isoformat(), post, to_ms(when),
             )
         except sqlite3.IntegrityError:
             return None
         return None if post_id is None else await self.get_post(post_id)
 
+
+def _in_thread(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """What a thread runs for `fn`: SQLite's own functions as they are, an operation written
+    once (a coroutine of a Sql) driven to its end over the thread's connection."""
+    return blocking(fn) if inspect.iscoroutinefunction(fn) else fn

@@ -1,0 +1,89 @@
+"""Authors' drafts (one each) and the packs they published, written once for every database
+(like ops.py and queries.py)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from bot.core.ports import AuthoredPackRecord, DraftRecord
+from bot.storage.sql import Sql
+
+
+# writes -------------------------------------------------------------------------------------
+async def create_draft(db: Sql, author_key: str, locale: str, when: datetime) -> bool:
+    return await db.run(
+        "INSERT INTO drafts(author_key, locale, created_at) VALUES ($1, $2, $3)"
+        " ON CONFLICT (author_key) DO NOTHING", author_key, locale, db.when(when),
+    ) == 1
+
+
+async def add_draft_question(
+    db: Sql, author_key: str, locale: str, question: str, ref: str, when: datetime
+) -> int:
+    await create_draft(db, author_key, locale, when)
+    # the draft's row lock orders two processes adding to the same draft
+    await db.value(f"SELECT 1 FROM drafts WHERE author_key = $1{db.for_update}", author_key)
+    number = await db.value(
+        "SELECT number FROM draft_questions WHERE author_key = $1 AND ref = $2", author_key, ref
+    )
+    if number is not None:
+        return int(number)
+    return int(await db.value(
+        "INSERT INTO draft_questions(author_key, number, question, ref, added_at)"
+        " SELECT $1, COALESCE(max(number), 0) + 1, $2, $3, $4 FROM draft_questions"
+        " WHERE author_key = $1 RETURNING number",
+        author_key, question, ref, db.when(when),
+    ))
+
+
+async def undo_draft_question(db: Sql, author_key: str) -> int | None:
+    number = await db.value(
+        "DELETE FROM draft_questions WHERE author_key = $1 AND number ="
+        " (SELECT max(number) FROM draft_questions WHERE author_key = $1) RETURNING number",
+        author_key,
+    )
+    return None if number is None else int(number)
+
+
+async def name_draft(db: Sql, author_key: str, title: str) -> bool:
+    return await db.run(
+        "UPDATE drafts SET title = $1 WHERE author_key = $2", title, author_key
+    ) == 1
+
+
+async def delete_draft(db: Sql, author_key: str) -> bool:
+    await db.run("DELETE FROM draft_questions WHERE author_key = $1", author_key)
+    return await db.run("DELETE FROM drafts WHERE author_key = $1", author_key) == 1
+
+
+async def publish_draft(db: Sql, pack: AuthoredPackRecord) -> bool:
+    if await db.run(
+        "INSERT INTO authored_packs(quiz_id, author_key, pack, published_at)"
+        " VALUES ($1, $2, $3, $4) ON CONFLICT (quiz_id) DO NOTHING",
+        pack.quiz_id, pack.author_key, pack.text, db.when(pack.published_at),
+    ) != 1:
+        return False
+    await delete_draft(db, pack.author_key)
+    return True
+
+
+# reads --------------------------------------------------------------------------------------
+async def draft(db: Sql, author_key: str) -> DraftRecord | None:
+    row = await db.row(
+        "SELECT locale, title, created_at FROM drafts WHERE author_key = $1", author_key
+    )
+    if row is None:
+        return None
+    questions = tuple(r[0] for r in await db.rows(
+        "SELECT question FROM draft_questions WHERE author_key = $1 ORDER BY number",
+        author_key,
+    ))
+    return DraftRecord(author_key, row[0], row[1], db.at(row[2]), questions)
+
+
+async def authored_packs(db: Sql) -> list[AuthoredPackRecord]:
+    rows = await db.rows(
+        "SELECT quiz_id, author_key, pack, published_at FROM authored_packs"
+        " ORDER BY published_at, quiz_id"
+    )
+    return [AuthoredPackRecord(r[0], r[1], r[2], db.at(r[3])) for r in rows]
