@@ -7,11 +7,13 @@ The same guarantees as SqliteStorage, for any number of processes on one databas
                    COMMIT
 - materializer.py  the boards' aggregates, applied in batches by a task of its own with its
                    position stored in the same transaction
-- ops.py           the writes, queries.py and boards.py the reads (on a pool of connections)
-- records.py       rows to the core's records
-The operations both backends share are written once (store.py, over this backend's dialect);
-this class adds the lifecycle, the pool, the listener, and what is PostgreSQL's own: recording
-an answer, claiming the daily post, the leaderboard and materializing.
+- sql.py           the Sql the operations written once run on (bot/storage/sql.py)
+- ops.py           PostgreSQL's own writes (recording an answer, claiming the daily post,
+                   moving a chat) and the order writes take their locks in; boards.py its
+                   reads of the boards (on a pool of connections)
+
+The operations both databases share are written once (bot/storage/store.py); this class adds
+the lifecycle, the writer, the pool, the listener, and what is PostgreSQL's own.
 
 What a process caches (people, chats, posts, languages) is bounded, and dropped when another
 process changes it: those writes NOTIFY on a channel every process LISTENs to (delivered at

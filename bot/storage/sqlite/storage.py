@@ -8,13 +8,13 @@ The parts, each in its own module:
 - materializer.py the boards' aggregates, applied from the answers in batches by the writer
                   thread between its batches (no trigger on the answer's path)
 - reader.py       the reader thread: one hop per read, on a second connection
-- ops.py          the writes, queries.py and boards.py the reads: plain functions of a
-                  connection, run in those threads
-- records.py      rows to the core's records
+- sql.py          the Sql the operations written once run on (bot/storage/sql.py), driven
+                  to their end in those threads
+- ops.py          SQLite's own writes (recording an answer, claiming the daily post, moving
+                  a chat), boards.py its reads of the boards: plain functions of a connection
 
-The operations both backends share are written once (store.py, over this backend's dialect);
-this class adds the lifecycle, its two threads, and what is SQLite's own: recording an answer,
-claiming the daily post, the leaderboard and materializing.
+The operations both databases share are written once (bot/storage/store.py); this class adds
+the lifecycle, the two threads, and what is SQLite's own.
 """
 
 from __future__ import annotations
