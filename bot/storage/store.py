@@ -9,10 +9,11 @@ the daily post, moving a chat, and the boards (their reads and materializing the
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from types import ModuleType
-from typing import ClassVar
+from typing import Any, ClassVar, Self
 
 from bot.core.ports import (
     AnswerRecord,
@@ -29,6 +30,7 @@ from bot.core.ports import (
     ReviewAnswer,
     RoundRecord,
     RunRecord,
+    ScoreRow,
 )
 from bot.core.schedule import Schedule
 from bot.storage import drafts, ops, queries, review, rounds
@@ -37,8 +39,30 @@ from bot.storage.cache import CachedStorage
 
 
 class Store(CachedStorage):
-    boards: ClassVar[ModuleType]  # the backend's reads of the aggregates (person_streaks,
-    # daily_days_for), like its leaderboard
+    boards: ClassVar[ModuleType]  # the backend's reads of the aggregates: leaderboard (and its
+    # Roll), person_streaks, daily_days_for
+
+    @abstractmethod
+    async def open(self) -> None: ...
+
+    @abstractmethod
+    async def close(self) -> None: ...
+
+    async def __aenter__(self) -> Self:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    @staticmethod
+    def _board_day(day: date) -> Any:
+        """A board's first day as the backend's boards take it."""
+        return day
+
+    @abstractmethod
+    async def _roll_week(self, until: Any) -> None:
+        """Move the week window to end on `until` (boards.Roll): a write of the aggregates."""
 
     # posts -----------------------------------------------------------------------------
     async def create_post(
@@ -176,6 +200,19 @@ class Store(CachedStorage):
         return result
 
     # boards and stats ------------------------------------------------------------------
+    async def leaderboard(
+        self, chat_key: str | None, since: datetime | None, limit: int, person_key: str | None
+    ) -> tuple[list[ScoreRow], ScoreRow | None]:
+        chat = chat_key if chat_key is not None else "*"
+        day = None if since is None else self._board_day(since.astimezone(UTC).date())
+        board = await self._read(self.boards.leaderboard, chat, day, limit, person_key)
+        if isinstance(board, self.boards.Roll):  # the first week board of a day with no answers
+            await self._roll_week(board.until)
+            board = await self._read(self.boards.leaderboard, chat, day, limit, person_key, False)
+        assert not isinstance(board, self.boards.Roll)
+        result: tuple[list[ScoreRow], ScoreRow | None] = board
+        return result
+
     async def person_totals(self, person_key: str) -> dict[str, tuple[int, int]]:
         result: dict[str, tuple[int, int]] = await self._read(
             queries.person_totals, person_key)

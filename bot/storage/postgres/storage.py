@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from types import ModuleType
 from typing import Any, ClassVar, TypeVar
 
@@ -37,7 +37,6 @@ from bot.core.ports import (
     NewPost,
     PostRecord,
     RecordOutcome,
-    ScoreRow,
     StorageError,
 )
 from bot.storage.postgres import boards, ops
@@ -168,13 +167,6 @@ class PostgresStorage(Store):
             except Exception:
                 pool.terminate()
 
-    async def __aenter__(self) -> PostgresStorage:
-        await self.open()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
-
     def _committed(self, done: list[tuple[Any, Any]]) -> None:
         """After each write batch: tell the materializer how many answers it holds."""
         answers = sum(
@@ -257,6 +249,9 @@ class PostgresStorage(Store):
             return await fn(PgSql(db), *args)
 
     # what differs between the backends ---------------------------------------------
+    async def _roll_week(self, until: date) -> None:
+        await self._read(_roll_week, until)
+
     async def record_answer(
         self, answer: AnswerRecord
     ) -> tuple[RecordOutcome, AnswerRecord | None]:
@@ -276,18 +271,6 @@ class PostgresStorage(Store):
         if upsert and name and outcome == "inserted":
             self._known_people.put(key, name)
         return outcome, earlier
-
-    async def leaderboard(
-        self, chat_key: str | None, since: datetime | None, limit: int, person_key: str | None
-    ) -> tuple[list[ScoreRow], ScoreRow | None]:
-        chat = chat_key if chat_key is not None else "*"
-        day = None if since is None else since.astimezone(UTC).date()
-        board = await self._read(boards.leaderboard, chat, day, limit, person_key)
-        if isinstance(board, boards.Roll):  # the first week board of a day with no answers
-            await self._read(_roll_week, board.until)
-            board = await self._read(boards.leaderboard, chat, day, limit, person_key, False)
-        assert not isinstance(board, boards.Roll)
-        return board
 
     async def claim_daily(
         self, chat_key: str, local_date: date, post: NewPost, when: datetime

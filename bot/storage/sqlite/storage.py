@@ -23,7 +23,7 @@ import asyncio
 import inspect
 import sqlite3
 from collections.abc import Callable
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from pathlib import Path
 from types import ModuleType
 from typing import Any, ClassVar, TypeVar
@@ -33,7 +33,6 @@ from bot.core.ports import (
     NewPost,
     PostRecord,
     RecordOutcome,
-    ScoreRow,
     StorageError,
 )
 from bot.storage.sqlite import boards, ops
@@ -95,13 +94,6 @@ class SqliteStorage(Store):
         if reader is not None:
             await reader.close()
 
-    async def __aenter__(self) -> SqliteStorage:
-        await self.open()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
-
     async def materialize(self) -> None:
         """Bring the aggregates (boards, streaks) up to every answer acknowledged so far.
         Without it they lag by at most the materializer's interval (0.1 s); costs nothing
@@ -129,6 +121,13 @@ class SqliteStorage(Store):
         return self._reader.submit(_in_thread(fn), *args)
 
     # what differs between the backends ---------------------------------------------
+    @staticmethod
+    def _board_day(day: date) -> str:
+        return day.isoformat()  # boards.py keeps days as YYYY-MM-DD
+
+    async def _roll_week(self, until: str) -> None:
+        await self._write(roll_week, until)
+
     async def record_answer(
         self, answer: AnswerRecord
     ) -> tuple[RecordOutcome, AnswerRecord | None]:
@@ -148,19 +147,6 @@ class SqliteStorage(Store):
         if upsert and name and outcome == "inserted":
             self._known_people.put(key, name)
         return outcome, earlier
-
-    async def leaderboard(
-        self, chat_key: str | None, since: datetime | None, limit: int, person_key: str | None
-    ) -> tuple[list[ScoreRow], ScoreRow | None]:
-        chat = chat_key if chat_key is not None else "*"
-        day = None if since is None else since.astimezone(UTC).date().isoformat()
-        board: boards.Board | boards.Roll = await self._read(
-            boards.leaderboard, chat, day, limit, person_key)
-        if isinstance(board, boards.Roll):  # the first week board of a day with no answers
-            await self._write(roll_week, board.until)
-            board = await self._read(boards.leaderboard, chat, day, limit, person_key, False)
-        assert not isinstance(board, boards.Roll)
-        return board
 
     async def claim_daily(
         self, chat_key: str, local_date: date, post: NewPost, when: datetime
