@@ -10,8 +10,10 @@ from collections.abc import Sequence
 from bot.core.chat_settings import ChatSettings
 from bot.core.errors import (
     BadZone,
+    Msgid,
     NoActiveRun,
     ScheduleError,
+    UnknownQuestion,
     UnknownQuiz,
     UserError,
 )
@@ -340,7 +342,12 @@ def settings_text(settings: ChatSettings, t: Translator) -> str:
 def error_text(error: UserError, t: Translator, quizzes: Sequence[QuizInfo]) -> str:
     """What was refused and what to do instead, in the reader's language, on every platform.
     `quizzes`: the catalog in the reader's language, listed after a name it does not have."""
-    lines = [t.gettext(error.template, **error.values)]
+    values = {k: t.gettext(v) if isinstance(v, Msgid) else v for k, v in error.values.items()}
+    lines = [t.gettext(error.template, **values)]
+    if isinstance(error, UnknownQuestion) and error.nearest:
+        lines.append(t.gettext("Did you mean: {ids}?", ids=", ".join(error.nearest)))
+    elif isinstance(error, UnknownQuestion) and error.last:
+        lines.append(t.gettext("The last question you answered here is {id}.", id=error.last))
     if isinstance(error, BadZone) and error.suggestions:
         lines.append(t.gettext("Did you mean: {zones}?", zones=", ".join(error.suggestions)))
     if isinstance(error, ScheduleError):
