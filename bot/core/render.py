@@ -260,25 +260,6 @@ def quiz_list_text(quizzes: Sequence[QuizInfo], t: Translator) -> str:
     return "\n".join(lines)
 
 
-def help_text(t: Translator) -> str:
-    return "\n".join([
-        t.gettext("I ask short multiple-choice questions about ML training. The answer and "
-                  "its explanation appear as soon as you answer."),
-        "",
-        t.gettext("/quiz — a question now; /quiz <quiz> in a private chat runs a whole quiz"),
-        t.gettext("/leaderboard [day|week|all] — who knows best"),
-        t.gettext("/stats — your answers, accuracy and streaks"),
-        t.gettext("/review — the questions due for review, in a private chat"),
-        t.gettext("/remind HH:MM [Time/Zone] — a daily reminder when reviews are due; "
-                  "/remind off"),
-        t.gettext("/lang <en|bn|hi> — your language"),
-        t.gettext("/quiz <quiz or topic> N — N questions in a row in a group"),
-        t.gettext("/daily HH:MM [Time/Zone] [quiz] — a question every day (admins)"),
-        t.gettext("/settings — this chat's question time and mode (admins)"),
-        t.gettext("/analysis [quiz] — which questions work, with a chart (admins)"),
-    ])
-
-
 def schedule_status_text(status: ScheduleStatus, t: Translator) -> str:
     """A chat's daily schedule and its next post, in the schedule's own time zone.
 
