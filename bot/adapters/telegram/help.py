@@ -3,8 +3,8 @@ t.me/<bot>?start=<quiz id>) and the welcome when the bot is added to a group.
 
 Which commands a person sees is the core's rule (bot/core/help.py); the list here is
 Telegram's syntax. The welcome comes from a `my_chat_member` update that makes the bot a
-member or an administrator of a group it was not in: once per joining (a redelivered update
-is dropped by the redelivery guard), in the chat's language.
+member or an administrator of a group it was not in: once per joining (the same change
+delivered again is dropped by the redelivery guard), in the chat's language.
 """
 
 from __future__ import annotations
@@ -93,7 +93,8 @@ async def joined(update: Update, context: Context) -> None:
     if was in JOINED or now not in JOINED:
         return  # promoted, demoted or removed: no new arrival
     data = context.bot_data
-    if not data.seen.add(("joined", update.update_id)):
+    # the same change delivered again (after a crash) has another update id, the same date
+    if not data.seen.add(("joined", change.chat.id, change.date.timestamp())):
         return
     data.poster.remember(change.chat)
     service = data.service
