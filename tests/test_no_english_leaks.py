@@ -32,7 +32,7 @@ ALLOWED = frozenset({
     # time zones
     "Asia", "Kolkata", "Dhaka", "UTC", "IANA",
     # platforms, the platform's own labels, keys, the field
-    "Telegram", "Discord", "Quiz", "Ctrl", "D", "ML",
+    "Telegram", "Discord", "Quiz", "Ctrl", "D", "ML", "quizbot",
 })
 # a value for every placeholder that adds no Latin letter of its own
 FILLER = "০"
