@@ -456,9 +456,11 @@ def rendered_texts(locale: str) -> dict[str, str]:
         "not_allowed_daily": render.error_text(may_not_change_daily(), t, quizzes),
         "not_allowed_language": render.error_text(may_not_change_language(), t, quizzes),
         "bad_zone": render.error_text(BadZone("Kolkata", ("Asia/Kolkata",)), t, quizzes),
-        "help": help_text(TELEGRAM_HELP, quizzes, t, private=False, admin=True),
-        "help_private": help_text(TELEGRAM_HELP, quizzes, t, private=True, admin=False),
-        "welcome": welcome_text(quizzes, t, start="/quiz"),
+        "help": help_text(TELEGRAM_HELP, quizzes, t, private=False, admin=True,
+                          start="/quiz <quiz id>"),
+        "help_private": help_text(TELEGRAM_HELP, quizzes, t, private=True, admin=False,
+                                  start="/quiz <quiz id>"),
+        "welcome": welcome_text(quizzes, t, start="/quiz <quiz id>"),
     }
     texts.update(analysis_texts(t))
     for period in Period:

@@ -13,8 +13,10 @@ import pytest
 from babel.messages.pofile import read_po
 
 from bot.adapters.discord.help import ENTRIES as DISCORD_HELP
+from bot.adapters.discord.help import START as DISCORD_START
 from bot.adapters.discord.reports import RESOLVE_HINT as DISCORD_RESOLVE
 from bot.adapters.telegram.help import ENTRIES as TELEGRAM_HELP
+from bot.adapters.telegram.help import START as TELEGRAM_START
 from bot.adapters.telegram.reports import RESOLVE_HINT as TELEGRAM_RESOLVE
 from bot.core.help import help_text, welcome_text
 from bot.core.problem_reports import report_list_text
@@ -66,10 +68,12 @@ def catalog_texts(t: Translator) -> Iterator[tuple[str, str]]:
 
 
 def replies(t: Translator) -> Iterator[tuple[str, str]]:
-    for platform, entries in (("telegram", TELEGRAM_HELP), ("discord", DISCORD_HELP)):
+    for platform, entries, start in (("telegram", TELEGRAM_HELP, TELEGRAM_START),
+                                     ("discord", DISCORD_HELP, DISCORD_START)):
         for private in (True, False):
-            yield f"{platform} help", help_text(entries, (), t, private=private, admin=True)
-    yield "welcome", welcome_text((), t, start="/quiz")
+            yield f"{platform} help", help_text(entries, (), t, private=private, admin=True,
+                                                start=start)
+        yield f"{platform} welcome", welcome_text((), t, start=start)
     for hint in (TELEGRAM_RESOLVE, DISCORD_RESOLVE):
         yield "no reports", report_list_text((), t, {}, hint)
 

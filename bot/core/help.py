@@ -39,8 +39,9 @@ def visible(entries: Sequence[Entry], *, private: bool, admin: bool) -> list[Ent
             if e.where in (Where.ANYWHERE, place) and (admin or not e.admin)]
 
 
-def quiz_lines(quizzes: Sequence[QuizInfo], t: Translator) -> list[str]:
-    return [t.gettext("Quizzes (the id starts one: /quiz <id>):")] + [
+def quiz_lines(quizzes: Sequence[QuizInfo], t: Translator, start: str) -> list[str]:
+    """The quizzes with their ids; `start`: a msgid, how a quiz is started by its id there."""
+    return [t.gettext("Quizzes (start one with {start}):", start=t.gettext(start))] + [
         "• " + t.ngettext("{id} — {title} ({n} question)", "{id} — {title} ({n} questions)",
                           q.questions, id=q.id, title=q.title)
         for q in quizzes
@@ -48,7 +49,8 @@ def quiz_lines(quizzes: Sequence[QuizInfo], t: Translator) -> list[str]:
 
 
 def help_text(entries: Sequence[Entry], quizzes: Sequence[QuizInfo], t: Translator, *,
-              private: bool, admin: bool) -> str:
+              private: bool, admin: bool, start: str) -> str:
+    """`start`: a msgid, how a quiz is started by its id on this platform."""
     shown = visible(entries, private=private, admin=admin)
     lines = [
         t.gettext("I ask short multiple-choice questions about ML training. The answer and "
@@ -59,18 +61,18 @@ def help_text(entries: Sequence[Entry], quizzes: Sequence[QuizInfo], t: Translat
     ]
     if any(e.admin for e in shown):
         lines += ["", t.gettext("For admins:"), *(t.gettext(e.text) for e in shown if e.admin)]
-    return "\n".join([*lines, "", *quiz_lines(quizzes, t)])
+    return "\n".join([*lines, "", *quiz_lines(quizzes, t, start)])
 
 
 def welcome_text(quizzes: Sequence[QuizInfo], t: Translator, *, start: str,
                  help_command: str = "/help") -> str:
-    """Said once when the bot is added to a group or a server. `start`: how a question is
-    asked there (a command, with the platform's syntax)."""
+    """Said once when the bot is added to a group or a server. `start`: a msgid, how a quiz
+    is started by its id there."""
     return "\n".join([
         t.gettext("Hello! I ask short multiple-choice questions about ML training; everyone "
                   "here can answer, and the answer comes with its explanation."),
-        t.gettext("Ask one with {start}; {help} lists every command.", start=start,
+        t.gettext("Ask one with {command}; {help} lists every command.", command="/quiz",
                   help=help_command),
         "",
-        *quiz_lines(quizzes, t),
+        *quiz_lines(quizzes, t, start),
     ])

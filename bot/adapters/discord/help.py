@@ -51,6 +51,8 @@ ENTRIES = (
           admin=True),
 )
 
+START = _("/quiz quiz: <quiz id>")
+
 
 class HelpCog(commands.Cog):
     def __init__(self, service: QuizService, errors: ErrorReplies) -> None:
@@ -69,7 +71,7 @@ class HelpCog(commands.Cog):
             t = await reader(self.service, interaction)
             await responder.send(Reply.text(help_text(
                 ENTRIES, self.service.quizzes(t.locale), t, private=chat.is_private,
-                admin=can_manage(interaction))))
+                admin=can_manage(interaction), start=START)))
 
     @commands.Cog.listener()
     async def on_guild_join(self, guild: discord.Guild) -> None:
@@ -80,7 +82,7 @@ class HelpCog(commands.Cog):
         chat = Chat(f"{PREFIX}{channel.id}", channel.name,
                     platform_locale=str(guild.preferred_locale))
         t = translator(await self.service.locale_of_chat(chat))
-        text = welcome_text(self.service.quizzes(t.locale), t, start="/quiz")
+        text = welcome_text(self.service.quizzes(t.locale), t, start=START)
         try:
             await channel.send(**Reply.text(text).kwargs())
         except discord.HTTPException as exc:

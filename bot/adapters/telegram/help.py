@@ -48,6 +48,7 @@ ENTRIES = (
     Entry(_("/reports — open reports about questions asked here; /reports resolve <id> "
             "[note]"), admin=True),
 )
+START = _("/quiz <quiz id>")
 JOINED = (ChatMemberStatus.MEMBER, ChatMemberStatus.ADMINISTRATOR)
 GROUPS = (ChatType.GROUP, ChatType.SUPERGROUP)
 
@@ -67,7 +68,7 @@ async def show_help(cmd: Command) -> None:
     t = await cmd.for_person()
     admin = cmd.person is None or await cmd.may_manage()  # a channel post is its admins'
     await cmd.reply(help_text(ENTRIES, cmd.data.service.quizzes(t.locale), t,
-                              private=cmd.chat.is_private, admin=admin))
+                              private=cmd.chat.is_private, admin=admin, start=START))
 
 
 async def start_command(update: Update, context: Context) -> None:
@@ -99,7 +100,7 @@ async def joined(update: Update, context: Context) -> None:
     data.poster.remember(change.chat)
     service = data.service
     t = translator(await service.locale_of_chat(chat_of(change.chat)))
-    text = welcome_text(service.quizzes(t.locale), t, start="/quiz")
+    text = welcome_text(service.quizzes(t.locale), t, start=START)
     try:
         await context.bot.send_message(change.chat.id, fit(text))
     except TelegramError as exc:  # e.g. not allowed to write there
