@@ -8,6 +8,7 @@ Discord's tree and view error hooks, the console). The msgids are marked for ext
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from bot.core.models import QuizInfo
 from bot.i18n import LANGUAGE_NAMES, _
@@ -133,9 +134,15 @@ class ReportError(UserError):
     """A problem report refused: nothing was stored."""
 
 
-class Msgid(str):
+@dataclass(frozen=True, slots=True)
+class Msgid:
     """A value of an error that is itself a message (a platform's command syntax), translated
-    when the error is shown."""
+    when the error is shown; English in str()."""
+
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
 
 
 class UnknownQuestion(ReportError):

@@ -323,7 +323,8 @@ def settings_text(settings: ChatSettings, t: Translator) -> str:
 def error_text(error: UserError, t: Translator, quizzes: Sequence[QuizInfo]) -> str:
     """What was refused and what to do instead, in the reader's language, on every platform.
     `quizzes`: the catalog in the reader's language, listed after a name it does not have."""
-    values = {k: t.gettext(v) if isinstance(v, Msgid) else v for k, v in error.values.items()}
+    values = {k: t.gettext(v.text) if isinstance(v, Msgid) else v
+              for k, v in error.values.items()}
     lines = [t.gettext(error.template, **values)]
     if isinstance(error, UnknownQuestion) and error.nearest:
         lines.append(t.gettext("Did you mean: {ids}?", ids=", ".join(error.nearest)))
