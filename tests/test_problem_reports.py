@@ -144,6 +144,8 @@ async def test_a_typed_id_with_nothing_near_offers_the_last_answered_question(
     assert refused.value.nearest == () and refused.value.last == question.question_id
     text = render.error_text(refused.value, translator("en"), service.quizzes())
     assert question.question_id in text
+    with pytest.raises(UnknownQuestion):  # an id alone, with no text: still the id
+        await service.report_words(ADA, GROUP, "no-such-q")
     assert await service.problem_report_list(open_only=False) == []
     # an id the catalog has, or plain words, still report as before
     receipt = await service.report_words(ADA, GROUP, "s-two   not a colour\nreally")

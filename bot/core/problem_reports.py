@@ -142,7 +142,7 @@ class ProblemReports:
         first = parts[0] if parts else ""
         if self.is_question(first):
             return await self.report(person, chat, first, parts[1] if parts[1:] else "")
-        if ID_SHAPED.fullmatch(first) and parts[1:]:
+        if ID_SHAPED.fullmatch(first):
             await self.refuse_unknown(person, chat, first)
         return await self.report_last(person, chat, words)
 
