@@ -89,6 +89,16 @@ class ProblemReports:
             return False
         return True
 
+    def titles(self, reports: Sequence[ProblemReportRecord], locale: str) -> dict[str, str]:
+        """Each reported question's prompt in `locale` (one no longer in the catalog: none)."""
+        found = {}
+        for r in reports:
+            try:
+                found[r.question_id] = self.title(r.question_id, locale)
+            except UnknownQuestion:
+                continue
+        return found
+
     def title(self, question_id: str, locale: str) -> str:
         """The question's prompt in `locale` (for a thank-you or a ForceReply prompt)."""
         quiz_id, qid = self.question(question_id)

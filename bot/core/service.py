@@ -296,6 +296,12 @@ class QuizService:
         """/reports: the open reports made in the chat, for its admins."""
         return await self.problem_reports.for_chat(chat, allowed=allowed)
 
+    def report_titles(
+        self, reports: Sequence[ProblemReportRecord], locale: str
+    ) -> dict[str, str]:
+        """question id -> prompt in `locale`, for listing `reports`."""
+        return self.problem_reports.titles(reports, locale)
+
     async def resolve_chat_report(
         self, chat: Chat, report_id: int | str, note: str | None = None, *, allowed: bool
     ) -> int:

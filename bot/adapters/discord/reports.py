@@ -19,7 +19,6 @@ the ephemeral thanks, in the person's language, is sent only after the report is
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import re
 from typing import Any, ClassVar
@@ -35,7 +34,7 @@ from bot.adapters.discord.intake import Intake
 from bot.adapters.discord.quiz import AUTOCOMPLETE_MAX
 from bot.adapters.discord.replies import ErrorReplies, Reply, Responder, reader
 from bot.content.limits import DC_CHOICE_NAME, DC_CUSTOM_ID
-from bot.core.errors import MAX_REPORT_CHARS, UnknownQuestion
+from bot.core.errors import MAX_REPORT_CHARS
 from bot.core.problem_reports import (
     ReportReceipt,
     report_list_text,
@@ -201,11 +200,7 @@ class ReportCog(commands.Cog):
                 await responder.send(Reply.text(resolved_text(done, t)))
                 return
             reports = await self.service.chat_reports(chat, allowed=allowed)
-            titles = {}
-            for r in reports:
-                with contextlib.suppress(UnknownQuestion):  # no longer in the catalog
-                    titles[r.question_id] = self.service.question_title(r.question_id,
-                                                                        t.locale)
+            titles = self.service.report_titles(reports, t.locale)
             await responder.send(Reply.text(report_list_text(reports, t, titles,
                                                              RESOLVE_HINT)))
 

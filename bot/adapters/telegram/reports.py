@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
 
 import telegram
 from telegram import ForceReply, Update
@@ -33,9 +32,7 @@ from bot.adapters.telegram.handlers import COMMAND_UPDATES, Command, alert, comm
 from bot.adapters.telegram.identity import PREFIX, chat_of, person_of
 from bot.adapters.telegram.keyboards import FLAG
 from bot.adapters.telegram.text import fit
-from bot.core.errors import UnknownQuestion
 from bot.core.models import Chat
-from bot.core.ports import ProblemReportRecord
 from bot.core.problem_reports import (
     ReportReceipt,
     report_list_text,
@@ -43,7 +40,6 @@ from bot.core.problem_reports import (
     report_thanks_text,
     resolved_text,
 )
-from bot.core.service import QuizService
 from bot.i18n import _, translator
 
 log = logging.getLogger(__name__)
@@ -167,20 +163,8 @@ async def reports_command(update: Update, context: Context) -> None:
         await cmd.reply(resolved_text(resolved, t))
         return
     reports = await service.chat_reports(cmd.chat, allowed=allowed)
-    await cmd.reply(report_list_text(reports, t, titles(service, reports, t.locale),
+    await cmd.reply(report_list_text(reports, t, service.report_titles(reports, t.locale),
                                      RESOLVE_HINT))
-
-
-def titles(service: QuizService, reports: Sequence[ProblemReportRecord],
-           locale: str) -> dict[str, str]:
-    """Each reported question's prompt in `locale` (one no longer in the catalog: none)."""
-    found = {}
-    for r in reports:
-        try:
-            found[r.question_id] = service.question_title(r.question_id, locale)
-        except UnknownQuestion:
-            continue
-    return found
 
 
 async def thank(cmd: Command, receipt: ReportReceipt) -> None:
