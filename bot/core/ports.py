@@ -379,9 +379,10 @@ class Storage(Protocol):
         reports after `since` (("capped", None))."""
         ...
     async def problem_reports(
-        self, *, open_only: bool = True, quiz_id: str | None = None
+        self, *, open_only: bool = True, quiz_id: str | None = None,
+        chat_key: str | None = None,
     ) -> list[ProblemReportRecord]:
-        """Oldest first."""
+        """Oldest first; `chat_key`: only the reports made in that chat."""
         ...
     async def resolve_problem_report(
         self, report_id: int, when: datetime, note: str | None = None
