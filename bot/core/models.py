@@ -60,8 +60,10 @@ class ShownQuestion:
     explanation: str  # short form, fits a Telegram quiz poll
     details: str | None  # long form for after the question closes
     locale: str
-    number: int  # 1-based position of the question in its quiz
-    total: int  # questions in the quiz
+    # its place in the round or quiz run it belongs to ("question 2 of 5"); None for a
+    # question on its own (/quiz, a daily question, a review card)
+    number: int | None
+    total: int | None
     run_id: int | None = None
     closes_at: datetime | None = None
     owner_key: str | None = None  # a private question: only this person may answer

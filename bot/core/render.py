@@ -41,15 +41,36 @@ def letter(index: int) -> str:
     return LETTERS[index]
 
 
+def person_name(name: str, n: int, t: Translator) -> str:
+    """A person's name, or where it is unknown a neutral placeholder numbered by `n` (their
+    place in the list shown), never their platform id."""
+    # i18n: stands for a person whose name is unknown; {n} is their place in the list
+    return name.strip() or t.gettext("someone #{n}", n=t.number(n))
+
+
 def seconds(t: Translator, ms: int) -> str:
     return t.gettext("{seconds} s", seconds=t.number(round(ms / 1000, 1)))
 
 
-def question_text(q: ShownQuestion, t: Translator) -> str:
-    head = t.gettext(
+def heading(q: ShownQuestion, t: Translator) -> str:
+    """The quiz's title, and the question's place in its round or run if it has one."""
+    if q.number is None or q.total is None:
+        return q.quiz_title
+    return t.gettext(
         "{title} · question {number} of {total}",
         title=q.quiz_title, number=t.number(q.number), total=t.number(q.total),
     )
+
+
+def poll_question(q: ShownQuestion, t: Translator) -> str:
+    """A poll's question: the prompt, numbered in its round or run ("2/5 · …")."""
+    if q.number is None or q.total is None:
+        return q.prompt
+    return f"{t.number(q.number)}/{t.number(q.total)} · {q.prompt}"
+
+
+def question_text(q: ShownQuestion, t: Translator) -> str:
+    head = heading(q, t)
     options = "\n".join(f"{letter(i)}) {text}" for i, text in enumerate(q.options))
     return f"{head}\n\n{q.prompt}\n\n{options}"
 
@@ -107,7 +128,8 @@ def summary_text(summary: PostSummary, t: Translator) -> str:
         lines.append(counts)
     if summary.fastest:
         fastest = ", ".join(
-            f"{a.name or a.person_key} ({seconds(t, a.elapsed_ms)})" for a in summary.fastest
+            f"{person_name(a.name, i, t)} ({seconds(t, a.elapsed_ms)})"
+            for i, a in enumerate(summary.fastest, 1)
         )
         lines.append(t.gettext("Fastest: {names}", names=fastest))
     lines.append("")
@@ -140,8 +162,9 @@ def leaderboard_text(board: Leaderboard, t: Translator, *, scope: str = "") -> s
 def _board_line(row: BoardRow, t: Translator) -> str:
     line = t.gettext(
         "{rank}. {name} — {correct}/{answered} right ({time})",
-        rank=t.number(row.rank), name=row.name or row.person_key, correct=t.number(row.correct),
-        answered=t.number(row.answered), time=seconds(t, row.time_ms),
+        rank=t.number(row.rank), name=person_name(row.name, row.rank, t),
+        correct=t.number(row.correct), answered=t.number(row.answered),
+        time=seconds(t, row.time_ms),
     )
     if row.day_streak > 1:  # a daily streak worth showing off
         line += " · " + t.ngettext("🔥 {n}-day streak", "🔥 {n}-day streak", row.day_streak)
@@ -151,7 +174,8 @@ def _board_line(row: BoardRow, t: Translator) -> str:
 def stats_text(stats: PersonStats, t: Translator, *, start: str = "/quiz") -> str:
     """`start`: how to take a first quiz where this is read (a chat command, a shell one)."""
     lines = [
-        t.gettext("📊 Stats for {name}", name=stats.name or stats.person_key),
+        t.gettext("📊 Stats for {name}", name=stats.name) if stats.name.strip()
+        else t.gettext("📊 Your stats"),
         t.ngettext("{n} question answered", "{n} questions answered", stats.answered)
         + " · " + t.gettext("{share} right", share=t.percent(stats.accuracy)),
         t.gettext(
@@ -317,7 +341,8 @@ def round_summary_text(summary: RoundSummary, t: Translator) -> str:
         lines.append(t.gettext("Nobody answered in this round."))
     for i, score in enumerate(summary.scores[:ROUND_ROWS], 1):
         lines.append(t.gettext("{rank}. {name}: {right} of {asked} right",
-                               rank=t.number(i), name=score.name, right=t.number(score.right),
+                               rank=t.number(i), name=person_name(score.name, i, t),
+                               right=t.number(score.right),
                                asked=t.number(summary.asked)))
     return "\n".join(lines)
 

@@ -70,7 +70,9 @@ class Rounds:
             record.locale, now,
             closes_at=now + await self.settings.question_time(record.chat_key),
         ))
-        return None if post is None else self.questions.render(post, record.locale)
+        if post is None:
+            return None
+        return self.questions.render(post, record.locale, (len(record.posts) + 1, record.total))
 
     async def mode(self, chat_key: str) -> str | None:
         """How the chat's running round asks ("polls", "buttons"), else the chat's setting."""

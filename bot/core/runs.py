@@ -47,7 +47,7 @@ class Runs:
         """The run's current unanswered question, posting it if needed; None when done."""
         posts = await self.storage.run_posts(run.id)
         if posts and await self.storage.answer_of(posts[-1].id, run.person_key) is None:
-            return self.questions.render(posts[-1], locale)
+            return self.questions.render(posts[-1], locale, (len(posts), len(run.questions)))
         if len(posts) >= len(run.questions):
             return None
         return await self._post_next(run, chat, len(posts), locale)
@@ -57,7 +57,8 @@ class Runs:
     ) -> ShownQuestion:
         return await self.questions.post(
             chat, run.quiz_id, run.questions[index], locale, kind="run", run_id=run.id,
-            owner=Person(run.person_key, ""),
+            owner=Person(run.person_key, ""),  # a blank name keeps the stored one
+            position=(index + 1, len(run.questions)),
         )
 
     async def advance(
