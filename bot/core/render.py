@@ -347,18 +347,22 @@ def round_summary_text(summary: RoundSummary, t: Translator) -> str:
     return "\n".join(lines)
 
 
-def settings_text(settings: ChatSettings, t: Translator) -> str:
-    """A chat's settings; the commands to change them differ per platform."""
+def settings_text(settings: ChatSettings, t: Translator, *, modes: bool = True) -> str:
+    """A chat's settings; the commands to change them differ per platform. `modes`: whether
+    the platform offers a choice between polls and buttons (Discord does not)."""
     seconds = t.number(settings.question_seconds)
     return "\n".join([
         t.gettext("⚙️ This chat's settings"),
         t.gettext("Question time: {seconds} s", seconds=seconds) if settings.own_time
         else t.gettext("Question time: {seconds} s (the default)", seconds=seconds),
-        t.gettext("Questions as: polls") if settings.mode == "polls"
-        else t.gettext("Questions as: buttons") if settings.mode == "buttons"
-        else t.gettext("Questions as: the platform's default"),
+        *([t.gettext("Questions as: polls") if settings.mode == "polls"
+           else t.gettext("Questions as: buttons") if settings.mode == "buttons"
+           else t.gettext("Questions as: the platform's default")] if modes else []),
         t.gettext("Chart of the answers when a question closes: on") if settings.chart
         else t.gettext("Chart of the answers when a question closes: off"),
+        t.gettext("Who starts questions and rounds: admins only") if settings.admins_only
+        else t.gettext("Who starts questions and rounds: anyone (only admins replace an "
+                       "open one)"),
     ])
 
 

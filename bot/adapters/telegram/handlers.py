@@ -48,6 +48,7 @@ from bot.adapters.telegram.identity import (
     chat_id_of,
     chat_of,
     message_ref,
+    parse_message_ref,
     person_of,
     poll_ref,
 )
@@ -56,7 +57,7 @@ from bot.adapters.telegram.updates import Outcome, Redeliver, mark
 from bot.content.limits import TG_ALERT
 from bot.content.schema import DEFAULT_LOCALE
 from bot.core import render
-from bot.core.errors import UserError
+from bot.core.errors import StillOpen, UserError
 from bot.core.models import AnswerResult, AnswerStatus, Chat, Period, Person
 from bot.i18n import LANGUAGE_NAMES, Translator, translator
 
@@ -171,7 +172,8 @@ async def quiz(update: Update, context: Context) -> None:
         count, args = args[-1], args[:-1]
     service = cmd.data.service
     async with service.quiz(cmd.chat, cmd.person, " ".join(args) or None, count=count,
-                            mode="buttons" if buttons else None) as question:
+                            mode="buttons" if buttons else None,
+                            is_admin=cmd.may_manage) as question:
         if buttons is None and await service.question_mode(cmd.chat) == "buttons":
             buttons = True  # the chat's /settings
         await cmd.data.poster.question(question, buttons=buttons)
@@ -319,9 +321,9 @@ async def daily_command(update: Update, context: Context) -> None:
 
 
 async def settings_command(update: Update, context: Context) -> None:
-    """/settings shows the chat's question time, mode and chart setting (anyone); /settings
-    time SECONDS, /settings mode polls|buttons and /settings chart on|off change them (the
-    chat's admins)."""
+    """/settings shows the chat's question time, mode, chart and who asks (anyone);
+    /settings time SECONDS, mode polls|buttons, chart on|off and quiz admins|anyone change
+    them (the chat's admins)."""
     if (cmd := command(update, context)) is None:
         return
     service = cmd.data.service
@@ -336,7 +338,8 @@ async def settings_command(update: Update, context: Context) -> None:
     t = await cmd.for_chat()
     await cmd.reply(render.settings_text(settings, t) + "\n" + t.gettext(
         "Admins change them with /settings time SECONDS (10 to 600), /settings mode "
-        "polls|buttons or /settings chart on|off; “default” puts one back."))
+        "polls|buttons, /settings chart on|off or /settings quiz admins|anyone; “default” "
+        "puts one back."))
 
 
 async def daily_status(cmd: Command) -> str:
@@ -541,12 +544,26 @@ async def on_error(update: object, context: Context) -> None:
     try:
         if update.callback_query is not None:
             await update.callback_query.answer(fit(text, TG_ALERT), show_alert=True)
+        elif message is not None and (shown := open_question(error, message.chat.id)):
+            # the reply points at the open question itself
+            await message.reply_text(fit(text), reply_parameters=telegram.ReplyParameters(
+                shown, allow_sending_without_reply=True))
         elif message is not None:
             await message.reply_text(fit(text))
         elif update.poll_answer is not None and user is not None:
             await context.bot.send_message(user.id, fit(text))
     except TelegramError as exc:
         log.warning("could not reply to update %s: %s", update.update_id, exc)
+
+
+def open_question(error: object, chat_id: int) -> int | None:
+    """The message of the open question a refused /quiz points at, if it is in this chat."""
+    if not isinstance(error, StillOpen):
+        return None
+    for ref in error.refs:
+        if (where := parse_message_ref(ref)) is not None and where[0] == chat_id:
+            return where[1]
+    return None
 
 
 def forget(data: BotData, update: Update) -> None:
