@@ -6,6 +6,9 @@ Every user-visible sentence goes through the Translator, so catalogs cover all p
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import timedelta
+
+from babel.dates import format_timedelta
 
 from bot.core.chat_settings import ChatSettings
 from bot.core.errors import (
@@ -235,9 +238,15 @@ def review_stats_text(stats: ReviewStats, t: Translator) -> str:
     return line + " · " + t.gettext("retention {share}", share=t.percent(stats.retention))
 
 
-def nothing_due_text(t: Translator) -> str:
-    return t.gettext("Nothing is due for review right now. Answer some questions, or come "
-                     "back later.")
+def nothing_due_text(t: Translator, wait: timedelta | None = None) -> str:
+    """`wait`: how long until the next card is due (None: no card is waiting)."""
+    if wait is None:
+        return t.gettext("Nothing is due for review right now. Answer some questions, or "
+                         "come back later.")
+    # i18n: {delay} is a localised duration such as "3 days" or "5 hours"
+    return t.gettext("Nothing is due for review right now. Your next card is due in {delay}.",
+                     delay=format_timedelta(max(wait, timedelta(minutes=1)), locale=t.locale,
+                                            threshold=1.5))
 
 
 def review_elsewhere_text(t: Translator) -> str:
@@ -265,6 +274,21 @@ def reminder_set_text(reminder: Schedule, t: Translator) -> str:
 def reminder_off_text(removed: bool, t: Translator) -> str:
     return t.gettext("Review reminders are off.") if removed \
         else t.gettext("You have no review reminder.")
+
+
+def reminder_status_text(
+    reminder: Schedule | None, t: Translator, *, usage: str | None = None,
+    off: str = "/remind off",
+) -> str:
+    """/remind alone: the current reminder, or that there is none and how to set one.
+    `usage` and `off` are the platform's own syntax (Telegram's by default)."""
+    if reminder is None:
+        return t.gettext("You have no review reminder.") + "\n" + (usage or remind_usage_text(t))
+    # i18n: {time} is HH:MM, {zone} an IANA name such as Asia/Kolkata, {command} a command
+    # (keep all three as they are)
+    return t.gettext("Your review reminder: {time} ({zone}), on days when reviews are due. "
+                     "{command} turns it off.",
+                     time=reminder.at.strftime("%H:%M"), zone=reminder.tz, command=off)
 
 
 def remind_usage_text(t: Translator) -> str:

@@ -245,6 +245,10 @@ class QuizService:
         gives their private chat); each accepted answer brings the next. None: none due."""
         return await self.spaced.start(person, chat, locale)
 
+    async def next_review(self, person: Person) -> timedelta | None:
+        """When nothing is due: how long until the next card is (None: no card waits)."""
+        return await self.spaced.next_due(person)
+
     async def review_stats(self, person: Person) -> ReviewStats:
         return await self.spaced.stats(person)
 

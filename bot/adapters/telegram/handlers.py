@@ -209,7 +209,7 @@ async def review(update: Update, context: Context) -> None:
     private = Chat(cmd.person.key, cmd.person.name, is_private=True)
     question = await cmd.data.service.start_review(cmd.person, private, t.locale)
     if question is None:
-        await cmd.reply(render.nothing_due_text(t))
+        await cmd.reply(render.nothing_due_text(t, await cmd.data.service.next_review(cmd.person)))
         return
     try:
         await cmd.data.poster.question(question)
@@ -228,9 +228,7 @@ async def remind(update: Update, context: Context) -> None:
     t = await cmd.for_person()
     service, args = cmd.data.service, cmd.args
     if not args:
-        reminder = await service.reminder(cmd.person)
-        await cmd.reply(render.reminder_set_text(reminder, t) if reminder
-                        else render.remind_usage_text(t))
+        await cmd.reply(render.reminder_status_text(await service.reminder(cmd.person), t))
     elif args[0].lower() == "off":
         await cmd.reply(render.reminder_off_text(await service.reminder_off(cmd.person), t))
     else:
