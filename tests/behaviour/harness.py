@@ -71,8 +71,10 @@ class Harness(Protocol):
         ...
 
     async def change_settings(self, where: Place, who: Person, *, seconds: int | None = None,
-                       mode: str | None = None, chart: bool | None = None) -> Seen:
-        """/settings: shows the chat's settings, or changes the ones given."""
+                       mode: str | None = None, chart: bool | None = None,
+                       quiz: str | None = None) -> Seen:
+        """/settings: shows the chat's settings, or changes the ones given (`quiz`: who
+        starts questions, "admins" or "anyone")."""
         ...
 
     async def analysis(self, where: Place, who: Person, quiz: str | None = None) -> Seen:

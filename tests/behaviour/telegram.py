@@ -127,10 +127,12 @@ class TelegramHarness:
         return await self._command(where, who, " ".join(words), questions=1)
 
     async def change_settings(self, where: Chat, who: User, *, seconds: int | None = None,
-                       mode: str | None = None, chart: bool | None = None) -> Seen:
+                       mode: str | None = None, chart: bool | None = None,
+                       quiz: str | None = None) -> Seen:
         words = ["/settings", *(["time", str(seconds)] if seconds is not None else []),
                  *(["mode", mode] if mode is not None else []),
-                 *(["chart", "on" if chart else "off"] if chart is not None else [])]
+                 *(["chart", "on" if chart else "off"] if chart is not None else []),
+                 *(["quiz", quiz] if quiz is not None else [])]
         return await self._command(where, who, " ".join(words))
 
     async def analysis(self, where: Chat, who: User, quiz: str | None = None) -> Seen:

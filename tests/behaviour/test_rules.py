@@ -37,6 +37,8 @@ async def shown(h: Harness, post_id: int):  # type: ignore[no-untyped-def]
 async def test_four_people_asking_at_once_leave_one_question_open(h: Harness) -> None:
     group = h.group()
     people = [h.person(n) for n in range(1, 5)]
+    for who in people:  # admins: each may replace the open question (issue 18)
+        h.make_admin(who)
     seen = await asyncio.gather(*(h.quiz(group, who) for who in people))
     posts = [post for s in seen for post in s.post_ids]
     assert len(posts) == 4
@@ -49,6 +51,7 @@ async def test_four_people_asking_at_once_leave_one_question_open(h: Harness) ->
 
 async def test_a_new_quiz_closes_the_last_one_with_its_summary(h: Harness) -> None:
     group, alice = h.group(), h.person(1)
+    h.make_admin(alice)  # an admin replaces the open question (a member's /quiz points at it)
     [first] = (await h.quiz(group, alice)).post_ids
     [second] = (await h.quiz(group, alice)).post_ids
     assert await open_quiz_posts(h, await chat_of(h, second)) == [second]
@@ -284,6 +287,7 @@ async def test_a_round_asks_n_questions_in_a_row_and_sums_them_up(h: Harness) ->
 
 async def test_a_new_quiz_replaces_a_running_round(h: Harness) -> None:
     group, alice = h.group(), h.person(1)
+    h.make_admin(alice)  # an admin ends a running round (a member's /quiz points at it)
     [first] = (await h.quiz(group, alice, count=4)).post_ids
     [single] = (await h.quiz(group, alice)).post_ids
     assert h.closed_on_platform(first)
@@ -308,14 +312,14 @@ async def test_only_admins_change_the_settings_and_the_question_time_is_used(
     await h.quiz(group, bob)  # the chat exists
     refused = await h.change_settings(group, bob, seconds=30)
     assert "Only this chat's admins can change its settings." in refused.text
-    [post] = (await h.quiz(group, bob)).post_ids
+    [post] = (await h.quiz(group, alice)).post_ids  # an admin replaces bob's open question
     chat_key = await chat_of(h, post)
     assert await h.service.storage.get_chat_settings(chat_key) is None
     done = await h.change_settings(group, alice, seconds=30)
     assert "Question time: 30 s" in done.text
     bad = await h.change_settings(group, alice, seconds=5)
     assert "A question is open for 10 to 600 seconds, not “5”." in bad.text
-    [timed] = (await h.quiz(group, bob)).post_ids
+    [timed] = (await h.quiz(group, alice)).post_ids
     h.clock.advance(31)
     await h.tick()
     assert h.closed_on_platform(timed)

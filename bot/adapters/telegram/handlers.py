@@ -542,11 +542,9 @@ async def on_error(update: object, context: Context) -> None:
     try:
         if update.callback_query is not None:
             await update.callback_query.answer(fit(text, TG_ALERT), show_alert=True)
-        elif message is not None and (shown := open_question(error, message.chat.id)):
-            # the reply points at the open question itself
-            await message.reply_text(fit(text), reply_parameters=telegram.ReplyParameters(
-                shown, allow_sending_without_reply=True))
         elif message is not None:
+            if link := open_question_link(error, message.chat):
+                text += "\n" + link
             await message.reply_text(fit(text))
         elif update.poll_answer is not None and user is not None:
             await context.bot.send_message(user.id, fit(text))
@@ -554,13 +552,18 @@ async def on_error(update: object, context: Context) -> None:
         log.warning("could not reply to update %s: %s", update.update_id, exc)
 
 
-def open_question(error: object, chat_id: int) -> int | None:
-    """The message of the open question a refused /quiz points at, if it is in this chat."""
+def open_question_link(error: object, chat: telegram.Chat) -> str | None:
+    """A link to the open question a refused /quiz points at, where Telegram has message
+    links (a supergroup's, public or not; a basic group has none: the text names it)."""
     if not isinstance(error, StillOpen):
         return None
+    internal = str(chat.id).removeprefix("-100")
+    if internal == str(chat.id):
+        return None
     for ref in error.refs:
-        if (where := parse_message_ref(ref)) is not None and where[0] == chat_id:
-            return where[1]
+        if (where := parse_message_ref(ref)) is not None and where[0] == chat.id:
+            return f"https://t.me/{chat.username}/{where[1]}" if chat.username \
+                else f"https://t.me/c/{internal}/{where[1]}"
     return None
 
 
