@@ -144,6 +144,12 @@ class DiscordHarness:
         return [data for m in self.fake.messages.values() if self._shows(m, post_id)
                 for _, data in self.fake.files.get(int(m["id"]), [])]
 
+    def question_shown(self, post_id: int) -> str:
+        shown = [m for m in self.fake.messages.values() if self._shows(m, post_id)]
+        assert shown, f"post {post_id} was never shown on Discord"
+        return "\n".join(f"{e.get('title') or ''}\n{e.get('description') or ''}"
+                         for e in shown[0].get("embeds") or [])
+
     def questions_in(self, where: Place) -> list[int]:
         posts = [
             int(b["custom_id"].split(":")[1]) for m in self.fake.messages.values()
@@ -243,7 +249,8 @@ class DiscordHarness:
         return await self._slash(where, who, "review", {})
 
     async def remind(self, where: Place, who: User, at: str, zone: str = "UTC") -> Seen:
-        return await self._slash(where, who, "remind", {"time": at, "timezone": zone})
+        return await self._slash(where, who, "remind",
+                                 {"time": at, "timezone": zone} if at else {})
 
     def private_texts(self, who: User) -> list[str]:
         dm = self.fake.dm_channel(who)

@@ -85,6 +85,11 @@ class Harness(Protocol):
         """The pictures shown with the question's close summary (a chart), in order."""
         ...
 
+    def question_shown(self, post_id: int) -> str:
+        """The question as its chat first saw it: a poll's question or a message's text
+        (Discord: the embed's title and text)."""
+        ...
+
     def questions_in(self, where: Place) -> list[int]:
         """The posts of every question shown in `where` so far, oldest first."""
         ...
@@ -129,7 +134,7 @@ class Harness(Protocol):
         ...
 
     async def remind(self, where: Place, who: Person, at: str, zone: str = "UTC") -> Seen:
-        """/remind HH:MM zone, or `at` "off"."""
+        """/remind HH:MM zone, or `at` "off", or `at` "" for /remind alone."""
         ...
 
     def private_texts(self, who: Person) -> list[str]:
