@@ -98,6 +98,7 @@ async def test_group_leaderboard_is_the_groups_and_private_is_global(
 
 
 async def test_new_quiz_closes_the_open_one_with_a_summary(tg, group, alice):
+    tg.fake.set_admins(group["id"], alice["id"])  # an admin replaces the open question
     await tg.command(group, alice, "/quiz")
     [first] = await tg.fake.wait_for("sendPoll")
     await tg.answer(first, alice, first.params["correct_option_ids"][0])
