@@ -331,3 +331,16 @@ async def test_a_failed_closing_edit_is_made_again_later(
     clock.advance(hours=1)
     await scheduler.tick()
     assert len(fake.edits(reply.id)) == 2, "confirmed once it was made: no third edit"
+
+
+async def test_a_members_quiz_links_the_open_question_and_closes_nothing(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User
+) -> None:
+    first, q = await post_quiz(fake, service, alice, quiz="sample")
+    refused = await fake.reply(await fake.slash("quiz", {}, user=User(601, "Bo")))
+    assert refused.ephemeral and "This question is still open" in refused.text
+    link = f"https://discord.com/channels/{fake.guild_id}/{fake.channel_id}/{first.id}"
+    assert link in refused.text
+    assert not disabled(fake.messages[first.id])
+    assert [p.id for p in await service.storage.open_posts(f"dc:{fake.channel_id}")] == [
+        q.post_id]
