@@ -11,8 +11,8 @@ The one rule set every platform follows:
 - In a private chat (or when a run is asked for): a quiz id runs that whole quiz (resuming it
   if it is the unfinished one), a topic gives one question chosen for the person, and nothing
   resumes the unfinished run, else gives one question from any quiz. Only the person answers.
-- In a shared chat, a count N (1..20) asks N questions in a row: a round (rounds.py). A new
-  /quiz replaces a running round, which ends with its summary. A question stays open for the
+- In a shared chat, a count N (1..20) asks N questions in a row: a round (rounds.py). An
+  admin's /quiz replaces a running round, which ends with its summary. A question stays open for the
   chat's question time (/settings), else the bot's default. In a private chat N is ignored.
 """
 

@@ -12,7 +12,7 @@ The parts, each with its dependencies passed in:
 - locales.py    which language a person or a chat reads
 - delivery.py   summaries and scheduled questions onto the platforms (ChatPort)
 - rounds.py     N questions in a row in a shared chat
-- chat_settings.py  a chat's question time and mode (/settings)
+- chat_settings.py  a chat's question time, mode, chart and who asks (/settings)
 - problem_reports.py  "⚑" and /report: what is wrong with a question; admins resolve
 - item_analysis.py  /analysis for admins, and charts on close summaries
 - authoring.py  quiz polls sent by an author become a draft pack, published
@@ -168,7 +168,7 @@ class QuizService:
 
     # chat settings -----------------------------------------------------------------------
     async def settings(self, chat: Chat) -> ChatSettings:
-        """The chat's question time and mode (its own, or the defaults)."""
+        """The chat's settings (its own, or the defaults)."""
         return await self.chat_settings.get(chat.key)
 
     async def change_settings(
