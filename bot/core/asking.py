@@ -117,18 +117,17 @@ class Asking:
                 raise may_not_ask()
             return
         storage, now = self.questions.storage, self.delivery.clock.now()
-        shown = next((p for p in await storage.open_posts(chat.key, kind="quiz")
-                      if p.run_id is None and p.owner_key is None and is_open(p, now)
-                      and self.questions.question_of(p) is not None), None)
+        shown = next(((post, question) for post in await storage.open_posts(chat.key, kind="quiz")
+                      if post.run_id is None and post.owner_key is None and is_open(post, now)
+                      and (question := self.questions.question_of(post)) is not None), None)
         running = bool(self.rounds and await storage.active_rounds(chat.key))
         if (shown is None and not running) or await is_admin():
             return
         if shown is None:
-            raise StillOpen(None)
-        question = self.questions.question_of(shown)
-        assert question is not None
+            raise StillOpen(None)  # a round between two questions
+        post, question = shown
         locale = await self.locales.for_person(person, chat)
-        raise StillOpen(question.prompt.get(locale), shown.id, await storage.refs(shown.id))
+        raise StillOpen(question.prompt.get(locale), post.id, await storage.refs(post.id))
 
     async def _for_chat(
         self, chat: Chat, person: Person | None, selector: str | None, size: int = 1,
