@@ -4,8 +4,9 @@ reader's language, never the platform id (issue 18)."""
 from __future__ import annotations
 
 from bot.core import render
-from bot.core.models import BoardRow, Leaderboard, Period
+from bot.core.models import BoardRow, Chat, Leaderboard, Period, Person
 from bot.core.ports import RoundScore, RoundSummary
+from bot.core.service import QuizService
 from bot.i18n import translator
 
 
@@ -35,3 +36,23 @@ def test_a_round_summary_names_nobody_by_id() -> None:
     summary = RoundSummary(1, "tg:-1", "en", 2, 2, (RoundScore("tg:1003", "", 2, 2),))
     text = render.round_summary_text(summary, translator("en"))
     assert "1. someone #1: 2 of 2 right" in text and "tg:" not in text
+
+
+def test_a_name_that_is_an_id_or_blank_is_not_a_name_to_store() -> None:
+    assert Person("tg:1003", "Dipa Das ").known_name == "Dipa Das"
+    for name in ("", "  ", "tg:1003", "tg:1004", "dc:1577000000000000001", "tg:-100200"):
+        assert Person("tg:1003", name).known_name == "", name
+    assert Person("console:ada", "ada").known_name == "ada"
+
+
+async def test_the_core_never_stores_an_id_or_a_blank_over_a_name(service: QuizService) -> None:
+    group, bo = Chat("tg:-100", "Study group"), Person("tg:2", "Bo")
+    async with service.quiz(group, Person("tg:1", "Ada")) as question:
+        pass
+    await service.answer(question.post_id, bo, question.correct)
+    alone = Chat(bo.key, "Bo", is_private=True)
+    async with service.quiz(alone, Person(bo.key, bo.key), "sample") as first:  # an id
+        pass
+    result = await service.answer(first.post_id, Person(bo.key, " "), first.correct)
+    assert result.next_question is not None  # the run went on, posting its next question
+    assert await service.storage.person_name(bo.key) == "Bo"

@@ -113,7 +113,7 @@ class Answers:
                 correct=canonical == shown.answer,
                 answered_at=now,
                 elapsed_ms=max(0, int((now - post.created_at).total_seconds() * 1000)),
-                name=person.name,  # stored with the answer: no separate upsert
+                name=person.known_name,  # stored with the answer: no separate upsert
             )
         )
         # after the write: storage cached the person's language while it was there

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -9,6 +10,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from bot.core.schedule import Schedule
+
+PLATFORM_ID = re.compile(r"(tg|dc):-?\d+")  # a person key, never a name to show
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,6 +21,13 @@ class Person:
     key: str
     name: str
     platform_locale: str | None = None
+
+    @property
+    def known_name(self) -> str:
+        """The name to store: blank where the platform gave none or gave an id instead, so
+        storage keeps the name it has (a blank never overwrites one)."""
+        name = self.name.strip()
+        return "" if name == self.key or PLATFORM_ID.fullmatch(name) else name
 
 
 @dataclass(frozen=True, slots=True)

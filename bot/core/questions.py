@@ -118,7 +118,7 @@ class Questions:
         """`position`: (number, total) in the run it belongs to."""
         await self.storage.upsert_chat(chat.key, chat.title, chat.platform_locale)
         if owner is not None:
-            await self.storage.upsert_person(owner.key, owner.name)
+            await self.storage.upsert_person(owner.key, owner.known_name)
         question = self.catalog.question(quiz_id, question_id)
         now = self.clock.now()
         post = await self.storage.create_post(

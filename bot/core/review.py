@@ -163,7 +163,7 @@ class Review:
     async def set_reminder(self, person: Person, at: str, tz: str | None = None) -> Schedule:
         reminder = Schedule(chat_key=person.key, at=parse_time(at), tz=parse_zone(tz),
                             updated_at=self.clock.now())
-        await self.storage.upsert_person(person.key, person.name)
+        await self.storage.upsert_person(person.key, person.known_name)
         await self.storage.set_reminder(reminder)
         return reminder
 

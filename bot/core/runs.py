@@ -33,7 +33,7 @@ class Runs:
         if run is None:
             if quiz is None:
                 raise NoActiveRun()
-            await self.storage.upsert_person(person.key, person.name)
+            await self.storage.upsert_person(person.key, person.known_name)
             await self.storage.upsert_chat(chat.key, chat.title, chat.platform_locale)
             run = await self.storage.create_run(
                 person.key, chat.key, quiz.id, tuple(q.id for q in quiz.questions), locale,
