@@ -8,7 +8,7 @@ no chart; anyone asks). Only the chat's admins change them: the platform says wh
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -20,6 +20,7 @@ from bot.core.errors import (
     BadChart,
     BadMode,
     BadQuestionTime,
+    SettingsError,
     bad_setting,
     may_not_change_settings,
 )
@@ -93,29 +94,28 @@ def parse_mode(value: str) -> str | None:
     return _MODE_WORDS[text]
 
 
-def parse_chart(value: bool | str) -> bool | None:
-    """On or off from a flag or what a person typed ("on", "off"); None for "default"."""
+def parse_flag(
+    value: bool | str, words: dict[str, bool], error: Callable[[str], SettingsError]
+) -> bool | None:
+    """A yes/no setting from a flag or one of its `words` as typed; None for "default"."""
     if isinstance(value, bool):
         return value
     text = value.strip().lower()
     if text == DEFAULT:
         return None
-    if text not in _CHART_WORDS:
-        raise BadChart(value)
-    return _CHART_WORDS[text]
+    if text not in words:
+        raise error(value)
+    return words[text]
+
+
+def parse_chart(value: bool | str) -> bool | None:
+    """On or off ("on", "off")."""
+    return parse_flag(value, _CHART_WORDS, BadChart)
 
 
 def parse_asker(value: bool | str) -> bool | None:
-    """Admins only (True) or anyone (False) from a flag or what a person typed ("admins",
-    "anyone"); None for "default"."""
-    if isinstance(value, bool):
-        return value
-    text = value.strip().lower()
-    if text == DEFAULT:
-        return None
-    if text not in _ASKER_WORDS:
-        raise BadAsker(value)
-    return _ASKER_WORDS[text]
+    """Admins only (True) or anyone (False): "admins", "anyone"."""
+    return parse_flag(value, _ASKER_WORDS, BadAsker)
 
 
 class ChatSettingsRules:
