@@ -18,6 +18,7 @@ from bot.core.authoring import PollQuestion
 from bot.core.errors import (
     AlreadyResolved,
     AuthoringError,
+    BadAsker,
     BadChart,
     BadCount,
     BadMode,
@@ -29,6 +30,7 @@ from bot.core.errors import (
     ReportError,
     ScheduleError,
     SettingsError,
+    StillOpen,
     UnknownQuestion,
     UnknownQuiz,
     UnknownReport,
@@ -41,6 +43,7 @@ from bot.i18n import translator
 
 GROUP = Chat("tg:-100", "Study group")
 ADA = Person("tg:1", "Ada")
+BEN = Person("tg:2", "Ben")
 ALONE = Chat(ADA.key, "Ada", is_private=True)
 
 SCRIPTS = {"bn": re.compile(r"[\u0980-\u09FF]"), "hi": re.compile(r"[\u0900-\u097F]")}
@@ -128,7 +131,35 @@ REFUSALS: dict[str, tuple[type[UserError], Raise]] = {
     "analysis not allowed": (NotAllowed, lambda s: s.analysis(GROUP, allowed=False)),
     "unknown quiz to analyse": (UnknownQuiz, lambda s: s.analysis(GROUP, "nope",
                                                                   allowed=True)),
+    "bad asker": (BadAsker, lambda s: s.change_settings(
+        GROUP, words=["quiz", "cats"], allowed=True)),
+    "a member cuts a question short": (StillOpen, lambda s: cut_short(s)),
+    "a member asks where only admins ask": (NotAllowed, lambda s: cut_short(s, admins=True)),
 }
+
+
+async def member() -> bool:
+    return False
+
+
+async def cut_short(service: QuizService, *, admins: bool = False) -> None:
+    """Ada's question is open; Ben, a member, asks for another (with /settings quiz admins:
+    asks at all). The setup is undone afterwards, once the refusal is seen to have left
+    Ada's question open."""
+    if admins:
+        await service.change_settings(GROUP, words=["quiz", "admins"], allowed=True)
+    else:
+        async with service.quiz(GROUP, ADA):
+            pass
+    try:
+        async with service.quiz(GROUP, BEN, is_admin=member):
+            pass
+    finally:
+        if admins:
+            await service.change_settings(GROUP, words=["quiz", "default"], allowed=True)
+        else:
+            [post] = await service.storage.open_posts(GROUP.key, kind="quiz")
+            await service.questions.close(post.id, quiet=True)
 
 
 async def reports_beyond_the_cap(service: QuizService) -> None:

@@ -150,6 +150,7 @@ class ConsoleQuiz:
             self.say(render.error_text(exc, t, self.service.quizzes(locale)))
             return 2
         if unfinished is not None and question.run_id == unfinished.id:
+            assert question.number is not None and question.total is not None  # a run's
             self.say(t.gettext("Resuming {title} at question {number} of {total}.",
                                title=question.quiz_title, number=t.number(question.number),
                                total=t.number(question.total)))
@@ -199,6 +200,7 @@ class ConsoleQuiz:
         self, reader: LineReader, current: ShownQuestion, new: Quiz, t: Translator
     ) -> bool:
         """Starting another quiz ends the unfinished one: only if the person says so."""
+        assert current.number is not None and current.total is not None  # a run's question
         self.say(t.gettext(
             "You have an unfinished quiz: {title}, question {number} of {total}.",
             title=current.quiz_title, number=t.number(current.number),

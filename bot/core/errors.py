@@ -110,11 +110,37 @@ class BadChart(SettingsError):
                          text=text)
 
 
+class BadAsker(SettingsError):
+    def __init__(self, text: str) -> None:
+        super().__init__(_("“{text}” is not who may ask: /settings quiz admins or anyone."),
+                         text=text)
+
+
 def bad_setting(text: str) -> SettingsError:
     return SettingsError(
-        _("“{text}” is not a setting: use time SECONDS, mode polls|buttons or chart "
-          "on|off."), text=text
+        _("“{text}” is not a setting: use time SECONDS, mode polls|buttons, chart on|off "
+          "or quiz admins|anyone."), text=text
     )
+
+
+def may_not_ask() -> NotAllowed:
+    return NotAllowed(_("In this chat only admins start questions and rounds."))
+
+
+class StillOpen(UserError):
+    """A member's /quiz while the chat's question is open (or its round runs): the open one
+    is pointed at, nothing is closed. `post_id` and `refs` say where it is (None and () for
+    a round between two questions)."""
+
+    def __init__(self, prompt: str | None, post_id: int | None = None,
+                 refs: tuple[str, ...] = ()) -> None:
+        if prompt is None:
+            super().__init__(_("A round is running here; only admins can end it early."))
+        else:
+            super().__init__(_("This question is still open: “{prompt}”. Answer it first; "
+                               "only admins can replace it before its time."), prompt=prompt)
+        self.post_id = post_id
+        self.refs = refs
 
 
 def may_not_see_analysis() -> NotAllowed:

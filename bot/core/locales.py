@@ -53,7 +53,7 @@ class Locales:
     async def set_for_person(self, person: Person, code: str | None) -> str | None:
         """The person's choice; None (or "auto") follows the chat and the platform again."""
         locale = check(code)
-        await self.storage.upsert_person(person.key, person.name)
+        await self.storage.upsert_person(person.key, person.known_name)
         await self.storage.set_person_locale(person.key, locale)
         return locale
 

@@ -107,6 +107,7 @@ class ChatSettingsRecord:
     question_seconds: int | None = None  # how long a /quiz question stays open
     mode: str | None = None  # "polls" or "buttons"
     chart: bool | None = None  # a chart of the answers on each close summary; None: off
+    admins_only: bool | None = None  # only admins start or replace questions; None: anyone
 
 
 @dataclass(frozen=True, slots=True)

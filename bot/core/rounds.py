@@ -3,9 +3,9 @@
 Each question is an ordinary /quiz question of the chat (open for the chat's question time,
 closed with its summary when its time is up). The next one follows when the previous one has
 closed: the scheduler's tick asks it, driven by the clock, so a round goes on across restarts
-and is asked once whichever process ticks (the database decides, `add_round_post`). A new
-/quiz in the chat replaces a running round. A round's end shows a short summary: who got
-how many right.
+and is asked once whichever process ticks (the database decides, `add_round_post`). An
+admin's /quiz in the chat replaces a running round (asking.py). A round's end shows a short
+summary: who got how many right.
 """
 
 from __future__ import annotations
@@ -70,7 +70,9 @@ class Rounds:
             record.locale, now,
             closes_at=now + await self.settings.question_time(record.chat_key),
         ))
-        return None if post is None else self.questions.render(post, record.locale)
+        if post is None:
+            return None
+        return self.questions.render(post, record.locale, (len(record.posts) + 1, record.total))
 
     async def mode(self, chat_key: str) -> str | None:
         """How the chat's running round asks ("polls", "buttons"), else the chat's setting."""
@@ -80,7 +82,7 @@ class Rounds:
         return (await self.settings.get(chat_key)).mode
 
     async def end(self, chat_key: str) -> list[RoundSummary]:
-        """End the chat's running round (a new /quiz replaces it); its summary is due."""
+        """End the chat's running round (an admin's /quiz replaces it); its summary is due."""
         return [s for r in await self.storage.active_rounds(chat_key)
                 if (s := await self.finish(r)) is not None]
 

@@ -16,9 +16,10 @@ Db = sqlite3.Connection
 
 # people and chats ---------------------------------------------------------------------------
 def upsert_person(db: Db, key: str, name: str) -> None:
+    """A blank name (the platform gave none) never overwrites the stored one."""
     db.execute(
         "INSERT INTO persons(key, name) VALUES (?, ?) "
-        "ON CONFLICT(key) DO UPDATE SET name=excluded.name",
+        "ON CONFLICT(key) DO UPDATE SET name=excluded.name WHERE excluded.name <> ''",
         (key, name),
     )
 

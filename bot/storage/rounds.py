@@ -22,12 +22,12 @@ def set_chat_settings(
     db.execute("INSERT OR IGNORE INTO chats(key) VALUES (?)", (settings.chat_key,))
     db.execute(
         "INSERT INTO chat_settings(chat_key, question_seconds, mode, updated_at, updated_by,"
-        " chart) VALUES (?,?,?,?,?,?) ON CONFLICT(chat_key) DO UPDATE SET"
+        " chart, admins_only) VALUES (?,?,?,?,?,?,?) ON CONFLICT(chat_key) DO UPDATE SET"
         " question_seconds=excluded.question_seconds, mode=excluded.mode,"
         " updated_at=excluded.updated_at, updated_by=excluded.updated_by,"
-        " chart=excluded.chart",
+        " chart=excluded.chart, admins_only=excluded.admins_only",
         (settings.chat_key, settings.question_seconds, settings.mode, when, updated_by,
-         settings.chart),
+         settings.chart, settings.admins_only),
     )
 
 
@@ -66,10 +66,12 @@ def finish_round(db: Db, round_id: int, when: int) -> bool:
 # reads --------------------------------------------------------------------------------------
 def chat_settings(db: Db, chat_key: str) -> ChatSettingsRecord | None:
     row = db.execute(
-        "SELECT question_seconds, mode, chart FROM chat_settings WHERE chat_key=?", (chat_key,)
+        "SELECT question_seconds, mode, chart, admins_only FROM chat_settings"
+        " WHERE chat_key=?", (chat_key,)
     ).fetchone()
     return None if row is None else ChatSettingsRecord(
-        chat_key, row[0], row[1], None if row[2] is None else bool(row[2]))
+        chat_key, row[0], row[1], None if row[2] is None else bool(row[2]),
+        None if row[3] is None else bool(row[3]))
 
 
 def _round_of(db: Db, row: Any) -> RoundRecord:

@@ -129,10 +129,12 @@ class TelegramHarness:
         return await self._command(where, who, " ".join(words), questions=1)
 
     async def change_settings(self, where: Chat, who: User, *, seconds: int | None = None,
-                       mode: str | None = None, chart: bool | None = None) -> Seen:
+                       mode: str | None = None, chart: bool | None = None,
+                       quiz: str | None = None) -> Seen:
         words = ["/settings", *(["time", str(seconds)] if seconds is not None else []),
                  *(["mode", mode] if mode is not None else []),
-                 *(["chart", "on" if chart else "off"] if chart is not None else [])]
+                 *(["chart", "on" if chart else "off"] if chart is not None else []),
+                 *(["quiz", quiz] if quiz is not None else [])]
         return await self._command(where, who, " ".join(words))
 
     async def analysis(self, where: Chat, who: User, quiz: str | None = None) -> Seen:
@@ -146,6 +148,12 @@ class TelegramHarness:
 
     def _anchors(self, post_id: int) -> set[tuple[int, int]]:
         return {(s.chat_id, s.message["message_id"]) for s in self._sent if s.post_id == post_id}
+
+    def question_shown(self, post_id: int) -> str:
+        sent = [s for s in self._sent if s.post_id == post_id]
+        assert sent, f"post {post_id} was never shown on Telegram"
+        message = sent[0].message
+        return str((message.get("poll") or {}).get("question") or message.get("text") or "")
 
     def questions_in(self, where: Chat) -> list[int]:
         return list(dict.fromkeys(s.post_id for s in self._sent if s.chat_id == where["id"]))
@@ -277,8 +285,8 @@ class TelegramHarness:
         return seen
 
     async def remind(self, where: Chat, who: User, at: str, zone: str = "UTC") -> Seen:
-        return await self._command(where, who, f"/remind {at} {zone}" if at != "off"
-                                   else "/remind off")
+        return await self._command(where, who, f"/remind {at} {zone}" if at not in ("off", "")
+                                   else f"/remind {at}".strip())
 
     def private_texts(self, who: User) -> list[str]:
         return [c.params["text"] for i, c in enumerate(self.fake.calls)

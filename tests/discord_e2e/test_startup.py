@@ -30,7 +30,9 @@ async def test_start_registers_slash_commands_globally(
     # /settings shows the channel's settings to anyone; a change checks Manage Server when run
     settings = {o["name"]: o for o in commands["settings"]["options"]}
     assert settings["time"]["type"] == 4
-    assert [c["value"] for c in settings["mode"]["choices"]] == ["polls", "buttons", "default"]
+    # no mode: Discord's questions always come with buttons (issue 18)
+    assert "mode" not in settings
+    assert [c["value"] for c in settings["quiz"]["choices"]] == ["admins", "anyone"]
     assert commands["settings"].get("default_member_permissions") is None
     # /analysis is hidden from members without Manage Server; the core checks it when run
     assert int(commands["analysis"]["default_member_permissions"]) == MANAGE_GUILD

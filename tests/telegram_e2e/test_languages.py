@@ -78,7 +78,7 @@ async def test_the_same_quiz_in_each_language(tg, fake_tg, group, alice, bob, co
 
     await tg.answer(poll, bob, correct)
     await tg.answer(poll, alice, (correct + 1) % len(options))
-    await tg.command(group, bob, "/quiz")  # closes the first with its summary
+    await tg.command(group, alice, "/quiz")  # an admin's: closes the first with its summary
     await fake_tg.wait_for("sendPoll", 2)
     [summary] = [c.params["text"] for c in fake_tg.calls_of("sendMessage")
                  if c.params.get("reply_parameters", {}).get("message_id")

@@ -17,9 +17,10 @@ Db = Any  # an asyncpg.Connection in a transaction
 
 # people and chats ---------------------------------------------------------------------------
 async def upsert_person(db: Db, key: str, name: str) -> None:
+    """A blank name (the platform gave none) never overwrites the stored one."""
     await db.execute(
         "INSERT INTO persons(key, name) VALUES ($1, $2)"
-        " ON CONFLICT (key) DO UPDATE SET name = excluded.name",
+        " ON CONFLICT (key) DO UPDATE SET name = excluded.name WHERE excluded.name <> ''",
         key, name,
     )
 
