@@ -34,6 +34,7 @@ from bot.core.errors import (
 )
 from bot.core.models import Chat, Person
 from bot.core.ports import NewProblemReport, ProblemReportRecord, Storage
+from bot.core.render import person_name
 from bot.i18n import Translator, _
 
 REPORT_WINDOW = timedelta(hours=24)
@@ -125,9 +126,9 @@ class ProblemReports:
         quiz_id, qid = self.question(question_id)
         cleaned = clean_text(text, usage)
         now = self.clock.now()
-        await self.storage.upsert_person(person.key, person.name)
+        await self.storage.upsert_person(person.key, person.known_name)
         outcome, record = await self.storage.add_problem_report(
-            NewProblemReport(quiz_id, qid, person.key, person.name, chat.key, cleaned, now),
+            NewProblemReport(quiz_id, qid, person.key, person.known_name, chat.key, cleaned, now),
             since=now - REPORT_WINDOW, daily_cap=self.daily_cap, max_chars=MAX_STORED_CHARS,
         )
         if outcome == "capped" or record is None:
@@ -220,11 +221,11 @@ def report_list_text(
         return t.gettext("No open reports in this chat.")
     lines = [t.ngettext("{n} open report in this chat:", "{n} open reports in this chat:",
                         len(reports))]
-    for r in reports:
+    for n, r in enumerate(reports, 1):
         title = titles.get(r.question_id, r.question_id)
         lines.append(t.gettext("#{id} · {question} ({question_id}) · {name}: {text}",
                                id=r.id, question=clip(title, TITLE_CHARS),
-                               question_id=r.question_id, name=r.person_name or r.person_key,
+                               question_id=r.question_id, name=person_name(r.person_name, n, t),
                                text=clip(r.text, TEXT_CHARS)))
     lines.append("")
     lines.append(t.gettext(resolve_hint))

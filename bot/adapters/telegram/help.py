@@ -38,12 +38,12 @@ ENTRIES = (
     Entry(_("/report <question id> <what is wrong> — report a wrong or unclear question; "
             "/report <what is wrong> for the last one you answered")),
     Entry(_("/daily — this chat's daily question")),
-    Entry(_("/settings — this chat's question time and mode")),
+    Entry(_("/settings — this chat's question time, mode and who may ask")),
     Entry(_("/help — this list")),
     Entry(_("/lang chat <en|bn|hi|auto> — the group's language"), Where.SHARED, admin=True),
     Entry(_("/daily HH:MM [zone] [quiz] — a question every day; /daily off"), admin=True),
-    Entry(_("/settings time SECONDS, mode polls|buttons, chart on|off — change them"),
-          admin=True),
+    Entry(_("/settings time SECONDS, mode polls|buttons, chart on|off, "
+            "quiz admins|anyone — change them"), admin=True),
     Entry(_("/analysis [quiz] — which questions work, with a chart"), admin=True),
     Entry(_("/reports — open reports about questions asked here; /reports resolve <id> "
             "[note]"), admin=True),
