@@ -12,7 +12,14 @@ from pathlib import Path
 from bot import __version__, cli_reports, health, logs
 from bot.adapters import ConnectionLost, CredentialsRejected
 from bot.adapters.console import CHAT, ConsoleQuiz, command, console_person
-from bot.app import Exit, configured_adapters, exit_for, open_service, run_adapters
+from bot.app import (
+    Exit,
+    catalog_size,
+    configured_adapters,
+    exit_for,
+    open_service,
+    run_adapters,
+)
 from bot.content import ContentError, load_catalog
 from bot.content.csv_import import CsvImportError, Imported, import_csv, write
 from bot.content.schema import LOCALES
@@ -38,6 +45,9 @@ NO_TOKEN_NO_TERMINAL = (
     "(see .env.example); the console quiz needs a terminal"
 )
 
+
+# the operator's messages are English; their plurals go through the catalog like the chats'
+EN = translator("en")
 
 LIMIT_RANGE = range(1, 101)
 
@@ -189,12 +199,13 @@ def _content_validate(settings: Settings, path: Path | None) -> int:
         for problem in sorted(exc.problems, key=lambda p: (p.file, p.line)):
             print(problem, file=sys.stderr)
         errors = sum(not p.warning for p in exc.problems)
-        print(f"{errors} error(s): nothing loaded from {target}", file=sys.stderr)
+        print(EN.ngettext("{n} error: nothing loaded from {target}",
+                          "{n} errors: nothing loaded from {target}", errors, target=target),
+              file=sys.stderr)
         return 1
     for problem in sorted(catalog.warnings, key=lambda p: (p.file, p.line)):
         print(problem, file=sys.stderr)
-    questions = sum(len(q.questions) for q in catalog)
-    print(f"ok: {len(catalog.quizzes)} quizzes, {questions} questions in {target}")
+    print(f"ok: {catalog_size(catalog)} in {target}")
     return 0
 
 
@@ -241,7 +252,9 @@ def _content_import(settings: Settings, args: argparse.Namespace) -> int:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
         errors = sum(not p.warning for p in exc.problems)
-        print(f"{errors} error(s): nothing written to {out}", file=sys.stderr)
+        print(EN.ngettext("{n} error: nothing written to {out}",
+                          "{n} errors: nothing written to {out}", errors, out=out),
+              file=sys.stderr)
         return 1
     for problem in warnings:
         print(problem, file=sys.stderr)
@@ -251,7 +264,8 @@ def _content_import(settings: Settings, args: argparse.Namespace) -> int:
         print(f"quizbot: cannot write to {out}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     for pack, path in zip(packs, written, strict=True):
-        print(f"wrote {path}: quiz {pack.quiz_id}, {pack.questions} questions")
+        questions = EN.ngettext("{n} question", "{n} questions", pack.questions)
+        print(f"wrote {path}: quiz {pack.quiz_id}, {questions}")
     return 0
 
 

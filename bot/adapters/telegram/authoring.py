@@ -132,9 +132,10 @@ async def discard(update: Update, context: Context) -> None:
         InlineKeyboardButton(t.gettext("Discard it"), callback_data=DISCARD),
         InlineKeyboardButton(t.gettext("Keep it"), callback_data=KEEP),
     ]])
-    await cmd.message.reply_text(fit(t.gettext(
-        "Discard your draft with {count} questions? This cannot be undone.",
-        count=t.number(len(view.prompts)))), reply_markup=keyboard)
+    await cmd.message.reply_text(fit(t.ngettext(
+        "Discard your draft with {n} question? This cannot be undone.",
+        "Discard your draft with {n} questions? This cannot be undone.",
+        len(view.prompts))), reply_markup=keyboard)
 
 
 async def discard_pressed(update: Update, context: Context) -> None:

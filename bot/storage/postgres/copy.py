@@ -32,10 +32,12 @@ from typing import Any
 import asyncpg
 
 from bot.core.ports import StorageError
+from bot.i18n import translator
 from bot.storage.postgres.schema import version_of
 from bot.storage.postgres.url import DatabaseUrl, is_postgres_url, redact
 
 log = logging.getLogger(__name__)
+EN = translator("en")  # the operator's English, plurals through the catalog
 
 BATCH = 5000
 PROGRESS = "copy_progress"
@@ -519,7 +521,9 @@ async def copy_database(
                 await dst.write(table, rows, at, src_name)
                 if after_batch is not None:
                     after_batch(table.name, at.copied)
-            say(f"  {table.name}: {at.copied} rows")
+            # the count as digits only: a progress line scripts read
+            copied = EN.ngettext("{count} row", "{count} rows", at.copied, count=at.copied)
+            say(f"  {table.name}: {copied}")
         await dst.finish()
     finally:
         await src.close()
