@@ -190,6 +190,8 @@ class AuthoredPackRecord:
     author_key: str
     text: str
     published_at: datetime
+    # /unpublish: no longer offered; kept so its answers keep their quiz and its id stays taken
+    withdrawn_at: datetime | None = None
 
 
 class StorageError(Exception):
@@ -403,7 +405,10 @@ class Storage(Protocol):
         changed) if a pack with that id was published already."""
         ...
     async def authored_packs(self) -> list[AuthoredPackRecord]:
-        """Every published pack, oldest first."""
+        """Every published pack, oldest first (withdrawn ones too)."""
+        ...
+    async def withdraw_pack(self, quiz_id: str, when: datetime) -> bool:
+        """Mark a published pack withdrawn; False if there is none offered with that id."""
         ...
 
 

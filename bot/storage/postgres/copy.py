@@ -98,8 +98,9 @@ TABLES = (
     Table("draft_questions", ("author_key", "number"), ("author_key", "number", "question",
                                                         "ref", "added_at"),
           times=("added_at",)),
-    Table("authored_packs", ("quiz_id",), ("quiz_id", "author_key", "pack", "published_at"),
-          times=("published_at",)),
+    Table("authored_packs", ("quiz_id",), ("quiz_id", "author_key", "pack", "published_at",
+                                           "withdrawn_at"),
+          times=("published_at", "withdrawn_at")),
 )
 # derived from the answers, rebuilt by the destination: counted to check, never copied
 REBUILT = ("totals", "scores")

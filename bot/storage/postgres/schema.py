@@ -383,6 +383,10 @@ MIGRATIONS: list[str] = [
         published_at timestamptz NOT NULL
     );
     """,
+    # /unpublish: the pack is no longer offered, its answers keep their quiz, its id stays taken
+    """
+    ALTER TABLE authored_packs ADD COLUMN withdrawn_at timestamptz;
+    """,
 ]
 
 
