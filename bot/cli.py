@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import csv
 import json
 import os
 import sys
@@ -26,7 +27,7 @@ from bot.content.schema import LOCALES
 from bot.core import render
 from bot.core.analysis import analyse
 from bot.core.models import Period
-from bot.core.ports import StorageError
+from bot.core.ports import Storage, StorageError
 from bot.i18n import translator
 from bot.reports import Scope, chart_png, report_text
 from bot.settings import Settings, SettingsError, load_settings
@@ -50,19 +51,54 @@ NO_TOKEN_NO_TERMINAL = (
 EN = translator("en")
 
 LIMIT_RANGE = range(1, 101)
+WHOLE_BOARD = 2**62  # --limit all: more rows than any board has (a SQL LIMIT)
+
+
+class _Default(int):
+    """--limit's default, told apart from an explicit `--limit 10`: --csv prints the whole
+    board unless --limit is given."""
+
+
+DEFAULT_LIMIT = _Default(10)
+CSV_COLUMNS = ("rank", "name", "person_key", "correct", "answered", "time_ms", "day_streak")
 
 
 def _limit(text: str) -> int:
-    """argparse type for --limit: a board of 1 to 100 rows."""
+    """argparse type for --limit: a board of 1 to 100 rows, or all of it."""
+    if text.strip().lower() == "all":
+        return WHOLE_BOARD
     try:
         value = int(text)
     except ValueError:
         value = 0
     if value not in LIMIT_RANGE:
         raise argparse.ArgumentTypeError(
-            f"must be a whole number from {LIMIT_RANGE.start} to {LIMIT_RANGE.stop - 1}"
+            f"must be a whole number from {LIMIT_RANGE.start} to {LIMIT_RANGE.stop - 1}, "
+            "or all"
         )
     return value
+
+
+class ChatNotFound(Exception):
+    """--chat names no chat, or a bare id several platforms have: the message says which."""
+
+
+async def chat_key(storage: Storage, text: str | None) -> str | None:
+    """--chat as a chat key: a key (`tg:-100123`) as it is; a bare platform id (`-100123`)
+    the one chat that has it, else ChatNotFound naming the keys to choose from."""
+    if text is None or ":" in text:
+        return text
+    text = text.strip()
+    keys = [key for key, _ in await storage.chats() if key.partition(":")[2] == text]
+    if len(keys) == 1:
+        return keys[0]
+    if not keys:
+        raise ChatNotFound(f"no chat has the id {text} (quizbot chats lists the chat keys)")
+    raise ChatNotFound(f"several chats have the id {text}: give one of {', '.join(keys)}")
+
+
+CHAT_HELP = ("a chat key such as tg:-100123, or its id alone (-100123) when one chat has it; "
+             "quizbot chats lists them (default: all chats)")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -96,12 +132,18 @@ def _parser() -> argparse.ArgumentParser:
         default="all",
         help="today, this week (7 UTC days) or all time (default: %(default)s)",
     )
-    board.add_argument("--chat", help="a chat key such as tg:-100123 (default: all chats)")
+    board.add_argument("--chat", help=CHAT_HELP)
     board.add_argument(
-        "--limit", type=_limit, default=10, help="rows to show, 1 to 100 (default: %(default)s)"
+        "--limit", type=_limit, default=DEFAULT_LIMIT,
+        help="rows to show, 1 to 100, or all (default: 10; with --csv: all)",
     )
+    board.add_argument("--csv", action="store_true",
+                       help="print the board as CSV (" + ", ".join(CSV_COLUMNS) + ")")
     board.add_argument("--lang", choices=LOCALES, help="language of the board")
     board.add_argument("--name", help="whose rank to show (default: your login name)")
+
+    sub.add_parser("chats", help="list the chats the bot has posted in: their keys (for "
+                   "--chat) and names")
 
     stats = sub.add_parser("stats", help="print personal stats")
     stats.add_argument("--name", help="player name (default: your login name)")
@@ -139,7 +181,7 @@ def _parser() -> argparse.ArgumentParser:
     report = sub.add_parser(
         "report", help="item analysis: which questions work (share per option, discrimination)"
     )
-    report.add_argument("--chat", help="a chat key such as tg:-100123 (default: all chats)")
+    report.add_argument("--chat", help=CHAT_HELP)
     report.add_argument("--quiz", help="a quiz id (default: every quiz with answers)")
     report.add_argument("--png", type=Path, metavar="FILE",
                         help="also draw the shares per option as a PNG chart")
@@ -275,6 +317,7 @@ async def _report(settings: Settings, args: argparse.Namespace) -> int:
             print(f"quizbot: no quiz {args.quiz!r} in {settings.quizbot_content_dir}",
                   file=sys.stderr)
             return 1
+        args.chat = await chat_key(service.storage, args.chat)
         responses = await service.storage.item_responses(args.quiz, args.chat)
         reports = analyse(service.catalog, responses, args.quiz)
     scope = Scope(args.chat, args.quiz)
@@ -307,13 +350,37 @@ async def _play(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def _leaderboard(settings: Settings, args: argparse.Namespace) -> int:
+    limit = WHOLE_BOARD if args.csv and args.limit is DEFAULT_LIMIT else int(args.limit)
     async with open_service(settings) as service:
         person = console_person(args.name)
         board = await service.boards.leaderboard(
-            args.chat, args.period, person_key=person.key, limit=args.limit
+            await chat_key(service.storage, args.chat), args.period, person_key=person.key,
+            limit=limit,
         )
+        if args.csv:
+            out = csv.writer(sys.stdout, lineterminator="\n")
+            out.writerow(CSV_COLUMNS)
+            out.writerows((r.rank, r.name, r.person_key, r.correct, r.answered, r.time_ms,
+                           r.day_streak) for r in board.rows)
+            return 0
         locale = args.lang or await service.locale_for(person, CHAT)
         print(render.leaderboard_text(board, translator(locale)))
+    return 0
+
+
+async def _chats(settings: Settings, args: argparse.Namespace) -> int:
+    """`quizbot chats`: one line a chat, its key and its name (what --chat takes)."""
+    storage = storage_for(settings.quizbot_database)
+    await storage.open()
+    try:
+        chats = await storage.chats()
+    finally:
+        await storage.close()
+    width = max((len(key) for key, _ in chats), default=0)
+    for key, title in chats:
+        print(f"{key:<{width}}  {title}".rstrip())
+    if not chats:
+        print(f"no chats yet (database {settings.quizbot_database})")
     return 0
 
 
@@ -358,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr if problem else sys.stdout)
         return 1 if problem else 0
     commands = {"run": _run, "play": _play, "leaderboard": _leaderboard, "stats": _stats,
-                "report": _report, "db": _db, "content": cli_reports.run}
+                "report": _report, "db": _db, "content": cli_reports.run, "chats": _chats}
     handler = commands[args.command]
     try:
         return int(asyncio.run(handler(settings, args)))
@@ -372,6 +439,9 @@ def main(argv: list[str] | None = None) -> int:
         # one line that says what to fix; a library's text may quote the token
         print(f"quizbot: {redactor.redact(str(exc))}", file=sys.stderr)
         return exit_for(exc) or 1
+    except ChatNotFound as exc:
+        print(f"quizbot: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("\nProgress saved. Bye!", file=sys.stderr)
         return 130

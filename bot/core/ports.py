@@ -404,6 +404,9 @@ class Storage(Protocol):
         """Store the pack and delete its author's draft in one transaction; False (nothing
         changed) if a pack with that id was published already."""
         ...
+    async def chats(self) -> list[tuple[str, str]]:
+        """Every chat the bot has posted in, as (key, title), by key (`quizbot chats`)."""
+        ...
     async def authored_packs(self) -> list[AuthoredPackRecord]:
         """Every published pack, oldest first (withdrawn ones too)."""
         ...
