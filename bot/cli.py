@@ -190,13 +190,18 @@ def _parser() -> argparse.ArgumentParser:
     dsub = database.add_subparsers(dest="action", metavar="ACTION")
     dsub.add_parser("migrate", help="bring QUIZBOT_DATABASE to this version's schema")
     copy = dsub.add_parser(
-        "copy", help="copy a community between SQLite and PostgreSQL (verified, resumable)"
+        "copy", help="copy a community between SQLite and PostgreSQL (verified, resumable); "
+        "a source a running bot writes to (its heartbeat is fresh, or other sessions use the "
+        "PostgreSQL database) is refused, not snapshotted: stop the bot first"
     )
     for name in ("source", "destination"):
         copy.add_argument(name, type=_database_arg, help="a SQLite file or a postgresql:// URL")
     copy.add_argument("--force", action="store_true",
                       help="empty a destination that already holds a community first")
     copy.add_argument("--batch-size", type=int, default=5000, help="rows per transaction")
+    copy.add_argument("--live-ok", action="store_true",
+                      help="copy a source that is being written to anyway (what is written "
+                      "during the copy may be missing, or fail the verification)")
     return parser
 
 
@@ -215,7 +220,7 @@ async def _db(settings: Settings, args: argparse.Namespace) -> int:
         print(await migrate_database(settings.quizbot_database))
         return 0
     report = await copy_database(args.source, args.destination, force=args.force,
-                                 batch=max(1, args.batch_size))
+                                 batch=max(1, args.batch_size), live_ok=args.live_ok)
     print(f"copied {report.source} to {report.destination}: every table's rows counted on "
           "both sides, equal")
     return 0
