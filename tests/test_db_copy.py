@@ -139,7 +139,7 @@ async def test_sqlite_to_postgres_and_back_keeps_every_row_and_board(
     assert all(a == b and a > 0 for a, b in report.counts.values()), report.counts
     assert await rows(pg) == await rows(source)
     assert await boards(pg) == await boards(source)
-    assert any("answers: 1802 rows" in line for line in said), said
+    assert any("answers: 1,802 rows" in line for line in said), said
 
     back = tmp_path / "back.db"
     await copy_database(pg, back, batch=1000, say=said.append)

@@ -361,9 +361,8 @@ class PostgresSide(Side):
                 break
             await asyncio.sleep(LIVE_WAIT * (attempt + 1))
         if others:
-            return EN.ngettext("{count} other session is connected to it",
-                               "{count} other sessions are connected to it", others,
-                               count=others)
+            return EN.ngettext("{n} other session is connected to it",
+                               "{n} other sessions are connected to it", others)
         return _heartbeat(DatabaseUrl(self.url))
 
     async def close(self) -> None:
@@ -582,8 +581,7 @@ async def copy_database(
                 await dst.write(table, rows, at, src_name)
                 if after_batch is not None:
                     after_batch(table.name, at.copied)
-            # the count as digits only: a progress line scripts read
-            copied = EN.ngettext("{count} row", "{count} rows", at.copied, count=at.copied)
+            copied = EN.ngettext("{n} row", "{n} rows", at.copied)
             say(f"  {table.name}: {copied}")
         await dst.finish()
     finally:
