@@ -285,7 +285,8 @@ async def _export_authored(settings: Settings, out: Path) -> int:
         print(f"quizbot: cannot write to {out}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     for pack, path in zip(packs, written, strict=True):
-        print(f"wrote {path}: quiz {pack.quiz_id}, published by {pack.author_key}")
+        withdrawn = " (withdrawn with /unpublish)" if pack.withdrawn_at is not None else ""
+        print(f"wrote {path}: quiz {pack.quiz_id}, published by {pack.author_key}{withdrawn}")
     if not packs:
         print(f"no pack was published in a chat (database {settings.quizbot_database})")
     return 0

@@ -267,6 +267,7 @@ async def test_unpublish_withdraws_the_pack_and_keeps_its_answers(
     async with service.quiz(group, None, "counting") as shown:
         pass
     await service.answer(shown.post_id, STRANGER, shown.correct)
+    late = Person("tg:1004", "Dan")
 
     with pytest.raises(AuthoringError, match="Only the bot's authors"):
         await service.unpublish(STRANGER, "counting")
@@ -280,8 +281,12 @@ async def test_unpublish_withdraws_the_pack_and_keeps_its_answers(
             pass
     with pytest.raises(AuthoringError, match="not a quiz published in a chat"):
         await service.unpublish(AUTHOR, "counting")  # once
+    # the question already open runs its time; answers and boards stay, titles too
+    assert (await service.answer(shown.post_id, late, shown.correct)).accepted
     board = await service.boards.leaderboard(group.key)
-    assert [(r.person_key, r.correct) for r in board.rows] == [(STRANGER.key, 1)]
+    assert {(r.person_key, r.correct) for r in board.rows} == {(STRANGER.key, 1), (late.key, 1)}
+    stats = await service.boards.stats(STRANGER)
+    assert [(q.quiz_id, q.title) for q in stats.per_quiz] == [("counting", "Counting")]
 
     # a new process keeps it withdrawn, and its id taken
     fresh = QuizService(load_catalog(SAMPLE_PACKS), storage, clock, authors={AUTHOR.key})
