@@ -79,10 +79,12 @@ def configured_adapters(service: QuizService, settings: Settings) -> list[Adapte
 
 
 def catalog_size(catalog: Catalog) -> str:
-    """ "6 quizzes, 48 questions" (the operator's English, plurals through the catalog)."""
+    """ "6 quizzes, 48 questions": the ones offered (the operator's English, plurals through
+    the catalog)."""
     en = translator("en")
-    questions = sum(len(q.questions) for q in catalog)
-    return (en.ngettext("{n} quiz", "{n} quizzes", len(catalog.quizzes)) + ", "
+    offered = list(catalog)
+    questions = sum(len(q.questions) for q in offered)
+    return (en.ngettext("{n} quiz", "{n} quizzes", len(offered)) + ", "
             + en.ngettext("{n} question", "{n} questions", questions))
 
 
