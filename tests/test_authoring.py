@@ -19,11 +19,13 @@ from bot.core.authoring import (
 )
 from bot.core.errors import AuthoringError, UnknownQuiz
 from bot.core.models import Chat, Person
+from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
 from bot.i18n import translator
 from bot.storage import SqliteStorage
 from tests.clock import FakeClock
 from tests.conftest import SAMPLE_PACKS
+from tests.ports import FakePort
 from tests.test_cli import clean_env, quizbot
 
 AUTHOR = Person("tg:1001", "Alice")
@@ -311,3 +313,24 @@ async def test_only_the_author_who_published_a_pack_withdraws_it(
     with pytest.raises(AuthoringError, match="Only the author who published"):
         await service.unpublish(other, "counting")
     assert service.catalog.get("counting") is not None
+
+
+async def test_a_round_of_a_withdrawn_quiz_ends_and_other_rounds_go_on(
+    authoring_service: QuizService, clock: FakeClock,
+) -> None:
+    service = authoring_service
+    for n in (1, 2, 3):
+        await service.add_to_draft(AUTHOR, "en", poll(n), f"m{n}")
+    await service.name_draft(AUTHOR, "Counting")
+    await service.publish_draft(AUTHOR)
+    port = FakePort("tg:", clock).attach(service)
+    group, other = Chat("tg:-5", "Group"), Chat("tg:-6", "Other")
+    for chat, quiz_id in ((group, "counting"), (other, "sample")):
+        async with service.quiz(chat, AUTHOR, quiz_id, count=3) as shown:
+            await port.send_question(shown)
+    await service.unpublish(AUTHOR, "counting")
+    clock.advance((await service.settings(group)).question_seconds + 1)
+    await Scheduler(service).tick()
+    [summary] = port.rounds  # the withdrawn quiz's round ends with what it asked
+    assert (summary.chat_key, summary.asked, summary.total) == (group.key, 1, 3)
+    assert [q.chat_key for q in port.sent] == [group.key, other.key, other.key]
