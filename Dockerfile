@@ -10,6 +10,11 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     QUIZBOT_CONTENT_DIR=/app/content
 
 WORKDIR /app
+# Charts (bot/reports/png.py): Noto fonts for Latin, Bengali and Devanagari found through
+# fontconfig, and FriBiDi, which Pillow's raqm layout loads to shape them.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends fontconfig fonts-noto-core libfribidi0 \
+    && rm -rf /var/lib/apt/lists/*
 RUN useradd --create-home --uid 10001 quizbot && mkdir /data && chown quizbot:quizbot /data
 
 # Dependencies in their own layer: editing the code or the packs does not reinstall them.

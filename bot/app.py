@@ -56,7 +56,7 @@ async def open_service(
         service = QuizService(
             catalog, storage, clock,
             question_time=timedelta(seconds=settings.quizbot_question_seconds),
-            charts=PngCharts(),  # matplotlib is loaded only when a chart is drawn
+            charts=PngCharts(),  # Pillow is loaded only when a chart is drawn
             authors=author_keys(settings.quizbot_authors),
         )
         await service.load_published()  # packs written in chats (authoring.py)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from bot import __version__, cli_reports, health, logs
 from bot.adapters import ConnectionLost, CredentialsRejected
-from bot.adapters.console import CHAT, ConsoleQuiz, command, console_person
+from bot.adapters.console import CHAT, ConsoleQuiz, command, console_person, quiet_logs
 from bot.app import (
     Exit,
     catalog_size,
@@ -34,11 +34,6 @@ from bot.settings import Settings, SettingsError, load_settings
 from bot.storage import DatabaseUrl, migrate_database, storage_for
 from bot.storage.postgres.copy import copy_database
 
-NO_TOKEN_HINT = (
-    "No TELEGRAM_BOT_TOKEN or DISCORD_BOT_TOKEN is set, so quizbot starts the console quiz.\n"
-    "To run a chat bot, put a token in the environment or in .env (see .env.example), e.g.\n"
-    "  TELEGRAM_BOT_TOKEN=123456:ABC... quizbot run"
-)
 # Without a terminal there is nobody to take the console quiz: a deployment that forgot its
 # token must fail visibly instead of exiting 0.
 NO_TOKEN_NO_TERMINAL = (
@@ -342,12 +337,14 @@ async def _run(settings: Settings, args: argparse.Namespace) -> int:
     if not settings.secrets() and not sys.stdin.isatty():
         print(NO_TOKEN_NO_TERMINAL, file=sys.stderr)
         return Exit.CONFIG
+    if not settings.secrets():
+        quiet_logs()  # the console quiz's terminal
     async with open_service(settings) as service:
         adapters = configured_adapters(service, settings)
         if adapters:
             return await run_adapters(service, adapters, settings)
-        print(NO_TOKEN_HINT, file=sys.stderr)
-        return await ConsoleQuiz(service, console_person(args.name), args.lang).play(args.quiz)
+        return await ConsoleQuiz(service, console_person(args.name), args.lang,
+                                 banner=True).play(args.quiz)
 
 
 async def _play(settings: Settings, args: argparse.Namespace) -> int:

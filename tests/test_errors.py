@@ -117,6 +117,11 @@ REFUSALS: dict[str, tuple[type[UserError], Raise]] = {
         ADA, GROUP, "wrong")),
     "too many reports": (ReportError, lambda s: reports_beyond_the_cap(s)),
     "unknown report": (UnknownReport, lambda s: s.resolve_problem_report(99)),
+    "typed id that is no question": (UnknownQuestion, lambda s: s.report_words(
+        ADA, GROUP, "s-on the answer is wrong")),
+    "reports not allowed": (NotAllowed, lambda s: s.chat_reports(GROUP, allowed=False)),
+    "another chat's report": (UnknownReport, lambda s: s.resolve_chat_report(
+        GROUP, 99, allowed=True)),
     "report resolved already": (AlreadyResolved, lambda s: resolve_twice(s)),
     "bad chart": (BadChart, lambda s: s.change_settings(
         GROUP, words=["chart", "maybe"], allowed=True)),

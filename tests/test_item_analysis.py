@@ -41,7 +41,7 @@ class Broken:
 
     calls = 0
 
-    def report_chart(self, reports: Sequence[QuizReport], title: str) -> bytes:
+    def report_chart(self, reports: Sequence[QuizReport], locale: str) -> bytes:
         self.calls += 1
         raise RuntimeError("no fonts")
 
@@ -110,7 +110,7 @@ async def test_the_chats_figures_and_a_chart_of_the_expected_size(
     assert "answered 3 · right 67%" in text and "disc – ·" in text
     assert "The chart shows" not in text  # nothing left out
     assert analysis.chart is not None
-    assert png_size(analysis.chart) == chart_size(analysis.charted) == (800, 460)
+    assert png_size(analysis.chart) == chart_size(analysis.charted) == (720, 316)
 
 
 def test_the_chart_is_bounded_and_the_text_says_what_it_leaves_out() -> None:

@@ -58,8 +58,7 @@ def env(tmp_path: Path) -> dict[str, str]:
         if not k.startswith(("TELEGRAM_", "DISCORD_", "QUIZBOT_")) and k != "DISPLAY"
     }
     return {**clean, "QUIZBOT_DATABASE": str(tmp_path / "quiz.db"),
-            "QUIZBOT_CONTENT_DIR": str(tmp_path / "content"), "MPLBACKEND": "",
-            "MPLCONFIGDIR": str(tmp_path / "mpl")}
+            "QUIZBOT_CONTENT_DIR": str(tmp_path / "content")}
 
 
 def quizbot(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -123,7 +122,7 @@ async def test_report_table_and_chart_for_one_chat(tmp_path: Path) -> None:
     assert quiet.split()[-6:] == ["0", "-", "*-", "-", "-", "-"]
     assert lines[-1] == f"chart: {chart}"
 
-    assert png_size(chart.read_bytes()) == (800, 460)  # one quiz of 3 questions
+    assert png_size(chart.read_bytes()) == (720, 702)  # one quiz of 3 questions, 10 options
 
 
 async def test_report_all_chats_counts_the_other_chat(tmp_path: Path) -> None:
@@ -145,7 +144,7 @@ def test_report_unknown_quiz_and_no_answers(tmp_path: Path) -> None:
     proc = quizbot(tmp_path, "report", "--png", str(tmp_path / "empty.png"))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("Item analysis (all chats, all quizzes): no answers yet.")
-    assert png_size((tmp_path / "empty.png").read_bytes()) == (800, 460)
+    assert png_size((tmp_path / "empty.png").read_bytes()) == chart_size([]) == (720, 144)
 
 
 def test_report_png_unwritable(tmp_path: Path) -> None:
@@ -156,7 +155,7 @@ def test_report_png_unwritable(tmp_path: Path) -> None:
     assert proc.stderr.startswith(f"quizbot: cannot write {tmp_path / 'no' / 'such' / 'dir.png'}")
 
 
-def test_matplotlib_is_loaded_only_to_draw(tmp_path: Path) -> None:
+def test_pillow_is_loaded_only_to_draw(tmp_path: Path) -> None:
     (tmp_path / "content").mkdir()
     (tmp_path / "content" / "four.yaml").write_text(PACK, encoding="utf-8")
     script = (
@@ -164,9 +163,9 @@ def test_matplotlib_is_loaded_only_to_draw(tmp_path: Path) -> None:
         "from bot.cli import main\n"
         "import bot.app, bot.reports\n"
         "assert main(['report']) == 0\n"
-        "print('matplotlib' in sys.modules)\n"
+        "print('PIL.ImageDraw' in sys.modules)\n"
         "main(['report', '--png', 'x.png'])\n"
-        "print('matplotlib' in sys.modules)\n"
+        "print('PIL.ImageDraw' in sys.modules)\n"
     )
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=120, cwd=tmp_path, env=env(tmp_path))
@@ -198,7 +197,7 @@ def test_text_of_the_hand_computed_examples() -> None:
 
 @pytest.mark.parametrize(
     ("quizzes", "questions", "size"),
-    [(0, 0, (800, 460)), (1, 4, (800, 460)), (3, 8, (960, 1180)), (1, 20, (2160, 460))],
+    [(0, 0, (720, 144)), (1, 4, (720, 1000)), (3, 8, (720, 5372)), (1, 20, (720, 4424))],
 )
 def test_chart_is_a_png_of_the_expected_size(
     quizzes: int, questions: int, size: tuple[int, int]

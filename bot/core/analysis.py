@@ -5,6 +5,7 @@ For every question of a quiz, from each person's first answer to it (`ItemRespon
 
 - answered, and the share right;
 - the share on each option, by canonical option (as in the pack), so shuffles do not matter;
+  `order` then says which letter each option had where the report is read (`shown_options`);
 - discrimination: the point-biserial correlation between getting this question right (1 or 0)
   and the person's score on the *other* questions of the quiz (the corrected item-total
   correlation). People answer different subsets of a quiz, so the score on the other questions
@@ -31,12 +32,13 @@ import math
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from bot.content import Catalog, Quiz
 from bot.content.schema import DEFAULT_LOCALE
 from bot.core.ports import ItemResponse
+from bot.core.render import letter
 
 MIN_ANSWERS = 10  # below this, no flag: the shares are too noisy to act on
 TOO_EASY = 0.9  # share right above this: too easy
@@ -54,6 +56,18 @@ class Flag(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class OptionShare:
+    """One option as a reader names it: its letter where they saw it, its text."""
+
+    canonical: int
+    letter: str
+    text: str
+    count: int
+    share: float | None  # None: nobody answered the question
+    correct: bool
+
+
+@dataclass(frozen=True, slots=True)
 class ItemStats:
     question_id: str
     prompt: str
@@ -63,6 +77,29 @@ class ItemStats:
     discriminated: int  # people in the discrimination (with a score on the other questions)
     median_ms: float | None
     flags: tuple[Flag, ...]
+    options: tuple[str, ...] = ()  # the options' text by canonical index, in the report's locale
+    order: tuple[int, ...] = ()  # order[shown] = canonical, as a chat saw it; (): the pack's
+
+    @property
+    def shown(self) -> tuple[int, ...]:
+        """The canonical options in the order they are lettered A, B, … for the reader."""
+        return self.order or tuple(range(len(self.option_counts)))
+
+    def letter_of(self, canonical: int) -> str:
+        return letter(self.shown.index(canonical))
+
+    def shown_options(self) -> tuple[OptionShare, ...]:
+        """Every option in the reader's letters and order, with its count and share."""
+        n = self.answered
+        return tuple(
+            OptionShare(
+                canonical=o, letter=letter(position),
+                text=self.options[o] if o < len(self.options) else "",
+                count=self.option_counts[o], share=self.option_counts[o] / n if n else None,
+                correct=o == self.answer,
+            )
+            for position, o in enumerate(self.shown)
+        )
 
     @property
     def answered(self) -> int:
@@ -96,6 +133,7 @@ class QuizReport:
     people: int  # who answered at least one of its questions
     items: tuple[ItemStats, ...]  # in pack order, answered or not
     stale: int = 0  # answers left out: the question or option is no longer in the pack
+    as_seen: bool = False  # letters as the chat saw each question (else the pack's letters)
 
     @property
     def answers(self) -> int:
@@ -167,6 +205,7 @@ def analyse_quiz(
             discriminated=len(right),
             median_ms=statistics.median(item_times) if item_times else None,
             flags=(),
+            options=tuple(option.text.get(locale) for option in question.options),
         )
         items.append(_flagged(item))
     return QuizReport(quiz.id, quiz.title.get(locale), len(scores), tuple(items), stale)
@@ -189,10 +228,21 @@ def _flagged(item: ItemStats) -> ItemStats:
         and item.discriminated >= MIN_ANSWERS
     ):
         flags.append(Flag.NEGATIVE)
-    return ItemStats(
-        item.question_id, item.prompt, item.answer, item.option_counts, item.discrimination,
-        item.discriminated, item.median_ms, tuple(flags),
-    )
+    return replace(item, flags=tuple(flags))
+
+
+def as_seen_in_chat(
+    report: QuizReport, orders: dict[tuple[str, str], tuple[int, ...]]
+) -> QuizReport:
+    """The report lettered as one chat saw its questions: `orders` gives each question's
+    option order at its latest post there (Storage.shown_orders). A question shown there in
+    several orders takes the latest, the one that chat saw last; its text names it anyway."""
+    items = []
+    for item in report.items:
+        order = orders.get((report.quiz_id, item.question_id), ())
+        valid = sorted(order) == list(range(len(item.option_counts)))
+        items.append(replace(item, order=order if valid else ()))
+    return replace(report, items=tuple(items), as_seen=True)
 
 
 def correlation(xs: Sequence[float], ys: Sequence[float]) -> float | None:

@@ -1,8 +1,9 @@
 """/analysis as chat text, in the reader's language, in pieces that fit a platform's message.
 
 One block per answered question (a chat has no fixed-width font for `quizbot report`'s
-table): its answers, share right, the share on each option (✓ the correct one),
-discrimination, median time and flags. `chunks` packs the blocks into messages of at most
+table): its answers, share right, discrimination, median time, then each option by the letter
+this chat saw and its text, with its count and share (✓ the correct one; the lines of a close
+summary, render.option_share), and flags. `chunks` packs the blocks into messages of at most
 `limit` characters as the platform counts them, never splitting a block.
 """
 
@@ -12,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 from bot.core.analysis import MIN_ANSWERS, Flag, ItemStats
 from bot.core.item_analysis import ChatAnalysis
-from bot.core.render import letter
+from bot.core.render import option_share, short
 from bot.i18n import Translator, _
 
 PROMPT_CHARS = 80
@@ -22,11 +23,6 @@ FLAG_TEXT = {
     Flag.TOO_HARD: _("too hard"),
     Flag.NEGATIVE: _("negative discrimination"),
 }
-
-
-def _short(text: str, width: int = PROMPT_CHARS) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= width else line[: width - 1].rstrip() + "…"
 
 
 def _seconds(ms: float | None, t: Translator) -> str:
@@ -41,27 +37,24 @@ def _flags(item: ItemStats, t: Translator) -> str:
         if flag is Flag.DISTRACTOR:
             words.append(t.gettext(
                 "distractor {letters} chosen more often than the answer",
-                letters="/".join(letter(i) for i in item.popular_distractors)))
+                letters="/".join(item.letter_of(i) for i in item.popular_distractors)))
         else:
             words.append(t.gettext(FLAG_TEXT[flag]))
     return "⚠️ " + "; ".join(words) if words else ""
 
 
 def item_block(item: ItemStats, number: int, t: Translator) -> str:
-    shares = item.option_shares or ()
-    options = " · ".join(
-        f"{letter(o)}{'✓' if o == item.answer else ''} {t.percent(share)}"
-        for o, share in enumerate(shares)
-    )
     disc = "–" if item.discrimination is None else f"{item.discrimination:+.2f}"
     lines = [
-        f"{t.number(number)}. {_short(item.prompt)} ({item.question_id})",
+        f"{t.number(number)}. {short(item.prompt, PROMPT_CHARS)} ({item.question_id})",
         t.gettext(
-            "answered {n} · right {right} · {options} · disc {disc} · median {median}",
+            "answered {n} · right {right} · disc {disc} · median {median}",
             n=t.number(item.answered), right=t.percent(item.share_right or 0.0),
-            options=options, disc=disc, median=_seconds(item.median_ms, t),
+            disc=disc, median=_seconds(item.median_ms, t),
         ),
     ]
+    lines += [option_share(t, o.letter, o.text, o.count, o.share or 0.0, o.correct)
+              for o in item.shown_options()]
     if flags := _flags(item, t):
         lines.append(flags)
     return "\n".join(lines)
@@ -86,7 +79,8 @@ def analysis_blocks(analysis: ChatAnalysis, t: Translator) -> list[str]:
             if item.answered:
                 blocks.append(item_block(item, number, t))
     key = [
-        t.gettext("Each person's first answer counts. ✓ marks the correct option."),
+        t.gettext("Each person's first answer counts. ✓ marks the correct option.") + " "
+        + t.gettext("Letters as this chat last saw each question."),
         t.gettext("disc: from -1 to +1, how well the question tells those who do well on the "
                   "quiz's other questions from those who do not; near 0 or below, it does "
                   "not. Flags need at least {n} answers.", n=t.number(MIN_ANSWERS)),

@@ -8,6 +8,7 @@ Discord's tree and view error hooks, the console). The msgids are marked for ext
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from bot.core.models import QuizInfo
 from bot.i18n import LANGUAGE_NAMES, _
@@ -133,13 +134,30 @@ class ReportError(UserError):
     """A problem report refused: nothing was stored."""
 
 
+@dataclass(frozen=True, slots=True)
+class Msgid:
+    """A value of an error that is itself a message (a platform's command syntax), translated
+    when the error is shown; English in str()."""
+
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
 class UnknownQuestion(ReportError):
-    def __init__(self, question_id: str) -> None:
+    """`nearest`: question ids close to the one typed; `last`: the last question the person
+    answered in the chat (offered when none is close)."""
+
+    def __init__(self, question_id: str, nearest: Sequence[str] = (),
+                 last: str | None = None) -> None:
         super().__init__(_("There is no question “{id}” to report."), id=question_id[:60])
+        self.nearest = tuple(nearest)
+        self.last = last
 
 
-def empty_report() -> ReportError:
-    return ReportError(_("Say what is wrong with the question: /report <question id> <text>."))
+def empty_report(usage: str) -> ReportError:
+    return ReportError(_("Say what is wrong with the question: {usage}"), usage=Msgid(usage))
 
 
 def report_too_long(length: int) -> ReportError:
@@ -152,13 +170,17 @@ def too_many_reports(most: int = DAILY_REPORTS) -> ReportError:
                          "tomorrow for more."), most=most)
 
 
-def nothing_to_report() -> ReportError:
-    return ReportError(_("Which question? You have answered none here yet: use /report "
-                         "<question id> <text>."))
+def nothing_to_report(usage: str) -> ReportError:
+    return ReportError(_("Which question? You have answered none here yet: {usage}"),
+                       usage=Msgid(usage))
+
+
+def may_not_see_reports() -> NotAllowed:
+    return NotAllowed(_("Only this chat's admins can read and resolve its reports."))
 
 
 class UnknownReport(ReportError):
-    def __init__(self, report_id: int) -> None:
+    def __init__(self, report_id: int | str) -> None:
         super().__init__(_("There is no report {id}."), id=report_id)
 
 

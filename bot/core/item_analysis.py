@@ -1,11 +1,11 @@
 """/analysis for a chat's admins, and the chart on a question's close summary.
 
-The figures are analysis.py's, from the chat's stored answers. Drawing is the ChartRenderer
-port's (bot/reports/png.py: matplotlib never enters the core, so the import rules hold and
-a bot that draws nothing never loads it). A chart is CPU-bound for a fraction of a second
-and blocks while it draws, so it runs in a worker thread, one at a time, while the event
-loop keeps answering; its size is bounded (MAX_CHART_QUIZZES rows of at most
-MAX_CHART_QUESTIONS questions) and the text says when the chart leaves questions out.
+The figures are analysis.py's, from the chat's stored answers, lettered as that chat saw each
+question (`as_seen_in_chat`), so /analysis names an option by the same letter as the chat's
+close summary did. Drawing is the ChartRenderer port's (bot/reports/png.py: no imaging
+library enters the core). A chart is CPU-bound and blocks while it draws, so it runs in a
+worker thread, one at a time, while the event loop keeps answering; its size is bounded
+(the caps below) and the text says when the chart leaves questions out.
 
 A chart is an extra: drawing it may fail, and then the reply or the summary goes out as text
 (the failure is logged once per process).
@@ -18,7 +18,7 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from bot.core.analysis import QuizReport, analyse
+from bot.core.analysis import ItemStats, QuizReport, analyse, as_seen_in_chat
 from bot.core.errors import UnknownQuiz, may_not_see_analysis
 from bot.core.models import Chat, PostSummary
 from bot.core.ports import ChartRenderer, Storage
@@ -26,12 +26,13 @@ from bot.core.questions import Questions
 
 log = logging.getLogger(__name__)
 
-# Drawing 3 x 16 questions took 7.7 s on 2 cores at a load average of 5-6 (4 x 30: 17 s;
-# 3 x 8, every bundled pack's size: 5.8 s): the caps keep it bounded, at most 1,760 x 1,180
-# pixels.
-MAX_CHART_QUIZZES = 3  # rows of the chart
-MAX_CHART_QUESTIONS = 16  # per row (the bundled packs have 8)
-CHART_TITLE = "Item analysis"  # the chart's words are English: its font has no Bengali glyphs
+# A chart is a column a phone shows at full width, a panel per question and a bar per
+# option: the caps keep it under about 2,100 pixels, so Telegram's downscaling of a photo to
+# 1,280 pixels leaves its smallest text above 11 px (bot/reports/png.py). The text covers
+# what the chart leaves out, and /analysis <quiz> charts another quiz.
+MAX_CHART_QUIZZES = 1  # quizzes in one chart
+MAX_CHART_QUESTIONS = 8  # per quiz (a bundled pack's size)
+MAX_CHART_OPTIONS = 36  # bars in all, so questions with many options chart fewer of them
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,11 +60,22 @@ class ChatAnalysis:
 
 def chart_rows(reports: Sequence[QuizReport]) -> tuple[QuizReport, ...]:
     """The answered questions of the first MAX_CHART_QUIZZES quizzes, at most
-    MAX_CHART_QUESTIONS each: what a chart of these reports shows."""
-    return tuple(
-        replace(r, items=tuple(i for i in r.items if i.answered)[:MAX_CHART_QUESTIONS])
-        for r in reports[:MAX_CHART_QUIZZES]
-    )
+    MAX_CHART_QUESTIONS each and MAX_CHART_OPTIONS bars in all (always one question):
+    what a chart of these reports shows."""
+    rows = []
+    bars = 0
+    for report in reports[:MAX_CHART_QUIZZES]:
+        items: list[ItemStats] = []
+        for item in (i for i in report.items if i.answered):
+            if len(items) == MAX_CHART_QUESTIONS or (
+                bars and bars + len(item.option_counts) > MAX_CHART_OPTIONS
+            ):
+                break
+            items.append(item)
+            bars += len(item.option_counts)
+        if items:
+            rows.append(replace(report, items=tuple(items)))
+    return tuple(rows)
 
 
 class Charts:
@@ -131,10 +143,12 @@ class ItemAnalysis:
         reports = tuple(r for r in analyse(catalog, responses, quiz_id, locale) if r.answers)
         if not reports:
             return ChatAnalysis(chat.key, quiz_id, ())
-        charted = chart_rows([r for r in analyse(catalog, responses, quiz_id) if r.answers])
+        orders = await self.storage.shown_orders(chat.key, quiz_id)
+        reports = tuple(as_seen_in_chat(r, orders) for r in reports)
+        charted = chart_rows(reports)
         png = None
         renderer = self.charts.renderer
         if chart and renderer is not None:
             png = await self.charts.draw(f"the item analysis of {chat.key}",
-                                         lambda: renderer.report_chart(charted, CHART_TITLE))
+                                         lambda: renderer.report_chart(charted, locale))
         return ChatAnalysis(chat.key, quiz_id, reports, charted, png)

@@ -259,6 +259,13 @@ class Storage(Protocol):
         """(quiz_id, question_id) -> times posted in this chat (of this kind)."""
         ...
 
+    async def shown_orders(
+        self, chat_key: str, quiz_id: str | None = None
+    ) -> dict[tuple[str, str], tuple[int, ...]]:
+        """(quiz_id, question_id) -> the option order (order[shown] = canonical) of its
+        latest post in this chat: the letters that chat saw last."""
+        ...
+
     # answers
     async def record_answer(
         self, answer: AnswerRecord
@@ -374,9 +381,10 @@ class Storage(Protocol):
         reports after `since` (("capped", None))."""
         ...
     async def problem_reports(
-        self, *, open_only: bool = True, quiz_id: str | None = None
+        self, *, open_only: bool = True, quiz_id: str | None = None,
+        chat_key: str | None = None,
     ) -> list[ProblemReportRecord]:
-        """Oldest first."""
+        """Oldest first; `chat_key`: only the reports made in that chat."""
         ...
     async def resolve_problem_report(
         self, report_id: int, when: datetime, note: str | None = None
@@ -478,13 +486,15 @@ class ChatPort(Protocol):
 
 
 class ChartRenderer(Protocol):
-    """Draws item-analysis charts as PNG bytes (bot/reports/png.py, with matplotlib, which the
-    core never imports). Blocking and CPU-bound: the core calls it in a worker thread."""
+    """Draws charts as PNG bytes, every word in the reader's language and script
+    (bot/reports/png.py, with Pillow, which the core never imports). Blocking and CPU-bound:
+    the core calls it in a worker thread."""
 
-    def report_chart(self, reports: Sequence[QuizReport], title: str) -> bytes:
-        """The share of answers on each option, per question, one row per quiz."""
+    def report_chart(self, reports: Sequence[QuizReport], locale: str) -> bytes:
+        """The share of answers on each option, per question, lettered as in the reports."""
         ...
 
     def summary_chart(self, summary: PostSummary) -> bytes:
-        """One closed question's share of answers on each option (in shown order)."""
+        """One closed question's share of answers on each option, in the order and the
+        language its chat saw."""
         ...

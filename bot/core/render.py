@@ -10,8 +10,10 @@ from collections.abc import Sequence
 from bot.core.chat_settings import ChatSettings
 from bot.core.errors import (
     BadZone,
+    Msgid,
     NoActiveRun,
     ScheduleError,
+    UnknownQuestion,
     UnknownQuiz,
     UserError,
 )
@@ -35,10 +37,26 @@ from bot.core.schedule import Schedule
 from bot.i18n import Translator, _
 
 LETTERS = "ABCDEFGHIJKL"
+OPTION_CHARS = 48  # an option's text in a list of shares, cut to fit one phone line
 
 
 def letter(index: int) -> str:
     return LETTERS[index]
+
+
+def short(text: str, width: int = OPTION_CHARS) -> str:
+    """One line of at most `width` characters, cut with an ellipsis."""
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1].rstrip() + "…"
+
+
+def option_share(t: Translator, letter_: str, text: str, count: int, share: float,
+                 correct: bool) -> str:
+    """One option's line in a distribution, the same in a close summary and in /analysis
+    (and as Discord's closed question lists them): `B) its text — 3 (50%) ✓`, by the letter
+    the chat saw."""
+    line = f"{letter_}) {short(text)} — {t.number(count)} ({t.percent(share)})"
+    return line + " ✓" if correct else line
 
 
 def seconds(t: Translator, ms: int) -> str:
@@ -101,10 +119,11 @@ def summary_text(summary: PostSummary, t: Translator) -> str:
         ),
     ]
     if summary.answered:
-        counts = "  ".join(
-            f"{letter(i)}: {t.number(n)}" for i, n in enumerate(summary.per_option)
-        )
-        lines.append(counts)
+        lines += [
+            option_share(t, letter(i), q.options[i] if i < len(q.options) else "", n,
+                         n / summary.answered, i == q.correct)
+            for i, n in enumerate(summary.per_option)
+        ]
     if summary.fastest:
         fastest = ", ".join(
             f"{a.name or a.person_key} ({seconds(t, a.elapsed_ms)})" for a in summary.fastest
@@ -258,25 +277,6 @@ def quiz_list_text(quizzes: Sequence[QuizInfo], t: Translator) -> str:
     return "\n".join(lines)
 
 
-def help_text(t: Translator) -> str:
-    return "\n".join([
-        t.gettext("I ask short multiple-choice questions about ML training. The answer and "
-                  "its explanation appear as soon as you answer."),
-        "",
-        t.gettext("/quiz — a question now; /quiz <quiz> in a private chat runs a whole quiz"),
-        t.gettext("/leaderboard [day|week|all] — who knows best"),
-        t.gettext("/stats — your answers, accuracy and streaks"),
-        t.gettext("/review — the questions due for review, in a private chat"),
-        t.gettext("/remind HH:MM [Time/Zone] — a daily reminder when reviews are due; "
-                  "/remind off"),
-        t.gettext("/lang <en|bn|hi> — your language"),
-        t.gettext("/quiz <quiz or topic> N — N questions in a row in a group"),
-        t.gettext("/daily HH:MM [Time/Zone] [quiz] — a question every day (admins)"),
-        t.gettext("/settings — this chat's question time and mode (admins)"),
-        t.gettext("/analysis [quiz] — which questions work, with a chart (admins)"),
-    ])
-
-
 def schedule_status_text(status: ScheduleStatus, t: Translator) -> str:
     """A chat's daily schedule and its next post, in the schedule's own time zone.
 
@@ -340,7 +340,13 @@ def settings_text(settings: ChatSettings, t: Translator) -> str:
 def error_text(error: UserError, t: Translator, quizzes: Sequence[QuizInfo]) -> str:
     """What was refused and what to do instead, in the reader's language, on every platform.
     `quizzes`: the catalog in the reader's language, listed after a name it does not have."""
-    lines = [t.gettext(error.template, **error.values)]
+    values = {k: t.gettext(v.text) if isinstance(v, Msgid) else v
+              for k, v in error.values.items()}
+    lines = [t.gettext(error.template, **values)]
+    if isinstance(error, UnknownQuestion) and error.nearest:
+        lines.append(t.gettext("Did you mean: {ids}?", ids=", ".join(error.nearest)))
+    elif isinstance(error, UnknownQuestion) and error.last:
+        lines.append(t.gettext("The last question you answered here is {id}.", id=error.last))
     if isinstance(error, BadZone) and error.suggestions:
         lines.append(t.gettext("Did you mean: {zones}?", zones=", ".join(error.suggestions)))
     if isinstance(error, ScheduleError):

@@ -55,7 +55,7 @@ from bot.core.models import (
     ShownQuestion,
 )
 from bot.core.ports import ChartRenderer, ChatPort, ProblemReportRecord, Storage
-from bot.core.problem_reports import ProblemReports, ReportReceipt
+from bot.core.problem_reports import REPORT_USAGE, ProblemReports, ReportReceipt
 from bot.core.questions import Questions
 from bot.core.review import Review, ReviewStats
 from bot.core.rounds import Rounds
@@ -270,16 +270,44 @@ class QuizService:
 
     # problem reports ---------------------------------------------------------------------
     async def report_problem(
-        self, person: Person, chat: Chat, question_id: str, text: str
+        self, person: Person, chat: Chat, question_id: str, text: str, *,
+        usage: str = REPORT_USAGE, typed: bool = False,
     ) -> ReportReceipt:
         """⚑ or /report <question id> <text>: stored (or appended to the person's open
         report of it); a UserError (an unknown question, an empty or long text, too many
-        reports today) stores nothing."""
-        return await self.problem_reports.report(person, chat, question_id, text)
+        reports today) stores nothing. `usage`: how /report is typed on this platform;
+        `typed`: the person typed the id (an unknown one is refused with the nearest)."""
+        return await self.problem_reports.report(person, chat, question_id, text,
+                                                 usage=usage, typed=typed)
 
-    async def report_last_answered(self, person: Person, chat: Chat, text: str) -> ReportReceipt:
+    async def report_last_answered(
+        self, person: Person, chat: Chat, text: str, *, usage: str = REPORT_USAGE
+    ) -> ReportReceipt:
         """/report <text>: about the last question the person answered in this chat."""
-        return await self.problem_reports.report_last(person, chat, text)
+        return await self.problem_reports.report_last(person, chat, text, usage=usage)
+
+    async def report_words(self, person: Person, chat: Chat, words: str) -> ReportReceipt:
+        """/report typed as one line: "[question id] <text>" (problem_reports.py)."""
+        return await self.problem_reports.report_words(person, chat, words)
+
+    async def chat_reports(
+        self, chat: Chat, *, allowed: bool
+    ) -> Sequence[ProblemReportRecord]:
+        """/reports: the open reports made in the chat, for its admins."""
+        return await self.problem_reports.for_chat(chat, allowed=allowed)
+
+    def report_titles(
+        self, reports: Sequence[ProblemReportRecord], locale: str
+    ) -> dict[str, str]:
+        """question id -> prompt in `locale`, for listing `reports`."""
+        return self.problem_reports.titles(reports, locale)
+
+    async def resolve_chat_report(
+        self, chat: Chat, report_id: int | str, note: str | None = None, *, allowed: bool
+    ) -> int:
+        """/reports resolve <id> [note]: a report made in this chat, by its admins."""
+        return await self.problem_reports.resolve_in_chat(chat, report_id, note,
+                                                          allowed=allowed)
 
     def is_question(self, word: str) -> bool:
         """Whether `word` is a question id (to tell /report's id from its text)."""

@@ -1,18 +1,23 @@
-"""The item-analysis report as a text table, one block per quiz (`quizbot report`)."""
+"""The item-analysis report as a text table, one block per quiz (`quizbot report`).
+
+Across chats every chat saw its own shuffle, so the columns A, B, … are the pack's letters
+(the key says so), and each question's options are listed under its row by those letters
+with their text, so a letter is never read alone.
+"""
 
 from __future__ import annotations
 
-import string
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.core.analysis import MIN_ANSWERS, Flag, ItemStats, QuizReport
+from bot.core.render import letter, short
 from bot.i18n import translator
 
 EN = translator("en")  # the operator's English, plurals through the catalog
 
 PROMPT_WIDTH = 30
-LETTERS = string.ascii_uppercase  # option letters as the options' canonical order
+OPTION_WIDTH = 24  # an option's text in the list under its question's row
 NONE = "-"
 
 
@@ -27,12 +32,6 @@ class Scope:
         chat = f"chat {self.chat_key}" if self.chat_key else "all chats"
         quiz = f"quiz {self.quiz_id}" if self.quiz_id else "all quizzes"
         return f"{chat}, {quiz}"
-
-
-def short(text: str, width: int = PROMPT_WIDTH) -> str:
-    """One line of at most `width` characters."""
-    line = " ".join(text.split())
-    return line if len(line) <= width else line[: width - 1].rstrip() + "…"
 
 
 def percent(share: float | None) -> str:
@@ -55,7 +54,7 @@ def discrimination(value: float | None) -> str:
 
 def flag_text(item: ItemStats, flag: Flag) -> str:
     if flag is Flag.DISTRACTOR:
-        letters = "/".join(LETTERS[i] for i in item.popular_distractors)
+        letters = "/".join(item.letter_of(i) for i in item.popular_distractors)
         return f"distractor {letters} beats the answer"
     return str(flag)
 
@@ -65,7 +64,7 @@ def _table(report: QuizReport) -> list[str]:
     id_width = max([len("question"), *(len(i.question_id) for i in report.items)])
     header = [
         "question".ljust(id_width), "prompt".ljust(PROMPT_WIDTH), f"{'n':>5}", f"{'right':>5}",
-        *(f"{LETTERS[o]:>5}" for o in range(options)), f"{'disc':>5}", f"{'median':>7}",
+        *(f"{letter(o):>5}" for o in range(options)), f"{'disc':>5}", f"{'median':>7}",
         "flags",
     ]
     lines = ["  ".join(header).rstrip()]
@@ -80,7 +79,7 @@ def _table(report: QuizReport) -> list[str]:
             cells.append(f"{mark}{percent(None if shares is None else shares[o])}")
         row = [
             item.question_id.ljust(id_width),
-            short(item.prompt).ljust(PROMPT_WIDTH),
+            short(item.prompt, PROMPT_WIDTH).ljust(PROMPT_WIDTH),
             f"{item.answered:>5}",
             f"{percent(item.share_right):>5}",
             *(f"{cell:>5}" for cell in cells),
@@ -89,6 +88,10 @@ def _table(report: QuizReport) -> list[str]:
             ", ".join(flag_text(item, f) for f in item.flags),
         ]
         lines.append("  ".join(row).rstrip())
+        if item.options:
+            lines.append(" " * (id_width + 2) + "  ".join(
+                f"{o.letter}{'*' if o.correct else ''}) {short(o.text, OPTION_WIDTH)}"
+                for o in item.shown_options()))
     return lines
 
 
@@ -110,6 +113,8 @@ def report_text(reports: Sequence[QuizReport], scope: Scope = Scope()) -> str:
         out.append("")
     out += [
         "* marks the correct option; n: people who answered; right and A, B, …: their shares.",
+        "A, B, …: the options in the pack's order (each chat saw its own shuffle), listed under"
+        " each row.",
         "disc: correlation (-1 to +1) between getting the question right and the person's score",
         "on the quiz's other questions; near 0 or below, it does not tell who knows the topic.",
         "- when undefined (everyone right or wrong, too few people). median: answer time.",

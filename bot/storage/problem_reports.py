@@ -80,13 +80,18 @@ def problem_report(db: Db, report_id: int) -> ProblemReportRecord | None:
     return None if row is None else record_of(row)
 
 
-def problem_reports(db: Db, open_only: bool, quiz_id: str | None) -> list[ProblemReportRecord]:
+def problem_reports(
+    db: Db, open_only: bool, quiz_id: str | None, chat_key: str | None = None
+) -> list[ProblemReportRecord]:
     where, values = [], []
     if open_only:
         where.append("resolved_at IS NULL")
     if quiz_id is not None:
         where.append("quiz_id=?")
         values.append(quiz_id)
+    if chat_key is not None:
+        where.append("chat_key=?")
+        values.append(chat_key)
     clause = f" WHERE {' AND '.join(where)}" if where else ""
     rows = db.execute(f"SELECT {COLUMNS} FROM problem_reports{clause} ORDER BY id",
                       values).fetchall()

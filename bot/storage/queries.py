@@ -5,6 +5,7 @@ Boards and stats live in boards.py.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from datetime import date
 from typing import Any
@@ -101,6 +102,18 @@ def posted_questions(db: Db, chat_key: str, kind: str | None) -> dict[tuple[str,
         params = (chat_key, kind)
     rows = db.execute(sql + " GROUP BY quiz_id, question_id", params)
     return {(r[0], r[1]): r[2] for r in rows}
+
+
+def shown_orders(
+    db: Db, chat_key: str, quiz_id: str | None
+) -> dict[tuple[str, str], tuple[int, ...]]:
+    rows = db.execute(
+        "SELECT quiz_id, question_id, option_order FROM posts WHERE id IN"
+        " (SELECT MAX(id) FROM posts WHERE chat_key=? AND (? IS NULL OR quiz_id=?)"
+        "  GROUP BY quiz_id, question_id)",
+        (chat_key, quiz_id, quiz_id),
+    )
+    return {(r[0], r[1]): tuple(json.loads(r[2])) for r in rows}
 
 
 def run_posts(db: Db, run_id: int) -> list[PostRecord]:

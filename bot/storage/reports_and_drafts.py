@@ -48,10 +48,11 @@ class ReportsAndDrafts(ABC):
         return outcome, await self._read(self.report_ops.problem_report, report_id)
 
     async def problem_reports(
-        self, *, open_only: bool = True, quiz_id: str | None = None
+        self, *, open_only: bool = True, quiz_id: str | None = None,
+        chat_key: str | None = None,
     ) -> list[ProblemReportRecord]:
         result: list[ProblemReportRecord] = await self._read(
-            self.report_ops.problem_reports, open_only, quiz_id)
+            self.report_ops.problem_reports, open_only, quiz_id, chat_key)
         return result
 
     async def resolve_problem_report(

@@ -216,6 +216,11 @@ class SqliteStorage(ReportsAndDrafts, CachedStorage):
             queries.posted_questions, chat_key, kind
         )
 
+    async def shown_orders(
+        self, chat_key: str, quiz_id: str | None = None
+    ) -> dict[tuple[str, str], tuple[int, ...]]:
+        return await self._read(queries.shown_orders, chat_key, quiz_id)
+
     # answers ---------------------------------------------------------------------------
     async def record_answer(
         self, answer: AnswerRecord

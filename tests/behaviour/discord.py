@@ -225,6 +225,27 @@ class DiscordHarness:
         options = {"text": text} | ({"question": question_id} if question_id else {})
         return await self._slash(where, who, "report", options)
 
+    async def reports(self, where: Place, who: User, resolve: int | None = None,
+                      note: str | None = None) -> Seen:
+        options = {k: v for k, v in (("resolve", resolve), ("note", note)) if v is not None}
+        return await self._slash(where, who, "reports", options)
+
+    async def help(self, where: Place, who: User) -> Seen:
+        return await self._slash(where, who, "help", {})
+
+    async def chat_language(self, where: Place, who: User, code: str) -> Seen:
+        return await self._slash(where, who, "lang", {"code": code, "scope": "channel"})
+
+    async def join(self, language: str | None = None) -> Place:
+        ref = await self.fake.join_guild(
+            "New Server", locale=LOCALES.get(language or "en", language or "en"))
+        await self.fake.until(lambda: self.posted_texts(Place(ref.channel_id)),
+                              SETTLE_WITHIN, "the welcome")
+        return Place(ref.channel_id)
+
+    async def join_again(self, where: Place) -> None:
+        await self.restart()
+
     async def daily_set(self, where: Place, who: User, at: str = "09:00",
                         zone: str = "UTC") -> Seen:
         return await self._slash(where, who, "daily set", {"time": at, "timezone": zone})

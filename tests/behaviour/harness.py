@@ -156,6 +156,30 @@ class Harness(Protocol):
         """/report [question id] <text>."""
         ...
 
+    async def reports(self, where: Place, who: Person, resolve: int | None = None,
+                      note: str | None = None) -> Seen:
+        """/reports: the open reports made in `where`; with `resolve`, that one resolved."""
+        ...
+
+    # help, welcome, languages ------------------------------------------------------------------
+    async def help(self, where: Place, who: Person) -> Seen:
+        """/help."""
+        ...
+
+    async def chat_language(self, where: Place, who: Person, code: str) -> Seen:
+        """The chat's language (Telegram: /lang chat code; Discord: /lang scope:channel)."""
+        ...
+
+    async def join(self, language: str | None = None) -> Place:
+        """The bot is added to a new group (Telegram) or server (Discord), whose platform
+        language is `language` if given; returns once the bot handled it."""
+        ...
+
+    async def join_again(self, where: Place) -> None:
+        """The join of `where` seen again: Telegram delivers its update a second time (as
+        after a crash), Discord reconnects (its GUILD_CREATEs are no new join)."""
+        ...
+
     async def tick(self) -> None:
         """One round of the core scheduler (daily posts, due closes, pending summaries),
         then wait until every platform call it caused is done."""

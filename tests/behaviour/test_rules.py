@@ -7,14 +7,20 @@ read only to check what was stored.
 from __future__ import annotations
 
 import asyncio
+import random
+from collections.abc import MutableSequence
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from bot.core.models import Chat, Person
+from bot.core.render import letter, short
 from bot.core.service import DEFAULT_QUESTION_TIME
 from bot.reports import chart_size, summary_chart_size
 from tests.behaviour.harness import Harness
 
 BENGALI = range(0x0980, 0x0A00)
+DEVANAGARI = range(0x0900, 0x0980)
 
 
 async def chat_of(h: Harness, post_id: int) -> str:
@@ -396,11 +402,40 @@ async def test_admins_see_the_item_analysis_with_its_chart(h: Harness) -> None:
     [png] = seen.images
     chat_key = await chat_of(h, post)
     analysis = await h.service.analysis(Chat(chat_key), allowed=True)
-    assert png_size(png) == chart_size(analysis.charted) == (800, 460)
+    assert png_size(png) == chart_size(analysis.charted) == (720, 316)
 
     unknown = await h.analysis(group, alice, "no-such-quiz")
     assert "There is no quiz or topic called “no-such-quiz”." in unknown.text
     assert unknown.images == []
+
+
+class Reversing(random.Random):
+    """Shows every question's options in reverse: letters that differ from the pack's."""
+
+    def shuffle(self, x: MutableSequence[object]) -> None:
+        x.reverse()
+
+
+async def test_the_analysis_names_options_by_the_letters_the_chat_saw(h: Harness) -> None:
+    group, alice, bob, chandra = h.group(), h.person(1), h.person(2), h.person(3)
+    h.make_admin(alice)
+    h.service.questions.rng = Reversing(1)
+    [post] = (await h.quiz(group, bob, "sample")).post_ids
+    question = await shown(h, post)
+    stored = await h.service.storage.get_post(post)
+    assert stored is not None
+    # a wrong option whose letter in the chat is not its letter in the pack
+    wrong = next(i for i in range(len(question.options))
+                 if i != question.correct and stored.order[i] != i)
+    await h.answer(group, bob, post, question.correct)
+    await h.answer(group, chandra, post, wrong)
+
+    lines = (await h.analysis(group, alice)).text.splitlines()
+    for i, text in enumerate(question.options):
+        chosen = i in (question.correct, wrong)
+        line = f"{letter(i)}) {short(text)} — {int(chosen)} ({'50%' if chosen else '0%'})"
+        assert line + (" ✓" if i == question.correct else "") in lines, lines
+    assert "Letters as this chat last saw each question." in "\n".join(lines)
 
 
 async def test_a_closed_question_shows_a_chart_only_when_the_chat_turned_it_on(
@@ -433,3 +468,103 @@ async def test_a_closed_question_shows_a_chart_only_when_the_chat_turned_it_on(
     assert "Chart of the answers when a question closes: off" in off.text
     again, _ = await asked_answered_and_closed()
     assert h.summary_images(again) == []
+
+
+# reports that reach admins -----------------------------------------------------------------
+async def test_an_unknown_report_id_is_refused_with_the_nearest_and_nothing_stored(
+    h: Harness,
+) -> None:
+    group, alice = h.group(), h.person(1)
+    [post] = (await h.quiz(group, alice)).post_ids
+    question = await shown(h, post)
+    await h.answer(group, alice, post, question.correct)
+    typo = await h.report(group, alice, question.question_id[:-1], "the answer is wrong")
+    assert question.question_id in typo.text, typo.text  # the nearest id
+    far = await h.report(group, alice, "no-such-q", "the answer is wrong")
+    assert question.question_id in far.text, far.text  # the last question she answered
+    assert "Thank you" not in typo.text + far.text
+    assert await h.service.problem_report_list(open_only=False) == []
+
+
+async def test_admins_read_and_resolve_the_reports_made_in_their_chat(h: Harness) -> None:
+    group, admin, alice = h.group(), h.person(1), h.person(2)
+    h.make_admin(admin)
+    [post] = (await h.quiz(group, alice)).post_ids
+    await h.report_via_flag(group, alice, post, "option C is right too")
+    [report] = await h.service.problem_report_list()
+    assert report.chat_key == await chat_of(h, post)  # the group's, though written privately
+    refused = await h.reports(group, alice)
+    assert "option C" not in refused.text and refused.text
+    listed = await h.reports(group, admin)
+    assert f"#{report.id}" in listed.text and "option C is right too" in listed.text
+    assert "Bob" in listed.text  # the reporter (person 2)
+    done = await h.reports(group, admin, resolve=report.id, note="fixed")
+    assert f"#{report.id}" in done.text
+    assert await h.service.problem_report_list() == []
+    assert f"#{report.id}" not in (await h.reports(group, admin)).text
+
+
+# help that teaches ---------------------------------------------------------------------------
+async def test_help_lists_the_bundled_quizzes_and_the_commands_one_may_use(h: Harness) -> None:
+    group, admin, alice = h.group(), h.person(1), h.person(2)
+    h.make_admin(admin)
+    member = (await h.help(group, alice)).text
+    for quiz in h.service.quizzes():
+        assert quiz.id in member and quiz.title in member, member
+        assert f"{quiz.questions} question" in member, member
+    assert "/report" in member and "/reports" not in member and "/analysis" not in member
+    assert "/reports" in (await h.help(group, admin)).text
+    private = (await h.help(h.private(alice), alice)).text
+    assert "/analysis" in private  # her own chat is hers to manage
+
+
+async def test_the_bot_says_hello_once_when_it_joins(h: Harness) -> None:
+    place = await h.join()
+    [welcome] = h.posted_texts(place)
+    for quiz in h.service.quizzes():
+        assert quiz.id in welcome, welcome
+    assert "/quiz" in welcome and "/help" in welcome
+    await h.join_again(place)
+    assert h.posted_texts(place) == [welcome]
+
+
+async def test_the_welcome_speaks_the_servers_language(h: Harness) -> None:
+    if h.platform != "discord":
+        pytest.skip("a Telegram group has no language of its own when the bot joins it")
+    place = await h.join("hi")
+    [welcome] = h.posted_texts(place)
+    assert any(ord(c) in DEVANAGARI for c in welcome), welcome
+
+
+# whose language --------------------------------------------------------------------------------
+async def test_in_private_the_persons_language_wins_and_in_the_group_the_chats(
+    h: Harness,
+) -> None:
+    group, admin = h.group(), h.person(1)
+    alice, bipasha = h.person(2, language="en"), h.person(3, language="bn")
+    h.make_admin(admin)
+    await h.chat_language(group, admin, "hi")
+    helped = (await h.help(h.private(alice), alice)).text
+    assert not any(ord(c) in DEVANAGARI for c in helped), helped
+    [mine] = (await h.quiz(h.private(alice), alice, "sample")).post_ids
+    assert (await shown(h, mine)).locale == "en"
+    [hers] = (await h.quiz(h.private(bipasha), bipasha, "sample")).post_ids
+    assert (await shown(h, hers)).locale == "bn"
+    [shared] = (await h.quiz(group, alice)).post_ids
+    assert (await shown(h, shared)).locale == "hi"
+
+
+async def test_a_start_link_starts_that_quiz_privately(h: Harness) -> None:
+    if h.platform != "telegram":
+        pytest.skip("Telegram's t.me/<bot>?start=<quiz id>; Discord's way is /quiz with the "
+                    "quiz id (test_a_quiz_id_in_a_private_chat_runs_the_whole_quiz)")
+    alice = h.person(1)
+    started = await h.start_link(alice, "sample")  # type: ignore[attr-defined]
+    [post] = started.post_ids
+    assert h.shown_privately(post)
+    question = await shown(h, post)
+    assert question.quiz_id == "sample" and question.personal
+    unknown = await h.start_link(alice, "no-such-quiz")  # type: ignore[attr-defined]
+    assert not unknown.post_ids and "no-such-quiz" in unknown.text
+    for quiz in h.service.quizzes():
+        assert quiz.id in unknown.text

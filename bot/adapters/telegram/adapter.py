@@ -20,7 +20,7 @@ from telegram import Update
 from telegram.error import BadRequest, EndPointNotFound, InvalidToken, NetworkError
 
 from bot.adapters import ConnectionLost, CredentialsRejected
-from bot.adapters.telegram import authoring, handlers, reports
+from bot.adapters.telegram import authoring, handlers, help, reports
 from bot.adapters.telegram.app import build_application, register_commands
 from bot.adapters.telegram.context import TelegramApp
 from bot.adapters.telegram.identity import PREFIX, chat_id_of
@@ -98,6 +98,7 @@ class TelegramAdapter:
         # before handlers: the ⚑ and draft-confirmation presses go to their own modules,
         # not to the answer buttons' handler
         reports.register(app)
+        help.register(app)
         authoring.register(app)
         handlers.register(app)
         receiver: Poller | WebhookServer

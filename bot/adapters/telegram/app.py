@@ -48,6 +48,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("settings", _("This chat's question time and mode (admins)")),
     ("report", _("Report a wrong question: /report <question id> <what is wrong>")),
     ("analysis", _("Which questions work: item analysis with a chart (admins)")),
+    ("reports", _("Open reports about questions asked here (admins)")),
     ("help", _("What this bot does and how to use it")),
     ("start", _("Start here")),
 )

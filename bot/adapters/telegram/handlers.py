@@ -70,7 +70,6 @@ def register(app: TelegramApp) -> None:
     from bot.adapters.telegram.analysis import analysis_command  # it uses `command` below
 
     commands = {
-        ("start", "help"): help_command,
         ("quiz",): quiz,
         ("leaderboard",): leaderboard,
         ("stats",): stats,
@@ -149,12 +148,6 @@ def sender_of(message: telegram.Message) -> Person | None:
     user = message.from_user
     return person_of(user) if user is not None and message.chat.type != ChatType.CHANNEL \
         else None
-
-
-async def help_command(update: Update, context: Context) -> None:
-    if (cmd := command(update, context)) is None:
-        return
-    await cmd.reply(render.help_text(await cmd.for_chat()))
 
 
 async def quiz(update: Update, context: Context) -> None:

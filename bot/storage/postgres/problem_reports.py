@@ -77,11 +77,12 @@ async def problem_report(db: Db, report_id: int) -> ProblemReportRecord | None:
 
 
 async def problem_reports(
-    db: Db, open_only: bool, quiz_id: str | None
+    db: Db, open_only: bool, quiz_id: str | None, chat_key: str | None = None
 ) -> list[ProblemReportRecord]:
     rows = await db.fetch(
         f"SELECT {COLUMNS} FROM problem_reports WHERE (NOT $1 OR resolved_at IS NULL)"
-        " AND ($2::text IS NULL OR quiz_id = $2) ORDER BY id", open_only, quiz_id,
+        " AND ($2::text IS NULL OR quiz_id = $2) AND ($3::text IS NULL OR chat_key = $3)"
+        " ORDER BY id", open_only, quiz_id, chat_key,
     )
     return [record_of(r) for r in rows]
 

@@ -101,6 +101,18 @@ async def posted_questions(
     return {(r[0], r[1]): int(r[2]) for r in rows}
 
 
+async def shown_orders(
+    db: Db, chat_key: str, quiz_id: str | None
+) -> dict[tuple[str, str], tuple[int, ...]]:
+    rows = await db.fetch(
+        "SELECT DISTINCT ON (quiz_id, question_id) quiz_id, question_id, option_order"
+        " FROM posts WHERE chat_key = $1 AND ($2::text IS NULL OR quiz_id = $2)"
+        " ORDER BY quiz_id, question_id, id DESC",
+        chat_key, quiz_id,
+    )
+    return {(r[0], r[1]): tuple(int(i) for i in r[2]) for r in rows}
+
+
 async def run_posts(db: Db, run_id: int) -> list[PostRecord]:
     rows = await db.fetch(
         f"SELECT {POST_COLUMNS} FROM posts WHERE run_id = $1 ORDER BY id", run_id
