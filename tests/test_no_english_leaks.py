@@ -36,6 +36,8 @@ ALLOWED = frozenset({
     "Asia", "Kolkata", "Dhaka", "UTC", "IANA",
     # platforms, the platform's own labels, keys, the field
     "Telegram", "Discord", "Quiz", "Ctrl", "D", "ML", "quizbot",
+    # the setting an operator puts a person's id in (/whoami, the authors' refusal)
+    "QUIZBOT", "AUTHORS",
 })
 # a value for every placeholder that adds no Latin letter of its own
 FILLER = "০"

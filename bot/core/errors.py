@@ -218,8 +218,17 @@ class AuthoringError(UserError):
     """A quiz poll or a draft command refused; nothing was stored."""
 
 
-def not_an_author() -> AuthoringError:
-    return AuthoringError(_("Only the bot's authors can write quizzes here; nothing was saved."))
+def not_an_author(person_key: str) -> AuthoringError:
+    # i18n: QUIZBOT_AUTHORS is a setting's name: keep it as it is
+    return AuthoringError(_(
+        "Only the bot's authors can write quizzes here; nothing was saved. To become one, ask "
+        "the bot's operator to add your id {id} to QUIZBOT_AUTHORS."), id=author_entry(person_key))
+
+
+def author_entry(person_key: str) -> str:
+    """How QUIZBOT_AUTHORS names a person: a Telegram id bare (its default platform), others
+    with their prefix."""
+    return person_key.removeprefix("tg:")
 
 
 def not_a_quiz() -> AuthoringError:
@@ -252,4 +261,37 @@ def untitled_draft() -> AuthoringError:
 
 def pack_exists(quiz_id: str) -> AuthoringError:
     return AuthoringError(_(
-        "There is already a quiz “{id}”. Choose another title with /name."), id=quiz_id)
+        "There is already a quiz “{id}”. Choose another title with /name, or another id: "
+        "/publish followed by the id, e.g. /publish {id}-2"), id=quiz_id)
+
+
+def title_taken(title: str, quiz_id: str) -> AuthoringError:
+    return AuthoringError(_(
+        "There is already a quiz called “{title}” ({id}). Choose another title with /name."),
+        title=title, id=quiz_id)
+
+
+def pack_id_needed() -> AuthoringError:
+    return AuthoringError(_(
+        "I cannot make a quiz id from this title. Choose one: /publish followed by the id, "
+        "in lowercase Latin letters, digits and hyphens, e.g. /publish my-quiz"))
+
+
+def bad_pack_id(text: str) -> AuthoringError:
+    return AuthoringError(_(
+        "“{id}” cannot be a quiz id: use 3 to 40 lowercase Latin letters, digits and hyphens, "
+        "e.g. my-quiz"), id=text)
+
+
+def not_published_here(quiz_id: str) -> AuthoringError:
+    return AuthoringError(_(
+        "“{id}” is not a quiz published in a chat: only those can be withdrawn."), id=quiz_id)
+
+
+def not_your_pack(quiz_id: str) -> AuthoringError:
+    return AuthoringError(_("Only the author who published “{id}” can withdraw it."),
+                          id=quiz_id)
+
+
+def unpublish_what() -> AuthoringError:
+    return AuthoringError(_("Which quiz? /unpublish followed by its id, e.g. /unpublish my-quiz"))

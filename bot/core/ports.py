@@ -191,6 +191,8 @@ class AuthoredPackRecord:
     author_key: str
     text: str
     published_at: datetime
+    # /unpublish: no longer offered; kept so its answers keep their quiz and its id stays taken
+    withdrawn_at: datetime | None = None
 
 
 class StorageError(Exception):
@@ -411,8 +413,14 @@ class Storage(Protocol):
         """Store the pack and delete its author's draft in one transaction; False (nothing
         changed) if a pack with that id was published already."""
         ...
+    async def chats(self) -> list[tuple[str, str]]:
+        """Every chat the bot has posted in, as (key, title), by key (`quizbot chats`)."""
+        ...
     async def authored_packs(self) -> list[AuthoredPackRecord]:
-        """Every published pack, oldest first."""
+        """Every published pack, oldest first (withdrawn ones too)."""
+        ...
+    async def withdraw_pack(self, quiz_id: str, when: datetime) -> bool:
+        """Mark a published pack withdrawn; False if there is none offered with that id."""
         ...
 
 

@@ -67,8 +67,9 @@ class Questions:
         return self.catalog.get(selector.strip().lower()) if selector else None
 
     def question_of(self, post: PostRecord | None) -> Question | None:
-        """The post's question, unless the content changed under it since it was posted."""
-        if post is None or (quiz := self.catalog.get(post.quiz_id)) is None:
+        """The post's question, unless the content changed under it since it was posted (a
+        quiz withdrawn with /unpublish is still there: its open questions run their time)."""
+        if post is None or (quiz := self.catalog.quizzes.get(post.quiz_id)) is None:
             return None
         try:
             question = quiz.question(post.question_id)

@@ -17,7 +17,7 @@ from bot.core import selection
 from bot.core.chat_settings import ChatSettingsRules
 from bot.core.clock import Clock
 from bot.core.delivery import Delivery
-from bot.core.errors import MAX_ROUND, BadCount
+from bot.core.errors import MAX_ROUND, BadCount, UnknownQuiz
 from bot.core.models import Chat, ShownQuestion
 from bot.core.ports import ChatGone, NewPost, RoundRecord, RoundScore, RoundSummary, Storage
 from bot.core.questions import Questions
@@ -107,11 +107,15 @@ class Rounds:
                 last = await self.storage.get_post(record.posts[-1])
                 if last is not None and last.closed_at is None:
                     continue  # its question is still open
-            if len(record.posts) >= record.total:
-                if (summary := await self.finish(record)) is not None:
-                    ended.append(summary)
-            elif (shown := await self._ask(record)) is not None:
-                asked.append(shown)
+            if len(record.posts) < record.total:
+                try:
+                    if (shown := await self._ask(record)) is not None:
+                        asked.append(shown)
+                    continue
+                except UnknownQuiz:  # its quiz was withdrawn (/unpublish) or removed
+                    pass  # it ends here, with what it asked
+            if (summary := await self.finish(record)) is not None:
+                ended.append(summary)
         return asked, ended
 
     async def summary(self, record: RoundRecord) -> RoundSummary:

@@ -376,5 +376,8 @@ class QuizService:
     async def discard_draft(self, person: Person) -> bool:
         return await self.authoring.discard(person)
 
-    async def publish_draft(self, person: Person) -> Published:
-        return await self.authoring.publish(person)
+    async def publish_draft(self, person: Person, quiz_id: str | None = None) -> Published:
+        return await self.authoring.publish(person, quiz_id)
+
+    async def unpublish(self, person: Person, quiz_id: str) -> str:
+        return await self.authoring.unpublish(person, quiz_id)

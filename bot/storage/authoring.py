@@ -71,6 +71,13 @@ def publish_draft(db: Db, pack: AuthoredPackRecord, when: int) -> bool:
     return True
 
 
+def withdraw_pack(db: Db, quiz_id: str, when: int) -> bool:
+    return db.execute(
+        "UPDATE authored_packs SET withdrawn_at=? WHERE quiz_id=? AND withdrawn_at IS NULL",
+        (when, quiz_id),
+    ).rowcount == 1
+
+
 # reads --------------------------------------------------------------------------------------
 def draft(db: Db, author_key: str) -> DraftRecord | None:
     row = db.execute(
@@ -86,7 +93,8 @@ def draft(db: Db, author_key: str) -> DraftRecord | None:
 
 def authored_packs(db: Db) -> list[AuthoredPackRecord]:
     rows = db.execute(
-        "SELECT quiz_id, author_key, pack, published_at FROM authored_packs"
+        "SELECT quiz_id, author_key, pack, published_at, withdrawn_at FROM authored_packs"
         " ORDER BY published_at, quiz_id"
     ).fetchall()
-    return [AuthoredPackRecord(r[0], r[1], r[2], _at(r[3])) for r in rows]
+    return [AuthoredPackRecord(r[0], r[1], r[2], _at(r[3]), None if r[4] is None else _at(r[4]))
+            for r in rows]

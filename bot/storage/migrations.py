@@ -406,6 +406,10 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE chat_settings ADD COLUMN admins_only INTEGER;
     """,
+    # /unpublish: the pack is no longer offered, its answers keep their quiz, its id stays taken
+    """
+    ALTER TABLE authored_packs ADD COLUMN withdrawn_at INTEGER;
+    """,
 ]
 
 

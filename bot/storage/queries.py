@@ -153,6 +153,10 @@ def person_history(db: Db, person_key: str) -> dict[tuple[str, str], bool]:
     return {(r[0], r[1]): bool(r[2]) for r in rows}
 
 
+def chats(db: Db) -> list[tuple[str, str]]:
+    return [(r[0], r[1]) for r in db.execute("SELECT key, title FROM chats ORDER BY key")]
+
+
 def item_responses(db: Db, quiz_id: str | None, chat_key: str | None) -> list[ItemResponse]:
     """Each person's first answer (lowest id) to each question in scope, oldest first.
 

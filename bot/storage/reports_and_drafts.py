@@ -99,3 +99,6 @@ class ReportsAndDrafts(ABC):
     async def authored_packs(self) -> list[AuthoredPackRecord]:
         result: list[AuthoredPackRecord] = await self._read(self.draft_ops.authored_packs)
         return result
+
+    async def withdraw_pack(self, quiz_id: str, when: datetime) -> bool:
+        return bool(await self._write(self.draft_ops.withdraw_pack, quiz_id, self._when(when)))

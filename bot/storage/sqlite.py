@@ -263,6 +263,9 @@ class SqliteStorage(ReportsAndDrafts, CachedStorage):
     ) -> list[ItemResponse]:
         return await self._read(queries.item_responses, quiz_id, chat_key)
 
+    async def chats(self) -> list[tuple[str, str]]:
+        return await self._read(queries.chats)
+
     # quiz runs -------------------------------------------------------------------------
     async def create_run(
         self, person_key: str, chat_key: str, quiz_id: str, questions: tuple[str, ...],

@@ -72,6 +72,13 @@ async def publish_draft(db: Db, pack: AuthoredPackRecord, when: datetime) -> boo
     return True
 
 
+async def withdraw_pack(db: Db, quiz_id: str, when: datetime) -> bool:
+    return await db.fetchval(
+        "UPDATE authored_packs SET withdrawn_at = $2 WHERE quiz_id = $1 AND withdrawn_at IS NULL"
+        " RETURNING quiz_id", quiz_id, when,
+    ) is not None
+
+
 # reads --------------------------------------------------------------------------------------
 async def draft(db: Db, author_key: str) -> DraftRecord | None:
     row = await db.fetchrow(
@@ -88,7 +95,8 @@ async def draft(db: Db, author_key: str) -> DraftRecord | None:
 
 async def authored_packs(db: Db) -> list[AuthoredPackRecord]:
     rows = await db.fetch(
-        "SELECT quiz_id, author_key, pack, published_at FROM authored_packs"
+        "SELECT quiz_id, author_key, pack, published_at, withdrawn_at FROM authored_packs"
         " ORDER BY published_at, quiz_id"
     )
-    return [AuthoredPackRecord(r[0], r[1], r[2], r[3].astimezone(UTC)) for r in rows]
+    return [AuthoredPackRecord(r[0], r[1], r[2], r[3].astimezone(UTC),
+                               None if r[4] is None else r[4].astimezone(UTC)) for r in rows]

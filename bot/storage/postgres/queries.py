@@ -152,6 +152,10 @@ async def person_history(db: Db, person_key: str) -> dict[tuple[str, str], bool]
     return {(r[0], r[1]): bool(r[2]) for r in rows}
 
 
+async def chats(db: Db) -> list[tuple[str, str]]:
+    return [(r[0], r[1]) for r in await db.fetch("SELECT key, title FROM chats ORDER BY key")]
+
+
 async def item_responses(
     db: Db, quiz_id: str | None, chat_key: str | None
 ) -> list[ItemResponse]:
