@@ -18,11 +18,12 @@ from enum import IntEnum
 
 from bot import __version__, health
 from bot.adapters import Adapter, ConnectionLost, CredentialsRejected
-from bot.content import load_catalog
+from bot.content import Catalog, load_catalog
 from bot.core.authoring import author_keys
 from bot.core.clock import Clock
 from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
+from bot.i18n import translator
 from bot.reports.png import PngCharts
 from bot.settings import Settings
 from bot.storage import storage_for
@@ -77,11 +78,19 @@ def configured_adapters(service: QuizService, settings: Settings) -> list[Adapte
     return adapters
 
 
+def catalog_size(catalog: Catalog) -> str:
+    """ "6 quizzes, 48 questions": the ones offered (the operator's English, plurals through
+    the catalog)."""
+    en = translator("en")
+    offered = list(catalog)
+    questions = sum(len(q.questions) for q in offered)
+    return (en.ngettext("{n} quiz", "{n} quizzes", len(offered)) + ", "
+            + en.ngettext("{n} question", "{n} questions", questions))
+
+
 def started_line(service: QuizService, adapters: list[Adapter], settings: Settings) -> str:
-    questions = sum(len(q.questions) for q in service.catalog)
     return (f"quizbot {__version__} running: {', '.join(a.name for a in adapters)}; "
-            f"database {settings.quizbot_database}; "
-            f"{len(service.catalog.quizzes)} quizzes, {questions} questions")
+            f"database {settings.quizbot_database}; {catalog_size(service.catalog)}")
 
 
 async def run_adapters(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import csv
 import json
 import os
 import sys
@@ -11,26 +12,28 @@ from pathlib import Path
 
 from bot import __version__, cli_reports, health, logs
 from bot.adapters import ConnectionLost, CredentialsRejected
-from bot.adapters.console import CHAT, ConsoleQuiz, command, console_person
-from bot.app import Exit, configured_adapters, exit_for, open_service, run_adapters
+from bot.adapters.console import CHAT, ConsoleQuiz, command, console_person, quiet_logs
+from bot.app import (
+    Exit,
+    catalog_size,
+    configured_adapters,
+    exit_for,
+    open_service,
+    run_adapters,
+)
 from bot.content import ContentError, load_catalog
 from bot.content.csv_import import CsvImportError, Imported, import_csv, write
 from bot.content.schema import LOCALES
 from bot.core import render
 from bot.core.analysis import analyse
 from bot.core.models import Period
-from bot.core.ports import StorageError
+from bot.core.ports import Storage, StorageError
 from bot.i18n import translator
 from bot.reports import Scope, chart_png, report_text
 from bot.settings import Settings, SettingsError, load_settings
 from bot.storage import DatabaseUrl, migrate_database, storage_for
 from bot.storage.postgres.copy import copy_database
 
-NO_TOKEN_HINT = (
-    "No TELEGRAM_BOT_TOKEN or DISCORD_BOT_TOKEN is set, so quizbot starts the console quiz.\n"
-    "To run a chat bot, put a token in the environment or in .env (see .env.example), e.g.\n"
-    "  TELEGRAM_BOT_TOKEN=123456:ABC... quizbot run"
-)
 # Without a terminal there is nobody to take the console quiz: a deployment that forgot its
 # token must fail visibly instead of exiting 0.
 NO_TOKEN_NO_TERMINAL = (
@@ -39,20 +42,58 @@ NO_TOKEN_NO_TERMINAL = (
 )
 
 
+# the operator's messages are English; their plurals go through the catalog like the chats'
+EN = translator("en")
+
 LIMIT_RANGE = range(1, 101)
+WHOLE_BOARD = 2**62  # --limit all: more rows than any board has (a SQL LIMIT)
+
+
+class _Default(int):
+    """--limit's default, told apart from an explicit `--limit 10`: --csv prints the whole
+    board unless --limit is given."""
+
+
+DEFAULT_LIMIT = _Default(10)
+CSV_COLUMNS = ("rank", "name", "person_key", "correct", "answered", "time_ms", "day_streak")
 
 
 def _limit(text: str) -> int:
-    """argparse type for --limit: a board of 1 to 100 rows."""
+    """argparse type for --limit: a board of 1 to 100 rows, or all of it."""
+    if text.strip().lower() == "all":
+        return WHOLE_BOARD
     try:
         value = int(text)
     except ValueError:
         value = 0
     if value not in LIMIT_RANGE:
         raise argparse.ArgumentTypeError(
-            f"must be a whole number from {LIMIT_RANGE.start} to {LIMIT_RANGE.stop - 1}"
+            f"must be a whole number from {LIMIT_RANGE.start} to {LIMIT_RANGE.stop - 1}, "
+            "or all"
         )
     return value
+
+
+class ChatNotFound(Exception):
+    """--chat names no chat, or a bare id several platforms have: the message says which."""
+
+
+async def chat_key(storage: Storage, text: str | None) -> str | None:
+    """--chat as a chat key: a key (`tg:-100123`) as it is; a bare platform id (`-100123`)
+    the one chat that has it, else ChatNotFound naming the keys to choose from."""
+    if text is None or ":" in text:
+        return text
+    text = text.strip()
+    keys = [key for key, _ in await storage.chats() if key.partition(":")[2] == text]
+    if len(keys) == 1:
+        return keys[0]
+    if not keys:
+        raise ChatNotFound(f"no chat has the id {text} (quizbot chats lists the chat keys)")
+    raise ChatNotFound(f"several chats have the id {text}: give one of {', '.join(keys)}")
+
+
+CHAT_HELP = ("a chat key such as tg:-100123, or its id alone (-100123) when one chat has it; "
+             "quizbot chats lists them (default: all chats)")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -86,12 +127,18 @@ def _parser() -> argparse.ArgumentParser:
         default="all",
         help="today, this week (7 UTC days) or all time (default: %(default)s)",
     )
-    board.add_argument("--chat", help="a chat key such as tg:-100123 (default: all chats)")
+    board.add_argument("--chat", help=CHAT_HELP)
     board.add_argument(
-        "--limit", type=_limit, default=10, help="rows to show, 1 to 100 (default: %(default)s)"
+        "--limit", type=_limit, default=DEFAULT_LIMIT,
+        help="rows to show, 1 to 100, or all (default: 10; with --csv: all)",
     )
+    board.add_argument("--csv", action="store_true",
+                       help="print the board as CSV (" + ", ".join(CSV_COLUMNS) + ")")
     board.add_argument("--lang", choices=LOCALES, help="language of the board")
     board.add_argument("--name", help="whose rank to show (default: your login name)")
+
+    sub.add_parser("chats", help="list the chats the bot has posted in: their keys (for "
+                   "--chat) and names")
 
     stats = sub.add_parser("stats", help="print personal stats")
     stats.add_argument("--name", help="player name (default: your login name)")
@@ -129,7 +176,7 @@ def _parser() -> argparse.ArgumentParser:
     report = sub.add_parser(
         "report", help="item analysis: which questions work (share per option, discrimination)"
     )
-    report.add_argument("--chat", help="a chat key such as tg:-100123 (default: all chats)")
+    report.add_argument("--chat", help=CHAT_HELP)
     report.add_argument("--quiz", help="a quiz id (default: every quiz with answers)")
     report.add_argument("--png", type=Path, metavar="FILE",
                         help="also draw the shares per option as a PNG chart")
@@ -138,13 +185,18 @@ def _parser() -> argparse.ArgumentParser:
     dsub = database.add_subparsers(dest="action", metavar="ACTION")
     dsub.add_parser("migrate", help="bring QUIZBOT_DATABASE to this version's schema")
     copy = dsub.add_parser(
-        "copy", help="copy a community between SQLite and PostgreSQL (verified, resumable)"
+        "copy", help="copy a community between SQLite and PostgreSQL (verified, resumable); "
+        "a source a running bot writes to (its heartbeat is fresh, or other sessions use the "
+        "PostgreSQL database) is refused, not snapshotted: stop the bot first"
     )
     for name in ("source", "destination"):
         copy.add_argument(name, type=_database_arg, help="a SQLite file or a postgresql:// URL")
     copy.add_argument("--force", action="store_true",
                       help="empty a destination that already holds a community first")
     copy.add_argument("--batch-size", type=int, default=5000, help="rows per transaction")
+    copy.add_argument("--live-ok", action="store_true",
+                      help="copy a source that is being written to anyway (what is written "
+                      "during the copy may be missing, or fail the verification)")
     return parser
 
 
@@ -163,7 +215,7 @@ async def _db(settings: Settings, args: argparse.Namespace) -> int:
         print(await migrate_database(settings.quizbot_database))
         return 0
     report = await copy_database(args.source, args.destination, force=args.force,
-                                 batch=max(1, args.batch_size))
+                                 batch=max(1, args.batch_size), live_ok=args.live_ok)
     print(f"copied {report.source} to {report.destination}: every table's rows counted on "
           "both sides, equal")
     return 0
@@ -189,12 +241,13 @@ def _content_validate(settings: Settings, path: Path | None) -> int:
         for problem in sorted(exc.problems, key=lambda p: (p.file, p.line)):
             print(problem, file=sys.stderr)
         errors = sum(not p.warning for p in exc.problems)
-        print(f"{errors} error(s): nothing loaded from {target}", file=sys.stderr)
+        print(EN.ngettext("{n} error: nothing loaded from {target}",
+                          "{n} errors: nothing loaded from {target}", errors, target=target),
+              file=sys.stderr)
         return 1
     for problem in sorted(catalog.warnings, key=lambda p: (p.file, p.line)):
         print(problem, file=sys.stderr)
-    questions = sum(len(q.questions) for q in catalog)
-    print(f"ok: {len(catalog.quizzes)} quizzes, {questions} questions in {target}")
+    print(f"ok: {catalog_size(catalog)} in {target}")
     return 0
 
 
@@ -227,7 +280,8 @@ async def _export_authored(settings: Settings, out: Path) -> int:
         print(f"quizbot: cannot write to {out}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     for pack, path in zip(packs, written, strict=True):
-        print(f"wrote {path}: quiz {pack.quiz_id}, published by {pack.author_key}")
+        withdrawn = " (withdrawn with /unpublish)" if pack.withdrawn_at is not None else ""
+        print(f"wrote {path}: quiz {pack.quiz_id}, published by {pack.author_key}{withdrawn}")
     if not packs:
         print(f"no pack was published in a chat (database {settings.quizbot_database})")
     return 0
@@ -241,7 +295,9 @@ def _content_import(settings: Settings, args: argparse.Namespace) -> int:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
         errors = sum(not p.warning for p in exc.problems)
-        print(f"{errors} error(s): nothing written to {out}", file=sys.stderr)
+        print(EN.ngettext("{n} error: nothing written to {out}",
+                          "{n} errors: nothing written to {out}", errors, out=out),
+              file=sys.stderr)
         return 1
     for problem in warnings:
         print(problem, file=sys.stderr)
@@ -251,7 +307,8 @@ def _content_import(settings: Settings, args: argparse.Namespace) -> int:
         print(f"quizbot: cannot write to {out}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     for pack, path in zip(packs, written, strict=True):
-        print(f"wrote {path}: quiz {pack.quiz_id}, {pack.questions} questions")
+        questions = EN.ngettext("{n} question", "{n} questions", pack.questions)
+        print(f"wrote {path}: quiz {pack.quiz_id}, {questions}")
     return 0
 
 
@@ -261,6 +318,7 @@ async def _report(settings: Settings, args: argparse.Namespace) -> int:
             print(f"quizbot: no quiz {args.quiz!r} in {settings.quizbot_content_dir}",
                   file=sys.stderr)
             return 1
+        args.chat = await chat_key(service.storage, args.chat)
         responses = await service.storage.item_responses(args.quiz, args.chat)
         reports = analyse(service.catalog, responses, args.quiz)
     scope = Scope(args.chat, args.quiz)
@@ -279,12 +337,14 @@ async def _run(settings: Settings, args: argparse.Namespace) -> int:
     if not settings.secrets() and not sys.stdin.isatty():
         print(NO_TOKEN_NO_TERMINAL, file=sys.stderr)
         return Exit.CONFIG
+    if not settings.secrets():
+        quiet_logs()  # the console quiz's terminal
     async with open_service(settings) as service:
         adapters = configured_adapters(service, settings)
         if adapters:
             return await run_adapters(service, adapters, settings)
-        print(NO_TOKEN_HINT, file=sys.stderr)
-        return await ConsoleQuiz(service, console_person(args.name), args.lang).play(args.quiz)
+        return await ConsoleQuiz(service, console_person(args.name), args.lang,
+                                 banner=True).play(args.quiz)
 
 
 async def _play(settings: Settings, args: argparse.Namespace) -> int:
@@ -293,13 +353,37 @@ async def _play(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def _leaderboard(settings: Settings, args: argparse.Namespace) -> int:
+    limit = WHOLE_BOARD if args.csv and args.limit is DEFAULT_LIMIT else int(args.limit)
     async with open_service(settings) as service:
         person = console_person(args.name)
         board = await service.boards.leaderboard(
-            args.chat, args.period, person_key=person.key, limit=args.limit
+            await chat_key(service.storage, args.chat), args.period, person_key=person.key,
+            limit=limit,
         )
+        if args.csv:
+            out = csv.writer(sys.stdout, lineterminator="\n")
+            out.writerow(CSV_COLUMNS)
+            out.writerows((r.rank, r.name, r.person_key, r.correct, r.answered, r.time_ms,
+                           r.day_streak) for r in board.rows)
+            return 0
         locale = args.lang or await service.locale_for(person, CHAT)
         print(render.leaderboard_text(board, translator(locale)))
+    return 0
+
+
+async def _chats(settings: Settings, args: argparse.Namespace) -> int:
+    """`quizbot chats`: one line a chat, its key and its name (what --chat takes)."""
+    storage = storage_for(settings.quizbot_database)
+    await storage.open()
+    try:
+        chats = await storage.chats()
+    finally:
+        await storage.close()
+    width = max((len(key) for key, _ in chats), default=0)
+    for key, title in chats:
+        print(f"{key:<{width}}  {title}".rstrip())
+    if not chats:
+        print(f"no chats yet (database {settings.quizbot_database})")
     return 0
 
 
@@ -344,7 +428,7 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr if problem else sys.stdout)
         return 1 if problem else 0
     commands = {"run": _run, "play": _play, "leaderboard": _leaderboard, "stats": _stats,
-                "report": _report, "db": _db, "content": cli_reports.run}
+                "report": _report, "db": _db, "content": cli_reports.run, "chats": _chats}
     handler = commands[args.command]
     try:
         return int(asyncio.run(handler(settings, args)))
@@ -358,6 +442,9 @@ def main(argv: list[str] | None = None) -> int:
         # one line that says what to fix; a library's text may quote the token
         print(f"quizbot: {redactor.redact(str(exc))}", file=sys.stderr)
         return exit_for(exc) or 1
+    except ChatNotFound as exc:
+        print(f"quizbot: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("\nProgress saved. Bye!", file=sys.stderr)
         return 130

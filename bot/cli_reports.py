@@ -10,6 +10,7 @@ from typing import Any
 from bot.app import open_service
 from bot.core.errors import ReportError
 from bot.core.ports import ProblemReportRecord
+from bot.i18n import translator
 from bot.settings import Settings
 
 
@@ -67,5 +68,6 @@ async def run(settings: Settings, args: argparse.Namespace) -> int:
     for record in records:
         print("\n".join(report_lines(record)))
     opened = sum(r.resolved_at is None for r in records)
-    print(f"{len(records)} report(s), {opened} open")
+    print(translator("en").ngettext("{n} report, {open} open", "{n} reports, {open} open",
+                                    len(records), open=opened))
     return 0

@@ -122,8 +122,12 @@ class Settings(BaseSettings):
 
     @field_validator("telegram_api_base_url", "discord_api_base_url", "discord_gateway_url")
     @classmethod
-    def _url(cls, value: str) -> str:
+    def _url(cls, value: str, info: ValidationInfo) -> str:
         AnyUrl(value)  # raises a ValueError naming the problem
+        if info.field_name == "telegram_api_base_url":
+            # the token is appended as it is: ".../bot/" would put a slash before it, a 404
+            # that python-telegram-bot reports as a rejected token
+            return value.rstrip("/")
         return value
 
     @field_validator("quizbot_discord_shards")

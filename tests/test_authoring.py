@@ -17,14 +17,16 @@ from bot.core.authoring import (
     problem_text,
     published_text,
 )
-from bot.core.errors import AuthoringError
+from bot.core.errors import AuthoringError, UnknownQuiz
 from bot.core.models import Chat, Person
 from bot.core.ports import Storage
+from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
 from bot.i18n import translator
 from bot.storage import SqliteStorage
 from tests.clock import FakeClock
 from tests.conftest import SAMPLE_PACKS
+from tests.ports import FakePort
 from tests.test_cli import clean_env, quizbot
 
 pytestmark = pytest.mark.memory_store  # the core needs a store, not a database
@@ -83,10 +85,9 @@ async def test_a_new_process_loads_the_published_packs(
     authoring_service: QuizService, storage: Storage, clock: FakeClock,
 ) -> None:
     await authoring_service.add_to_draft(AUTHOR, "bn", poll(1, prompt="এক কোনটি?"), "m1")
-    await authoring_service.name_draft(AUTHOR, "সংখ্যা")  # no Latin letters: a made-up id
+    await authoring_service.name_draft(AUTHOR, "সংখ্যা")  # spelled in Latin letters
     published = await authoring_service.publish_draft(AUTHOR)
-    assert published.quiz_id == pack_id("সংখ্যা", AUTHOR.key)
-    assert published.quiz_id.startswith("quiz-")
+    assert published.quiz_id == pack_id("সংখ্যা") == "samkhya"
 
     fresh = QuizService(load_catalog(SAMPLE_PACKS), storage, clock)
     assert fresh.catalog.get(published.quiz_id) is None
@@ -104,6 +105,7 @@ async def test_only_authors_write_and_nothing_is_stored_for_others(
     with pytest.raises(AuthoringError) as refused:
         await authoring_service.add_to_draft(STRANGER, "en", poll(1), "m1")
     assert "Only the bot's authors" in str(refused.value)
+    assert "add your id 1002 to QUIZBOT_AUTHORS" in str(refused.value)
     assert await storage.get_draft(STRANGER.key) is None
     assert not authoring_service.may_author(STRANGER)
     assert author_keys("1001, 1002 tg:7") == {"tg:1001", "tg:1002", "tg:7"}
@@ -202,3 +204,137 @@ async def test_published_packs_export_as_yaml_that_loads_as_the_same_quiz(
     exported = load_catalog(out)
     assert exported.quizzes["ginti-numbers"] == authoring_service.catalog.get("ginti-numbers")
     assert quizbot(tmp_path, "content", "validate", str(out)).returncode == 0
+
+
+@pytest.mark.parametrize(("title", "quiz_id"), [
+    ("মিশ্র নির্ভুলতা প্রশিক্ষণ", "misra-nirbhulata-prasiksana"),
+    ("ग्रेडिएंट संचय", "grediemta-samcaya"),
+    ("পাইপলাইন ও ZeRO", "paipalaina-o-zero"),
+    ("Mixed precision: FP16 & BF16", "mixed-precision-fp16-bf16"),
+    ("数字", None), ("★ ☆", None), ("ab", None),
+])
+def test_ids_spell_bengali_and_devanagari_titles_in_latin_letters(
+    title: str, quiz_id: str | None
+) -> None:
+    assert pack_id(title) == quiz_id
+
+
+async def test_a_title_without_an_id_asks_for_one_and_takes_the_one_given(
+    authoring_service: QuizService, storage: Storage,
+) -> None:
+    await authoring_service.add_to_draft(AUTHOR, "en", poll(1), "m1")
+    await authoring_service.name_draft(AUTHOR, "数字")
+    with pytest.raises(AuthoringError, match="/publish followed by the id"):
+        await authoring_service.publish_draft(AUTHOR)
+    for bad in ("My Quiz", "x", "-dash", "ক-খ"):
+        with pytest.raises(AuthoringError, match="cannot be a quiz id"):
+            await authoring_service.publish_draft(AUTHOR, bad)
+    assert await storage.authored_packs() == []
+    published = await authoring_service.publish_draft(AUTHOR, "Shuzi-1")
+    assert published.quiz_id == "shuzi-1"
+    assert [q.id for q in authoring_service.catalog.quizzes["shuzi-1"].questions] == ["shuzi-1-1"]
+
+
+@pytest.mark.parametrize("title", ["sample  QUIZ", "Sample Quiz", "নমুনা কুইজ"])
+async def test_a_title_another_quiz_has_is_refused_in_any_case_or_language(
+    authoring_service: QuizService, storage: Storage, title: str,
+) -> None:
+    await authoring_service.add_to_draft(AUTHOR, "en", poll(1), "m1")
+    with pytest.raises(AuthoringError, match="already a quiz called") as refused:
+        await authoring_service.name_draft(AUTHOR, title)
+    assert "(sample)" in str(refused.value)
+    draft = await storage.get_draft(AUTHOR.key)
+    assert draft is not None and draft.title is None  # nothing changed
+
+
+async def test_a_title_published_meanwhile_is_refused_at_publishing(
+    authoring_service: QuizService, storage: Storage,
+) -> None:
+    other = Person("tg:1003", "Carol")
+    service = QuizService(authoring_service.catalog, storage, authoring_service.clock,
+                          authors={AUTHOR.key, other.key})
+    for person in (AUTHOR, other):
+        await service.add_to_draft(person, "en", poll(1), f"m-{person.key}")
+        await service.name_draft(person, "Counting")
+    assert (await service.publish_draft(AUTHOR)).quiz_id == "counting"
+    with pytest.raises(AuthoringError, match="already a quiz called “Counting” \\(counting\\)"):
+        await service.publish_draft(other)
+    assert await storage.get_draft(other.key) is not None
+
+
+async def test_unpublish_withdraws_the_pack_and_keeps_its_answers(
+    authoring_service: QuizService, storage: Storage, clock: FakeClock,
+) -> None:
+    service = authoring_service
+    await service.add_to_draft(AUTHOR, "en", poll(1), "m1")
+    await service.name_draft(AUTHOR, "Counting")
+    await service.publish_draft(AUTHOR)
+    group = Chat("tg:-5", "Group")
+    async with service.quiz(group, None, "counting") as shown:
+        pass
+    await service.answer(shown.post_id, STRANGER, shown.correct)
+    late = Person("tg:1004", "Dan")
+
+    with pytest.raises(AuthoringError, match="Only the bot's authors"):
+        await service.unpublish(STRANGER, "counting")
+    with pytest.raises(AuthoringError, match="not a quiz published in a chat"):
+        await service.unpublish(AUTHOR, "sample")  # bundled
+    assert await service.unpublish(AUTHOR, " Counting ") == "Counting"
+    assert service.catalog.get("counting") is None
+    assert "counting" not in [q.id for q in service.questions.quizzes()]
+    with pytest.raises(UnknownQuiz):
+        async with service.quiz(group, None, "counting"):
+            pass
+    with pytest.raises(AuthoringError, match="not a quiz published in a chat"):
+        await service.unpublish(AUTHOR, "counting")  # once
+    # the question already open runs its time; answers and boards stay, titles too
+    assert (await service.answer(shown.post_id, late, shown.correct)).accepted
+    board = await service.boards.leaderboard(group.key)
+    assert {(r.person_key, r.correct) for r in board.rows} == {(STRANGER.key, 1), (late.key, 1)}
+    stats = await service.boards.stats(STRANGER)
+    assert [(q.quiz_id, q.title) for q in stats.per_quiz] == [("counting", "Counting")]
+
+    # a new process keeps it withdrawn, and its id taken
+    fresh = QuizService(load_catalog(SAMPLE_PACKS), storage, clock, authors={AUTHOR.key})
+    assert await fresh.load_published() == 0
+    assert fresh.catalog.get("counting") is None and "counting" in fresh.catalog.quizzes
+    await fresh.add_to_draft(AUTHOR, "en", poll(2), "m2")
+    await fresh.name_draft(AUTHOR, "Counting")  # the title is free again
+    with pytest.raises(AuthoringError, match="already a quiz “counting”"):
+        await fresh.publish_draft(AUTHOR)
+    assert (await fresh.publish_draft(AUTHOR, "counting-again")).quiz_id == "counting-again"
+
+
+async def test_only_the_author_who_published_a_pack_withdraws_it(
+    authoring_service: QuizService, storage: Storage,
+) -> None:
+    other = Person("tg:1003", "Carol")
+    service = QuizService(authoring_service.catalog, storage, authoring_service.clock,
+                          authors={AUTHOR.key, other.key})
+    await service.add_to_draft(AUTHOR, "en", poll(1), "m1")
+    await service.name_draft(AUTHOR, "Counting")
+    await service.publish_draft(AUTHOR)
+    with pytest.raises(AuthoringError, match="Only the author who published"):
+        await service.unpublish(other, "counting")
+    assert service.catalog.get("counting") is not None
+
+
+async def test_a_round_of_a_withdrawn_quiz_ends_and_other_rounds_go_on(
+    authoring_service: QuizService, clock: FakeClock,
+) -> None:
+    service = authoring_service
+    for n in (1, 2, 3):
+        await service.add_to_draft(AUTHOR, "en", poll(n), f"m{n}")
+    await service.name_draft(AUTHOR, "Counting")
+    await service.publish_draft(AUTHOR)
+    port = FakePort("tg:", clock).attach(service)
+    group, other = Chat("tg:-5", "Group"), Chat("tg:-6", "Other")
+    for chat, quiz_id in ((group, "counting"), (other, "sample")):
+        async with service.quiz(chat, AUTHOR, quiz_id, count=3) as shown:
+            await port.send_question(shown)
+    await service.unpublish(AUTHOR, "counting")
+    clock.advance((await service.settings(group)).question_seconds + 1)
+    await Scheduler(service).tick()
+    [summary] = port.rounds  # the withdrawn quiz's round ends with what it asked
+    assert (summary.chat_key, summary.asked, summary.total) == (group.key, 1, 3)
+    assert [q.chat_key for q in port.sent] == [group.key, other.key, other.key]

@@ -179,7 +179,7 @@ def test_validate_prints_file_line_error_for_every_problem(tmp_path: Path) -> No
         "48), starting with a letter or digit",
         f"{packs / 'b.yaml'}:1: error: title is missing",
         f"{packs / 'b.yaml'}:1: error: questions is missing",
-        f"4 error(s): nothing loaded from {packs}",
+        f"4 errors: nothing loaded from {packs}",
     ]
 
 

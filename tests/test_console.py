@@ -166,9 +166,9 @@ def test_hindi_console_on_the_bundled_packs(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "ग्रेडिएंट संचय क्विज़" in proc.stdout  # the pack's Hindi title
     assert "ग्रेडिएंट संचय मुख्य रूप से आपको क्या करने देता है?" in proc.stdout
-    # started as `python -m bot`, so that is the command it suggests (quizbot may not be on PATH)
+    # started as `python -m bot` (quizbot may not be on PATH); its language and player kept
     saved = translator("hi").gettext("Progress saved. Run `{command}` again to continue.",
-                                     command="python -m bot play")
+                                     command="python -m bot play --lang hi --name hi")
     assert "प्रोग्रेस सेव हो गई" in saved and saved in proc.stdout
 
 
@@ -201,3 +201,36 @@ def test_long_lines_break_between_words() -> None:
 def test_empty_stats_in_the_terminal_suggest_a_terminal_command(tmp_path: Path) -> None:
     proc = play(tmp_path / "c.db", "", "stats", "--name", "new")
     assert "Try python -m bot play" in proc.stdout and "/quiz" not in proc.stdout
+
+
+def test_run_without_a_token_speaks_the_chosen_language_only(tmp_path: Path) -> None:
+    """`make run ARGS='--lang bn'` in a terminal on a new database: the banner in Bengali, no
+    log line between it and the quiz, and the resume hint keeps --lang."""
+    import pty
+
+    from bot.i18n import translator
+    from tests.conftest import BUNDLED
+
+    main, terminal = pty.openpty()  # `run` takes the console quiz only from a terminal
+    try:
+        env = {**os.environ, "QUIZBOT_DATABASE": str(tmp_path / "new.db"),
+               "QUIZBOT_CONTENT_DIR": str(BUNDLED), "TELEGRAM_BOT_TOKEN": "",
+               "DISCORD_BOT_TOKEN": "", "QUIZBOT_LOG_LEVEL": "INFO"}
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "bot", "run", "--lang", "bn", "--quiz", "mixed-precision"],
+            stdin=terminal, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        os.close(terminal)
+        terminal = -1
+        os.write(main, b"\x04")  # Ctrl-D at the first question: progress saved
+        out, err = proc.communicate(timeout=60)
+    finally:
+        os.close(main)
+        if terminal != -1:
+            os.close(terminal)
+    assert proc.returncode == 0, err
+    bn = translator("bn")
+    banner = bn.gettext("No chat bot token is set ({variables}), so quizbot starts the "
+                        "console quiz.", variables="TELEGRAM_BOT_TOKEN, DISCORD_BOT_TOKEN")
+    assert " ".join(banner.split()) in " ".join(err.split()) and "কনসোল কুইজ" in banner
+    assert " INFO " not in out + err and "No TELEGRAM_BOT_TOKEN" not in out + err
+    assert "python -m bot play --lang bn" in out

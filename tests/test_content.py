@@ -160,6 +160,48 @@ def test_missing_locale_is_a_warning_not_an_error(tmp_path: Path) -> None:
     assert any("no bn, hi" in str(w) for w in catalog.warnings)
 
 
+BENGALI = """\
+id: demo
+language: bn
+title: ডেমো
+questions:
+  - id: d-one
+    prompt: প্রশ্ন এক?
+    options:
+      - {bn: হ্যাঁ, correct: true}
+      - না
+    explanation: কারণ।
+"""
+
+
+@pytest.mark.parametrize(("language", "warned"), [
+    ("en", []), ("[en, bn]", ["no bn text"]), ("[en, bn, hi]", ["no bn, hi text"]),
+])
+def test_a_pack_is_warned_only_about_the_languages_it_declares(
+    tmp_path: Path, language: str, warned: list[str]
+) -> None:
+    pack = GOOD.replace("id: demo\n", f"id: demo\nlanguage: {language}\n")
+    catalog = load_catalog(write(tmp_path, pack))
+    found = [str(w) for w in catalog.warnings]
+    assert len(found) == 3 * len(warned), found  # prompt, options, explanation
+    assert all(any(w in f for w in warned) for f in found), found
+    assert catalog.quizzes["demo"].language == "en"
+
+
+def test_a_bengali_pack_is_not_warned_about_english(tmp_path: Path) -> None:
+    catalog = load_catalog(write(tmp_path, BENGALI))
+    assert catalog.warnings == []
+    quiz = catalog.quizzes["demo"]
+    assert quiz.language == "bn" and quiz.questions[0].prompt.get("en") == "প্রশ্ন এক?"
+
+
+def test_a_listed_language_is_required_first_and_named_once(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD.replace("id: demo\n", "id: demo\nlanguage: [bn, en]\n"))
+    assert any("prompt.bn" in p for p in problems(path)), problems(path)
+    path = write(tmp_path, GOOD.replace("id: demo\n", "id: demo\nlanguage: [en, en]\n"))
+    assert any("list each language once" in p for p in problems(path)), problems(path)
+
+
 def test_bundled_content_is_valid_and_complete() -> None:
     catalog = load_catalog(BUNDLED)
     assert {"activation-recomputation", "gradient-accumulation"} <= set(catalog.quizzes)
@@ -240,7 +282,7 @@ def test_a_giveaway_is_a_warning_the_pack_still_loads(tmp_path: Path) -> None:
     catalog = load_catalog(path)
     assert "lengths" in catalog.quizzes and all(w.warning for w in catalog.warnings)
     proc = run_cli("content", "validate", str(path))
-    assert proc.returncode == 0 and proc.stdout.startswith("ok: 1 quizzes")
+    assert proc.returncode == 0 and proc.stdout.startswith("ok: 1 quiz, ")
     assert f"{path}:3: warning: in en, the correct option is the longest in 1 of 1" in proc.stderr
 
 

@@ -189,13 +189,44 @@ def test_excel_style_file_bom_semicolons_crlf_aliases(
     code, _, err = import_cli(capsys, path, "--out", str(tmp_path / "packs"))
     assert code == 0, err
     assert export(tmp_path / "packs", capsys) == [{
-        "id": "mini", "title": {"en": "Mini"}, "tags": [],
+        "id": "mini", "language": "en", "title": {"en": "Mini"}, "tags": [],
         "questions": [{"id": "mini-one", "prompt": {"en": "Two?"},
                        "options": [{"en": "one"}, {"en": "two"}], "answer": 1,
                        "explanation": {"en": "Two is two."}}],
     }]
-    # English only is allowed, with the loader's warnings for the other languages, by row
-    assert "questions.csv:2: warning: prompt has no bn, hi text" in err
+    # a sheet with English columns only makes English packs: nothing is missing
+    assert "warning" not in err
+
+
+def test_the_example_in_the_layout_document_imports_without_a_word(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/csv-format.md's example, as printed there: written, and validated clean."""
+    doc = (ROOT / "docs" / "csv-format.md").read_text(encoding="utf-8")
+    example = re.search(r"```csv\n(.*?)```", doc, re.S)
+    assert example is not None
+    path = write_csv(tmp_path, example[1])
+    code, out, err = import_cli(capsys, path, "--out", str(tmp_path / "packs"))
+    assert code == 0 and err == "", err
+    assert out.endswith("quiz demo, 2 questions\n"), out
+    assert main(["content", "validate", str(tmp_path / "packs")]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == "", captured.err
+    assert captured.out.startswith("ok: 1 quiz, 2 questions in "), captured.out
+
+
+def test_a_sheet_declares_the_languages_of_its_columns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """English and Bengali columns: an empty Bengali cell is warned about, Hindi never."""
+    row = {k: v for k, v in full_row("duo", "duo-one").items() if not k.endswith("_hi")}
+    path = write_csv(tmp_path, sheet([row, {**full_row("", "duo-two"), "prompt_bn": ""}],
+                                     columns=list(row)))
+    code, _, err = import_cli(capsys, path, "--out", str(tmp_path / "packs"))
+    assert code == 0, err
+    assert "language: [en, bn]\n" in (tmp_path / "packs" / "duo.yaml").read_text("utf-8")
+    assert "questions.csv:3: warning: prompt has no bn text" in err
+    assert "hi" not in err
 
 
 def test_default_output_is_the_content_dir(
@@ -320,7 +351,7 @@ def test_cli_prints_every_problem_and_writes_nothing(
         f"{path}:2: error: correct is '9': give the number of the right option, 1 to 4",
         f"{path}:3: error: question_id 'demo-one' is already used in row 2; every question "
         "needs its own id",
-        f"2 error(s): nothing written to {tmp_path / 'packs'}",
+        f"2 errors: nothing written to {tmp_path / 'packs'}",
     ]
     assert not (tmp_path / "packs").exists()
 

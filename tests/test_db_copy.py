@@ -17,8 +17,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+import asyncpg
 import pytest
 
+from bot import health
+from bot.app import Exit
 from bot.core.ports import (
     AnswerRecord,
     AuthoredPackRecord,
@@ -136,7 +139,7 @@ async def test_sqlite_to_postgres_and_back_keeps_every_row_and_board(
     assert all(a == b and a > 0 for a, b in report.counts.values()), report.counts
     assert await rows(pg) == await rows(source)
     assert await boards(pg) == await boards(source)
-    assert any("answers: 1802 rows" in line for line in said), said
+    assert any("answers: 1,802 rows" in line for line in said), said
 
     back = tmp_path / "back.db"
     await copy_database(pg, back, batch=1000, say=said.append)
@@ -287,6 +290,39 @@ async def test_rows_in_a_table_the_copy_does_not_know_are_never_left_behind(
     with pytest.raises(CopyError, match=r"tables this copy does not move \(future_feature\)"):
         await copy_database(source, destination, say=lambda _: None)
     assert (await rows(destination))["answers"] == []  # nothing was copied
+
+
+async def test_a_source_a_running_bot_writes_to_is_refused_unless_live_ok(
+    tmp_path: Path,
+) -> None:
+    source, destination = tmp_path / "one.db", tmp_path / "copy.db"
+    await community(source, posts=2)
+    health.beat(source, ["Telegram"])  # what `quizbot run` does every scheduler round
+    with pytest.raises(CopyError, match=r"is being written to \(a running quizbot \(pid "
+                       r"\d+\) uses it: its heartbeat is \d+ s old\): stop the bot first, or "
+                       r"add --live-ok"):
+        await copy_database(source, destination, say=lambda _: None)
+    assert not destination.exists()  # nothing was touched
+    proc = quizbot("db", "copy", str(source), str(destination), cwd=tmp_path)
+    assert proc.returncode == Exit.STORAGE and "--live-ok" in proc.stderr
+    assert len(proc.stderr.splitlines()) == 1
+    await copy_database(source, destination, say=lambda _: None, live_ok=True)
+    assert await rows(destination) == await rows(source)
+
+
+async def test_a_postgres_source_with_other_sessions_is_refused(
+    tmp_path: Path, pg: str
+) -> None:
+    source = tmp_path / "one.db"
+    await community(source, posts=2)
+    await copy_database(source, pg, say=lambda _: None)
+    bot = await asyncpg.connect(pg)  # a running bot's pool
+    try:
+        with pytest.raises(CopyError, match="1 other session is connected to it"):
+            await copy_database(pg, tmp_path / "back.db", say=lambda _: None)
+    finally:
+        await bot.close()
+    await copy_database(pg, tmp_path / "back.db", say=lambda _: None)
 
 
 def add_table(path: Path) -> None:

@@ -18,6 +18,7 @@ from bot.core.authoring import PollQuestion
 from bot.core.errors import (
     AlreadyResolved,
     AuthoringError,
+    BadAsker,
     BadChart,
     BadCount,
     BadMode,
@@ -29,6 +30,7 @@ from bot.core.errors import (
     ReportError,
     ScheduleError,
     SettingsError,
+    StillOpen,
     UnknownQuestion,
     UnknownQuiz,
     UnknownReport,
@@ -43,6 +45,7 @@ pytestmark = pytest.mark.memory_store  # the core needs a store, not a database
 
 GROUP = Chat("tg:-100", "Study group")
 ADA = Person("tg:1", "Ada")
+BEN = Person("tg:2", "Ben")
 ALONE = Chat(ADA.key, "Ada", is_private=True)
 
 SCRIPTS = {"bn": re.compile(r"[\u0980-\u09FF]"), "hi": re.compile(r"[\u0900-\u097F]")}
@@ -119,13 +122,46 @@ REFUSALS: dict[str, tuple[type[UserError], Raise]] = {
         ADA, GROUP, "wrong")),
     "too many reports": (ReportError, lambda s: reports_beyond_the_cap(s)),
     "unknown report": (UnknownReport, lambda s: s.resolve_problem_report(99)),
+    "typed id that is no question": (UnknownQuestion, lambda s: s.report_words(
+        ADA, GROUP, "s-on the answer is wrong")),
+    "reports not allowed": (NotAllowed, lambda s: s.chat_reports(GROUP, allowed=False)),
+    "another chat's report": (UnknownReport, lambda s: s.resolve_chat_report(
+        GROUP, 99, allowed=True)),
     "report resolved already": (AlreadyResolved, lambda s: resolve_twice(s)),
     "bad chart": (BadChart, lambda s: s.change_settings(
         GROUP, words=["chart", "maybe"], allowed=True)),
     "analysis not allowed": (NotAllowed, lambda s: s.analysis(GROUP, allowed=False)),
     "unknown quiz to analyse": (UnknownQuiz, lambda s: s.analysis(GROUP, "nope",
                                                                   allowed=True)),
+    "bad asker": (BadAsker, lambda s: s.change_settings(
+        GROUP, words=["quiz", "cats"], allowed=True)),
+    "a member cuts a question short": (StillOpen, lambda s: cut_short(s)),
+    "a member asks where only admins ask": (NotAllowed, lambda s: cut_short(s, admins=True)),
 }
+
+
+async def member() -> bool:
+    return False
+
+
+async def cut_short(service: QuizService, *, admins: bool = False) -> None:
+    """Ada's question is open; Ben, a member, asks for another (with /settings quiz admins:
+    asks at all). The setup is undone afterwards, once the refusal is seen to have left
+    Ada's question open."""
+    if admins:
+        await service.change_settings(GROUP, words=["quiz", "admins"], allowed=True)
+    else:
+        async with service.quiz(GROUP, ADA):
+            pass
+    try:
+        async with service.quiz(GROUP, BEN, is_admin=member):
+            pass
+    finally:
+        if admins:
+            await service.change_settings(GROUP, words=["quiz", "default"], allowed=True)
+        else:
+            [post] = await service.storage.open_posts(GROUP.key, kind="quiz")
+            await service.questions.close(post.id, quiet=True)
 
 
 async def reports_beyond_the_cap(service: QuizService) -> None:

@@ -26,6 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bot.i18n as i18n
+from bot.adapters.telegram.help import ENTRIES as TELEGRAM_HELP
 from bot.content.schema import DEFAULT_LOCALE, LOCALES
 from bot.core import render
 from bot.core.errors import (
@@ -39,6 +40,7 @@ from bot.core.errors import (
     may_not_change_language,
     may_not_see_analysis,
 )
+from bot.core.help import help_text, welcome_text
 from bot.core.models import (
     Answerer,
     AnswerResult,
@@ -454,7 +456,11 @@ def rendered_texts(locale: str) -> dict[str, str]:
         "not_allowed_daily": render.error_text(may_not_change_daily(), t, quizzes),
         "not_allowed_language": render.error_text(may_not_change_language(), t, quizzes),
         "bad_zone": render.error_text(BadZone("Kolkata", ("Asia/Kolkata",)), t, quizzes),
-        "help": render.help_text(t),
+        "help": help_text(TELEGRAM_HELP, quizzes, t, private=False, admin=True,
+                          start="/quiz <quiz id>"),
+        "help_private": help_text(TELEGRAM_HELP, quizzes, t, private=True, admin=False,
+                                  start="/quiz <quiz id>"),
+        "welcome": welcome_text(quizzes, t, start="/quiz <quiz id>"),
     }
     texts.update(analysis_texts(t))
     for period in Period:

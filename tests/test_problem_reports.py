@@ -7,16 +7,20 @@ from __future__ import annotations
 
 import pytest
 
+from bot.core import render
 from bot.core.errors import (
     DAILY_REPORTS,
     MAX_REPORT_CHARS,
     AlreadyResolved,
+    NotAllowed,
     ReportError,
     UnknownQuestion,
     UnknownReport,
 )
 from bot.core.models import Chat, Person
+from bot.core.problem_reports import REPORT_USAGE
 from bot.core.service import QuizService
+from bot.i18n import translator
 from tests.clock import FakeClock
 
 pytestmark = pytest.mark.memory_store  # the core needs a store, not a database
@@ -117,3 +121,69 @@ def test_question_titles_follow_the_locale(service: QuizService) -> None:
     assert service.question_title("s-one", "bn") == "এক যোগ এক কত?"
     assert service.question_title("s-two", "bn") == "Which is a colour?"
     assert service.is_question("s-three") and not service.is_question("sample")
+
+
+# /report typed as one line, and admins in their chat -----------------------------------------
+async def test_a_typed_id_that_is_no_question_is_refused_with_the_nearest(
+    service: QuizService,
+) -> None:
+    with pytest.raises(UnknownQuestion) as refused:
+        await service.report_words(ADA, GROUP, "s-on the prompt has a typo")
+    assert refused.value.nearest[0] == "s-one" and refused.value.last is None
+    text = render.error_text(refused.value, translator("en"), service.quizzes())
+    assert "s-one" in text and "Did you mean" in text
+    assert await service.problem_report_list(open_only=False) == []
+
+
+async def test_a_typed_id_with_nothing_near_offers_the_last_answered_question(
+    service: QuizService,
+) -> None:
+    async with service.quiz(GROUP, ADA, "sample") as question:
+        pass
+    await service.answer(question.post_id, ADA, 0)
+    with pytest.raises(UnknownQuestion) as refused:
+        await service.report_words(ADA, GROUP, "no-such-q the answer is wrong")
+    assert refused.value.nearest == () and refused.value.last == question.question_id
+    text = render.error_text(refused.value, translator("en"), service.quizzes())
+    assert question.question_id in text
+    with pytest.raises(UnknownQuestion):  # an id alone, with no text: still the id
+        await service.report_words(ADA, GROUP, "no-such-q")
+    assert await service.problem_report_list(open_only=False) == []
+    # an id the catalog has, or plain words, still report as before
+    receipt = await service.report_words(ADA, GROUP, "s-two   not a colour\nreally")
+    assert (receipt.report.question_id, receipt.report.text) == ("s-two", "not a colour\nreally")
+    receipt = await service.report_words(ADA, GROUP, "the option text is cut")
+    assert receipt.report.question_id == question.question_id
+
+
+@pytest.mark.parametrize("usage", [REPORT_USAGE, "/report question: text:"])
+async def test_an_empty_report_shows_the_platforms_syntax(
+    service: QuizService, usage: str
+) -> None:
+    with pytest.raises(ReportError) as refused:
+        await service.report_last_answered(ADA, GROUP, " ", usage=usage)
+    for locale in ("en", "bn"):
+        shown = render.error_text(refused.value, translator(locale), service.quizzes(locale))
+        assert "/report" in shown
+    assert usage in render.error_text(refused.value, translator("en"), service.quizzes())
+
+
+async def test_a_chats_admins_see_and_resolve_only_its_reports(service: QuizService) -> None:
+    other = Chat("dc:55", "general")
+    here = (await service.report_problem(ADA, GROUP, "s-one", "typo")).report
+    there = (await service.report_problem(BO, other, "s-two", "unclear")).report
+    with pytest.raises(NotAllowed):
+        await service.chat_reports(GROUP, allowed=False)
+    assert [r.id for r in await service.chat_reports(GROUP, allowed=True)] == [here.id]
+    with pytest.raises(NotAllowed):
+        await service.resolve_chat_report(GROUP, here.id, allowed=False)
+    with pytest.raises(UnknownReport):  # another chat's report is none of this chat's
+        await service.resolve_chat_report(GROUP, there.id, allowed=True)
+    with pytest.raises(UnknownReport):
+        await service.resolve_chat_report(GROUP, "seven", allowed=True)
+    assert await service.resolve_chat_report(GROUP, f"#{here.id}", "fixed", allowed=True) \
+        == here.id
+    assert await service.chat_reports(GROUP, allowed=True) == []
+    with pytest.raises(AlreadyResolved):
+        await service.resolve_chat_report(GROUP, here.id, allowed=True)
+    assert [r.id for r in await service.problem_report_list()] == [there.id]

@@ -53,7 +53,7 @@ async def test_reports_are_listed_and_resolved(tmp_path: Path) -> None:
         "    and Dog",
         "#2  2026-03-01 12:30 UTC  sample/s-one  বব (dc:2) in dc:9  [open]",
         "    টাইপো",
-        "2 report(s), 2 open",
+        "2 reports, 2 open",
     ]
     done = quizbot(tmp_path, "resolve", "1", "--note", "Dog removed")
     assert (done.returncode, done.stdout, done.stderr) == (0, "report #1 resolved\n", "")
@@ -61,7 +61,7 @@ async def test_reports_are_listed_and_resolved(tmp_path: Path) -> None:
     everything = quizbot(tmp_path, "--all", "--quiz", "sample").stdout
     assert "#1  2026-03-01 12:30 UTC  sample/s-two  Ada (tg:1) in tg:-100  [resolved " \
         in everything and ": Dog removed]" in everything
-    assert everything.splitlines()[-1] == "2 report(s), 1 open"
+    assert everything.splitlines()[-1] == "2 reports, 1 open"
 
 
 async def test_refusals_are_one_line_and_exit_1(tmp_path: Path) -> None:

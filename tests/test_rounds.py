@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import pytest
 
-from bot.core.errors import MAX_ROUND, BadCount
+from bot.core.errors import MAX_ROUND, BadAsker, BadCount, NotAllowed, StillOpen
 from bot.core.models import Chat, Person, ShownQuestion
 from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
@@ -173,3 +173,80 @@ async def test_a_round_keeps_the_mode_it_was_asked_with(
     assert await service.question_mode(GROUP.key) == "buttons"
     await start(service, port, GROUP, None)  # the round is replaced: the chat's setting
     assert await service.question_mode(GROUP) == "polls"
+
+
+async def test_a_round_numbers_its_questions_and_a_single_one_has_no_number(
+    service: QuizService, port: FakePort, clock: FakeClock
+) -> None:
+    single = await start(service, port, GROUP, None, "sample")
+    assert (single.number, single.total) == (None, None)
+    first = await start(service, port, GROUP, 2, "sample")
+    assert (first.number, first.total) == (1, 2)
+    await time_up(service, clock)
+    second = port.sent[-1]
+    assert (second.number, second.total) == (2, 2)
+    again = await service.show(second.post_id, "bn")  # rendered again: still its place
+    assert again is not None and (again.number, again.total) == (2, 2)
+    [summary] = [s for s in port.closed if s.post_id == first.post_id]
+    assert (summary.question.number, summary.question.total) == (1, 2)
+
+
+async def member() -> bool:
+    return False
+
+
+async def admin() -> bool:
+    return True
+
+
+async def test_a_members_quiz_neither_closes_the_open_question_nor_ends_the_round(
+    service: QuizService, port: FakePort, clock: FakeClock
+) -> None:
+    first = await start(service, port, GROUP, 3)
+    with pytest.raises(StillOpen) as info:
+        async with service.quiz(GROUP, BO, is_admin=member):
+            pass
+    assert info.value.post_id == first.post_id
+    assert [p.id for p in await service.storage.open_posts(GROUP.key)] == [first.post_id]
+    assert len(await service.storage.active_rounds(GROUP.key)) == 1 and port.rounds == []
+    async with service.quiz(GROUP, BO, is_admin=admin) as replacing:  # an admin may
+        await port.send_question(replacing)
+    assert len(port.rounds) == 1 and port.closed[0].post_id == first.post_id
+
+
+async def test_a_member_may_ask_when_nothing_is_open(
+    service: QuizService, port: FakePort, clock: FakeClock
+) -> None:
+    asked: list[bool] = []
+
+    async def member_asked() -> bool:
+        asked.append(True)
+        return False
+
+    async with service.quiz(GROUP, BO, is_admin=member_asked) as question:
+        await port.send_question(question)
+    assert asked == []  # the platform is not even asked
+    clock.advance((await service.settings(GROUP)).question_seconds + 1)  # its time is up
+    async with service.quiz(GROUP, BO, is_admin=member_asked) as question:
+        await port.send_question(question)
+    assert asked == [] and len(port.sent) == 2
+
+
+async def test_only_admins_ask_where_the_chat_says_so(
+    service: QuizService, port: FakePort
+) -> None:
+    settings = await service.change_settings(GROUP, allowed=True, words=["quiz", "admins"])
+    assert settings.admins_only
+    for count in (None, 3):
+        with pytest.raises(NotAllowed):
+            async with service.quiz(GROUP, BO, count=count, is_admin=member):
+                pass
+    assert port.sent == [] and await service.storage.open_posts(GROUP.key) == []
+    async with service.quiz(GROUP, ADA, is_admin=admin) as question:
+        await port.send_question(question)
+    async with service.quiz(ALONE, ADA, "sample", is_admin=member) as own:  # alone: anyone
+        assert own.personal
+    with pytest.raises(BadAsker):
+        await service.change_settings(GROUP, allowed=True, words=["quiz", "cats"])
+    back = await service.change_settings(GROUP, allowed=True, admins_only="anyone")
+    assert not back.admins_only

@@ -272,7 +272,7 @@ async def test_locale_resolution_order(service: QuizService) -> None:
         await service.set_language(CY, "hi", chat=GROUP, allowed=False)
     assert await service.locale_of_chat(GROUP) == "en"  # a refusal changes nothing
     assert await service.set_language(CY, "hi", chat=GROUP, allowed=True) == "hi"
-    assert await service.locale_for(BO, GROUP) == "hi"  # chat default beats platform
+    assert await service.locale_for(BO, GROUP) == "bn"  # what Bo reads alone: his client's
     assert await service.set_language(BO, "en") == "en"
     assert await service.locale_for(BO, GROUP) == "en"  # own choice beats all
     assert await service.locale_for(CY, None) == "en"
@@ -281,8 +281,9 @@ async def test_locale_resolution_order(service: QuizService) -> None:
     assert await service.locale_for(BO, GROUP) == "en"
     q = await quiz(service, GROUP, BO, "sample")
     assert q.locale == "hi"  # what the chat sees uses the chat's language
-    assert await service.set_language(BO, "auto") is None  # back to following the chat
-    assert await service.locale_for(BO, GROUP) == "hi"
+    assert await service.set_language(BO, "auto") is None  # back to following his client
+    assert await service.locale_for(BO, GROUP) == "bn"
+    assert await service.locale_for(Person("tg:4", "Di"), GROUP) == "hi"  # no client: the chat
 
 
 async def test_missing_translation_falls_back_to_english(service: QuizService) -> None:

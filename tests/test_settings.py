@@ -147,3 +147,11 @@ def test_an_unreadable_dotenv_names_the_file(tmp_path: Path) -> None:
     with pytest.raises(SettingsError) as info:
         load_settings()
     assert str(info.value).startswith(".env: ")
+
+
+def test_a_trailing_slash_on_the_telegram_api_url_is_dropped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The token is appended as it is: `…/bot/` would be `…/bot/<token>`, a 404."""
+    monkeypatch.setenv("TELEGRAM_API_BASE_URL", "http://127.0.0.1:8081/bot//")
+    assert load_settings().telegram_api_base_url == "http://127.0.0.1:8081/bot"

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import getpass
+import logging
 import os
+import shlex
 import shutil
 import sys
 import textwrap
@@ -32,6 +34,36 @@ def command(action: str = "play") -> str:
         return f"quizbot {action}"
     relative = os.path.relpath(program) if os.path.isabs(program) else program
     return f"{relative if os.sep in relative else 'quizbot'} {action}"
+
+
+def resume_command(person: Person, locale: str | None) -> str:
+    """`command("play")` with the options the quiz was started with, so the same person
+    goes on in the same language."""
+    words = [command("play")]
+    if locale:
+        words.append(f"--lang {locale}")
+    if person.name != getpass.getuser():
+        words.append(f"--name {shlex.quote(person.name)}")
+    return " ".join(words)
+
+
+def banner_text(t: Translator) -> str:
+    """Said when `quizbot run` finds no chat bot token and starts the console quiz."""
+    return "\n".join([
+        t.gettext("No chat bot token is set ({variables}), so quizbot starts the console "
+                  "quiz.", variables="TELEGRAM_BOT_TOKEN, DISCORD_BOT_TOKEN"),
+        t.gettext("To run a chat bot, put a token in the environment or in {file} (see "
+                  "{example}), for example:", file=".env", example=".env.example"),
+        "  TELEGRAM_BOT_TOKEN=123456:ABC... quizbot run",
+        "",
+    ])
+
+
+def quiet_logs() -> None:
+    """The terminal is the quiz's: only problems are logged there, not start-up news (a new
+    database's schema) in English between the questions."""
+    root = logging.getLogger()
+    root.setLevel(max(root.level, logging.WARNING))
 
 
 def wrap(text: str, width: int | None = None) -> str:
@@ -79,11 +111,15 @@ class ConsoleQuiz:
         person: Person,
         locale: str | None = None,
         out: TextIO = sys.stdout,
+        *,
+        banner: bool = False,
     ) -> None:
+        """`banner`: say first why this is the console quiz (`quizbot run` with no token)."""
         self.service = service
         self.person = person
         self.locale = locale
         self.out = out
+        self.banner = banner
 
     def say(self, text: str = "") -> None:
         print(wrap(text), file=self.out, flush=True)
@@ -93,6 +129,8 @@ class ConsoleQuiz:
         reader = reader or LineReader()
         locale = self.locale or await self.service.locale_for(self.person, CHAT)
         t = translator(locale)
+        if self.banner:  # beside the quiz, not in it (stdout may be kept as a transcript)
+            print(wrap(banner_text(t)), file=sys.stderr, flush=True)
         runs = self.service.runs
         try:
             unfinished = await runs.active(self.person, CHAT)
@@ -112,6 +150,7 @@ class ConsoleQuiz:
             self.say(render.error_text(exc, t, self.service.quizzes(locale)))
             return 2
         if unfinished is not None and question.run_id == unfinished.id:
+            assert question.number is not None and question.total is not None  # a run's
             self.say(t.gettext("Resuming {title} at question {number} of {total}.",
                                title=question.quiz_title, number=t.number(question.number),
                                total=t.number(question.total)))
@@ -122,7 +161,7 @@ class ConsoleQuiz:
             if shown is None:
                 self.say()
                 self.say(t.gettext("Progress saved. Run `{command}` again to continue.",
-                                   command=command()))
+                                   command=resume_command(self.person, self.locale)))
                 return 0
             result = await self.service.answer(question.post_id, self.person, shown, locale=locale)
             self.say(render.result_text(result, t, details=True))
@@ -161,6 +200,7 @@ class ConsoleQuiz:
         self, reader: LineReader, current: ShownQuestion, new: Quiz, t: Translator
     ) -> bool:
         """Starting another quiz ends the unfinished one: only if the person says so."""
+        assert current.number is not None and current.total is not None  # a run's question
         self.say(t.gettext(
             "You have an unfinished quiz: {title}, question {number} of {total}.",
             title=current.quiz_title, number=t.number(current.number),

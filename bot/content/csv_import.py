@@ -108,7 +108,9 @@ class _Quiz:
     title: dict[str, str]
     tags: list[str]
     questions: list[_Question] = field(default_factory=list)
-    language: str | None = None  # a pack in one language only (schema.Quiz.language)
+    # the languages the pack declares (schema.QuizModel.language): one, or several with the
+    # required one first; None: every locale, English required
+    language: str | list[str] | None = None
 
 
 # What a pack is made of before it is YAML; authoring (bot/core/authoring.py) builds them from
@@ -231,6 +233,12 @@ def _parse_correct(value: str, options: int) -> int | None:
 def _quizzes(header: list[str], rows: list[tuple[int, list[str]]], add: Add) -> list[_Quiz]:
     quizzes: dict[str, _Quiz] = {}
     question_rows: dict[str, int] = {}
+    # the sheet's language columns declare its packs' languages: a sheet without Bengali
+    # columns is not warned about Bengali (English, required here, comes first)
+    sheet = [loc for loc in LOCALES if any(n.endswith(f"_{loc}") for n in header if n)]
+    declared = ["en", *(loc for loc in sheet if loc != "en")]
+    language = None if len(declared) == len(LOCALES) else \
+        declared[0] if len(declared) == 1 else declared
     previous_quiz = ""
     for number, cells in rows:
         row = {name: _cell(value) for name, value in zip(header, cells, strict=True) if name}
@@ -248,7 +256,7 @@ def _quizzes(header: list[str], rows: list[tuple[int, list[str]]], add: Add) -> 
         tags = [t for t in _TAG_SPLIT.split(get("tags")) if t]
         quiz = quizzes.get(quiz_id)
         if quiz is None:
-            quiz = quizzes[quiz_id] = _Quiz(number, quiz_id, title, tags)
+            quiz = quizzes[quiz_id] = _Quiz(number, quiz_id, title, tags, language=language)
             if "en" not in title:
                 add(number, f"quiz_title_en is empty: the first row of quiz {quiz_id!r} "
                     "gives its English title")
@@ -400,8 +408,10 @@ def _pack(quiz: _Quiz, source: str, header: Sequence[str] = ()) -> _Pack:
         pack.add(first, line)
     pack.add(first, f"id: {scalar(quiz.id)}")
     pack.name(first, ("id",), "quiz_id")
-    if quiz.language:
+    if isinstance(quiz.language, str):
         pack.add(first, f"language: {quiz.language}")
+    elif quiz.language:
+        pack.add(first, f"language: [{', '.join(quiz.language)}]")
     pack.add(first, "title:")
     pack.name(first, ("title",), "quiz_title")
     for loc, text in quiz.title.items():

@@ -73,17 +73,22 @@ class ContentError(Exception):
 
 @dataclass
 class Catalog:
+    """Every quiz by id (`quizzes`: what posts, answers and boards look up) and the ones that
+    are offered (iterating, get, with_tag: what a chat can choose); a pack withdrawn with
+    /unpublish is in the first and not the second."""
+
     quizzes: dict[str, Quiz] = field(default_factory=dict)
     warnings: list[Problem] = field(default_factory=list)
+    withdrawn: set[str] = field(default_factory=set)
 
     def __iter__(self) -> Iterator[Quiz]:
-        return iter(self.quizzes.values())
+        return (q for q in self.quizzes.values() if q.id not in self.withdrawn)
 
     def get(self, quiz_id: str) -> Quiz | None:
-        return self.quizzes.get(quiz_id)
+        return None if quiz_id in self.withdrawn else self.quizzes.get(quiz_id)
 
     def with_tag(self, tag: str) -> list[Quiz]:
-        return [q for q in self.quizzes.values() if tag in q.tags]
+        return [q for q in self if tag in q.tags]
 
     def question(self, quiz_id: str, question_id: str) -> Question:
         return self.quizzes[quiz_id].question(question_id)

@@ -34,8 +34,12 @@ DEFAULT_LOCALE = "en"
 Language = Literal["en", "bn", "hi"]
 
 # The language every text of the pack being validated must have: English, unless the pack
-# says `language:` (a pack written in one language, e.g. from Telegram polls). Set by QuizModel.
+# says `language:` (a pack written in one language, e.g. from Telegram polls, or the first of
+# the languages it lists). Set by QuizModel.
 _PACK_LANGUAGE: ContextVar[str] = ContextVar("pack_language", default=DEFAULT_LOCALE)
+# The languages the pack declares (`language: bn`, `language: [en, bn]`), whose missing texts
+# are worth a warning; every locale when it declares none.
+_PACK_LANGUAGES: ContextVar[tuple[str, ...]] = ContextVar("pack_languages", default=LOCALES)
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]{0,47}$")]
 
@@ -59,15 +63,32 @@ NonEmpty = Annotated[
 ]
 
 
+def declared_languages(language: object) -> tuple[str, ...]:
+    """A pack's `language:` (one locale or a list of them) as the locales it declares, the
+    first being the one every text must have; () when it declares none (or not validly)."""
+    listed = [language] if isinstance(language, str) else language
+    if not isinstance(listed, list):
+        return ()
+    known = tuple(dict.fromkeys(x for x in listed if isinstance(x, str) and x in LOCALES))
+    return known if len(known) == len(listed) else ()
+
+
 @contextmanager
 def pack_language(language: object) -> Iterator[None]:
     """Validate parts of a pack (not the whole QuizModel, which sets it) in its `language:`."""
-    token = _PACK_LANGUAGE.set(language if isinstance(language, str) and language in LOCALES
-                               else DEFAULT_LOCALE)
+    declared = declared_languages(language)
+    token = _PACK_LANGUAGE.set(declared[0] if declared else DEFAULT_LOCALE)
+    listed = _PACK_LANGUAGES.set(declared or LOCALES)
     try:
         yield
     finally:
         _PACK_LANGUAGE.reset(token)
+        _PACK_LANGUAGES.reset(listed)
+
+
+def expected_locales() -> tuple[str, ...]:
+    """The locales the pack being validated declares (every locale if it declares none)."""
+    return _PACK_LANGUAGES.get()
 
 
 class _Texts:
@@ -87,7 +108,8 @@ class _Texts:
         return [(loc, text) for loc in LOCALES if (text := getattr(self, loc)) is not None]
 
     def missing(self) -> list[str]:
-        return [loc for loc in LOCALES if getattr(self, loc) is None]
+        """The locales the pack declares (all if it declares none) this text lacks."""
+        return [loc for loc in expected_locales() if getattr(self, loc) is None]
 
     def as_dict(self) -> dict[str, str]:
         return dict(self.items())
@@ -165,8 +187,9 @@ class QuizModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: Slug
-    # a pack in one language only names it; without it every text needs English
-    language: Language | None = None
+    # a pack in one language only names it, a pack in some languages lists them (the first
+    # is required of every text); without it every text needs English and the others warn
+    language: Language | list[Language] | None = None
     title: LocalizedModel
     tags: list[Slug] = Field(default_factory=list)
     questions: list[QuestionModel] = Field(min_length=1)
@@ -176,6 +199,22 @@ class QuizModel(BaseModel):
     def _texts_in_pack_language(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
         with pack_language(data.get("language") if isinstance(data, dict) else None):
             return handler(data)
+
+    @field_validator("language")
+    @classmethod
+    def _languages_listed_once(
+        cls, value: Language | list[Language] | None
+    ) -> Language | list[Language] | None:
+        if isinstance(value, list) and (not value or len(set(value)) < len(value)):
+            raise PydanticCustomError(
+                "languages_listed", "list each language once, e.g. [en, bn]", {})
+        return value
+
+    @property
+    def main_language(self) -> str | None:
+        """The language every text has, if the pack names one."""
+        declared = declared_languages(self.language)
+        return declared[0] if declared else None
 
     @field_validator("questions")
     @classmethod
@@ -322,7 +361,7 @@ class Quiz(_Light):
     def of(cls, model: QuizModel) -> Quiz:
         return cls(
             model.id, Localized.of(model.title), list(model.tags),
-            [Question.of(q) for q in model.questions], model.language,
+            [Question.of(q) for q in model.questions], model.main_language,
         )
 
     @classmethod

@@ -120,7 +120,7 @@ class Answers:
                 correct=canonical == shown.answer,
                 answered_at=now,
                 elapsed_ms=max(0, int((now - post.created_at).total_seconds() * 1000)),
-                name=person.name,  # stored with the answer: no separate upsert
+                name=person.known_name,  # stored with the answer: no separate upsert
             )
         )
         # after the write: storage cached the person's language while it was there
@@ -136,7 +136,7 @@ class Answers:
         if post.run_id is not None:
             run = await self.storage.get_run(post.run_id)
             if run is not None:
-                return await self.runs.advance(run, post, result, locale)
+                return await self.runs.advance(run, post, result, locale, person)
         elif post.owner_key is not None:
             # one person's single question is done once answered: the reply is its summary
             await self.questions.close(post.id, quiet=True)

@@ -4,11 +4,15 @@ The one rule set every platform follows:
 - In a shared chat, a new question replaces the chat's previous /quiz question (closed with
   its summary); the daily question stays open until the next day's, so day streaks hold.
   Concurrent /quiz commands in one chat are serialised: one question stays open.
+- Only the chat's admins replace an open question or end a running round before its time:
+  a member's /quiz then points at the open question and changes nothing. With /settings
+  quiz admins, only admins start questions and rounds at all. The platform says who is an
+  admin (`is_admin`), asked only when it matters.
 - In a private chat (or when a run is asked for): a quiz id runs that whole quiz (resuming it
   if it is the unfinished one), a topic gives one question chosen for the person, and nothing
   resumes the unfinished run, else gives one question from any quiz. Only the person answers.
-- In a shared chat, a count N (1..20) asks N questions in a row: a round (rounds.py). A new
-  /quiz replaces a running round, which ends with its summary. A question stays open for the
+- In a shared chat, a count N (1..20) asks N questions in a row: a round (rounds.py). An
+  admin's /quiz replaces a running round, which ends with its summary. A question stays open for the
   chat's question time (/settings), else the bot's default. In a private chat N is ignored.
 """
 
@@ -17,15 +21,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import timedelta
 
 from bot.core.delivery import Delivery
-from bot.core.errors import UnknownQuiz
+from bot.core.errors import StillOpen, UnknownQuiz, may_not_ask
 from bot.core.locales import Locales
 from bot.core.locks import KeyedLocks
 from bot.core.models import Chat, Person, ShownQuestion
-from bot.core.questions import Questions
+from bot.core.questions import Questions, is_open
 from bot.core.rounds import Rounds, check_count
 from bot.core.rounds import deliver as deliver_rounds
 from bot.core.runs import Runs
@@ -60,6 +64,7 @@ class Asking:
         run: bool | None = None,
         count: int | str | None = None,
         mode: str | None = None,
+        is_admin: Callable[[], Awaitable[bool]] | None = None,
     ) -> AsyncIterator[ShownQuestion]:
         """The question to show for /quiz; the chat stays locked until the adapter has shown
         it, so a second /quiz replaces a question that is really there.
@@ -67,7 +72,9 @@ class Asking:
         `person` is None for a channel post (nobody in particular asked). `run=True` asks
         for a whole quiz run even in a shared chat (shown only to the person). `count`: a
         round of that many questions in a shared chat; `mode` ("polls", "buttons") is how
-        the adapter shows them, kept for the round's next questions."""
+        the adapter shows them, kept for the round's next questions. `is_admin` asks the
+        platform whether the person is one of the chat's admins; None: the caller speaks
+        with an admin's right (the console, the operator)."""
         size = check_count(count) if count is not None else 1
         if selector:
             self.questions.select(selector)  # an unknown name raises before anything closes
@@ -75,6 +82,7 @@ class Asking:
             if person is not None and (chat.is_private or run):
                 question = await self._for_one(chat, person, selector, whole=bool(run))
             else:
+                await self._may_ask(chat, person, is_admin)
                 question = await self._for_chat(chat, person, selector, size, mode)
             yield question
 
@@ -96,6 +104,30 @@ class Asking:
             yield
         finally:
             await storage.release_lease(name, holder)
+
+    async def _may_ask(
+        self, chat: Chat, person: Person | None, is_admin: Callable[[], Awaitable[bool]] | None
+    ) -> None:
+        """Refuse a member's /quiz that would cut the chat's open question or round short
+        (pointing at it), or any /quiz of a member where only admins ask."""
+        if person is None or is_admin is None:
+            return  # a channel post speaks for the channel; the operator may do anything
+        if self.rounds is not None and (await self.rounds.settings.get(chat.key)).admins_only:
+            if not await is_admin():
+                raise may_not_ask()
+            return
+        storage, now = self.questions.storage, self.delivery.clock.now()
+        shown = next(((post, question) for post in await storage.open_posts(chat.key, kind="quiz")
+                      if post.run_id is None and post.owner_key is None and is_open(post, now)
+                      and (question := self.questions.question_of(post)) is not None), None)
+        running = bool(self.rounds and await storage.active_rounds(chat.key))
+        if (shown is None and not running) or await is_admin():
+            return
+        if shown is None:
+            raise StillOpen(None)  # a round between two questions
+        post, question = shown
+        locale = await self.locales.for_person(person, chat)
+        raise StillOpen(question.prompt.get(locale), post.id, await storage.refs(post.id))
 
     async def _for_chat(
         self, chat: Chat, person: Person | None, selector: str | None, size: int = 1,

@@ -10,13 +10,16 @@ their draft, which they name and publish as a pack.
   writer and the loader: schema, Telegram and Discord limits); any error publishes nothing
   and comes back as problems (question, field, what) the author reads in their language.
 - A published pack is stored as YAML and added to this process's catalog at once; every
-  process loads them at start (load()). Its id comes from the title and may not be one the
-  catalog has; its question ids are `<pack id>-<n>`.
+  process loads them at start (load()). Its id comes from the title (Bengali and Devanagari
+  spelled in Latin letters) or is the one the author gives (`/publish <id>`), and may not be
+  one the catalog has; its question ids are `<pack id>-<n>`. Its title may not be another
+  quiz's (compared case- and space-blind).
+- `/unpublish <id>` (the author who published it) withdraws a pack: no longer offered, kept in
+  the catalog by id and in the database, so its answers, boards and id stay.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import re
@@ -89,14 +92,41 @@ def author_keys(text: str | None, prefix: str = "tg:") -> frozenset[str]:
     return frozenset(keys)
 
 
-def pack_id(title: str, author_key: str) -> str:
-    """A slug of the title; a title with too few Latin letters gets a stable made-up one."""
-    ascii_title = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
-    slug = re.sub(r"[^a-z0-9]+", "-", ascii_title.lower()).strip("-")[:ID_LENGTH].strip("-")
-    if len(slug) >= 3:
-        return slug
-    digest = hashlib.sha256(f"{author_key}\n{title}".encode()).hexdigest()[:8]
-    return f"quiz-{digest}"
+PACK_ID = re.compile(rf"[a-z0-9][a-z0-9-]{{2,{ID_LENGTH - 1}}}")
+# the scripts of the bot's languages besides English, as indic-transliteration names them
+_SCRIPTS = (
+    (re.compile("[\u0980-\u09ff]"), "bengali"),
+    (re.compile("[\u0900-\u097f]"), "devanagari"),
+)
+
+
+def pack_id(title: str) -> str | None:
+    """A slug of the title, Bengali and Devanagari spelled in Latin letters; None when too few
+    letters are left (another script, or symbols only): the author names the id then."""
+    ascii_title = unicodedata.normalize("NFKD", _in_latin(title)).encode("ascii", "ignore")
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_title.decode().lower()).strip("-")
+    slug = slug[:ID_LENGTH].strip("-")
+    return slug if len(slug) >= 3 else None
+
+
+def _in_latin(text: str) -> str:
+    """Bengali and Devanagari in IAST (its accents are dropped by the caller). A library that
+    knows the scripts' inherent vowels and conjuncts ("মিশ্র নির্ভুলতা" → "miśra nirbhulatā"),
+    where a letter-by-letter transliteration (unidecode, anyascii) drops the vowels ("misr
+    nirbhulta"); loaded only for such a title."""
+    scripts = [name for pattern, name in _SCRIPTS if pattern.search(text)]
+    if not scripts:
+        return text
+    from indic_transliteration import sanscript
+
+    for script in scripts:
+        text = sanscript.transliterate(text, script, sanscript.IAST)
+    return text
+
+
+def title_key(title: str) -> str:
+    """A title as two titles are compared: case, width and spacing aside."""
+    return " ".join(unicodedata.normalize("NFKC", title).casefold().split())
 
 
 class Authoring:
@@ -113,7 +143,15 @@ class Authoring:
 
     def _check(self, person: Person) -> None:
         if not self.may_author(person):
-            raise errors.not_an_author()
+            raise errors.not_an_author(person.key)
+
+    def _check_title(self, title: str) -> None:
+        """Refused if a quiz offered here (bundled or published) has this title in any
+        language."""
+        key = title_key(title)
+        for quiz in self.catalog:
+            if any(title_key(text) == key for _, text in quiz.title.items()):
+                raise errors.title_taken(title, quiz.id)
 
     async def _draft(self, person: Person) -> DraftRecord:
         self._check(person)
@@ -173,6 +211,7 @@ class Authoring:
         title = " ".join(title.split())
         if not title:
             raise errors.untitled_draft()
+        self._check_title(title)
         await self.storage.name_draft(person.key, title)
         return title
 
@@ -181,21 +220,30 @@ class Authoring:
         return await self.storage.delete_draft(person.key)
 
     # publishing --------------------------------------------------------------------------
-    async def publish(self, person: Person) -> Published:
+    async def publish(self, person: Person, wanted_id: str | None = None) -> Published:
+        """`wanted_id`: the id the author gives (`/publish <id>`); else one from the title."""
         draft = await self._draft(person)
         if not draft.questions:
             raise errors.empty_draft()
         if not draft.title:
             raise errors.untitled_draft()
-        quiz_id = pack_id(draft.title, person.key)
-        if quiz_id in self.catalog.quizzes:
+        self._check_title(draft.title)  # another pack may have taken it since /name
+        if wanted_id:
+            quiz_id = wanted_id.strip().lower()
+            if not PACK_ID.fullmatch(quiz_id):
+                raise errors.bad_pack_id(wanted_id)
+        elif (made := pack_id(draft.title)) is not None:
+            quiz_id = made
+        else:
+            raise errors.pack_id_needed()
+        if quiz_id in self.catalog.quizzes:  # withdrawn ones too: their answers keep the id
             raise errors.pack_exists(quiz_id)
         imported, found = check_pack(_source(draft, quiz_id), _header(person))
         if imported is None:
             return Published(None, draft.title, len(draft.questions), tuple(_problems(found)))
         quiz = load_pack(imported.text)[0]
         assert quiz is not None  # the same text just validated
-        taken = {q.id for other in self.catalog for q in other.questions}
+        taken = {q.id for other in self.catalog.quizzes.values() for q in other.questions}
         if any(q.id in taken for q in quiz.questions):
             raise errors.pack_exists(quiz_id)
         record = AuthoredPackRecord(quiz_id, person.key, imported.text, self.clock.now())
@@ -205,9 +253,29 @@ class Authoring:
         log.info("%s published quiz %s (%d questions)", person.key, quiz.id, len(quiz.questions))
         return Published(quiz.id, draft.title, len(quiz.questions))
 
+    async def unpublish(self, person: Person, quiz_id: str) -> str:
+        """Withdraw a pack its author published: the title it had."""
+        self._check(person)
+        quiz_id = quiz_id.strip().lower()
+        if not quiz_id:
+            raise errors.unpublish_what()
+        record = next((r for r in await self.storage.authored_packs()
+                       if r.quiz_id == quiz_id and r.withdrawn_at is None), None)
+        quiz = self.catalog.get(quiz_id)
+        if record is None or quiz is None:
+            raise errors.not_published_here(quiz_id)
+        if record.author_key != person.key:
+            raise errors.not_your_pack(quiz_id)
+        if not await self.storage.withdraw_pack(quiz_id, self.clock.now()):
+            raise errors.not_published_here(quiz_id)  # another process withdrew it just now
+        self.catalog.withdrawn.add(quiz_id)
+        log.info("%s withdrew quiz %s", person.key, quiz_id)
+        return quiz.title.get(quiz.language or "en")
+
     async def load(self) -> int:
-        """Add every published pack to the catalog (at start); one that is no longer valid,
-        or whose id a bundled pack took meanwhile, is left out with a warning."""
+        """Add every published pack to the catalog (at start), a withdrawn one as withdrawn;
+        one that is no longer valid, or whose id a bundled pack took meanwhile, is left out
+        with a warning. The number offered."""
         added = 0
         for record in await self.storage.authored_packs():
             if record.quiz_id in self.catalog.quizzes:
@@ -220,7 +288,10 @@ class Authoring:
                             "; ".join(p.message for p in problems if not p.warning))
                 continue
             self.catalog.quizzes[quiz.id] = quiz
-            added += 1
+            if record.withdrawn_at is not None:
+                self.catalog.withdrawn.add(quiz.id)
+            else:
+                added += 1
         return added
 
 
@@ -350,8 +421,28 @@ def published_text(result: Published, t: Translator) -> str:
     return "\n".join(lines)
 
 
+def unpublished_text(quiz_id: str, title: str, t: Translator) -> str:
+    return t.gettext(
+        "“{title}” ({id}) is withdrawn: it is no longer offered. Its answers and boards stay.",
+        title=title, id=quiz_id)
+
+
+def whoami_text(person: Person, author: bool, t: Translator) -> str:
+    """/whoami: the id an operator puts in QUIZBOT_AUTHORS, and whether it is there."""
+    lines = [t.gettext("Your id: {id}", id=errors.author_entry(person.key))]
+    if author:
+        lines.append(t.gettext("You are one of the bot's authors: send me quiz polls in a "
+                               "private chat to write a quiz."))
+    else:
+        # i18n: QUIZBOT_AUTHORS is a setting's name: keep it as it is
+        lines.append(t.gettext("To write quizzes here, ask the bot's operator to add it to "
+                               "QUIZBOT_AUTHORS."))
+    return "\n".join(lines)
+
+
 def help_text(t: Translator) -> str:
     return t.gettext(
         "Writing a quiz: send me quiz polls here, one per question (with the right answer "
         "and an explanation). /draft shows your draft, /undo removes the last question, "
-        "/name <title> names it, /publish publishes it, /discard drops it.")
+        "/name <title> names it, /publish publishes it (/publish <id> with an id you choose), "
+        "/discard drops it, /unpublish <id> withdraws a quiz you published.")

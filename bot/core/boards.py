@@ -71,7 +71,8 @@ class Boards:
         per_quiz = tuple(
             QuizStats(
                 quiz_id,
-                q.title.get(locale) if (q := self.catalog.get(quiz_id)) else quiz_id,
+                # a withdrawn quiz (/unpublish) keeps its title here
+                q.title.get(locale) if (q := self.catalog.quizzes.get(quiz_id)) else quiz_id,
                 answered,
                 correct,
             )

@@ -1,12 +1,14 @@
 """A chat's own settings (/settings): how long a /quiz question stays open, whether
-questions come as polls or as buttons, and whether a question's close summary carries a chart
-of the answers (off by default). Stored per chat; unset, the bot's defaults apply
-(QUIZBOT_QUESTION_SECONDS; the platform's usual way to ask; no chart). Only the chat's admins
-change them: the platform says who (`allowed=`), the core refuses everyone else."""
+questions come as polls or as buttons, whether a question's close summary carries a chart
+of the answers (off by default), and who may start questions and rounds (anyone by default;
+asking.py keeps a member from cutting an open question short either way). Stored per chat;
+unset, the bot's defaults apply (QUIZBOT_QUESTION_SECONDS; the platform's usual way to ask;
+no chart; anyone asks). Only the chat's admins change them: the platform says who
+(`allowed=`), the core refuses everyone else."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Protocol
@@ -15,9 +17,11 @@ from bot.core.clock import Clock
 from bot.core.errors import (
     MAX_QUESTION_SECONDS,
     MIN_QUESTION_SECONDS,
+    BadAsker,
     BadChart,
     BadMode,
     BadQuestionTime,
+    SettingsError,
     bad_setting,
     may_not_change_settings,
 )
@@ -32,6 +36,8 @@ class ChatSettingsStorage(SettingsStore, ChatStore, Protocol):
 MODES = ("polls", "buttons")
 DEFAULT = "default"  # a value that puts a setting back to the bot's default
 _MODE_WORDS = {"polls": "polls", "poll": "polls", "buttons": "buttons", "button": "buttons"}
+_ASKER_WORDS = {"admins": True, "admin": True, "anyone": False, "everyone": False,
+                "all": False}
 _CHART_WORDS = {"on": True, "yes": True, "true": True, "off": False, "no": False,
                 "false": False}
 
@@ -44,6 +50,7 @@ class ChatSettings:
     own_time: bool
     mode: str | None  # "polls", "buttons", or None: the platform's default
     chart: bool = False  # a chart of the answers on each question's close summary
+    admins_only: bool = False  # only the chat's admins start questions and rounds
 
     @property
     def question_time(self) -> timedelta:
@@ -77,6 +84,8 @@ def parse_words(words: Sequence[str]) -> dict[str, str]:
             changes["mode"] = value
         elif name == "chart":
             changes["chart"] = value
+        elif name == "quiz":
+            changes["quiz"] = value
         else:
             raise bad_setting(words[i])
     return changes
@@ -91,16 +100,28 @@ def parse_mode(value: str) -> str | None:
     return _MODE_WORDS[text]
 
 
-def parse_chart(value: bool | str) -> bool | None:
-    """On or off from a flag or what a person typed ("on", "off"); None for "default"."""
+def parse_flag(
+    value: bool | str, words: dict[str, bool], error: Callable[[str], SettingsError]
+) -> bool | None:
+    """A yes/no setting from a flag or one of its `words` as typed; None for "default"."""
     if isinstance(value, bool):
         return value
     text = value.strip().lower()
     if text == DEFAULT:
         return None
-    if text not in _CHART_WORDS:
-        raise BadChart(value)
-    return _CHART_WORDS[text]
+    if text not in words:
+        raise error(value)
+    return words[text]
+
+
+def parse_chart(value: bool | str) -> bool | None:
+    """On or off ("on", "off")."""
+    return parse_flag(value, _CHART_WORDS, BadChart)
+
+
+def parse_asker(value: bool | str) -> bool | None:
+    """Admins only (True) or anyone (False): "admins", "anyone"."""
+    return parse_flag(value, _ASKER_WORDS, BadAsker)
 
 
 class ChatSettingsRules:
@@ -117,6 +138,7 @@ class ChatSettingsRules:
             own_time=seconds is not None,
             mode=own.mode if own else None,
             chart=bool(own and own.chart),
+            admins_only=bool(own and own.admins_only),
         )
 
     async def question_time(self, chat_key: str) -> timedelta:
@@ -125,7 +147,8 @@ class ChatSettingsRules:
     async def change(
         self, chat: Chat, *, by: Person | None, allowed: bool,
         seconds: int | str | None = None, mode: str | None = None,
-        chart: bool | str | None = None, words: Sequence[str] = (),
+        chart: bool | str | None = None, admins_only: bool | str | None = None,
+        words: Sequence[str] = (),
     ) -> ChatSettings:
         """Change what is given (None: unchanged; "default": back to the default), or what
         `words` say (/settings as typed). Every value is checked before anything is
@@ -136,15 +159,18 @@ class ChatSettingsRules:
         seconds = typed.get("seconds", seconds)
         mode = typed.get("mode", mode)
         chart = typed.get("chart", chart)
+        admins_only = typed.get("quiz", admins_only)
         new_seconds = parse_seconds(seconds) if seconds is not None else None
         new_mode = parse_mode(mode) if mode is not None else None
         new_chart = parse_chart(chart) if chart is not None else None
+        new_asker = parse_asker(admins_only) if admins_only is not None else None
         old = await self.storage.get_chat_settings(chat.key) or ChatSettingsRecord(chat.key)
         record = ChatSettingsRecord(
             chat.key,
             question_seconds=new_seconds if seconds is not None else old.question_seconds,
             mode=new_mode if mode is not None else old.mode,
             chart=new_chart if chart is not None else old.chart,
+            admins_only=new_asker if admins_only is not None else old.admins_only,
         )
         if record != old:
             await self.storage.upsert_chat(chat.key, chat.title, chat.platform_locale)

@@ -8,6 +8,7 @@ Discord's tree and view error hooks, the console). The msgids are marked for ext
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from bot.core.models import QuizInfo
 from bot.i18n import LANGUAGE_NAMES, _
@@ -109,11 +110,37 @@ class BadChart(SettingsError):
                          text=text)
 
 
+class BadAsker(SettingsError):
+    def __init__(self, text: str) -> None:
+        super().__init__(_("“{text}” is not who may ask: /settings quiz admins or anyone."),
+                         text=text)
+
+
 def bad_setting(text: str) -> SettingsError:
     return SettingsError(
-        _("“{text}” is not a setting: use time SECONDS, mode polls|buttons or chart "
-          "on|off."), text=text
+        _("“{text}” is not a setting: use time SECONDS, mode polls|buttons, chart on|off "
+          "or quiz admins|anyone."), text=text
     )
+
+
+def may_not_ask() -> NotAllowed:
+    return NotAllowed(_("In this chat only admins start questions and rounds."))
+
+
+class StillOpen(UserError):
+    """A member's /quiz while the chat's question is open (or its round runs): the open one
+    is pointed at, nothing is closed. `post_id` and `refs` say where it is (None and () for
+    a round between two questions)."""
+
+    def __init__(self, prompt: str | None, post_id: int | None = None,
+                 refs: tuple[str, ...] = ()) -> None:
+        if prompt is None:
+            super().__init__(_("A round is running here; only admins can end it early."))
+        else:
+            super().__init__(_("This question is still open: “{prompt}”. Answer it first; "
+                               "only admins can replace it before its time."), prompt=prompt)
+        self.post_id = post_id
+        self.refs = refs
 
 
 def may_not_see_analysis() -> NotAllowed:
@@ -133,13 +160,30 @@ class ReportError(UserError):
     """A problem report refused: nothing was stored."""
 
 
+@dataclass(frozen=True, slots=True)
+class Msgid:
+    """A value of an error that is itself a message (a platform's command syntax), translated
+    when the error is shown; English in str()."""
+
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
 class UnknownQuestion(ReportError):
-    def __init__(self, question_id: str) -> None:
+    """`nearest`: question ids close to the one typed; `last`: the last question the person
+    answered in the chat (offered when none is close)."""
+
+    def __init__(self, question_id: str, nearest: Sequence[str] = (),
+                 last: str | None = None) -> None:
         super().__init__(_("There is no question “{id}” to report."), id=question_id[:60])
+        self.nearest = tuple(nearest)
+        self.last = last
 
 
-def empty_report() -> ReportError:
-    return ReportError(_("Say what is wrong with the question: /report <question id> <text>."))
+def empty_report(usage: str) -> ReportError:
+    return ReportError(_("Say what is wrong with the question: {usage}"), usage=Msgid(usage))
 
 
 def report_too_long(length: int) -> ReportError:
@@ -152,13 +196,17 @@ def too_many_reports(most: int = DAILY_REPORTS) -> ReportError:
                          "tomorrow for more."), most=most)
 
 
-def nothing_to_report() -> ReportError:
-    return ReportError(_("Which question? You have answered none here yet: use /report "
-                         "<question id> <text>."))
+def nothing_to_report(usage: str) -> ReportError:
+    return ReportError(_("Which question? You have answered none here yet: {usage}"),
+                       usage=Msgid(usage))
+
+
+def may_not_see_reports() -> NotAllowed:
+    return NotAllowed(_("Only this chat's admins can read and resolve its reports."))
 
 
 class UnknownReport(ReportError):
-    def __init__(self, report_id: int) -> None:
+    def __init__(self, report_id: int | str) -> None:
         super().__init__(_("There is no report {id}."), id=report_id)
 
 
@@ -170,8 +218,17 @@ class AuthoringError(UserError):
     """A quiz poll or a draft command refused; nothing was stored."""
 
 
-def not_an_author() -> AuthoringError:
-    return AuthoringError(_("Only the bot's authors can write quizzes here; nothing was saved."))
+def not_an_author(person_key: str) -> AuthoringError:
+    # i18n: QUIZBOT_AUTHORS is a setting's name: keep it as it is
+    return AuthoringError(_(
+        "Only the bot's authors can write quizzes here; nothing was saved. To become one, ask "
+        "the bot's operator to add your id {id} to QUIZBOT_AUTHORS."), id=author_entry(person_key))
+
+
+def author_entry(person_key: str) -> str:
+    """How QUIZBOT_AUTHORS names a person: a Telegram id bare (its default platform), others
+    with their prefix."""
+    return person_key.removeprefix("tg:")
 
 
 def not_a_quiz() -> AuthoringError:
@@ -204,4 +261,37 @@ def untitled_draft() -> AuthoringError:
 
 def pack_exists(quiz_id: str) -> AuthoringError:
     return AuthoringError(_(
-        "There is already a quiz “{id}”. Choose another title with /name."), id=quiz_id)
+        "There is already a quiz “{id}”. Choose another title with /name, or another id: "
+        "/publish followed by the id, e.g. /publish {id}-2"), id=quiz_id)
+
+
+def title_taken(title: str, quiz_id: str) -> AuthoringError:
+    return AuthoringError(_(
+        "There is already a quiz called “{title}” ({id}). Choose another title with /name."),
+        title=title, id=quiz_id)
+
+
+def pack_id_needed() -> AuthoringError:
+    return AuthoringError(_(
+        "I cannot make a quiz id from this title. Choose one: /publish followed by the id, "
+        "in lowercase Latin letters, digits and hyphens, e.g. /publish my-quiz"))
+
+
+def bad_pack_id(text: str) -> AuthoringError:
+    return AuthoringError(_(
+        "“{id}” cannot be a quiz id: use 3 to 40 lowercase Latin letters, digits and hyphens, "
+        "e.g. my-quiz"), id=text)
+
+
+def not_published_here(quiz_id: str) -> AuthoringError:
+    return AuthoringError(_(
+        "“{id}” is not a quiz published in a chat: only those can be withdrawn."), id=quiz_id)
+
+
+def not_your_pack(quiz_id: str) -> AuthoringError:
+    return AuthoringError(_("Only the author who published “{id}” can withdraw it."),
+                          id=quiz_id)
+
+
+def unpublish_what() -> AuthoringError:
+    return AuthoringError(_("Which quiz? /unpublish followed by its id, e.g. /unpublish my-quiz"))

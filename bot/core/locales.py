@@ -1,4 +1,10 @@
-"""Which language a person or a whole chat reads: the one place this is decided."""
+"""Which language a person or a whole chat reads: the one place this is decided.
+
+What one person reads alone (a private chat, a DM, an ephemeral reply, an alert) is in their
+own language: their /lang, else their client's; the chat's language only when the platform
+told us neither. What a shared chat reads is in the chat's language (its /lang, else the
+platform's language for the chat). A private chat has one reader, so it follows the person.
+"""
 
 from __future__ import annotations
 
@@ -18,20 +24,23 @@ class LocalesStorage(PeopleStore, ChatStore, Protocol):
 RESET_WORDS = frozenset({"auto", "reset", "default"})
 
 
+def personal_locale(chosen: str | None, client: str | None, chat: str | None) -> str:
+    """One reader's language: their /lang, else their client's, else the chat's."""
+    return chosen or normalize(client) or chat or DEFAULT_LOCALE
+
+
 class Locales:
     def __init__(self, storage: LocalesStorage) -> None:
         self.storage = storage
 
     async def for_person(self, person: Person | None, chat: Chat | None = None) -> str:
-        """What one person reads (an ephemeral reply, an alert, a private message): their
-        /lang, else the chat's, else their platform's language, else English."""
-        if person is not None and (choice := await self.storage.person_locale(person.key)):
-            return choice
-        if chat is not None and (choice := await self.storage.chat_locale(chat.key)):
-            return choice
-        if person is not None and (platform := normalize(person.platform_locale)):
-            return platform
-        return DEFAULT_LOCALE
+        """What one person reads (an ephemeral reply, an alert, a private message)."""
+        chosen = await self.storage.person_locale(person.key) if person is not None else None
+        client = person.platform_locale if person is not None else None
+        chat_choice = None
+        if not chosen and not normalize(client) and chat is not None:
+            chat_choice = await self.storage.chat_locale(chat.key)
+        return personal_locale(chosen, client, chat_choice)
 
     async def for_chat(self, chat: Chat) -> str:
         """What the whole chat reads (a question, a summary): the chat's /lang, else the
@@ -51,7 +60,7 @@ class Locales:
     async def set_for_person(self, person: Person, code: str | None) -> str | None:
         """The person's choice; None (or "auto") follows the chat and the platform again."""
         locale = check(code)
-        await self.storage.upsert_person(person.key, person.name)
+        await self.storage.upsert_person(person.key, person.known_name)
         await self.storage.set_person_locale(person.key, locale)
         return locale
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -9,6 +10,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from bot.core.schedule import Schedule
+
+PLATFORM_ID = re.compile(r"(tg|dc):-?\d+")  # a person key, never a name to show
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,6 +21,13 @@ class Person:
     key: str
     name: str
     platform_locale: str | None = None
+
+    @property
+    def known_name(self) -> str:
+        """The name to store: blank where the platform gave none or gave an id instead, so
+        storage keeps the name it has (a blank never overwrites one)."""
+        name = self.name.strip()
+        return "" if name == self.key or PLATFORM_ID.fullmatch(name) else name
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,8 +70,10 @@ class ShownQuestion:
     explanation: str  # short form, fits a Telegram quiz poll
     details: str | None  # long form for after the question closes
     locale: str
-    number: int  # 1-based position of the question in its quiz
-    total: int  # questions in the quiz
+    # its place in the round or quiz run it belongs to ("question 2 of 5"); None for a
+    # question on its own (/quiz, a daily question, a review card)
+    number: int | None
+    total: int | None
     run_id: int | None = None
     closes_at: datetime | None = None
     owner_key: str | None = None  # a private question: only this person may answer

@@ -109,6 +109,7 @@ class ChatSettingsRecord:
     question_seconds: int | None = None  # how long a /quiz question stays open
     mode: str | None = None  # "polls" or "buttons"
     chart: bool | None = None  # a chart of the answers on each close summary; None: off
+    admins_only: bool | None = None  # only admins start or replace questions; None: anyone
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +193,8 @@ class AuthoredPackRecord:
     author_key: str
     text: str
     published_at: datetime
+    # /unpublish: no longer offered; kept so its answers keep their quiz and its id stays taken
+    withdrawn_at: datetime | None = None
 
 
 class StorageError(Exception):
@@ -217,6 +220,9 @@ class ChatStore(Protocol):
     async def set_chat_locale(self, key: str, locale: str | None) -> None: ...
     async def migrate_chat(self, old: str, new: str) -> bool:
         """Move a chat's posts, answers, boards, schedule and settings to a new key."""
+        ...
+    async def chats(self) -> list[tuple[str, str]]:
+        """Every chat the bot has posted in, as (key, title), by key (`quizbot chats`)."""
         ...
 
 
@@ -417,9 +423,10 @@ class ReportStore(Protocol):
         reports after `since` (("capped", None))."""
         ...
     async def problem_reports(
-        self, *, open_only: bool = True, quiz_id: str | None = None
+        self, *, open_only: bool = True, quiz_id: str | None = None,
+        chat_key: str | None = None,
     ) -> list[ProblemReportRecord]:
-        """Oldest first."""
+        """Oldest first; `chat_key`: only the reports made in that chat."""
         ...
     async def resolve_problem_report(
         self, report_id: int, when: datetime, note: str | None = None
@@ -453,7 +460,10 @@ class DraftStore(Protocol):
         changed) if a pack with that id was published already."""
         ...
     async def authored_packs(self) -> list[AuthoredPackRecord]:
-        """Every published pack, oldest first."""
+        """Every published pack, oldest first (withdrawn ones too)."""
+        ...
+    async def withdraw_pack(self, quiz_id: str, when: datetime) -> bool:
+        """Mark a published pack withdrawn; False if there is none offered with that id."""
         ...
 
 

@@ -26,14 +26,26 @@ from bot.core.models import (
     QuizInfo,
     ShownQuestion,
 )
-from bot.core.ports import AnswerStore, ChatStore, ClosingStore, PeopleStore, PostRecord, PostStore
+from bot.core.ports import (
+    AnswerStore,
+    ChatStore,
+    ClosingStore,
+    PeopleStore,
+    PostRecord,
+    PostStore,
+    RoundStore,
+    RunStore,
+)
 
 
-class QuestionsStorage(PostStore, ClosingStore, AnswerStore, PeopleStore, ChatStore, Protocol):
+class QuestionsStorage(
+    PostStore, ClosingStore, AnswerStore, PeopleStore, ChatStore, RunStore, RoundStore, Protocol,
+):
     """What Questions reads and writes."""
 
 
 FASTEST_SHOWN = 3
+Position = tuple[int, int]  # (number, total): "question 2 of 5" in a round or quiz run
 
 
 def is_open(post: PostRecord, now: datetime) -> bool:
@@ -72,8 +84,9 @@ class Questions:
         return self.catalog.get(selector.strip().lower()) if selector else None
 
     def question_of(self, post: PostRecord | None) -> Question | None:
-        """The post's question, unless the content changed under it since it was posted."""
-        if post is None or (quiz := self.catalog.get(post.quiz_id)) is None:
+        """The post's question, unless the content changed under it since it was posted (a
+        quiz withdrawn with /unpublish is still there: its open questions run their time)."""
+        if post is None or (quiz := self.catalog.quizzes.get(post.quiz_id)) is None:
             return None
         try:
             question = quiz.question(post.question_id)
@@ -118,10 +131,12 @@ class Questions:
         kind: str = "quiz",
         run_id: int | None = None,
         owner: Person | None = None,
+        position: Position | None = None,
     ) -> ShownQuestion:
+        """`position`: (number, total) in the run it belongs to."""
         await self.storage.upsert_chat(chat.key, chat.title, chat.platform_locale)
         if owner is not None:
-            await self.storage.upsert_person(owner.key, owner.name)
+            await self.storage.upsert_person(owner.key, owner.known_name)
         question = self.catalog.question(quiz_id, question_id)
         now = self.clock.now()
         post = await self.storage.create_post(
@@ -130,9 +145,12 @@ class Questions:
             closes_at=now + open_for if open_for else None, run_id=run_id, kind=kind,
             owner_key=owner.key if owner else None,
         )
-        return self.render(post, locale)
+        return self.render(post, locale, position)
 
-    def render(self, post: PostRecord, locale: str) -> ShownQuestion:
+    def render(
+        self, post: PostRecord, locale: str, position: Position | None = None
+    ) -> ShownQuestion:
+        """`position`: (number, total) in its round or run; None: a question on its own."""
         quiz = self.catalog.quizzes[post.quiz_id]
         question = quiz.question(post.question_id)
         return ShownQuestion(
@@ -147,8 +165,8 @@ class Questions:
             explanation=question.explanation.get(locale),
             details=question.details.get(locale) if question.details else None,
             locale=locale,
-            number=quiz.questions.index(question) + 1,
-            total=len(quiz.questions),
+            number=position[0] if position else None,
+            total=position[1] if position else None,
             run_id=post.run_id,
             closes_at=post.closes_at,
             owner_key=post.owner_key,
@@ -159,7 +177,20 @@ class Questions:
         post = await self.storage.get_post(post_id)
         if post is None or self.question_of(post) is None:
             return None
-        return self.render(post, locale or post.locale)
+        return self.render(post, locale or post.locale, await self.position(post))
+
+    async def position(self, post: PostRecord) -> Position | None:
+        """The post's (number, total) in its quiz run or the chat's running round."""
+        if post.run_id is not None:
+            run = await self.storage.get_run(post.run_id)
+            ids = [p.id for p in await self.storage.run_posts(post.run_id)]
+            if run is not None and post.id in ids:
+                return ids.index(post.id) + 1, len(run.questions)
+        elif post.kind == "quiz" and post.owner_key is None:
+            for record in await self.storage.active_rounds(post.chat_key):
+                if post.id in record.posts:
+                    return record.posts.index(post.id) + 1, record.total
+        return None
 
     async def live_count(self, post_id: int) -> int | None:
         """Answers so far on an open post; None once it is closed or unknown."""
@@ -242,7 +273,7 @@ class Questions:
         return PostSummary(
             post_id=post.id,
             chat_key=post.chat_key,
-            question=self.render(post, locale),
+            question=self.render(post, locale, await self.position(post)),
             answered=len(answers),
             right=sum(a.correct for a in answers),
             per_option=tuple(per_option),

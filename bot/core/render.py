@@ -6,12 +6,17 @@ Every user-visible sentence goes through the Translator, so catalogs cover all p
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import timedelta
+
+from babel.dates import format_timedelta
 
 from bot.core.chat_settings import ChatSettings
 from bot.core.errors import (
     BadZone,
+    Msgid,
     NoActiveRun,
     ScheduleError,
+    UnknownQuestion,
     UnknownQuiz,
     UserError,
 )
@@ -57,15 +62,36 @@ def option_share(t: Translator, letter_: str, text: str, count: int, share: floa
     return line + " ✓" if correct else line
 
 
+def person_name(name: str, n: int, t: Translator) -> str:
+    """A person's name, or where it is unknown a neutral placeholder numbered by `n` (their
+    place in the list shown), never their platform id."""
+    # i18n: stands for a person whose name is unknown; {n} is their place in the list
+    return name.strip() or t.gettext("someone #{n}", n=t.number(n))
+
+
 def seconds(t: Translator, ms: int) -> str:
     return t.gettext("{seconds} s", seconds=t.number(round(ms / 1000, 1)))
 
 
-def question_text(q: ShownQuestion, t: Translator) -> str:
-    head = t.gettext(
+def heading(q: ShownQuestion, t: Translator) -> str:
+    """The quiz's title, and the question's place in its round or run if it has one."""
+    if q.number is None or q.total is None:
+        return q.quiz_title
+    return t.gettext(
         "{title} · question {number} of {total}",
         title=q.quiz_title, number=t.number(q.number), total=t.number(q.total),
     )
+
+
+def poll_question(q: ShownQuestion, t: Translator) -> str:
+    """A poll's question: the prompt, numbered in its round or run ("2/5 · …")."""
+    if q.number is None or q.total is None:
+        return q.prompt
+    return f"{t.number(q.number)}/{t.number(q.total)} · {q.prompt}"
+
+
+def question_text(q: ShownQuestion, t: Translator) -> str:
+    head = heading(q, t)
     options = "\n".join(f"{letter(i)}) {text}" for i, text in enumerate(q.options))
     return f"{head}\n\n{q.prompt}\n\n{options}"
 
@@ -124,7 +150,8 @@ def summary_text(summary: PostSummary, t: Translator) -> str:
         ]
     if summary.fastest:
         fastest = ", ".join(
-            f"{a.name or a.person_key} ({seconds(t, a.elapsed_ms)})" for a in summary.fastest
+            f"{person_name(a.name, i, t)} ({seconds(t, a.elapsed_ms)})"
+            for i, a in enumerate(summary.fastest, 1)
         )
         lines.append(t.gettext("Fastest: {names}", names=fastest))
     lines.append("")
@@ -157,8 +184,9 @@ def leaderboard_text(board: Leaderboard, t: Translator, *, scope: str = "") -> s
 def _board_line(row: BoardRow, t: Translator) -> str:
     line = t.gettext(
         "{rank}. {name} — {correct}/{answered} right ({time})",
-        rank=t.number(row.rank), name=row.name or row.person_key, correct=t.number(row.correct),
-        answered=t.number(row.answered), time=seconds(t, row.time_ms),
+        rank=t.number(row.rank), name=person_name(row.name, row.rank, t),
+        correct=t.number(row.correct), answered=t.number(row.answered),
+        time=seconds(t, row.time_ms),
     )
     if row.day_streak > 1:  # a daily streak worth showing off
         line += " · " + t.ngettext("🔥 {n}-day streak", "🔥 {n}-day streak", row.day_streak)
@@ -168,7 +196,8 @@ def _board_line(row: BoardRow, t: Translator) -> str:
 def stats_text(stats: PersonStats, t: Translator, *, start: str = "/quiz") -> str:
     """`start`: how to take a first quiz where this is read (a chat command, a shell one)."""
     lines = [
-        t.gettext("📊 Stats for {name}", name=stats.name or stats.person_key),
+        t.gettext("📊 Stats for {name}", name=stats.name) if stats.name.strip()
+        else t.gettext("📊 Your stats"),
         t.ngettext("{n} question answered", "{n} questions answered", stats.answered)
         + " · " + t.gettext("{share} right", share=t.percent(stats.accuracy)),
         t.gettext(
@@ -228,9 +257,15 @@ def review_stats_text(stats: ReviewStats, t: Translator) -> str:
     return line + " · " + t.gettext("retention {share}", share=t.percent(stats.retention))
 
 
-def nothing_due_text(t: Translator) -> str:
-    return t.gettext("Nothing is due for review right now. Answer some questions, or come "
-                     "back later.")
+def nothing_due_text(t: Translator, wait: timedelta | None = None) -> str:
+    """`wait`: how long until the next card is due (None: no card is waiting)."""
+    if wait is None:
+        return t.gettext("Nothing is due for review right now. Answer some questions, or "
+                         "come back later.")
+    # i18n: {delay} is a localised duration such as "3 days" or "5 hours"
+    return t.gettext("Nothing is due for review right now. Your next card is due in {delay}.",
+                     delay=format_timedelta(max(wait, timedelta(minutes=1)), locale=t.locale,
+                                            threshold=1.5))
 
 
 def review_elsewhere_text(t: Translator) -> str:
@@ -260,6 +295,21 @@ def reminder_off_text(removed: bool, t: Translator) -> str:
         else t.gettext("You have no review reminder.")
 
 
+def reminder_status_text(
+    reminder: Schedule | None, t: Translator, *, usage: str | None = None,
+    off: str = "/remind off",
+) -> str:
+    """/remind alone: the current reminder, or that there is none and how to set one.
+    `usage` and `off` are the platform's own syntax (Telegram's by default)."""
+    if reminder is None:
+        return t.gettext("You have no review reminder.") + "\n" + (usage or remind_usage_text(t))
+    # i18n: {time} is HH:MM, {zone} an IANA name such as Asia/Kolkata, {command} a command
+    # (keep all three as they are)
+    return t.gettext("Your review reminder: {time} ({zone}), on days when reviews are due. "
+                     "{command} turns it off.",
+                     time=reminder.at.strftime("%H:%M"), zone=reminder.tz, command=off)
+
+
 def remind_usage_text(t: Translator) -> str:
     return t.gettext("Usage: /remind HH:MM [Time/Zone], or /remind off")
 
@@ -273,25 +323,6 @@ def quiz_list_text(quizzes: Sequence[QuizInfo], t: Translator) -> str:
             + ")"
         )
     return "\n".join(lines)
-
-
-def help_text(t: Translator) -> str:
-    return "\n".join([
-        t.gettext("I ask short multiple-choice questions about ML training. The answer and "
-                  "its explanation appear as soon as you answer."),
-        "",
-        t.gettext("/quiz — a question now; /quiz <quiz> in a private chat runs a whole quiz"),
-        t.gettext("/leaderboard [day|week|all] — who knows best"),
-        t.gettext("/stats — your answers, accuracy and streaks"),
-        t.gettext("/review — the questions due for review, in a private chat"),
-        t.gettext("/remind HH:MM [Time/Zone] — a daily reminder when reviews are due; "
-                  "/remind off"),
-        t.gettext("/lang <en|bn|hi> — your language"),
-        t.gettext("/quiz <quiz or topic> N — N questions in a row in a group"),
-        t.gettext("/daily HH:MM [Time/Zone] [quiz] — a question every day (admins)"),
-        t.gettext("/settings — this chat's question time and mode (admins)"),
-        t.gettext("/analysis [quiz] — which questions work, with a chart (admins)"),
-    ])
 
 
 def schedule_status_text(status: ScheduleStatus, t: Translator) -> str:
@@ -334,30 +365,41 @@ def round_summary_text(summary: RoundSummary, t: Translator) -> str:
         lines.append(t.gettext("Nobody answered in this round."))
     for i, score in enumerate(summary.scores[:ROUND_ROWS], 1):
         lines.append(t.gettext("{rank}. {name}: {right} of {asked} right",
-                               rank=t.number(i), name=score.name, right=t.number(score.right),
+                               rank=t.number(i), name=person_name(score.name, i, t),
+                               right=t.number(score.right),
                                asked=t.number(summary.asked)))
     return "\n".join(lines)
 
 
-def settings_text(settings: ChatSettings, t: Translator) -> str:
-    """A chat's settings; the commands to change them differ per platform."""
+def settings_text(settings: ChatSettings, t: Translator, *, modes: bool = True) -> str:
+    """A chat's settings; the commands to change them differ per platform. `modes`: whether
+    the platform offers a choice between polls and buttons (Discord does not)."""
     seconds = t.number(settings.question_seconds)
     return "\n".join([
         t.gettext("⚙️ This chat's settings"),
         t.gettext("Question time: {seconds} s", seconds=seconds) if settings.own_time
         else t.gettext("Question time: {seconds} s (the default)", seconds=seconds),
-        t.gettext("Questions as: polls") if settings.mode == "polls"
-        else t.gettext("Questions as: buttons") if settings.mode == "buttons"
-        else t.gettext("Questions as: the platform's default"),
+        *([t.gettext("Questions as: polls") if settings.mode == "polls"
+           else t.gettext("Questions as: buttons") if settings.mode == "buttons"
+           else t.gettext("Questions as: the platform's default")] if modes else []),
         t.gettext("Chart of the answers when a question closes: on") if settings.chart
         else t.gettext("Chart of the answers when a question closes: off"),
+        t.gettext("Who starts questions and rounds: admins only") if settings.admins_only
+        else t.gettext("Who starts questions and rounds: anyone (only admins replace an "
+                       "open one)"),
     ])
 
 
 def error_text(error: UserError, t: Translator, quizzes: Sequence[QuizInfo]) -> str:
     """What was refused and what to do instead, in the reader's language, on every platform.
     `quizzes`: the catalog in the reader's language, listed after a name it does not have."""
-    lines = [t.gettext(error.template, **error.values)]
+    values = {k: t.gettext(v.text) if isinstance(v, Msgid) else v
+              for k, v in error.values.items()}
+    lines = [t.gettext(error.template, **values)]
+    if isinstance(error, UnknownQuestion) and error.nearest:
+        lines.append(t.gettext("Did you mean: {ids}?", ids=", ".join(error.nearest)))
+    elif isinstance(error, UnknownQuestion) and error.last:
+        lines.append(t.gettext("The last question you answered here is {id}.", id=error.last))
     if isinstance(error, BadZone) and error.suggestions:
         lines.append(t.gettext("Did you mean: {zones}?", zones=", ".join(error.suggestions)))
     if isinstance(error, ScheduleError):

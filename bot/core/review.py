@@ -22,6 +22,7 @@ when cards are due, claimed once per person and local date in the database.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
@@ -85,6 +86,11 @@ class Deck:
         due = [(card.due, key) for key, card in self.cards.items() if card.due <= now]
         return [key for _, key in sorted(due)]
 
+    def next_due(self, now: datetime, keep: Callable[[tuple[str, str]], bool]) -> datetime | None:
+        """When the first card not due at `now` (of those `keep` accepts) becomes due."""
+        return min((card.due for key, card in self.cards.items()
+                    if card.due > now and keep(key)), default=None)
+
 
 @dataclass(frozen=True, slots=True)
 class ReviewStats:
@@ -114,15 +120,20 @@ class Review:
             deck.apply(answer)
         return deck
 
+    def in_catalog(self, card: tuple[str, str]) -> bool:
+        quiz = self.questions.catalog.quizzes.get(card[0])
+        return quiz is not None and any(q.id == card[1] for q in quiz.questions)
+
     async def due(self, person_key: str) -> list[tuple[str, str]]:
         """Due cards whose question is still in the catalog."""
-        catalog = self.questions.catalog
-        due = []
-        for quiz_id, question_id in (await self.deck(person_key)).due(self.clock.now()):
-            quiz = catalog.quizzes.get(quiz_id)
-            if quiz is not None and any(q.id == question_id for q in quiz.questions):
-                due.append((quiz_id, question_id))
-        return due
+        return [key for key in (await self.deck(person_key)).due(self.clock.now())
+                if self.in_catalog(key)]
+
+    async def next_due(self, person: Person) -> timedelta | None:
+        """How long until the person's next card is due (None: no card is waiting)."""
+        now = self.clock.now()
+        when = (await self.deck(person.key)).next_due(now, self.in_catalog)
+        return None if when is None else when - now
 
     async def start(self, person: Person, chat: Chat, locale: str) -> ShownQuestion | None:
         """The first due card as the person's own question in `chat`; None if none is due.
@@ -158,7 +169,7 @@ class Review:
     async def set_reminder(self, person: Person, at: str, tz: str | None = None) -> Schedule:
         reminder = Schedule(chat_key=person.key, at=parse_time(at), tz=parse_zone(tz),
                             updated_at=self.clock.now())
-        await self.storage.upsert_person(person.key, person.name)
+        await self.storage.upsert_person(person.key, person.known_name)
         await self.storage.set_reminder(reminder)
         return reminder
 

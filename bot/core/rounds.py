@@ -3,9 +3,9 @@
 Each question is an ordinary /quiz question of the chat (open for the chat's question time,
 closed with its summary when its time is up). The next one follows when the previous one has
 closed: the scheduler's tick asks it, driven by the clock, so a round goes on across restarts
-and is asked once whichever process ticks (the database decides, `add_round_post`). A new
-/quiz in the chat replaces a running round. A round's end shows a short summary: who got
-how many right.
+and is asked once whichever process ticks (the database decides, `add_round_post`). An
+admin's /quiz in the chat replaces a running round (asking.py). A round's end shows a short
+summary: who got how many right.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from bot.core import selection
 from bot.core.chat_settings import ChatSettingsRules
 from bot.core.clock import Clock
 from bot.core.delivery import Delivery
-from bot.core.errors import MAX_ROUND, BadCount
+from bot.core.errors import MAX_ROUND, BadCount, UnknownQuiz
 from bot.core.models import Chat, ShownQuestion
 from bot.core.ports import (
     AnswerStore,
@@ -87,7 +87,9 @@ class Rounds:
             record.locale, now,
             closes_at=now + await self.settings.question_time(record.chat_key),
         ))
-        return None if post is None else self.questions.render(post, record.locale)
+        if post is None:
+            return None
+        return self.questions.render(post, record.locale, (len(record.posts) + 1, record.total))
 
     async def mode(self, chat_key: str) -> str | None:
         """How the chat's running round asks ("polls", "buttons"), else the chat's setting."""
@@ -97,7 +99,7 @@ class Rounds:
         return (await self.settings.get(chat_key)).mode
 
     async def end(self, chat_key: str) -> list[RoundSummary]:
-        """End the chat's running round (a new /quiz replaces it); its summary is due."""
+        """End the chat's running round (an admin's /quiz replaces it); its summary is due."""
         return [s for r in await self.storage.active_rounds(chat_key)
                 if (s := await self.finish(r)) is not None]
 
@@ -122,11 +124,15 @@ class Rounds:
                 last = await self.storage.get_post(record.posts[-1])
                 if last is not None and last.closed_at is None:
                     continue  # its question is still open
-            if len(record.posts) >= record.total:
-                if (summary := await self.finish(record)) is not None:
-                    ended.append(summary)
-            elif (shown := await self._ask(record)) is not None:
-                asked.append(shown)
+            if len(record.posts) < record.total:
+                try:
+                    if (shown := await self._ask(record)) is not None:
+                        asked.append(shown)
+                    continue
+                except UnknownQuiz:  # its quiz was withdrawn (/unpublish) or removed
+                    pass  # it ends here, with what it asked
+            if (summary := await self.finish(record)) is not None:
+                ended.append(summary)
         return asked, ended
 
     async def summary(self, record: RoundRecord) -> RoundSummary:

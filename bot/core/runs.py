@@ -38,42 +38,49 @@ class Runs:
         if run is None:
             if quiz is None:
                 raise NoActiveRun()
-            await self.storage.upsert_person(person.key, person.name)
+            await self.storage.upsert_person(person.key, person.known_name)
             await self.storage.upsert_chat(chat.key, chat.title, chat.platform_locale)
             run = await self.storage.create_run(
                 person.key, chat.key, quiz.id, tuple(q.id for q in quiz.questions), locale,
                 self.clock.now(),
             )
-        question = await self.current(run, chat, locale)
+        question = await self.current(run, chat, locale, person)
         assert question is not None
         return question
 
-    async def current(self, run: RunRecord, chat: Chat, locale: str) -> ShownQuestion | None:
-        """The run's current unanswered question, posting it if needed; None when done."""
+    async def current(
+        self, run: RunRecord, chat: Chat, locale: str, person: Person | None = None
+    ) -> ShownQuestion | None:
+        """The run's current unanswered question, posting it if needed (for `person`, the
+        run's, with the name the platform gave); None when done."""
         posts = await self.storage.run_posts(run.id)
         if posts and await self.storage.answer_of(posts[-1].id, run.person_key) is None:
-            return self.questions.render(posts[-1], locale)
+            return self.questions.render(posts[-1], locale, (len(posts), len(run.questions)))
         if len(posts) >= len(run.questions):
             return None
-        return await self._post_next(run, chat, len(posts), locale)
+        return await self._post_next(run, chat, len(posts), locale, person)
 
     async def _post_next(
-        self, run: RunRecord, chat: Chat, index: int, locale: str
+        self, run: RunRecord, chat: Chat, index: int, locale: str, person: Person | None
     ) -> ShownQuestion:
         return await self.questions.post(
             chat, run.quiz_id, run.questions[index], locale, kind="run", run_id=run.id,
-            owner=Person(run.person_key, ""),
+            # without the person at hand, a blank name: it keeps the stored one
+            owner=person if person is not None else Person(run.person_key, ""),
+            position=(index + 1, len(run.questions)),
         )
 
     async def advance(
-        self, run: RunRecord, post: PostRecord, result: AnswerResult, locale: str
+        self, run: RunRecord, post: PostRecord, result: AnswerResult, locale: str,
+        person: Person,
     ) -> AnswerResult:
-        """After an accepted answer: the run's next question, or its summary at the end."""
+        """After `person`'s accepted answer: the run's next question, or its summary at the
+        end."""
         posts = await self.storage.run_posts(run.id)
         if posts[-1].id != post.id:
             return result  # an older question of the run: recorded, the run stays where it is
         if len(posts) < len(run.questions):
-            nxt = await self._post_next(run, Chat(run.chat_key), len(posts), locale)
+            nxt = await self._post_next(run, Chat(run.chat_key), len(posts), locale, person)
             return replace(result, next_question=nxt)
         await self.storage.finish_run(run.id, self.clock.now())
         return replace(result, run_summary=await self.summary(run.id, locale))

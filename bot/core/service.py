@@ -12,7 +12,7 @@ The parts, each with its dependencies passed in:
 - locales.py    which language a person or a chat reads
 - delivery.py   summaries and scheduled questions onto the platforms (ChatPort)
 - rounds.py     N questions in a row in a shared chat
-- chat_settings.py  a chat's question time and mode (/settings)
+- chat_settings.py  a chat's question time, mode, chart and who asks (/settings)
 - problem_reports.py  "⚑" and /report: what is wrong with a question; admins resolve
 - item_analysis.py  /analysis for admins, and charts on close summaries
 - authoring.py  quiz polls sent by an author become a draft pack, published
@@ -25,7 +25,7 @@ import os
 import random
 import socket
 import uuid
-from collections.abc import Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from contextlib import AbstractAsyncContextManager
 from datetime import timedelta
 
@@ -55,7 +55,7 @@ from bot.core.models import (
     ShownQuestion,
 )
 from bot.core.ports import ChartRenderer, ChatPort, ProblemReportRecord, Storage
-from bot.core.problem_reports import ProblemReports, ReportReceipt
+from bot.core.problem_reports import REPORT_USAGE, ProblemReports, ReportReceipt
 from bot.core.questions import Questions
 from bot.core.review import Review, ReviewStats
 from bot.core.rounds import Rounds
@@ -151,10 +151,15 @@ class QuizService:
     def quiz(
         self, chat: Chat, person: Person | None, selector: str | None = None, *,
         run: bool | None = None, count: int | str | None = None, mode: str | None = None,
+        is_admin: Callable[[], Awaitable[bool]] | None = None,
     ) -> AbstractAsyncContextManager[ShownQuestion]:
         """/quiz: `async with service.quiz(...) as question:` show it (see asking.py).
-        `count`: a round of N questions in a shared chat (BadCount outside 1..20)."""
-        return self.asking.quiz(chat, person, selector, run=run, count=count, mode=mode)
+        `count`: a round of N questions in a shared chat (BadCount outside 1..20).
+        `is_admin`: whether the person is one of the chat's admins, asked of the platform
+        only when it matters (a member does not cut an open question short; /settings
+        quiz admins); None: the caller has an admin's right."""
+        return self.asking.quiz(chat, person, selector, run=run, count=count, mode=mode,
+                                is_admin=is_admin)
 
     async def question_mode(self, chat: Chat | str) -> str | None:
         """How the chat's questions are shown: "polls", "buttons", or None (the platform's
@@ -163,19 +168,22 @@ class QuizService:
 
     # chat settings -----------------------------------------------------------------------
     async def settings(self, chat: Chat) -> ChatSettings:
-        """The chat's question time and mode (its own, or the defaults)."""
+        """The chat's settings (its own, or the defaults)."""
         return await self.chat_settings.get(chat.key)
 
     async def change_settings(
         self, chat: Chat, *, by: Person | None = None, allowed: bool,
         seconds: int | str | None = None, mode: str | None = None,
-        chart: bool | str | None = None, words: Sequence[str] = (),
+        chart: bool | str | None = None, admins_only: bool | str | None = None,
+        words: Sequence[str] = (),
     ) -> ChatSettings:
         """/settings (admins: `allowed` is the platform's word). None leaves a setting as it
         is, "default" puts it back; `words` is the command as typed ("time 90 mode
-        buttons chart on"). A bad value raises a SettingsError, and nothing changes."""
+        buttons chart on quiz admins"). A bad value raises a SettingsError, and nothing
+        changes."""
         return await self.chat_settings.change(chat, by=by, allowed=allowed, seconds=seconds,
-                                               mode=mode, chart=chart, words=words)
+                                               mode=mode, chart=chart,
+                                               admins_only=admins_only, words=words)
 
     async def analysis(
         self, chat: Chat, quiz: str | None = None, *, allowed: bool,
@@ -237,6 +245,10 @@ class QuizService:
         gives their private chat); each accepted answer brings the next. None: none due."""
         return await self.spaced.start(person, chat, locale)
 
+    async def next_review(self, person: Person) -> timedelta | None:
+        """When nothing is due: how long until the next card is (None: no card waits)."""
+        return await self.spaced.next_due(person)
+
     async def review_stats(self, person: Person) -> ReviewStats:
         return await self.spaced.stats(person)
 
@@ -270,16 +282,44 @@ class QuizService:
 
     # problem reports ---------------------------------------------------------------------
     async def report_problem(
-        self, person: Person, chat: Chat, question_id: str, text: str
+        self, person: Person, chat: Chat, question_id: str, text: str, *,
+        usage: str = REPORT_USAGE, typed: bool = False,
     ) -> ReportReceipt:
         """⚑ or /report <question id> <text>: stored (or appended to the person's open
         report of it); a UserError (an unknown question, an empty or long text, too many
-        reports today) stores nothing."""
-        return await self.problem_reports.report(person, chat, question_id, text)
+        reports today) stores nothing. `usage`: how /report is typed on this platform;
+        `typed`: the person typed the id (an unknown one is refused with the nearest)."""
+        return await self.problem_reports.report(person, chat, question_id, text,
+                                                 usage=usage, typed=typed)
 
-    async def report_last_answered(self, person: Person, chat: Chat, text: str) -> ReportReceipt:
+    async def report_last_answered(
+        self, person: Person, chat: Chat, text: str, *, usage: str = REPORT_USAGE
+    ) -> ReportReceipt:
         """/report <text>: about the last question the person answered in this chat."""
-        return await self.problem_reports.report_last(person, chat, text)
+        return await self.problem_reports.report_last(person, chat, text, usage=usage)
+
+    async def report_words(self, person: Person, chat: Chat, words: str) -> ReportReceipt:
+        """/report typed as one line: "[question id] <text>" (problem_reports.py)."""
+        return await self.problem_reports.report_words(person, chat, words)
+
+    async def chat_reports(
+        self, chat: Chat, *, allowed: bool
+    ) -> Sequence[ProblemReportRecord]:
+        """/reports: the open reports made in the chat, for its admins."""
+        return await self.problem_reports.for_chat(chat, allowed=allowed)
+
+    def report_titles(
+        self, reports: Sequence[ProblemReportRecord], locale: str
+    ) -> dict[str, str]:
+        """question id -> prompt in `locale`, for listing `reports`."""
+        return self.problem_reports.titles(reports, locale)
+
+    async def resolve_chat_report(
+        self, chat: Chat, report_id: int | str, note: str | None = None, *, allowed: bool
+    ) -> int:
+        """/reports resolve <id> [note]: a report made in this chat, by its admins."""
+        return await self.problem_reports.resolve_in_chat(chat, report_id, note,
+                                                          allowed=allowed)
 
     def is_question(self, word: str) -> bool:
         """Whether `word` is a question id (to tell /report's id from its text)."""
@@ -336,5 +376,8 @@ class QuizService:
     async def discard_draft(self, person: Person) -> bool:
         return await self.authoring.discard(person)
 
-    async def publish_draft(self, person: Person) -> Published:
-        return await self.authoring.publish(person)
+    async def publish_draft(self, person: Person, quiz_id: str | None = None) -> Published:
+        return await self.authoring.publish(person, quiz_id)
+
+    async def unpublish(self, person: Person, quiz_id: str) -> str:
+        return await self.authoring.unpublish(person, quiz_id)

@@ -12,6 +12,9 @@ from dataclasses import dataclass
 
 from bot.core.analysis import MIN_ANSWERS, Flag, ItemStats, QuizReport
 from bot.core.render import letter, short
+from bot.i18n import translator
+
+EN = translator("en")  # the operator's English, plurals through the catalog
 
 PROMPT_WIDTH = 30
 OPTION_WIDTH = 24  # an option's text in the list under its question's row
@@ -98,16 +101,15 @@ def report_text(reports: Sequence[QuizReport], scope: Scope = Scope()) -> str:
         return f"Item analysis ({scope}): no answers yet."
     out = [f"Item analysis ({scope}): each person's first answer to each question", ""]
     for report in reports:
-        out.append(
-            f"{report.title} ({report.quiz_id}): {report.people} people, "
-            f"{report.answers} answers"
-        )
+        people = EN.ngettext("{n} person", "{n} people", report.people)
+        answers = EN.ngettext("{n} answer", "{n} answers", report.answers)
+        out.append(f"{report.title} ({report.quiz_id}): {people}, {answers}")
         out += _table(report)
         if report.stale:
-            out.append(
-                f"({report.stale} answers to questions or options no longer in the pack are "
-                "left out)"
-            )
+            out.append(EN.ngettext(
+                "({n} answer to questions or options no longer in the pack is left out)",
+                "({n} answers to questions or options no longer in the pack are left out)",
+                report.stale))
         out.append("")
     out += [
         "* marks the correct option; n: people who answered; right and A, B, …: their shares.",

@@ -72,12 +72,13 @@ class CachedStorage(ABC):
 
     # people and chats ------------------------------------------------------------------
     async def upsert_person(self, key: str, name: str) -> None:
-        if self._known_people.get(key) == name:
+        """A blank name keeps the stored one (the person is created if new)."""
+        if self._known_people.get(key) == name or (not name and key in self._known_people):
             return  # no I/O for a known, unchanged person
         row: PersonRow | None = await self._read(queries.person, key)
-        if row is None or row[0] != name:
+        if row is None or (name and row[0] != name):
             await self._write(ops.upsert_person, key, name)
-        self._known_people.put(key, name)
+        self._known_people.put(key, name or (row[0] if row else ""))
 
     async def upsert_chat(self, key: str, title: str, platform_locale: str | None = None) -> None:
         known = (title, platform_locale)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from bot.core.ports import AuthoredPackRecord, DraftRecord
-from bot.storage.sql import Sql
+from bot.storage.sql import Sql, at_or_none
 
 
 # writes -------------------------------------------------------------------------------------
@@ -67,6 +67,13 @@ async def publish_draft(db: Sql, pack: AuthoredPackRecord) -> bool:
     return True
 
 
+async def withdraw_pack(db: Sql, quiz_id: str, when: datetime) -> bool:
+    return await db.run(
+        "UPDATE authored_packs SET withdrawn_at = $1 WHERE quiz_id = $2 AND withdrawn_at IS NULL",
+        db.when(when), quiz_id,
+    ) == 1
+
+
 # reads --------------------------------------------------------------------------------------
 async def draft(db: Sql, author_key: str) -> DraftRecord | None:
     row = await db.row(
@@ -83,7 +90,8 @@ async def draft(db: Sql, author_key: str) -> DraftRecord | None:
 
 async def authored_packs(db: Sql) -> list[AuthoredPackRecord]:
     rows = await db.rows(
-        "SELECT quiz_id, author_key, pack, published_at FROM authored_packs"
+        "SELECT quiz_id, author_key, pack, published_at, withdrawn_at FROM authored_packs"
         " ORDER BY published_at, quiz_id"
     )
-    return [AuthoredPackRecord(r[0], r[1], r[2], db.at(r[3])) for r in rows]
+    return [AuthoredPackRecord(r[0], r[1], r[2], db.at(r[3]), at_or_none(db, r[4]))
+            for r in rows]

@@ -19,9 +19,10 @@ STALE_LEASE = timedelta(days=1)  # a lease expired this long ago is deleted
 
 # people and chats ---------------------------------------------------------------------------
 async def upsert_person(db: Sql, key: str, name: str) -> None:
+    """A blank name (the platform gave none) never overwrites the stored one."""
     await db.run(
         "INSERT INTO persons(key, name) VALUES ($1, $2)"
-        " ON CONFLICT (key) DO UPDATE SET name = excluded.name",
+        " ON CONFLICT (key) DO UPDATE SET name = excluded.name WHERE excluded.name <> ''",
         key, name,
     )
 

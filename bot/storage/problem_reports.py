@@ -82,14 +82,15 @@ async def problem_report(db: Sql, report_id: int) -> ProblemReportRecord | None:
 
 
 async def problem_reports(
-    db: Sql, open_only: bool, quiz_id: str | None
+    db: Sql, open_only: bool, quiz_id: str | None, chat_key: str | None
 ) -> list[ProblemReportRecord]:
     conditions, values = [], []
     if open_only:
         conditions.append("resolved_at IS NULL")
-    if quiz_id is not None:
-        values.append(quiz_id)
-        conditions.append("quiz_id = $1")
+    for column, value in (("quiz_id", quiz_id), ("chat_key", chat_key)):
+        if value is not None:
+            values.append(value)
+            conditions.append(f"{column} = ${len(values)}")
     clause = f" WHERE {' AND '.join(conditions)}" if conditions else ""
     rows = await db.rows(f"SELECT {COLUMNS} FROM problem_reports{clause} ORDER BY id", *values)
     return [record_of(db, r) for r in rows]

@@ -49,6 +49,10 @@ async def chat(db: Sql, key: str) -> tuple[str, str | None, str | None] | None:
     return None if row is None else (row[0], row[1], row[2])
 
 
+async def chats(db: Sql) -> list[tuple[str, str]]:
+    return [(r[0], r[1]) for r in await db.rows("SELECT key, title FROM chats ORDER BY key")]
+
+
 # posts --------------------------------------------------------------------------------------
 async def post(db: Sql, post_id: int) -> PostRecord | None:
     row = await db.row(f"SELECT {POST_COLUMNS} FROM posts WHERE id = $1", post_id)

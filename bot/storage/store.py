@@ -64,6 +64,10 @@ class Store(CachedStorage):
     async def _roll_week(self, until: Any) -> None:
         """Move the week window to end on `until` (boards.Roll): a write of the aggregates."""
 
+    async def chats(self) -> list[tuple[str, str]]:
+        result: list[tuple[str, str]] = await self._read(queries.chats)
+        return result
+
     # posts -----------------------------------------------------------------------------
     async def create_post(
         self,
@@ -343,10 +347,11 @@ class Store(CachedStorage):
         return outcome, await self._read(reports.problem_report, report_id)
 
     async def problem_reports(
-        self, *, open_only: bool = True, quiz_id: str | None = None
+        self, *, open_only: bool = True, quiz_id: str | None = None,
+        chat_key: str | None = None,
     ) -> list[ProblemReportRecord]:
         result: list[ProblemReportRecord] = await self._read(
-            reports.problem_reports, open_only, quiz_id)
+            reports.problem_reports, open_only, quiz_id, chat_key)
         return result
 
     async def resolve_problem_report(
@@ -393,3 +398,6 @@ class Store(CachedStorage):
     async def authored_packs(self) -> list[AuthoredPackRecord]:
         result: list[AuthoredPackRecord] = await self._read(drafts.authored_packs)
         return result
+
+    async def withdraw_pack(self, quiz_id: str, when: datetime) -> bool:
+        return bool(await self._write(drafts.withdraw_pack, quiz_id, when))

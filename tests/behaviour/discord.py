@@ -115,9 +115,10 @@ class DiscordHarness:
         return await self._slash(where, who, "quiz", options)
 
     async def change_settings(self, where: Place, who: User, *, seconds: int | None = None,
-                       mode: str | None = None, chart: bool | None = None) -> Seen:
-        options = {k: v for k, v in (("time", seconds), ("mode", mode), ("chart", chart))
-                   if v is not None}
+                       mode: str | None = None, chart: bool | None = None,
+                       quiz: str | None = None) -> Seen:
+        options = {k: v for k, v in (("time", seconds), ("mode", mode), ("chart", chart),
+                                     ("quiz", quiz)) if v is not None}
         return await self._slash(where, who, "settings", options)
 
     async def analysis(self, where: Place, who: User, quiz: str | None = None) -> Seen:
@@ -142,6 +143,12 @@ class DiscordHarness:
     def summary_images(self, post_id: int) -> list[bytes]:
         return [data for m in self.fake.messages.values() if self._shows(m, post_id)
                 for _, data in self.fake.files.get(int(m["id"]), [])]
+
+    def question_shown(self, post_id: int) -> str:
+        shown = [m for m in self.fake.messages.values() if self._shows(m, post_id)]
+        assert shown, f"post {post_id} was never shown on Discord"
+        return "\n".join(f"{e.get('title') or ''}\n{e.get('description') or ''}"
+                         for e in shown[0].get("embeds") or [])
 
     def questions_in(self, where: Place) -> list[int]:
         posts = [
@@ -225,6 +232,27 @@ class DiscordHarness:
         options = {"text": text} | ({"question": question_id} if question_id else {})
         return await self._slash(where, who, "report", options)
 
+    async def reports(self, where: Place, who: User, resolve: int | None = None,
+                      note: str | None = None) -> Seen:
+        options = {k: v for k, v in (("resolve", resolve), ("note", note)) if v is not None}
+        return await self._slash(where, who, "reports", options)
+
+    async def help(self, where: Place, who: User) -> Seen:
+        return await self._slash(where, who, "help", {})
+
+    async def chat_language(self, where: Place, who: User, code: str) -> Seen:
+        return await self._slash(where, who, "lang", {"code": code, "scope": "channel"})
+
+    async def join(self, language: str | None = None) -> Place:
+        ref = await self.fake.join_guild(
+            "New Server", locale=LOCALES.get(language or "en", language or "en"))
+        await self.fake.until(lambda: self.posted_texts(Place(ref.channel_id)),
+                              SETTLE_WITHIN, "the welcome")
+        return Place(ref.channel_id)
+
+    async def join_again(self, where: Place) -> None:
+        await self.restart()
+
     async def daily_set(self, where: Place, who: User, at: str = "09:00",
                         zone: str = "UTC") -> Seen:
         return await self._slash(where, who, "daily set", {"time": at, "timezone": zone})
@@ -242,7 +270,8 @@ class DiscordHarness:
         return await self._slash(where, who, "review", {})
 
     async def remind(self, where: Place, who: User, at: str, zone: str = "UTC") -> Seen:
-        return await self._slash(where, who, "remind", {"time": at, "timezone": zone})
+        return await self._slash(where, who, "remind",
+                                 {"time": at, "timezone": zone} if at else {})
 
     def private_texts(self, who: User) -> list[str]:
         dm = self.fake.dm_channel(who)

@@ -71,8 +71,10 @@ class Harness(Protocol):
         ...
 
     async def change_settings(self, where: Place, who: Person, *, seconds: int | None = None,
-                       mode: str | None = None, chart: bool | None = None) -> Seen:
-        """/settings: shows the chat's settings, or changes the ones given."""
+                       mode: str | None = None, chart: bool | None = None,
+                       quiz: str | None = None) -> Seen:
+        """/settings: shows the chat's settings, or changes the ones given (`quiz`: who
+        starts questions, "admins" or "anyone")."""
         ...
 
     async def analysis(self, where: Place, who: Person, quiz: str | None = None) -> Seen:
@@ -81,6 +83,11 @@ class Harness(Protocol):
 
     def summary_images(self, post_id: int) -> list[bytes]:
         """The pictures shown with the question's close summary (a chart), in order."""
+        ...
+
+    def question_shown(self, post_id: int) -> str:
+        """The question as its chat first saw it: a poll's question or a message's text
+        (Discord: the embed's title and text)."""
         ...
 
     def questions_in(self, where: Place) -> list[int]:
@@ -127,7 +134,7 @@ class Harness(Protocol):
         ...
 
     async def remind(self, where: Place, who: Person, at: str, zone: str = "UTC") -> Seen:
-        """/remind HH:MM zone, or `at` "off"."""
+        """/remind HH:MM zone, or `at` "off", or `at` "" for /remind alone."""
         ...
 
     def private_texts(self, who: Person) -> list[str]:
@@ -154,6 +161,30 @@ class Harness(Protocol):
     async def report(self, where: Place, who: Person, question_id: str | None,
                      text: str) -> Seen:
         """/report [question id] <text>."""
+        ...
+
+    async def reports(self, where: Place, who: Person, resolve: int | None = None,
+                      note: str | None = None) -> Seen:
+        """/reports: the open reports made in `where`; with `resolve`, that one resolved."""
+        ...
+
+    # help, welcome, languages ------------------------------------------------------------------
+    async def help(self, where: Place, who: Person) -> Seen:
+        """/help."""
+        ...
+
+    async def chat_language(self, where: Place, who: Person, code: str) -> Seen:
+        """The chat's language (Telegram: /lang chat code; Discord: /lang scope:channel)."""
+        ...
+
+    async def join(self, language: str | None = None) -> Place:
+        """The bot is added to a new group (Telegram) or server (Discord), whose platform
+        language is `language` if given; returns once the bot handled it."""
+        ...
+
+    async def join_again(self, where: Place) -> None:
+        """The join of `where` seen again: Telegram delivers its update a second time (as
+        after a crash), Discord reconnects (its GUILD_CREATEs are no new join)."""
         ...
 
     async def tick(self) -> None:

@@ -81,6 +81,8 @@ class TelegramHarness:
         self._claimed: set[int] = set()  # calls already reported to some action
         self._answers: dict[tuple[int, int, int], int] = {}  # (user, post, option) -> update
         self._ticked: set[int] = set()  # fake.calls made during tick()
+        self._joined = 0  # groups the bot was added to by join()
+        self._joins: dict[int, int] = {}  # chat id -> the update that added the bot
 
     # lifecycle ---------------------------------------------------------------------------
     async def start(self) -> None:
@@ -127,10 +129,12 @@ class TelegramHarness:
         return await self._command(where, who, " ".join(words), questions=1)
 
     async def change_settings(self, where: Chat, who: User, *, seconds: int | None = None,
-                       mode: str | None = None, chart: bool | None = None) -> Seen:
+                       mode: str | None = None, chart: bool | None = None,
+                       quiz: str | None = None) -> Seen:
         words = ["/settings", *(["time", str(seconds)] if seconds is not None else []),
                  *(["mode", mode] if mode is not None else []),
-                 *(["chart", "on" if chart else "off"] if chart is not None else [])]
+                 *(["chart", "on" if chart else "off"] if chart is not None else []),
+                 *(["quiz", quiz] if quiz is not None else [])]
         return await self._command(where, who, " ".join(words))
 
     async def analysis(self, where: Chat, who: User, quiz: str | None = None) -> Seen:
@@ -144,6 +148,12 @@ class TelegramHarness:
 
     def _anchors(self, post_id: int) -> set[tuple[int, int]]:
         return {(s.chat_id, s.message["message_id"]) for s in self._sent if s.post_id == post_id}
+
+    def question_shown(self, post_id: int) -> str:
+        sent = [s for s in self._sent if s.post_id == post_id]
+        assert sent, f"post {post_id} was never shown on Telegram"
+        message = sent[0].message
+        return str((message.get("poll") or {}).get("question") or message.get("text") or "")
 
     def questions_in(self, where: Chat) -> list[int]:
         return list(dict.fromkeys(s.post_id for s in self._sent if s.chat_id == where["id"]))
@@ -221,6 +231,34 @@ class TelegramHarness:
         return await self._command(where, who, " ".join(
             ["/report", *([question_id] if question_id else []), text]))
 
+    async def reports(self, where: Chat, who: User, resolve: int | None = None,
+                      note: str | None = None) -> Seen:
+        words = ["/reports", *(["resolve", str(resolve)] if resolve is not None else []),
+                 *([note] if note else [])]
+        return await self._command(where, who, " ".join(words))
+
+    async def help(self, where: Chat, who: User) -> Seen:
+        return await self._command(where, who, "/help")
+
+    async def chat_language(self, where: Chat, who: User, code: str) -> Seen:
+        return await self._command(where, who, f"/lang chat {code}")
+
+    async def join(self, language: str | None = None) -> Chat:
+        self._joined += 1
+        chat = self.fake.group(GROUP_ID - self._joined, f"New Group {self._joined}")
+        adder = self.fake.user(3000 + self._joined, "Owner", language_code=language)
+        self._joins[chat["id"]] = update_id = self.fake.bot_added(chat, adder)
+        await self._settle(update_id)
+        return chat
+
+    async def join_again(self, where: Chat) -> None:
+        await self._settle(self.fake.redeliver(self._joins[where["id"]]))
+
+    async def start_link(self, who: User, payload: str) -> Seen:
+        """/start <payload> in their private chat, as a t.me/<bot>?start=<payload> link sends
+        it (Telegram only)."""
+        return await self._command(self.private(who), who, f"/start {payload}", questions=1)
+
     async def daily_set(self, where: Chat, who: User, at: str = "09:00",
                         zone: str = "UTC") -> Seen:
         return await self._command(where, who, f"/daily {at} {zone}")
@@ -247,8 +285,8 @@ class TelegramHarness:
         return seen
 
     async def remind(self, where: Chat, who: User, at: str, zone: str = "UTC") -> Seen:
-        return await self._command(where, who, f"/remind {at} {zone}" if at != "off"
-                                   else "/remind off")
+        return await self._command(where, who, f"/remind {at} {zone}" if at not in ("off", "")
+                                   else f"/remind {at}".strip())
 
     def private_texts(self, who: User) -> list[str]:
         return [c.params["text"] for i, c in enumerate(self.fake.calls)

@@ -11,6 +11,8 @@ import random
 from collections.abc import MutableSequence
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from bot.core.models import Chat, Person
 from bot.core.render import letter, short
 from bot.core.service import DEFAULT_QUESTION_TIME
@@ -18,6 +20,7 @@ from bot.reports import chart_size, summary_chart_size
 from tests.behaviour.harness import Harness
 
 BENGALI = range(0x0980, 0x0A00)
+DEVANAGARI = range(0x0900, 0x0980)
 
 
 async def chat_of(h: Harness, post_id: int) -> str:
@@ -40,6 +43,8 @@ async def shown(h: Harness, post_id: int):  # type: ignore[no-untyped-def]
 async def test_four_people_asking_at_once_leave_one_question_open(h: Harness) -> None:
     group = h.group()
     people = [h.person(n) for n in range(1, 5)]
+    for who in people:  # admins: each may replace the open question (issue 18)
+        h.make_admin(who)
     seen = await asyncio.gather(*(h.quiz(group, who) for who in people))
     posts = [post for s in seen for post in s.post_ids]
     assert len(posts) == 4
@@ -52,6 +57,7 @@ async def test_four_people_asking_at_once_leave_one_question_open(h: Harness) ->
 
 async def test_a_new_quiz_closes_the_last_one_with_its_summary(h: Harness) -> None:
     group, alice = h.group(), h.person(1)
+    h.make_admin(alice)  # an admin replaces the open question (a member's /quiz points at it)
     [first] = (await h.quiz(group, alice)).post_ids
     [second] = (await h.quiz(group, alice)).post_ids
     assert await open_quiz_posts(h, await chat_of(h, second)) == [second]
@@ -287,6 +293,7 @@ async def test_a_round_asks_n_questions_in_a_row_and_sums_them_up(h: Harness) ->
 
 async def test_a_new_quiz_replaces_a_running_round(h: Harness) -> None:
     group, alice = h.group(), h.person(1)
+    h.make_admin(alice)  # an admin ends a running round (a member's /quiz points at it)
     [first] = (await h.quiz(group, alice, count=4)).post_ids
     [single] = (await h.quiz(group, alice)).post_ids
     assert h.closed_on_platform(first)
@@ -311,14 +318,14 @@ async def test_only_admins_change_the_settings_and_the_question_time_is_used(
     await h.quiz(group, bob)  # the chat exists
     refused = await h.change_settings(group, bob, seconds=30)
     assert "Only this chat's admins can change its settings." in refused.text
-    [post] = (await h.quiz(group, bob)).post_ids
+    [post] = (await h.quiz(group, alice)).post_ids  # an admin replaces bob's open question
     chat_key = await chat_of(h, post)
     assert await h.service.storage.get_chat_settings(chat_key) is None
     done = await h.change_settings(group, alice, seconds=30)
     assert "Question time: 30 s" in done.text
     bad = await h.change_settings(group, alice, seconds=5)
     assert "A question is open for 10 to 600 seconds, not “5”." in bad.text
-    [timed] = (await h.quiz(group, bob)).post_ids
+    [timed] = (await h.quiz(group, alice)).post_ids
     h.clock.advance(31)
     await h.tick()
     assert h.closed_on_platform(timed)
@@ -465,3 +472,213 @@ async def test_a_closed_question_shows_a_chart_only_when_the_chat_turned_it_on(
     assert "Chart of the answers when a question closes: off" in off.text
     again, _ = await asked_answered_and_closed()
     assert h.summary_images(again) == []
+
+
+# reports that reach admins -----------------------------------------------------------------
+async def test_an_unknown_report_id_is_refused_with_the_nearest_and_nothing_stored(
+    h: Harness,
+) -> None:
+    group, alice = h.group(), h.person(1)
+    [post] = (await h.quiz(group, alice)).post_ids
+    question = await shown(h, post)
+    await h.answer(group, alice, post, question.correct)
+    typo = await h.report(group, alice, question.question_id[:-1], "the answer is wrong")
+    assert question.question_id in typo.text, typo.text  # the nearest id
+    far = await h.report(group, alice, "no-such-q", "the answer is wrong")
+    assert question.question_id in far.text, far.text  # the last question she answered
+    assert "Thank you" not in typo.text + far.text
+    assert await h.service.problem_report_list(open_only=False) == []
+
+
+async def test_admins_read_and_resolve_the_reports_made_in_their_chat(h: Harness) -> None:
+    group, admin, alice = h.group(), h.person(1), h.person(2)
+    h.make_admin(admin)
+    [post] = (await h.quiz(group, alice)).post_ids
+    await h.report_via_flag(group, alice, post, "option C is right too")
+    [report] = await h.service.problem_report_list()
+    assert report.chat_key == await chat_of(h, post)  # the group's, though written privately
+    refused = await h.reports(group, alice)
+    assert "option C" not in refused.text and refused.text
+    listed = await h.reports(group, admin)
+    assert f"#{report.id}" in listed.text and "option C is right too" in listed.text
+    assert "Bob" in listed.text  # the reporter (person 2)
+    done = await h.reports(group, admin, resolve=report.id, note="fixed")
+    assert f"#{report.id}" in done.text
+    assert await h.service.problem_report_list() == []
+    assert f"#{report.id}" not in (await h.reports(group, admin)).text
+
+
+# help that teaches ---------------------------------------------------------------------------
+async def test_help_lists_the_bundled_quizzes_and_the_commands_one_may_use(h: Harness) -> None:
+    group, admin, alice = h.group(), h.person(1), h.person(2)
+    h.make_admin(admin)
+    member = (await h.help(group, alice)).text
+    for quiz in h.service.quizzes():
+        assert quiz.id in member and quiz.title in member, member
+        assert f"{quiz.questions} question" in member, member
+    assert "/report" in member and "/reports" not in member and "/analysis" not in member
+    assert "/reports" in (await h.help(group, admin)).text
+    private = (await h.help(h.private(alice), alice)).text
+    assert "/analysis" in private  # her own chat is hers to manage
+
+
+async def test_the_bot_says_hello_once_when_it_joins(h: Harness) -> None:
+    place = await h.join()
+    [welcome] = h.posted_texts(place)
+    for quiz in h.service.quizzes():
+        assert quiz.id in welcome, welcome
+    assert "/quiz" in welcome and "/help" in welcome
+    await h.join_again(place)
+    assert h.posted_texts(place) == [welcome]
+
+
+async def test_the_welcome_speaks_the_servers_language(h: Harness) -> None:
+    if h.platform != "discord":
+        pytest.skip("a Telegram group has no language of its own when the bot joins it")
+    place = await h.join("hi")
+    [welcome] = h.posted_texts(place)
+    assert any(ord(c) in DEVANAGARI for c in welcome), welcome
+
+
+# whose language --------------------------------------------------------------------------------
+async def test_in_private_the_persons_language_wins_and_in_the_group_the_chats(
+    h: Harness,
+) -> None:
+    group, admin = h.group(), h.person(1)
+    alice, bipasha = h.person(2, language="en"), h.person(3, language="bn")
+    h.make_admin(admin)
+    await h.chat_language(group, admin, "hi")
+    helped = (await h.help(h.private(alice), alice)).text
+    assert not any(ord(c) in DEVANAGARI for c in helped), helped
+    [mine] = (await h.quiz(h.private(alice), alice, "sample")).post_ids
+    assert (await shown(h, mine)).locale == "en"
+    [hers] = (await h.quiz(h.private(bipasha), bipasha, "sample")).post_ids
+    assert (await shown(h, hers)).locale == "bn"
+    [shared] = (await h.quiz(group, alice)).post_ids
+    assert (await shown(h, shared)).locale == "hi"
+
+
+async def test_a_start_link_starts_that_quiz_privately(h: Harness) -> None:
+    if h.platform != "telegram":
+        pytest.skip("Telegram's t.me/<bot>?start=<quiz id>; Discord's way is /quiz with the "
+                    "quiz id (test_a_quiz_id_in_a_private_chat_runs_the_whole_quiz)")
+    alice = h.person(1)
+    started = await h.start_link(alice, "sample")  # type: ignore[attr-defined]
+    [post] = started.post_ids
+    assert h.shown_privately(post)
+    question = await shown(h, post)
+    assert question.quiz_id == "sample" and question.personal
+    unknown = await h.start_link(alice, "no-such-quiz")  # type: ignore[attr-defined]
+    assert not unknown.post_ids and "no-such-quiz" in unknown.text
+    for quiz in h.service.quizzes():
+        assert quiz.id in unknown.text
+
+
+# who may start or cut a question (issue 18) ----------------------------------------------------
+async def test_a_members_quiz_points_at_the_open_question_and_closes_nothing(h: Harness) -> None:
+    group, alice, bob, chandra = h.group(), h.person(1), h.person(2), h.person(3)
+    h.make_admin(alice)
+    [post] = (await h.quiz(group, bob)).post_ids
+    question = await shown(h, post)
+    refused = await h.quiz(group, chandra)
+    assert refused.post_ids == []
+    assert "This question is still open" in refused.text
+    assert question.prompt[:20] in refused.text  # named, so it can be found
+    assert await open_quiz_posts(h, await chat_of(h, post)) == [post]
+    assert not h.closed_on_platform(post)
+    refused_again = await h.quiz(group, bob)  # its own asker cannot cut it short either
+    assert refused_again.post_ids == [] and not h.closed_on_platform(post)
+    [replacing] = (await h.quiz(group, alice)).post_ids  # an admin still replaces it
+    assert h.closed_on_platform(post)
+    assert await open_quiz_posts(h, await chat_of(h, post)) == [replacing]
+
+
+async def test_a_members_quiz_does_not_end_a_running_round(h: Harness) -> None:
+    group, alice, bob = h.group(), h.person(1), h.person(2)
+    h.make_admin(alice)
+    [first] = (await h.quiz(group, alice, "sample", count=3)).post_ids
+    refused = await h.quiz(group, bob)
+    assert refused.post_ids == [] and "This question is still open" in refused.text
+    assert not h.closed_on_platform(first)
+    assert len(await h.service.storage.active_rounds(await chat_of(h, first))) == 1
+    h.clock.advance(DEFAULT_QUESTION_TIME.total_seconds() + 1)
+    await h.tick()  # the round goes on
+    assert len(h.questions_in(group)) == 2
+
+
+async def test_admins_can_keep_quiz_and_rounds_to_themselves(h: Harness) -> None:
+    group, alice, bob = h.group(), h.person(1), h.person(2)
+    h.make_admin(alice)
+    refused = await h.change_settings(group, bob, quiz="admins")
+    assert "Only this chat's admins can change its settings." in refused.text
+    done = await h.change_settings(group, alice, quiz="admins")
+    assert "Who starts questions and rounds: admins only" in done.text
+    for count in (None, 3):
+        nope = await h.quiz(group, bob, count=count)
+        assert nope.post_ids == []
+        assert "In this chat only admins start questions and rounds." in nope.text
+    assert h.questions_in(group) == []
+    [post] = (await h.quiz(group, alice)).post_ids
+    question = await shown(h, post)
+    await h.answer(group, bob, post, question.correct)  # members still answer
+    assert await h.service.storage.answer_of(post, h.person_key(bob)) is not None
+    [own] = (await h.quiz(h.private(bob), bob, "sample")).post_ids  # and run quizzes alone
+    assert h.shown_privately(own)
+    back = await h.change_settings(group, alice, quiz="anyone")
+    assert "Who starts questions and rounds: anyone" in back.text
+
+
+# names and numbers (issue 18) ------------------------------------------------------------------
+async def test_a_private_run_leaves_the_group_boards_names_intact(h: Harness) -> None:
+    group, alice, dipa = h.group(), h.person(1), h.person(4)
+    [post] = (await h.quiz(group, alice)).post_ids
+    await h.answer(group, dipa, post, (await shown(h, post)).correct)
+    dm = h.private(dipa)
+    [first] = (await h.quiz(dm, dipa, "sample")).post_ids
+    seen = await h.answer(dm, dipa, first, (await shown(h, first)).correct)
+    assert seen.post_ids  # the run's next question was posted; Dipa stops here
+    key = h.person_key(dipa)
+    assert await h.service.storage.person_name(key) == "Dipa"
+    board = (await h.leaderboard(group, alice)).text
+    assert "Dipa" in board and key not in board
+
+
+async def test_numbers_count_the_round_or_run_a_question_belongs_to(h: Harness) -> None:
+    group, alice = h.group(), h.person(1)
+    h.make_admin(alice)
+    [single] = (await h.quiz(group, alice, "sample")).post_ids
+    assert (await shown(h, single)).number is None
+    assert " of " not in h.question_shown(single) and "/" not in h.question_shown(single)[:6]
+    [first] = (await h.quiz(group, alice, "sample", count=2)).post_ids
+    question = await shown(h, first)
+    assert (question.number, question.total) == (1, 2)
+    text = h.question_shown(first)
+    assert "1/2 · " in text or "question 1 of 2" in text, text  # a poll or a message
+    await h.answer(group, alice, first, question.correct)
+    h.clock.advance(DEFAULT_QUESTION_TIME.total_seconds() + 1)
+    await h.tick()
+    second = h.questions_in(group)[-1]
+    assert (await shown(h, second)).number == 2
+    assert "2/2 · " in h.question_shown(second) or "question 2 of 2" in h.question_shown(second)
+
+
+# review and reminders (issue 18) ---------------------------------------------------------------
+async def test_review_says_when_the_next_card_is_due(h: Harness) -> None:
+    group, alice = h.group(), h.person(1)
+    dm = h.private(alice)
+    [post] = (await h.quiz(group, alice)).post_ids
+    await h.answer(group, alice, post, (await shown(h, post)).correct)
+    nothing = await h.review(dm, alice)
+    assert nothing.post_ids == []
+    # a first right answer comes back after FSRS's 10-minute learning step
+    assert "Your next card is due in 10 minutes." in nothing.text, nothing.text
+
+
+async def test_remind_alone_shows_the_current_reminder(h: Harness) -> None:
+    alice = h.person(1)
+    dm = h.private(alice)
+    none = await h.remind(dm, alice, "")
+    assert "You have no review reminder." in none.text
+    await h.remind(dm, alice, "07:30", "Asia/Kolkata")
+    current = await h.remind(dm, alice, "")
+    assert "Your review reminder: 07:30 (Asia/Kolkata)" in current.text

@@ -24,9 +24,12 @@ def make_settings(fake: FakeDiscord, **overrides: Any) -> Settings:
 
 
 async def post_quiz(fake: FakeDiscord, service: QuizService, user: User,
+                    permissions: int | None = None,
                     **options: Any) -> tuple[Reply, ShownQuestion]:
-    """/quiz in the guild channel; the public reply and the question it shows."""
-    reply = await fake.reply(await fake.slash("quiz", options, user=user))
+    """/quiz in the guild channel; the public reply and the question it shows.
+    `permissions`: the member's (MANAGE_GUILD: an admin, who may replace an open one)."""
+    reply = await fake.reply(await fake.slash("quiz", options, user=user,
+                                              permissions=permissions))
     assert not reply.ephemeral
     post_id = await bound_post(service, reply.id)
     question = await service.show(post_id)

@@ -10,7 +10,7 @@ import pytest
 from bot.adapters.discord import DiscordAdapter
 from bot.core.service import QuizService
 from tests.discord_e2e.helpers import click, post_quiz
-from tests.fakes.discord_api import FakeDiscord, User
+from tests.fakes.discord_api import MANAGE_GUILD, FakeDiscord, User
 
 
 async def test_clicks_on_one_question_read_its_binding_once_and_no_language_first(
@@ -39,9 +39,10 @@ async def test_a_forged_click_after_real_ones_is_still_refused(
 ) -> None:
     """The remembered binding is (message, post): another post's custom_id on that message
     is checked against the database and refused."""
-    old, q1 = await post_quiz(fake, service, alice, quiz="sample")
+    # an admin's /quiz replaces the open question (a member's points at it)
+    old, q1 = await post_quiz(fake, service, alice, MANAGE_GUILD, quiz="sample")
     await click(fake, old, q1.correct, alice)
-    _, q2 = await post_quiz(fake, service, alice, quiz="sample")
+    _, q2 = await post_quiz(fake, service, alice, MANAGE_GUILD, quiz="sample")
     custom_id = f"qz:{q2.post_id}:{q2.correct}"
     forged = [{"type": 1, "components": [
         {"type": 2, "style": 1, "label": "A", "custom_id": custom_id}]}]

@@ -229,7 +229,8 @@ async def test_a_slow_quiz_in_a_channel_is_deferred_publicly(
 ) -> None:
     """The deadline covers waiting for the channel and closing the previous question."""
     monkeypatch.setattr(replies, "DEADLINE_BUDGET", 0.05)
-    first, _ = await post_quiz(fake, service, alice, quiz="sample")
+    # an admin's /quiz replaces the open question (a member's points at it)
+    first, _ = await post_quiz(fake, service, alice, MANAGE_GUILD, quiz="sample")
     release = asyncio.Event()
     real_close = bot.publisher.close_question
 
@@ -238,7 +239,7 @@ async def test_a_slow_quiz_in_a_channel_is_deferred_publicly(
         await real_close(*args, **kwargs)
 
     monkeypatch.setattr(bot.publisher, "close_question", slow_close)
-    it = await fake.slash("quiz", {"quiz": "sample"}, user=alice)
+    it = await fake.slash("quiz", {"quiz": "sample"}, user=alice, permissions=MANAGE_GUILD)
     ack = await fake.ack(it)
     assert ack["type"] == DEFERRED_MESSAGE and not ack.get("data", {}).get("flags", 0) & EPHEMERAL
     release.set()

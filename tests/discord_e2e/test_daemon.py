@@ -88,6 +88,22 @@ async def test_an_unreachable_api_is_one_line_and_exit_5(
     assert "DISCORD_API_BASE_URL" in line, line
 
 
+async def test_an_unreachable_gateway_names_the_setting_and_exits_5(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """The REST API answers, the gateway does not: the line names DISCORD_GATEWAY_URL and the
+    URL, never the token."""
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    gateway = f"http://127.0.0.1:{port}/"
+    proc = await quizbot_run(tmp_path, fake, DISCORD_GATEWAY_URL=gateway)
+    code, line = await one_line(proc)
+    assert code == Exit.CONNECTION
+    assert f"DISCORD_GATEWAY_URL={gateway}" in line, line
+    assert "token" not in line.lower(), line
+
+
 async def test_bad_shard_settings_are_one_line_and_exit_2(
     fake: FakeDiscord, tmp_path: Path
 ) -> None:

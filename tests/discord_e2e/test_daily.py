@@ -229,8 +229,9 @@ async def test_a_quiz_leaves_the_daily_question_open(
     # set at 12:00 for 12:30 the same day: posted today
     assert (await scheduler.tick()).posted == 1
     [daily_message] = channel_posts(fake)
-    first, _ = await post_quiz(fake, service, alice, quiz="sample")
-    await post_quiz(fake, service, alice, quiz="sample")
+    # an admin's /quiz replaces the open question (a member's points at it)
+    first, _ = await post_quiz(fake, service, alice, MANAGE_GUILD, quiz="sample")
+    await post_quiz(fake, service, alice, MANAGE_GUILD, quiz="sample")
     assert fake.edits(first.id), "the previous /quiz question was closed"
     assert not fake.edits(int(daily_message["id"])), "the daily question was not"
     answer = await click(fake, daily_message, 0, alice)

@@ -23,6 +23,7 @@ from tests.fakes.discord_api import (
     CHANNEL_MESSAGE,
     DEFERRED_MESSAGE,
     EPHEMERAL,
+    MANAGE_GUILD,
     FakeDiscord,
     Interaction,
     User,
@@ -136,8 +137,9 @@ async def test_a_forged_click_is_still_refused_when_deferred(
 ) -> None:
     """A click made long ago from an old message carrying the open question's custom_id (a
     forged client): deferred at once, then refused, and nothing is stored."""
-    old, _ = await post_quiz(fake, service, alice, quiz="sample")
-    new, q = await post_quiz(fake, service, alice, quiz="sample")
+    # an admin's /quiz replaces the open question (a member's points at it)
+    old, _ = await post_quiz(fake, service, alice, MANAGE_GUILD, quiz="sample")
+    new, q = await post_quiz(fake, service, alice, MANAGE_GUILD, quiz="sample")
     custom_id = new.buttons[q.correct]["custom_id"]
     forged = [{"type": 1, "components": [
         {"type": 2, "style": 1, "label": "A", "custom_id": custom_id}]}]

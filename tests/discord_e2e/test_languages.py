@@ -103,8 +103,9 @@ async def test_the_same_quiz_in_each_language(
     fake: FakeDiscord, start_bot: StartBot, bundled: QuizService, clock: FakeClock,
     alice: User, bob: User, locale: str,
 ) -> None:
-    """The channel's language (set with /lang scope:channel) for what the channel sees; the
-    same for someone who chose none. The bundled packs are complete in all three."""
+    """The channel's language (set with /lang scope:channel) for what the channel sees; what
+    one person reads alone, in their Discord's language. The bundled packs are complete in
+    all three."""
     await start_bot(service=bundled)
     done = await fake.reply(await fake.slash("lang", {"code": locale, "scope": "channel"},
                                              user=bob, permissions=MANAGE_GUILD))
@@ -131,8 +132,8 @@ async def test_the_same_quiz_in_each_language(
     assert translator(locale).ngettext("{n} answer so far", "{n} answers so far", 0) \
         in embed["footer"]["text"]
 
-    right = await click(fake, reply, q.correct, alice)
-    assert right.ephemeral and plain(question.explanation.get(locale)) in right.content
+    right = await click(fake, reply, q.correct, alice)  # read by her alone: her en-US
+    assert right.ephemeral and plain(question.explanation.get("en")) in right.content
     await click(fake, reply, wrong(q), bob)
 
     clock.advance(seconds=601)

@@ -21,7 +21,14 @@ from bot.storage import SqliteStorage
 from tests.clock import FakeClock
 from tests.discord_e2e.conftest import StartBot
 from tests.discord_e2e.helpers import bound_post, click, post_quiz, wrong
-from tests.fakes.discord_api import EPHEMERAL, FakeDiscord, User, buttons_of, text_of
+from tests.fakes.discord_api import (
+    EPHEMERAL,
+    MANAGE_GUILD,
+    FakeDiscord,
+    User,
+    buttons_of,
+    text_of,
+)
 
 SUCCESS, SECONDARY = 3, 2  # button styles
 
@@ -138,8 +145,9 @@ async def test_closing_edits_the_message_once_with_disabled_buttons(
 async def test_a_new_question_closes_the_previous_one_first(
     fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User
 ) -> None:
-    first, q1 = await post_quiz(fake, service, alice, quiz="sample")
-    second, q2 = await post_quiz(fake, service, alice, quiz="sample")
+    # an admin's /quiz replaces the open question (a member's points at it)
+    first, q1 = await post_quiz(fake, service, alice, MANAGE_GUILD, quiz="sample")
+    second, q2 = await post_quiz(fake, service, alice, MANAGE_GUILD, quiz="sample")
     assert q1.post_id != q2.post_id
     [closing] = fake.edits(first.id)
     assert disabled(closing.json) and "0 people answered" in text_of(closing.json)
@@ -154,7 +162,8 @@ async def test_four_quizzes_at_once_in_a_channel_leave_one_question_open(
 ) -> None:
     people = [User(600 + i, f"P{i}") for i in range(4)]
     interactions = await asyncio.gather(
-        *(fake.slash("quiz", {"quiz": "sample"}, user=p) for p in people))
+        *(fake.slash("quiz", {"quiz": "sample"}, user=p, permissions=MANAGE_GUILD)
+          for p in people))  # admins: each may replace the open question
     replies = [await fake.reply(it) for it in interactions]
     posts = [await bound_post(service, r.id) for r in replies]
     assert len(set(posts)) == 4
@@ -183,8 +192,8 @@ async def test_forged_and_stale_custom_ids_are_refused_politely(
     fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, storage: SqliteStorage,
     alice: User,
 ) -> None:
-    old, q1 = await post_quiz(fake, service, alice, quiz="sample")
-    new, q2 = await post_quiz(fake, service, alice, quiz="sample")
+    old, q1 = await post_quiz(fake, service, alice, MANAGE_GUILD, quiz="sample")
+    new, q2 = await post_quiz(fake, service, alice, MANAGE_GUILD, quiz="sample")
 
     def forged(custom_id: str) -> list[dict]:
         return [{"type": 1, "components": [
@@ -322,3 +331,16 @@ async def test_a_failed_closing_edit_is_made_again_later(
     clock.advance(hours=1)
     await scheduler.tick()
     assert len(fake.edits(reply.id)) == 2, "confirmed once it was made: no third edit"
+
+
+async def test_a_members_quiz_links_the_open_question_and_closes_nothing(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User
+) -> None:
+    first, q = await post_quiz(fake, service, alice, quiz="sample")
+    refused = await fake.reply(await fake.slash("quiz", {}, user=User(601, "Bo")))
+    assert refused.ephemeral and "This question is still open" in refused.text
+    link = f"https://discord.com/channels/{fake.guild_id}/{fake.channel_id}/{first.id}"
+    assert link in refused.text
+    assert not disabled(fake.messages[first.id])
+    assert [p.id for p in await service.storage.open_posts(f"dc:{fake.channel_id}")] == [
+        q.post_id]

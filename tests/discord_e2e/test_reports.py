@@ -1,6 +1,7 @@
 """Discord's side of problem reports: the ⚑ under a question (a row of its own), the form
 it opens (limits), /report's autocomplete, /report with a question and no text opening the
-form, an unknown question refused, and a form submitted after a restart still stored.
+form, an unknown question refused with the nearest ids, Discord's own syntax in a refusal, and
+a form submitted after a restart still stored.
 The rules themselves run on both platforms in tests/behaviour/test_rules.py."""
 
 from __future__ import annotations
@@ -55,4 +56,16 @@ async def test_report_autocomplete_and_a_form_for_a_question_without_text(
     it = await fake.slash("report", {"question": "nope"}, user=alice)
     refusal = await fake.reply(it)
     assert refusal.ephemeral and "nope" in refusal.text
+    assert await service.problem_report_list() == []
+
+
+async def test_report_without_options_shows_discords_syntax(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User
+) -> None:
+    refusal = await fake.reply(await fake.slash("report", {}, user=alice))
+    assert refusal.ephemeral and "/report question:" in refusal.text, refusal.text
+    assert "<question id> <" not in refusal.text  # not Telegram's
+    typo = await fake.reply(await fake.slash("report", {"question": "s-tw", "text": "x"},
+                                             user=alice))
+    assert "s-two" in typo.text  # the nearest id
     assert await service.problem_report_list() == []

@@ -13,7 +13,7 @@ from tests.discord_e2e.conftest import StartBot
 from tests.fakes.discord_api import MANAGE_GUILD, TOKEN, FakeDiscord, User
 
 COMMANDS = {"quiz", "leaderboard", "stats", "review", "remind", "lang", "daily", "settings",
-            "report", "analysis"}
+            "report", "analysis", "reports", "help"}
 
 
 async def test_start_registers_slash_commands_globally(
@@ -30,10 +30,13 @@ async def test_start_registers_slash_commands_globally(
     # /settings shows the channel's settings to anyone; a change checks Manage Server when run
     settings = {o["name"]: o for o in commands["settings"]["options"]}
     assert settings["time"]["type"] == 4
-    assert [c["value"] for c in settings["mode"]["choices"]] == ["polls", "buttons", "default"]
+    # no mode: Discord's questions always come with buttons (issue 18)
+    assert "mode" not in settings
+    assert [c["value"] for c in settings["quiz"]["choices"]] == ["admins", "anyone"]
     assert commands["settings"].get("default_member_permissions") is None
     # /analysis is hidden from members without Manage Server; the core checks it when run
     assert int(commands["analysis"]["default_member_permissions"]) == MANAGE_GUILD
+    assert int(commands["reports"]["default_member_permissions"]) == MANAGE_GUILD
     assert settings["chart"]["type"] == 5  # boolean
     period = next(o for o in commands["leaderboard"]["options"] if o["name"] == "period")
     assert [c["value"] for c in period["choices"]] == ["day", "week", "all"]

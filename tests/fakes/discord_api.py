@@ -303,6 +303,7 @@ class FakeDiscord:
         self.owner = User(self.new_id(), "Owner")
         self.guild_id = self.new_id()
         self.guilds: dict[int, str] = {self.guild_id: "Quiz Guild"}  # id -> name
+        self.guild_locales: dict[int, str] = {}  # id -> preferred_locale (en-US if absent)
         self._guild_ids = itertools.count(1)  # for guilds on a chosen shard
         self._increments = itertools.count()  # the low bits of time-based snowflakes
         self.channel_id = self.new_id()
@@ -441,6 +442,17 @@ class FakeDiscord:
                 gid = ((1_100_000_000_000_000_000 >> 22) + next(self._guild_ids)) << 22
         self.guilds[gid] = name
         return GuildRef(gid, self.add_channel("general", gid))
+
+    async def join_guild(self, name: str, *, locale: str = "en-US") -> GuildRef:
+        """The bot is added to a new guild while connected: its GUILD_CREATE, which has no
+        `unavailable` key for a join (discord.py's `on_guild_join`; with the key it is a guild
+        coming back, `on_guild_available`)."""
+        ref = self.add_guild(name)
+        self.guild_locales[ref.id] = locale
+        data = self._guild(ref.id)
+        del data["unavailable"]
+        await self.dispatch("GUILD_CREATE", data, guild_id=ref.id)
+        return ref
 
     def guild_of(self, channel_id: int) -> int | None:
         """The guild a channel is in; None for a DM."""
@@ -765,7 +777,8 @@ class FakeDiscord:
             "id": gid, "name": self.guilds[guild_id], "icon": None, "owner_id": str(self.owner.id),
             "afk_timeout": 300, "verification_level": 0, "default_message_notifications": 0,
             "explicit_content_filter": 0, "mfa_level": 0, "system_channel_flags": 0,
-            "premium_tier": 0, "preferred_locale": "en-US", "nsfw_level": 0, "features": [],
+            "premium_tier": 0, "nsfw_level": 0, "features": [],
+            "preferred_locale": self.guild_locales.get(guild_id, "en-US"),
             "roles": [{"id": gid, "name": "@everyone", "permissions": str(DEFAULT_PERMISSIONS),
                        "position": 0, "color": 0, "hoist": False, "managed": False,
                        "mentionable": False, "flags": 0}],

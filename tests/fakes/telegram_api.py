@@ -347,6 +347,23 @@ class FakeTelegramAPI:
         self._wake.set()
         return update_id
 
+    def bot_added(self, chat: dict[str, Any], by: dict[str, Any], *,
+                  status: str = "member", was: str = "left") -> int:
+        """A `my_chat_member` update: someone changed the bot's status in `chat` (added it to
+        a group: "left" -> "member")."""
+        def member(state: str) -> dict[str, Any]:
+            extra = {"can_be_edited": False, "is_anonymous": False, "can_manage_chat": True,
+                     "can_delete_messages": True, "can_manage_video_chats": True,
+                     "can_restrict_members": True, "can_promote_members": False,
+                     "can_change_info": True, "can_invite_users": True,
+                     "can_post_stories": True, "can_edit_stories": True,
+                     "can_delete_stories": True} if state == "administrator" else {}
+            return {"status": state, "user": self.bot, **extra}
+        return self.push("my_chat_member", {
+            "chat": chat, "from": by, "date": int(time.time()),
+            "old_chat_member": member(was), "new_chat_member": member(status),
+        })
+
     def redeliver(self, update_id: int) -> int:
         """Send an already delivered update's payload again under a new update_id, as happens
         when a bot crashes between fetching and confirming."""

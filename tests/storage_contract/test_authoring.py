@@ -1,6 +1,7 @@
 """Authoring on both backends: one draft per author, its questions numbered in order and each
 message added once, undo, naming, discarding; publishing stores the pack and ends the draft in
-one transaction, and a pack id is published once; everything survives a reopen."""
+one transaction, and a pack id is published once; a withdrawn pack is kept, its id taken;
+everything survives a reopen."""
 
 from __future__ import annotations
 
@@ -64,6 +65,20 @@ async def test_publishing_ends_the_draft_and_an_id_is_published_once(
         assert await store.publish_draft(other)
     async with backend.opened() as store:
         assert await store.authored_packs() == [pack, other]
+
+
+async def test_a_withdrawn_pack_is_kept_and_its_id_stays_taken(backend: Backend) -> None:
+    pack = AuthoredPackRecord("cats", AUTHOR, "id: cats\n", NOW)
+    async with backend.opened() as store:
+        assert not await store.withdraw_pack("cats", NOW)  # nothing published yet
+        assert await store.publish_draft(pack)
+        assert await store.withdraw_pack("cats", NOW + timedelta(1))
+        assert not await store.withdraw_pack("cats", NOW + timedelta(2))  # once
+        assert not await store.publish_draft(AuthoredPackRecord("cats", AUTHOR, "id: cats\n",
+                                                                NOW + timedelta(3)))
+    async with backend.opened() as store:
+        [kept] = await store.authored_packs()
+        assert kept == AuthoredPackRecord("cats", AUTHOR, "id: cats\n", NOW, NOW + timedelta(1))
 
 
 async def test_racing_additions_get_distinct_numbers(backend: Backend) -> None:

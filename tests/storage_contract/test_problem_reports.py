@@ -37,6 +37,19 @@ async def test_reports_are_stored_and_listed(store: Store) -> None:
     assert [r.text for r in await store.problem_reports(quiz_id="other")] == ["wrong answer"]
 
 
+async def test_reports_are_listed_by_the_chat_they_were_made_in(store: Store) -> None:
+    await add(store, report(chat="tg:-1"))
+    await add(store, report("s-two", "unclear", chat="dc:77"))
+    await add(store, report("s-three", "done", chat="dc:77"))
+    [done] = [r for r in await store.problem_reports(chat_key="dc:77") if r.text == "done"]
+    assert await store.resolve_problem_report(done.id, NOW) == "resolved"
+    assert [r.text for r in await store.problem_reports(chat_key="dc:77")] == ["unclear"]
+    assert [r.text for r in await store.problem_reports(chat_key="dc:77", open_only=False)] \
+        == ["unclear", "done"]
+    assert [r.chat_key for r in await store.problem_reports(chat_key="tg:-1")] == ["tg:-1"]
+    assert await store.problem_reports(chat_key="tg:-9") == []
+
+
 async def test_a_second_report_of_the_same_question_is_appended(store: Store) -> None:
     _, first = await add(store, report(text="typo"))
     outcome, again = await add(store, report(text="and option B", at=NOW + timedelta(1)))

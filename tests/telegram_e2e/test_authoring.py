@@ -1,7 +1,8 @@
 """Writing a quiz by sending quiz polls to the bot in a private chat, through the real
 python-telegram-bot against the fake Bot API: an author's draft built, named, published and
-asked in a group; a non-author refused with nothing stored; an invalid draft not published,
-with the question and the reason; a draft kept across a restart; discarding asks first."""
+asked in a group; a non-author refused with nothing stored and told their id, which /whoami
+also tells; an invalid draft not published, with the question and the reason; a draft kept
+across a restart; discarding asks first; /unpublish withdraws a pack, its answers kept."""
 
 from __future__ import annotations
 
@@ -75,7 +76,10 @@ async def test_a_non_author_is_refused_and_nothing_is_stored(
 ) -> None:
     bob_dm = fake_tg.private_chat(bob)
     reply = await send_quiz(tg, bob_dm, bob, PROMPTS[0])
-    assert reply == "Only the bot's authors can write quizzes here; nothing was saved."
+    # the refusal names the id the operator puts in QUIZBOT_AUTHORS
+    assert reply == ("Only the bot's authors can write quizzes here; nothing was saved. To "
+                     "become one, ask the bot's operator to add your id 1002 to "
+                     "QUIZBOT_AUTHORS.")
     assert "Only the bot's authors" in await reply_to(tg, bob_dm, bob, "/newpack")
     assert await tg.service.storage.get_draft("tg:1002") is None
 
@@ -182,3 +186,39 @@ async def test_a_redelivered_poll_or_undo_counts_once(
     await tg.send(tg.fake.redeliver(undo))
     draft = await tg.service.storage.get_draft("tg:1001")
     assert draft is not None and len(draft.questions) == 3
+
+
+async def test_whoami_tells_the_id_quizbot_authors_needs_in_a_group_and_privately(
+    tg: Harness, alice: dict[str, Any], alice_dm: dict[str, Any], group: dict[str, Any],
+    bob: dict[str, Any],
+) -> None:
+    assert await reply_to(tg, group, bob, "/whoami") == (
+        "Your id: 1002\nTo write quizzes here, ask the bot's operator to add it to "
+        "QUIZBOT_AUTHORS.")
+    mine = await reply_to(tg, alice_dm, alice, "/whoami")
+    assert mine.startswith("Your id: 1001\nYou are one of the bot's authors")
+
+
+async def test_unpublish_withdraws_a_pack_and_keeps_its_answers(
+    tg: Harness, alice: dict[str, Any], alice_dm: dict[str, Any], group: dict[str, Any],
+    bob: dict[str, Any], fake_tg: Any,
+) -> None:
+    await send_quiz(tg, alice_dm, alice, PROMPTS[0])
+    await reply_to(tg, alice_dm, alice, "/name Cats")
+    assert "/quiz cats" in await reply_to(tg, alice_dm, alice, "/publish")
+    await tg.command(group, bob, "/quiz cats")
+    [call] = await tg.fake.wait_for("sendPoll")
+    await tg.answer(call, bob, call.params["correct_option_ids"][0])
+
+    bob_dm = fake_tg.private_chat(bob)
+    assert "Only the bot's authors" in await reply_to(tg, bob_dm, bob, "/unpublish cats")
+    assert await reply_to(tg, alice_dm, alice, "/unpublish") == (
+        "Which quiz? /unpublish followed by its id, e.g. /unpublish my-quiz")
+    assert await reply_to(tg, alice_dm, alice, "/unpublish cats") == (
+        "“Cats” (cats) is withdrawn: it is no longer offered. Its answers and boards stay.")
+    assert "There is no quiz or topic called “cats”" in await reply_to(
+        tg, group, bob, "/quiz cats")
+    [pack] = await tg.service.storage.authored_packs()
+    assert pack.withdrawn_at is not None
+    board = await tg.service.boards.leaderboard(f"tg:{group['id']}")
+    assert [(r.person_key, r.correct) for r in board.rows] == [("tg:1002", 1)]

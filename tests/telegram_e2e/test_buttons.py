@@ -78,6 +78,7 @@ async def test_forged_callback_data_is_refused_and_nothing_stored(tg, group, ali
 
 
 async def test_stale_button_on_a_closed_question(tg, group, alice):
+    tg.fake.set_admins(group["id"], alice["id"])  # an admin replaces the open question
     old = await button_question(tg, group, alice)
     old_post = await tg.post_of(old)
     old_data = keyboard_data(old)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import sys
 from pathlib import Path
 
@@ -71,6 +72,31 @@ async def test_a_wrong_api_path_never_shows_the_token(
     code, line = await one_line(proc, fake_tg.token)
     assert code in (Exit.CREDENTIALS, Exit.CONNECTION)
     assert "TELEGRAM_" in line
+
+
+async def test_an_api_url_with_a_trailing_slash_is_used_without_it(
+    fake_tg: FakeTelegramAPI, tmp_path: Path
+) -> None:
+    """`…/bot/` would put a slash before the token (a 404, which PTB calls a rejected token)."""
+    proc = await quizbot_run(tmp_path, fake_tg, TELEGRAM_API_BASE_URL=fake_tg.base_url + "/")
+    await fake_tg.wait_for("getUpdates", within=WITHIN)
+    proc.send_signal(signal.SIGTERM)
+    _, err = await asyncio.wait_for(proc.communicate(), WITHIN)
+    assert proc.returncode == 0, err.decode()
+
+
+async def test_an_unreachable_api_names_the_setting_and_exits_5(
+    fake_tg: FakeTelegramAPI, tmp_path: Path
+) -> None:
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/bot"
+    proc = await quizbot_run(tmp_path, fake_tg, TELEGRAM_API_BASE_URL=url)
+    code, line = await one_line(proc, fake_tg.token)
+    assert code == Exit.CONNECTION
+    assert f"TELEGRAM_API_BASE_URL={url}" in line, line
+    assert "rejected" not in line, line
 
 
 async def test_a_token_revoked_while_running_ends_the_process_with_exit_3(

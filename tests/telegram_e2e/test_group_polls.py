@@ -98,6 +98,7 @@ async def test_group_leaderboard_is_the_groups_and_private_is_global(
 
 
 async def test_new_quiz_closes_the_open_one_with_a_summary(tg, group, alice):
+    tg.fake.set_admins(group["id"], alice["id"])  # an admin replaces the open question
     await tg.command(group, alice, "/quiz")
     [first] = await tg.fake.wait_for("sendPoll")
     await tg.answer(first, alice, first.params["correct_option_ids"][0])
@@ -171,3 +172,14 @@ async def test_an_answer_racing_the_bind_still_counts(tg, group, alice, monkeypa
     post_id = await tg.service.post_id_for(f"tg-poll:{poll.result['poll']['id']}")
     [answer] = await tg.service.storage.answers_for_post(post_id)
     assert answer.person_key == "tg:1001" and answer.correct
+
+
+async def test_a_members_quiz_links_the_open_question_and_closes_nothing(tg, group, alice, bob):
+    await tg.command(group, alice, "/quiz")
+    [poll] = await tg.fake.wait_for("sendPoll")
+    await tg.command(group, bob, "/quiz")  # Bob is no admin: Telegram says so
+    reply = tg.texts(group)[-1]
+    assert reply.startswith("This question is still open: “")
+    internal = str(group["id"]).removeprefix("-100")  # a supergroup's message link
+    assert reply.endswith(f"https://t.me/c/{internal}/{poll.result['message_id']}")
+    assert not tg.fake.calls_of("stopPoll") and len(tg.fake.calls_of("sendPoll")) == 1

@@ -78,7 +78,7 @@ async def test_the_same_quiz_in_each_language(tg, fake_tg, group, alice, bob, co
 
     await tg.answer(poll, bob, correct)
     await tg.answer(poll, alice, (correct + 1) % len(options))
-    await tg.command(group, bob, "/quiz")  # closes the first with its summary
+    await tg.command(group, alice, "/quiz")  # an admin's: closes the first with its summary
     await fake_tg.wait_for("sendPoll", 2)
     [summary] = [c.params["text"] for c in fake_tg.calls_of("sendMessage")
                  if c.params.get("reply_parameters", {}).get("message_id")
@@ -116,15 +116,19 @@ async def test_the_chat_sees_its_language_and_each_person_their_own(
     right = post.order.index(question.answer)
     data = sent["reply_markup"]["inline_keyboard"][0][right]["callback_data"]
 
-    # each alert speaks to one person: their /lang choice, else the chat's language
+    # each alert speaks to one person: their /lang choice, else their Telegram language,
+    # else the chat's
     bob_alert = await tg.press(sent, bob, data)
     assert question.options[question.answer].text.bn in bob_alert.params["text"]
     assert bob_alert.params["text"].startswith(translator("bn").gettext(
         "✅ Correct! {answer}", answer=f"{'ABCD'[right]}) "
         f"{question.options[question.answer].text.bn}"
     ))
-    alice_alert = await tg.press(sent, alice, data)
-    assert question.options[question.answer].text.hi in alice_alert.params["text"]
+    alice_alert = await tg.press(sent, alice, data)  # her Telegram is in English
+    assert question.options[question.answer].text.en in alice_alert.params["text"]
+    dipa = fake_tg.user(1004, "Dipa")  # no language known: the chat's
+    dipa_alert = await tg.press(sent, dipa, data)
+    assert question.options[question.answer].text.hi in dipa_alert.params["text"]
 
     # private chats: the person's choice, else their Telegram language, else English
     for chat, user, code in ((bob_dm, bob, "bn"), (charlie_dm, charlie, "hi"),

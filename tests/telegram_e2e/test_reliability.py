@@ -152,6 +152,7 @@ async def test_a_wrong_token_fails_start_cleanly(fake_tg, service, tg_settings):
 
 
 async def test_a_summary_telegram_refused_is_posted_again_later(tg, fake_tg, group, alice, clock):
+    fake_tg.set_admins(group["id"], alice["id"])  # an admin replaces the open question
     await tg.command(group, alice, "/quiz")
     [first] = await fake_tg.wait_for("sendPoll")
     fake_tg.fail_next("sendMessage", status=400)

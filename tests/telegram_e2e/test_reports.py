@@ -27,11 +27,13 @@ async def test_a_flag_asks_privately_and_the_reply_is_the_report(tg, group, alic
     assert "private chat" in press.params["text"]  # a toast in the group
     [prompt] = [c for c in tg.fake.calls_of("sendMessage") if c.params["chat_id"] == alice["id"]]
     assert prompt.params["reply_markup"]["force_reply"] is True
-    assert prompt.params["text"].startswith(f"⚑ {data[2:]}\nWhat is wrong with this question?")
+    # the prompt names the question and the group the ⚑ was pressed in
+    assert prompt.params["text"].startswith(
+        f"⚑ {data[2:]} · {group['id']}\nWhat is wrong with this question?")
     await tg.send(tg.fake.reply(prompt.result, alice, "Two options are right"))
     [report] = await tg.service.problem_report_list()
     assert (report.question_id, report.person_key, report.text, report.chat_key) == (
-        data[2:], "tg:1001", "Two options are right", f"tg:{alice['id']}")
+        data[2:], "tg:1001", "Two options are right", f"tg:{group['id']}")  # the group's
     assert tg.texts(alice)[-1].startswith("Thank you: your report on")
 
 

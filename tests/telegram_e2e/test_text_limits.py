@@ -79,6 +79,7 @@ async def test_content_at_the_limits_fits_polls_and_alerts(
     harness = Harness(fake_tg, service, tg_settings)
     await harness.start()
     try:
+        fake_tg.set_admins(group["id"], alice["id"])  # her second /quiz replaces the first
         await harness.command(group, alice, "/quiz")  # the fake rejects a poll over limits
         [poll] = await fake_tg.wait_for("sendPoll")
         assert tg_len(poll.params["explanation"]) <= 200

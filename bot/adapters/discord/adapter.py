@@ -5,7 +5,7 @@ questions and closes due ones through it).
 Failures, as the lifecycle names them:
 - a token Discord refuses at login (401) is `CredentialsRejected`, one line naming
   DISCORD_BOT_TOKEN, never the token; Discord unreachable, or the gateway not READY in time,
-  is `ConnectionLost`. Nothing is left running either way.
+  is `ConnectionLost` naming the setting and its URL. Nothing is left running either way.
 - while running, discord.py reconnects and resumes by itself after a network failure or a
   resumable close code, and that is not a failure. The gateway closing with a code it will
   not recover from ends the connection for good: 4004 (authentication failed: the token was
@@ -68,6 +68,14 @@ FATAL_CLOSE = {
 NETWORK = (aiohttp.ClientError, OSError, TimeoutError, discord.DiscordServerError,
            discord.GatewayNotFound)
 GATEWAY_CLOSE = 1.0  # seconds for the gateway task to end after the client closed
+GATEWAY_REACH = 10.0  # seconds for a TCP connection to the gateway's host at start
+DEFAULT_PORTS = {"wss": 443, "https": 443, "ws": 80, "http": 80}
+
+
+def _never_connected(error: BaseException) -> bool:
+    """discord.py's own error when its first gateway connection failed for a network reason
+    (it reads the resume state of a socket it never had): the network error is the cause."""
+    return isinstance(error, AttributeError) and isinstance(error.__context__, NETWORK)
 
 
 def shard_list(ids: Sequence[int]) -> str:
@@ -143,6 +151,7 @@ class DiscordAdapter:
         )
         try:
             await self._login(client, token.get_secret_value())
+            await self._reach_gateway()
             if self.shards is not None:
                 await self._check_sharding(client, *self.shards)
             self._gateway = asyncio.create_task(client.connect(), name="discord-gateway")
@@ -202,6 +211,26 @@ class DiscordAdapter:
                 "and DISCORD_API_BASE_URL"
             )) from None
 
+    async def _reach_gateway(self) -> None:
+        """ConnectionLost naming DISCORD_GATEWAY_URL if its host cannot be reached. discord.py
+        cannot say it: a first connection that fails dies on its own resume bookkeeping
+        (`self.ws.sequence` of a socket it never had), after a reconnect warning."""
+        url = yarl.URL(self.settings.discord_gateway_url)
+        port = url.explicit_port or DEFAULT_PORTS.get(url.scheme, 443)
+        try:
+            _, writer = await asyncio.wait_for(
+                asyncio.open_connection(url.host, port), GATEWAY_REACH)
+        except (OSError, TimeoutError) as exc:
+            raise ConnectionLost(self._gateway_unreachable(exc)) from None
+        writer.close()
+        with contextlib.suppress(OSError):
+            await writer.wait_closed()
+
+    def _gateway_unreachable(self, error: BaseException) -> str:
+        return (f"could not reach Discord's gateway at DISCORD_GATEWAY_URL="
+                f"{self.settings.discord_gateway_url} ({describe(error)}): "
+                "check the network and DISCORD_GATEWAY_URL")
+
     async def _wait_ready(self) -> None:
         assert self.client is not None and self._gateway is not None
         ready = asyncio.create_task(self.client.wait_until_ready())
@@ -235,7 +264,7 @@ class DiscordAdapter:
         error = None if task.cancelled() else task.exception()
         if error is not None and not isinstance(
             error, discord.ConnectionClosed | discord.PrivilegedIntentsRequired
-        ):
+        ) and not _never_connected(error):
             # not a close code: a bug or something unforeseen, worth its traceback
             log.error("Discord: the gateway task died", exc_info=error)
         else:
@@ -262,6 +291,8 @@ class DiscordAdapter:
                 f"Discord closed the gateway connection{self._of_shard(error.shard_id)} with "
                 f"code 4014 ({FATAL_CLOSE[4014]})"
             )
+        if _never_connected(error):
+            return ConnectionLost(self._gateway_unreachable(error.__context__ or error))
         return ConnectionLost(self._redact(
             f"the Discord gateway connection stopped: {describe(error)}"
         ))

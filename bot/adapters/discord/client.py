@@ -24,6 +24,7 @@ from discord.ext import commands
 from bot.adapters.discord.analysis import AnalysisCog
 from bot.adapters.discord.buttons import AnswerButton, AnswerClicks, answer_buttons
 from bot.adapters.discord.daily import DailyCog
+from bot.adapters.discord.help import HelpCog
 from bot.adapters.discord.intake import Intake
 from bot.adapters.discord.localize import CatalogTranslator
 from bot.adapters.discord.publish import ChannelPublisher
@@ -128,7 +129,7 @@ def build_bot(service: QuizService, publisher: ChannelPublisher, *,
                              report_flags(reports, intake))
     cogs: list[commands.Cog] = [QuizCog(service, publisher, errors), DailyCog(service, errors),
                                 ReviewCog(service, publisher, errors), reports,
-                                AnalysisCog(service, errors)]
+                                AnalysisCog(service, errors), HelpCog(service, errors)]
     options: dict[str, Any] = {"intake": intake, "guild_ready_timeout": guild_ready_timeout,
                                "identify_interval": identify_interval}
     bot = QuizBot(cogs, buttons, **options) if shards is None else \

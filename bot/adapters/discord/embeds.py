@@ -18,7 +18,7 @@ from bot.content.limits import (
 )
 from bot.core import render
 from bot.core.models import PostSummary, RunSummary, ShownQuestion
-from bot.core.render import letter
+from bot.core.render import heading, letter
 from bot.i18n import Translator
 
 OPEN = discord.Colour.blurple()
@@ -33,14 +33,6 @@ def clip(text: str, limit: int) -> str:
 def plain(text: str) -> str:
     """Text shown literally, whatever Markdown characters it contains."""
     return escape_markdown(text)
-
-
-def heading(q: ShownQuestion, t: Translator) -> str:
-    # the same msgid as render.question_text, so one catalog entry serves every platform
-    return t.gettext(
-        "{title} · question {number} of {total}",
-        title=q.quiz_title, number=t.number(q.number), total=t.number(q.total),
-    )
 
 
 def question_embed(
@@ -83,8 +75,8 @@ def closed_embed(summary: PostSummary, t: Translator) -> discord.Embed:
     parts = [plain(q.prompt), "\n".join(lines), tally]
     if summary.fastest:
         names = ", ".join(
-            f"{plain(a.name or a.person_key)} ({render.seconds(t, a.elapsed_ms)})"
-            for a in summary.fastest
+            f"{plain(render.person_name(a.name, i, t))} ({render.seconds(t, a.elapsed_ms)})"
+            for i, a in enumerate(summary.fastest, 1)
         )
         parts.append(t.gettext("Fastest: {names}", names=names))
     embed = discord.Embed(

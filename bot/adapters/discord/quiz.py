@@ -75,12 +75,17 @@ class QuizCog(commands.Cog):
         run: bool | None = None, questions: int | None = None,
     ) -> None:
         person, chat = person_of(interaction), chat_of(interaction)
+
+        async def is_admin() -> bool:
+            return can_manage(interaction)
+
         # One person's question in a channel is shown to them alone; a DM is private
         # already, and its messages stay readable. (A slow start defers with the visibility
         # asked for: in a channel, run:True is what makes a question one person's.)
         async with (
             Responder(interaction, ephemeral=bool(run) and not chat.is_private) as responder,
-            self.service.quiz(chat, person, quiz, run=run, count=questions) as question,
+            self.service.quiz(chat, person, quiz, run=run, count=questions,
+                              is_admin=is_admin) as question,
         ):
             await self.publisher.reply_with(
                 responder, question, ephemeral=question.personal and not chat.is_private
@@ -122,34 +127,36 @@ class QuizCog(commands.Cog):
                 render.stats_text(stats, t) + "\n" + render.review_stats_text(review_stats, t)))
 
     @app_commands.command(name="settings",
-                          description=_("This channel's question time and mode (admins)"))
+                          description=_("This channel's question time and who asks (admins)"))
     @app_commands.describe(
         time=_("Seconds a question stays open (10 to 600)"),
-        mode=_("Questions as polls or buttons"),
         chart=_("A chart of the answers when a question closes"),
+        quiz=_("Who starts questions and rounds"),
     )
-    @app_commands.choices(mode=[
-        Choice(name=_("polls"), value="polls"), Choice(name=_("buttons"), value="buttons"),
-        Choice(name=_("default"), value="default"),
+    @app_commands.choices(quiz=[
+        Choice(name=_("admins only"), value="admins"), Choice(name=_("anyone"), value="anyone"),
     ])
     async def settings_command(
         self, interaction: discord.Interaction, time: int | None = None,
-        mode: str | None = None, chart: bool | None = None,
+        chart: bool | None = None, quiz: str | None = None,
     ) -> None:
         """Shows the channel's settings (anyone); with an option, changes them (Manage
-        Server, checked on every use: the core refuses anyone else)."""
+        Server, checked on every use: the core refuses anyone else). No mode: Discord's
+        questions always come with buttons."""
         person, chat = person_of(interaction), chat_of(interaction)
         async with Responder(interaction, ephemeral=True) as responder:
-            if time is None and mode is None and chart is None:
+            if time is None and chart is None and quiz is None:
                 settings = await self.service.settings(chat)
             else:
                 settings = await self.service.change_settings(
-                    chat, by=person, allowed=can_manage(interaction), seconds=time, mode=mode,
-                    chart=chart,
+                    chat, by=person, allowed=can_manage(interaction), seconds=time,
+                    chart=chart, admins_only=quiz,
                 )
             t = translator(await self.service.locale_of_chat(chat, person))
-            await responder.send(Reply.text(render.settings_text(settings, t) + "\n" + t.gettext(
-                "Admins (Manage Server) change them with /settings time, mode and chart.")))
+            await responder.send(Reply.text(
+                render.settings_text(settings, t, modes=False) + "\n" + t.gettext(
+                    "Admins (Manage Server) change them with /settings time, chart and "
+                    "quiz.")))
 
     @app_commands.command(name="lang", description=_("Choose your language, or the channel's"))
     @app_commands.describe(

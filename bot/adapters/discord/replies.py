@@ -29,9 +29,9 @@ import discord
 from discord import app_commands
 
 from bot.adapters.discord.embeds import info_embed, message_text
-from bot.adapters.discord.identity import chat_of, person_of
+from bot.adapters.discord.identity import chat_of, message_ids, person_of
 from bot.core import render
-from bot.core.errors import UserError
+from bot.core.errors import StillOpen, UserError
 from bot.core.service import QuizService
 from bot.i18n import Translator, normalize, translator
 
@@ -236,6 +236,8 @@ class ErrorReplies:
             if isinstance(error, UserError):
                 t = await reader(self.service, interaction)
                 text = render.error_text(error, t, self.service.quizzes(t.locale))
+                if isinstance(error, StillOpen) and (link := jump_link(interaction, error)):
+                    text += "\n" + link  # Discord shows it as a link to the open question
                 await send(interaction, Reply.text(text), ephemeral=True)
                 return
         except discord.HTTPException as exc:  # e.g. the 3 s or 15 min window has passed
@@ -257,3 +259,11 @@ class ErrorReplies:
             await send(interaction, Reply(content=text), ephemeral=True)
         except discord.HTTPException as exc:
             log.warning("could not apologise for interaction %s: %s", interaction.id, exc)
+
+
+def jump_link(interaction: discord.Interaction, error: StillOpen) -> str | None:
+    """A link to the open question's message in this channel, if it is known."""
+    ids = message_ids(error.refs)
+    if not ids or interaction.guild_id is None:
+        return None
+    return f"https://discord.com/channels/{interaction.guild_id}/{interaction.channel_id}/{ids[0]}"

@@ -8,7 +8,10 @@
   listener, not by a Modal object kept in memory: a modal opened before a restart and
   submitted after it is still stored.
 - `/report question:<autocomplete> text:<…>`: with no text it opens the same modal; with no
-  question it reports the last question the person answered in this channel.
+  question it reports the last question the person answered in this channel. A typed question
+  that is none is refused with the nearest ids; a refusal shows Discord's syntax.
+- `/reports [resolve:<id>] [note:<…>]` (Manage Server): the open reports made in this
+  channel, or one resolved, in the reader's language, ephemeral.
 
 Every id is checked by the core (an unknown or forged one is refused, nothing stored), and
 the ephemeral thanks, in the person's language, is sent only after the report is stored.
@@ -26,13 +29,18 @@ from discord.app_commands import Choice
 from discord.ext import commands
 
 from bot.adapters.discord.embeds import clip
-from bot.adapters.discord.identity import chat_of, person_of
+from bot.adapters.discord.identity import can_manage, chat_of, person_of
 from bot.adapters.discord.intake import Intake
 from bot.adapters.discord.quiz import AUTOCOMPLETE_MAX
 from bot.adapters.discord.replies import ErrorReplies, Reply, Responder, reader
 from bot.content.limits import DC_CHOICE_NAME, DC_CUSTOM_ID
 from bot.core.errors import MAX_REPORT_CHARS
-from bot.core.problem_reports import ReportReceipt, report_thanks_text
+from bot.core.problem_reports import (
+    ReportReceipt,
+    report_list_text,
+    report_thanks_text,
+    resolved_text,
+)
 from bot.core.service import QuizService
 from bot.i18n import Translator, _
 
@@ -44,6 +52,8 @@ FLAG_TEMPLATE = r"rp:(?P<question>[\s\S]{1,97})"
 MODAL = re.compile(r"rpm:(?P<question>[\s\S]{1,96})")
 MODAL_TITLE = 45  # Discord's limit on a modal's title and a text input's label
 MODAL_TIMEOUT = 900.0  # seconds discord.py keeps an unanswered modal (never used by us)
+USAGE = _("/report question: <question id> text: <what is wrong>")
+RESOLVE_HINT = _("Resolve one with /reports resolve: <id> note: <what was done>.")
 
 
 def flag_id(question_id: str) -> str:
@@ -154,16 +164,45 @@ class ReportCog(commands.Cog):
         self, interaction: discord.Interaction, question: str | None = None,
         text: str | None = None,
     ) -> None:
+        person, chat = person_of(interaction), chat_of(interaction)
+        if question is not None and not self.service.is_question(question):
+            async with Responder(interaction, ephemeral=True):  # refused with the nearest
+                await self.service.report_problem(person, chat, question, text or "",
+                                                  usage=USAGE, typed=True)
+            return
         if text is None and question is not None:
             await self.open_modal(interaction, question)
             return
-        person, chat = person_of(interaction), chat_of(interaction)
         async with Responder(interaction, ephemeral=True) as responder:
             if question is None:
-                receipt = await self.service.report_last_answered(person, chat, text or "")
+                receipt = await self.service.report_last_answered(person, chat, text or "",
+                                                                  usage=USAGE)
             else:
-                receipt = await self.service.report_problem(person, chat, question, text or "")
+                receipt = await self.service.report_problem(person, chat, question,
+                                                            text or "", usage=USAGE)
             await responder.send(Reply.text(await self.thanks(interaction, receipt)))
+
+    @app_commands.command(name="reports",
+                          description=_("Open reports about questions asked here (admins)"))
+    @app_commands.describe(resolve=_("The number of a report to resolve"),
+                           note=_("What was done about it"))
+    @app_commands.default_permissions(manage_guild=True)  # hidden from others; checked anyway
+    async def reports_command(
+        self, interaction: discord.Interaction, resolve: int | None = None,
+        note: str | None = None,
+    ) -> None:
+        chat, allowed = chat_of(interaction), can_manage(interaction)
+        async with Responder(interaction, ephemeral=True) as responder:
+            t = await reader(self.service, interaction)
+            if resolve is not None:
+                done = await self.service.resolve_chat_report(chat, resolve, note,
+                                                              allowed=allowed)
+                await responder.send(Reply.text(resolved_text(done, t)))
+                return
+            reports = await self.service.chat_reports(chat, allowed=allowed)
+            titles = self.service.report_titles(reports, t.locale)
+            await responder.send(Reply.text(report_list_text(reports, t, titles,
+                                                             RESOLVE_HINT)))
 
     @report_command.autocomplete("question")
     async def question_autocomplete(
@@ -194,7 +233,8 @@ class ReportCog(commands.Cog):
         try:
             async with Responder(interaction, ephemeral=True) as responder:
                 receipt = await self.service.report_problem(
-                    person_of(interaction), chat_of(interaction), match["question"], text)
+                    person_of(interaction), chat_of(interaction), match["question"], text,
+                    usage=USAGE)
                 await responder.send(Reply.text(await self.thanks(interaction, receipt)))
         except Exception as exc:
             await self.errors.failed(interaction, exc, f"report form {match['question']!r}")

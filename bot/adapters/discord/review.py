@@ -46,7 +46,8 @@ class ReviewCog(commands.Cog):
             t = await reader(self.service, interaction)
             question = await self.service.start_review(person, chat, t.locale)
             if question is None:
-                await responder.send(Reply.text(render.nothing_due_text(t)), ephemeral=True)
+                wait = await self.service.next_review(person)
+                await responder.send(Reply.text(render.nothing_due_text(t, wait)), ephemeral=True)
                 return
             await self.publisher.reply_with(responder, question, ephemeral=ephemeral)
 
@@ -64,9 +65,11 @@ class ReviewCog(commands.Cog):
         async with Responder(interaction, ephemeral=True) as responder:
             t = await reader(self.service, interaction)
             if time is None:
-                reminder = await self.service.reminder(person)
-                text = render.reminder_set_text(reminder, t) if reminder \
-                    else render.remind_usage_text(t)
+                text = render.reminder_status_text(
+                    await self.service.reminder(person), t, off="/remind time:off",
+                    # i18n: {command} is the command as typed on Discord (keep it as is)
+                    usage=t.gettext("Set one with {command}.",
+                                    command="/remind time:HH:MM timezone:Asia/Kolkata"))
             elif time.strip().lower() == "off":
                 text = render.reminder_off_text(await self.service.reminder_off(person), t)
             else:

@@ -20,7 +20,7 @@ from telegram import Update
 from telegram.error import BadRequest, EndPointNotFound, InvalidToken, NetworkError
 
 from bot.adapters import ConnectionLost, CredentialsRejected
-from bot.adapters.telegram import authoring, handlers, reports
+from bot.adapters.telegram import authoring, handlers, help, reports
 from bot.adapters.telegram.app import build_application, register_commands
 from bot.adapters.telegram.context import TelegramApp
 from bot.adapters.telegram.identity import PREFIX, chat_id_of
@@ -39,6 +39,13 @@ log = logging.getLogger(__name__)
 
 
 REJECTED = "Telegram rejected TELEGRAM_BOT_TOKEN (revoked or mistyped): set the bot's token"
+
+
+def _not_found(error: BaseException) -> bool:
+    """A 404 (PTB raises InvalidToken for it as for a 401, and quotes the token): the address
+    is wrong more often than the token, which Telegram answers with 401 Unauthorized."""
+    cause = error.__cause__ or error
+    return isinstance(cause, InvalidToken) and cause.message.strip().lower() == "not found"
 
 
 class TelegramAdapter:
@@ -91,6 +98,7 @@ class TelegramAdapter:
         # before handlers: the ⚑ and draft-confirmation presses go to their own modules,
         # not to the answer buttons' handler
         reports.register(app)
+        help.register(app)
         authoring.register(app)
         handlers.register(app)
         receiver: Poller | WebhookServer
@@ -109,13 +117,21 @@ class TelegramAdapter:
             await self._receive(receiver)
         except (InvalidToken, EndPointNotFound) as exc:
             await _shutdown(app, receiver)
+            if _not_found(exc):
+                raise ConnectionLost(
+                    f"TELEGRAM_API_BASE_URL={self.settings.telegram_api_base_url} answered "
+                    "404 Not Found: it is not a Bot API address (it ends where the token "
+                    "follows, e.g. https://api.telegram.org/bot), or TELEGRAM_BOT_TOKEN is "
+                    "malformed") from None
             raise CredentialsRejected(REJECTED) from exc
         except NetworkError as exc:
             await _shutdown(app, receiver)
             if isinstance(exc, BadRequest):
                 raise
-            raise ConnectionLost(f"Telegram cannot be reached at "
-                                 f"{self.settings.telegram_api_base_url}: {exc}") from exc
+            raise ConnectionLost(
+                f"Telegram cannot be reached at TELEGRAM_API_BASE_URL="
+                f"{self.settings.telegram_api_base_url} ({exc}): check the network and "
+                "TELEGRAM_API_BASE_URL") from exc
         except BaseException:
             await _shutdown(app, receiver)
             raise

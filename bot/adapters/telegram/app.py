@@ -35,6 +35,7 @@ CONNECT_TIMEOUT = 5.0
 # Calls that post one more message each time they take effect: never retried once they may
 # have reached Telegram.
 SENDS = frozenset({"sendMessage", "sendPoll", "sendPhoto"})
+STARTUP = frozenset({"getMe", "setMyCommands", "deleteWebhook", "setWebhook"})
 
 COMMANDS: tuple[tuple[str, str], ...] = (
     ("quiz", _("A question now, or a whole quiz: /quiz <quiz>")),
@@ -47,6 +48,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("settings", _("This chat's question time and mode (admins)")),
     ("report", _("Report a wrong question: /report <question id> <what is wrong>")),
     ("analysis", _("Which questions work: item analysis with a chart (admins)")),
+    ("reports", _("Open reports about questions asked here (admins)")),
     ("help", _("What this bot does and how to use it")),
     ("start", _("Start here")),
 )
@@ -95,8 +97,10 @@ class RetryingRateLimiter(AIORateLimiter):
                 ):
                     raise
                 delay = self._network_delay * 2**attempt
-                log.warning("Telegram %s failed (%s); retry %d in %.1f s",
-                            endpoint, exc, attempt + 1, delay)
+                # the start-up calls fail start() with one line of their own if every try fails
+                log.log(logging.INFO if endpoint in STARTUP else logging.WARNING,
+                        "Telegram %s failed (%s); retry %d in %.1f s",
+                        endpoint, exc, attempt + 1, delay)
                 await asyncio.sleep(delay)
         raise AssertionError("unreachable")
 

@@ -32,11 +32,13 @@ def register(app: TelegramApp) -> None:
     """Before the answer-button handler: it would take the confirmation's presses."""
     commands = {
         "newpack": new_pack, "draft": show_draft, "undo": undo, "name": name,
-        "publish": publish, "discard": discard,
+        "publish": publish, "discard": discard, "unpublish": unpublish,
     }
     for command_name, callback in commands.items():
         app.add_handler(CommandHandler(
             command_name, callback, filters=PRIVATE & filters.UpdateType.MESSAGE))
+    # anywhere: an operator asks people for the id QUIZBOT_AUTHORS needs
+    app.add_handler(CommandHandler("whoami", whoami, filters=filters.UpdateType.MESSAGE))
     app.add_handler(MessageHandler(PRIVATE & filters.UpdateType.MESSAGE & filters.POLL,
                                    poll_sent))
     app.add_handler(CallbackQueryHandler(discard_pressed, pattern=f"^({DISCARD}|{KEEP})$"))
@@ -118,8 +120,25 @@ async def publish(update: Update, context: Context) -> None:
     if (found := await _author(update, context)) is None:
         return
     cmd, person, t = found
-    result = await context.bot_data.service.publish_draft(person)
+    result = await context.bot_data.service.publish_draft(person, " ".join(cmd.args) or None)
     await cmd.reply(authoring.published_text(result, t))
+
+
+async def unpublish(update: Update, context: Context) -> None:
+    if (found := await _author(update, context)) is None:
+        return
+    cmd, person, t = found
+    quiz_id = " ".join(cmd.args)
+    title = await context.bot_data.service.unpublish(person, quiz_id)
+    await cmd.reply(authoring.unpublished_text(quiz_id.strip().lower(), title, t))
+
+
+async def whoami(update: Update, context: Context) -> None:
+    if (found := await _author(update, context)) is None:
+        return
+    cmd, person, t = found
+    author = context.bot_data.service.may_author(person)
+    await cmd.reply(authoring.whoami_text(person, author, t))
 
 
 async def discard(update: Update, context: Context) -> None:
@@ -132,9 +151,10 @@ async def discard(update: Update, context: Context) -> None:
         InlineKeyboardButton(t.gettext("Discard it"), callback_data=DISCARD),
         InlineKeyboardButton(t.gettext("Keep it"), callback_data=KEEP),
     ]])
-    await cmd.message.reply_text(fit(t.gettext(
-        "Discard your draft with {count} questions? This cannot be undone.",
-        count=t.number(len(view.prompts)))), reply_markup=keyboard)
+    await cmd.message.reply_text(fit(t.ngettext(
+        "Discard your draft with {n} question? This cannot be undone.",
+        "Discard your draft with {n} questions? This cannot be undone.",
+        len(view.prompts))), reply_markup=keyboard)
 
 
 async def discard_pressed(update: Update, context: Context) -> None:

@@ -48,6 +48,7 @@ from bot.adapters.telegram.identity import (
     chat_id_of,
     chat_of,
     message_ref,
+    parse_message_ref,
     person_of,
     poll_ref,
 )
@@ -56,7 +57,7 @@ from bot.adapters.telegram.updates import Outcome, Redeliver, mark
 from bot.content.limits import TG_ALERT
 from bot.content.schema import DEFAULT_LOCALE
 from bot.core import render
-from bot.core.errors import UserError
+from bot.core.errors import StillOpen, UserError
 from bot.core.models import AnswerResult, AnswerStatus, Chat, Period, Person
 from bot.i18n import LANGUAGE_NAMES, Translator, translator
 
@@ -70,7 +71,6 @@ def register(app: TelegramApp) -> None:
     from bot.adapters.telegram.analysis import analysis_command  # it uses `command` below
 
     commands = {
-        ("start", "help"): help_command,
         ("quiz",): quiz,
         ("leaderboard",): leaderboard,
         ("stats",): stats,
@@ -151,12 +151,6 @@ def sender_of(message: telegram.Message) -> Person | None:
         else None
 
 
-async def help_command(update: Update, context: Context) -> None:
-    if (cmd := command(update, context)) is None:
-        return
-    await cmd.reply(render.help_text(await cmd.for_chat()))
-
-
 async def quiz(update: Update, context: Context) -> None:
     """/quiz [buttons] [quiz or topic] [N]: the core decides what it replaces and who it is
     for; N asks a round of N questions in a group (the core checks it)."""
@@ -171,7 +165,8 @@ async def quiz(update: Update, context: Context) -> None:
         count, args = args[-1], args[:-1]
     service = cmd.data.service
     async with service.quiz(cmd.chat, cmd.person, " ".join(args) or None, count=count,
-                            mode="buttons" if buttons else None) as question:
+                            mode="buttons" if buttons else None,
+                            is_admin=cmd.may_manage) as question:
         if buttons is None and await service.question_mode(cmd.chat) == "buttons":
             buttons = True  # the chat's /settings
         await cmd.data.poster.question(question, buttons=buttons)
@@ -207,7 +202,7 @@ async def review(update: Update, context: Context) -> None:
     private = Chat(cmd.person.key, cmd.person.name, is_private=True)
     question = await cmd.data.service.start_review(cmd.person, private, t.locale)
     if question is None:
-        await cmd.reply(render.nothing_due_text(t))
+        await cmd.reply(render.nothing_due_text(t, await cmd.data.service.next_review(cmd.person)))
         return
     try:
         await cmd.data.poster.question(question)
@@ -226,9 +221,7 @@ async def remind(update: Update, context: Context) -> None:
     t = await cmd.for_person()
     service, args = cmd.data.service, cmd.args
     if not args:
-        reminder = await service.reminder(cmd.person)
-        await cmd.reply(render.reminder_set_text(reminder, t) if reminder
-                        else render.remind_usage_text(t))
+        await cmd.reply(render.reminder_status_text(await service.reminder(cmd.person), t))
     elif args[0].lower() == "off":
         await cmd.reply(render.reminder_off_text(await service.reminder_off(cmd.person), t))
     else:
@@ -319,9 +312,9 @@ async def daily_command(update: Update, context: Context) -> None:
 
 
 async def settings_command(update: Update, context: Context) -> None:
-    """/settings shows the chat's question time, mode and chart setting (anyone); /settings
-    time SECONDS, /settings mode polls|buttons and /settings chart on|off change them (the
-    chat's admins)."""
+    """/settings shows the chat's question time, mode, chart and who asks (anyone);
+    /settings time SECONDS, mode polls|buttons, chart on|off and quiz admins|anyone change
+    them (the chat's admins)."""
     if (cmd := command(update, context)) is None:
         return
     service = cmd.data.service
@@ -336,7 +329,8 @@ async def settings_command(update: Update, context: Context) -> None:
     t = await cmd.for_chat()
     await cmd.reply(render.settings_text(settings, t) + "\n" + t.gettext(
         "Admins change them with /settings time SECONDS (10 to 600), /settings mode "
-        "polls|buttons or /settings chart on|off; “default” puts one back."))
+        "polls|buttons, /settings chart on|off or /settings quiz admins|anyone; “default” "
+        "puts one back."))
 
 
 async def daily_status(cmd: Command) -> str:
@@ -542,11 +536,28 @@ async def on_error(update: object, context: Context) -> None:
         if update.callback_query is not None:
             await update.callback_query.answer(fit(text, TG_ALERT), show_alert=True)
         elif message is not None:
+            if link := open_question_link(error, message.chat):
+                text += "\n" + link
             await message.reply_text(fit(text))
         elif update.poll_answer is not None and user is not None:
             await context.bot.send_message(user.id, fit(text))
     except TelegramError as exc:
         log.warning("could not reply to update %s: %s", update.update_id, exc)
+
+
+def open_question_link(error: object, chat: telegram.Chat) -> str | None:
+    """A link to the open question a refused /quiz points at, where Telegram has message
+    links (a supergroup's, public or not; a basic group has none: the text names it)."""
+    if not isinstance(error, StillOpen):
+        return None
+    internal = str(chat.id).removeprefix("-100")
+    if internal == str(chat.id):
+        return None
+    for ref in error.refs:
+        if (where := parse_message_ref(ref)) is not None and where[0] == chat.id:
+            return f"https://t.me/{chat.username}/{where[1]}" if chat.username \
+                else f"https://t.me/c/{internal}/{where[1]}"
+    return None
 
 
 def forget(data: BotData, update: Update) -> None:

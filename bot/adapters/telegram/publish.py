@@ -241,10 +241,7 @@ class Poster:
 
     @staticmethod
     def _poll_question(question: ShownQuestion) -> str:
-        if question.run_id is None:
-            return question.prompt
-        t = translator(question.locale)
-        return f"{t.number(question.number)}/{t.number(question.total)} · {question.prompt}"
+        return render.poll_question(question, translator(question.locale))
 
     def _seconds_open(self, question: ShownQuestion) -> float | None:
         if question.closes_at is None:

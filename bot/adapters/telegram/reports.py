@@ -3,10 +3,13 @@
 - A ⚑ button under every question (quiz poll or button message) carries `r:<question id>`
   (under 64 bytes). Pressed, it asks the person privately "what is wrong?" with a ForceReply;
   their reply to that prompt becomes the report. The prompt's first line is "⚑ <question
-  id>", which is how the reply finds its question (in any process, after a restart). The data
-  is never trusted: the core refuses an id the catalog does not have, and stores nothing.
+  id>", and "· <chat id>" when pressed in a group, which is how the reply finds its question
+  and the chat it was asked in (in any process, after a restart). The data is never trusted:
+  the core refuses an id the catalog does not have, and stores nothing.
 - `/report <question id> <text>`, or `/report <text>` for the last question the person
-  answered in this chat.
+  answered in this chat (the core tells the two apart, and refuses an id that is none).
+- `/reports` (the chat's admins): the open reports made in this chat; `/reports resolve <id>
+  [note]` resolves one.
 
 The person is thanked, in their language, only after the report is stored. Refusals are the
 core's UserErrors, shown by handlers.on_error.
@@ -26,24 +29,38 @@ from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, f
 from bot.adapters.telegram.callback_data import parse_flag
 from bot.adapters.telegram.context import Context, TelegramApp
 from bot.adapters.telegram.handlers import COMMAND_UPDATES, Command, alert, command, press
-from bot.adapters.telegram.identity import chat_of, person_of
+from bot.adapters.telegram.identity import PREFIX, chat_of, person_of
 from bot.adapters.telegram.keyboards import FLAG
 from bot.adapters.telegram.text import fit
-from bot.core.problem_reports import ReportReceipt, report_prompt_text, report_thanks_text
-from bot.i18n import translator
+from bot.core.models import Chat
+from bot.core.problem_reports import (
+    ReportReceipt,
+    report_list_text,
+    report_prompt_text,
+    report_thanks_text,
+    resolved_text,
+)
+from bot.i18n import _, translator
 
 log = logging.getLogger(__name__)
 
-_PROMPT = re.compile(rf"{FLAG} ([a-z0-9][a-z0-9-]{{0,47}})\n")
+_PROMPT = re.compile(rf"{FLAG} ([a-z0-9][a-z0-9-]{{0,47}})(?: · (-\d{{1,20}}))?\n")
+RESOLVE_WORDS = frozenset({"resolve", "done", "close"})
+RESOLVE_HINT = _("Resolve one with /reports resolve <id> [note].")
 
 
-def prompted_question(message: telegram.Message | None, bot_id: int) -> str | None:
-    """The question id of the bot's ⚑ prompt that `message` replies to, else None."""
+def prompted_question(
+    message: telegram.Message | None, bot_id: int
+) -> tuple[str, int | None] | None:
+    """The question id of the bot's ⚑ prompt that `message` replies to, and the group the ⚑
+    was pressed in (None: a private chat), else None."""
     prompt = message.reply_to_message if message is not None else None
     if prompt is None or prompt.from_user is None or prompt.from_user.id != bot_id:
         return None
     match = _PROMPT.match(prompt.text or "")
-    return match.group(1) if match else None
+    if match is None:
+        return None
+    return match.group(1), int(match.group(2)) if match.group(2) else None
 
 
 class _RepliesToPrompt(filters.MessageFilter):
@@ -64,6 +81,7 @@ def register(app: TelegramApp) -> None:
         filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE & ~filters.COMMAND
         & _RepliesToPrompt(), prompt_answered))
     app.add_handler(CommandHandler("report", report_command, filters=COMMAND_UPDATES))
+    app.add_handler(CommandHandler("reports", reports_command, filters=COMMAND_UPDATES))
 
 
 async def flag_pressed(update: Update, context: Context) -> None:
@@ -77,7 +95,10 @@ async def flag_pressed(update: Update, context: Context) -> None:
     t = translator(locale)
     question_id = parse_flag(query.data) or ""
     title = data.service.question_title(question_id, locale)  # UnknownQuestion: refused
-    prompt = f"{FLAG} {question_id}\n" + report_prompt_text(title, t)
+    group = query.message is not None and query.message.chat.type in (
+        ChatType.GROUP, ChatType.SUPERGROUP)
+    where = f" · {query.message.chat.id}" if group and query.message is not None else ""
+    prompt = f"{FLAG} {question_id}{where}\n" + report_prompt_text(title, t)
     try:
         await data.poster.bot.send_message(
             query.from_user.id, fit(prompt),
@@ -100,11 +121,14 @@ async def prompt_answered(update: Update, context: Context) -> None:
     """A reply to the ⚑ prompt: the report, stored, then thanked for."""
     if (cmd := command(update, context)) is None or cmd.person is None:
         return
-    question_id = prompted_question(cmd.message, context.bot.id)
-    if question_id is None:
+    prompted = prompted_question(cmd.message, context.bot.id)
+    if prompted is None:
         return
+    question_id, group_id = prompted
+    # a ⚑ pressed in a group is that group's report, though written here
+    chat = cmd.chat if group_id is None else Chat(f"{PREFIX}{group_id}", "")
     service = cmd.data.service
-    receipt = await service.report_problem(cmd.person, cmd.chat, question_id,
+    receipt = await service.report_problem(cmd.person, chat, question_id,
                                            cmd.message.text or "")
     await thank(cmd, receipt)
 
@@ -114,17 +138,33 @@ async def report_command(update: Update, context: Context) -> None:
     in this chat."""
     if (cmd := command(update, context)) is None or cmd.person is None:
         return
-    service = cmd.data.service
-    args = cmd.args
-    if args and service.is_question(args[0]):
-        text = (cmd.message.text or "").split(None, 2)[2:]  # the text as typed, lines kept
-        receipt = await service.report_problem(cmd.person, cmd.chat, args[0],
-                                               text[0] if text else "")
-    else:
-        text = (cmd.message.text or "").split(None, 1)[1:]
-        receipt = await service.report_last_answered(cmd.person, cmd.chat,
-                                                     text[0] if text else "")
+    words = (cmd.message.text or "").split(None, 1)[1:]  # the text as typed, lines kept
+    receipt = await cmd.data.service.report_words(cmd.person, cmd.chat,
+                                                  words[0] if words else "")
     await thank(cmd, receipt)
+
+
+async def reports_command(update: Update, context: Context) -> None:
+    """/reports: the open reports made in this chat; /reports resolve <id> [note]. For the
+    chat's admins, in the reader's language."""
+    if (cmd := command(update, context)) is None:
+        return
+    service = cmd.data.service
+    allowed = await cmd.may_manage()
+    t = await cmd.for_person()
+    if cmd.args and cmd.args[0].lower() in RESOLVE_WORDS:
+        if len(cmd.args) < 2:
+            await cmd.reply(t.gettext(RESOLVE_HINT))
+            return
+        rest = (cmd.message.text or "").split(None, 3)[3:]
+        resolved = await service.resolve_chat_report(cmd.chat, cmd.args[1],
+                                                     rest[0] if rest else None,
+                                                     allowed=allowed)
+        await cmd.reply(resolved_text(resolved, t))
+        return
+    reports = await service.chat_reports(cmd.chat, allowed=allowed)
+    await cmd.reply(report_list_text(reports, t, service.report_titles(reports, t.locale),
+                                     RESOLVE_HINT))
 
 
 async def thank(cmd: Command, receipt: ReportReceipt) -> None:

@@ -111,7 +111,9 @@ class MemoryStorage:
         return self._db.chats.setdefault(key, Chat())
 
     async def upsert_person(self, key: str, name: str) -> None:
-        self._person(key).name = name
+        person = self._person(key)
+        if name:  # a blank name keeps the stored one
+            person.name = name
 
     async def upsert_chat(self, key: str, title: str, platform_locale: str | None = None) -> None:
         chat = self._chat(key)
@@ -140,6 +142,9 @@ class MemoryStorage:
     async def chat_platform_locale(self, key: str) -> str | None:
         chat = self._db.chats.get(key)
         return None if chat is None else chat.platform_locale
+
+    async def chats(self) -> list[tuple[str, str]]:
+        return [(key, chat.title) for key, chat in sorted(self._db.chats.items())]
 
     async def migrate_chat(self, old: str, new: str) -> bool:
         db = self._db
@@ -584,11 +589,13 @@ class MemoryStorage:
         return "inserted", self._report(added)
 
     async def problem_reports(
-        self, *, open_only: bool = True, quiz_id: str | None = None
+        self, *, open_only: bool = True, quiz_id: str | None = None,
+        chat_key: str | None = None,
     ) -> list[ProblemReportRecord]:
         return [self._report(r) for _, r in sorted(self._db.reports.items())
                 if (not open_only or r.resolved_at is None)
-                and (quiz_id is None or r.quiz_id == quiz_id)]
+                and (quiz_id is None or r.quiz_id == quiz_id)
+                and (chat_key is None or r.chat_key == chat_key)]
 
     async def resolve_problem_report(
         self, report_id: int, when: datetime, note: str | None = None
@@ -662,4 +669,10 @@ class MemoryStorage:
     async def authored_packs(self) -> list[AuthoredPackRecord]:
         return sorted(self._db.packs.values(), key=lambda p: (p.published_at, p.quiz_id))
 
-
+    async def withdraw_pack(self, quiz_id: str, when: datetime) -> bool:
+        packs = self._db.packs
+        pack = packs.get(quiz_id)
+        if pack is None or pack.withdrawn_at is not None:
+            return False
+        packs[quiz_id] = dataclasses.replace(pack, withdrawn_at=_utc(when))
+        return True

@@ -20,9 +20,11 @@ before copying: rows written to the source during a copy may be missed.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import sqlite3
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -32,10 +34,14 @@ from typing import Any
 import asyncpg
 
 from bot.core.ports import StorageError
+from bot.i18n import translator
 from bot.storage.postgres.schema import version_of
 from bot.storage.postgres.url import DatabaseUrl, is_postgres_url, redact
 
 log = logging.getLogger(__name__)
+EN = translator("en")
+LIVE_CHECKS = 4  # looks at a PostgreSQL source's other sessions, LIVE_WAIT s more apart each
+LIVE_WAIT = 0.1  # the operator's English, plurals through the catalog
 
 BATCH = 5000
 PROGRESS = "copy_progress"
@@ -76,8 +82,8 @@ TABLES = (
                                                       "claimed_at", "published_at"),
           times=("claimed_at", "published_at"), dates=("local_date",)),
     Table("chat_settings", ("chat_key",), ("chat_key", "question_seconds", "mode",
-                                           "updated_at", "updated_by", "chart"),
-          times=("updated_at",), flags=("chart",)),
+                                           "updated_at", "updated_by", "chart", "admins_only"),
+          times=("updated_at",), flags=("chart", "admins_only")),
     Table("rounds", ("id",), ("id", "chat_key", "selector", "total", "mode", "locale",
                               "started_at", "finished_at"),
           times=("started_at", "finished_at")),
@@ -96,8 +102,9 @@ TABLES = (
     Table("draft_questions", ("author_key", "number"), ("author_key", "number", "question",
                                                         "ref", "added_at"),
           times=("added_at",)),
-    Table("authored_packs", ("quiz_id",), ("quiz_id", "author_key", "pack", "published_at"),
-          times=("published_at",)),
+    Table("authored_packs", ("quiz_id",), ("quiz_id", "author_key", "pack", "published_at",
+                                           "withdrawn_at"),
+          times=("published_at", "withdrawn_at")),
 )
 # derived from the answers, rebuilt by the destination: counted to check, never copied
 REBUILT = ("totals", "scores")
@@ -154,6 +161,9 @@ class Side:
     async def start_progress(self, source: str) -> None: raise NotImplementedError
     async def finish(self) -> None: raise NotImplementedError
     async def empty(self) -> None: raise NotImplementedError
+    async def in_use(self) -> str | None:
+        """Why another process may be writing to this database (None: nothing says so)."""
+        raise NotImplementedError
 
 
 def _key_json(key: tuple[Any, ...]) -> str:
@@ -176,11 +186,28 @@ def _to_ms(value: datetime | None) -> int | None:
     return None if value is None else int(value.timestamp() * 1000)
 
 
+def _heartbeat(database: Path | DatabaseUrl) -> str | None:
+    """A running quizbot's fresh heartbeat for this database (bot/health.py), as words."""
+    from bot import health
+
+    try:
+        state = json.loads(health.heartbeat_path(database).read_text())
+        age = time.time() - float(state["at"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if age > health.FRESH:
+        return None
+    return f"a running quizbot (pid {state.get('pid')}) uses it: its heartbeat is {age:.0f} s old"
+
+
 class SqliteSide(Side):
     def __init__(self, path: Path) -> None:
         self.path = path
         self.where = str(path)
         self.db: sqlite3.Connection | None = None
+
+    async def in_use(self) -> str | None:
+        return _heartbeat(self.path)
 
     async def connect(self) -> None:
         self.db = sqlite3.connect(self.path, isolation_level=None)
@@ -321,6 +348,23 @@ class PostgresSide(Side):
     async def connect(self) -> None:
         self.db = await asyncpg.connect(self.url)
 
+    async def in_use(self) -> str | None:
+        """Other sessions on the database (a bot's pool), checked a few times: one that was
+        just closed takes a moment to leave pg_stat_activity. Then a heartbeat on this
+        machine."""
+        others = 0
+        for attempt in range(LIVE_CHECKS):
+            others = int(await self.db.fetchval(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND pid <> pg_backend_pid() AND backend_type = 'client backend'"))
+            if not others:
+                break
+            await asyncio.sleep(LIVE_WAIT * (attempt + 1))
+        if others:
+            return EN.ngettext("{n} other session is connected to it",
+                               "{n} other sessions are connected to it", others)
+        return _heartbeat(DatabaseUrl(self.url))
+
     async def close(self) -> None:
         if self.db is not None:
             await self.db.close()
@@ -433,6 +477,20 @@ def side_for(database: str | Path | DatabaseUrl) -> Side:
 
 
 # the copy ---------------------------------------------------------------------------------
+async def _refuse_live(source: str | Path | DatabaseUrl, name: str) -> None:
+    side = side_for(source)
+    if isinstance(side, SqliteSide) and not side.path.is_file():
+        return  # nothing to copy: said later
+    await side.connect()
+    try:
+        reason = await side.in_use()
+    finally:
+        await side.close()
+    if reason is not None:
+        raise CopyError(f"the source {name} is being written to ({reason}): stop the bot "
+                        "first, or add --live-ok to copy it anyway")
+
+
 async def _open_and_close(database: str | Path | DatabaseUrl) -> None:
     """Check the database is ours and bring it to the newest schema (its own Storage)."""
     from bot.storage import storage_for
@@ -466,14 +524,18 @@ async def _holds_data(side: Side) -> bool:
 async def copy_database(
     source: str | Path | DatabaseUrl, destination: str | Path | DatabaseUrl, *,
     force: bool = False, batch: int = BATCH, say: Callable[[str], None] = print,
-    after_batch: Callable[[str, int], None] | None = None,
+    after_batch: Callable[[str, int], None] | None = None, live_ok: bool = False,
 ) -> Report:
     """Copy a community from `source` to `destination` (paths or postgresql:// URLs).
-    CopyError (a StorageError: one line) when it must not or cannot; `after_batch(table,
+    CopyError (a StorageError: one line) when it must not or cannot: a source another process
+    is writing to is refused unless `live_ok` (the copy reads table after table, so answers
+    written meanwhile would be missing, or break the verification); `after_batch(table,
     rows copied so far)` is called after each committed batch (tests interrupt there)."""
     src_name, dst_name = describe(source), describe(destination)
     if src_name == dst_name:
         raise CopyError(f"the source and the destination are the same database ({src_name})")
+    if not live_ok:
+        await _refuse_live(source, src_name)
     await _open_and_close(source)  # ours, newest schema, its boards applied
     await _open_and_close(destination)
     src, dst = side_for(source), side_for(destination)
@@ -519,7 +581,8 @@ async def copy_database(
                 await dst.write(table, rows, at, src_name)
                 if after_batch is not None:
                     after_batch(table.name, at.copied)
-            say(f"  {table.name}: {at.copied} rows")
+            copied = EN.ngettext("{n} row", "{n} rows", at.copied)
+            say(f"  {table.name}: {copied}")
         await dst.finish()
     finally:
         await src.close()

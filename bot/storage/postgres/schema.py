@@ -383,6 +383,20 @@ MIGRATIONS: list[str] = [
         published_at timestamptz NOT NULL
     );
     """,
+    # a name that is an id ("tg:1003") or blank was saved over a real one: unknown ('') from
+    # now on, so the person's next real name replaces it and boards never show the id
+    """
+    UPDATE persons SET name = '' WHERE name <> '' AND (
+        name = key OR btrim(name) = '' OR name ~ '^(tg|dc):-?[0-9]+$');
+    """,
+    # /settings quiz admins: only the chat's admins start or replace a question; NULL: anyone
+    """
+    ALTER TABLE chat_settings ADD COLUMN admins_only boolean;
+    """,
+    # /unpublish: the pack is no longer offered, its answers keep their quiz, its id stays taken
+    """
+    ALTER TABLE authored_packs ADD COLUMN withdrawn_at timestamptz;
+    """,
 ]
 
 

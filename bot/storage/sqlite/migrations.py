@@ -395,6 +395,22 @@ MIGRATIONS: list[str] = [
         published_at INTEGER NOT NULL
     );
     """,
+    # a name that is an id ("tg:1003") or blank was saved over a real one: unknown ('') from
+    # now on, so the person's next real name replaces it and boards never show the id
+    """
+    UPDATE persons SET name = '' WHERE name <> '' AND (
+        name = key OR trim(name) = ''
+        OR ((substr(name, 1, 3) IN ('tg:', 'dc:')) AND length(name) > 3
+            AND ltrim(substr(name, 4), '-0123456789') = ''));
+    """,
+    # /settings quiz admins: only the chat's admins start or replace a question; NULL: anyone
+    """
+    ALTER TABLE chat_settings ADD COLUMN admins_only INTEGER;
+    """,
+    # /unpublish: the pack is no longer offered, its answers keep their quiz, its id stays taken
+    """
+    ALTER TABLE authored_packs ADD COLUMN withdrawn_at INTEGER;
+    """,
 ]
 
 

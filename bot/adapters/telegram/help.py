@@ -1,0 +1,107 @@
+"""/help, /start (with a quiz id: that quiz, privately, so a quiz is shared as the link
+t.me/<bot>?start=<quiz id>) and the welcome when the bot is added to a group.
+
+Which commands a person sees is the core's rule (bot/core/help.py); the list here is
+Telegram's syntax. The welcome comes from a `my_chat_member` update that makes the bot a
+member or an administrator of a group it was not in: once per joining (the same change
+delivered again is dropped by the redelivery guard), in the chat's language.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import Update
+from telegram.constants import ChatMemberStatus, ChatType
+from telegram.error import TelegramError
+from telegram.ext import ChatMemberHandler, CommandHandler
+
+from bot.adapters.telegram.context import Context, TelegramApp
+from bot.adapters.telegram.handlers import COMMAND_UPDATES, Command, command
+from bot.adapters.telegram.identity import chat_of
+from bot.adapters.telegram.text import fit
+from bot.core.help import Entry, Where, help_text, welcome_text
+from bot.i18n import _, translator
+
+log = logging.getLogger(__name__)
+
+ENTRIES = (
+    Entry(_("/quiz — a question now (in a group, for everyone)")),
+    Entry(_("/quiz <quiz id> — the whole quiz, one question after another, just for you"),
+          Where.PRIVATE),
+    Entry(_("/quiz <quiz or topic> N — N questions in a row for the group"), Where.SHARED),
+    Entry(_("/leaderboard [day|week|all] — who knows best")),
+    Entry(_("/stats — your answers, accuracy and streaks")),
+    Entry(_("/review — the questions due for review, in our private chat")),
+    Entry(_("/remind HH:MM [zone] — a daily reminder when reviews are due; /remind off")),
+    Entry(_("/lang <en|bn|hi> — your language")),
+    Entry(_("/report <question id> <what is wrong> — report a wrong or unclear question; "
+            "/report <what is wrong> for the last one you answered")),
+    Entry(_("/daily — this chat's daily question")),
+    Entry(_("/settings — this chat's question time, mode and who may ask")),
+    Entry(_("/help — this list")),
+    Entry(_("/lang chat <en|bn|hi|auto> — the group's language"), Where.SHARED, admin=True),
+    Entry(_("/daily HH:MM [zone] [quiz] — a question every day; /daily off"), admin=True),
+    Entry(_("/settings time SECONDS, mode polls|buttons, chart on|off, "
+            "quiz admins|anyone — change them"), admin=True),
+    Entry(_("/analysis [quiz] — which questions work, with a chart"), admin=True),
+    Entry(_("/reports — open reports about questions asked here; /reports resolve <id> "
+            "[note]"), admin=True),
+)
+START = _("/quiz <quiz id>")
+JOINED = (ChatMemberStatus.MEMBER, ChatMemberStatus.ADMINISTRATOR)
+GROUPS = (ChatType.GROUP, ChatType.SUPERGROUP)
+
+
+def register(app: TelegramApp) -> None:
+    app.add_handler(CommandHandler("help", help_command, filters=COMMAND_UPDATES))
+    app.add_handler(CommandHandler("start", start_command, filters=COMMAND_UPDATES))
+    app.add_handler(ChatMemberHandler(joined, ChatMemberHandler.MY_CHAT_MEMBER))
+
+
+async def help_command(update: Update, context: Context) -> None:
+    if (cmd := command(update, context)) is not None:
+        await show_help(cmd)
+
+
+async def show_help(cmd: Command) -> None:
+    t = await cmd.for_person()
+    admin = cmd.person is None or await cmd.may_manage()  # a channel post is its admins'
+    await cmd.reply(help_text(ENTRIES, cmd.data.service.quizzes(t.locale), t,
+                              private=cmd.chat.is_private, admin=admin, start=START))
+
+
+async def start_command(update: Update, context: Context) -> None:
+    """/start <quiz id> in a private chat (a t.me link): that quiz for the person, one question
+    after another; an unknown id is refused with the quiz list (on_error). Else /help."""
+    if (cmd := command(update, context)) is None:
+        return
+    if not cmd.args or not cmd.chat.is_private or cmd.person is None:
+        await show_help(cmd)
+        return
+    service = cmd.data.service
+    async with service.quiz(cmd.chat, cmd.person, cmd.args[0], run=True) as question:
+        buttons = True if await service.question_mode(cmd.chat) == "buttons" else None
+        await cmd.data.poster.question(question, buttons=buttons)
+
+
+async def joined(update: Update, context: Context) -> None:
+    """The bot was added to a group: a short welcome, in the chat's language if known."""
+    change = update.my_chat_member
+    if change is None or change.chat.type not in GROUPS:
+        return
+    was, now = change.old_chat_member.status, change.new_chat_member.status
+    if was in JOINED or now not in JOINED:
+        return  # promoted, demoted or removed: no new arrival
+    data = context.bot_data
+    # the same change delivered again (after a crash) has another update id, the same date
+    if not data.seen.add(("joined", change.chat.id, change.date.timestamp())):
+        return
+    data.poster.remember(change.chat)
+    service = data.service
+    t = translator(await service.locale_of_chat(chat_of(change.chat)))
+    text = welcome_text(service.quizzes(t.locale), t, start=START)
+    try:
+        await context.bot.send_message(change.chat.id, fit(text))
+    except TelegramError as exc:  # e.g. not allowed to write there
+        log.info("could not welcome tg:%s: %s", change.chat.id, exc)
