@@ -23,12 +23,14 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import timedelta
+from typing import Protocol
 
 from bot.core.delivery import Delivery
 from bot.core.errors import StillOpen, UnknownQuiz, may_not_ask
 from bot.core.locales import Locales
 from bot.core.locks import KeyedLocks
 from bot.core.models import Chat, Person, ShownQuestion
+from bot.core.ports import LeaseStore, PostStore, RoundStore
 from bot.core.questions import Questions, is_open
 from bot.core.rounds import Rounds, check_count
 from bot.core.rounds import deliver as deliver_rounds
@@ -41,11 +43,16 @@ log = logging.getLogger(__name__)
 CHAT_LEASE = timedelta(seconds=15)
 
 
+class AskingStorage(LeaseStore, PostStore, RoundStore, Protocol):
+    """What Asking reads and writes: the chat's lease, its open questions and rounds."""
+
+
 class Asking:
     def __init__(
         self, questions: Questions, runs: Runs, locales: Locales, delivery: Delivery,
-        question_time: timedelta, rounds: Rounds | None = None,
+        storage: AskingStorage, question_time: timedelta, rounds: Rounds | None = None,
     ) -> None:
+        self.storage = storage
         self.questions = questions
         self.runs = runs
         self.locales = locales
@@ -91,7 +98,7 @@ class Asking:
         """The chat across processes (webhooks behind a load balancer, Discord shards): the
         database lease that one /quiz at a time holds while it replaces and shows. A holder
         that died frees it after CHAT_LEASE; waiting longer than that is pointless."""
-        storage, holder, clock = self.delivery.storage, self.delivery.holder, self.delivery.clock
+        storage, holder, clock = self.storage, self.delivery.holder, self.delivery.clock
         name = f"chat:{chat_key}"
         loop = asyncio.get_running_loop()
         give_up = loop.time() + CHAT_LEASE.total_seconds()
@@ -116,7 +123,7 @@ class Asking:
             if not await is_admin():
                 raise may_not_ask()
             return
-        storage, now = self.questions.storage, self.delivery.clock.now()
+        storage, now = self.storage, self.delivery.clock.now()
         shown = next(((post, question) for post in await storage.open_posts(chat.key, kind="quiz")
                       if post.run_id is None and post.owner_key is None and is_open(post, now)
                       and (question := self.questions.question_of(post)) is not None), None)
@@ -155,7 +162,7 @@ class Asking:
                 raise UnknownQuiz(selector, self.questions.quizzes(locale))
             return await self.runs.start(person, chat, quiz, locale)
         # one question for this person; their previous single question is replaced quietly
-        for post in await self.questions.storage.open_posts(chat.key, kind="quiz"):
+        for post in await self.storage.open_posts(chat.key, kind="quiz"):
             if post.owner_key == person.key and post.run_id is None:
                 await self.questions.close(post.id, quiet=True)
         return await self.questions.ask(chat, selector, locale, person=person, owner=person)

@@ -179,6 +179,10 @@ class Review:
     async def reminder(self, person: Person) -> Schedule | None:
         return await self.storage.get_reminder(person.key)
 
+    async def reminders(self) -> list[Schedule]:
+        """Every person's reminder (the scheduler's round)."""
+        return await self.storage.reminders()
+
     async def claim(self, reminder: Schedule) -> int | None:
         """If today's reminder is due and unclaimed, claim it (once per person and local
         day, by the database) and return how many cards are due (0: send nothing).

@@ -87,7 +87,7 @@ class Scheduler:
         day's reminder rather than sending it twice. Nothing is sent when nothing is due."""
         spaced, delivery = self.service.spaced, self.service.delivery
         sent = 0
-        for reminder in await self.service.storage.reminders():
+        for reminder in await spaced.reminders():
             person_key = reminder.chat_key
             port = delivery.port_for(person_key)
             day = reminder.due_day(self.service.clock.now())

@@ -100,7 +100,7 @@ class QuizService:
         self.chat_settings = ChatSettingsRules(storage, clock, question_time)
         self.rounds = Rounds(self.questions, storage, clock, self.chat_settings)
         self.asking = Asking(self.questions, self.runs, self.locales, self.delivery,
-                             question_time, self.rounds)
+                             storage, question_time, self.rounds)
         self.problem_reports = ProblemReports(catalog, storage, clock)
         self.authoring = Authoring(catalog, storage, clock, authors)
 
