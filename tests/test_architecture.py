@@ -59,12 +59,20 @@ def test_storage_depends_only_on_the_core_ports(path: Path) -> None:
     "path", [p for p in modules("core") if p.name not in WIRING], ids=lambda p: p.name
 )
 def test_the_core_parts_take_role_ports_not_the_whole_storage(path: Path) -> None:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
     whole = [
-        node.lineno for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        node.lineno for node in ast.walk(tree)
         if isinstance(node, ast.ImportFrom) and node.module == "bot.core.ports"
         and any(alias.name == "Storage" for alias in node.names)
     ]
     assert not whole, f"{path.name}:{whole[0]} imports Storage: take the role ports it uses"
+    # another part's storage (self.questions.storage) is a port this part did not declare
+    borrowed = [
+        node.lineno for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and node.attr == "storage"
+        and isinstance(node.value, ast.Attribute)
+    ]
+    assert not borrowed, f"{path.name}:{borrowed[0]} uses another part's storage"
 
 
 @pytest.mark.parametrize(
