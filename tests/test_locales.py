@@ -3,9 +3,13 @@ what a shared chat reads follows the chat; a private chat has one reader."""
 
 from __future__ import annotations
 
+import pytest
+
 from bot.core.locales import personal_locale
 from bot.core.models import Chat, Person
 from bot.core.service import QuizService
+
+pytestmark = pytest.mark.memory_store  # the core needs a store, not a database
 
 GROUP = Chat("tg:-100", "Study group")
 EN_US = Person("dc:1", "Ada", platform_locale="en-US")

@@ -3,11 +3,15 @@ reader's language, never the platform id (issue 18)."""
 
 from __future__ import annotations
 
+import pytest
+
 from bot.core import render
 from bot.core.models import BoardRow, Chat, Leaderboard, Period, Person
 from bot.core.ports import RoundScore, RoundSummary
 from bot.core.service import QuizService
 from bot.i18n import translator
+
+pytestmark = pytest.mark.memory_store  # the core needs a store, not a database
 
 
 def board(*rows: BoardRow) -> Leaderboard:
