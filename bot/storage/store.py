@@ -9,7 +9,7 @@ the daily post, moving a chat, and the boards (their reads and materializing the
 
 from __future__ import annotations
 
-from abc import abstractmethod
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from types import ModuleType
@@ -25,6 +25,7 @@ from bot.core.ports import (
     NewProblemReport,
     PostRecord,
     ProblemReportRecord,
+    RecordOutcome,
     ReportOutcome,
     ResolveOutcome,
     ReviewAnswer,
@@ -38,7 +39,32 @@ from bot.storage import problem_reports as reports
 from bot.storage.cache import CachedStorage
 
 
-class Store(CachedStorage):
+class PostCreation(ABC):
+    """create_post's arguments as one NewPost, for every store."""
+
+    async def create_post(
+        self,
+        chat_key: str,
+        quiz_id: str,
+        question_id: str,
+        order: tuple[int, ...],
+        locale: str,
+        created_at: datetime,
+        closes_at: datetime | None = None,
+        run_id: int | None = None,
+        kind: str = "quiz",
+        owner_key: str | None = None,
+    ) -> PostRecord:
+        return await self._create_post(NewPost(
+            chat_key, quiz_id, question_id, tuple(order), locale, created_at, closes_at, run_id,
+            kind, owner_key,
+        ))
+
+    @abstractmethod
+    async def _create_post(self, new: NewPost) -> PostRecord: ...
+
+
+class Store(PostCreation, CachedStorage):
     boards: ClassVar[ModuleType]  # the backend's reads of the aggregates: leaderboard (and its
     # Roll), person_streaks, daily_days_for
 
@@ -69,21 +95,7 @@ class Store(CachedStorage):
         return result
 
     # posts -----------------------------------------------------------------------------
-    async def create_post(
-        self,
-        chat_key: str,
-        quiz_id: str,
-        question_id: str,
-        order: tuple[int, ...],
-        locale: str,
-        created_at: datetime,
-        closes_at: datetime | None = None,
-        run_id: int | None = None,
-        kind: str = "quiz",
-        owner_key: str | None = None,
-    ) -> PostRecord:
-        new = NewPost(chat_key, quiz_id, question_id, tuple(order), locale, created_at,
-                      closes_at, run_id, kind, owner_key)
+    async def _create_post(self, new: NewPost) -> PostRecord:
         post_id = await self._write(ops.insert_post, new)
         post = await self.get_post(post_id)
         assert post is not None
@@ -149,6 +161,30 @@ class Store(CachedStorage):
         return result
 
     # answers ---------------------------------------------------------------------------
+    async def record_answer(
+        self, answer: AnswerRecord
+    ) -> tuple[RecordOutcome, AnswerRecord | None]:
+        """One write: the answer, and its person (answer.name) unless known unchanged. The
+        person's language comes back with it if it is not cached, so the reply that follows
+        reads nothing."""
+        key, name = answer.person_key, answer.name
+        upsert = self._known_people.get(key) != name if name else key not in self._known_people
+        read_locale = self._person_locales.get(key) is None
+        generation = self._generation
+        outcome, earlier, locale = await self._record(answer, upsert, read_locale)
+        if locale is not None and generation == self._generation:
+            self._person_locales.put(key, locale[0])
+        if upsert and name and outcome == "inserted":
+            self._known_people.put(key, name)
+        return outcome, earlier
+
+    @abstractmethod
+    async def _record(
+        self, answer: AnswerRecord, upsert_person: bool, read_locale: bool
+    ) -> tuple[RecordOutcome, AnswerRecord | None, tuple[str | None] | None]:
+        """The backend's one write of an answer (the hot path): its outcome, the earlier
+        answer of a duplicate, and if `read_locale` the person's stored language (a 1-tuple)."""
+
     async def answers_for_post(self, post_id: int) -> list[AnswerRecord]:
         result: list[AnswerRecord] = await self._read(
             queries.answers_for_post, post_id)

@@ -33,8 +33,9 @@ from bot.core.ports import (
 )
 from bot.core.schedule import Schedule
 from bot.storage.aggregation import aggregate, streaks
-from bot.storage.memory.tables import Answer, Chat, Daily, Draft, Person, Report, Round
+from bot.storage.memory.tables import Answer, Chat, Daily, Draft, Person, Round
 from bot.storage.problem_reports import appended
+from bot.storage.store import PostCreation
 
 STALE_LEASE = timedelta(days=1)  # leases expired this long ago are dropped (as in SQL)
 
@@ -65,7 +66,7 @@ class MemoryDatabase:
     rounds: dict[int, Round] = dataclasses.field(default_factory=dict)
     reminders: dict[str, Schedule] = dataclasses.field(default_factory=dict)
     reminder_days: set[tuple[str, date]] = dataclasses.field(default_factory=set)
-    reports: dict[int, Report] = dataclasses.field(default_factory=dict)
+    reports: dict[int, ProblemReportRecord] = dataclasses.field(default_factory=dict)
     drafts: dict[str, Draft] = dataclasses.field(default_factory=dict)
     packs: dict[str, AuthoredPackRecord] = dataclasses.field(default_factory=dict)
     ids: itertools.count[int] = dataclasses.field(default_factory=lambda: itertools.count(1))
@@ -74,7 +75,7 @@ class MemoryDatabase:
         return next(self.ids)
 
 
-class MemoryStorage:
+class MemoryStorage(PostCreation):
     def __init__(self, database: MemoryDatabase | None = None) -> None:
         self.database = database or MemoryDatabase()
         self._open = False
@@ -174,9 +175,9 @@ class MemoryStorage:
         for record in db.rounds.values():
             if record.chat_key == old:
                 record.chat_key = new
-        for report in db.reports.values():
+        for report_id, report in db.reports.items():
             if report.chat_key == old:
-                report.chat_key = new
+                db.reports[report_id] = dataclasses.replace(report, chat_key=new)
         return True
 
     # posts -----------------------------------------------------------------------------
@@ -192,21 +193,8 @@ class MemoryStorage:
         db.posts[post.id] = post
         return post
 
-    async def create_post(
-        self,
-        chat_key: str,
-        quiz_id: str,
-        question_id: str,
-        order: tuple[int, ...],
-        locale: str,
-        created_at: datetime,
-        closes_at: datetime | None = None,
-        run_id: int | None = None,
-        kind: str = "quiz",
-        owner_key: str | None = None,
-    ) -> PostRecord:
-        return self._insert_post(NewPost(chat_key, quiz_id, question_id, tuple(order), locale,
-                                         created_at, closes_at, run_id, kind, owner_key))
+    async def _create_post(self, new: NewPost) -> PostRecord:
+        return self._insert_post(new)
 
     async def get_post(self, post_id: int) -> PostRecord | None:
         return self._db.posts.get(post_id)
@@ -564,35 +552,34 @@ class MemoryStorage:
         return True
 
     # problem reports -------------------------------------------------------------------
-    @staticmethod
-    def _report(report: Report) -> ProblemReportRecord:
-        return ProblemReportRecord(**dataclasses.asdict(report))
-
     async def add_problem_report(
         self, report: NewProblemReport, *, since: datetime, daily_cap: int, max_chars: int
     ) -> tuple[ReportOutcome, ProblemReportRecord | None]:
-        db = self._db
+        reports = self._db.reports
         when = _utc(report.created_at)
-        mine = [r for _, r in sorted(db.reports.items()) if r.person_key == report.person_key]
+        mine = [r for _, r in sorted(reports.items()) if r.person_key == report.person_key]
         for stored in mine:
             if (stored.quiz_id, stored.question_id) == (report.quiz_id, report.question_id) \
                     and stored.resolved_at is None:
-                stored.text = appended(stored.text, report.text, max_chars)
-                stored.updated_at = when
-                stored.person_name = report.person_name
-                return "appended", self._report(stored)
+                reports[stored.id] = dataclasses.replace(
+                    stored, text=appended(stored.text, report.text, max_chars), updated_at=when,
+                    person_name=report.person_name,
+                )
+                return "appended", reports[stored.id]
         if sum(1 for r in mine if r.created_at > since) >= daily_cap:
             return "capped", None
-        added = Report(db.next_id(), report.quiz_id, report.question_id, report.person_key,
-                       report.person_name, report.chat_key, report.text, when, when)
-        db.reports[added.id] = added
-        return "inserted", self._report(added)
+        added = ProblemReportRecord(
+            self._db.next_id(), report.quiz_id, report.question_id, report.person_key,
+            report.person_name, report.chat_key, report.text, when, when,
+        )
+        reports[added.id] = added
+        return "inserted", added
 
     async def problem_reports(
         self, *, open_only: bool = True, quiz_id: str | None = None,
         chat_key: str | None = None,
     ) -> list[ProblemReportRecord]:
-        return [self._report(r) for _, r in sorted(self._db.reports.items())
+        return [r for _, r in sorted(self._db.reports.items())
                 if (not open_only or r.resolved_at is None)
                 and (quiz_id is None or r.quiz_id == quiz_id)
                 and (chat_key is None or r.chat_key == chat_key)]
@@ -600,12 +587,13 @@ class MemoryStorage:
     async def resolve_problem_report(
         self, report_id: int, when: datetime, note: str | None = None
     ) -> ResolveOutcome:
-        report = self._db.reports.get(report_id)
+        reports = self._db.reports
+        report = reports.get(report_id)
         if report is None:
             return "unknown"
         if report.resolved_at is not None:
             return "already"
-        report.resolved_at, report.resolution = _utc(when), note
+        reports[report_id] = dataclasses.replace(report, resolved_at=_utc(when), resolution=note)
         return "resolved"
 
     async def last_answered(self, person_key: str, chat_key: str) -> tuple[str, str] | None:

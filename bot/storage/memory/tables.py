@@ -56,21 +56,6 @@ class Round:
 
 
 @dataclass
-class Report:
-    id: int
-    quiz_id: str
-    question_id: str
-    person_key: str
-    person_name: str
-    chat_key: str
-    text: str
-    created_at: datetime
-    updated_at: datetime
-    resolved_at: datetime | None = None
-    resolution: str | None = None
-
-
-@dataclass
 class Draft:
     locale: str
     created_at: datetime

@@ -252,25 +252,16 @@ class PostgresStorage(Store):
     async def _roll_week(self, until: date) -> None:
         await self._read(_roll_week, until)
 
-    async def record_answer(
-        self, answer: AnswerRecord
-    ) -> tuple[RecordOutcome, AnswerRecord | None]:
-        """One write (one statement): the answer, and its person (answer.name) unless known
-        unchanged; the person's language comes back with it for the reply that follows."""
-        key, name = answer.person_key, answer.name
-        upsert = self._known_people.get(key) != name if name else key not in self._known_people
-        cached = self._person_locales.get(key) is not None
-        generation = self._generation
+    async def _record(
+        self, answer: AnswerRecord, upsert_person: bool, read_locale: bool
+    ) -> tuple[RecordOutcome, AnswerRecord | None, tuple[str | None] | None]:
+        """One statement: the answer, its person, and the person's language."""
         outcome, earlier, locale, position = await self._write(
-            ops.record_answer, answer, upsert
+            ops.record_answer, answer, upsert_person
         )
         if outcome == "inserted":
             self._acknowledged = max(self._acknowledged, position)
-        if not cached and generation == self._generation:
-            self._person_locales.put(key, locale)
-        if upsert and name and outcome == "inserted":
-            self._known_people.put(key, name)
-        return outcome, earlier
+        return outcome, earlier, (locale,) if read_locale else None
 
     async def claim_daily(
         self, chat_key: str, local_date: date, post: NewPost, when: datetime

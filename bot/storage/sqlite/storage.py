@@ -128,25 +128,15 @@ class SqliteStorage(Store):
     async def _roll_week(self, until: str) -> None:
         await self._write(roll_week, until)
 
-    async def record_answer(
-        self, answer: AnswerRecord
-    ) -> tuple[RecordOutcome, AnswerRecord | None]:
-        """One write: the answer, and its person (answer.name) unless known unchanged. The
-        person's language is read in the same hop if it is not cached, so the reply that
-        follows reads nothing."""
-        key, name = answer.person_key, answer.name
-        upsert = self._known_people.get(key) != name if name else key not in self._known_people
-        read_locale = self._person_locales.get(key) is None
-        generation = self._generation
+    async def _record(
+        self, answer: AnswerRecord, upsert_person: bool, read_locale: bool
+    ) -> tuple[RecordOutcome, AnswerRecord | None, tuple[str | None] | None]:
+        """One hop: the answer, its person, and the person's language if asked for."""
         outcome, earlier, locale, answer_id = await self._write(
-            ops.record_answer, answer, upsert, read_locale
+            ops.record_answer, answer, upsert_person, read_locale
         )
         self._acknowledged = max(self._acknowledged, answer_id)
-        if locale is not None and generation == self._generation:
-            self._person_locales.put(key, locale[0])
-        if upsert and name and outcome == "inserted":
-            self._known_people.put(key, name)
-        return outcome, earlier
+        return outcome, earlier, locale
 
     async def claim_daily(
         self, chat_key: str, local_date: date, post: NewPost, when: datetime
