@@ -40,6 +40,8 @@ ENTRIES = (
     Entry(_("/daily — this chat's daily question")),
     Entry(_("/settings — this chat's question time, mode and who may ask")),
     Entry(_("/help — this list")),
+    Entry(_("/whoami — your numeric id, which the operator adds to let you write quizzes"),
+          Where.PRIVATE),
     Entry(_("/lang chat <en|bn|hi|auto> — the group's language"), Where.SHARED, admin=True),
     Entry(_("/daily HH:MM [zone] [quiz] — a question every day; /daily off"), admin=True),
     Entry(_("/settings time SECONDS, mode polls|buttons, chart on|off, "
