@@ -20,7 +20,7 @@ from telegram import Update
 from telegram.error import BadRequest, EndPointNotFound, InvalidToken, NetworkError
 
 from bot.adapters import ConnectionLost, CredentialsRejected
-from bot.adapters.telegram import authoring, handlers, help, reports
+from bot.adapters.telegram import routes
 from bot.adapters.telegram.app import build_application, register_commands
 from bot.adapters.telegram.context import TelegramApp
 from bot.adapters.telegram.identity import PREFIX, chat_id_of
@@ -95,12 +95,7 @@ class TelegramAdapter:
         app.bot_data.service = self.service
         app.bot_data.poster = Poster(app.bot, self.service, shared=webhook is not None)
         app.bot_data.webhook = webhook is not None
-        # before handlers: the ⚑ and draft-confirmation presses go to their own modules,
-        # not to the answer buttons' handler
-        reports.register(app)
-        help.register(app)
-        authoring.register(app)
-        handlers.register(app)
+        routes.register(app)
         receiver: Poller | WebhookServer
         if webhook is None:
             receiver = Poller(app, Update.ALL_TYPES)

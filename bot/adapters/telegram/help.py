@@ -14,10 +14,9 @@ import logging
 from telegram import Update
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
-from telegram.ext import ChatMemberHandler, CommandHandler
 
-from bot.adapters.telegram.context import Context, TelegramApp
-from bot.adapters.telegram.handlers import COMMAND_UPDATES, Command, command
+from bot.adapters.telegram.context import Context
+from bot.adapters.telegram.handlers import Command, command
 from bot.adapters.telegram.identity import chat_of
 from bot.adapters.telegram.text import fit
 from bot.core.help import Entry, Where, help_text, welcome_text
@@ -51,12 +50,6 @@ ENTRIES = (
 START = _("/quiz <quiz id>")
 JOINED = (ChatMemberStatus.MEMBER, ChatMemberStatus.ADMINISTRATOR)
 GROUPS = (ChatType.GROUP, ChatType.SUPERGROUP)
-
-
-def register(app: TelegramApp) -> None:
-    app.add_handler(CommandHandler("help", help_command, filters=COMMAND_UPDATES))
-    app.add_handler(CommandHandler("start", start_command, filters=COMMAND_UPDATES))
-    app.add_handler(ChatMemberHandler(joined, ChatMemberHandler.MY_CHAT_MEMBER))
 
 
 async def help_command(update: Update, context: Context) -> None:
