@@ -95,11 +95,11 @@ class QuizService:
         # this process's name in the database's leases (shared by every process on it)
         self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.charts = Charts(charts, storage)
-        self.delivery = Delivery(self.questions, storage, clock, self.holder,
-                                 charts=self.charts)
-        self.item_analysis = ItemAnalysis(self.questions, storage, self.charts)
         self.chat_settings = ChatSettingsRules(storage, clock, question_time)
         self.rounds = Rounds(self.questions, storage, clock, self.chat_settings)
+        self.delivery = Delivery(self.questions, storage, clock, self.holder,
+                                 charts=self.charts, modes=self.rounds.mode)
+        self.item_analysis = ItemAnalysis(self.questions, storage, self.charts)
         self.asking = Asking(self.questions, self.runs, self.locales, self.delivery,
                              question_time, self.rounds)
         self.problem_reports = ProblemReports(catalog, storage, clock)
@@ -164,7 +164,8 @@ class QuizService:
 
     async def question_mode(self, chat: Chat | str) -> str | None:
         """How the chat's questions are shown: "polls", "buttons", or None (the platform's
-        default): its running round's choice, else its /settings."""
+        default): its running round's choice, else its /settings. (A question the core
+        hands an adapter carries it already: ShownQuestion.mode.)"""
         return await self.rounds.mode(chat if isinstance(chat, str) else chat.key)
 
     # chat settings -----------------------------------------------------------------------

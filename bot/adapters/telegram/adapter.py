@@ -179,9 +179,8 @@ class TelegramAdapter:
     async def send_question(self, question: ShownQuestion) -> None:
         """A question the core posts by itself (the daily question, a round's next one): a
         quiz poll, or buttons in a channel or where the chat (or its round) asks for them."""
-        buttons = await self.poster.service.question_mode(question.chat_key) == "buttons"
         with platform_errors():
-            await self.poster.question(question, buttons=buttons or None)
+            await self.poster.question(question, buttons=question.mode == "buttons" or None)
 
     async def close_question(self, summary: PostSummary) -> None:
         with platform_errors():

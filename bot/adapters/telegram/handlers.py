@@ -127,19 +127,16 @@ async def quiz(update: Update, context: Context) -> None:
     if (cmd := command(update, context)) is None:
         return
     args = cmd.args
-    buttons: bool | None = None  # a poll, except in a channel
+    mode = None  # the chat's (a poll, except in a channel)
     if args and args[0].lower() == "buttons":
-        buttons, args = True, args[1:]
+        mode, args = "buttons", args[1:]
     count = None
     if args and args[-1].lstrip("+-").isdigit():
         count, args = args[-1], args[:-1]
     service = cmd.data.service
     async with service.quiz(cmd.chat, cmd.person, " ".join(args) or None, count=count,
-                            mode="buttons" if buttons else None,
-                            is_admin=cmd.may_manage) as question:
-        if buttons is None and await service.question_mode(cmd.chat) == "buttons":
-            buttons = True  # the chat's /settings
-        await cmd.data.poster.question(question, buttons=buttons)
+                            mode=mode, is_admin=cmd.may_manage) as question:
+        await cmd.data.poster.question(question, buttons=question.mode == "buttons" or None)
 
 
 async def leaderboard(update: Update, context: Context) -> None:

@@ -74,8 +74,7 @@ async def start_command(update: Update, context: Context) -> None:
         return
     service = cmd.data.service
     async with service.quiz(cmd.chat, cmd.person, cmd.args[0], run=True) as question:
-        buttons = True if await service.question_mode(cmd.chat) == "buttons" else None
-        await cmd.data.poster.question(question, buttons=buttons)
+        await cmd.data.poster.question(question, buttons=question.mode == "buttons" or None)
 
 
 async def joined(update: Update, context: Context) -> None:
