@@ -88,7 +88,7 @@ def check_characters(text: str, add: Add) -> str:
     return _UNPRINTABLE.sub("\ufffd", text)
 
 
-# --- the events, built into data ----------------------------------------------------------
+# --- the events, built into data --------------------------------------------------------------
 
 _TOO_DEEP = f"nested more than {limits.PACK_NESTING} levels deep; a pack needs 6"
 _TOO_MANY = f"more than {limits.PACK_NODES:,} values; split it into several packs"
