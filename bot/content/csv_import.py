@@ -29,6 +29,7 @@ from bot.content.loader import load_file
 from bot.content.problems import Problem
 from bot.content.schema import LOCALES, Quiz
 from bot.content.validate import describe
+from bot.content.yaml_lines import Add, Loc
 
 # a spreadsheet of every bundled pack is about 200 kB; a pack's own limit is 1 MiB
 CSV_FILE_BYTES = 8 * 1024 * 1024
@@ -72,9 +73,7 @@ _ESCAPES = {"\n": "\\n", "\t": "\\t", "\\": "\\\\", '"': '\\"'}
 _NUMBERISH = re.compile(r"[-+.0-9a-zA-Z_:]+")
 _KEYWORDS = {"true", "false", "null", "yes", "no", "on", "off", "y", "n", "~"}
 
-Add = Callable[[int, str], None]
 Get = Callable[[str], str]
-Loc = tuple[str | int, ...]
 
 
 class RowProblem(Problem):
