@@ -21,6 +21,7 @@ from bot.core.locales import Locales
 from bot.core.models import AnswerResult, AnswerStatus, Chat, Person
 from bot.core.ports import AnswerRecord, PostRecord, Storage
 from bot.core.questions import Questions, is_open
+from bot.core.review import Review
 from bot.core.runs import Runs
 
 SHOWN_CACHE = 4096  # posts answered lately (each holds a few results per language)
@@ -38,10 +39,12 @@ class _Shown:
 
 class Answers:
     def __init__(
-        self, questions: Questions, runs: Runs, locales: Locales, storage: Storage, clock: Clock
+        self, questions: Questions, runs: Runs, locales: Locales, storage: Storage, clock: Clock,
+        review: Review,
     ) -> None:
         self.questions = questions
         self.runs = runs
+        self.review = review
         self.locales = locales
         self.storage = storage
         self.clock = clock
@@ -131,6 +134,8 @@ class Answers:
             if run is not None:
                 return await self.runs.advance(run, post, result, locale, person)
         elif post.owner_key is not None:
-            # one person's single question is done once answered: the reply is its summary
+            # one person's single question is done once answered: the reply is its summary;
+            # a review question's reply brings the next due card
             await self.questions.close(post.id, quiet=True)
+            return await self.review.answered(post, person, result)
         return result

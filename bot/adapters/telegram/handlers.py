@@ -1,8 +1,8 @@
 """The update handlers: each turns one Telegram update into one core call and shows the result.
 
-Small functions registered on one Application (python-telegram-bot's examples style); what
-they share is in `context.bot_data` (context.py). No quiz rule lives here: what a /quiz
-replaces, who may answer, what comes next and what an error says are the core's. A refused
+Small functions registered on one Application in routes.py (python-telegram-bot's examples
+style); what they share is in `context.bot_data` (context.py). No quiz rule lives here: what a
+/quiz replaces, who may answer, what comes next and what an error says are the core's. A refused
 command (the core's UserError) reaches `on_error`, which shows it in the reader's language.
 
 Every handler may see the same update twice (after a crash, Telegram sends again what was
@@ -31,18 +31,11 @@ import telegram
 from telegram import Update
 from telegram.constants import ChatType
 from telegram.error import TelegramError
-from telegram.ext import (
-    CallbackQueryHandler,
-    CommandHandler,
-    MessageHandler,
-    PollAnswerHandler,
-    PollHandler,
-    filters,
-)
+from telegram.ext import filters
 
 from bot.adapters.telegram import daily
 from bot.adapters.telegram.callback_data import parse_answer
-from bot.adapters.telegram.context import BotData, Context, TelegramApp
+from bot.adapters.telegram.context import BotData, Context
 from bot.adapters.telegram.identity import (
     PREFIX,
     chat_id_of,
@@ -65,29 +58,6 @@ log = logging.getLogger(__name__)
 
 # Commands come from messages and channel posts; never from edits, which would run them again.
 COMMAND_UPDATES = filters.UpdateType.MESSAGE | filters.UpdateType.CHANNEL_POST
-
-
-def register(app: TelegramApp) -> None:
-    from bot.adapters.telegram.analysis import analysis_command  # it uses `command` below
-
-    commands = {
-        ("quiz",): quiz,
-        ("leaderboard",): leaderboard,
-        ("stats",): stats,
-        ("review",): review,
-        ("remind",): remind,
-        ("lang",): lang,
-        ("daily",): daily_command,
-        ("settings",): settings_command,
-        ("analysis",): analysis_command,
-    }
-    for names, callback in commands.items():
-        app.add_handler(CommandHandler(names, callback, filters=COMMAND_UPDATES))
-    app.add_handler(PollAnswerHandler(poll_answer))
-    app.add_handler(PollHandler(poll_state))
-    app.add_handler(CallbackQueryHandler(button))
-    app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, migrated))
-    app.add_error_handler(on_error)
 
 
 # commands --------------------------------------------------------------------------------
@@ -157,19 +127,16 @@ async def quiz(update: Update, context: Context) -> None:
     if (cmd := command(update, context)) is None:
         return
     args = cmd.args
-    buttons: bool | None = None  # a poll, except in a channel
+    mode = None  # the chat's (a poll, except in a channel)
     if args and args[0].lower() == "buttons":
-        buttons, args = True, args[1:]
+        mode, args = "buttons", args[1:]
     count = None
     if args and args[-1].lstrip("+-").isdigit():
         count, args = args[-1], args[:-1]
     service = cmd.data.service
     async with service.quiz(cmd.chat, cmd.person, " ".join(args) or None, count=count,
-                            mode="buttons" if buttons else None,
-                            is_admin=cmd.may_manage) as question:
-        if buttons is None and await service.question_mode(cmd.chat) == "buttons":
-            buttons = True  # the chat's /settings
-        await cmd.data.poster.question(question, buttons=buttons)
+                            mode=mode, is_admin=cmd.may_manage) as question:
+        await cmd.data.poster.question(question, buttons=question.mode == "buttons" or None)
 
 
 async def leaderboard(update: Update, context: Context) -> None:

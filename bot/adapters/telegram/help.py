@@ -14,10 +14,9 @@ import logging
 from telegram import Update
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
-from telegram.ext import ChatMemberHandler, CommandHandler
 
-from bot.adapters.telegram.context import Context, TelegramApp
-from bot.adapters.telegram.handlers import COMMAND_UPDATES, Command, command
+from bot.adapters.telegram.context import Context
+from bot.adapters.telegram.handlers import Command, command
 from bot.adapters.telegram.identity import chat_of
 from bot.adapters.telegram.text import fit
 from bot.core.help import Entry, Where, help_text, welcome_text
@@ -55,12 +54,6 @@ JOINED = (ChatMemberStatus.MEMBER, ChatMemberStatus.ADMINISTRATOR)
 GROUPS = (ChatType.GROUP, ChatType.SUPERGROUP)
 
 
-def register(app: TelegramApp) -> None:
-    app.add_handler(CommandHandler("help", help_command, filters=COMMAND_UPDATES))
-    app.add_handler(CommandHandler("start", start_command, filters=COMMAND_UPDATES))
-    app.add_handler(ChatMemberHandler(joined, ChatMemberHandler.MY_CHAT_MEMBER))
-
-
 async def help_command(update: Update, context: Context) -> None:
     if (cmd := command(update, context)) is not None:
         await show_help(cmd)
@@ -83,8 +76,7 @@ async def start_command(update: Update, context: Context) -> None:
         return
     service = cmd.data.service
     async with service.quiz(cmd.chat, cmd.person, cmd.args[0], run=True) as question:
-        buttons = True if await service.question_mode(cmd.chat) == "buttons" else None
-        await cmd.data.poster.question(question, buttons=buttons)
+        await cmd.data.poster.question(question, buttons=question.mode == "buttons" or None)
 
 
 async def joined(update: Update, context: Context) -> None:
