@@ -60,7 +60,10 @@ def _passing(exc: BaseException) -> bool:
         return state in SQLSTATES_PASSING or state[:2] in SQLSTATE_CLASSES_PASSING
     if isinstance(exc, (ConnectionError, TimeoutError)):
         return True  # the server cannot be reached, or gave no connection in time
-    # asyncpg's InterfaceError carries no SQLSTATE: "connection is closed" is the one that
-    # passes (a connection terminated under a query); its others are our mistakes
-    return any(cls.__name__ == "InterfaceError" and cls.__module__.startswith("asyncpg")
-               for cls in type(exc).__mro__) and "closed" in str(exc)
+    # asyncpg's own errors carry no SQLSTATE. "connection is closed" passes (a connection
+    # terminated under a query), and so does InternalClientError: a pooled connection the
+    # server terminated while its protocol was mid-way ("cannot switch to state 11; another
+    # operation is in progress"), seen with connections terminated under a burst. Other
+    # InterfaceErrors are our mistakes.
+    names = {cls.__name__ for cls in type(exc).__mro__ if cls.__module__.startswith("asyncpg")}
+    return "InternalClientError" in names or ("InterfaceError" in names and "closed" in str(exc))
