@@ -251,7 +251,8 @@ class Poller:
             task.add_done_callback(functools.partial(self._done, update_id))
 
     async def _process(self, update: Update) -> None:
-        # error handlers included; a failed update is confirmed too (handled, and told so)
+        # error handlers included. A failed update is confirmed too (handled, and told so);
+        # one the storage could not take is held back
         outcome = await updates.handle(self.app, update)
         if outcome in updates.POLLING_CONFIRMS:
             if update.update_id in self._unstored:
