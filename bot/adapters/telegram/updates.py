@@ -2,14 +2,15 @@
 
 - `read`: an update the library cannot parse (a poison update) is logged once at WARNING with
   its id and kind (never its content) and skipped: confirmed like any other, never retried.
-- `handle`: the Application's handlers and error handler, then the outcome (handlers.on_error
-  decides it from the failure, the one place that does):
+- `handle`: the Application's handlers and error handler, then the outcome. `outcome_of`
+  decides it from the failure, for polling and webhooks alike (handlers.on_error marks it):
   - DONE: handled, or refused by the core and told so. Confirmed.
   - UNSTORED: the storage cannot be used for now (core/storage_faults.py: a connection
     lost, a full disk, a read-only file system); nothing was stored. Never confirmed: a
     webhook answers 503 and polling holds back its offset, so Telegram sends it again, and
-    it is handled once the storage is back. Handlers are idempotent (the first answer is
-    final, commands and presses are remembered), so what was handled beside it is safe.
+    it is handled once the storage is back. What was handled beside it is skipped when
+    Telegram sends it again, or, after a restart, handled again harmlessly (the first
+    answer is final; commands and presses are remembered, answers stored once).
   - FAILED: a handler failed unexpectedly (logged at ERROR), and would fail the same way
     again. A webhook answers 500, so Telegram sends that one update again with a growing
     delay; polling confirms it, as holding it back would hold back every later update too.
