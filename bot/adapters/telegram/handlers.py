@@ -46,7 +46,7 @@ from bot.adapters.telegram.identity import (
     poll_ref,
 )
 from bot.adapters.telegram.text import alert_text, fit
-from bot.adapters.telegram.updates import Outcome, Redeliver, mark
+from bot.adapters.telegram.updates import Outcome, Redeliver, mark, outcome_of
 from bot.content.limits import TG_ALERT
 from bot.content.schema import DEFAULT_LOCALE
 from bot.core import render
@@ -465,8 +465,10 @@ async def migrated(update: Update, context: Context) -> None:
 
 # errors ----------------------------------------------------------------------------------
 async def on_error(update: object, context: Context) -> None:
-    """A refusal from the core (UserError) is shown to the person in their language; any
-    other failure is logged with the update and apologised for."""
+    """A refusal from the core (UserError) is shown to the person in their language. A
+    storage that cannot be used now holds the update back (updates.outcome_of): it runs
+    again when Telegram sends it again, and the person is told so once (a voter is not: the
+    vote is recorded then). Any other failure is logged with the update and apologised for."""
     error = context.error
     if not isinstance(update, Update):
         log.error("handling %s failed", describe(update), exc_info=error)
@@ -477,7 +479,8 @@ async def on_error(update: object, context: Context) -> None:
     person = person_of(user) if user is not None and (
         message is None or message.chat.type != ChatType.CHANNEL) else None
     chat = chat_of(update.effective_chat) if update.effective_chat is not None else None
-    if isinstance(error, Redeliver):
+    outcome = outcome_of(error)
+    if outcome is Outcome.LATER:
         log.info("%s: %s; it is to come again", describe(update), error)
         forget(data, update)
         mark(Outcome.LATER)
@@ -487,18 +490,21 @@ async def on_error(update: object, context: Context) -> None:
         t = translator(await data.service.locale_for(person, chat))
         text = render.error_text(error, t, data.service.quizzes(t.locale))
     else:
-        log.error("handling %s failed", describe(update), exc_info=error)
-        forget(data, update)  # a webhook has it sent again: it must run again
-        mark(Outcome.FAILED)
+        if outcome is Outcome.UNSTORED:  # the receiver logs the outage once
+            log.debug("%s not stored now (%s); it comes again", describe(update), error)
+        else:
+            log.error("handling %s failed", describe(update), exc_info=error)
+        forget(data, update)  # sent again (or held back, polling): it must run again
+        mark(outcome)
+        if update.poll_answer is not None and outcome is Outcome.UNSTORED:
+            return  # recorded when it comes again; a vote cannot be cast twice anyway
         if not data.apologised.add(update.update_id):
-            return  # sent again and failed again: one apology is enough
+            return  # sent again and failed again: one word about it is enough
         try:
             locale = await data.service.locale_for(person, chat)
         except Exception:  # the failure may be the database itself
             locale = DEFAULT_LOCALE
-        text = translator(locale).gettext(
-            "Sorry, something went wrong on my side. Please try again."
-        )
+        text = failure_text(update, outcome, translator(locale))
     try:
         if update.callback_query is not None:
             await update.callback_query.answer(fit(text, TG_ALERT), show_alert=True)
@@ -525,6 +531,22 @@ def open_question_link(error: object, chat: telegram.Chat) -> str | None:
             return f"https://t.me/{chat.username}/{where[1]}" if chat.username \
                 else f"https://t.me/c/{internal}/{where[1]}"
     return None
+
+
+def failure_text(update: Update, outcome: Outcome, t: Translator) -> str:
+    """What the person is told about an update that failed. Held back (UNSTORED), it is
+    handled when Telegram sends it again: sending it again themselves would do it twice. A
+    quiz-poll vote cannot be cast again."""
+    if outcome is Outcome.UNSTORED:
+        if update.callback_query is not None:
+            return t.gettext("Your answer is not saved yet: I will record it as soon as I "
+                             "can. No need to press again.")
+        return t.gettext("I cannot save anything right now: I will do this as soon as I "
+                         "can. No need to send it again.")
+    if update.poll_answer is not None:
+        return t.gettext("Sorry, something went wrong on my side: your vote was not "
+                         "recorded.")
+    return t.gettext("Sorry, something went wrong on my side. Please try again.")
 
 
 def forget(data: BotData, update: Update) -> None:
