@@ -320,7 +320,8 @@ async def _report(settings: Settings, args: argparse.Namespace) -> int:
             return 1
         args.chat = await chat_key(service.storage, args.chat)
         responses = await service.storage.item_responses(args.quiz, args.chat)
-        reports = analyse(service.catalog, responses, args.quiz)
+        # in a worker thread, as /analysis: the event loop (the storage's tasks) stays free
+        reports = await asyncio.to_thread(analyse, service.catalog, responses, args.quiz)
     scope = Scope(args.chat, args.quiz)
     print(report_text(reports, scope))
     if args.png is not None:

@@ -44,7 +44,7 @@ from telegram.ext import (  # noqa: E402
     PollAnswerHandler,
 )
 
-from bot.adapters.telegram import TelegramAdapter, handlers  # noqa: E402
+from bot.adapters.telegram import TelegramAdapter, routes  # noqa: E402
 from bot.adapters.telegram.app import (  # noqa: E402
     RetryingRateLimiter,
     build_application,
@@ -209,7 +209,7 @@ def old_application(fake: FakeTelegramAPI, service: QuizService) -> Any:
     )
     app.bot_data.service = service
     app.bot_data.poster = Poster(app.bot, service)
-    handlers.register(app)
+    routes.register(app)
     return app
 
 

@@ -16,12 +16,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from bot.content import ContentError, load_catalog, loader
+from bot.content import ContentError, load_catalog, loader, yaml_lines
 from bot.content.limits import PACK_FILE_BYTES, tg_len
 from bot.content.loader import MAX_PROBLEMS_PER_FILE
 from tests.conftest import BUNDLED
 
-LIBYAML = loader._CParser
+LIBYAML = yaml_lines._CParser
 
 
 @pytest.fixture(autouse=True, params=["libyaml", "ruamel"])
@@ -30,7 +30,7 @@ def parser(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> s
     if request.param == "libyaml" and LIBYAML is None:
         pytest.skip("PyYAML with libyaml is not installed")
     if request.param == "ruamel":
-        monkeypatch.setattr(loader, "_CParser", None)
+        monkeypatch.setattr(yaml_lines, "_CParser", None)
     return str(request.param)
 
 GOOD = """\
@@ -692,7 +692,7 @@ def test_fuzz_structures(tmp_path: Path, data: Any, style: str) -> None:
 
 def load_with(path: Path, fast: bool) -> tuple[Any, list[str]]:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(loader, "_CParser", LIBYAML if fast else None)
+        patch.setattr(yaml_lines, "_CParser", LIBYAML if fast else None)
         quiz, found = loader.load_file(path)
     return quiz, [str(p) for p in found]
 

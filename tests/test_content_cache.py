@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from bot.content import ContentError, cache, load_catalog, loader
+from bot.content import ContentError, cache, load_catalog, yaml_lines
 from bot.content.loader import Catalog
 from bot.settings import Settings
 from tests.conftest import BUNDLED
@@ -64,13 +64,13 @@ def cache_dir(tmp_path: Path) -> Path:
 def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The packs parsed for real (not taken from the cache), by file name."""
     parsed: list[str] = []
-    real = loader._parse
+    real = yaml_lines.parse
 
     def counting(text: str, add: Any) -> Any:
         parsed.append(text.split("\n", 1)[0])
         return real(text, add)
 
-    monkeypatch.setattr(loader, "_parse", counting)
+    monkeypatch.setattr(yaml_lines, "parse", counting)
     return parsed
 
 

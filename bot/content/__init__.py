@@ -1,6 +1,7 @@
 """Quiz packs: the YAML schema, platform limits and the loader that checks both."""
 
-from bot.content.loader import Catalog, ContentError, Problem, load_catalog
+from bot.content.loader import Catalog, load_catalog
+from bot.content.problems import ContentError, Problem
 from bot.content.schema import LOCALES, Option, Question, Quiz
 
 __all__ = [

@@ -2,10 +2,10 @@
 
 An entry holds what loading a pack produced: the catalog's quiz, the lines of its ids (for the
 checks across files) and its warnings. It is named by the SHA-256 of the pack's bytes and of
-everything the result depends on (`version()`: this module, the loader, the schema and the
-limits as source, the Python, pydantic, PyYAML and ruamel versions), so any edit to a pack, even
-of one character with the same size and time, and any change to the code that validates it,
-makes a different name, and the old entry is simply no longer read.
+everything the result depends on (`version()`: the sources of this package's modules that
+read, parse and validate a pack, the Python, pydantic, PyYAML and ruamel versions), so any
+edit to a pack, even of one character with the same size and time, and any change to the code
+that validates it, makes a different name, and the old entry is simply no longer read.
 
 Only a pack without errors is stored: a pack with an error is parsed and reported every time,
 so the cache never hides one. Entries are JSON (no pickle) behind a header with their own
@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.content import limits
+from bot.content.files import read_at_most
 from bot.content.schema import Localized, Option, Question, Quiz
 
 log = logging.getLogger(__name__)
@@ -48,7 +49,8 @@ SUBDIR = "content"  # under QUIZBOT_CACHE_DIR
 SPARE_ENTRIES = 64  # entries kept beyond those the last load used (edits, other folders)
 TOUCH_AFTER = 3600.0  # s: a used entry's time is refreshed (for pruning) at most this often
 ENTRY_BYTES = 8 * limits.PACK_FILE_BYTES  # larger is not ours
-_SOURCES = ("cache.py", "limits.py", "loader.py", "schema.py")
+_SOURCES = ("cache.py", "files.py", "limits.py", "loader.py", "problems.py", "schema.py",
+            "validate.py", "yaml_lines.py")
 _HERE = Path(__file__).resolve().parent
 
 _ENTRY = re.compile(r"[0-9a-f]{64}\.json")
@@ -169,7 +171,7 @@ class ContentCache:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode) or info.st_size > ENTRY_BYTES:
                 return self._unusable(key, "not one of our entries")
-            raw = _read_all(fd, info.st_size)
+            raw = read_at_most(fd, info.st_size)
         except OSError as exc:
             return self._unusable(key, f"cannot read it ({exc.strerror or type(exc).__name__})")
         finally:
@@ -259,18 +261,6 @@ class ContentCache:
                 os.unlink(self.directory / name)
             except OSError:
                 pass
-
-
-def _read_all(fd: int, size: int) -> bytes:
-    chunks: list[bytes] = []
-    remaining = min(size, ENTRY_BYTES) + 1
-    while remaining > 0:
-        chunk = os.read(fd, min(remaining, 1 << 20))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        remaining -= len(chunk)
-    return b"".join(chunks)
 
 
 # --- the entry: a header line, then JSON of plain lists ------------------------------------

@@ -24,8 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.content import limits
-from bot.content.loader import Problem, _describe, load_file
+from bot.content.files import Unreadable, read_regular
+from bot.content.loader import load_file
+from bot.content.problems import Problem
 from bot.content.schema import LOCALES, Quiz
+from bot.content.validate import describe
+from bot.content.yaml_lines import Add, Loc
 
 # a spreadsheet of every bundled pack is about 200 kB; a pack's own limit is 1 MiB
 CSV_FILE_BYTES = 8 * 1024 * 1024
@@ -69,21 +73,17 @@ _ESCAPES = {"\n": "\\n", "\t": "\\t", "\\": "\\\\", '"': '\\"'}
 _NUMBERISH = re.compile(r"[-+.0-9a-zA-Z_:]+")
 _KEYWORDS = {"true", "false", "null", "yes", "no", "on", "off", "y", "n", "~"}
 
-Add = Callable[[int, str], None]
 Get = Callable[[str], str]
-Loc = tuple[str | int, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class RowProblem:
-    file: str
-    row: int
-    message: str
-    warning: bool = False
+class RowProblem(Problem):
+    """A problem whose line is a spreadsheet row, numbered as the spreadsheet shows them."""
 
-    def __str__(self) -> str:
-        kind = "warning" if self.warning else "error"
-        return f"{self.file}:{self.row}: {kind}: {self.message}"
+    __slots__ = ()
+
+    @property
+    def row(self) -> int:
+        return self.line
 
 
 class CsvImportError(Exception):
@@ -133,13 +133,10 @@ class Imported:
 
 def _read_text(path: Path, add: Add) -> str | None:
     try:
-        with path.open("rb") as f:
-            data = f.read(CSV_FILE_BYTES + 1)
-    except OSError as exc:
-        add(1, f"cannot read the file: {exc.strerror or type(exc).__name__}")
-        return None
-    if len(data) > CSV_FILE_BYTES:
-        add(1, f"the file is larger than {CSV_FILE_BYTES // 2**20} MiB; split it")
+        data = read_regular(path, CSV_FILE_BYTES, what="a spreadsheet", too_big=(
+            f"the file is larger than {CSV_FILE_BYTES // 2**20} MiB; split it"))
+    except Unreadable as exc:
+        add(1, str(exc))
         return None
     try:
         text = data.decode("utf-8")
@@ -382,7 +379,7 @@ class _Pack:
         self.rows.append(row)
 
     def name(self, row: int, loc: Loc, column: str) -> None:
-        self.names.setdefault(row, []).append((_describe(loc), column))
+        self.names.setdefault(row, []).append((describe(loc), column))
 
     def text_value(self, row: int, key_indent: str, key: str, text: str) -> None:
         block = _block(text, key_indent + "  ")

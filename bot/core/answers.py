@@ -22,6 +22,7 @@ from bot.core.locales import Locales
 from bot.core.models import AnswerResult, AnswerStatus, Chat, Person
 from bot.core.ports import AnswerRecord, AnswerStore, PostRecord, PostStore, RunStore
 from bot.core.questions import Questions, is_open
+from bot.core.review import Review
 from bot.core.runs import Runs
 
 
@@ -45,10 +46,11 @@ class _Shown:
 class Answers:
     def __init__(
         self, questions: Questions, runs: Runs, locales: Locales, storage: AnswersStorage,
-        clock: Clock,
+        clock: Clock, review: Review,
     ) -> None:
         self.questions = questions
         self.runs = runs
+        self.review = review
         self.locales = locales
         self.storage = storage
         self.clock = clock
@@ -138,6 +140,8 @@ class Answers:
             if run is not None:
                 return await self.runs.advance(run, post, result, locale, person)
         elif post.owner_key is not None:
-            # one person's single question is done once answered: the reply is its summary
+            # one person's single question is done once answered: the reply is its summary;
+            # a review question's reply brings the next due card
             await self.questions.close(post.id, quiet=True)
+            return await self.review.answered(post, person, result)
         return result

@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
 from datetime import timedelta
 from typing import Protocol
 
@@ -79,7 +80,8 @@ class Asking:
         `person` is None for a channel post (nobody in particular asked). `run=True` asks
         for a whole quiz run even in a shared chat (shown only to the person). `count`: a
         round of that many questions in a shared chat; `mode` ("polls", "buttons") is how
-        the adapter shows them, kept for the round's next questions. `is_admin` asks the
+        the adapter shows them, kept for the round's next questions. The question carries
+        the mode decided (that, else the chat's round or /settings). `is_admin` asks the
         platform whether the person is one of the chat's admins; None: the caller speaks
         with an admin's right (the console, the operator)."""
         size = check_count(count) if count is not None else 1
@@ -91,7 +93,9 @@ class Asking:
             else:
                 await self._may_ask(chat, person, is_admin)
                 question = await self._for_chat(chat, person, selector, size, mode)
-            yield question
+            if mode is None and self.rounds is not None:
+                mode = await self.rounds.mode(chat.key)
+            yield replace(question, mode=mode)
 
     @contextlib.asynccontextmanager
     async def _chat_lease(self, chat_key: str) -> AsyncIterator[None]:

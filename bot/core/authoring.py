@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from bot.content import Catalog
 from bot.content.csv_import import PackSource, QuestionSource, check_pack, load_pack
-from bot.content.loader import Problem
+from bot.content.problems import Problem
 from bot.core import errors
 from bot.core.clock import Clock
 from bot.core.models import Person

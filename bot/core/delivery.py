@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -58,12 +59,14 @@ def backoff(failures: int, first: timedelta = FIRST_RETRY) -> timedelta:
 class Delivery:
     def __init__(
         self, questions: Questions, storage: DeliveryStorage, clock: Clock, holder: str,
-        charts: Charts | None = None,
+        charts: Charts | None = None, modes: Callable[[str], Awaitable[str | None]] | None = None,
     ) -> None:
         """`holder`: this process's name in the database's leases; `charts` draws a chart
-        on the summaries of chats that asked for one (never failing the summary)."""
+        on the summaries of chats that asked for one (never failing the summary); `modes`
+        tells how a chat shows the questions the core posts by itself (Rounds.mode)."""
         self.questions = questions
         self.charts = charts
+        self.modes = modes
         self.storage = storage
         self.clock = clock
         self.holder = holder
@@ -165,6 +168,8 @@ class Delivery:
         port = self.port_for(question.chat_key)
         if port is None:
             raise TryLater(f"no platform connected for {question.chat_key}")
+        if self.modes is not None:
+            question = replace(question, mode=await self.modes(question.chat_key))
         try:
             await port.send_question(question)
         except ChatGone as exc:

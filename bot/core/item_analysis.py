@@ -3,8 +3,9 @@
 The figures are analysis.py's, from the chat's stored answers, lettered as that chat saw each
 question (`as_seen_in_chat`), so /analysis names an option by the same letter as the chat's
 close summary did. Drawing is the ChartRenderer port's (bot/reports/png.py: no imaging
-library enters the core). A chart is CPU-bound and blocks while it draws, so it runs in a
-worker thread, one at a time, while the event loop keeps answering; its size is bounded
+library enters the core). The analysis of a big chat (hundreds of thousands of answers) and
+a chart are CPU-bound and block while they run, so both run in a worker thread, HEAVY_JOBS
+at a time, while the event loop keeps answering every other chat; a chart's size is bounded
 (the caps below) and the text says when the chart leaves questions out.
 
 A chart is an extra: drawing it may fail, and then the reply or the summary goes out as text
@@ -17,6 +18,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from bot.core.analysis import ItemStats, QuizReport, analyse, as_seen_in_chat
 from bot.core.errors import UnknownQuiz, may_not_see_analysis
@@ -25,6 +27,11 @@ from bot.core.ports import ChartRenderer, ItemStore, SettingsStore
 from bot.core.questions import Questions
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+# CPU-bound jobs (analyses, charts) running at once, each in a worker thread. Pure Python holds
+# the GIL, so more would only slow each other down and the loop with them.
+HEAVY_JOBS = 1
 
 # A chart is a column a phone shows at full width, a panel per question and a bar per
 # option: the caps keep it under about 2,100 pixels, so Telegram's downscaling of a photo to
@@ -79,25 +86,28 @@ def chart_rows(reports: Sequence[QuizReport]) -> tuple[QuizReport, ...]:
 
 
 class Charts:
-    """Draws through the renderer off the event loop, one chart at a time."""
+    """Draws through the renderer off the event loop; runs the heavy jobs (off_loop)."""
 
     def __init__(self, renderer: ChartRenderer | None, storage: SettingsStore) -> None:
         self.renderer = renderer
         self.storage = storage
-        self._drawing = asyncio.Lock()  # a chart takes a core: never two at once
+        self._heavy = asyncio.Semaphore(HEAVY_JOBS)
         self._failed_before = False
+
+    async def off_loop(self, job: Callable[[], T]) -> T:
+        """`job()` in a worker thread, once at most HEAVY_JOBS others are running."""
+        async with self._heavy:
+            return await asyncio.to_thread(job)
 
     async def draw(self, what: str, draw: Callable[[], bytes]) -> bytes | None:
         """`draw()` in a worker thread; None (logged once per process) if it fails."""
-        async with self._drawing:
-            try:
-                return await asyncio.to_thread(draw)
-            except Exception:
-                if not self._failed_before:
-                    self._failed_before = True
-                    log.warning("drawing %s failed; text only (logged once)", what,
-                                exc_info=True)
-                return None
+        try:
+            return await self.off_loop(draw)
+        except Exception:
+            if not self._failed_before:
+                self._failed_before = True
+                log.warning("drawing %s failed; text only (logged once)", what, exc_info=True)
+            return None
 
     async def on_summary(self, summary: PostSummary) -> PostSummary:
         """The summary with a chart of its answers if its chat turned charts on (and
@@ -140,7 +150,8 @@ class ItemAnalysis:
             quiz_id = quiz.id
         responses = await self.storage.item_responses(quiz_id, chat.key)
         catalog = self.questions.catalog
-        reports = tuple(r for r in analyse(catalog, responses, quiz_id, locale) if r.answers)
+        reports = await self.charts.off_loop(lambda: tuple(
+            r for r in analyse(catalog, responses, quiz_id, locale) if r.answers))
         if not reports:
             return ChatAnalysis(chat.key, quiz_id, ())
         orders = await self.storage.shown_orders(chat.key, quiz_id)

@@ -77,6 +77,9 @@ class ShownQuestion:
     run_id: int | None = None
     closes_at: datetime | None = None
     owner_key: str | None = None  # a private question: only this person may answer
+    # how the chat shows it: "polls", "buttons", or None (the platform's default); the core
+    # decides it (what was asked, else the chat's running round, else its /settings)
+    mode: str | None = None
 
     @property
     def personal(self) -> bool:

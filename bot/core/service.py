@@ -87,18 +87,19 @@ class QuizService:
         self.locales = Locales(storage)
         self.questions = Questions(catalog, storage, clock, rng)
         self.runs = Runs(self.questions, storage, clock)
-        self.answers = Answers(self.questions, self.runs, self.locales, storage, clock)
+        self.spaced = Review(self.questions, self.locales, storage, clock)
+        self.answers = Answers(self.questions, self.runs, self.locales, storage, clock,
+                               self.spaced)
         self.boards = Boards(catalog, storage, clock)
         self.daily = Daily(self.questions, self.locales, storage, clock, rng)
         # this process's name in the database's leases (shared by every process on it)
         self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.charts = Charts(charts, storage)
-        self.delivery = Delivery(self.questions, storage, clock, self.holder,
-                                 charts=self.charts)
-        self.item_analysis = ItemAnalysis(self.questions, storage, self.charts)
-        self.spaced = Review(self.questions, self.locales, storage, clock)
         self.chat_settings = ChatSettingsRules(storage, clock, question_time)
         self.rounds = Rounds(self.questions, storage, clock, self.chat_settings)
+        self.delivery = Delivery(self.questions, storage, clock, self.holder,
+                                 charts=self.charts, modes=self.rounds.mode)
+        self.item_analysis = ItemAnalysis(self.questions, storage, self.charts)
         self.asking = Asking(self.questions, self.runs, self.locales, self.delivery,
                              storage, question_time, self.rounds)
         self.problem_reports = ProblemReports(catalog, storage, clock)
@@ -163,7 +164,8 @@ class QuizService:
 
     async def question_mode(self, chat: Chat | str) -> str | None:
         """How the chat's questions are shown: "polls", "buttons", or None (the platform's
-        default): its running round's choice, else its /settings."""
+        default): its running round's choice, else its /settings. (A question the core
+        hands an adapter carries it already: ShownQuestion.mode.)"""
         return await self.rounds.mode(chat if isinstance(chat, str) else chat.key)
 
     # chat settings -----------------------------------------------------------------------
@@ -196,12 +198,7 @@ class QuizService:
     async def answer(
         self, post_id: int, person: Person, option: int, *, locale: str | None = None
     ) -> AnswerResult:
-        result = await self.answers.answer(post_id, person, option, locale=locale)
-        if result.accepted and result.personal and result.next_question is None:
-            post = await self.storage.get_post(post_id)  # cached: no I/O
-            if post is not None:
-                return await self.spaced.answered(post, person, result)
-        return result
+        return await self.answers.answer(post_id, person, option, locale=locale)
 
     async def show(self, post_id: int, locale: str | None = None) -> ShownQuestion | None:
         return await self.questions.show(post_id, locale)

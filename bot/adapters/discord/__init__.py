@@ -33,13 +33,14 @@ the lifecycle above holds per process across its shards. Processes coordinate on
 the database (the core's claims), never with each other.
 
 Modules: `adapter` (start/stop/wait_failed, the ChatPort), `client` (the commands.Bot, or the
-AutoShardedBot, and its cogs), `intake` (each interaction taken once, none while stopping, the
-ones in flight awaited), `noise` (discord.py's voice warnings dropped, its reconnect tracebacks
-made one WARNING line), `quiz` (the /quiz, /leaderboard, /stats, /review, /lang cog), `daily`
-(the /daily group cog), `buttons` (the answer DynamicItem and what a click does), `publish`
-(question messages, binding, live count, closing edit, Discord errors as the core's), `replies`
-(answering within 3 s, errors as replies), `embeds` (rendering), `localize` (the command
-Translator), `identity` (people, chats, message references, who may manage a channel).
+AutoShardedBot, its cogs, and the command tree that answers every command's error), `intake`
+(each interaction taken once, none while stopping, the ones in flight awaited), `noise`
+(discord.py's voice warnings dropped, its reconnect tracebacks made one WARNING line), `quiz`
+(the /quiz, /leaderboard, /stats, /review, /lang cog), `daily` (the /daily group cog),
+`buttons` (the answer DynamicItem and what a click does), `publish` (question messages,
+binding, live count, closing edit, Discord errors as the core's), `replies` (answering within
+3 s, errors as replies), `embeds` (rendering), `localize` (the command Translator), `identity`
+(people, chats, message references, who may manage a channel).
 """
 
 from bot.adapters.discord.adapter import DiscordAdapter

@@ -4,7 +4,7 @@ ephemeral text and a chart attached to a last ephemeral message.
 The text comes in as many messages as it needs (an embed's 4096 characters each). The chart
 is drawn by the core off the event loop; a slow drawing is covered by the Responder, which
 defers before Discord's 3 seconds run out. Anyone else is refused by the core in their
-language (`cog_app_command_error`).
+language (the tree's `on_error`, client.py).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from discord.ext import commands
 from bot.adapters.discord.embeds import plain
 from bot.adapters.discord.identity import can_manage, chat_of
 from bot.adapters.discord.quiz import quiz_choices
-from bot.adapters.discord.replies import ErrorReplies, Reply, Responder, reader
+from bot.adapters.discord.replies import Reply, Responder, reader
 from bot.content.limits import DC_EMBED_DESCRIPTION
 from bot.core.analysis_text import analysis_blocks, chunks
 from bot.core.service import QuizService
@@ -31,14 +31,8 @@ CHART_FILE = "analysis.png"
 
 
 class AnalysisCog(commands.Cog):
-    def __init__(self, service: QuizService, errors: ErrorReplies) -> None:
+    def __init__(self, service: QuizService) -> None:
         self.service = service
-        self.errors = errors
-
-    async def cog_app_command_error(
-        self, interaction: discord.Interaction, error: app_commands.AppCommandError
-    ) -> None:
-        await self.errors.command_failed(interaction, error)
 
     @app_commands.command(
         name="analysis",

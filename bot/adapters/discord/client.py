@@ -44,18 +44,27 @@ IDENTIFY_WINDOW = 5.0
 class QuizTree(app_commands.CommandTree[Any]):
     """Takes a command only through the bot's `Intake`: once per interaction (a /quiz run
     again would replace the question it showed with one nobody sees), and not while the bot
-    is stopping."""
+    is stopping. Every command's error, from any cog, is answered here (`errors`)."""
 
     intake: Intake | None = None
+    errors: ErrorReplies | None = None
 
     async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
         return self.intake is None or self.intake.admit(interaction)
+
+    async def on_error(self, interaction: discord.Interaction,
+                       error: app_commands.AppCommandError, /) -> None:
+        if self.errors is None:
+            await super().on_error(interaction, error)
+            return
+        await self.errors.command_failed(interaction, error)
 
 
 class QuizBot(commands.Bot):
     def __init__(
         self, cogs: Sequence[commands.Cog], buttons: type[AnswerButton], *,
-        intake: Intake | None = None, guild_ready_timeout: float = 2.0,
+        intake: Intake | None = None, errors: ErrorReplies | None = None,
+        guild_ready_timeout: float = 2.0,
         identify_interval: float = IDENTIFY_WINDOW, **options: Any,
     ) -> None:
         # Slash commands and buttons need no privileged intents; `guilds` gives channel names.
@@ -80,6 +89,7 @@ class QuizBot(commands.Bot):
         self.intake = intake = intake or Intake()
         assert isinstance(self.tree, QuizTree)
         self.tree.intake = intake
+        self.tree.errors = errors
 
     async def setup_hook(self) -> None:
         for cog in self.cogs_to_add:
@@ -127,10 +137,11 @@ def build_bot(service: QuizService, publisher: ChannelPublisher, *,
     reports = ReportCog(service, errors, intake)
     buttons = answer_buttons(AnswerClicks(service, publisher, errors), intake,
                              report_flags(reports, intake))
-    cogs: list[commands.Cog] = [QuizCog(service, publisher, errors), DailyCog(service, errors),
-                                ReviewCog(service, publisher, errors), reports,
-                                AnalysisCog(service, errors), HelpCog(service, errors)]
-    options: dict[str, Any] = {"intake": intake, "guild_ready_timeout": guild_ready_timeout,
+    cogs: list[commands.Cog] = [QuizCog(service, publisher), DailyCog(service),
+                                ReviewCog(service, publisher), reports,
+                                AnalysisCog(service), HelpCog(service)]
+    options: dict[str, Any] = {"intake": intake, "errors": errors,
+                               "guild_ready_timeout": guild_ready_timeout,
                                "identify_interval": identify_interval}
     bot = QuizBot(cogs, buttons, **options) if shards is None else \
         ShardedQuizBot(cogs, buttons, shard_ids=shards[0], shard_count=shards[1], **options)

@@ -4,7 +4,7 @@ The core owns schedules: it checks them (time, zone, quiz, open time, who may), 
 question through the adapter's ChatPort and closes the previous one. These commands only pass
 what was typed and who may manage the channel (`can_manage`: Manage Server, in a DM the person
 themself); refusals and bad input come back as the core's errors, rendered by
-`cog_app_command_error`.
+the tree's `on_error` (client.py).
 
 The group is registered with `default_permissions(manage_guild=True)` (Discord ignores it on
 subcommands), which only hides it by default, status included; server admins can change that
@@ -20,7 +20,7 @@ from discord.ext import commands
 
 from bot.adapters.discord.identity import can_manage, chat_of, person_of
 from bot.adapters.discord.quiz import AUTOCOMPLETE_MAX, quiz_choices
-from bot.adapters.discord.replies import ErrorReplies, Reply, Responder, reader
+from bot.adapters.discord.replies import Reply, Responder, reader
 from bot.core import render
 from bot.core.daily import MAX_OPEN_MINUTES
 from bot.core.models import ScheduleStatus
@@ -49,15 +49,9 @@ def schedule_text(status: ScheduleStatus, t: Translator) -> str:
 @app_commands.default_permissions(manage_guild=True)
 class DailyCog(commands.GroupCog, group_name="daily",
                group_description=_("A question every day in this channel")):
-    def __init__(self, service: QuizService, errors: ErrorReplies) -> None:
+    def __init__(self, service: QuizService) -> None:
         self.service = service
-        self.errors = errors
         super().__init__()
-
-    async def cog_app_command_error(
-        self, interaction: discord.Interaction, error: app_commands.AppCommandError
-    ) -> None:
-        await self.errors.command_failed(interaction, error)
 
     @app_commands.command(name="set",
                           description=_("Post a question here every day at a set time"))

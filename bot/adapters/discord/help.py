@@ -17,7 +17,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.adapters.discord.identity import PREFIX, can_manage, chat_of
-from bot.adapters.discord.replies import ErrorReplies, Reply, Responder, reader
+from bot.adapters.discord.replies import Reply, Responder, reader
 from bot.core.help import Entry, Where, help_text, welcome_text
 from bot.core.models import Chat
 from bot.core.service import QuizService
@@ -55,14 +55,8 @@ START = _("/quiz quiz: <quiz id>")
 
 
 class HelpCog(commands.Cog):
-    def __init__(self, service: QuizService, errors: ErrorReplies) -> None:
+    def __init__(self, service: QuizService) -> None:
         self.service = service
-        self.errors = errors
-
-    async def cog_app_command_error(
-        self, interaction: discord.Interaction, error: app_commands.AppCommandError
-    ) -> None:
-        await self.errors.command_failed(interaction, error)
 
     @app_commands.command(name="help", description=_("What this bot does and how to use it"))
     async def help_command(self, interaction: discord.Interaction) -> None:

@@ -5,7 +5,8 @@ result within Discord's 3 s (`Responder`). What happens is the core's to decide:
 channel replaces the channel's previous question; in a DM (or with run:True) a quiz id runs
 the whole quiz, a topic gives one question, no quiz resumes the unfinished run. Personal
 replies are ephemeral and in the person's language. UserErrors raised here (an unknown quiz,
-nothing to resume, a language refused) are rendered by `cog_app_command_error`.
+nothing to resume, a language refused) are rendered by the tree's `on_error`
+(client.py).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from discord.ext import commands
 from bot.adapters.discord.embeds import clip
 from bot.adapters.discord.identity import can_manage, chat_of, person_of
 from bot.adapters.discord.publish import ChannelPublisher
-from bot.adapters.discord.replies import ErrorReplies, Reply, Responder, reader
+from bot.adapters.discord.replies import Reply, Responder, reader
 from bot.content.limits import DC_CHOICE_NAME
 from bot.core import render
 from bot.core.models import Period
@@ -50,16 +51,9 @@ async def quiz_choices(
 
 
 class QuizCog(commands.Cog):
-    def __init__(self, service: QuizService, publisher: ChannelPublisher,
-                 errors: ErrorReplies) -> None:
+    def __init__(self, service: QuizService, publisher: ChannelPublisher) -> None:
         self.service = service
         self.publisher = publisher
-        self.errors = errors
-
-    async def cog_app_command_error(
-        self, interaction: discord.Interaction, error: app_commands.AppCommandError
-    ) -> None:
-        await self.errors.command_failed(interaction, error)
 
     # Descriptions and choice names are gettext msgids (marked with _ for extraction); the
     # tree's translator localises them when the commands are synced (localize.py).

@@ -222,7 +222,7 @@ class ErrorReplies:
     async def command_failed(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError
     ) -> None:
-        """For the cogs' `cog_app_command_error`."""
+        """For the command tree's `on_error` (client.py): every slash command's error."""
         original = error.original if isinstance(error, app_commands.CommandInvokeError) \
             else error
         command = interaction.command.qualified_name if interaction.command else "?"

@@ -149,11 +149,6 @@ class ReportCog(commands.Cog):
         self.errors = errors
         self.intake = intake
 
-    async def cog_app_command_error(
-        self, interaction: discord.Interaction, error: app_commands.AppCommandError
-    ) -> None:
-        await self.errors.command_failed(interaction, error)
-
     @app_commands.command(name="report",
                           description=_("Report a wrong or unclear question"))
     @app_commands.describe(

@@ -18,7 +18,7 @@ from bot.adapters.discord.daily import COMMON_ZONES
 from bot.adapters.discord.identity import chat_of, person_of
 from bot.adapters.discord.publish import ChannelPublisher
 from bot.adapters.discord.quiz import AUTOCOMPLETE_MAX
-from bot.adapters.discord.replies import ErrorReplies, Reply, Responder, reader
+from bot.adapters.discord.replies import Reply, Responder, reader
 from bot.core import render
 from bot.core.schedule import zone_names
 from bot.core.service import QuizService
@@ -26,16 +26,9 @@ from bot.i18n import _
 
 
 class ReviewCog(commands.Cog):
-    def __init__(self, service: QuizService, publisher: ChannelPublisher,
-                 errors: ErrorReplies) -> None:
+    def __init__(self, service: QuizService, publisher: ChannelPublisher) -> None:
         self.service = service
         self.publisher = publisher
-        self.errors = errors
-
-    async def cog_app_command_error(
-        self, interaction: discord.Interaction, error: app_commands.AppCommandError
-    ) -> None:
-        await self.errors.command_failed(interaction, error)
 
     @app_commands.command(name="review",
                           description=_("Go through the questions due for review"))

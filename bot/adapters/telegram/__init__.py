@@ -8,6 +8,7 @@
   once handled, for any number of processes behind a load balancer
 - updates.py: reading one update (poison ones skipped once) and handling it, with its outcome
 - app.py: building the PTB Application (API URL, timeouts, retries, rate limits, command menu)
+- routes.py: every handler registered in one list, in the order PTB tries them
 - handlers.py: one small function per update kind, each one core call; the error handler
 - context.py: what the handlers share (context.bot_data)
 - publish.py: sending questions and summaries, binding poll and message references;

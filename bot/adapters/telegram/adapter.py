@@ -20,7 +20,7 @@ from telegram import Update
 from telegram.error import BadRequest, EndPointNotFound, InvalidToken, NetworkError
 
 from bot.adapters import ConnectionLost, CredentialsRejected
-from bot.adapters.telegram import authoring, handlers, help, reports
+from bot.adapters.telegram import routes
 from bot.adapters.telegram.app import build_application, register_commands
 from bot.adapters.telegram.context import TelegramApp
 from bot.adapters.telegram.identity import PREFIX, chat_id_of
@@ -95,12 +95,7 @@ class TelegramAdapter:
         app.bot_data.service = self.service
         app.bot_data.poster = Poster(app.bot, self.service, shared=webhook is not None)
         app.bot_data.webhook = webhook is not None
-        # before handlers: the ⚑ and draft-confirmation presses go to their own modules,
-        # not to the answer buttons' handler
-        reports.register(app)
-        help.register(app)
-        authoring.register(app)
-        handlers.register(app)
+        routes.register(app)
         receiver: Poller | WebhookServer
         if webhook is None:
             receiver = Poller(app, Update.ALL_TYPES)
@@ -184,9 +179,8 @@ class TelegramAdapter:
     async def send_question(self, question: ShownQuestion) -> None:
         """A question the core posts by itself (the daily question, a round's next one): a
         quiz poll, or buttons in a channel or where the chat (or its round) asks for them."""
-        buttons = await self.poster.service.question_mode(question.chat_key) == "buttons"
         with platform_errors():
-            await self.poster.question(question, buttons=buttons or None)
+            await self.poster.question(question, buttons=question.mode == "buttons" or None)
 
     async def close_question(self, summary: PostSummary) -> None:
         with platform_errors():

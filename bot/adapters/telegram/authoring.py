@@ -11,9 +11,8 @@ import logging
 
 import telegram
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
-from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
-from bot.adapters.telegram.context import Context, TelegramApp
+from bot.adapters.telegram.context import Context
 from bot.adapters.telegram.handlers import Command, command, press
 from bot.adapters.telegram.identity import message_ref, person_of
 from bot.adapters.telegram.text import fit
@@ -24,24 +23,11 @@ from bot.i18n import Translator, translator
 
 log = logging.getLogger(__name__)
 
-PRIVATE = filters.ChatType.PRIVATE
 DISCARD, KEEP = "draft:discard", "draft:keep"
 
 
-def register(app: TelegramApp) -> None:
-    """Before the answer-button handler: it would take the confirmation's presses."""
-    commands = {
-        "newpack": new_pack, "draft": show_draft, "undo": undo, "name": name,
-        "publish": publish, "discard": discard, "unpublish": unpublish,
-    }
-    for command_name, callback in commands.items():
-        app.add_handler(CommandHandler(
-            command_name, callback, filters=PRIVATE & filters.UpdateType.MESSAGE))
-    # anywhere: an operator asks people for the id QUIZBOT_AUTHORS needs
-    app.add_handler(CommandHandler("whoami", whoami, filters=filters.UpdateType.MESSAGE))
-    app.add_handler(MessageHandler(PRIVATE & filters.UpdateType.MESSAGE & filters.POLL,
-                                   poll_sent))
-    app.add_handler(CallbackQueryHandler(discard_pressed, pattern=f"^({DISCARD}|{KEEP})$"))
+# The confirmation's buttons (discard a draft, or keep it).
+DRAFT_BUTTONS = f"^({DISCARD}|{KEEP})$"
 
 
 async def _author(update: Update, context: Context) -> tuple[Command, Person, Translator] | None:

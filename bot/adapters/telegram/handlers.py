@@ -1,8 +1,8 @@
 """The update handlers: each turns one Telegram update into one core call and shows the result.
 
-Small functions registered on one Application (python-telegram-bot's examples style); what
-they share is in `context.bot_data` (context.py). No quiz rule lives here: what a /quiz
-replaces, who may answer, what comes next and what an error says are the core's. A refused
+Small functions registered on one Application in routes.py (python-telegram-bot's examples
+style); what they share is in `context.bot_data` (context.py). No quiz rule lives here: what a
+/quiz replaces, who may answer, what comes next and what an error says are the core's. A refused
 command (the core's UserError) reaches `on_error`, which shows it in the reader's language.
 
 Every handler may see the same update twice (after a crash, Telegram sends again what was
@@ -31,18 +31,11 @@ import telegram
 from telegram import Update
 from telegram.constants import ChatType
 from telegram.error import TelegramError
-from telegram.ext import (
-    CallbackQueryHandler,
-    CommandHandler,
-    MessageHandler,
-    PollAnswerHandler,
-    PollHandler,
-    filters,
-)
+from telegram.ext import filters
 
 from bot.adapters.telegram import daily
 from bot.adapters.telegram.callback_data import parse_answer
-from bot.adapters.telegram.context import BotData, Context, TelegramApp
+from bot.adapters.telegram.context import BotData, Context
 from bot.adapters.telegram.identity import (
     PREFIX,
     chat_id_of,
@@ -53,7 +46,7 @@ from bot.adapters.telegram.identity import (
     poll_ref,
 )
 from bot.adapters.telegram.text import alert_text, fit
-from bot.adapters.telegram.updates import Outcome, Redeliver, mark
+from bot.adapters.telegram.updates import Outcome, Redeliver, mark, outcome_of
 from bot.content.limits import TG_ALERT
 from bot.content.schema import DEFAULT_LOCALE
 from bot.core import render
@@ -65,29 +58,6 @@ log = logging.getLogger(__name__)
 
 # Commands come from messages and channel posts; never from edits, which would run them again.
 COMMAND_UPDATES = filters.UpdateType.MESSAGE | filters.UpdateType.CHANNEL_POST
-
-
-def register(app: TelegramApp) -> None:
-    from bot.adapters.telegram.analysis import analysis_command  # it uses `command` below
-
-    commands = {
-        ("quiz",): quiz,
-        ("leaderboard",): leaderboard,
-        ("stats",): stats,
-        ("review",): review,
-        ("remind",): remind,
-        ("lang",): lang,
-        ("daily",): daily_command,
-        ("settings",): settings_command,
-        ("analysis",): analysis_command,
-    }
-    for names, callback in commands.items():
-        app.add_handler(CommandHandler(names, callback, filters=COMMAND_UPDATES))
-    app.add_handler(PollAnswerHandler(poll_answer))
-    app.add_handler(PollHandler(poll_state))
-    app.add_handler(CallbackQueryHandler(button))
-    app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, migrated))
-    app.add_error_handler(on_error)
 
 
 # commands --------------------------------------------------------------------------------
@@ -157,19 +127,16 @@ async def quiz(update: Update, context: Context) -> None:
     if (cmd := command(update, context)) is None:
         return
     args = cmd.args
-    buttons: bool | None = None  # a poll, except in a channel
+    mode = None  # the chat's (a poll, except in a channel)
     if args and args[0].lower() == "buttons":
-        buttons, args = True, args[1:]
+        mode, args = "buttons", args[1:]
     count = None
     if args and args[-1].lstrip("+-").isdigit():
         count, args = args[-1], args[:-1]
     service = cmd.data.service
     async with service.quiz(cmd.chat, cmd.person, " ".join(args) or None, count=count,
-                            mode="buttons" if buttons else None,
-                            is_admin=cmd.may_manage) as question:
-        if buttons is None and await service.question_mode(cmd.chat) == "buttons":
-            buttons = True  # the chat's /settings
-        await cmd.data.poster.question(question, buttons=buttons)
+                            mode=mode, is_admin=cmd.may_manage) as question:
+        await cmd.data.poster.question(question, buttons=question.mode == "buttons" or None)
 
 
 async def leaderboard(update: Update, context: Context) -> None:
@@ -498,8 +465,10 @@ async def migrated(update: Update, context: Context) -> None:
 
 # errors ----------------------------------------------------------------------------------
 async def on_error(update: object, context: Context) -> None:
-    """A refusal from the core (UserError) is shown to the person in their language; any
-    other failure is logged with the update and apologised for."""
+    """A refusal from the core (UserError) is shown to the person in their language. A
+    storage that cannot be used now holds the update back (updates.outcome_of): it runs
+    again when Telegram sends it again, and the person is told so once (a voter is not: the
+    vote is recorded then). Any other failure is logged with the update and apologised for."""
     error = context.error
     if not isinstance(update, Update):
         log.error("handling %s failed", describe(update), exc_info=error)
@@ -510,7 +479,8 @@ async def on_error(update: object, context: Context) -> None:
     person = person_of(user) if user is not None and (
         message is None or message.chat.type != ChatType.CHANNEL) else None
     chat = chat_of(update.effective_chat) if update.effective_chat is not None else None
-    if isinstance(error, Redeliver):
+    outcome = outcome_of(error)
+    if outcome is Outcome.LATER:
         log.info("%s: %s; it is to come again", describe(update), error)
         forget(data, update)
         mark(Outcome.LATER)
@@ -520,18 +490,21 @@ async def on_error(update: object, context: Context) -> None:
         t = translator(await data.service.locale_for(person, chat))
         text = render.error_text(error, t, data.service.quizzes(t.locale))
     else:
-        log.error("handling %s failed", describe(update), exc_info=error)
-        forget(data, update)  # a webhook has it sent again: it must run again
-        mark(Outcome.FAILED)
+        if outcome is Outcome.UNSTORED:  # the receiver logs the outage once
+            log.debug("%s not stored now (%s); it comes again", describe(update), error)
+        else:
+            log.error("handling %s failed", describe(update), exc_info=error)
+        forget(data, update)  # sent again (or held back, polling): it must run again
+        mark(outcome)
+        if update.poll_answer is not None and outcome is Outcome.UNSTORED:
+            return  # recorded when it comes again; a vote cannot be cast twice anyway
         if not data.apologised.add(update.update_id):
-            return  # sent again and failed again: one apology is enough
+            return  # sent again and failed again: one word about it is enough
         try:
             locale = await data.service.locale_for(person, chat)
         except Exception:  # the failure may be the database itself
             locale = DEFAULT_LOCALE
-        text = translator(locale).gettext(
-            "Sorry, something went wrong on my side. Please try again."
-        )
+        text = failure_text(update, outcome, translator(locale))
     try:
         if update.callback_query is not None:
             await update.callback_query.answer(fit(text, TG_ALERT), show_alert=True)
@@ -558,6 +531,22 @@ def open_question_link(error: object, chat: telegram.Chat) -> str | None:
             return f"https://t.me/{chat.username}/{where[1]}" if chat.username \
                 else f"https://t.me/c/{internal}/{where[1]}"
     return None
+
+
+def failure_text(update: Update, outcome: Outcome, t: Translator) -> str:
+    """What the person is told about an update that failed. Held back (UNSTORED), it is
+    handled when Telegram sends it again: sending it again themselves would do it twice. A
+    quiz-poll vote cannot be cast again."""
+    if outcome is Outcome.UNSTORED:
+        if update.callback_query is not None:
+            return t.gettext("Your answer is not saved yet: I will record it as soon as I "
+                             "can. No need to press again.")
+        return t.gettext("I cannot save anything right now: I will do this as soon as I "
+                         "can. No need to send it again.")
+    if update.poll_answer is not None:
+        return t.gettext("Sorry, something went wrong on my side: your vote was not "
+                         "recorded.")
+    return t.gettext("Sorry, something went wrong on my side. Please try again.")
 
 
 def forget(data: BotData, update: Update) -> None:

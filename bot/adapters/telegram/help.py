@@ -14,10 +14,9 @@ import logging
 from telegram import Update
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
-from telegram.ext import ChatMemberHandler, CommandHandler
 
-from bot.adapters.telegram.context import Context, TelegramApp
-from bot.adapters.telegram.handlers import COMMAND_UPDATES, Command, command
+from bot.adapters.telegram.context import Context
+from bot.adapters.telegram.handlers import Command, command
 from bot.adapters.telegram.identity import chat_of
 from bot.adapters.telegram.text import fit
 from bot.core.help import Entry, Where, help_text, welcome_text
@@ -40,6 +39,8 @@ ENTRIES = (
     Entry(_("/daily — this chat's daily question")),
     Entry(_("/settings — this chat's question time, mode and who may ask")),
     Entry(_("/help — this list")),
+    Entry(_("/whoami — your numeric id, which the operator adds to let you write quizzes"),
+          Where.PRIVATE),
     Entry(_("/lang chat <en|bn|hi|auto> — the group's language"), Where.SHARED, admin=True),
     Entry(_("/daily HH:MM [zone] [quiz] — a question every day; /daily off"), admin=True),
     Entry(_("/settings time SECONDS, mode polls|buttons, chart on|off, "
@@ -51,12 +52,6 @@ ENTRIES = (
 START = _("/quiz <quiz id>")
 JOINED = (ChatMemberStatus.MEMBER, ChatMemberStatus.ADMINISTRATOR)
 GROUPS = (ChatType.GROUP, ChatType.SUPERGROUP)
-
-
-def register(app: TelegramApp) -> None:
-    app.add_handler(CommandHandler("help", help_command, filters=COMMAND_UPDATES))
-    app.add_handler(CommandHandler("start", start_command, filters=COMMAND_UPDATES))
-    app.add_handler(ChatMemberHandler(joined, ChatMemberHandler.MY_CHAT_MEMBER))
 
 
 async def help_command(update: Update, context: Context) -> None:
@@ -81,8 +76,7 @@ async def start_command(update: Update, context: Context) -> None:
         return
     service = cmd.data.service
     async with service.quiz(cmd.chat, cmd.person, cmd.args[0], run=True) as question:
-        buttons = True if await service.question_mode(cmd.chat) == "buttons" else None
-        await cmd.data.poster.question(question, buttons=buttons)
+        await cmd.data.poster.question(question, buttons=question.mode == "buttons" or None)
 
 
 async def joined(update: Update, context: Context) -> None:

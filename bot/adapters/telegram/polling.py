@@ -12,6 +12,14 @@ good. Here:
    included), so its answers share the database's group commits.
 3. Only then is getUpdates called again, with offset = the last id + 1.
 
+An update whose handling met a storage that cannot be used now (updates.Outcome.UNSTORED: a
+connection lost, a full disk, a read-only file system) is not confirmed: the offset stays at
+the first such update, so Telegram keeps it and what came after it, and the loop asks for
+them again after a pause that grows with the outage (StorageBackoff; one WARNING when an
+outage starts, one INFO when it ends). Those held back are handled again; those handled
+beside them are skipped as handled. Any other failure is confirmed (logged at ERROR and
+apologised for): holding it back would hold back every later update with it.
+
 A handler that is slow (a flood wait in one chat) does not stop the other chats: after
 SLOW_BATCH seconds the loop fetches again with the offset of the oldest update still being
 handled, so nothing unhandled is confirmed; the updates Telegram sends again that are already
@@ -50,6 +58,27 @@ SLOW_BATCH = 0.5  # seconds; after this, fetch new updates beside the slow ones
 STOP_WITHIN = 6.0  # seconds the handlers in progress get to finish (within app.STOP_BUDGET)
 FIRST_BACKOFF = 1.0  # seconds before the first retry of a failed getUpdates
 MAX_BACKOFF = 30.0  # seconds between getUpdates attempts while Telegram cannot be reached
+STORAGE_FIRST_BACKOFF = 0.5  # seconds before updates the storage failed are asked for again
+STORAGE_MAX_BACKOFF = 30.0  # seconds between those attempts in a long outage
+
+
+class StorageBackoff:
+    """The pause before updates held back by a storage failure are tried again: doubling
+    from `first` up to `most`, back to `first` once they were stored."""
+
+    def __init__(self, first: float = STORAGE_FIRST_BACKOFF,
+                 most: float = STORAGE_MAX_BACKOFF) -> None:
+        self.first = first
+        self.most = most
+        self.attempts = 0  # pauses in the current outage
+
+    def next(self) -> float:
+        delay = min(self.most, self.first * 2.0 ** self.attempts)
+        self.attempts += 1
+        return delay
+
+    def reset(self) -> None:
+        self.attempts = 0
 
 
 class Poller:
@@ -64,6 +93,11 @@ class Poller:
         self._next = 0  # the id after the last update seen; 0: none seen yet
         self._confirmed = 0  # the offset Telegram was last sent
         self._running: dict[int, asyncio.Task[None]] = {}  # update id -> its handling
+        self._held: set[int] = set()  # ids not stored for a storage failure: asked for again
+        self.storage_backoff = StorageBackoff()
+        self._outage_since: float | None = None  # loop time the current outage was noticed
+        self._outage: set[int] = set()  # ids it held back
+        self._unstored: set[int] = set()  # of those, the ones not handled since
         self._stopping = asyncio.Event()
         self._fetch: asyncio.Task[list[Any] | None] | None = None
         self._task: asyncio.Task[None] | None = None
@@ -101,10 +135,12 @@ class Poller:
     async def _loop(self) -> None:
         failures = 0
         while not self._stopping.is_set():
-            # nothing at or above the oldest update still being handled is confirmed
-            offset = min(self._running) if self._running else self._next
+            # nothing at or above the oldest update still being handled, or held back, is
+            # confirmed
+            offset = self._floor()
+            busy = bool(self._running or self._held)
             self._fetch = asyncio.create_task(
-                self._get_updates(offset, 0 if self._running else self.long_poll)
+                self._get_updates(offset, 0 if busy else self.long_poll)
             )
             fetch = self._fetch
             try:
@@ -128,11 +164,35 @@ class Poller:
                 continue
             failures = 0
             self._confirmed = max(self._confirmed, offset)
-            self._handle(fetch.result() or [])
+            batch = fetch.result() or []
+            self._forget_gone(batch)
+            self._handle(batch)
             if self._running:
                 # the batch finishes first; a slow handler only delays the next fetch a bit
                 await asyncio.wait(list(self._running.values()), timeout=SLOW_BATCH)
+            if self._held:
+                await self._pause(self.storage_backoff.next())
         await self._finish()
+
+    def _floor(self) -> int:
+        """The offset to send: the oldest update being handled or held back, else the next."""
+        pending = self._running.keys() | self._held
+        return min(pending) if pending else self._next
+
+    def _forget_gone(self, batch: list[Any]) -> None:
+        """Held-back updates that Telegram no longer sends (it keeps them for a day) are
+        given up, so the offset can move on."""
+        if not self._held:
+            return
+        ids = [u.get("update_id") for u in batch if isinstance(u, dict)]
+        first = min((i for i in ids if isinstance(i, int)), default=self._next)
+        gone = {i for i in self._held if i < first}
+        if gone:
+            log.warning("%d update(s) held back for the storage are no longer at Telegram; "
+                        "given up", len(gone))
+            self._held -= gone
+            self._unstored -= gone
+            self._outage_over()
 
     async def _get_updates(self, offset: int, wait: int) -> list[Any] | None:
         """One getUpdates: confirms every update below `offset`, holds the request open up
@@ -177,9 +237,10 @@ class Poller:
             if not isinstance(update_id, int):
                 log.warning("skipped an update with no id (%s)", update_kind(raw))
                 continue
-            if update_id < self._next:
+            if update_id < self._next and update_id not in self._held:
                 continue  # being handled, or handled: sent again while a slow one runs
-            self._next = update_id + 1
+            self._held.discard(update_id)  # handled again: running keeps the offset below it
+            self._next = max(self._next, update_id + 1)
             update = updates.read(raw, self.app.bot)
             if update is None:
                 self.poison += 1
@@ -190,8 +251,34 @@ class Poller:
             task.add_done_callback(functools.partial(self._done, update_id))
 
     async def _process(self, update: Update) -> None:
-        # error handlers included; a failed update is confirmed too (handled, and told so)
-        await updates.handle(self.app, update)
+        # error handlers included. A failed update is confirmed too (handled, and told so);
+        # one the storage could not take is held back
+        outcome = await updates.handle(self.app, update)
+        if outcome in updates.POLLING_CONFIRMS:
+            if update.update_id in self._unstored:
+                self._unstored.discard(update.update_id)
+                self._outage_over()
+            return
+        self._held.add(update.update_id)
+        self._unstored.add(update.update_id)
+        self._outage.add(update.update_id)
+        if self._outage_since is None:
+            self._outage_since = asyncio.get_running_loop().time()
+            log.warning("the storage cannot be used now; updates from %d on stay with "
+                        "Telegram and are asked for again until they are stored",
+                        update.update_id)
+
+    def _outage_over(self) -> None:
+        """Once every update the outage held back was handled: one line, and the next
+        outage starts its backoff afresh."""
+        if self._outage_since is None or self._unstored:
+            return
+        seconds = asyncio.get_running_loop().time() - self._outage_since
+        log.info("the storage is back: %d update(s) held back for %.1f s were handled "
+                 "again", len(self._outage), seconds)
+        self._outage_since = None
+        self._outage.clear()
+        self.storage_backoff.reset()
 
     def _done(self, update_id: int, _task: asyncio.Task[None]) -> None:
         self._running.pop(update_id, None)
@@ -206,10 +293,11 @@ class Poller:
                 log.warning("%d update(s) still being handled after %.0f s; Telegram sends "
                             "them again at the next start", len(late), STOP_WITHIN)
                 return
-        if self._next > self._confirmed:
-            # confirm what was handled, as PTB's Updater does when it stops
+        if self._floor() > self._confirmed:
+            # confirm what was handled, as PTB's Updater does when it stops (never what is
+            # held back: it comes again at the next start)
             try:
-                await self._get_updates_once(self._next)
+                await self._get_updates_once(self._floor())
             except Exception as exc:  # sent again at the next start, and handled again
                 log.info("could not confirm the last updates: %s", exc)
 

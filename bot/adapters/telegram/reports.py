@@ -24,11 +24,11 @@ import telegram
 from telegram import ForceReply, Update
 from telegram.constants import ChatType
 from telegram.error import BadRequest, Forbidden, TelegramError
-from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, filters
+from telegram.ext import filters
 
 from bot.adapters.telegram.callback_data import parse_flag
-from bot.adapters.telegram.context import Context, TelegramApp
-from bot.adapters.telegram.handlers import COMMAND_UPDATES, Command, alert, command, press
+from bot.adapters.telegram.context import Context
+from bot.adapters.telegram.handlers import Command, alert, command, press
 from bot.adapters.telegram.identity import PREFIX, chat_of, person_of
 from bot.adapters.telegram.keyboards import FLAG
 from bot.adapters.telegram.text import fit
@@ -73,15 +73,9 @@ class _RepliesToPrompt(filters.MessageFilter):
             and prompt.from_user.is_bot and _PROMPT.match(prompt.text or "") is not None
 
 
-def register(app: TelegramApp) -> None:
-    """Before handlers.register: the ⚑ press must reach `flag_pressed`, not the answer
-    buttons' handler, which takes any callback data."""
-    app.add_handler(CallbackQueryHandler(flag_pressed, pattern=r"^r:"))
-    app.add_handler(MessageHandler(
-        filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE & ~filters.COMMAND
-        & _RepliesToPrompt(), prompt_answered))
-    app.add_handler(CommandHandler("report", report_command, filters=COMMAND_UPDATES))
-    app.add_handler(CommandHandler("reports", reports_command, filters=COMMAND_UPDATES))
+# A private text (not a command) that replies to one of our "what is wrong?" prompts.
+PROMPT_REPLIES = (filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE & ~filters.COMMAND
+                  & _RepliesToPrompt())
 
 
 async def flag_pressed(update: Update, context: Context) -> None:

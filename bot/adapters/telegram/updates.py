@@ -2,11 +2,20 @@
 
 - `read`: an update the library cannot parse (a poison update) is logged once at WARNING with
   its id and kind (never its content) and skipped: confirmed like any other, never retried.
-- `handle`: the Application's handlers and error handler, then the outcome: DONE (handled, or
-  refused by the core and told so), FAILED (a handler failed unexpectedly: a webhook answers
-  500 so Telegram sends it again) or LATER (it may only make sense once another process has
-  done its part: a webhook asks Telegram to send it again). Polling confirms either way; the
-  outcome only matters to a webhook.
+- `handle`: the Application's handlers and error handler, then the outcome. `outcome_of`
+  decides it from the failure, for polling and webhooks alike (handlers.on_error marks it):
+  - DONE: handled, or refused by the core and told so. Confirmed.
+  - UNSTORED: the storage cannot be used for now (core/storage_faults.py: a connection
+    lost, a full disk, a read-only file system); nothing was stored. Never confirmed: a
+    webhook answers 503 and polling holds back its offset, so Telegram sends it again, and
+    it is handled once the storage is back. What was handled beside it is skipped when
+    Telegram sends it again, or, after a restart, handled again harmlessly (the first
+    answer is final; commands and presses are remembered, answers stored once).
+  - FAILED: a handler failed unexpectedly (logged at ERROR), and would fail the same way
+    again. A webhook answers 500, so Telegram sends that one update again with a growing
+    delay; polling confirms it, as holding it back would hold back every later update too.
+  - LATER: it may only make sense once another process has done its part (webhooks only:
+    503, sent again, perhaps to that process).
 """
 
 from __future__ import annotations
@@ -19,18 +28,40 @@ from typing import Any
 from telegram import Bot, Update
 
 from bot.adapters.telegram.context import TelegramApp
+from bot.core.errors import UserError
+from bot.core.storage_faults import storage_unavailable
 
 log = logging.getLogger(__name__)
 
 
 class Outcome(enum.Enum):
     DONE = "done"
+    UNSTORED = "unstored"
     FAILED = "failed"
     LATER = "later"
 
 
+# What each way of receiving does with an outcome, side by side.
+WEBHOOK_STATUS = {Outcome.DONE: 200, Outcome.UNSTORED: 503, Outcome.FAILED: 500,
+                  Outcome.LATER: 503}
+POLLING_CONFIRMS = frozenset({Outcome.DONE, Outcome.FAILED, Outcome.LATER})
+
+
 class Redeliver(Exception):
     """Raised by a handler: this update should come again later (webhooks only)."""
+
+
+def outcome_of(error: BaseException | None) -> Outcome:
+    """What a handler's failure makes of its update: the one place that decides whether
+    Telegram is to send it again. A refusal by the core (UserError) was told to the person
+    and is DONE."""
+    if error is None or isinstance(error, UserError):
+        return Outcome.DONE
+    if isinstance(error, Redeliver):
+        return Outcome.LATER
+    if storage_unavailable(error):
+        return Outcome.UNSTORED
+    return Outcome.FAILED
 
 
 # The outcome of the update being handled in this task: handlers.on_error sets it.
@@ -60,10 +91,14 @@ def read(raw: Any, bot: Bot) -> Update | None:
         return None
 
 
+# when two handlers of one update failed, the outcome that keeps it is the one that counts
+_PRECEDENCE = (Outcome.DONE, Outcome.LATER, Outcome.FAILED, Outcome.UNSTORED)
+
+
 def mark(outcome: Outcome) -> None:
     """Called by the error handler: how the update being handled went."""
     box = _outcome.get()
-    if box is not None and box[0] is not Outcome.FAILED:
+    if box is not None and _PRECEDENCE.index(outcome) > _PRECEDENCE.index(box[0]):
         box[0] = outcome
 
 
@@ -74,9 +109,11 @@ async def handle(app: TelegramApp, update: Update) -> Outcome:
     token = _outcome.set(box)
     try:
         await app.process_update(update)  # handlers and the error handler run in this task
-    except Exception:
-        log.exception("handling update %s failed", update.update_id)
-        return Outcome.FAILED
+    except Exception as exc:
+        outcome = outcome_of(exc)
+        if outcome is Outcome.FAILED:
+            log.exception("handling update %s failed", update.update_id)
+        return outcome
     finally:
         _outcome.reset(token)
     return box[0]

@@ -10,9 +10,12 @@ already there for discord.py) answers:
   poison update (one the library cannot read) gets 200 too, after one WARNING with its id
   and kind, so Telegram does not send it for ever.
 - 500 when a handler failed unexpectedly (logged at ERROR): Telegram sends it again.
-- 503 when a handler asked for it (updates.Redeliver: a poll or message bound to nothing,
-  which the process that sent it may bind), or while stopping: Telegram sends it again,
-  perhaps to another process.
+- 503 when the storage cannot be used now (a connection lost, a full disk: updates.py
+  decides, for polling too), when a handler asked for it (updates.Redeliver: a poll or
+  message bound to nothing, which the process that sent it may bind), or while stopping:
+  Telegram sends it again, perhaps to another process.
+- 400 for a body nested deeper than MAX_DEPTH (no update is): refused before it is parsed,
+  with a WARNING, never a traceback.
 - 401 with no secret, 403 with a wrong one (X-Telegram-Bot-Api-Secret-Token); nothing is
   read or changed, and the secret is never logged.
 
@@ -45,6 +48,7 @@ import functools
 import hmac
 import json
 import logging
+import re
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -67,8 +71,17 @@ MAX_CONNECTIONS = 100
 WATCH_EVERY = 60.0  # seconds between checks that Telegram still has our webhook
 REFUSED_LOG_EVERY = 60.0  # seconds; refused requests are summed up at most this often
 SHUTDOWN_TIMEOUT = 2.0  # seconds for answered requests to go out once stopping
+# Levels of [ and { a body may nest. An update nests about ten (a reply's keyboard); json
+# recurses once per level and fails with RecursionError near a thousand.
+MAX_DEPTH = 64
+# a JSON string, escapes included: its brackets are text, not nesting. Possessive, and an
+# unclosed string runs to the end, so each byte is looked at once whatever the body holds.
+_STRING = re.compile(rb'"(?:[^"\\]|\\.?)*+(?:"|\Z)', re.DOTALL)
+_BRACKETS = re.compile(rb"[\[\]{}]")
+WHY_AGAIN = {Outcome.FAILED: "failed", Outcome.LATER: "is for later",
+             Outcome.UNSTORED: "could not be stored now"}
 
-STATUS = {Outcome.DONE: 200, Outcome.FAILED: 500, Outcome.LATER: 503}
+STATUS = updates.WEBHOOK_STATUS
 
 
 class WebhookServer:
@@ -177,8 +190,13 @@ class WebhookServer:
         if given is None or not hmac.compare_digest(given.encode(), self._secret):
             self._note_refused()
             return web.Response(status=401 if given is None else 403)
+        body = await request.read()
+        if too_deep(body, MAX_DEPTH):
+            log.warning("refused a webhook body nested deeper than %d levels (%d bytes)",
+                        MAX_DEPTH, len(body))
+            return web.Response(status=400, text="nested too deep")
         try:
-            raw: Any = json.loads(await request.read())
+            raw: Any = json.loads(body)
         except ValueError:  # not JSON, or not UTF-8: nothing to handle, ever
             raw = None
         update = updates.read(raw, self.app.bot)
@@ -188,8 +206,7 @@ class WebhookServer:
         outcome = await self._outcome(update)
         if outcome is not Outcome.DONE:
             log.info("update %s %s; answered %d, so Telegram sends it again", update.update_id,
-                     "failed" if outcome is Outcome.FAILED else "is for later",
-                     STATUS[outcome])
+                     WHY_AGAIN[outcome], STATUS[outcome])
         return web.Response(status=STATUS[outcome])
 
     async def _outcome(self, update: Update) -> Outcome:
@@ -250,3 +267,17 @@ class WebhookServer:
                 log.info("Telegram reports a webhook delivery error: %s (%d update(s) waiting)",
                          info.last_error_message, info.pending_update_count)
             self._last_error = error
+
+
+def too_deep(body: bytes, limit: int) -> bool:
+    """Whether the JSON in `body` nests [ and { deeper than `limit` (its strings aside);
+    linear, with no recursion, whatever the body holds."""
+    depth = 0
+    for bracket in _BRACKETS.findall(_STRING.sub(b"", body)):
+        if bracket in b"[{":
+            depth += 1
+            if depth > limit:
+                return True
+        else:
+            depth -= 1
+    return False

@@ -5,7 +5,9 @@ No asyncpg here: settings and error lines use this without loading the driver.
 
 from __future__ import annotations
 
-from urllib.parse import SplitResult, urlsplit, urlunsplit
+import re
+from collections.abc import Iterator
+from urllib.parse import urlsplit, urlunsplit
 
 SCHEMES = ("postgresql", "postgres")
 
@@ -17,23 +19,38 @@ def is_postgres_url(text: str) -> bool:
 
 
 def redact(url: str) -> str:
-    """The URL with its password replaced by `***` (also one given as `?password=`); a
-    URL that cannot be parsed is reduced to its scheme and host part."""
-    try:
-        parts = urlsplit(url)
-        netloc = parts.netloc
-        if "@" in netloc:
-            userinfo, host = netloc.rsplit("@", 1)
-            user, has_password, _ = userinfo.partition(":")
-            netloc = f"{user}:***@{host}" if has_password else f"{user}@{host}"
-        query = "&".join(
-            "password=***" if item.lower().startswith("password=") else item
-            for item in parts.query.split("&")
-        ) if parts.query else ""
-        return urlunsplit(SplitResult(parts.scheme, netloc, parts.path, query, ""))
-    except ValueError:
-        scheme, _, rest = url.partition("://")
-        return f"{scheme}://{rest.rsplit('@', 1)[-1].split('/', 1)[0]}"
+    """The URL with its password replaced by `***`, the user's and any `?password=`.
+
+    A password should be percent-encoded, and urlsplit reads such a URL right. One written as
+    typed may hold "@", "/", ":", "?", "#" or "%", and urlsplit then ends the user part at its
+    first "/" and shows the rest as the path ("…:***@er/Secret@db"). What is hidden is
+    everything that is a password in any reading: from the first ":" to the last "@" (a
+    user's password may hold every other character), and each `password=` value up to the
+    next "&" (where libpq ends it). A URL that holds an "@" elsewhere loses more than its
+    password in the log line, never less."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        scheme, rest = "", url
+    hidden = [False] * len(rest)
+    at, colon = rest.rfind("@"), rest.find(":")
+    if 0 <= colon < at:
+        hidden[colon + 1:at] = [True] * (at - colon - 1)
+    for match in _QUERY_PASSWORD.finditer(rest):
+        hidden[match.start(1):match.end(1)] = [True] * (match.end(1) - match.start(1))
+    shown = "".join("***" if secret else text for secret, text in _runs(rest, hidden))
+    return f"{scheme}{sep}{shown}"
+
+
+_QUERY_PASSWORD = re.compile(r"[?&]password=([^&]*)", re.IGNORECASE)
+
+
+def _runs(text: str, hidden: list[bool]) -> Iterator[tuple[bool, str]]:
+    """`text` cut where `hidden` changes: (hidden, piece) pairs."""
+    start = 0
+    for i in range(1, len(text) + 1):
+        if i == len(text) or hidden[i] != hidden[start]:
+            yield hidden[start], text[start:i]
+            start = i
 
 
 def database_name(url: str) -> str:

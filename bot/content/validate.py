@@ -1,0 +1,261 @@
+"""Checking a pack's data: the schema, the platforms' limits and answers given away by length.
+
+What the YAML reading built (yaml_lines.py) is validated here and every problem is reported
+at its line, in our own words rather than pydantic's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from bot.content import limits
+from bot.content.problems import clean, short
+from bot.content.schema import (
+    LOCALES,
+    LocalizedModel,
+    OptionModel,
+    Quiz,
+    QuizModel,
+    pack_language,
+)
+from bot.content.yaml_lines import BROKEN, Loc
+
+AddProblem = Callable[[int, str, bool], None]  # (line, message, is_warning)
+
+
+# --- validation messages in our own words --------------------------------------------------
+
+
+def describe(loc: Loc) -> str:
+    parts: list[str] = []
+    for key in loc:
+        if isinstance(key, int):
+            if parts:
+                parts[-1] = f"{parts[-1].removesuffix('s')} {key + 1}"
+            else:
+                parts.append(f"item {key + 1}")
+        elif key == "text" and parts and parts[-1].startswith("option"):
+            continue  # Option.text is our model's name, not a key the author wrote
+        else:
+            parts.append(short(str(key)))
+    return ".".join(parts) or "the file"
+
+
+_SLUG_RULE = "lowercase letters, digits and hyphens (at most 48), starting with a letter or digit"
+_SHAPES = {
+    "LocalizedModel": "text, or a mapping from language (en, bn, hi) to text",
+    "OptionModel": "text, or a mapping from language (en, bn, hi) to text with 'correct: true' on "
+    "the right one",
+    "QuestionModel": "a mapping with id, prompt, options and explanation",
+    "QuizModel": "a mapping with id, title and questions",
+}
+
+
+def _message(err: Any) -> str:
+    """A pydantic error as a sentence naming the place in the pack."""
+    where, kind, ctx, value = describe(err["loc"]), err["type"], err.get("ctx") or {}, err["input"]
+    if kind == "missing":
+        return f"{where} is missing"
+    if kind == "extra_forbidden":
+        return f"{where}: unknown key (check the spelling)"
+    if kind in ("string_type", "string_too_short"):
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return f"{where} is empty"
+        if isinstance(value, bool | int | float):
+            return f"{where} must be text; put it in quotes"
+        return f"{where} must be text"
+    if kind == "string_unicode":  # a "\ud800" escape: half of a UTF-16 pair
+        code = _surrogate(value)
+        return f"{where}: contains the unprintable character U+{code}; quiz text must be plain text"
+    if kind == "string_pattern_mismatch":
+        return f"{where} must be {_SLUG_RULE}"
+    if kind == "too_short":
+        return f"{where} has {ctx.get('actual_length')}, at least {ctx.get('min_length')} needed"
+    if kind == "too_long":
+        return f"{where} has {ctx.get('actual_length')}, at most {ctx.get('max_length')} allowed"
+    if kind == "list_type":
+        return f"{where} must be a list"
+    if kind in ("bool_type", "bool_parsing"):
+        return f"{where} must be true or false"
+    if kind in ("model_type", "model_attributes_type", "dict_type"):
+        shape = _SHAPES.get(str(ctx.get("class_name")), "a mapping")
+        return f"{where} must be {shape}"
+    message = str(err["msg"]).removeprefix("Value error, ")
+    return f"{where}: {clean(message)}"
+
+
+def _surrogate(value: Any) -> str:
+    found = re.search("[\ud800-\udfff]", value) if isinstance(value, str) else None
+    return f"{ord(found.group()):04X}" if found else "D800"
+
+
+def _line_of(lines: dict[Loc, int], loc: Loc) -> int:
+    """The line of the deepest part of a pydantic location that the YAML spells."""
+    path: Loc = ()
+    line = lines.get((), 1)
+    for key in loc:
+        candidate = (*path, key)
+        if candidate in lines:  # model-made keys (Option.text, a plain string's en) are skipped
+            path = candidate
+            line = lines[candidate]
+    return line
+
+
+# --- platform limits, checked on every part that is valid by itself ------------------------
+
+Finding = tuple[Loc, str, bool]  # (location, message, is_warning)
+
+
+def _valid(model: type[BaseModel], raw: Any) -> Any:
+    if raw is None or raw is BROKEN:
+        return None
+    try:
+        return model.model_validate(raw)
+    except ValidationError:
+        return None  # reported by the whole-file validation
+
+
+def _too_long(loc: Loc, text: LocalizedModel | None, limit: int, what: str) -> Iterable[Finding]:
+    for locale, value in text.items() if text else ():
+        n = limits.tg_len(value)
+        if n > limit:
+            yield (*loc, locale), f"{what} is {n} characters, the limit is {limit}", False
+
+
+def _limit_problems(data: dict[str, Any], quiz: QuizModel | None) -> Iterable[Finding]:
+    """Limits need only the part they measure, so a schema error elsewhere hides none."""
+    if quiz is not None:  # valid as a whole: measure the models, no second validation
+        yield from _too_long(("title",), quiz.title, limits.TITLE, "title")
+        for qi, q in enumerate(quiz.questions):
+            yield from _question_limits(
+                ("questions", qi), q.prompt, list(enumerate(q.options)), q.explanation, q.details
+            )
+        return
+    title = _valid(LocalizedModel, data.get("title"))
+    yield from _too_long(("title",), title, limits.TITLE, "title")
+    questions = data.get("questions")
+    for qi, raw in enumerate(questions if isinstance(questions, list) else ()):
+        if isinstance(raw, dict):
+            raw_options = raw.get("options")
+            options = [
+                (oi, option)
+                for oi, item in enumerate(raw_options if isinstance(raw_options, list) else ())
+                if (option := _valid(OptionModel, item)) is not None
+            ]
+            yield from _question_limits(
+                ("questions", qi),
+                _valid(LocalizedModel, raw.get("prompt")),
+                options,
+                _valid(LocalizedModel, raw.get("explanation")),
+                _valid(LocalizedModel, raw.get("details")),
+            )
+
+
+def _question_limits(
+    base: Loc,
+    prompt: LocalizedModel | None,
+    options: list[tuple[int, OptionModel]],
+    explanation: LocalizedModel | None,
+    details: LocalizedModel | None,
+) -> Iterable[Finding]:
+    """One question's parts that are valid (None, or left out of options, when not)."""
+    yield from _too_long((*base, "prompt"), prompt, limits.TG_QUESTION, "question")
+    for oi, option in options:
+        yield from _too_long((*base, "options", oi), option.text, limits.TG_OPTION, "option")
+    yield from _too_long(
+        (*base, "explanation"), explanation, limits.TG_EXPLANATION, "explanation"
+    )
+    for locale, value in explanation.items() if explanation else ():
+        if value.count("\n") > limits.TG_EXPLANATION_NEWLINES:
+            yield (
+                (*base, "explanation", locale),
+                f"explanation has {value.count(chr(10))} line breaks, Telegram allows "
+                f"{limits.TG_EXPLANATION_NEWLINES}",
+                False,
+            )
+    yield from _too_long((*base, "details"), details, limits.DETAILS, "details")
+    if options:
+        first = [loc for loc, _ in options[0][1].text.items()]
+        for oi, option in options[1:]:
+            locs = [loc for loc, _ in option.text.items()]
+            if locs != first:
+                yield (
+                    (*base, "options", oi),
+                    f"option has locales {locs} but option {options[0][0] + 1} has {first}: "
+                    "every locale needs the same options",
+                    False,
+                )
+    for what, text in (("prompt", prompt), ("explanation", explanation)):
+        if text and (missing := text.missing()):
+            yield (*base, what), f"{what} has no {', '.join(missing)} text", True
+    if options and (missing := options[0][1].text.missing()):
+        yield (*base, "options"), f"options have no {', '.join(missing)} text", True
+
+
+# --- answers given away by their length -------------------------------------------------
+
+# More than this share of a pack's questions with the answer as its longest (or shortest)
+# option, in one language, is a warning: picking by length alone would score without knowing.
+GIVEAWAY_SHARE = 0.4
+
+
+def _giveaway_problems(quiz: QuizModel) -> Iterable[Finding]:
+    """The correct option strictly the longest, or strictly the shortest, too often.
+
+    Questions with two options are left out: one of the two is always the longer. A language
+    counts only the questions that spell every option in it (a fallback to English is
+    already a warning of its own). Length is counted as the limits count it.
+    """
+    for locale in LOCALES:
+        counted = longest = shortest = 0
+        for q in quiz.questions:
+            texts = [getattr(o.text, locale) for o in q.options]
+            if len(texts) < 3 or any(t is None for t in texts):
+                continue
+            lengths = [limits.tg_len(t) for t in texts if t is not None]
+            answer = lengths.pop(q.answer)
+            counted += 1
+            longest += answer > max(lengths)
+            shortest += answer < min(lengths)
+        for n, what in ((longest, "longest"), (shortest, "shortest")):
+            if counted and n / counted > GIVEAWAY_SHARE:
+                yield (
+                    ("questions",),
+                    f"in {locale}, the correct option is the {what} in {n} of {counted} "
+                    f"questions (over {GIVEAWAY_SHARE:.0%}), so picking the {what} option "
+                    "scores without knowing; make the options alike in length and detail",
+                    True,
+                )
+
+
+# --- the whole pack ---------------------------------------------------------------------------
+
+
+def check(data: Any, lines: dict[Loc, int], add: AddProblem) -> Quiz | None:
+    """Every problem of one pack's data through `add`; its quiz if the schema takes it (ids
+    used in other files are load_catalog's to check)."""
+    if not isinstance(data, dict):
+        if data is not BROKEN:
+            add(lines.get((), 1), f"a quiz file must be {_SHAPES['QuizModel']}", False)
+        return None
+    model: QuizModel | None = None
+    try:
+        model = QuizModel.model_validate(data)
+    except ValidationError as exc:
+        for err in exc.errors(include_url=False):
+            # already reported: a placeholder's errors, and ids used twice (by load_catalog)
+            if err["input"] is BROKEN or err["type"] == "duplicate_question_id":
+                continue
+            add(_line_of(lines, err["loc"]), _message(err), False)
+    with pack_language(data.get("language")):  # its parts in the pack's language
+        for loc, message, warning in _limit_problems(data, model):
+            add(_line_of(lines, loc), f"{describe(loc)}: {message}", warning)
+    if model is None:
+        return None
+    for loc, message, warning in _giveaway_problems(model):
+        add(_line_of(lines, loc), message, warning)
+    return Quiz.of(model)
