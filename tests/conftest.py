@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from bot.content import Catalog, load_catalog
+from bot.core.ports import Storage
 from bot.core.service import QuizService
 from bot.reports.png import PngCharts
 from bot.storage import SqliteStorage
@@ -105,9 +106,8 @@ def clock() -> FakeClock:
 @pytest.fixture
 async def storage(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Any]:
     """The storage behind the service: a MemoryStorage for a test marked `memory_store` (and
-    not `sqlite_only`), else
-    a SqliteStorage file, or with QUIZBOT_TEST_STORE=postgres a PostgresStorage on a database
-    of its own."""
+    not `sqlite_only`), else a SqliteStorage file, or with QUIZBOT_TEST_STORE=postgres a
+    PostgresStorage on a database of its own."""
     node = request.node
     if node.get_closest_marker("memory_store") and not node.get_closest_marker("sqlite_only"):
         async with MemoryStorage() as memory:
@@ -129,5 +129,5 @@ async def storage(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
 
 
 @pytest.fixture
-def service(sample_catalog: Catalog, storage: SqliteStorage, clock: FakeClock) -> QuizService:
+def service(sample_catalog: Catalog, storage: Storage, clock: FakeClock) -> QuizService:
     return QuizService(sample_catalog, storage, clock, random.Random(7), charts=PngCharts())
