@@ -35,6 +35,7 @@ from typing import Any, TypeVar
 import asyncpg
 
 from bot.storage.postgres.sql import PgSql
+from bot.storage.sql import Sql
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -203,7 +204,7 @@ class Writer:
         """One transaction for the batch; (op, ok, result or exception) per op."""
         outcomes: list[tuple[_Op, bool, Any]] = []
         execute = db.execute
-        sql = PgSql(db)  # the ops' view of the connection (bot/storage/sql.py)
+        sql: Sql = PgSql(db)  # the ops' view of the connection (bot/storage/sql.py)
         begun = False
         try:
             await execute("BEGIN; SAVEPOINT op")

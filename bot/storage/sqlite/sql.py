@@ -12,7 +12,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from datetime import UTC, date, datetime
 from typing import Any, TypeVar
 
-from bot.storage.sql import Row
+from bot.storage.sql import Row, Sql
 
 T = TypeVar("T")
 
@@ -93,6 +93,7 @@ def blocking(fn: Callable[..., Coroutine[Any, Any, T]]) -> Callable[..., T]:
 
     @functools.wraps(fn)
     def run(db: sqlite3.Connection, *args: Any) -> T:
-        return drive(fn(SqliteSql(db), *args))
+        sql: Sql = SqliteSql(db)
+        return drive(fn(sql, *args))
 
     return run
