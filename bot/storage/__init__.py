@@ -3,9 +3,9 @@ memory for the core's tests.
 
 `QUIZBOT_DATABASE` chooses: a `postgresql://` URL is a PostgresStorage (many processes on one
 database), anything else a path to a SqliteStorage file (one machine). The operations both
-databases share are written once (store.py, over each one's dialect.py); each backend has a
-package of its own (sqlite/, postgres/, memory/), and only sqlite/ and postgres/ import a
-database driver.
+databases share are written once (store.py, and their SQL over each one's Sql: sql.py); each
+backend has a package of its own (sqlite/, postgres/, memory/), and only sqlite/ and postgres/
+import a database driver.
 """
 
 from __future__ import annotations
