@@ -39,6 +39,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "sqlite_only(reason): the test reads or drives SQLite itself; skipped when "
         "QUIZBOT_TEST_STORE=postgres",
     )
+    config.addinivalue_line(
+        "markers",
+        "slow: a crash, load or real-time test of several seconds; `make test` leaves it to "
+        "`make test-slow` (CI's second stage)",
+    )
     if STORE not in STORES:
         raise pytest.UsageError(f"QUIZBOT_TEST_STORE={STORE!r}: use one of {', '.join(STORES)}")
     if STORE == "postgres" and (reason := unavailable()) is not None:

@@ -70,6 +70,7 @@ async def boot(path: Path, catalog: Catalog, clock: FakeClock, pub: FakePort,
     return store, Scheduler(service)
 
 
+@pytest.mark.slow
 async def test_400_days_exactly_once_per_local_day_with_restarts(
     sample_catalog: Catalog, tmp_path: Path
 ) -> None:

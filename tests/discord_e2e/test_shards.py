@@ -495,6 +495,7 @@ async def round_with_a_kill(cluster: dict[str, BotProcess], victim: str, burst: 
     return lost not in (0, len(taken))
 
 
+@pytest.mark.slow
 async def test_two_sharded_processes_with_kill_9_lose_nothing_acknowledged(
     fake: FakeDiscord, cluster: dict[str, BotProcess]
 ) -> None:
@@ -526,6 +527,7 @@ async def test_two_sharded_processes_with_kill_9_lose_nothing_acknowledged(
         assert_clean_logs(process)
 
 
+@pytest.mark.slow
 async def test_a_question_of_a_killed_process_is_summed_up_once_by_the_other(
     fake: FakeDiscord, cluster: dict[str, BotProcess]
 ) -> None:
