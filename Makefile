@@ -25,11 +25,12 @@ run: $(STAMP)
 # so in one line. QUIZBOT_TEST_STORE=postgres puts the shared storage fixture on PostgreSQL.
 # The tests run on WORKERS pytest-xdist processes (each test has its own fake servers on random
 # ports, its own files and its own PostgreSQL database). They mostly wait on sockets, bot
-# processes and PostgreSQL, so twice as many workers as cores; WORKERS=0 runs them in this
-# process (for --pdb or -s).
+# processes and PostgreSQL, so twice as many workers as cores. `worksteal` hands each worker a
+# run of tests in file order (a module's shared fixture is mostly built once) and moves tests
+# to idle workers. WORKERS=0 runs them in this process (for --pdb or -s).
 WORKERS ?= $(shell echo $$((2 * $$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1))))
 PYTEST_ARGS ?=
-PYTEST := $(BIN)/python -m pytest -q -n $(WORKERS)
+PYTEST := $(BIN)/python -m pytest -q -n $(WORKERS) --dist worksteal
 # everything but the tests marked slow (kill -9 during bursts, processes waiting for real
 # questions to close, 400 days of schedules): `make test-slow` runs those, as CI does
 test: $(STAMP)
