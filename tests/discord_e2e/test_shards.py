@@ -253,9 +253,11 @@ async def test_each_summary_is_delivered_once_when_both_processes_tick(
         assert q is not None
         await click(fake, message, q.correct, alice)
         messages.append(message)
-    for message in messages:  # no count edit still in flight when the other process closes
-        await fake.until(lambda m=message: "1 answer so far" in text_of(fake.messages[m.id]),
-                         WITHIN, "the live count")
+
+    def counted() -> bool:  # no count edit still in flight when the other process closes
+        return all("1 answer so far" in text_of(fake.messages[m.id]) for m in messages)
+
+    await fake.until(counted, WITHIN, "the live counts")
     clock.advance(seconds=601)  # every /quiz question's time is up
     assert await both_tick(two) == Tick(closed=COUNT)
     for _ in range(3):
