@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 export NO_PROXY := 127.0.0.1,localhost
 export no_proxy := 127.0.0.1,localhost
 
-.PHONY: run test lint validate bench clean
+.PHONY: run test test-slow lint validate bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,9 +23,21 @@ run: $(STAMP)
 # The PostgreSQL tests run with QUIZBOT_TEST_POSTGRES_URL=postgresql://user@host:port/db set (a
 # server where each test creates a database of its own); without it they are skipped, saying
 # so in one line. QUIZBOT_TEST_STORE=postgres puts the shared storage fixture on PostgreSQL.
+# The tests run on WORKERS pytest-xdist processes (each test has its own fake servers on random
+# ports, its own files and its own PostgreSQL database). They mostly wait on sockets, bot
+# processes and PostgreSQL, so twice as many workers as cores. `worksteal` hands each worker a
+# run of tests in file order (a module's shared fixture is mostly built once) and moves tests
+# to idle workers. WORKERS=0 runs them in this process (for --pdb or -s).
+WORKERS ?= $(shell echo $$((2 * $$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1))))
 PYTEST_ARGS ?=
+PYTEST := $(BIN)/python -m pytest -q -n $(WORKERS) --dist worksteal
+# everything but the tests marked slow (kill -9 during bursts, processes waiting for real
+# questions to close, 400 days of schedules): `make test-slow` runs those, as CI does
 test: $(STAMP)
-	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+	$(PYTEST) -m "not slow" $(PYTEST_ARGS)
+
+test-slow: $(STAMP)
+	$(PYTEST) -m slow $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check bot tests scripts

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import atexit
 import os
 import random
+import shutil
 import tempfile
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
@@ -20,9 +22,16 @@ from tests.clock import FakeClock
 from tests.storage_contract.pg import SKIP_PREFIX, fresh_database, unavailable
 
 os.environ.setdefault("NO_PROXY", "127.0.0.1,localhost")
-# the content cache of every bot the tests start (and of their subprocesses) in a folder of the
-# run's own, not the user's ~/.cache; a test of the cache sets its own
-os.environ.setdefault("QUIZBOT_CACHE_DIR", tempfile.mkdtemp(prefix="quizbot-test-cache-"))
+# The content cache of every bot the tests start in a folder of this process's own (one per
+# pytest-xdist worker), removed at its end, not the user's ~/.cache; a test of the cache sets
+# its own. The bot processes the tests start drop every QUIZBOT_ variable, so XDG_CACHE_HOME
+# (their default) points there too; matplotlib keeps its font list where it was.
+_RUN_CACHE = Path(tempfile.mkdtemp(prefix="quizbot-test-cache-"))
+atexit.register(shutil.rmtree, _RUN_CACHE, ignore_errors=True)
+os.environ.setdefault("MPLCONFIGDIR", str(
+    Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "matplotlib"))
+os.environ["XDG_CACHE_HOME"] = str(_RUN_CACHE / "xdg")
+os.environ.setdefault("QUIZBOT_CACHE_DIR", str(_RUN_CACHE / "quizbot"))
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_PACKS = Path(__file__).parent / "data" / "packs"
@@ -45,6 +54,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "memory_store: the shared `storage` fixture is the in-memory store (the core's unit "
         "tests need a store, not a database); QUIZBOT_TEST_STORE does not apply",
+    )
+    config.addinivalue_line(
+        "markers",
+        "slow: a crash, load or real-time test of several seconds; `make test` leaves it to "
+        "`make test-slow` (CI's second stage)",
     )
     if STORE not in STORES:
         raise pytest.UsageError(f"QUIZBOT_TEST_STORE={STORE!r}: use one of {', '.join(STORES)}")

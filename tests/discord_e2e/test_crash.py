@@ -90,6 +90,7 @@ async def round_with_a_signal(proc: BotProcess, burst: Burst, sig: signal.Signal
     return len(unanswered) not in (0, len(before))
 
 
+@pytest.mark.slow
 async def test_kill_9_during_bursts_of_clicks_loses_nothing_acknowledged(
     fake: FakeDiscord, proc: BotProcess
 ) -> None:
@@ -115,6 +116,7 @@ async def test_kill_9_during_bursts_of_clicks_loses_nothing_acknowledged(
     assert_clean_logs(proc)
 
 
+@pytest.mark.slow
 async def test_sigterm_during_a_burst_answers_what_it_took_and_exits_0(
     fake: FakeDiscord, proc: BotProcess
 ) -> None:

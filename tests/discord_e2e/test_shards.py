@@ -253,6 +253,11 @@ async def test_each_summary_is_delivered_once_when_both_processes_tick(
         assert q is not None
         await click(fake, message, q.correct, alice)
         messages.append(message)
+
+    def counted() -> bool:  # no count edit still in flight when the other process closes
+        return all("1 answer so far" in text_of(fake.messages[m.id]) for m in messages)
+
+    await fake.until(counted, WITHIN, "the live counts")
     clock.advance(seconds=601)  # every /quiz question's time is up
     assert await both_tick(two) == Tick(closed=COUNT)
     for _ in range(3):
@@ -495,6 +500,7 @@ async def round_with_a_kill(cluster: dict[str, BotProcess], victim: str, burst: 
     return lost not in (0, len(taken))
 
 
+@pytest.mark.slow
 async def test_two_sharded_processes_with_kill_9_lose_nothing_acknowledged(
     fake: FakeDiscord, cluster: dict[str, BotProcess]
 ) -> None:
@@ -526,6 +532,7 @@ async def test_two_sharded_processes_with_kill_9_lose_nothing_acknowledged(
         assert_clean_logs(process)
 
 
+@pytest.mark.slow
 async def test_a_question_of_a_killed_process_is_summed_up_once_by_the_other(
     fake: FakeDiscord, cluster: dict[str, BotProcess]
 ) -> None:

@@ -174,6 +174,7 @@ class FakeTelegramAPI:
         self._wake = asyncio.Event()
         self._dispatcher: asyncio.Task[None] | None = None
         self._sending: set[asyncio.Task[None]] = set()
+        self._delaying: set[asyncio.Task[Any]] = set()  # requests whose reply is held back
         self._session: aiohttp.ClientSession | None = None
 
     # server ----------------------------------------------------------------------------
@@ -192,7 +193,7 @@ class FakeTelegramAPI:
     async def stop(self) -> None:
         self._closing = True
         self._new_update.set()  # long polls return now
-        for task in [self._dispatcher, *self._sending]:
+        for task in [self._dispatcher, *self._sending, *self._delaying]:
             if task is not None:
                 task.cancel()
         await asyncio.gather(*[t for t in [self._dispatcher, *self._sending] if t is not None],
@@ -230,7 +231,14 @@ class FakeTelegramAPI:
             delays = self._delays.get(method)
             if delays:
                 call.delayed = delays.popleft()
-                await asyncio.sleep(call.delayed)  # done on the server; the reply is late
+                # done on the server; the reply is late (never sent if the fake stops first)
+                delaying = asyncio.current_task()
+                assert delaying is not None
+                self._delaying.add(delaying)
+                try:
+                    await asyncio.sleep(call.delayed)
+                finally:
+                    self._delaying.discard(delaying)
         except ApiError as exc:
             call.status = exc.status
             body: dict[str, Any] = {"ok": False, "error_code": exc.status,

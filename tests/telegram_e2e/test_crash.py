@@ -121,6 +121,7 @@ async def drained(fake: FakeTelegramAPI) -> None:
     await fake.wait_all_confirmed(DRAIN_WITHIN)
 
 
+@pytest.mark.slow
 async def test_kill_9_during_bursts_loses_nothing_confirmed(fake, bot, tmp_path):
     await kill_9_during_bursts(fake, bot, tmp_path, ROUNDS,
                                confirmed=lambda update_id: update_id < fake.confirmed_below)

@@ -699,6 +699,7 @@ def test_a_secret_without_a_url_is_still_checked():
 WEBHOOK_ROUNDS = 5
 
 
+@pytest.mark.slow
 async def test_kill_9_during_bursts_through_the_webhook_loses_nothing_answered_200(
     fake_tg, tmp_path
 ):
@@ -795,6 +796,7 @@ async def backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
         yield chosen
 
 
+@pytest.mark.slow
 async def test_two_processes_behind_a_load_balancer_lose_nothing_and_summarise_once(
     fake_tg, tmp_path, backend
 ):
