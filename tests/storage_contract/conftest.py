@@ -20,8 +20,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     runs on SQLite and PostgreSQL only."""
     memory = [
         item for item in items if item.get_closest_marker("database") is not None
-        and getattr(item, "callspec", None) is not None
-        and item.callspec.params.get("backend") == "memory"
+        and (callspec := getattr(item, "callspec", None)) is not None
+        and callspec.params.get("backend") == "memory"
     ]
     if memory:
         config.hook.pytest_deselected(items=memory)

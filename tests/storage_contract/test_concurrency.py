@@ -65,11 +65,11 @@ async def test_first_answer_final_across_processes(backend: Backend) -> None:
 async def test_daily_claims_from_two_processes_at_once(backend: Backend) -> None:
     async with backend.opened() as one, backend.opened() as two:
         attempts = []
-        for chat in range(20):
+        for n in range(20):
             for day in (date(2026, 3, 1), date(2026, 3, 2)):
-                post = NewPost(f"tg:-{chat}", "sample", "s-one", (0, 1, 2), "en", NOW,
+                post = NewPost(f"tg:-{n}", "sample", "s-one", (0, 1, 2), "en", NOW,
                                kind="daily")
-                attempts += [(store, f"tg:-{chat}", day, post)
+                attempts += [(store, f"tg:-{n}", day, post)
                              for store in (one, two, one, two)]
         random.Random(2).shuffle(attempts)
         claimed = await asyncio.gather(

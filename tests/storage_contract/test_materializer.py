@@ -17,7 +17,9 @@ import asyncpg
 import pytest
 
 from bot.core.ports import AnswerRecord
+from bot.storage import SqliteStorage
 from bot.storage.postgres.materializer import apply as pg_apply
+from bot.storage.postgres.storage import PostgresStorage
 from bot.storage.sqlite.materializer import apply as sqlite_apply
 from tests.storage_contract.backends import Backend, Store
 
@@ -98,6 +100,7 @@ async def test_answers_are_applied_without_being_asked(backend: Backend) -> None
                 break
             await asyncio.sleep(0.005)
         assert await backend.unapplied() == 0
+        assert isinstance(store, SqliteStorage | PostgresStorage)
         assert store.materializer.applied > 0
     assert await backend.stored() == await backend.recount()
 
@@ -115,6 +118,7 @@ async def test_answers_another_process_left_are_applied(backend: Backend) -> Non
                 break
             await asyncio.sleep(0.005)
         assert await backend.unapplied() == 0
+        assert isinstance(watcher, SqliteStorage | PostgresStorage)
         assert watcher.materializer.applied > 0
         await crashed.close()
     assert await backend.stored() == await backend.recount()
@@ -235,9 +239,10 @@ async def test_a_lost_materializer_connection_is_replaced(backend: Backend) -> N
     async with backend.opened(materializer=fast) as store:
         await random_answers(store, random.Random(21), posts=2)
         await store.materialize()
-        materializer = store.materializer
-        await backend.fetch("SELECT pg_terminate_backend($1)",
-                            materializer._db.get_server_pid())
+        assert isinstance(store, PostgresStorage)
+        connection = store.materializer._db
+        assert connection is not None
+        await backend.fetch("SELECT pg_terminate_backend($1)", connection.get_server_pid())
         await random_answers(store, random.Random(22), posts=2)
         for _ in range(2000):  # polled: the next application reconnects
             if await backend.unapplied() == 0:

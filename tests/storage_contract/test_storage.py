@@ -17,6 +17,7 @@ from bot.core.ports import AnswerRecord
 from bot.core.schedule import Schedule
 from bot.storage import SqliteStorage
 from bot.storage.postgres import schema
+from bot.storage.postgres.storage import PostgresStorage
 from bot.storage.sqlite import _split_sql
 from bot.storage.sqlite.migrations import MIGRATIONS
 from tests.storage_contract.backends import Backend, Store
@@ -49,6 +50,7 @@ async def test_durability_settings_and_schema_version(backend: Backend) -> None:
         assert await backend.scalar("PRAGMA user_version") == len(MIGRATIONS)
     else:
         async with backend.opened() as store:
+            assert isinstance(store, PostgresStorage)
             writer = store._writer
             assert writer is not None and writer._db is not None
             # acknowledged means flushed: never an asynchronous commit on the writer
@@ -107,6 +109,7 @@ async def test_answer_to_missing_post_fails_alone(store: Store) -> None:
 @pytest.mark.database
 async def test_concurrent_writes_are_grouped_and_all_committed(backend: Backend) -> None:
     async with backend.opened() as store:
+        assert isinstance(store, SqliteStorage | PostgresStorage)
         post_id = await make_post(store)
         writer = store._writer
         assert writer is not None
@@ -225,6 +228,7 @@ async def test_cached_languages_follow_every_change(backend: Backend) -> None:
         if backend.name == "sqlite":
             # another process's change shows once the entry expires (LOCALE_TTL)
             assert await store.person_locale("tg:1") == "bn"
+            assert isinstance(store, SqliteStorage)
             store._person_locales.ttl = -1  # expired as soon as stored
             store._person_locales.put("tg:1", "bn")
         else:
@@ -252,6 +256,7 @@ async def eventually(read: Callable[[], Any], expected: object) -> None:
 async def test_concurrent_misses_of_one_post_read_it_once(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    assert isinstance(store, SqliteStorage | PostgresStorage)
     post_id = await make_post(store)
     store._posts.clear()
     reads: list[str] = []
@@ -285,6 +290,7 @@ async def test_a_lost_listening_connection_is_replaced_and_nothing_stale_is_kept
     if backend.name != "postgres":
         return  # SQLite hears nothing: its caches expire (LOCALE_TTL)
     async with backend.opened() as store, backend.opened() as other:
+        assert isinstance(store, PostgresStorage)
         await store.set_person_locale("tg:1", "bn")
         assert await store.person_locale("tg:1") == "bn"  # cached
         listener = store._listener

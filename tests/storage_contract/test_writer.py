@@ -19,7 +19,7 @@ from bot.core.service import QuizService
 from bot.storage.postgres.writer import MAX_BATCH
 from bot.storage.postgres.writer import Writer as PgWriter
 from bot.storage.sqlite.writer import Writer as SqliteWriter
-from tests.storage_contract.backends import Backend, Store
+from tests.storage_contract.backends import Backend, SqliteBackend, Store
 
 pytestmark = pytest.mark.database  # a database's own machinery: not the in-memory store
 
@@ -44,15 +44,15 @@ class Harness:
 
     def __init__(self, backend: Backend) -> None:
         self.backend = backend
-        self.writer: Any = None
+        self.writer: SqliteWriter | PgWriter
+        if isinstance(backend, SqliteBackend):
+            self.writer = SqliteWriter(backend.path)
+        else:
+            url = backend.database
+            self.writer = PgWriter(lambda: asyncpg.connect(url))
         self.gates: list[Gate] = []
 
     async def start(self) -> None:
-        if self.backend.name == "sqlite":
-            self.writer = SqliteWriter(self.backend.path)  # type: ignore[attr-defined]
-        else:
-            url = self.backend.database
-            self.writer = PgWriter(lambda: asyncpg.connect(url))
         await self.writer.start()
         await self.submit("create")
 
@@ -274,6 +274,12 @@ async def test_a_write_waits_for_another_process_holding_the_lock(w: Harness) ->
     assert await w.committed() == [7, 8]
 
 
+def connection(writer: PgWriter) -> Any:
+    """The PostgreSQL writer's connection (an asyncpg.Connection), there once it ran a batch."""
+    assert writer._db is not None
+    return writer._db
+
+
 async def test_a_lost_connection_fails_its_batch_and_the_next_one_reconnects(
     backend: Backend,
 ) -> None:
@@ -283,6 +289,7 @@ async def test_a_lost_connection_fails_its_batch_and_the_next_one_reconnects(
     await harness.start()
     try:
         writer = harness.writer
+        assert isinstance(writer, PgWriter)
         assert await harness.submit("insert", 1) == 1
         first, second = Gate(), Gate()
         held = await harness.hold(first)
@@ -290,16 +297,16 @@ async def test_a_lost_connection_fails_its_batch_and_the_next_one_reconnects(
         first.release.set()
         await held
         await second.wait_entered()  # insert(2) has run; the transaction is open
-        await backend.fetch("SELECT pg_terminate_backend($1)", writer._db.get_server_pid())
+        await backend.fetch("SELECT pg_terminate_backend($1)", connection(writer).get_server_pid())
         second.release.set()
         results = await asyncio.gather(*lost, return_exceptions=True)
         assert all(isinstance(r, Exception) for r in results), results  # not acknowledged
         assert await harness.submit("insert", 3) == 3  # a new connection
         assert await harness.committed() == [1, 3]
         # a connection the server ended between batches is replaced before the next one
-        await backend.fetch("SELECT pg_terminate_backend($1)", writer._db.get_server_pid())
+        await backend.fetch("SELECT pg_terminate_backend($1)", connection(writer).get_server_pid())
         for _ in range(1000):
-            if writer._db.is_closed():
+            if connection(writer).is_closed():
                 break
             await asyncio.sleep(0.005)
         assert await harness.submit("insert", 4) == 4
