@@ -115,6 +115,7 @@ def multipart_body(content_type: str, raw: bytes, path: str) -> dict[str, Any]:
     files = []
     for part in form.iter_parts():
         data = part.get_payload(decode=True)
+        assert isinstance(data, bytes)  # a leaf part, decoded
         if part.get_param("name", header="content-disposition") == "payload_json":
             body = json.loads(data)
         else:
@@ -351,7 +352,7 @@ class FakeDiscord:
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.port = self._runner.addresses[0][1]  # the port the system chose
 
     async def close(self) -> None:
         for hold in self._holds:

@@ -186,9 +186,7 @@ class FakeTelegramAPI:
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
-        server = site._server
-        assert server is not None and server.sockets  # type: ignore[union-attr]
-        self.port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.port = self._runner.addresses[0][1]  # the port the system chose
 
     async def stop(self) -> None:
         self._closing = True
@@ -264,6 +262,7 @@ class FakeTelegramAPI:
                 if isinstance(v, str):
                     raw[k] = v
                 else:  # an uploaded file (multipart, e.g. sendPhoto's photo): its bytes
+                    assert isinstance(v, web.FileField)
                     params[k] = v.file.read()
         for key, value in raw.items():
             if key in STRING_PARAMS:
@@ -775,6 +774,7 @@ class FakeTelegramAPI:
             "members_only": bool(params.get("members_only", False)),
         }
         if kind == "quiz":
+            assert correct  # a quiz without them was refused above
             poll["correct_option_ids"] = correct
             if len(correct) == 1:
                 poll["correct_option_id"] = correct[0]
@@ -809,7 +809,7 @@ class FakeTelegramAPI:
 
     def _api_stopPoll(self, params: dict[str, Any]) -> dict[str, Any]:
         message = self._message(params)
-        poll = message.get("poll")
+        poll: dict[str, Any] | None = message.get("poll")
         if poll is None:
             raise bad_request("message with poll to stop not found")
         if poll["is_closed"]:
