@@ -361,7 +361,7 @@ async def telegram_quizbot(n: int, tmp: Path) -> dict[str, Any]:
     fake = TimedTelegram()
     await fake.start()
     storage, service = await _core(tmp, "tg")
-    settings = Settings(_env_file=None, telegram_bot_token=fake.token,  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, telegram_bot_token=fake.token,
                         telegram_api_base_url=fake.base_url)
     adapter = TelegramAdapter(service, settings)
     try:

@@ -67,7 +67,7 @@ Setup = Callable[[FakeTelegramAPI, int, Path], Awaitable[float]]
 
 
 def settings_for(fake: FakeTelegramAPI) -> Settings:
-    return Settings(  # type: ignore[call-arg]
+    return Settings(
         _env_file=None, telegram_bot_token=SecretStr(fake.token),
         telegram_api_base_url=fake.base_url,
     )

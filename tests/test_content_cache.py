@@ -292,9 +292,9 @@ def test_disabled_the_cache_is_neither_read_nor_written(
     assert not cache_dir.exists()
     for off in ("off", "OFF", "none", "false", "0"):
         monkeypatch.setenv("QUIZBOT_CACHE_DIR", off)
-        assert Settings(_env_file=None).quizbot_cache_dir is None  # type: ignore[call-arg]
+        assert Settings(_env_file=None).quizbot_cache_dir is None
     monkeypatch.setenv("QUIZBOT_CACHE_DIR", str(cache_dir))
-    assert Settings(_env_file=None).quizbot_cache_dir == cache_dir  # type: ignore[call-arg]
+    assert Settings(_env_file=None).quizbot_cache_dir == cache_dir
 
 
 def test_the_default_is_the_xdg_cache_dir(
@@ -302,11 +302,11 @@ def test_the_default_is_the_xdg_cache_dir(
 ) -> None:
     monkeypatch.delenv("QUIZBOT_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert Settings(_env_file=None).quizbot_cache_dir == tmp_path / "xdg" / "quizbot"  # type: ignore[call-arg]
+    assert Settings(_env_file=None).quizbot_cache_dir == tmp_path / "xdg" / "quizbot"
     monkeypatch.delenv("XDG_CACHE_HOME")
     monkeypatch.setenv("QUIZBOT_CACHE_DIR", "")  # empty: the default, as for every variable
     expected = Path.home() / ".cache" / "quizbot"
-    assert Settings(_env_file=None).quizbot_cache_dir == expected  # type: ignore[call-arg]
+    assert Settings(_env_file=None).quizbot_cache_dir == expected
 
 
 def test_cli_validate_does_not_use_the_cache(packs: Path, cache_dir: Path) -> None:

@@ -64,7 +64,7 @@ class TelegramHarness:
         self.fake = fake
         self.service = service
         self.clock = clock
-        self.settings = Settings(  # type: ignore[call-arg]
+        self.settings = Settings(
             _env_file=None,
             telegram_bot_token=SecretStr(fake.token),
             telegram_api_base_url=fake.base_url,

@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot.core.models import Chat, Person
+from bot.core.models import Chat, Person, ShownQuestion
 from bot.core.render import letter, short
 from bot.core.service import DEFAULT_QUESTION_TIME
 from bot.reports import chart_size, summary_chart_size
@@ -33,7 +33,7 @@ async def open_quiz_posts(h: Harness, chat_key: str) -> list[int]:
     return [p.id for p in await h.service.storage.open_posts(chat_key, kind="quiz")]
 
 
-async def shown(h: Harness, post_id: int):  # type: ignore[no-untyped-def]
+async def shown(h: Harness, post_id: int) -> ShownQuestion:
     question = await h.service.show(post_id)
     assert question is not None
     return question

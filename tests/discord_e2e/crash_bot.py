@@ -29,7 +29,7 @@ from bot.settings import Settings
 
 
 async def main() -> int:
-    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+    settings = Settings(_env_file=None)
     logs.setup(settings.quizbot_log_level, settings.secrets())
     async with open_service(settings) as service:
         # the fake takes IDENTIFYs without Discord's 5 s window: shards start at once

@@ -20,7 +20,7 @@ def make_settings(fake: FakeDiscord, **overrides: Any) -> Settings:
         "discord_guild_id": None,
         "telegram_bot_token": None,
     } | overrides
-    return Settings(_env_file=None, **values)  # type: ignore[call-arg]
+    return Settings(_env_file=None, **values)
 
 
 async def post_quiz(fake: FakeDiscord, service: QuizService, user: User,

@@ -415,7 +415,7 @@ def test_bad_shard_settings_are_one_line_naming_the_variable(
 ])
 def test_shard_settings(count: int | None, shards: str | None,
                         expected: tuple[list[int], int] | None) -> None:
-    settings = Settings(_env_file=None, quizbot_discord_shard_count=count,  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, quizbot_discord_shard_count=count,
                         quizbot_discord_shards=shards)
     assert settings.discord_shards == expected
 

@@ -71,7 +71,7 @@ def test_compose_yaml_is_a_postgres_deployment_of_several_bots() -> None:
         assert url.get_secret_value() == \
             f"postgresql://{user}:s3cret@postgres:5432/{database}", name
         assert "s3cret" not in str(url)
-        settings = Settings(  # type: ignore[call-arg]
+        settings = Settings(
             _env_file=None, **{k.lower(): v for k, v in environment.items() if v != ""}
         )
         assert settings.quizbot_database == url

@@ -106,7 +106,7 @@ async def fake_tg() -> AsyncIterator[FakeTelegramAPI]:
 
 @pytest.fixture
 def tg_settings(fake_tg: FakeTelegramAPI) -> Settings:
-    return Settings(  # type: ignore[call-arg]
+    return Settings(
         _env_file=None,
         telegram_bot_token=fake_tg.token,
         telegram_api_base_url=fake_tg.base_url,

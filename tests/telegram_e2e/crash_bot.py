@@ -31,7 +31,7 @@ from bot.storage import SqliteStorage
 
 async def main(base_url: str, token: str, database: Path, content: Path,
                webhook: dict[str, Any]) -> None:
-    settings = Settings(  # type: ignore[call-arg]
+    settings = Settings(
         _env_file=None, telegram_bot_token=SecretStr(token), telegram_api_base_url=base_url,
         **webhook,
     )

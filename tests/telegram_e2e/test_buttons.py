@@ -3,24 +3,29 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from bot.content.limits import tg_len
 from bot.i18n import translator
+from tests.telegram_e2e.conftest import Harness
 
 
-def keyboard_data(message: dict) -> list[str]:
+def keyboard_data(message: dict[str, Any]) -> list[str]:
     """The answer buttons' data (the ⚑ below them reports a problem: r:<question id>)."""
     return [b["callback_data"] for row in message["reply_markup"]["inline_keyboard"] for b in row
             if not b["callback_data"].startswith("r:")]
 
 
-async def button_question(tg, chat, user, text="/quiz buttons") -> dict:
+async def button_question(
+    tg: Harness, chat: dict[str, Any], user: dict[str, Any] | None, text: str = "/quiz buttons"
+) -> dict[str, Any]:
     before = len(tg.fake.calls_of("sendMessage"))
     await tg.command(chat, user, text)
     calls = await tg.fake.wait_for(
         "sendMessage", before + 1, where=lambda c: "reply_markup" in c.params
     )
-    return calls[-1].result
+    message: dict[str, Any] = calls[-1].result
+    return message
 
 
 async def test_press_gets_an_alert_and_a_second_press_changes_nothing(tg, group, alice):

@@ -4,6 +4,7 @@ Scheduler posting through the adapter (quiz polls in groups, buttons in channels
 from __future__ import annotations
 
 from datetime import datetime, time
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -11,7 +12,8 @@ import pytest
 from bot.core import render
 from bot.core.models import Chat
 from bot.i18n import translator
-from tests.fakes.telegram_api import ANONYMOUS_ADMIN
+from tests.fakes.telegram_api import ANONYMOUS_ADMIN, Call, FakeTelegramAPI
+from tests.telegram_e2e.conftest import Harness
 
 KOLKATA = ZoneInfo("Asia/Kolkata")
 EN = translator("en")
@@ -21,12 +23,12 @@ def chat_of(chat) -> Chat:
     return Chat(f"tg:{chat['id']}")
 
 
-async def posted(tg) -> int:
+async def posted(tg: Harness) -> int:
     """One scheduler round; how many daily questions it posted."""
     return (await tg.tick()).posted
 
 
-def summaries(fake, chat) -> list:
+def summaries(fake: FakeTelegramAPI, chat: dict[str, Any]) -> list[Call]:
     return [c for c in fake.calls_of("sendMessage")
             if c.params["chat_id"] == chat["id"] and "Question closed" in c.params["text"]]
 

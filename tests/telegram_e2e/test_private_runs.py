@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from tests.fakes.telegram_api import Call
+from tests.telegram_e2e.conftest import Harness
 
-async def next_poll(tg, count: int):
+
+async def next_poll(tg: Harness, count: int) -> Call:
     return (await tg.fake.wait_for("sendPoll", count))[count - 1]
 
 
-def right(poll) -> int:
-    return poll.params["correct_option_ids"][0]
+def right(poll: Call) -> int:
+    correct: int = poll.params["correct_option_ids"][0]
+    return correct
 
 
-def wrong(poll) -> int:
+def wrong(poll: Call) -> int:
     return (right(poll) + 1) % len(poll.params["options"])
 
 

@@ -11,6 +11,7 @@ from tests.telegram_e2e.test_buttons import button_question
 
 
 def flag_data(message: dict[str, Any]) -> str:
+    data: str
     [data] = [b["callback_data"] for row in message["reply_markup"]["inline_keyboard"]
               for b in row if b["text"] == "⚑"]
     assert data.startswith("r:") and len(data.encode()) <= 64

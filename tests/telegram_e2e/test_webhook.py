@@ -154,7 +154,7 @@ async def test_long_polling_deletes_a_webhook_left_set(fake_tg, service, tg_sett
 
 
 async def test_an_address_in_use_fails_start_with_one_line(fake_tg, service, wh_settings):
-    host, port = wh_settings.telegram_webhook[1]  # type: ignore[index]
+    host, port = wh_settings.telegram_webhook[1]
     blocker = await asyncio.start_server(lambda r, w: None, host, port)
     try:
         adapter = TelegramAdapter(service, wh_settings)
