@@ -19,6 +19,7 @@ import sys
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -203,7 +204,7 @@ async def kill_9_during_bursts(
     acknowledged = {c.params["callback_query_id"] for c in fake.calls_of("answerCallbackQuery")}
     expected = {(post_of[poll_id], f"tg:{user_id}") for poll_id, user_id in votes.values()}
     expected |= {(button_post.id, f"tg:{user_id}") for _, user_id in presses.values()}
-    problems = {
+    problems: dict[str, list[Any]] = {
         "never confirmed": [u for u in [*votes, *presses] if not confirmed(u)],
         "presses never answered": [q for q, _ in presses.values() if q not in acknowledged],
         "confirmed answers lost": sorted(expected - set(stored)),

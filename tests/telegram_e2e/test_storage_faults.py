@@ -264,6 +264,7 @@ async def test_postgres_connections_terminated_during_a_burst_lose_no_confirmed_
                 await asyncio.sleep(0.02)
         await admin.close()
         await fake_tg.wait_all_confirmed(within=60)
+        assert tg.adapter is not None
         await asyncio.wait_for(tg.adapter.idle(), 10)
         await assert_confirmed_votes_stored_once(fake_tg, pg_service, votes)
         assert logged(caplog, OUTAGE), "no vote met a terminated connection"

@@ -15,7 +15,7 @@ from bot.content.limits import TG_ALERT, tg_len
 from bot.core.service import QuizService
 from tests.telegram_e2e.conftest import Harness
 
-texts = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)))
+texts = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]))
 
 
 @given(texts, st.integers(min_value=2, max_value=300))
@@ -74,7 +74,9 @@ async def test_content_at_the_limits_fits_polls_and_alerts(
     (tmp_path / "packs").mkdir()
     (tmp_path / "packs" / "long.yaml").write_text(pack)
     catalog = load_catalog(tmp_path / "packs")
-    assert len(catalog.question("long", "long-one").explanation.en) == 192
+    english = catalog.question("long", "long-one").explanation.en
+    assert english is not None
+    assert len(english) == 192
     service = QuizService(catalog, storage, clock, random.Random(3))
     harness = Harness(fake_tg, service, tg_settings)
     await harness.start()
@@ -88,6 +90,7 @@ async def test_content_at_the_limits_fits_polls_and_alerts(
         [sent] = await fake_tg.wait_for("sendMessage", where=lambda c: "reply_markup" in c.params)
         post = await harness.post_of(sent.result)
         shown = await service.show(post)
+        assert shown is not None
         data = sent.result["reply_markup"]["inline_keyboard"][0][shown.correct]["callback_data"]
         press = await harness.press(sent.result, alice, data)
         alert = press.params["text"]
