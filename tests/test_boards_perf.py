@@ -223,7 +223,7 @@ BOARDS = [
 
 
 def since_of(db: sqlite3.Connection, period: str) -> str | None:
-    until = db.execute("SELECT until FROM week_window").fetchone()[0]
+    until: str = db.execute("SELECT until FROM week_window").fetchone()[0]
     return {"day": until, "week": (date.fromisoformat(until) - timedelta(days=6)).isoformat(),
             "all": None}[period]
 
@@ -251,7 +251,7 @@ async def _create(path: Path) -> None:
 def test_the_top_of_a_board_costs_the_same_on_a_board_ten_times_larger(
     sized: dict[int, Path], chat: str, period: str
 ) -> None:
-    cost = {}
+    cost: dict[object, int] = {}  # by people, and by (what, people)
     for people, path in sized.items():
         with sqlite3.connect(path) as db:
             since = since_of(db, period)
@@ -262,7 +262,9 @@ def test_the_top_of_a_board_costs_the_same_on_a_board_ten_times_larger(
             keys = [r.person_key for r in board[0]]
             cost[("streaks", people)] = vm_steps(db, boards.daily_days_for, keys)
             # my rank just below the top: found by key, the rows above counted in the index
-            eleventh = boards.leaderboard(db, chat, since, 11, None, False)[0][-1]
+            top_eleven = boards.leaderboard(db, chat, since, 11, None, False)
+            assert not isinstance(top_eleven, boards.Roll)
+            eleventh = top_eleven[0][-1]
             cost[("me", people)] = vm_steps(
                 db, boards.leaderboard, chat, since, 10, eleventh.person_key, False
             )

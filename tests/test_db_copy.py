@@ -71,6 +71,7 @@ async def community(path: Path, posts: int = 30, people: int = 120) -> None:
             claimed = await store.claim_daily("tg:-1", day, daily, NOW)
             assert claimed is not None
             await store.record_answer(AnswerRecord(claimed.id, "tg:5", 0, True, NOW, 5))
+        assert claimed is not None  # the last day's
         await store.mark_daily_published(claimed.id, NOW)
         await store.set_chat_settings(ChatSettingsRecord("tg:-1", 45, "buttons", True), NOW,
                                       "tg:1")
@@ -88,6 +89,7 @@ async def community(path: Path, posts: int = 30, people: int = 120) -> None:
                 "sample", question, "tg:3", "প্রিয় 3", "tg:-1", "ভুল উত্তর?", NOW,
             ), since=NOW - timedelta(days=1), daily_cap=10, max_chars=4000)
             assert problem is not None
+        assert problem is not None  # the last question's
         assert await store.resolve_problem_report(problem.id, NOW, "fixed") == "resolved"
         await store.add_draft_question("tg:7", "bn", '{"prompt": "?"}', "tg-msg:7:1", NOW)
         await store.publish_draft(AuthoredPackRecord("authored", "tg:8", "id: authored\n", NOW))
@@ -106,7 +108,7 @@ async def rows(database: str | Path) -> dict[str, list[tuple[Any, ...]]]:
 async def boards(database: str | Path) -> list[Any]:
     store = storage_for(database)
     async with store:
-        found = []
+        found: list[Any] = []
         for chat in (None, "tg:-1", "tg:-2"):
             for since in (None, NOW + timedelta(days=8), NOW + timedelta(days=2)):
                 found.append(await store.leaderboard(chat, since, 10, "tg:7"))

@@ -82,11 +82,13 @@ script = _load_script()
 @pytest.fixture(scope="module")
 def template() -> Catalog:
     """The msgids in the code right now (extracted in memory, nothing written)."""
-    return script.extract()
+    extracted: Catalog = script.extract()
+    return extracted
 
 
 def catalog(locale: str) -> Catalog:
-    return script.read_catalog(script.po_path(locale), locale)
+    read: Catalog = script.read_catalog(script.po_path(locale), locale)
+    return read
 
 
 def entries(cat: Catalog) -> Iterator[Message]:
@@ -155,7 +157,7 @@ def test_placeholders_match(template: Catalog, locale: str) -> None:
         message = cat.get(entry.id, entry.context)
         if message is None:
             continue  # reported by test_every_msgid_is_translated
-        if entry.pluralizable:
+        if not isinstance(entry.id, str):  # pluralizable: (singular, plural)
             singular, plural = entry.id
             assert set(placeholders(singular)) <= set(placeholders(plural)), singular
             expected = placeholders(plural)
@@ -215,6 +217,7 @@ def test_checker_catches_broken_catalogs(template: Catalog) -> None:
     singles = [m for m in entries(broken) if not m.pluralizable and "{" in m.id]
     removed, fuzzed, typo = singles[0], singles[1], singles[2]
     empty = next(m for m in entries(broken) if m.pluralizable)
+    assert isinstance(typo.string, str) and isinstance(empty.string, tuple)  # as read_po reads
     del broken[removed.id]
     broken[fuzzed.id].flags.add("fuzzy")
     broken[typo.id].string = typo.string.replace("{", "{x", 1)
@@ -260,6 +263,7 @@ def test_english_plurals(n: int) -> None:
 def test_real_plurals_pick_the_cldr_form(locale: str, n: int) -> None:
     msgid = ("{n} person answered", "{n} people answered")
     forms = catalog(locale)[msgid[0]].string
+    assert isinstance(forms, tuple)  # a plural's forms, as read_po reads them
     text = Translator(locale).ngettext(*msgid, n)
     assert text == forms[cldr_index(locale, n)].format(n=n)
     assert in_script(text, locale)
@@ -276,7 +280,7 @@ def scratch_locales(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
     i18n._translations.cache_clear()
 
 
-def edit_catalog(locales: Path, locale: str, edit: dict[str | tuple[str, str], object],
+def edit_catalog(locales: Path, locale: str, edit: dict[str | tuple[str, str], str | tuple[str, str]],
                  fuzzy: tuple[str, ...] = ()) -> None:
     path = locales / locale / "LC_MESSAGES" / "quizbot.po"
     with path.open("rb") as fh:

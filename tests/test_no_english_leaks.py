@@ -59,7 +59,7 @@ def catalog_texts(t: Translator) -> Iterator[tuple[str, str]]:
     for message in template:
         if not message.id:
             continue
-        if message.pluralizable:
+        if not isinstance(message.id, str):  # pluralizable: (singular, plural)
             singular, plural = message.id[0], message.id[1]
             values = {k: FILLER for k in placeholders(plural) - {"n"}}
             for n in (1, 2, 5):
