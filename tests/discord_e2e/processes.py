@@ -18,6 +18,7 @@ import signal
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from tests.fakes.discord_api import (
     CHANNEL_MESSAGE,
@@ -130,7 +131,7 @@ class Burst:
     def __init__(self, fake: FakeDiscord, rng: random.Random) -> None:
         self.fake = fake
         self.rng = rng
-        self.questions: list[dict] = []  # one question message per channel
+        self.questions: list[dict[str, Any]] = []  # one question message per channel
         self.clicks: list[tuple[Interaction, int, int]] = []  # (interaction, message, shown)
         self._people = 0
 
@@ -145,7 +146,7 @@ class Burst:
         self._people += n
         return [User(900_000_000_000_000_000 + i, f"P{i}") for i in range(first, first + n)]
 
-    async def click(self, user: User, message: dict, shown: int,
+    async def click(self, user: User, message: dict[str, Any], shown: int,
                     within: float = 5.0) -> Interaction:
         """`within`: how long the fake waits for a gateway session to send it on (0: a click
         for a guild whose shard nobody runs now is lost, as on Discord)."""
@@ -155,12 +156,12 @@ class Burst:
         self.clicks.append((it, int(message["id"]), shown))
         return it
 
-    def plan(self, users: list[User]) -> list[tuple[User, dict, int]]:
+    def plan(self, users: list[User]) -> list[tuple[User, dict[str, Any], int]]:
         """Everyone clicks a random option of a random question."""
         return [(user, self.rng.choice(self.questions), self.rng.randrange(3))
                 for user in users]
 
-    async def send(self, plan: list[tuple[User, dict, int]],
+    async def send(self, plan: list[tuple[User, dict[str, Any], int]],
                    within: float = 5.0) -> list[Interaction]:
         """The clicks of `plan`, sent over the gateway as fast as it takes them."""
         return [await self.click(user, message, shown, within)

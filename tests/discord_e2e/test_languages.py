@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 
 from bot.adapters.discord import DiscordAdapter, localize
-from bot.adapters.discord.embeds import heading, plain
+from bot.adapters.discord.embeds import plain
 from bot.content import load_catalog
 from bot.core.models import Chat
+from bot.core.render import heading
 from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
 from bot.i18n import translator
@@ -27,7 +28,8 @@ from tests.fakes.discord_api import MANAGE_GUILD, FakeDiscord, User, buttons_of,
 
 def synced(fake: FakeDiscord) -> list[dict[str, Any]]:
     [put] = fake.find("PUT", rf"/applications/{fake.app_id}/commands")
-    return put.json
+    body: list[dict[str, Any]] = put.json
+    return body
 
 
 def walk(items: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
@@ -146,6 +148,7 @@ async def test_the_same_quiz_in_each_language(
     assert translator(locale).ngettext("{n} person answered", "{n} people answered", 2) \
         in closing
     if locale != "en":
+        assert question.prompt.en is not None
         assert question.prompt.en not in closing
 
 

@@ -8,6 +8,7 @@ import json
 import random
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,7 +34,7 @@ from tests.fakes.discord_api import (
 SUCCESS, SECONDARY = 3, 2  # button styles
 
 
-def disabled(message: dict) -> bool:
+def disabled(message: dict[str, Any]) -> bool:
     return all(b.get("disabled") for b in buttons_of(message))
 
 
@@ -195,7 +196,7 @@ async def test_forged_and_stale_custom_ids_are_refused_politely(
     old, q1 = await post_quiz(fake, service, alice, MANAGE_GUILD, quiz="sample")
     new, q2 = await post_quiz(fake, service, alice, MANAGE_GUILD, quiz="sample")
 
-    def forged(custom_id: str) -> list[dict]:
+    def forged(custom_id: str) -> list[dict[str, Any]]:
         return [{"type": 1, "components": [
             {"type": 2, "style": 1, "label": "A", "custom_id": custom_id}]}]
 

@@ -200,8 +200,11 @@ async def test_quiz_and_clicks_work_in_the_guilds_of_both_processes(
         right = await click(fake, message, q.correct, alice)
         other = await click(fake, message, wrong(q), bob)
         assert "Correct" in right.content and "Correct" not in other.content
-        await fake.until(lambda m=message: "2 answers so far" in
-                         text_of(fake.messages[m.id]), WITHIN, "the live count")
+
+        def live_count(m: Reply = message) -> bool:
+            return "2 answers so far" in text_of(fake.messages[m.id])
+
+        await fake.until(live_count, WITHIN, "the live count")
         # both processes read the same answers
         for reader in two:
             answers = await reader.service.storage.answers_for_post(post_id)
