@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from bot.core import item_analysis
+from bot.core.analysis import analyse as real_analyse  # what item_analysis calls, unpatched
 from bot.core.models import Chat, Person
 from bot.core.service import QuizService
 from tests.clock import FakeClock
@@ -36,7 +37,6 @@ async def test_the_analysis_runs_once_in_a_worker_while_other_chats_are_answered
     await service.answer(await asked(service, port, GROUP), ADA, 0)
     elsewhere = await asked(service, port, OTHER)
 
-    real = item_analysis.analyse
     threads: list[threading.Thread] = []
     running, release = threading.Event(), threading.Event()
 
@@ -45,7 +45,7 @@ async def test_the_analysis_runs_once_in_a_worker_while_other_chats_are_answered
         running.set()
         # on the event loop, this would wait for an answer the blocked loop cannot record
         assert release.wait(WAIT), "the event loop stood still while the analysis ran"
-        return real(*args, **kwargs)
+        return real_analyse(*args, **kwargs)
 
     monkeypatch.setattr(item_analysis, "analyse", analyse)
     analysis = asyncio.create_task(service.analysis(GROUP, allowed=True))

@@ -21,7 +21,10 @@ from bot.content.limits import PACK_FILE_BYTES, tg_len
 from bot.content.loader import MAX_PROBLEMS_PER_FILE
 from tests.conftest import BUNDLED
 
-LIBYAML = yaml_lines._CParser
+try:  # the parser yaml_lines uses when PyYAML has libyaml
+    from yaml.cyaml import CParser as LIBYAML
+except ImportError:
+    LIBYAML = None
 
 
 @pytest.fixture(autouse=True, params=["libyaml", "ruamel"])

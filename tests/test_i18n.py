@@ -280,8 +280,10 @@ def scratch_locales(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
     i18n._translations.cache_clear()
 
 
-def edit_catalog(locales: Path, locale: str, edit: dict[str | tuple[str, str], str | tuple[str, str]],
-                 fuzzy: tuple[str, ...] = ()) -> None:
+def edit_catalog(
+    locales: Path, locale: str, edit: dict[str | tuple[str, str], str | tuple[str, str]],
+    fuzzy: tuple[str, ...] = (),
+) -> None:
     path = locales / locale / "LC_MESSAGES" / "quizbot.po"
     with path.open("rb") as fh:
         cat = read_po(fh, locale=locale)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
 
 import pytest
 
@@ -18,6 +19,7 @@ PLATFORMS = ("telegram", "discord")
 async def h(
     request: pytest.FixtureRequest, service: QuizService, clock: FakeClock
 ) -> AsyncIterator[Harness]:
+    start: Callable[[QuizService, FakeClock], AbstractAsyncContextManager[Harness]]
     if request.param == "telegram":
         from tests.behaviour.telegram import telegram_harness as start
     else:
