@@ -139,7 +139,9 @@ async def first_question(service: QuizService, chat: Chat) -> tuple[str, str]:
 
 
 async def burst(path: Path, people: int, rounds: int) -> dict[str, Any]:
-    rates, latencies, cpu = [], [], []
+    rates: list[float] = []
+    latencies: list[float] = []
+    cpu: list[float] = []
     async with SqliteStorage(path) as store:
         service = service_for(store)
         chat = Chat("bench:group", "bench")
@@ -415,6 +417,7 @@ def mid_table(path: Path, chat: str, period: str) -> tuple[str, int]:
     """The person in the middle of a board, and how many people it ranks."""
     with sqlite3.connect(path) as db:
         until = db.execute("SELECT until FROM week_window").fetchone()[0]
+        params: tuple[Any, ...]
         if period == "all":
             source, params = "totals WHERE chat_key=?", (chat,)
         elif period == "week":
@@ -467,7 +470,7 @@ def content_packs(out: Path, questions: int, per_pack: int = 100) -> int:
     while made < questions:
         head, blocks = sources[packs % len(sources)]
         count = min(per_pack, questions - made)
-        head = re.sub(r"(?m)^id: (\S+)", lambda m, n=packs: f"id: {m[1]}-{n}", head, count=1)
+        head = re.sub(r"(?m)^id: (\S+)", rf"id: \g<1>-{packs}", head, count=1)
         body = "".join(re.sub(r"^  - id: \S+", f"  - id: q{packs}-{j}", blocks[j % len(blocks)],
                               count=1) for j in range(count))
         (out / f"pack-{packs:03}.yaml").write_text(f"{head}\nquestions:\n{body}",

@@ -140,21 +140,21 @@ async def worker(kind: str, url: str, index: int, seconds: float) -> None:
         return
     pool = await asyncpg.create_pool(url, min_size=POOL, max_size=POOL)
     try:
-        chat = f"bench:{index}"
+        chat_key = f"bench:{index}"
         async with pool.acquire() as db:
-            await db.execute("INSERT INTO chats(key) VALUES ($1)", chat)
+            await db.execute("INSERT INTO chats(key) VALUES ($1)", chat_key)
             await db.executemany("INSERT INTO persons(key, name) VALUES ($1, $2)",
                                  [(f"p:{index}:{i}", f"person {i}") for i in range(people)])
             posts = [r[0] for r in await db.fetch(
                 "INSERT INTO posts(chat_key, quiz_id, question_id, option_order, locale,"
                 " created_at) SELECT $1, 'q', 'x', '{0,1,2}', 'en', now()"
-                " FROM generate_series(1, 400) RETURNING id", chat)]
+                " FROM generate_series(1, 400) RETURNING id", chat_key)]
         now = datetime.now(UTC)
 
         async def raw(i: int) -> None:
             async with pool.acquire() as db:
                 await db.execute(INSERT, posts[i // people], f"p:{index}:{i % people}",
-                                 i % 2 == 0, now, 1000, chat)
+                                 i % 2 == 0, now, 1000, chat_key)
 
         await run(raw)
     finally:
@@ -240,12 +240,12 @@ async def fill_boards(url: str, answers: int, people: int, chats: int, days: int
         columns = ["post_id", "person_key", "option", "correct", "answered_at", "elapsed_ms",
                    "chat_key", "quiz_id", "question_id", "daily_date"]
         for i in range(posts):
-            chat, created, daily = meta[i]
+            chat, created, daily_date = meta[i]
             for person in rng.sample(range(people), 50):
                 elapsed = rng.randrange(60_000)
                 batch.append((i + 1, f"p:{person}", 0, rng.random() < 0.6,
                               created + timedelta(milliseconds=elapsed), elapsed, chat, "q",
-                              "x", daily))
+                              "x", daily_date))
             if len(batch) >= 100_000:
                 await db.copy_records_to_table("answers", columns=columns, records=batch)
                 batch = []
@@ -360,7 +360,7 @@ async def main() -> int:
           f"{info['python']}, asyncpg {info['asyncpg']}")
 
     seconds = 2.0 if args.quick else 5.0
-    rows = []
+    rows: list[dict[str, Any]] = []
     for count in (1, 2, 4):
         floor = await processes("floor", server, count, seconds)
         core = await processes("core", server, count, seconds)

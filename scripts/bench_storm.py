@@ -320,15 +320,18 @@ async def telegram_bare_poller(n: int) -> dict[str, Any]:
     """The same bare handler, fed by quizbot's own poller (bot/adapters/telegram/polling.py):
     each getUpdates batch handled concurrently, as quizbot's are."""
     from telegram import Update
-    from telegram.ext import Application, CallbackQueryHandler
+    from telegram.ext import Application, CallbackQueryHandler, ContextTypes
 
     from bot.adapters.telegram.app import quiet_library_deprecations
+    from bot.adapters.telegram.context import BotData
     from bot.adapters.telegram.polling import Poller
 
     quiet_library_deprecations()  # the poller's getUpdates through do_api_request
     fake = TimedTelegram()
     await fake.start()
-    app = Application.builder().token(fake.token).base_url(fake.base_url).updater(None).build()
+    # the application type the poller takes (quizbot's BotData; the handler below uses none)
+    app = (Application.builder().token(fake.token).base_url(fake.base_url).updater(None)
+           .context_types(ContextTypes(bot_data=BotData)).build())
 
     async def on_press(update: Update, context: Any) -> None:
         assert update.callback_query is not None
