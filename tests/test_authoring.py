@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -35,13 +36,13 @@ AUTHOR = Person("tg:1001", "Alice")
 STRANGER = Person("tg:1002", "Bob")
 
 
-def poll(n: int, **changes: object) -> PollQuestion:
-    fields: dict[str, object] = {
+def poll(n: int, **changes: Any) -> PollQuestion:
+    fields: dict[str, Any] = {
         "prompt": f"Which number is {n}?", "options": (str(n), str(n + 1), str(n + 2)),
         "correct": (0,), "explanation": f"{n} is {n}.",
     }
     fields.update(changes)
-    return PollQuestion(**fields)  # type: ignore[arg-type]
+    return PollQuestion(**fields)
 
 
 @pytest.fixture

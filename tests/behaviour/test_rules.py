@@ -562,13 +562,16 @@ async def test_a_start_link_starts_that_quiz_privately(h: Harness) -> None:
     if h.platform != "telegram":
         pytest.skip("Telegram's t.me/<bot>?start=<quiz id>; Discord's way is /quiz with the "
                     "quiz id (test_a_quiz_id_in_a_private_chat_runs_the_whole_quiz)")
+    from tests.behaviour.telegram import TelegramHarness
+
+    assert isinstance(h, TelegramHarness)
     alice = h.person(1)
-    started = await h.start_link(alice, "sample")  # type: ignore[attr-defined]
+    started = await h.start_link(alice, "sample")
     [post] = started.post_ids
     assert h.shown_privately(post)
     question = await shown(h, post)
     assert question.quiz_id == "sample" and question.personal
-    unknown = await h.start_link(alice, "no-such-quiz")  # type: ignore[attr-defined]
+    unknown = await h.start_link(alice, "no-such-quiz")
     assert not unknown.post_ids and "no-such-quiz" in unknown.text
     for quiz in h.service.quizzes():
         assert quiz.id in unknown.text

@@ -92,7 +92,9 @@ class Process:
         async def received(interaction: discord.Interaction) -> None:
             self.seen.append(interaction.id)
 
-        self.adapter.client.add_listener(received, "on_interaction")  # type: ignore[union-attr]
+        client = self.adapter.client  # the adapter's Bot, which takes listeners
+        assert client is not None
+        client.add_listener(received, "on_interaction")
 
 
 @pytest.fixture

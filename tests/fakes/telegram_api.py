@@ -140,7 +140,7 @@ class FakeTelegramAPI:
         self.owners: dict[int, int] = {}
         self.users: dict[int, dict[str, Any]] = {}
         self.allowed_updates: list[str] | None = None
-        self._answered_queries: set[str] = set()
+        self._answered_queries: set[str | None] = set()
         self.max_long_poll = 1.0  # seconds; short so shutdown never waits long
         self._updates: list[dict[str, Any]] = []  # not yet confirmed
         self._all_updates: list[dict[str, Any]] = []
@@ -684,14 +684,16 @@ class FakeTelegramAPI:
         return self.commands.get(params.get("language_code") or "", [])
 
     def _chat(self, params: dict[str, Any]) -> dict[str, Any]:
-        chat = self.chats.get(params.get("chat_id"))  # type: ignore[arg-type]
+        chat_id = params.get("chat_id")
+        chat = None if chat_id is None else self.chats.get(chat_id)
         if chat is None:
             raise bad_request("chat not found")
         return chat
 
     def _message(self, params: dict[str, Any]) -> dict[str, Any]:
         chat = self._chat(params)
-        message = self.messages.get((chat["id"], params.get("message_id")))  # type: ignore[arg-type]
+        message_id = params.get("message_id")
+        message = None if message_id is None else self.messages.get((chat["id"], message_id))
         if message is None:
             raise bad_request("message to edit not found")
         return message
@@ -846,7 +848,7 @@ class FakeTelegramAPI:
         if query_id in self._answered_queries:  # a query can be answered once
             raise bad_request("query is too old and response timeout expired or query ID is "
                               "invalid")
-        self._answered_queries.add(query_id)  # type: ignore[arg-type]
+        self._answered_queries.add(query_id)
         text = params.get("text")
         if text is not None and utf16_len(text) > 200:
             raise bad_request("MESSAGE_TOO_LONG")

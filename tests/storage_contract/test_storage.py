@@ -67,7 +67,8 @@ async def test_reopening_does_not_migrate_twice_and_keeps_data(backend: Backend)
         stored = await store.answer_of(post_id, "tg:1")
         assert stored is not None and stored.elapsed_ms == 1500
         assert stored.answered_at == NOW
-        assert (await store.get_post(post_id)).order == (2, 0, 1)  # type: ignore[union-attr]
+        post = await store.get_post(post_id)
+        assert post is not None and post.order == (2, 0, 1)
     if backend.name == "postgres":
         assert await backend.count("schema_version") == len(schema.MIGRATIONS)
 
@@ -155,12 +156,14 @@ async def test_an_answer_after_a_close_by_another_process_is_refused(backend: Ba
 async def test_refs_map_back_to_posts(store: Store) -> None:
     post_id = await make_post(store)
     await store.bind_ref(post_id, "tg-poll:abc")
-    assert (await store.post_by_ref("tg-poll:abc")).id == post_id  # type: ignore[union-attr]
+    bound = await store.post_by_ref("tg-poll:abc")
+    assert bound is not None and bound.id == post_id
     assert await store.post_by_ref("tg-poll:zzz") is None
     assert await store.refs(post_id) == ("tg-poll:abc",)
     other = await make_post(store)
     await store.bind_ref(other, "tg-poll:abc")  # a reference moves to its newest post
-    assert (await store.post_by_ref("tg-poll:abc")).id == other  # type: ignore[union-attr]
+    moved = await store.post_by_ref("tg-poll:abc")
+    assert moved is not None and moved.id == other
 
 
 async def test_acknowledged_answer_is_committed_before_return(backend: Backend) -> None:
@@ -185,10 +188,12 @@ async def test_migrate_chat_moves_everything(store: Store) -> None:
     await store.materialize()
     assert await store.migrate_chat("tg:-1", "tg:-1001") is True
     assert await store.migrate_chat("tg:-1", "tg:-1001") is False
-    assert (await store.get_post(post_id)).chat_key == "tg:-1001"  # type: ignore[union-attr]
+    post = await store.get_post(post_id)
+    assert post is not None and post.chat_key == "tg:-1001"
     assert await store.chat_locale("tg:-1001") == "bn"
     assert await store.get_schedule("tg:-1") is None
-    assert (await store.get_schedule("tg:-1001")).tz == "Asia/Dhaka"  # type: ignore[union-attr]
+    schedule = await store.get_schedule("tg:-1001")
+    assert schedule is not None and schedule.tz == "Asia/Dhaka"
     rows, _ = await store.leaderboard("tg:-1001", None, 10, None)
     assert [r.person_key for r in rows] == ["tg:1"]
     assert (await store.leaderboard("tg:-1", None, 10, None))[0] == []
