@@ -84,7 +84,10 @@ async def chat_key(storage: Storage, text: str | None) -> str | None:
     if text is None or ":" in text:
         return text
     text = text.strip()
-    keys = [key for key, _ in await storage.chats() if key.partition(":")[2] == text]
+    known = [key for key, _ in await storage.chats()]
+    if text in known:  # a key without a platform prefix, such as the console's
+        return text
+    keys = [key for key in known if key.partition(":")[2] == text]
     if len(keys) == 1:
         return keys[0]
     if not keys:

@@ -57,8 +57,8 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.addinivalue_line(
         "markers",
-        "slow: a crash, load or real-time test of several seconds; `make test` leaves it to "
-        "`make test-slow` (CI's second stage)",
+        "slow: a crash, load or real-time test of several seconds; `make test-quick` leaves "
+        "it out",
     )
     if STORE not in STORES:
         raise pytest.UsageError(f"QUIZBOT_TEST_STORE={STORE!r}: use one of {', '.join(STORES)}")

@@ -82,6 +82,16 @@ def test_a_bare_id_names_the_one_chat_that_has_it(
     assert err == "quizbot: no chat has the id -999 (quizbot chats lists the chat keys)\n"
 
 
+def test_a_key_without_a_platform_is_taken_as_it_is(
+    database: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    console = Chat("console", "console")  # what `quizbot chats` lists for the terminal quiz
+    asyncio.run(seed(database, 1, (GROUP, console)))
+    code, out, err = run(capsys, "leaderboard", "--chat", "console", "--csv")
+    assert code == 0, err
+    assert [row["person_key"] for row in csv.DictReader(io.StringIO(out))] == ["tg:1000"]
+
+
 def test_a_bare_id_two_chats_share_is_refused_with_both_keys(
     database: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

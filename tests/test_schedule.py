@@ -71,7 +71,6 @@ async def boot(database: MemoryDatabase, catalog: Catalog, clock: FakeClock, pub
     return store, Scheduler(service)
 
 
-@pytest.mark.slow
 async def test_400_days_exactly_once_per_local_day_with_restarts(
     sample_catalog: Catalog
 ) -> None:
