@@ -196,7 +196,7 @@ class Poller:
                         self.failed.set_result(error)
                     break
                 if isinstance(error, Conflict):
-                    if self.leader is not None and not await self.leader.claim(check=True):
+                    if not await self._claim(check=True):
                         log.info("another process took over polling Telegram: %s",
                                  error.message)
                         continue
@@ -230,8 +230,14 @@ class Poller:
             await self._pause(RETRY)
         return None
 
-    async def _claim(self) -> bool:
-        return self.leader is None or await self.leader.claim()
+    async def _claim(self, *, check: bool = False) -> bool:
+        if self.leader is None:
+            return True
+        try:
+            return await self.leader.claim(check=check)
+        except Exception:  # a bug must not end polling for good: the next try may work
+            log.exception("asking the database who polls Telegram failed")
+            return self.leader.leading
 
     def _left(self) -> float:
         return float("inf") if self.leader is None else self.leader.left()
