@@ -53,6 +53,7 @@ class Leadership:
         self.renew_after = renew_after
         self._until: datetime | None = None  # the lease is ours until then
         self._storage_down = False
+        self._waiting = False  # said that another process leads
 
     @property
     def leading(self) -> bool:
@@ -84,10 +85,11 @@ class Leadership:
             if self._until is None:
                 log.info("%s: this process (%s) leads", self.name, self.holder)
             self._until = now + self.lease
-        elif self._until is not None:
-            log.info("%s: another process leads now; this one (%s) waits", self.name,
-                     self.holder)
+            self._waiting = False
+        elif self._until is not None or not self._waiting:
+            log.info("%s: another process leads; this one (%s) waits", self.name, self.holder)
             self._until = None
+            self._waiting = True
         return taken
 
     async def release(self) -> None:
