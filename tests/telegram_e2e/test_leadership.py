@@ -27,7 +27,7 @@ import pytest
 from bot.adapters.telegram import TelegramAdapter
 from bot.adapters.telegram.polling import LEASE_NAME
 from bot.app import Exit
-from bot.core.leadership import LEASE, RETRY, Leadership
+from bot.core.leadership import LEASE, RETRY
 from bot.core.service import QuizService
 from bot.settings import Settings
 from tests.fakes.telegram_api import FakeTelegramAPI
@@ -188,7 +188,7 @@ async def test_a_conflict_after_another_process_took_the_lease_only_waits(
         assert leader is not None and leader.leading
         # taken behind its back (its view of the lease is still fresh), then a 409
         await service.storage.release_lease(LEASE_NAME, leader.holder)
-        other = Leadership(service.storage, service.clock, LEASE_NAME, "another-process")
+        other = service.leadership(LEASE_NAME, "another-process")
         assert await other.claim()
         fake_tg.fail_next("getUpdates", status=409, description=CONFLICT)
         await until(lambda: not fake_tg.calls_of("getUpdates", ok_only=False)[-1].ok, 5,

@@ -29,7 +29,7 @@ from bot.adapters.telegram.polling import LEASE_NAME, Poller
 from bot.adapters.telegram.publish import Poster, platform_errors
 from bot.adapters.telegram.webhook import WebhookServer
 from bot.core import render
-from bot.core.leadership import Leadership, default_holder
+from bot.core.leadership import default_holder
 from bot.core.models import PostSummary, ShownQuestion
 from bot.core.ports import RoundSummary
 from bot.core.service import QuizService
@@ -100,8 +100,8 @@ class TelegramAdapter:
         receiver: Poller | WebhookServer
         if webhook is None:
             # one process at a time polls among those on the database
-            leader = Leadership(self.service.storage, self.service.clock, LEASE_NAME,
-                                self.settings.quizbot_instance or default_holder())
+            leader = self.service.leadership(
+                LEASE_NAME, self.settings.quizbot_instance or default_holder())
             receiver = Poller(app, Update.ALL_TYPES, leader=leader)
         else:
             url, listen, secret = webhook
