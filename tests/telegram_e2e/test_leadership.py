@@ -193,10 +193,10 @@ async def test_a_conflict_after_another_process_took_the_lease_only_waits(
         fake_tg.fail_next("getUpdates", status=409, description=CONFLICT)
         await until(lambda: not fake_tg.calls_of("getUpdates", ok_only=False)[-1].ok, 5,
                     "no 409 came")
-        await asyncio.sleep(2 * RETRY)
+        await asyncio.sleep(RETRY / 2)
         assert not leader.leading
         polled = len(fake_tg.calls_of("getUpdates", ok_only=False))
-        await asyncio.sleep(2 * RETRY)
+        await asyncio.sleep(1.5 * RETRY)  # a waiting process tries every RETRY
         assert len(fake_tg.calls_of("getUpdates", ok_only=False)) == polled, "polled anyway"
         assert not adapter.poller.failed.done()
 
