@@ -4,14 +4,12 @@ test_webhook_processes.py).
     python -m tests.telegram_e2e.crash_bot API_BASE_URL TOKEN DATABASE CONTENT_DIR \
         [WEBHOOK_URL WEBHOOK_LISTEN]
 
-DATABASE is a SQLite file or a PostgreSQL URL; QUIZBOT_INSTANCE, when set, names the process
-in the election of the one that polls (test_leadership.py), whose changes are logged.
-
 The production parts (content, SQLite storage, the core, the Telegram adapter with its
 polling loop, or its webhook endpoint when WEBHOOK_URL and WEBHOOK_LISTEN are given, with the
 secret read from stdin's first line) wired as `quizbot run` wires them, without the scheduler
-(time does not matter here) or anything read from the environment. SIGTERM and SIGINT stop it
-cleanly; SIGKILL is what the tests send.
+(time does not matter here) or anything read from the environment but QUIZBOT_INSTANCE (the
+same name across restarts: the restarted poller need not wait for its old lease). SIGTERM and
+SIGINT stop it cleanly; SIGKILL is what the tests send.
 """
 
 from __future__ import annotations
@@ -29,16 +27,16 @@ from bot.adapters.telegram import TelegramAdapter
 from bot.content import load_catalog
 from bot.core.service import QuizService
 from bot.settings import Settings
-from bot.storage import storage_for
+from bot.storage import SqliteStorage
 
 
-async def main(base_url: str, token: str, database: str, content: Path,
+async def main(base_url: str, token: str, database: Path, content: Path,
                webhook: dict[str, Any]) -> None:
     settings = Settings(  # type: ignore[call-arg]
         _env_file=None, telegram_bot_token=SecretStr(token), telegram_api_base_url=base_url,
         **webhook,
     )
-    storage = storage_for(database)
+    storage = SqliteStorage(database)
     await storage.open()
     adapter = TelegramAdapter(QuizService(load_catalog(content), storage), settings)
     stop = asyncio.Event()
@@ -56,11 +54,10 @@ async def main(base_url: str, token: str, database: str, content: Path,
 if __name__ == "__main__":
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")
-    logging.getLogger("bot.core.leadership").setLevel(logging.INFO)
     url, key, db, packs = sys.argv[1:5]
     hook: dict[str, Any] = {}
     if len(sys.argv) > 5:
         hook = {"quizbot_telegram_webhook_url": sys.argv[5],
                 "quizbot_telegram_webhook_listen": sys.argv[6],
                 "quizbot_telegram_webhook_secret": SecretStr(sys.stdin.readline().strip())}
-    asyncio.run(main(url, key, db, Path(packs), hook))
+    asyncio.run(main(url, key, Path(db), Path(packs), hook))
