@@ -78,6 +78,10 @@ class Settings(BaseSettings):
     # Telegram user ids who may write quizzes by sending quiz polls to the bot (empty: nobody)
     quizbot_authors: str = ""
     quizbot_log_level: str = "INFO"
+    # this process among those on one database, the same across its restarts (a restarted
+    # Telegram poller then resumes at once instead of waiting for its old lease to run out);
+    # empty: host:pid
+    quizbot_instance: str | None = Field(default=None, max_length=200)
 
     @model_validator(mode="before")
     @classmethod

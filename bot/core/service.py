@@ -41,6 +41,7 @@ from bot.core.daily import Daily
 from bot.core.delivery import Delivery
 from bot.core.errors import BadPeriod, UnknownQuiz, may_not_change_language
 from bot.core.item_analysis import Charts, ChatAnalysis, ItemAnalysis
+from bot.core.leadership import Leadership
 from bot.core.locales import Locales
 from bot.core.models import (
     AnswerResult,
@@ -344,6 +345,11 @@ class QuizService:
     async def chat_gone(self, chat_key: str) -> None:
         """The bot was removed from the chat for good."""
         await self.delivery.chat_gone(chat_key)
+
+    def leadership(self, name: str, holder: str) -> Leadership:
+        """The election of the one process on this database that does `name` (long-polling
+        Telegram), as `holder`."""
+        return Leadership(self.storage, self.clock, name, holder)
 
     # authoring: quiz polls become a draft pack (authoring.py) ----------------------------
     async def load_published(self) -> int:

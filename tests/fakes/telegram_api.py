@@ -20,6 +20,8 @@ aiohttp on 127.0.0.1 (random port). Point PTB at `fake.base_url`. What it honour
   poll's new state, as Telegram sends both for polls the bot sent.
 - `confirmed_below` is the offset the bot last confirmed: every update below it is gone for
   good, as on Telegram. `push_raw` queues any JSON, e.g. an update PTB cannot parse.
+- `one_poller`: a getUpdates arriving while another is open ends the older one with 409
+  Conflict, as Telegram does; `poll_overlaps` counts such arrivals either way.
 - Webhooks: setWebhook, deleteWebhook, getWebhookInfo, and getUpdates refused (409) while a
   webhook is set, as Telegram does. While one is set, every pushed update is POSTed as JSON to
   its URL with the secret in X-Telegram-Bot-Api-Secret-Token, up to max_connections at once,
@@ -142,6 +144,10 @@ class FakeTelegramAPI:
         self.allowed_updates: list[str] | None = None
         self._answered_queries: set[str | None] = set()
         self.max_long_poll = 1.0  # seconds; short so shutdown never waits long
+        self.one_poller = False  # a newer getUpdates ends an open one with 409, as Telegram does
+        self.poll_overlaps = 0  # getUpdates that arrived while another was open
+        self._polls = 0  # getUpdates seen so far; the newest is the one Telegram serves
+        self._open_polls = 0
         self._updates: list[dict[str, Any]] = []  # not yet confirmed
         self._all_updates: list[dict[str, Any]] = []
         self._confirmed_below = 0  # every update_id below this has been confirmed
@@ -527,7 +533,23 @@ class FakeTelegramAPI:
         limit = int(params.get("limit") or 100)
         timeout = min(float(params.get("timeout") or 0), self.max_long_poll)
         deadline = time.monotonic() + timeout
+        self._polls += 1
+        this = self._polls
+        if self._open_polls:
+            self.poll_overlaps += 1
+            self._new_update.set()  # the open ones look again, and lose to this one
+        self._open_polls += 1
+        try:
+            return await self._poll(this, offset, limit, deadline)
+        finally:
+            self._open_polls -= 1
+
+    async def _poll(self, this: int, offset: int, limit: int,
+                    deadline: float) -> list[dict[str, Any]]:
         while True:
+            if self.one_poller and this != self._polls:
+                raise ApiError(409, "Conflict: terminated by other getUpdates request; make "
+                                    "sure that only one bot instance is running")
             pending = [
                 u for u in self._updates
                 if u["update_id"] >= max(offset, 1) and self._allowed(u)

@@ -1,14 +1,20 @@
 """compose.yaml stays a valid deployment (no Docker engine runs in CI, so this is what is
-checked): PostgreSQL with a volume and a healthcheck; several bot processes from this image on
-one database, started once it is healthy, splitting Discord's shards between them and sharing
-the Telegram webhook; every setting one the bot accepts."""
+checked; `docker compose config` too where Docker exists): PostgreSQL with a volume and a
+healthcheck; several bot processes from this image on one database, started once it is
+healthy, splitting Discord's shards between them and sharing the Telegram webhook (behind the
+`webhook` profile's TLS proxy) or electing one poller; every setting one the bot accepts; a
+token in `.env` is all it needs."""
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from bot.settings import Settings, parse_shard_ids
@@ -84,11 +90,103 @@ def test_compose_yaml_is_a_postgres_deployment_of_several_bots() -> None:
     assert sorted(shards) == list(range(int(counts.pop()))), "each shard in one process"
 
 
-def test_compose_yaml_refuses_to_start_without_a_password() -> None:
+def bots_of(services: dict[str, Any]) -> dict[str, Any]:
+    return {name: s for name, s in services.items() if name.startswith("bot")}
+
+
+def variables(text: str) -> set[str]:
+    return set(re.findall(r"\$\{(\w+)", text))
+
+
+def test_the_database_password_comes_from_dotenv_to_both_sides() -> None:
+    services = interpolate(compose()["services"], {"POSTGRES_PASSWORD": "from-dotenv"})
+    assert services["postgres"]["environment"]["POSTGRES_PASSWORD"] == "from-dotenv"
+    for name, bot in bots_of(services).items():
+        url = DatabaseUrl(bot["environment"]["QUIZBOT_DATABASE"])
+        assert ":from-dotenv@postgres:" in url.get_secret_value(), name
+
+
+def test_a_token_alone_is_enough_and_telegram_is_polled_by_one_elected_process() -> None:
+    """`.env` with only TELEGRAM_BOT_TOKEN (or only DISCORD_BOT_TOKEN): every process starts
+    with valid settings; long polling, each process with its own stable instance name (the
+    election of the one poller), PostgreSQL unpublished on a network only the bots share."""
     spec = compose()
-    try:
-        interpolate(spec["services"]["postgres"], {})
-    except AssertionError as exc:
-        assert "POSTGRES_PASSWORD" in str(exc)
-    else:
-        raise AssertionError("a database without a password would start")
+    for env in ({"TELEGRAM_BOT_TOKEN": "123:abc"}, {"DISCORD_BOT_TOKEN": "x.y.z"}):
+        services = interpolate(spec["services"], env)
+        password = services["postgres"]["environment"]["POSTGRES_PASSWORD"]
+        assert password
+        instances = set()
+        for name, bot in bots_of(services).items():
+            environment = bot["environment"]
+            settings = Settings(  # type: ignore[call-arg]
+                _env_file=None, **{k.lower(): v for k, v in environment.items() if v != ""}
+            )
+            assert settings.telegram_webhook is None, name  # long polling
+            assert settings.quizbot_database.get_secret_value().startswith(  # type: ignore[union-attr]
+                f"postgresql://quizbot:{password}@postgres:5432/"), name
+            instances.add(settings.quizbot_instance)
+        assert len(instances) == len(bots_of(services)) and None not in instances
+    postgres = spec["services"]["postgres"]
+    assert "ports" not in postgres, "the database is not published"
+    [network] = postgres["networks"]
+    assert spec["networks"][network]["internal"] is True
+    for name, bot in bots_of(spec["services"]).items():
+        assert network in bot["networks"] and "default" in bot["networks"], name
+
+
+def test_every_long_running_service_has_a_healthcheck() -> None:
+    for name, service in compose()["services"].items():
+        test = service["healthcheck"]["test"]
+        assert test[0] in ("CMD", "CMD-SHELL"), name
+    for name, bot in bots_of(compose()["services"]).items():
+        assert bot["healthcheck"]["test"] == ["CMD", "quizbot", "health"], name
+
+
+def test_the_webhook_profile_adds_a_tls_proxy_in_front_of_every_bot() -> None:
+    spec = compose()
+    services = interpolate(spec["services"], {"QUIZBOT_WEBHOOK_DOMAIN": "quiz.example.org"})
+    caddy = services["caddy"]
+    assert caddy["profiles"] == ["webhook"]
+    assert all("profiles" not in s for n, s in services.items() if n != "caddy")
+    assert "443:443" in caddy["ports"]
+    assert caddy["environment"]["QUIZBOT_WEBHOOK_DOMAIN"] == "quiz.example.org"
+    mounted = {v.split(":")[1]: v.split(":")[0] for v in caddy["volumes"]}
+    caddyfile = (ROOT / mounted["/etc/caddy/Caddyfile"]).read_text(encoding="utf-8")
+    assert "{$QUIZBOT_WEBHOOK_DOMAIN}" in caddyfile
+    volumes = [v.split(":")[0] for v in caddy["volumes"] if not v.startswith(".")]
+    assert volumes and all(v in spec["volumes"] for v in volumes), "certificates are kept"
+    upstreams = re.search(r"reverse_proxy ([^{]+)\{", caddyfile)
+    assert upstreams is not None
+    bots = bots_of(services)
+    assert sorted(upstreams.group(1).split()) == sorted(
+        f"{name}:{bot['environment']['QUIZBOT_TELEGRAM_WEBHOOK_LISTEN'].rsplit(':')[1]}"
+        for name, bot in bots.items())
+    assert all(bot["expose"] == ["8443"] for bot in bots.values())
+    assert caddy["networks"] == ["default"], "the proxy cannot reach the database"
+
+
+def test_env_example_names_every_variable_compose_reads() -> None:
+    example = (ROOT / ".env.example").read_text(encoding="utf-8")
+    named = set(re.findall(r"^(\w+)=", example, re.MULTILINE))
+    read = variables((ROOT / "compose.yaml").read_text(encoding="utf-8")) | variables(
+        (ROOT / "Caddyfile").read_text(encoding="utf-8").replace("{$", "${"))
+    assert read - named == set()
+    assert "POSTGRES_PASSWORD" in named
+
+
+def test_docker_compose_accepts_the_file(tmp_path: Path) -> None:
+    docker = shutil.which("docker")
+    if docker is None:
+        pytest.skip("no docker here: compose.yaml is checked by the YAML tests above only")
+    plugin = subprocess.run([docker, "compose", "version"], capture_output=True, timeout=30,
+                            check=False)
+    if plugin.returncode != 0:
+        pytest.skip("docker has no compose plugin here: compose.yaml is checked by the YAML "
+                    "tests above only")
+    ran = subprocess.run(
+        [docker, "compose", "-f", str(ROOT / "compose.yaml"), "--profile", "webhook",
+         "config", "--quiet"],
+        cwd=tmp_path, env={**os.environ, "TELEGRAM_BOT_TOKEN": "123:abc"},
+        capture_output=True, text=True, timeout=60, check=False,
+    )
+    assert ran.returncode == 0, ran.stderr

@@ -7,8 +7,9 @@ test_webhook_processes.py).
 The production parts (content, SQLite storage, the core, the Telegram adapter with its
 polling loop, or its webhook endpoint when WEBHOOK_URL and WEBHOOK_LISTEN are given, with the
 secret read from stdin's first line) wired as `quizbot run` wires them, without the scheduler
-(time does not matter here) or anything read from the environment. SIGTERM and SIGINT stop it
-cleanly; SIGKILL is what the tests send.
+(time does not matter here) or anything read from the environment but QUIZBOT_INSTANCE (the
+same name across restarts: the restarted poller need not wait for its old lease). SIGTERM and
+SIGINT stop it cleanly; SIGKILL is what the tests send.
 """
 
 from __future__ import annotations

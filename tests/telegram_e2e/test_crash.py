@@ -55,7 +55,10 @@ class BotProcess:
         # up once it polls, or once it set its webhook (it listens before that)
         ready = "getUpdates" if self.webhook is None else "setWebhook"
         before = len(self.fake.calls_of(ready, ok_only=False))
-        env = {**os.environ, "NO_PROXY": "127.0.0.1,localhost", "PYTHONPATH": str(ROOT)}
+        # the same instance after a restart: it resumes polling without waiting for the lease
+        # its killed predecessor held to run out
+        env = {**os.environ, "NO_PROXY": "127.0.0.1,localhost", "PYTHONPATH": str(ROOT),
+               "QUIZBOT_INSTANCE": self.name}
         self.starts += 1
         log = (self.workdir / f"{self.name}-{self.starts}.log").open("wb")
         hook = [] if self.webhook is None else list(self.webhook[:2])

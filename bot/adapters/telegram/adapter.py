@@ -25,10 +25,11 @@ from bot.adapters.telegram.app import build_application, register_commands
 from bot.adapters.telegram.context import TelegramApp
 from bot.adapters.telegram.identity import PREFIX, chat_id_of
 from bot.adapters.telegram.logs import protect_token
-from bot.adapters.telegram.polling import Poller
+from bot.adapters.telegram.polling import LEASE_NAME, Poller
 from bot.adapters.telegram.publish import Poster, platform_errors
 from bot.adapters.telegram.webhook import WebhookServer
 from bot.core import render
+from bot.core.leadership import default_holder
 from bot.core.models import PostSummary, ShownQuestion
 from bot.core.ports import RoundSummary
 from bot.core.service import QuizService
@@ -98,7 +99,10 @@ class TelegramAdapter:
         routes.register(app)
         receiver: Poller | WebhookServer
         if webhook is None:
-            receiver = Poller(app, Update.ALL_TYPES)
+            # one process at a time polls among those on the database
+            leader = self.service.leadership(
+                LEASE_NAME, self.settings.quizbot_instance or default_holder())
+            receiver = Poller(app, Update.ALL_TYPES, leader=leader)
         else:
             url, listen, secret = webhook
             protect_token(secret)  # PTB logs setWebhook's parameters at DEBUG

@@ -27,10 +27,20 @@ running or done are skipped, and new ones are handled. Handlers are idempotent a
 are final in the database, commands and presses are remembered), so an update handled again
 after a crash changes nothing.
 
-A failed getUpdates (the network, a flood wait, Telegram's 5xx, another instance polling) is
-retried with backoff; it is never fatal. Only a token Telegram rejects (revoked) ends the loop:
-`failed` then holds why. Stopping stops fetching, lets the handlers in progress finish (within
-STOP_WITHIN), confirms what they handled, and returns.
+Several processes on one database (compose.yaml) elect one poller through a lease
+(core/leadership.py): the others wait, and one takes over once the leader stops renewing it (a
+kill -9: within LEASE + RETRY, 9 s). A getUpdates is started only if it ends, on Telegram's
+side, LEAD_MARGIN before the lease could run out, so two of them never overlap; a leader that
+lost its lease (the storage was away) stops fetching, lets its handlers finish and confirms
+nothing more (the new leader does).
+
+A failed getUpdates (the network, a flood wait, Telegram's 5xx) is retried with backoff. A
+409 Conflict is another getUpdates, or a webhook, with the same token: explained when this
+process no longer leads (it waits again); otherwise it is a program the election does not
+know, and the loop ends at once with `failed` naming the cause (`quizbot run` exits 5), rather
+than the two of them taking turns for ever. A token Telegram rejects (revoked) ends the loop
+too. Stopping stops fetching, lets the handlers in progress finish (within STOP_WITHIN),
+confirms what they handled, hands the lease over, and returns.
 """
 
 from __future__ import annotations
@@ -43,11 +53,20 @@ from collections.abc import Sequence
 from typing import Any
 
 from telegram import Update
-from telegram.error import EndPointNotFound, InvalidToken, RetryAfter, TelegramError, TimedOut
+from telegram.error import (
+    Conflict,
+    EndPointNotFound,
+    InvalidToken,
+    RetryAfter,
+    TelegramError,
+    TimedOut,
+)
 
+from bot.adapters import ConnectionLost
 from bot.adapters.telegram import updates
 from bot.adapters.telegram.context import TelegramApp
 from bot.adapters.telegram.updates import update_kind
+from bot.core.leadership import RETRY, Leadership
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +79,14 @@ FIRST_BACKOFF = 1.0  # seconds before the first retry of a failed getUpdates
 MAX_BACKOFF = 30.0  # seconds between getUpdates attempts while Telegram cannot be reached
 STORAGE_FIRST_BACKOFF = 0.5  # seconds before updates the storage failed are asked for again
 STORAGE_MAX_BACKOFF = 30.0  # seconds between those attempts in a long outage
+LEAD_MARGIN = 1.5  # seconds a getUpdates must end before this process's lease may run out
+LEASE_NAME = "telegram-polling"
+
+
+def conflict_line(exc: Conflict) -> str:
+    return (f"Telegram answered getUpdates with 409 Conflict ({exc.message}): another program "
+            "polls Telegram with this TELEGRAM_BOT_TOKEN (or set a webhook for it) outside "
+            "this database's processes; stop it or give this bot its own token")
 
 
 class StorageBackoff:
@@ -85,9 +112,12 @@ class Poller:
     """The getUpdates loop of one Application (which has no Updater)."""
 
     def __init__(
-        self, app: TelegramApp, allowed_updates: Sequence[str], *, long_poll: int = LONG_POLL
+        self, app: TelegramApp, allowed_updates: Sequence[str], *, long_poll: int = LONG_POLL,
+        leader: Leadership | None = None,
     ) -> None:
         self.app = app
+        self.leader = leader  # None: poll without asking (a single process)
+        self._conflict = False  # a foreign poller: confirm nothing more
         self.allowed_updates = list(allowed_updates)
         self.long_poll = long_poll
         self._next = 0  # the id after the last update seen; 0: none seen yet
@@ -126,6 +156,8 @@ class Poller:
             await self._task
         finally:
             self._task = None
+            if self.leader is not None:
+                await self.leader.release()
 
     async def idle(self) -> None:
         """Until no update is being handled (for tests: everything fetched was handled)."""
@@ -135,13 +167,17 @@ class Poller:
     async def _loop(self) -> None:
         failures = 0
         while not self._stopping.is_set():
+            wait = self.long_poll
+            if self.leader is not None:
+                window = await self._leading()
+                if window is None:
+                    break
+                wait = min(wait, int(window))
             # nothing at or above the oldest update still being handled, or held back, is
             # confirmed
             offset = self._floor()
             busy = bool(self._running or self._held)
-            self._fetch = asyncio.create_task(
-                self._get_updates(offset, 0 if busy else self.long_poll)
-            )
+            self._fetch = asyncio.create_task(self._get_updates(offset, 0 if busy else wait))
             fetch = self._fetch
             try:
                 await asyncio.wait([fetch])
@@ -159,6 +195,15 @@ class Poller:
                     if not self.failed.done():
                         self.failed.set_result(error)
                     break
+                if isinstance(error, Conflict):
+                    if not await self._claim(check=True):
+                        log.info("another process took over polling Telegram: %s",
+                                 error.message)
+                        continue
+                    self._conflict = True
+                    if not self.failed.done():
+                        self.failed.set_result(ConnectionLost(conflict_line(error)))
+                    break
                 failures += 1
                 await self._pause(self._backoff(error, failures))
                 continue
@@ -173,6 +218,29 @@ class Poller:
             if self._held:
                 await self._pause(self.storage_backoff.next())
         await self._finish()
+
+    async def _leading(self) -> float | None:
+        """Once this process leads: the seconds a getUpdates may last on Telegram's side before
+        the lease could run out. None: stopping first."""
+        while not self._stopping.is_set():
+            if await self._claim():
+                window = self._left() - LEAD_MARGIN
+                if window >= 0:
+                    return window
+            await self._pause(RETRY)
+        return None
+
+    async def _claim(self, *, check: bool = False) -> bool:
+        if self.leader is None:
+            return True
+        try:
+            return await self.leader.claim(check=check)
+        except Exception:  # a bug must not end polling for good: the next try may work
+            log.exception("asking the database who polls Telegram failed")
+            return self.leader.leading
+
+    def _left(self) -> float:
+        return float("inf") if self.leader is None else self.leader.left()
 
     def _floor(self) -> int:
         """The offset to send: the oldest update being handled or held back, else the next."""
@@ -293,6 +361,8 @@ class Poller:
                 log.warning("%d update(s) still being handled after %.0f s; Telegram sends "
                             "them again at the next start", len(late), STOP_WITHIN)
                 return
+        if self._conflict or self._left() <= LEAD_MARGIN:
+            return  # the next leader confirms them (a getUpdates now would overlap with it)
         if self._floor() > self._confirmed:
             # confirm what was handled, as PTB's Updater does when it stops (never what is
             # held back: it comes again at the next start)
