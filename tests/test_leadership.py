@@ -23,6 +23,7 @@ NAME = "telegram-polling"
 @pytest.fixture(params=["memory", "sqlite"])
 async def stores(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[list[Any]]:
     """Three processes' storages on one database."""
+    opened: list[Any]
     if request.param == "memory":
         database = MemoryDatabase()
         opened = [MemoryStorage(database) for _ in range(3)]

@@ -118,7 +118,7 @@ def test_a_token_alone_is_enough_and_telegram_is_polled_by_one_elected_process()
         instances = set()
         for name, bot in bots_of(services).items():
             environment = bot["environment"]
-            settings = Settings(  # type: ignore[call-arg]
+            settings = Settings(
                 _env_file=None, **{k.lower(): v for k, v in environment.items() if v != ""}
             )
             assert settings.telegram_webhook is None, name  # long polling

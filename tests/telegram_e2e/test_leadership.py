@@ -158,7 +158,7 @@ async def test_three_processes_poll_one_at_a_time_and_take_over_from_a_killed_le
         assert not [line for log in logs.values() for line in log.splitlines()
                     if " ERROR " in line or "Traceback" in line or "409" in line], logs
 
-        refs = dict(await backend.fetch("SELECT ref, post_id FROM post_refs"))
+        refs: dict[str, int] = dict(await backend.fetch("SELECT ref, post_id FROM post_refs"))
         stored = Counter(await backend.fetch("SELECT post_id, person_key FROM answers"))
         expected = {(refs[f"tg-poll:{poll_id}"], f"tg:{user_id}")
                     for poll_id, user_id in votes.values()}
