@@ -32,7 +32,7 @@ from bot.i18n import translator
 from bot.reports import Scope, chart_png, report_text
 from bot.settings import Settings, SettingsError, load_settings
 from bot.storage import DatabaseUrl, describe, migrate_database, storage_for
-from bot.storage.backup import backup_database, restore_database
+from bot.storage.backup import BackupError, backup_database, restore_database
 from bot.storage.postgres.copy import copy_database
 from bot.storage.postgres.copy import interrupted as copy_interrupted
 
@@ -229,13 +229,17 @@ async def _db(settings: Settings, args: argparse.Namespace) -> int:
     if args.action == "migrate":
         print(await migrate_database(settings.quizbot_database))
         return 0
-    if args.action == "backup":
-        print(await backup_database(settings.quizbot_database, args.file,
-                                    logical=args.logical))
-        return 0
-    if args.action == "restore":
-        print(await restore_database(settings.quizbot_database, args.file))
-        return 0
+    try:
+        if args.action == "backup":
+            print(await backup_database(settings.quizbot_database, args.file,
+                                        logical=args.logical))
+            return 0
+        if args.action == "restore":
+            print(await restore_database(settings.quizbot_database, args.file))
+            return 0
+    except BackupError as exc:  # a refusal, not a broken database: exit 1
+        print(f"quizbot: {exc}", file=sys.stderr)
+        return 1
     report = await copy_database(args.source, args.destination, force=args.force,
                                  batch=max(1, args.batch_size), live_ok=args.live_ok,
                                  on_phase=_copy_phase.append)

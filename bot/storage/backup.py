@@ -311,12 +311,13 @@ async def backup_database(database: str | Path | DatabaseUrl, file: Path, *,
     `logical`: for PostgreSQL, a SQLite copy even where pg_dump is installed."""
     if _is_postgres(database):
         checked = await _pg_backup(_url(database), file, logical)
-        how = ("pg_dump, custom format" if checked.kind == "pg_dump"
-               else "a logical copy into a SQLite file, one REPEATABLE READ snapshot")
+        how = ("pg_dump, custom format; archive read through" if checked.kind == "pg_dump"
+               else "a logical copy into a SQLite file from one REPEATABLE READ snapshot; "
+               "integrity ok")
     else:
         checked = await asyncio.to_thread(_sqlite_backup, _path(database), file)
-        how = "SQLite online backup"
-    return f"backed up {_where(database)} to {file} ({how}; {checked.summary()}; integrity ok)"
+        how = "SQLite online backup; integrity ok"
+    return f"backed up {_where(database)} to {file} ({how}; {checked.summary()})"
 
 
 def _where(database: str | Path | DatabaseUrl) -> str:
@@ -360,15 +361,7 @@ def _sqlite_restore(file: Path, target: Path) -> tuple[Checked, Path | None]:
     _sqlite_target_ok(target)
     tmp = _beside(target, "restoring")
     try:
-        src = open_read_only(file)
-        try:
-            dst = sqlite3.connect(tmp, isolation_level=None)
-            try:
-                src.backup(dst)
-            finally:
-                dst.close()
-        finally:
-            src.close()
+        _sqlite_copy(file, tmp)
         _fsync(tmp)
         kept = _keep_aside(target)
         os.replace(tmp, target)
@@ -377,6 +370,23 @@ def _sqlite_restore(file: Path, target: Path) -> tuple[Checked, Path | None]:
         tmp.unlink(missing_ok=True)
         raise
     return checked, kept
+
+
+def _drop(database: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{database}{suffix}").unlink(missing_ok=True)
+
+
+def _sqlite_copy(file: Path, to: Path) -> None:
+    src = open_read_only(file)
+    try:
+        dst = sqlite3.connect(to, isolation_level=None)
+        try:
+            src.backup(dst)
+        finally:
+            dst.close()
+    finally:
+        src.close()
 
 
 def _keep_aside(target: Path) -> Path | None:
@@ -392,8 +402,7 @@ def _keep_aside(target: Path) -> Path | None:
     except sqlite3.Error:
         pass
     kept = target.with_name(target.name + KEPT)
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{kept}{suffix}").unlink(missing_ok=True)
+    _drop(kept)
     try:
         os.link(target, kept)
     except OSError:
@@ -428,7 +437,14 @@ async def _pg_restore(file: Path, url: str, checked: Checked) -> None:
     if checked.kind == "sqlite":
         from bot.storage.postgres.copy import copy_database
 
-        await copy_database(file, url, force=True, say=lambda _: None)
+        # the copy opens its source with a Storage (which may migrate it): a scratch copy
+        # of the backup, so the backup itself stays as it was
+        scratch = _beside(file, "restoring")
+        try:
+            await asyncio.to_thread(_sqlite_copy, file, scratch)
+            await copy_database(scratch, url, force=True, say=lambda _: None)
+        finally:
+            await asyncio.to_thread(_drop, scratch)
         return
     target, env = _libpq(url)
     done = await asyncio.to_thread(subprocess.run, [
