@@ -263,6 +263,13 @@ def _sqlite_backup(source: Path, file: Path) -> Checked:
     return checked
 
 
+def _one_file(path: Path) -> None:
+    """The SQLite file as one self-contained file: its -wal folded in and gone."""
+    with sqlite3.connect(path, isolation_level=None) as db:
+        db.execute("PRAGMA journal_mode=DELETE")
+    db.close()
+
+
 def _libpq(url: str) -> tuple[str, dict[str, str]]:
     """The URL without its password, and the environment that gives pg_dump the password
     (not on the command line, where `ps` shows it)."""
@@ -288,6 +295,7 @@ async def _pg_backup(url: str, file: Path, logical: bool) -> Checked:
     try:
         if logical or shutil.which("pg_dump") is None:
             await copy_database(url, tmp, snapshot=True, say=lambda _: None)
+            await asyncio.to_thread(_one_file, tmp)
             checked = await asyncio.to_thread(check_sqlite_file, tmp)
         else:
             target, env = _libpq(url)
@@ -300,7 +308,7 @@ async def _pg_backup(url: str, file: Path, logical: bool) -> Checked:
             checked = await asyncio.to_thread(check_pg_archive, tmp)
         _put_in_place(tmp, file)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        _drop(tmp)
         raise
     return checked
 
