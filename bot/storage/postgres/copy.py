@@ -582,8 +582,13 @@ async def copy_database(
     PostgreSQL source read in one transaction); `after_batch(table, rows copied so far)` is
     called after each committed batch, `on_phase(name)` as each of PHASES begins (the CLI
     says from it where a Ctrl-C stopped; tests interrupt there)."""
-    phase = on_phase or (lambda _: None)
-    phase("checking")
+    said = on_phase or (lambda _: None)
+
+    async def phase(name: str) -> None:
+        said(name)
+        await asyncio.sleep(0)  # a Ctrl-C (the task cancelled) lands here, at a known state
+
+    await phase("checking")
     src_name, dst_name = describe(source), describe(destination)
     if src_name == dst_name:
         raise CopyError(f"the source and the destination are the same database ({src_name})")
@@ -612,7 +617,7 @@ async def copy_database(
                     f"{dst.where} already holds a community; add --force to empty it and "
                     "copy again"
                 )
-            phase("emptying")
+            await phase("emptying")
             say(f"emptying {dst.where} (--force)")
             await dst.empty()
             await dst.close()
@@ -627,7 +632,7 @@ async def copy_database(
             progress = {}
             await dst.start_progress(src_name)
             say(f"copying {src.where} to {dst.where}")
-        phase("rows")
+        await phase("rows")
         for table in TABLES:
             at = progress.get(table.name, Progress())
             while not at.done:
@@ -645,10 +650,10 @@ async def copy_database(
         await dst.finish()
         await dst.close()
         # the destination builds its boards from the copied answers as it opens
-        phase("boards")
+        await phase("boards")
         say("building the boards from the answers")
         await _open_and_close(destination)
-        phase("verify")
+        await phase("verify")
         await dst.connect()
         # a live source's boards may lag behind its answers: then only the rows are compared
         names = [t.name for t in TABLES] + ([] if snapshot else list(REBUILT))
@@ -658,7 +663,7 @@ async def copy_database(
             raise CopyError(f"the copy to {dst.where} does not match: {', '.join(wrong)}; "
                             "it stays marked unfinished")
         await dst.forget_progress()  # only now: a rerun before this point verifies again
-        phase("done")
+        await phase("done")
     finally:
         await src.close()
         await dst.close()
