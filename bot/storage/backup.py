@@ -323,9 +323,19 @@ async def backup_database(database: str | Path | DatabaseUrl, file: Path, *,
                else "a logical copy into a SQLite file from one REPEATABLE READ snapshot; "
                "integrity ok")
     else:
-        checked = await asyncio.to_thread(_sqlite_backup, _path(database), file)
+        try:
+            checked = await asyncio.to_thread(_sqlite_backup, _path(database), file)
+        except (OSError, sqlite3.Error) as exc:
+            raise _cannot("write", file, exc) from None
         how = "SQLite online backup; integrity ok"
     return f"backed up {_where(database)} to {file} ({how}; {checked.summary()})"
+
+
+def _cannot(what: str, path: Path, exc: OSError | sqlite3.Error) -> BackupError:
+    """An error of the disk or the file system, in one line (the target is as it was: the
+    rename is the last step)."""
+    text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return BackupError(f"cannot {what} {path}: {text}; nothing was replaced")
 
 
 def _where(database: str | Path | DatabaseUrl) -> str:
@@ -477,7 +487,10 @@ async def restore_database(database: str | Path | DatabaseUrl, file: Path) -> st
     if _magic(file).startswith(PG_DUMP_MAGIC):
         raise BackupError(f"{file} is a pg_dump archive: it restores into PostgreSQL only "
                           "(QUIZBOT_DATABASE=postgresql://…)")
-    checked, kept = await asyncio.to_thread(_sqlite_restore, file, _path(database))
+    try:
+        checked, kept = await asyncio.to_thread(_sqlite_restore, file, _path(database))
+    except (OSError, sqlite3.Error) as exc:
+        raise _cannot("restore", _path(database), exc) from None
     line = (f"restored {database} from {file} ({checked.summary()}; integrity ok)")
     if kept is not None:
         line += f"; the database it replaced is kept as {kept}"
