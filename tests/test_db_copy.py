@@ -433,6 +433,17 @@ def names(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir())
 
 
+async def test_a_sqlite_source_is_only_read(tmp_path: Path) -> None:
+    """A source a stopped bot left (newest schema, boards caught up) is read through a
+    read-only connection: not one byte of it changes."""
+    source = tmp_path / "community.db"
+    await community(source, posts=4)
+    before = source.read_bytes(), source.stat().st_mtime_ns
+    await copy_database(source, tmp_path / "copy.db", say=lambda _: None)
+    assert (source.read_bytes(), source.stat().st_mtime_ns) == before
+    assert await rows(tmp_path / "copy.db") == await rows(source)
+
+
 @pytest.fixture(params=["sqlite", "postgres"])
 async def destination(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
     if request.param == "sqlite":

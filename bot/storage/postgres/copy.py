@@ -17,9 +17,10 @@ from the copied answers when it is opened at the end (its position starts at zer
   both, so a copy killed while building or verifying is finished by running it again.
 - A source that does not exist, or is not a quizbot database (another program's, an empty
   file or database), is refused before anything is written: a SQLite source is looked at
-  read-only (`mode=ro`), a PostgreSQL one by reading its catalog. A quizbot source of an
-  older schema is migrated as any quizbot start would; the destination is opened (and so
-  created or migrated) with its own Storage.
+  read-only (`mode=ro`), a PostgreSQL one by reading its catalog. A SQLite source is then
+  only read, unless it is of an older schema or its boards miss answers: then it is opened
+  with its Storage first, as any quizbot start would (a PostgreSQL source always is). The
+  destination is opened (and so created or migrated) with its own Storage.
 
 Stop the bots before copying: rows written to the source during a copy may be missed. A
 `snapshot` copy (what `db backup` does for PostgreSQL without pg_dump) reads the source in one
@@ -545,6 +546,29 @@ async def _open_and_close(database: str | Path | DatabaseUrl) -> None:
     await store.close()
 
 
+def _up_to_date(database: str | Path | DatabaseUrl) -> bool:
+    """A SQLite source with nothing for its Storage to do (newest schema, every answer in
+    the boards): then the copy only reads it, through a read-only connection."""
+    from bot.storage.sqlite.migrations import MIGRATIONS
+
+    side = side_for(database, source=True)
+    if not isinstance(side, SqliteSide):
+        return False
+    try:
+        db = open_read_only(side.path)
+        try:
+            if int(db.execute("PRAGMA user_version").fetchone()[0]) != len(MIGRATIONS):
+                return False
+            top = db.execute("SELECT COALESCE(max(id), 0) FROM answers").fetchone()[0]
+            applied = db.execute(
+                "SELECT position FROM materialized WHERE name = 'scores'").fetchone()
+            return applied is not None and int(applied[0]) >= int(top)
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return False
+
+
 async def _refuse_unknown_rows(side: Side) -> None:
     """A table this copy does not know (a newer feature's) with rows in it would be left
     behind: refuse before anything is written."""
@@ -595,8 +619,10 @@ async def copy_database(
     await _refuse_not_ours(source)
     if not (live_ok or snapshot):
         await _refuse_live(source, src_name)
-    if not snapshot:  # a live source is read as it is: its own processes migrate it
-        await _open_and_close(source)  # newest schema, its boards applied
+    if not snapshot and not _up_to_date(source):
+        # a quizbot database of an older schema, or with answers its boards miss: brought
+        # up to date as any quizbot start would (a live source's own processes do that)
+        await _open_and_close(source)
     await _open_and_close(destination)
     src = side_for(source, source=True, snapshot=snapshot)
     dst = side_for(destination)
