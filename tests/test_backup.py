@@ -209,7 +209,11 @@ async def test_backup_never_writes_over_a_file_that_is_not_a_backup(tmp_path: Pa
     assert proc.returncode == 1 and "there is no database at" in proc.stderr
     assert not missing.exists() and not (tmp_path / "b.db").exists()
     first = tmp_path / "nightly.db"  # an earlier backup is replaced by the next
+    dead = 2**22 + 1  # above any pid_max: no such process
+    left = tmp_path / f".nightly.db.partial-{dead}"
+    left.write_bytes(b"half a backup a kill -9 left")
     await backup_database(live, first)
+    assert not leftovers(tmp_path)
     await answers(live, posts=1, start=1)
     await backup_database(live, first)
     assert answer_count(first) == 10

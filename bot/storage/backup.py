@@ -31,6 +31,7 @@ Restore
 
 from __future__ import annotations
 
+import glob
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,8 +64,23 @@ class Checked:
 
 # files ------------------------------------------------------------------------------------
 def beside(path: Path, what: str) -> Path:
-    """A temporary name in the same directory (so the final rename is atomic)."""
+    """A temporary name in the same directory (so the final rename is atomic). What a
+    killed backup or restore left there under such a name is removed first."""
+    for left in path.parent.glob(f".{glob.escape(path.name)}.{what}-*"):
+        pid = left.name.rsplit("-", 1)[-1]
+        if pid.isdigit() and not _alive(int(pid)):
+            left.unlink(missing_ok=True)
     return path.with_name(f".{path.name}.{what}-{os.getpid()}")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def fsync(path: Path) -> None:
