@@ -201,6 +201,7 @@ def _parser() -> argparse.ArgumentParser:
     restore.add_argument("file", type=Path, help="a file `quizbot db backup` wrote")
     copy = dsub.add_parser(
         "copy", help="copy a community between SQLite and PostgreSQL (verified, resumable); "
+        "a source that is missing or not a quizbot database is refused and never written; "
         "a source a running bot writes to (its heartbeat is fresh, or other sessions use the "
         "PostgreSQL database) is refused, not snapshotted: stop the bot first"
     )
