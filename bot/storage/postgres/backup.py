@@ -94,12 +94,11 @@ def _libpq(url: str) -> tuple[str, dict[str, str]]:
 
 
 async def backup(url: str, file: Path, logical: bool) -> Checked:
-    from bot.storage.postgres.copy import copy_database
-    from bot.storage.postgres.storage import check_database
+    from bot.storage.postgres.copy import copy_database, not_ours
 
-    problem = await check_database(url)
+    problem = await not_ours(url)
     if problem is not None:
-        raise BackupError(problem.split("; set QUIZBOT_DATABASE")[0])
+        raise BackupError(problem)
     replaceable(file, url)
     tmp = beside(file, "partial")
     try:
@@ -124,19 +123,12 @@ async def backup(url: str, file: Path, logical: bool) -> Checked:
 
 
 async def target_ok(url: str) -> None:
-    from bot.storage.postgres.copy import PostgresSide
-    from bot.storage.postgres.storage import check_database
+    from bot.storage.postgres.copy import in_use, not_ours
 
-    problem = await check_database(url)
+    problem = await not_ours(url)
     if problem is not None and "holds no quizbot data yet" not in problem:
-        raise BackupError(f"{problem.split('; set QUIZBOT_DATABASE')[0]}; nothing was "
-                          "replaced")
-    side = PostgresSide(url)
-    await side.connect()
-    try:
-        reason = await side.in_use()
-    finally:
-        await side.close()
+        raise BackupError(f"{problem}; nothing was replaced")
+    reason = await in_use(url)
     if reason is not None:
         raise BackupError(f"{redact(url)} is in use ({reason}): stop the bots first; "
                           "nothing was replaced")

@@ -515,23 +515,34 @@ async def _refuse_not_ours(source: str | Path | DatabaseUrl) -> None:
             raise CopyError(f"the source is refused: {exc}; nothing was created or "
                             "copied") from None
         return
-    from bot.storage.postgres.storage import check_database
-
     assert isinstance(side, PostgresSide)
-    problem = await check_database(side.url)
+    problem = await not_ours(side.url)
     if problem is not None:
-        problem = problem.split("; set QUIZBOT_DATABASE")[0]
         raise CopyError(f"the source is refused: {problem}; nothing was written to it or "
                         "copied")
 
 
-async def _refuse_live(source: str | Path | DatabaseUrl, name: str) -> None:
-    side = side_for(source, source=True)
+async def not_ours(url: str) -> str | None:
+    """Why a PostgreSQL database is not a quizbot database holding data, found by reading
+    its catalog (None: it is one)."""
+    from bot.storage.postgres.storage import check_database
+
+    problem = await check_database(url)
+    return None if problem is None else problem.split("; set QUIZBOT_DATABASE")[0]
+
+
+async def in_use(database: str | Path | DatabaseUrl) -> str | None:
+    """Why another process may be writing to the database (None: nothing says so)."""
+    side = side_for(database, source=True)
     await side.connect()
     try:
-        reason = await side.in_use()
+        return await side.in_use()
     finally:
         await side.close()
+
+
+async def _refuse_live(source: str | Path | DatabaseUrl, name: str) -> None:
+    reason = await in_use(source)
     if reason is not None:
         raise CopyError(f"the source {name} is being written to ({reason}): stop the bot "
                         "first, or add --live-ok to copy it anyway")
