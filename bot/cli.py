@@ -486,9 +486,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         if args.command == "db" and args.action == "copy":
             return _copy_interrupted(args)
-        if args.command == "db":  # each is one transaction or one rename: all or nothing
-            print("\nquizbot: interrupted: what it was changing is either changed whole or "
-                  "untouched; run the command again to be sure", file=sys.stderr)
+        if args.command == "db":  # a transaction or a rename: done whole, or again
+            print("\nquizbot: interrupted; run the same command again: it finishes or redoes "
+                  "what was stopped", file=sys.stderr)
             return 130
         print("\nProgress saved. Bye!", file=sys.stderr)
         return 130
