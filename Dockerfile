@@ -15,7 +15,9 @@ WORKDIR /app
 RUN apt-get update \
     && apt-get install -y --no-install-recommends fontconfig fonts-noto-core libfribidi0 \
     && rm -rf /var/lib/apt/lists/*
-RUN useradd --create-home --uid 10001 quizbot && mkdir /data && chown quizbot:quizbot /data
+# /backups: where `quizbot db backup` writes when a volume is mounted there (docs/deployment.md)
+RUN useradd --create-home --uid 10001 quizbot && mkdir /data /backups \
+    && chown quizbot:quizbot /data /backups
 
 # Dependencies in their own layer: editing the code or the packs does not reinstall them.
 COPY pyproject.toml README.md ./

@@ -31,8 +31,10 @@ from bot.core.ports import Storage, StorageError
 from bot.i18n import translator
 from bot.reports import Scope, chart_png, report_text
 from bot.settings import Settings, SettingsError, load_settings
-from bot.storage import DatabaseUrl, migrate_database, storage_for
+from bot.storage import DatabaseUrl, describe, migrate_database, storage_for
+from bot.storage.backup import BackupError, backup_database, restore_database
 from bot.storage.postgres.copy import copy_database
+from bot.storage.postgres.copy import interrupted as copy_interrupted
 
 # Without a terminal there is nobody to take the console quiz: a deployment that forgot its
 # token must fail visibly instead of exiting 0.
@@ -184,11 +186,25 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--png", type=Path, metavar="FILE",
                         help="also draw the shares per option as a PNG chart")
 
-    database = sub.add_parser("db", help="migrate the database, or copy a community to another")
+    database = sub.add_parser("db", help="migrate, back up or restore the database, or copy a "
+                              "community to another")
     dsub = database.add_subparsers(dest="action", metavar="ACTION")
     dsub.add_parser("migrate", help="bring QUIZBOT_DATABASE to this version's schema")
+    backup = dsub.add_parser(
+        "backup", help="write a checked backup of QUIZBOT_DATABASE to FILE while the bot runs "
+        "(SQLite: online backup; PostgreSQL: pg_dump, else a logical copy into a SQLite file)")
+    backup.add_argument("file", type=Path, help="the backup file (replaced only if it is a "
+                        "quizbot backup itself)")
+    backup.add_argument("--logical", action="store_true",
+                        help="PostgreSQL: a SQLite copy from one snapshot, even where pg_dump "
+                        "is installed")
+    restore = dsub.add_parser(
+        "restore", help="check FILE (integrity, a quizbot database of a schema this version "
+        "reads, row counts), then replace QUIZBOT_DATABASE with it; stop the bot first")
+    restore.add_argument("file", type=Path, help="a file `quizbot db backup` wrote")
     copy = dsub.add_parser(
         "copy", help="copy a community between SQLite and PostgreSQL (verified, resumable); "
+        "a source that is missing or not a quizbot database is refused and never written; "
         "a source a running bot writes to (its heartbeat is fresh, or other sessions use the "
         "PostgreSQL database) is refused, not snapshotted: stop the bot first"
     )
@@ -217,11 +233,32 @@ async def _db(settings: Settings, args: argparse.Namespace) -> int:
     if args.action == "migrate":
         print(await migrate_database(settings.quizbot_database))
         return 0
+    try:
+        if args.action == "backup":
+            print(await backup_database(settings.quizbot_database, args.file,
+                                        logical=args.logical))
+            return 0
+        if args.action == "restore":
+            print(await restore_database(settings.quizbot_database, args.file))
+            return 0
+    except BackupError as exc:  # a refusal, not a broken database: exit 1
+        print(f"quizbot: {exc}", file=sys.stderr)
+        return 1
     report = await copy_database(args.source, args.destination, force=args.force,
-                                 batch=max(1, args.batch_size), live_ok=args.live_ok)
+                                 batch=max(1, args.batch_size), live_ok=args.live_ok,
+                                 on_phase=_copy_phase.append)
     print(f"copied {report.source} to {report.destination}: every table's rows counted on "
-          "both sides, equal")
+          "both sides, equal; boards built")
     return 0
+
+
+_copy_phase: list[str] = []  # where `db copy` is, for the line a Ctrl-C prints
+
+
+def _copy_interrupted(args: argparse.Namespace) -> int:
+    phase = _copy_phase[-1] if _copy_phase else "checking"
+    print(f"\nquizbot: {copy_interrupted(phase, describe(args.destination))}", file=sys.stderr)
+    return 130
 
 
 def _reader_gone() -> int:
@@ -450,6 +487,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"quizbot: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
+        if args.command == "db" and args.action == "copy":
+            return _copy_interrupted(args)
+        if args.command == "db":  # a transaction or a rename: done whole, or again
+            print("\nquizbot: interrupted; run the same command again: it finishes or redoes "
+                  "what was stopped", file=sys.stderr)
+            return 130
         print("\nProgress saved. Bye!", file=sys.stderr)
         return 130
 

@@ -302,6 +302,21 @@ def test_header_problems_are_reported_together(tmp_path: Path) -> None:
     ]
 
 
+def test_a_header_only_sheet_or_a_pipe_exits_1_with_nothing_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/csv-format.md: exit 1 when nothing was written; a FIFO is refused, not waited on."""
+    header = sheet([full_row("demo", "q1")]).split("\r\n")[0] + "\r\n\r\n"
+    out = tmp_path / "packs"
+    code, _, err = import_cli(capsys, write_csv(tmp_path, header), "--out", str(out))
+    assert code == 1 and "no question rows below the header" in err
+    fifo = tmp_path / "sheet.csv"
+    os.mkfifo(fifo)
+    code, _, err = import_cli(capsys, fifo, "--out", str(out))
+    assert code == 1 and "not a regular file" in err
+    assert not out.exists()
+
+
 def test_quiz_level_problems(tmp_path: Path) -> None:
     rows = [
         {**full_row("", "a-one")},

@@ -375,3 +375,148 @@ async def test_cli_db_migrate_and_copy_on_postgres(tmp_path: Path, pg: str) -> N
                                      "--force", cwd=tmp_path)
     assert forced.returncode == 0, forced.stderr
     assert "hunter2" not in forced.stdout + forced.stderr
+
+
+# a copy that is safe by construction ------------------------------------------------------
+async def test_a_mistyped_or_foreign_source_is_refused_untouched(tmp_path: Path) -> None:
+    destination = tmp_path / "copy.db"
+    missing = tmp_path / "comunity.db"  # a typo
+    with pytest.raises(CopyError, match=r"there is no database at .*nothing was created"):
+        await copy_database(missing, destination, say=lambda _: None)
+    assert not missing.exists()
+    proc = await asyncio.to_thread(quizbot, "db", "copy", str(missing), str(destination),
+                                   cwd=tmp_path)
+    assert proc.returncode == Exit.STORAGE and len(proc.stderr.splitlines()) == 1
+    assert proc.stdout == "" and not missing.exists()
+    theirs = tmp_path / "theirs.db"
+    import sqlite3
+
+    with sqlite3.connect(theirs) as db:
+        db.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)")
+        db.execute("INSERT INTO notes VALUES (1, 'keep')")
+    db.close()
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    text = tmp_path / "notes.txt"
+    text.write_text("somebody's notes\n")
+    for source in (theirs, empty, text):
+        before = source.read_bytes()
+        with pytest.raises(CopyError,
+                           match=r"is not a quizbot database( \(.*\))?; nothing was created"):
+            await copy_database(source, destination, say=lambda _: None)
+        assert source.read_bytes() == before
+        assert names(tmp_path) == ["empty.db", "notes.txt", "theirs.db"]  # nothing beside
+
+
+async def test_an_empty_or_foreign_postgres_source_is_refused_untouched(
+    tmp_path: Path, pg: str, pg2: str
+) -> None:
+    destination = tmp_path / "copy.db"
+    with pytest.raises(CopyError, match="holds no quizbot data yet; nothing was written"):
+        await copy_database(pg, destination, say=lambda _: None)
+    db = await asyncpg.connect(pg2)
+    try:
+        await db.execute("CREATE TABLE invoices (id int)")
+    finally:
+        await db.close()
+    with pytest.raises(CopyError, match=r"is not a quizbot database \(it holds other tables"):
+        await copy_database(pg2, destination, say=lambda _: None)
+    for url, tables in ((pg, []), (pg2, ["invoices"])):
+        db = await asyncpg.connect(url)
+        try:  # no schema written into either
+            assert [r[0] for r in await db.fetch(
+                "SELECT tablename FROM pg_tables WHERE schemaname = 'public'")] == tables
+        finally:
+            await db.close()
+    assert not destination.exists()
+
+
+def names(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+async def test_a_sqlite_source_is_only_read(tmp_path: Path) -> None:
+    """A source a stopped bot left (newest schema, boards caught up) is read through a
+    read-only connection: not one byte of it changes."""
+    source = tmp_path / "community.db"
+    await community(source, posts=4)
+    before = source.read_bytes(), source.stat().st_mtime_ns
+    await copy_database(source, tmp_path / "copy.db", say=lambda _: None)
+    assert (source.read_bytes(), source.stat().st_mtime_ns) == before
+    assert await rows(tmp_path / "copy.db") == await rows(source)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+async def destination(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    if request.param == "sqlite":
+        yield str(tmp_path / "copy.db")
+    else:
+        async with fresh_database() as url:
+            yield url
+
+
+async def has_progress(database: str) -> bool:
+    side = side_for(database)
+    await side.connect()
+    try:
+        return await side.progress() is not None
+    finally:
+        await side.close()
+
+
+def interrupted_copy(phase: str, sig: str, source: Path, destination: str,
+                     cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tests.interrupted_copy", phase, sig, "db", "copy",
+         str(source), destination, "--batch-size", "100"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "QUIZBOT_DATABASE": str(cwd / "unused.db")},
+    )
+
+
+@pytest.mark.parametrize("phase", ["rows", "boards", "verify"])
+async def test_kill_9_in_each_phase_then_run_again(
+    tmp_path: Path, destination: str, phase: str
+) -> None:
+    source = tmp_path / "community.db"
+    await community(source, posts=6, people=40)
+    killed = await asyncio.to_thread(interrupted_copy, phase, "SIGKILL", source, destination,
+                                     tmp_path)
+    assert killed.returncode == -signal.SIGKILL
+    assert await has_progress(destination)  # the copy is marked unfinished, not left as done
+    again = await asyncio.to_thread(quizbot, "db", "copy", str(source), destination,
+                                    cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    lines = again.stdout.splitlines()
+    assert lines[0].startswith("resuming the copy") and "equal" in lines[-1], lines
+    assert await rows(destination) == await rows(source)
+    assert await boards(destination) == await boards(source)
+    assert not await has_progress(destination)
+
+
+@pytest.mark.parametrize(("phase", "said"), [
+    ("checking", "interrupted before any row was copied"),
+    ("rows", "interrupted while copying rows: the batches copied so far are kept"),
+    ("boards", "interrupted while building the boards: every row is copied, the copy is "
+               "not verified yet"),
+    ("verify", "interrupted while verifying: every row is copied and the boards are built"),
+])
+async def test_ctrl_c_says_what_state_the_copy_is_in(
+    tmp_path: Path, destination: str, phase: str, said: str
+) -> None:
+    source = tmp_path / "community.db"
+    await community(source, posts=6, people=40)
+    stopped = await asyncio.to_thread(interrupted_copy, phase, "SIGINT", source, destination,
+                                      tmp_path)
+    assert stopped.returncode == 130, stopped.stderr
+    assert said in stopped.stderr and len(stopped.stderr.strip().splitlines()) == 1, \
+        stopped.stderr
+    assert "Progress saved" not in stopped.stderr
+    assert await has_progress(destination) == (phase != "checking")
+    if phase in ("boards", "verify"):  # every row is there, as the line says
+        assert await rows(destination) == await rows(source)
+    again = await asyncio.to_thread(quizbot, "db", "copy", str(source), destination,
+                                    cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert await rows(destination) == await rows(source)
+    assert not await has_progress(destination)

@@ -212,6 +212,10 @@ def _rows(text: str, add: Add) -> tuple[list[str], list[tuple[int, list[str]]]] 
             continue
         cells = record[: len(header)]
         rows.append((number, [*cells, *[""] * (len(header) - len(cells))]))
+    if not rows and all(not any(c.strip() for c in r) for r in records[1:]):
+        # only the header: nothing to write is an error, as docs/csv-format.md says
+        add(2, "no question rows below the header; nothing to import")
+        return None
     return header, rows
 
 

@@ -12,10 +12,20 @@ from the copied answers when it is opened at the end (its position starts at zer
 - A destination that holds a community already is refused, unless `force`: then it is
   emptied first (its quizbot tables dropped and created again). A destination that another
   program uses, or a newer quizbot wrote, is refused as always.
-- At the end, every table's rows are counted on both sides; any difference is an error.
+- Then the destination builds its boards from the copied answers, and every table's rows
+  are counted on both sides; any difference is an error. The progress record goes only after
+  both, so a copy killed while building or verifying is finished by running it again.
+- A source that does not exist, or is not a quizbot database (another program's, an empty
+  file or database), is refused before anything is written: a SQLite source is looked at
+  read-only (`mode=ro`), a PostgreSQL one by reading its catalog. A SQLite source is then
+  only read, unless it is of an older schema or its boards miss answers: then it is opened
+  with its Storage first, as any quizbot start would (a PostgreSQL source always is). The
+  destination is opened (and so created or migrated) with its own Storage.
 
-Both databases are opened (and so migrated) with their own Storage first; stop the bots
-before copying: rows written to the source during a copy may be missed.
+Stop the bots before copying: rows written to the source during a copy may be missed. A
+`snapshot` copy (what `db backup` does for PostgreSQL without pg_dump) reads the source in one
+REPEATABLE READ transaction instead, so it is consistent while a bot writes; it compares the
+copied tables only, since a live source's boards may lag behind its answers.
 """
 
 from __future__ import annotations
@@ -37,6 +47,7 @@ from bot.core.ports import StorageError
 from bot.i18n import translator
 from bot.storage.postgres.schema import version_of
 from bot.storage.postgres.url import DatabaseUrl, is_postgres_url, redact
+from bot.storage.sqlite.verify import open_read_only, quizbot_file
 
 log = logging.getLogger(__name__)
 EN = translator("en")
@@ -160,6 +171,7 @@ class Side:
     async def progress(self) -> tuple[str, dict[str, Progress]] | None: raise NotImplementedError
     async def start_progress(self, source: str) -> None: raise NotImplementedError
     async def finish(self) -> None: raise NotImplementedError
+    async def forget_progress(self) -> None: raise NotImplementedError
     async def empty(self) -> None: raise NotImplementedError
     async def in_use(self) -> str | None:
         """Why another process may be writing to this database (None: nothing says so)."""
@@ -186,7 +198,7 @@ def _to_ms(value: datetime | None) -> int | None:
     return None if value is None else int(value.timestamp() * 1000)
 
 
-def _heartbeat(database: Path | DatabaseUrl) -> str | None:
+def running_bot(database: Path | DatabaseUrl) -> str | None:
     """A running quizbot's fresh heartbeat for this database (bot/health.py), as words."""
     from bot import health
 
@@ -201,15 +213,19 @@ def _heartbeat(database: Path | DatabaseUrl) -> str | None:
 
 
 class SqliteSide(Side):
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, read_only: bool = False) -> None:
         self.path = path
         self.where = str(path)
+        self.read_only = read_only
         self.db: sqlite3.Connection | None = None
 
     async def in_use(self) -> str | None:
-        return _heartbeat(self.path)
+        return running_bot(self.path)
 
     async def connect(self) -> None:
+        if self.read_only:  # a source: never created, never written
+            self.db = open_read_only(self.path)
+            return
         self.db = sqlite3.connect(self.path, isolation_level=None)
         self.db.execute("PRAGMA foreign_keys=ON")
         self.db.execute("PRAGMA synchronous=FULL")
@@ -326,6 +342,9 @@ class SqliteSide(Side):
         db.execute("COMMIT")
 
     async def finish(self) -> None:
+        """SQLite's ids go on after the largest one by themselves."""
+
+    async def forget_progress(self) -> None:
         self._db().execute(f"DROP TABLE IF EXISTS {PROGRESS}")
 
     async def empty(self) -> None:
@@ -340,13 +359,16 @@ def _remove(path: Path) -> None:
 
 
 class PostgresSide(Side):
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, snapshot: bool = False) -> None:
         self.url = url
         self.where = redact(url)
+        self.snapshot = snapshot
         self.db: Any = None
 
     async def connect(self) -> None:
         self.db = await asyncpg.connect(self.url)
+        if self.snapshot:  # every read from here on sees the same moment
+            await self.db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
 
     async def in_use(self) -> str | None:
         """Other sessions on the database (a bot's pool), checked a few times: one that was
@@ -363,7 +385,7 @@ class PostgresSide(Side):
         if others:
             return EN.ngettext("{n} other session is connected to it",
                                "{n} other sessions are connected to it", others)
-        return _heartbeat(DatabaseUrl(self.url))
+        return running_bot(DatabaseUrl(self.url))
 
     async def close(self) -> None:
         if self.db is not None:
@@ -438,14 +460,16 @@ class PostgresSide(Side):
             await self.db.execute(f"INSERT INTO {PROGRESS} VALUES ('', $1, 0, false)", source)
 
     async def finish(self) -> None:
-        """Ids go on after the copied ones; the copy's bookkeeping goes."""
+        """Ids go on after the copied ones."""
         async with self.db.transaction():
             for table in ("runs", "posts", "answers", "rounds", "problem_reports"):
                 await self.db.execute(
                     f"SELECT setval(pg_get_serial_sequence('{table}', 'id'),"
                     f" COALESCE(max(id), 1), max(id) IS NOT NULL) FROM {table}"
                 )
-            await self.db.execute(f"DROP TABLE IF EXISTS {PROGRESS}")
+
+    async def forget_progress(self) -> None:
+        await self.db.execute(f"DROP TABLE IF EXISTS {PROGRESS}")
 
     async def empty(self) -> None:
         """Drop every table (the database is quizbot's: it opened as ours); the next open
@@ -468,24 +492,57 @@ class PostgresSide(Side):
             await self.db.execute(f"DROP FUNCTION IF EXISTS {function} CASCADE")
 
 
-def side_for(database: str | Path | DatabaseUrl) -> Side:
+def side_for(database: str | Path | DatabaseUrl, *, source: bool = False,
+             snapshot: bool = False) -> Side:
+    """`source`: read only (a SQLite file opened `mode=ro`); `snapshot`: a PostgreSQL source
+    read in one REPEATABLE READ transaction."""
     if isinstance(database, DatabaseUrl):
-        return PostgresSide(database.get_secret_value())
+        return PostgresSide(database.get_secret_value(), snapshot)
     if isinstance(database, str) and is_postgres_url(database):
-        return PostgresSide(database)
-    return SqliteSide(Path(database))
+        return PostgresSide(database, snapshot)
+    return SqliteSide(Path(database), read_only=source)
 
 
 # the copy ---------------------------------------------------------------------------------
-async def _refuse_live(source: str | Path | DatabaseUrl, name: str) -> None:
-    side = side_for(source)
-    if isinstance(side, SqliteSide) and not side.path.is_file():
-        return  # nothing to copy: said later
+async def _refuse_not_ours(source: str | Path | DatabaseUrl) -> None:
+    """A source that is missing, another program's or empty: refused, nothing written to it
+    (a mistyped path must not become an empty database that copies "equal")."""
+    side = side_for(source, source=True)
+    if isinstance(side, SqliteSide):
+        try:
+            quizbot_file(side.path)
+        except StorageError as exc:
+            raise CopyError(f"the source is refused: {exc}; nothing was created or "
+                            "copied") from None
+        return
+    assert isinstance(side, PostgresSide)
+    problem = await not_ours(side.url)
+    if problem is not None:
+        raise CopyError(f"the source is refused: {problem}; nothing was written to it or "
+                        "copied")
+
+
+async def not_ours(url: str) -> str | None:
+    """Why a PostgreSQL database is not a quizbot database holding data, found by reading
+    its catalog (None: it is one)."""
+    from bot.storage.postgres.storage import check_database
+
+    problem = await check_database(url)
+    return None if problem is None else problem.split("; set QUIZBOT_DATABASE")[0]
+
+
+async def in_use(database: str | Path | DatabaseUrl) -> str | None:
+    """Why another process may be writing to the database (None: nothing says so)."""
+    side = side_for(database, source=True)
     await side.connect()
     try:
-        reason = await side.in_use()
+        return await side.in_use()
     finally:
         await side.close()
+
+
+async def _refuse_live(source: str | Path | DatabaseUrl, name: str) -> None:
+    reason = await in_use(source)
     if reason is not None:
         raise CopyError(f"the source {name} is being written to ({reason}): stop the bot "
                         "first, or add --live-ok to copy it anyway")
@@ -498,6 +555,29 @@ async def _open_and_close(database: str | Path | DatabaseUrl) -> None:
     store = storage_for(database)
     await store.open()
     await store.close()
+
+
+def _up_to_date(database: str | Path | DatabaseUrl) -> bool:
+    """A SQLite source with nothing for its Storage to do (newest schema, every answer in
+    the boards): then the copy only reads it, through a read-only connection."""
+    from bot.storage.sqlite.migrations import MIGRATIONS
+
+    side = side_for(database, source=True)
+    if not isinstance(side, SqliteSide):
+        return False
+    try:
+        db = open_read_only(side.path)
+        try:
+            if int(db.execute("PRAGMA user_version").fetchone()[0]) != len(MIGRATIONS):
+                return False
+            top = db.execute("SELECT COALESCE(max(id), 0) FROM answers").fetchone()[0]
+            applied = db.execute(
+                "SELECT position FROM materialized WHERE name = 'scores'").fetchone()
+            return applied is not None and int(applied[0]) >= int(top)
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return False
 
 
 async def _refuse_unknown_rows(side: Side) -> None:
@@ -521,27 +601,45 @@ async def _holds_data(side: Side) -> bool:
     return False
 
 
+PHASES = ("checking", "emptying", "rows", "boards", "verify", "done")
+
+
 async def copy_database(
     source: str | Path | DatabaseUrl, destination: str | Path | DatabaseUrl, *,
     force: bool = False, batch: int = BATCH, say: Callable[[str], None] = print,
     after_batch: Callable[[str, int], None] | None = None, live_ok: bool = False,
+    on_phase: Callable[[str], None] | None = None, snapshot: bool = False,
 ) -> Report:
     """Copy a community from `source` to `destination` (paths or postgresql:// URLs).
     CopyError (a StorageError: one line) when it must not or cannot: a source another process
     is writing to is refused unless `live_ok` (the copy reads table after table, so answers
-    written meanwhile would be missing, or break the verification); `after_batch(table,
-    rows copied so far)` is called after each committed batch (tests interrupt there)."""
+    written meanwhile would be missing, or break the verification) or `snapshot` (a
+    PostgreSQL source read in one transaction); `after_batch(table, rows copied so far)` is
+    called after each committed batch, `on_phase(name)` as each of PHASES begins (the CLI
+    says from it where a Ctrl-C stopped; tests interrupt there)."""
+    said = on_phase or (lambda _: None)
+
+    async def phase(name: str) -> None:
+        said(name)
+        await asyncio.sleep(0)  # a Ctrl-C (the task cancelled) lands here, at a known state
+
+    await phase("checking")
     src_name, dst_name = describe(source), describe(destination)
     if src_name == dst_name:
         raise CopyError(f"the source and the destination are the same database ({src_name})")
-    if not live_ok:
+    await _refuse_not_ours(source)
+    if not (live_ok or snapshot):
         await _refuse_live(source, src_name)
-    await _open_and_close(source)  # ours, newest schema, its boards applied
+    if not snapshot and not _up_to_date(source):
+        # a quizbot database of an older schema, or with answers its boards miss: brought
+        # up to date as any quizbot start would (a live source's own processes do that)
+        await _open_and_close(source)
     await _open_and_close(destination)
-    src, dst = side_for(source), side_for(destination)
+    src = side_for(source, source=True, snapshot=snapshot)
+    dst = side_for(destination)
     await src.connect()
-    await dst.connect()
     try:
+        await dst.connect()
         await _refuse_unknown_rows(src)
         state = await dst.progress()
         resumed = state is not None and state[0] == src_name and not force
@@ -556,6 +654,7 @@ async def copy_database(
                     f"{dst.where} already holds a community; add --force to empty it and "
                     "copy again"
                 )
+            await phase("emptying")
             say(f"emptying {dst.where} (--force)")
             await dst.empty()
             await dst.close()
@@ -570,6 +669,7 @@ async def copy_database(
             progress = {}
             await dst.start_progress(src_name)
             say(f"copying {src.where} to {dst.where}")
+        await phase("rows")
         for table in TABLES:
             at = progress.get(table.name, Progress())
             while not at.done:
@@ -581,33 +681,46 @@ async def copy_database(
                 await dst.write(table, rows, at, src_name)
                 if after_batch is not None:
                     after_batch(table.name, at.copied)
+                await asyncio.sleep(0)  # a Ctrl-C (the task cancelled) stops between batches
             copied = EN.ngettext("{n} row", "{n} rows", at.copied)
             say(f"  {table.name}: {copied}")
         await dst.finish()
+        await dst.close()
+        # the destination builds its boards from the copied answers as it opens
+        await phase("boards")
+        say("building the boards from the answers")
+        await _open_and_close(destination)
+        await phase("verify")
+        await dst.connect()
+        # a live source's boards may lag behind its answers: then only the rows are compared
+        names = [t.name for t in TABLES] + ([] if snapshot else list(REBUILT))
+        counts = {name: (await src.count(name), await dst.count(name)) for name in names}
+        wrong = [f"{t} {a} ≠ {b}" for t, (a, b) in counts.items() if a != b]
+        if wrong:
+            raise CopyError(f"the copy to {dst.where} does not match: {', '.join(wrong)}; "
+                            "it stays marked unfinished")
+        await dst.forget_progress()  # only now: a rerun before this point verifies again
+        await phase("done")
     finally:
         await src.close()
         await dst.close()
-    # the destination builds its boards from the copied answers as it opens
-    say("building the boards from the answers")
-    await _open_and_close(destination)
-    counts = await _counts(source, destination)
-    wrong = [f"{t} {a} ≠ {b}" for t, (a, b) in counts.items() if a != b]
-    if wrong:
-        raise CopyError(f"the copy to {dst.where} does not match: {', '.join(wrong)}")
     return Report(src_name, dst_name, counts, resumed)
 
 
-async def _counts(
-    source: str | Path | DatabaseUrl, destination: str | Path | DatabaseUrl
-) -> dict[str, tuple[int, int]]:
-    src, dst = side_for(source), side_for(destination)
-    await src.connect()
-    await dst.connect()
-    try:
-        return {
-            name: (await src.count(name), await dst.count(name))
-            for name in [t.name for t in TABLES] + list(REBUILT)
-        }
-    finally:
-        await src.close()
-        await dst.close()
+def interrupted(phase: str, destination: str) -> str:
+    """What a Ctrl-C in `phase` left behind, and what to do (for the operator)."""
+    if phase == "checking":
+        return "interrupted before any row was copied"
+    if phase == "emptying":
+        return (f"interrupted while emptying {destination} (--force): run the same command "
+                "again to empty it and copy")
+    if phase == "rows":
+        return ("interrupted while copying rows: the batches copied so far are kept; run the "
+                "same command again to resume")
+    if phase == "boards":
+        return ("interrupted while building the boards: every row is copied, the copy is not "
+                "verified yet; run the same command again to finish it")
+    if phase == "verify":
+        return ("interrupted while verifying: every row is copied and the boards are built; "
+                "run the same command again to verify")
+    return f"interrupted after the copy to {destination} was verified: it is complete"
