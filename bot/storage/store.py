@@ -1,6 +1,6 @@
 """Store: every storage operation the two databases share, written once: the SQL in
-queries.py, ops.py, rounds.py, review.py, drafts.py and problem_reports.py over a connection's
-Sql (sql.py), run through a backend's `_read` / `_write` (cache.py).
+queries.py, ops.py, rounds.py, review.py, drafts.py, problem_reports.py and privacy.py over a
+connection's Sql (sql.py), run through a backend's `_read` / `_write` (cache.py).
 
 A backend class adds its lifecycle (open, close), its connection handling, and the operations
 that truly differ between SQLite and PostgreSQL: recording an answer (the hot path), claiming
@@ -34,7 +34,7 @@ from bot.core.ports import (
     ScoreRow,
 )
 from bot.core.schedule import Schedule
-from bot.storage import drafts, ops, queries, review, rounds
+from bot.storage import drafts, ops, privacy, queries, review, rounds
 from bot.storage import problem_reports as reports
 from bot.storage.cache import CachedStorage
 
@@ -437,3 +437,20 @@ class Store(PostCreation, CachedStorage):
 
     async def withdraw_pack(self, quiz_id: str, when: datetime) -> bool:
         return bool(await self._write(drafts.withdraw_pack, quiz_id, when))
+
+    # a person's data (bot/core/privacy.py) ----------------------------------------------
+    async def person_data(self, person_key: str) -> dict[str, Any]:
+        result: dict[str, Any] = await self._read(privacy.person_data, person_key)
+        return result
+
+    async def delete_person(self, person_key: str) -> bool:
+        deleted = bool(await self._write(privacy.delete_person, person_key))
+        # nothing of theirs may come back from this process's caches (the others hear it
+        # through the database's notification, PostgreSQL; or the caches' expiry, SQLite)
+        self._changed()
+        self._known_people.pop(person_key)
+        self._person_locales.pop(person_key)
+        self._known_chats.pop(person_key)
+        self._chat_rows.pop(person_key)
+        self._posts.clear()
+        return deleted

@@ -224,8 +224,9 @@ class PostgresStorage(Store):
     def _notified(self, db: Db, pid: int, channel: str, payload: str) -> None:
         what, _, key = payload.partition(":")
         self._changed()
-        if what == "person":
+        if what == "person":  # a new language, or the person deleted (privacy.py)
             self._person_locales.pop(key)
+            self._known_people.pop(key)
         elif what == "chat":
             self._chat_rows.pop(key)
             self._known_chats.pop(key)
