@@ -50,8 +50,16 @@ async def delete_person(db: Sql, key: str) -> bool:
     for table in ("scores", "totals", "week_scores"):
         removed += await db.run(
             f"DELETE FROM {table} WHERE person_key = $1 OR chat_key = $1", key)
-    if db.for_update:  # PostgreSQL keeps streaks in a table; SQLite in the person's row
+    if db.for_update:  # PostgreSQL: streaks in a table of their own
         removed += await db.run("DELETE FROM streaks WHERE person_key = $1", key)
+    else:
+        # SQLite: streaks are in the person's row; and an answer id is the rowid, which the
+        # next answer reuses once the highest ones are gone: the materializer's position
+        # comes back to the highest id left (everything up to it was applied), or the next
+        # answer would sit below it, never applied
+        await db.run(
+            "UPDATE materialized SET position = (SELECT COALESCE(max(id), 0) FROM answers)"
+            " WHERE name = 'scores' AND position > (SELECT COALESCE(max(id), 0) FROM answers)")
     # the private chat's board counts (the triggers left them at 0 people)
     removed += await db.run("DELETE FROM rank_counts WHERE chat_key = $1", key)
     for table in ("reminders", "reminder_days"):

@@ -217,6 +217,7 @@ class PostgresStorage(Store):
     def _forget(self) -> None:
         self._changed()
         self._person_locales.clear()
+        self._known_people.clear()
         self._chat_rows.clear()
         self._known_chats.clear()
         self._posts.clear()

@@ -80,6 +80,13 @@ def record_answer(
             )
         else:
             db.execute("INSERT OR IGNORE INTO persons(key) VALUES (?)", (key,))
+    elif not upsert_person:
+        # known to this process; another one on the file may have deleted them since
+        # (privacy.py): an answer the post takes brings their row back
+        db.execute(
+            f"INSERT OR IGNORE INTO persons(key, name) SELECT ?, ? WHERE EXISTS ({OPEN_POST})",
+            (key, answer.name, answer.post_id, at),
+        )
     cur = db.execute(
         "INSERT INTO answers(post_id, person_key, option, correct, answered_at,"
         " elapsed_ms, chat_key, quiz_id, question_id, daily_date)"
