@@ -59,7 +59,7 @@ async def traces(backend: Backend, store: Store) -> list[str]:
     """Every place (table.column, or the in-memory store's field) that still holds the
     person's key or name."""
     if backend.name == "memory":
-        database = getattr(store, "database")
+        database = store.database
         found = []
         for field, value in vars(database).items():
             text = repr([asdict(v) if is_dataclass(v) else v for v in _values(value)])
