@@ -47,6 +47,9 @@ async def delete_person(db: Sql, key: str) -> bool:
     for table in ("rounds", "schedules", "chat_settings", "daily_posts"):
         removed += await db.run(f"DELETE FROM {table} WHERE chat_key = $1", key)
     removed += await db.run("DELETE FROM runs WHERE person_key = $1 OR chat_key = $1", key)
+    for table in ("schedules", "chat_settings"):  # an admin's change of a group's keeps
+        removed += await db.run(  # the change, not who made it
+            f"UPDATE {table} SET updated_by = NULL WHERE updated_by = $1", key)
     for table in ("scores", "totals", "week_scores"):
         removed += await db.run(
             f"DELETE FROM {table} WHERE person_key = $1 OR chat_key = $1", key)

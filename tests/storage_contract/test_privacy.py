@@ -10,7 +10,13 @@ from dataclasses import asdict, is_dataclass
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
-from bot.core.ports import AnswerRecord, AuthoredPackRecord, NewPost, NewProblemReport
+from bot.core.ports import (
+    AnswerRecord,
+    AuthoredPackRecord,
+    ChatSettingsRecord,
+    NewPost,
+    NewProblemReport,
+)
 from bot.core.schedule import Schedule
 from tests.storage_contract.backends import Backend, Store
 
@@ -41,6 +47,9 @@ async def populate(store: Store) -> None:
                                             owner_key=KEY)
     await store.record_answer(AnswerRecord(group_private.id, KEY, 0, True, WHEN, 800))
     await store.set_schedule(Schedule(KEY, time(9), "UTC", updated_at=WHEN), updated_by=KEY)
+    await store.set_schedule(Schedule(GROUP, time(10), "UTC", updated_at=WHEN), updated_by=KEY)
+    await store.set_chat_settings(ChatSettingsRecord(GROUP, question_seconds=60), WHEN,
+                                  updated_by=KEY)
     await store.set_reminder(Schedule(KEY, time(8), "UTC", updated_at=WHEN))
     await store.claim_reminder(KEY, WHEN.date(), WHEN)
     chat_round = await store.create_round(KEY, None, 2, None, "en", WHEN)
@@ -134,6 +143,9 @@ async def test_delete_leaves_no_trace_and_boards_equal_a_recount(
     assert await store.person_name(KEY) is None
     assert await store.person_locale(KEY) is None
     assert [p.quiz_id for p in await store.authored_packs()] == ["vera-pack"]
+    assert await store.get_schedule(GROUP) is not None  # the group keeps its settings
+    settings = await store.get_chat_settings(GROUP)
+    assert settings is not None and settings.question_seconds == 60
     assert await store.delete_person(KEY) is False  # nothing left: a second request is a no-op
 
 
