@@ -473,10 +473,11 @@ class PrivacyStore(Protocol):
     async def person_data(self, person_key: str) -> dict[str, Any]:
         """Everything stored about the person, as JSON-ready values."""
         ...
-    async def delete_person(self, person_key: str) -> bool:
+    async def delete_person(self, person_key: str, private_chats: Sequence[str] = ()) -> bool:
         """Remove the person, their answers and what is theirs alone from every table and
-        from the caches of every process (their rows of the boards too); False if nothing
-        was stored about them."""
+        from the caches of every process (their rows of the boards too), and their private
+        chats with the bot (`private_chats`, besides the one whose key is theirs); False if
+        nothing was stored about them."""
         ...
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -92,9 +93,12 @@ class Privacy:
         until = int((self.clock.now() + CONFIRM_FOR).timestamp())
         return f"{until}.{_sign(person.key, until, secret)}"
 
-    async def delete_confirmed(self, person: Person, token: str, secret: str) -> bool:
-        """Delete the person's data if `token` is a confirmation made for them that has not
-        expired; PrivacyError otherwise. False if nothing was stored."""
+    async def delete_confirmed(
+        self, person: Person, token: str, secret: str, private_chats: Sequence[str] = ()
+    ) -> bool:
+        """Delete the person's data (and their `private_chats` with the bot) if `token` is a
+        confirmation made for them that has not expired; PrivacyError otherwise. False if
+        nothing was stored."""
         until_text, _dot, signature = token.partition(".")
         if not until_text.isdigit() or not hmac.compare_digest(
             signature, _sign(person.key, int(until_text), secret)
@@ -102,7 +106,7 @@ class Privacy:
             raise bad_confirmation()
         if datetime.fromtimestamp(int(until_text), UTC) < self.clock.now():
             raise bad_confirmation()
-        return await self.storage.delete_person(person.key)
+        return await self.storage.delete_person(person.key, private_chats)
 
     async def delete(self, person_key: str) -> bool:
         """An operator's deletion (quizbot privacy delete): no confirmation."""

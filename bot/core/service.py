@@ -402,10 +402,14 @@ class QuizService:
         self.privacy.check_private(chat, replies_privately)
         return self.privacy.confirmation(person, secret)
 
-    async def delete_my_data(self, person: Person, token: str, secret: str) -> bool:
-        """The confirmation pressed: the person deleted everywhere (False: nothing was
-        stored); PrivacyError for a press that is not theirs, changed or expired."""
-        return await self.privacy.delete_confirmed(person, token, secret)
+    async def delete_my_data(
+        self, person: Person, token: str, secret: str, private_chats: Sequence[Chat] = ()
+    ) -> bool:
+        """The confirmation pressed: the person deleted everywhere, with their private chats
+        with the bot the platform knows (False: nothing was stored); PrivacyError for a
+        press that is not theirs, changed or expired."""
+        return await self.privacy.delete_confirmed(
+            person, token, secret, [chat.key for chat in private_chats if chat.is_private])
 
     async def person_data(self, person_key: str) -> MyData:
         """An operator's export (quizbot privacy export)."""

@@ -8,51 +8,58 @@ the aggregates (scores, totals, week_scores, streaks) are removed with them, whi
 what a recount without their answers gives: each row sums one person's answers. Item
 analysis, read from the answers when asked, no longer counts them.
 
-What belongs to the person alone goes too: their private chat with the bot (its key is the
-person's on Telegram) and its questions, their quiz runs and the questions shown only to them,
-their review reminder, their problem reports, their draft. A pack they published stays (other
-people answered it) without its author's key.
+What belongs to the person alone goes too: their private chats with the bot (on Telegram its
+key is the person's; a Discord DM's the adapter names) and their questions, their quiz runs
+and the questions shown only to them, their review reminder, their problem reports, their
+draft. A pack they published stays (other people answered it) without its author's key.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from bot.storage.drafts import delete_draft
 from bot.storage.sql import Sql, at_or_none
 
-# the questions that were the person's alone: in their private chat, in their runs, or shown
-# to them only; nobody else answers these
+# the questions that were the person's alone: in their runs, or shown to them only; nobody
+# else answers these
 OWN_POSTS = (
-    "SELECT id FROM posts WHERE chat_key = $1 OR owner_key = $1"
+    "SELECT id FROM posts WHERE owner_key = $1"
     " OR run_id IN (SELECT id FROM runs WHERE person_key = $1)"
 )
+CHAT_POSTS = "SELECT id FROM posts WHERE chat_key = $1"
 
 
-async def delete_person(db: Sql, key: str) -> bool:
-    """Remove everything stored about the person `key`; False if nothing was."""
+async def delete_person(db: Sql, key: str, private_chats: Sequence[str] = ()) -> bool:
+    """Remove everything stored about the person `key`, and their private chats with the
+    bot (on Telegram its key is the person's; a Discord DM's is its channel's); False if
+    nothing was stored."""
     # the materializer's position, held until COMMIT: no batch holding these answers is
     # applied meanwhile, so no aggregate row of the person comes back after this
     await db.value(f"SELECT name FROM materialized WHERE name = 'scores'{db.for_update}")
-    removed = 0
-    removed += await db.run(
-        f"DELETE FROM answers WHERE person_key = $1 OR post_id IN ({OWN_POSTS})", key)
-    for table in ("post_refs", "round_posts", "daily_posts"):
-        removed += await db.run(f"DELETE FROM {table} WHERE post_id IN ({OWN_POSTS})", key)
-    removed += await db.run(
-        "DELETE FROM round_posts WHERE round_id IN (SELECT id FROM rounds WHERE chat_key = $1)",
-        key)
-    removed += await db.run(f"DELETE FROM posts WHERE id IN ({OWN_POSTS})", key)
-    for table in ("rounds", "schedules", "chat_settings", "daily_posts"):
-        removed += await db.run(f"DELETE FROM {table} WHERE chat_key = $1", key)
-    removed += await db.run("DELETE FROM runs WHERE person_key = $1 OR chat_key = $1", key)
+    chats = list(dict.fromkeys((key, *private_chats)))
+    removed = await db.run("DELETE FROM answers WHERE person_key = $1", key)
+    removed += await _delete_posts(db, OWN_POSTS, key)
+    for chat in chats:
+        removed += await _delete_posts(db, CHAT_POSTS, chat)
+        removed += await db.run(
+            "DELETE FROM round_posts WHERE round_id IN"
+            " (SELECT id FROM rounds WHERE chat_key = $1)", chat)
+        for table in ("rounds", "schedules", "chat_settings", "daily_posts"):
+            removed += await db.run(f"DELETE FROM {table} WHERE chat_key = $1", chat)
+        removed += await db.run("DELETE FROM runs WHERE chat_key = $1", chat)
+    removed += await db.run("DELETE FROM runs WHERE person_key = $1", key)
     for table in ("schedules", "chat_settings"):  # an admin's change of a group's keeps
         removed += await db.run(  # the change, not who made it
             f"UPDATE {table} SET updated_by = NULL WHERE updated_by = $1", key)
-    for table in ("scores", "totals", "week_scores"):
-        removed += await db.run(
-            f"DELETE FROM {table} WHERE person_key = $1 OR chat_key = $1", key)
+    for chat in chats:
+        for table in ("scores", "totals", "week_scores"):
+            removed += await db.run(
+                f"DELETE FROM {table} WHERE person_key = $1 OR chat_key = $2", key, chat)
+        # the private chat's board counts (the triggers left them at 0 people)
+        removed += await db.run("DELETE FROM rank_counts WHERE chat_key = $1", chat)
     if db.for_update:  # PostgreSQL: streaks in a table of their own
         removed += await db.run("DELETE FROM streaks WHERE person_key = $1", key)
     else:
@@ -63,22 +70,30 @@ async def delete_person(db: Sql, key: str) -> bool:
         await db.run(
             "UPDATE materialized SET position = (SELECT COALESCE(max(id), 0) FROM answers)"
             " WHERE name = 'scores' AND position > (SELECT COALESCE(max(id), 0) FROM answers)")
-    # the private chat's board counts (the triggers left them at 0 people)
-    removed += await db.run("DELETE FROM rank_counts WHERE chat_key = $1", key)
     for table in ("reminders", "reminder_days"):
         removed += await db.run(f"DELETE FROM {table} WHERE person_key = $1", key)
-    removed += await db.run(
-        "DELETE FROM problem_reports WHERE person_key = $1 OR chat_key = $1", key)
+    removed += await db.run("DELETE FROM problem_reports WHERE person_key = $1", key)
     removed += int(await delete_draft(db, key))
     removed += await db.run(
         "UPDATE authored_packs SET author_key = '' WHERE author_key = $1", key)
-    removed += await db.run("DELETE FROM leases WHERE name LIKE '%:' || $1", key)
-    removed += await db.run("DELETE FROM chats WHERE key = $1", key)
+    for chat in chats:
+        removed += await db.run(
+            "DELETE FROM problem_reports WHERE chat_key = $1", chat)
+        removed += await db.run("DELETE FROM leases WHERE name LIKE '%:' || $1", chat)
+        removed += await db.run("DELETE FROM chats WHERE key = $1", chat)
+        await db.notify("chat", chat)
     removed += await db.run("DELETE FROM persons WHERE key = $1", key)
     await db.notify("person", key)
-    await db.notify("chat", key)
     await db.notify("posts", "")
     return removed > 0
+
+
+async def _delete_posts(db: Sql, posts: str, arg: str) -> int:
+    """The posts `posts` selects (with $1 = `arg`), with their answers and references."""
+    removed = 0
+    for table in ("answers", "post_refs", "round_posts", "daily_posts"):
+        removed += await db.run(f"DELETE FROM {table} WHERE post_id IN ({posts})", arg)
+    return removed + await db.run(f"DELETE FROM posts WHERE id IN ({posts})", arg)
 
 
 async def person_data(db: Sql, key: str) -> dict[str, Any]:

@@ -443,14 +443,16 @@ class Store(PostCreation, CachedStorage):
         result: dict[str, Any] = await self._read(privacy.person_data, person_key)
         return result
 
-    async def delete_person(self, person_key: str) -> bool:
-        deleted = bool(await self._write(privacy.delete_person, person_key))
+    async def delete_person(self, person_key: str, private_chats: Sequence[str] = ()) -> bool:
+        deleted = bool(await self._write(privacy.delete_person, person_key,
+                                         tuple(private_chats)))
         # nothing of theirs may come back from this process's caches (the others hear it
         # through the database's notification, PostgreSQL; or the caches' expiry, SQLite)
         self._changed()
         self._known_people.pop(person_key)
         self._person_locales.pop(person_key)
-        self._known_chats.pop(person_key)
-        self._chat_rows.pop(person_key)
+        for chat in (person_key, *private_chats):
+            self._known_chats.pop(chat)
+            self._chat_rows.pop(chat)
         self._posts.clear()
         return deleted

@@ -710,12 +710,15 @@ async def test_mydata_delete_confirmed_removes_them_from_the_group_board(h: Harn
     key = h.person_key(bob)
     bob_name = await h.service.storage.person_name(key)
     assert bob_name and bob_name in (await h.leaderboard(group, alice)).text
+    [first] = (await h.quiz(h.private(bob), bob, "sample")).post_ids  # a run in their DM
+    await h.answer(h.private(bob), bob, first, (await shown(h, first)).correct)
     seen = await h.mydata_delete(h.private(bob), bob)
     assert seen.text
     await h.service.storage.materialize()
     board = (await h.leaderboard(group, alice)).text
     assert bob_name not in board and key not in board
     assert await h.service.storage.person_name(key) is None
+    assert await h.service.storage.get_post(first) is None  # their run's questions too
     assert json.loads((await h.mydata(h.private(bob), bob)).files[0])["answers"] == []
 
 

@@ -24,7 +24,9 @@ KEY = "tg:4242"  # the person; their private chat with the bot has the same key
 NAME = "Vera Secretname"
 OTHER = "tg:1002"
 GROUP = "tg:-1"
+DM, DM_TITLE = "dc:777", "@vera.s"  # a Discord DM: its key is not the person's
 WHEN = datetime(2026, 3, 1, 12, tzinfo=UTC)
+TRACES = (KEY, NAME, DM, DM_TITLE, "dc-msg:31337")
 
 
 async def populate(store: Store) -> None:
@@ -46,6 +48,10 @@ async def populate(store: Store) -> None:
     group_private = await store.create_post(GROUP, "sample", "s-one", (0, 1, 2), "en", WHEN,
                                             owner_key=KEY)
     await store.record_answer(AnswerRecord(group_private.id, KEY, 0, True, WHEN, 800))
+    await store.upsert_chat(DM, DM_TITLE)
+    in_dm = await store.create_post(DM, "sample", "s-two", (0, 1, 2), "en", WHEN)
+    await store.bind_ref(in_dm.id, "dc-msg:31337")
+    await store.record_answer(AnswerRecord(in_dm.id, KEY, 0, True, WHEN, 700))
     await store.set_schedule(Schedule(KEY, time(9), "UTC", updated_at=WHEN), updated_by=KEY)
     await store.set_schedule(Schedule(GROUP, time(10), "UTC", updated_at=WHEN), updated_by=KEY)
     await store.set_chat_settings(ChatSettingsRecord(GROUP, question_seconds=60), WHEN,
@@ -66,13 +72,13 @@ async def populate(store: Store) -> None:
 
 async def traces(backend: Backend, store: Store) -> list[str]:
     """Every place (table.column, or the in-memory store's field) that still holds the
-    person's key or name."""
+    person's key or name, or their DM's."""
     if backend.name == "memory":
         database = store.database
         found = []
         for field, value in vars(database).items():
             text = repr([asdict(v) if is_dataclass(v) else v for v in _values(value)])
-            if KEY in text or NAME in text:
+            if any(trace in text for trace in TRACES):
                 found.append(field)
         return found
     if backend.name == "sqlite":
@@ -91,8 +97,9 @@ async def traces(backend: Backend, store: Store) -> list[str]:
     for table, column in columns:
         where = cast.format(f'"{column}"')
         if await backend.scalar(
-            f'SELECT count(*) FROM "{table}" WHERE {where} LIKE $1 OR {where} LIKE $2',
-            f"%{KEY}%", f"%{NAME}%",
+            f'SELECT count(*) FROM "{table}" WHERE '
+            + " OR ".join(f"{where} LIKE ${n}" for n in range(1, len(TRACES) + 1)),
+            *(f"%{trace}%" for trace in TRACES),
         ):
             found.append(f"{table}.{column}")
     return found
@@ -112,7 +119,8 @@ async def test_export_holds_everything_stored(store: Store) -> None:
     assert data["person"] == {"key": KEY, "name": NAME, "language": "bn"}
     assert [(a["quiz"], a["question"], a["chat"], a["correct"]) for a in data["answers"]] == [
         ("sample", "s-one", GROUP, True), ("sample", "s-one", KEY, False),
-        ("sample", "s-one", GROUP, True), ("sample", "s-one", GROUP, True),
+        ("sample", "s-one", GROUP, True), ("sample", "s-two", DM, True),
+        ("sample", "s-one", GROUP, True),
     ]
     assert data["answers"][0]["chat_title"] == "The group"
     assert data["answers"][0]["answered_at"] == WHEN.isoformat()
@@ -131,7 +139,7 @@ async def test_delete_leaves_no_trace_and_boards_equal_a_recount(
 ) -> None:
     await populate(store)
     assert await traces(backend, store)  # the search finds what is there
-    assert await store.delete_person(KEY) is True
+    assert await store.delete_person(KEY, [DM]) is True
     await store.materialize()
     assert await traces(backend, store) == []
     await backend.check_aggregates()

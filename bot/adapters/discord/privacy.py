@@ -14,10 +14,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.adapters.discord.identity import chat_of, person_of
+from bot.adapters.discord.identity import PREFIX, chat_of, person_of
 from bot.adapters.discord.intake import Intake
 from bot.adapters.discord.replies import ErrorReplies, Reply, Responder, reader
 from bot.core import privacy
+from bot.core.models import Chat
 from bot.core.service import QuizService
 from bot.i18n import _
 
@@ -31,6 +32,15 @@ def secret_of(interaction: discord.Interaction) -> str:
     if not token:
         raise RuntimeError("the bot is not logged in")
     return token
+
+
+def dm_chats(interaction: discord.Interaction) -> list[Chat]:
+    """The person's DM with the bot, as far as discord.py knows it: where they pressed, or
+    the DM channel it has open with them."""
+    chats = [chat_of(interaction)]
+    if (dm := interaction.user.dm_channel) is not None:
+        chats.append(Chat(f"{PREFIX}{dm.id}", "", is_private=True))
+    return chats
 
 
 class ConfirmDelete(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPLATE):
@@ -95,7 +105,8 @@ class PrivacyCog(commands.Cog):
         person = person_of(interaction)
         try:
             t = await reader(self.service, interaction)  # before their language is deleted
-            deleted = await self.service.delete_my_data(person, token, secret_of(interaction))
+            deleted = await self.service.delete_my_data(
+                person, token, secret_of(interaction), dm_chats(interaction))
         except Exception as exc:
             await self.errors.failed(interaction, exc, "the /mydata delete button")
             return

@@ -43,7 +43,7 @@ async def confirm_pressed(update: Update, context: Context) -> None:
     person = person_of(query.from_user)
     service = context.bot_data.service
     t = translator(await service.locale_for(person))  # before their language is deleted
-    deleted = await service.delete_my_data(
+    deleted = await service.delete_my_data(  # their private chat's key is theirs
         person, query.data.removeprefix(CONFIRM), context.bot.token)
     await query.answer()  # after the commit
     if isinstance(query.message, telegram.Message):

@@ -5,6 +5,7 @@ answers when read, so removing the answers is all a board needs."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -61,10 +62,11 @@ def person_data(db: MemoryDatabase, key: str) -> dict[str, Any]:
     }
 
 
-def delete_person(db: MemoryDatabase, key: str) -> bool:
+def delete_person(db: MemoryDatabase, key: str, private_chats: Sequence[str] = ()) -> bool:
+    chats = {key, *private_chats}
     runs = {run_id for run_id, run in db.runs.items() if run.person_key == key}
     own = {post_id for post_id, post in db.posts.items()
-           if post.chat_key == key or post.owner_key == key or post.run_id in runs}
+           if post.chat_key in chats or post.owner_key == key or post.run_id in runs}
     removed = 0
 
     def drop(mapping: dict[Any, Any], gone: list[Any]) -> None:
@@ -76,26 +78,27 @@ def delete_person(db: MemoryDatabase, key: str) -> bool:
     drop(db.answers, [k for k, a in db.answers.items() if a.person_key == key or a.post_id in own])
     drop(db.refs, [ref for ref, post_id in db.refs.items() if post_id in own])
     drop(db.summaries, [post_id for post_id in db.summaries if post_id in own])
-    drop(db.dailies, [k for k, d in db.dailies.items() if k[0] == key or d.post_id in own])
+    drop(db.dailies, [k for k, d in db.dailies.items() if k[0] in chats or d.post_id in own])
     drop(db.posts, list(own))
     for record in db.rounds.values():
         record.posts = [post_id for post_id in record.posts if post_id not in own]
-    drop(db.rounds, [i for i, r in db.rounds.items() if r.chat_key == key])
-    drop(db.schedules, [k for k in db.schedules if k == key])
-    drop(db.settings, [k for k in db.settings if k == key])
-    drop(db.runs, [i for i, r in db.runs.items() if r.person_key == key or r.chat_key == key])
+    drop(db.rounds, [i for i, r in db.rounds.items() if r.chat_key in chats])
+    drop(db.schedules, [k for k in db.schedules if k in chats])
+    drop(db.settings, [k for k in db.settings if k in chats])
+    drop(db.runs, [i for i, r in db.runs.items() if r.person_key == key or r.chat_key in chats])
     drop(db.reminders, [k for k in db.reminders if k == key])
     days = {d for d in db.reminder_days if d[0] == key}
     db.reminder_days -= days
     removed += len(days)
-    drop(db.reports, [i for i, r in db.reports.items() if key in (r.person_key, r.chat_key)])
+    drop(db.reports, [i for i, r in db.reports.items()
+                      if r.person_key == key or r.chat_key in chats])
     drop(db.drafts, [k for k in db.drafts if k == key])
     for quiz_id, pack in list(db.packs.items()):
         if pack.author_key == key:
             db.packs[quiz_id] = dataclasses.replace(pack, author_key="")
             removed += 1
-    drop(db.leases, [name for name in db.leases if name.endswith(f":{key}")])
-    drop(db.chats, [k for k in db.chats if k == key])
+    drop(db.leases, [name for name in db.leases if name.partition(":")[2] in chats])
+    drop(db.chats, [k for k in db.chats if k in chats])
     drop(db.persons, [k for k in db.persons if k == key])
     return removed > 0
 

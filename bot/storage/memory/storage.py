@@ -671,5 +671,5 @@ class MemoryStorage(PostCreation):
     async def person_data(self, person_key: str) -> dict[str, Any]:
         return privacy.person_data(self._db, person_key)
 
-    async def delete_person(self, person_key: str) -> bool:
-        return privacy.delete_person(self._db, person_key)
+    async def delete_person(self, person_key: str, private_chats: Sequence[str] = ()) -> bool:
+        return privacy.delete_person(self._db, person_key, private_chats)
