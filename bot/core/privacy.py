@@ -13,12 +13,14 @@ are removed rather than anonymised). Operators do the same with `quizbot privacy
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from bot.core.clock import Clock
 from bot.core.errors import UserError
@@ -85,7 +87,8 @@ class Privacy:
     async def export(self, person_key: str) -> MyData:
         data = await self.storage.person_data(person_key)
         exported = {"exported_at": self.clock.now().astimezone(UTC).isoformat(), **data}
-        content = json.dumps(exported, ensure_ascii=False, indent=2).encode()
+        # a long history is megabytes of JSON: encoded off the event loop
+        content = await asyncio.to_thread(_encode, exported)
         return MyData(FILE_NAME, content)
 
     def confirmation(self, person: Person, secret: str) -> str:
@@ -111,6 +114,10 @@ class Privacy:
     async def delete(self, person_key: str) -> bool:
         """An operator's deletion (quizbot privacy delete): no confirmation."""
         return await self.storage.delete_person(person_key)
+
+
+def _encode(data: dict[str, Any]) -> bytes:
+    return json.dumps(data, ensure_ascii=False, indent=2).encode()
 
 
 def _sign(person_key: str, until: int, secret: str) -> str:

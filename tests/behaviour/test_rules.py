@@ -701,6 +701,18 @@ async def test_mydata_sends_the_person_their_answers_as_a_json_file(h: Harness) 
     assert seen.text  # a caption that says what the file is
 
 
+async def test_mydata_in_a_group_is_seen_by_the_person_alone(h: Harness) -> None:
+    group, alice = h.group(), h.person(1)
+    seen = await h.mydata(group, alice)
+    deleting = await h.mydata_delete(group, alice)
+    if h.platform == "telegram":  # the whole group would see it: refused, nothing sent
+        assert not seen.files and "/mydata" in seen.text
+        assert "/mydata" in deleting.text
+    else:  # an ephemeral reply (the harness checks it)
+        assert len(seen.files) == 1
+        assert deleting.text
+
+
 async def test_mydata_delete_confirmed_removes_them_from_the_group_board(h: Harness) -> None:
     group, alice, bob = h.group(), h.person(1), h.person(2)
     [post] = (await h.quiz(group, alice)).post_ids
