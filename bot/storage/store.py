@@ -446,8 +446,9 @@ class Store(PostCreation, CachedStorage):
     async def delete_person(self, person_key: str, private_chats: Sequence[str] = ()) -> bool:
         deleted = bool(await self._write(privacy.delete_person, person_key,
                                          tuple(private_chats)))
-        # nothing of theirs may come back from this process's caches (the others hear it
-        # through the database's notification, PostgreSQL; or the caches' expiry, SQLite)
+        # nothing of theirs may come back from this process's caches. Other processes on
+        # PostgreSQL hear it (NOTIFY); on SQLite their cached languages expire, and a person
+        # they still know comes back only by answering (sqlite/ops.py)
         self._changed()
         self._known_people.pop(person_key)
         self._person_locales.pop(person_key)
