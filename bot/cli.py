@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from bot import __version__, cli_reports, health, logs
+from bot import __version__, cli_privacy, cli_reports, health, logs
 from bot.adapters import ConnectionLost, CredentialsRejected
 from bot.adapters.console import CHAT, ConsoleQuiz, command, console_person, quiet_logs
 from bot.app import (
@@ -216,6 +216,8 @@ def _parser() -> argparse.ArgumentParser:
     copy.add_argument("--live-ok", action="store_true",
                       help="copy a source that is being written to anyway (what is written "
                       "during the copy may be missing, or fail the verification)")
+
+    cli_privacy.add_parser(sub)
     return parser
 
 
@@ -440,7 +442,9 @@ async def _stats(settings: Settings, args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    if args.command is None or (args.command in ("content", "db") and args.action is None):
+    if args.command is None or (
+        args.command in ("content", "db", "privacy") and args.action is None
+    ):
         # a bare command is a request for help, not a mistake
         parser.parse_args([*([args.command] if args.command else []), "--help"])
     try:
@@ -469,7 +473,8 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr if problem else sys.stdout)
         return 1 if problem else 0
     commands = {"run": _run, "play": _play, "leaderboard": _leaderboard, "stats": _stats,
-                "report": _report, "db": _db, "content": cli_reports.run, "chats": _chats}
+                "report": _report, "db": _db, "content": cli_reports.run, "chats": _chats,
+                "privacy": cli_privacy.run}
     handler = commands[args.command]
     try:
         return int(asyncio.run(handler(settings, args)))

@@ -38,6 +38,7 @@ from bot.core.errors import (
     UserError,
 )
 from bot.core.models import Chat, Person
+from bot.core.privacy import PrivacyError
 from bot.core.service import QuizService
 from bot.i18n import translator
 
@@ -60,6 +61,10 @@ POLL = PollQuestion("Two and two?", ("Four", "Five"), (0,), "Counting.")
 def as_author(service: QuizService) -> QuizService:
     service.authoring.authors = frozenset({ADA.key})
     return service
+
+
+async def mydata_words(service: QuizService, words: str) -> bool:
+    return service.my_data_wants_delete(words)
 
 
 async def draft_then(service: QuizService, *, poll: bool = False, title: str = "") -> object:
@@ -137,6 +142,10 @@ REFUSALS: dict[str, tuple[type[UserError], Raise]] = {
         GROUP, words=["quiz", "cats"], allowed=True)),
     "a member cuts a question short": (StillOpen, lambda s: cut_short(s)),
     "a member asks where only admins ask": (NotAllowed, lambda s: cut_short(s, admins=True)),
+    "mydata in a group": (PrivacyError, lambda s: s.my_data(ADA, GROUP)),
+    "mydata with other words": (PrivacyError, lambda s: mydata_words(s, "everything")),
+    "a made-up delete confirmation": (PrivacyError, lambda s: s.delete_my_data(
+        ADA, "4102444800.0123456789abcdef0123", "the bot token")),
 }
 
 

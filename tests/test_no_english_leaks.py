@@ -23,8 +23,9 @@ from bot.core.problem_reports import report_list_text
 from bot.i18n import LOCALE_DIR, Translator
 
 LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z']*")
-# /quiz, /settings-এর, and the subcommands: /daily set, /lang chat, /reports resolve
-COMMAND = re.compile(r"/[a-z]+(?: (?:set|off|status|chat|resolve)\b)?")
+# /quiz, /settings-এর, and the subcommands: /daily set, /lang chat, /reports resolve,
+# /mydata delete
+COMMAND = re.compile(r"/[a-z]+(?: (?:set|off|status|chat|resolve|delete)\b)?")
 OPTION = re.compile(r"\b[a-z_]+:")  # a Discord option name: "quiz:", "run:"
 # typed as they are, names, keys, technical terms
 ALLOWED = frozenset({
@@ -35,7 +36,7 @@ ALLOWED = frozenset({
     # time zones
     "Asia", "Kolkata", "Dhaka", "UTC", "IANA",
     # platforms, the platform's own labels, keys, the field
-    "Telegram", "Discord", "Quiz", "Ctrl", "D", "ML", "quizbot",
+    "Telegram", "Discord", "Quiz", "Ctrl", "D", "ML", "quizbot", "JSON",
     # the setting an operator puts a person's id in (/whoami, the authors' refusal)
     "QUIZBOT", "AUTHORS",
 })

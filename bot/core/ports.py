@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import TYPE_CHECKING, Literal, Protocol, Self
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Self
 
 from bot.core.models import PostSummary, ShownQuestion
 from bot.core.schedule import Schedule
@@ -467,10 +467,24 @@ class DraftStore(Protocol):
         ...
 
 
+class PrivacyStore(Protocol):
+    """A person's own data: seen (/mydata) and deleted everywhere (bot/core/privacy.py)."""
+
+    async def person_data(self, person_key: str) -> dict[str, Any]:
+        """Everything stored about the person, as JSON-ready values."""
+        ...
+    async def delete_person(self, person_key: str, private_chats: Sequence[str] = ()) -> bool:
+        """Remove the person, their answers and what is theirs alone from every table and
+        from the caches of every process (their rows of the boards too), and their private
+        chats with the bot (`private_chats`, besides the one whose key is theirs); False if
+        nothing was stored about them."""
+        ...
+
+
 class Storage(
     PeopleStore, ChatStore, PostStore, ClosingStore, LeaseStore, AnswerStore, ItemStore,
     RunStore, BoardStore, ScheduleStore, DailyStore, SettingsStore, RoundStore, ReviewStore,
-    ReportStore, DraftStore, Protocol,
+    ReportStore, DraftStore, PrivacyStore, Protocol,
 ):
     """Every role at once: what a backend implements and QuizService is wired with."""
 

@@ -16,6 +16,7 @@ The parts, each with its dependencies passed in:
 - problem_reports.py  "⚑" and /report: what is wrong with a question; admins resolve
 - item_analysis.py  /analysis for admins, and charts on close summaries
 - authoring.py  quiz polls sent by an author become a draft pack, published
+- privacy.py    /mydata: a person's data sent to them, or deleted everywhere
 The loop that drives time (scheduler.py) calls into the same parts.
 """
 
@@ -56,6 +57,7 @@ from bot.core.models import (
     ShownQuestion,
 )
 from bot.core.ports import ChartRenderer, ChatPort, ProblemReportRecord, Storage
+from bot.core.privacy import MyData, Privacy
 from bot.core.problem_reports import REPORT_USAGE, ProblemReports, ReportReceipt
 from bot.core.questions import Questions
 from bot.core.review import Review, ReviewStats
@@ -105,6 +107,7 @@ class QuizService:
                              storage, question_time, self.rounds)
         self.problem_reports = ProblemReports(catalog, storage, clock)
         self.authoring = Authoring(catalog, storage, clock, authors)
+        self.privacy = Privacy(storage, clock)
 
     # platforms ---------------------------------------------------------------------------
     def connect(self, port: ChatPort) -> None:
@@ -384,3 +387,40 @@ class QuizService:
 
     async def unpublish(self, person: Person, quiz_id: str) -> str:
         return await self.authoring.unpublish(person, quiz_id)
+
+    # a person's own data (privacy.py) ----------------------------------------------------
+    async def my_data(
+        self, person: Person, chat: Chat | None, *, replies_privately: bool = False
+    ) -> MyData:
+        """/mydata: the person's data as a file, where only they see the reply."""
+        self.privacy.check_private(chat, replies_privately)
+        return await self.privacy.export(person.key)
+
+    def my_data_wants_delete(self, words: str) -> bool:
+        """/mydata's words: "" sends the data, "delete" asks to delete it; else refused."""
+        return self.privacy.wants_delete(words)
+
+    def delete_confirmation(
+        self, person: Person, chat: Chat | None, secret: str, *, replies_privately: bool = False
+    ) -> str:
+        """/mydata delete: what its confirmation button carries (`secret`: the same in
+        every process, e.g. the bot token)."""
+        self.privacy.check_private(chat, replies_privately)
+        return self.privacy.confirmation(person, secret)
+
+    async def delete_my_data(
+        self, person: Person, token: str, secret: str, private_chats: Sequence[Chat] = ()
+    ) -> bool:
+        """The confirmation pressed: the person deleted everywhere, with their private chats
+        with the bot the platform knows (False: nothing was stored); PrivacyError for a
+        press that is not theirs, changed or expired."""
+        return await self.privacy.delete_confirmed(
+            person, token, secret, [chat.key for chat in private_chats if chat.is_private])
+
+    async def person_data(self, person_key: str) -> MyData:
+        """An operator's export (quizbot privacy export)."""
+        return await self.privacy.export(person_key)
+
+    async def delete_person(self, person_key: str) -> bool:
+        """An operator's deletion (quizbot privacy delete)."""
+        return await self.privacy.delete(person_key)

@@ -1,6 +1,6 @@
 """Store: every storage operation the two databases share, written once: the SQL in
-queries.py, ops.py, rounds.py, review.py, drafts.py and problem_reports.py over a connection's
-Sql (sql.py), run through a backend's `_read` / `_write` (cache.py).
+queries.py, ops.py, rounds.py, review.py, drafts.py, problem_reports.py and privacy.py over a
+connection's Sql (sql.py), run through a backend's `_read` / `_write` (cache.py).
 
 A backend class adds its lifecycle (open, close), its connection handling, and the operations
 that truly differ between SQLite and PostgreSQL: recording an answer (the hot path), claiming
@@ -34,7 +34,7 @@ from bot.core.ports import (
     ScoreRow,
 )
 from bot.core.schedule import Schedule
-from bot.storage import drafts, ops, queries, review, rounds
+from bot.storage import drafts, ops, privacy, queries, review, rounds
 from bot.storage import problem_reports as reports
 from bot.storage.cache import CachedStorage
 
@@ -437,3 +437,23 @@ class Store(PostCreation, CachedStorage):
 
     async def withdraw_pack(self, quiz_id: str, when: datetime) -> bool:
         return bool(await self._write(drafts.withdraw_pack, quiz_id, when))
+
+    # a person's data (bot/core/privacy.py) ----------------------------------------------
+    async def person_data(self, person_key: str) -> dict[str, Any]:
+        result: dict[str, Any] = await self._read(privacy.person_data, person_key)
+        return result
+
+    async def delete_person(self, person_key: str, private_chats: Sequence[str] = ()) -> bool:
+        deleted = bool(await self._write(privacy.delete_person, person_key,
+                                         tuple(private_chats)))
+        # nothing of theirs may come back from this process's caches. Other processes on
+        # PostgreSQL hear it (NOTIFY); on SQLite their cached languages expire, and a person
+        # they still know comes back only by answering (sqlite/ops.py)
+        self._changed()
+        self._known_people.pop(person_key)
+        self._person_locales.pop(person_key)
+        for chat in (person_key, *private_chats):
+            self._known_chats.pop(chat)
+            self._chat_rows.pop(chat)
+        self._posts.clear()
+        return deleted

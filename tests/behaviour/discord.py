@@ -216,6 +216,36 @@ class DiscordHarness:
         submitted = await self.fake.submit_modal(click, {"text": text}, user=who)
         return await self._seen(submitted)
 
+    async def mydata(self, where: Place, who: User) -> Seen:
+        it = await self.fake.slash("mydata", {}, user=who, dm=where.dm,
+                                   channel_id=where.channel_id,
+                                   permissions=None if where.dm else self._permissions(who))
+        reply = await self.fake.reply(it, within=SETTLE_WITHIN)
+        assert where.dm or reply.message["flags"] & EPHEMERAL, "/mydata is for the person alone"
+        return Seen(texts=[reply.text],
+                    files=[data for _, data in self.fake.files.get(reply.id, [])])
+
+    async def mydata_delete(self, where: Place, who: User, *, pressed_by: User | None = None,
+                            forged: bool = False) -> Seen:
+        it = await self.fake.slash("mydata", {"delete": True}, user=who, dm=where.dm,
+                                   channel_id=where.channel_id,
+                                   permissions=None if where.dm else self._permissions(who))
+        reply = await self.fake.reply(it, within=SETTLE_WITHIN)
+        buttons = [b for b in buttons_of(reply.message)
+                   if b.get("custom_id", "").startswith("pd:")]
+        if not buttons:
+            return Seen(texts=[reply.text])
+        custom_id = buttons[0]["custom_id"]
+        components = None
+        if forged:  # another signature of the same length
+            custom_id = custom_id[:-1] + ("0" if custom_id[-1] != "0" else "1")
+            components = [{"type": 1, "components": [
+                {"type": 2, "style": 4, "label": "…", "custom_id": custom_id}]}]
+        presser = pressed_by or who
+        click = await self.fake.click(reply.id, custom_id, user=presser, components=components,
+                                      permissions=self._permissions(presser))
+        return await self._seen(click)
+
     async def forged_flag(self, where: Place, who: User, question_id: str) -> Seen:
         custom_id = f"rp:{question_id}"[:100]
         mine = [m for m in self.fake.messages.values()

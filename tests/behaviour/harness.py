@@ -28,6 +28,8 @@ class Seen:
     texts: list[str] = field(default_factory=list)
     post_ids: list[int] = field(default_factory=list)
     images: list[bytes] = field(default_factory=list)  # pictures in the reply (PNG bytes)
+    files: list[bytes] = field(default_factory=list)  # files in the reply (a document, an
+    # attachment)
 
     @property
     def text(self) -> str:
@@ -144,6 +146,19 @@ class Harness(Protocol):
     def shown_privately(self, post_id: int) -> bool:
         """Every message showing the question is seen by its person alone (Telegram: in
         their private chat; Discord: ephemeral, or in their DM)."""
+        ...
+
+    # a person's own data ---------------------------------------------------------------------
+    async def mydata(self, where: Place, who: Person) -> Seen:
+        """/mydata: `files` has what was sent to `who` alone (Telegram: a document in their
+        private chat; Discord: an ephemeral attachment or one in their DM)."""
+        ...
+
+    async def mydata_delete(self, where: Place, who: Person, *, pressed_by: Person = None,
+                            forged: bool = False) -> Seen:
+        """/mydata delete, then its confirmation button pressed by `pressed_by` (default:
+        `who`), its data changed first if `forged`: what the presser saw. No button (the
+        command was refused): what `who` saw."""
         ...
 
     # problem reports -------------------------------------------------------------------------

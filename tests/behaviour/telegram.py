@@ -215,6 +215,33 @@ class TelegramHarness:
         update_id = self.fake.reply(prompts[-1], who, text)
         return await self._seen(start, update_id, self.private(who), who)
 
+    async def mydata(self, where: Chat, who: User) -> Seen:
+        return await self._command(where, who, "/mydata")
+
+    async def mydata_delete(self, where: Chat, who: User, *, pressed_by: User | None = None,
+                            forged: bool = False) -> Seen:
+        start = len(self.fake.calls)
+        update_id = self.fake.command(where, who, "/mydata delete")
+        await self._settle(update_id)
+        asked = [c.result for c in self.fake.calls[start:] if c.ok and c.method == "sendMessage"
+                 and is_confirmation(c.params.get("reply_markup"))]
+        if not asked:
+            return await self._seen(start, update_id, where, who)
+        message = asked[-1]
+        [data] = [b["callback_data"] for row in message["reply_markup"]["inline_keyboard"]
+                  for b in row]
+        if forged:  # another signature of the same length
+            data = data[:-1] + ("0" if data[-1] != "0" else "1")
+        presser = pressed_by or who
+        start = len(self.fake.calls)
+        update_id = self.fake.press(message, presser, data)
+        seen = await self._seen(start, update_id, where, presser)
+        seen.texts += [c.params["text"] for c in self.fake.calls[start:]
+                       if c.ok and c.method == "editMessageText"
+                       and c.params.get("message_id") == message["message_id"]]
+        seen.texts = [text for text in seen.texts if text]  # a press answered silently
+        return seen
+
     async def forged_flag(self, where: Chat, who: User, question_id: str) -> Seen:
         message = (
             [s.message for s in self._sent if s.chat_id == where["id"]]
@@ -346,9 +373,10 @@ class TelegramHarness:
                     continue
                 message = call.result
                 poll_id = message["poll"]["id"] if "poll" in message else None
-                if poll_id is None and "inline_keyboard" not in (call.params.get("reply_markup")
-                                                                 or {}):
-                    continue  # a plain message (or a ForceReply prompt), not a question
+                markup = call.params.get("reply_markup") or {}
+                if poll_id is None and ("inline_keyboard" not in markup
+                                        or is_confirmation(markup)):
+                    continue  # a plain message, a ForceReply prompt or /mydata's button
                 ref = (f"tg-poll:{poll_id}" if poll_id is not None
                        else f"tg-msg:{message['chat']['id']}:{message['message_id']}")
                 post_id = await self.service.post_id_for(ref)
@@ -376,6 +404,12 @@ class TelegramHarness:
                 if press is not None and params["callback_query_id"] == press["id"]:
                     seen.texts.append(params.get("text") or "")
                     self._claimed.add(index)
+            elif call.method == "sendDocument" and command is not None and (
+                    (params["chat_id"] == where["id"] and quoted == command["message_id"])
+                    or (params["chat_id"] == private_id and quoted is None)):
+                seen.files.append(params["document"])
+                seen.texts += [params["caption"]] if params.get("caption") else []
+                self._claimed.add(index)
             elif call.method == "sendPhoto" and command is not None \
                     and params["chat_id"] == where["id"] and quoted == command["message_id"]:
                 seen.images.append(params["photo"])
@@ -404,6 +438,12 @@ class TelegramHarness:
         sent = [s for s in self._sent if s.post_id == post_id]
         assert sent, f"post {post_id} was never shown on Telegram"
         return sent[-1]
+
+
+def is_confirmation(markup: Any) -> bool:
+    """The keyboard of /mydata delete's confirmation."""
+    rows = (markup or {}).get("inline_keyboard") or []
+    return any(str(b.get("callback_data", "")).startswith("pd:") for row in rows for b in row)
 
 
 def free_port() -> int:

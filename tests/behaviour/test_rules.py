@@ -7,6 +7,7 @@ read only to check what was stored.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from collections.abc import MutableSequence
 from datetime import UTC, datetime, timedelta
@@ -685,3 +686,66 @@ async def test_remind_alone_shows_the_current_reminder(h: Harness) -> None:
     await h.remind(dm, alice, "07:30", "Asia/Kolkata")
     current = await h.remind(dm, alice, "")
     assert "Your review reminder: 07:30 (Asia/Kolkata)" in current.text
+
+
+# a person's own data (/mydata) -----------------------------------------------------------------
+async def test_mydata_sends_the_person_their_answers_as_a_json_file(h: Harness) -> None:
+    group, alice, bob = h.group(), h.person(1), h.person(2)
+    [post] = (await h.quiz(group, alice)).post_ids
+    await h.answer(group, bob, post, (await shown(h, post)).correct)
+    seen = await h.mydata(h.private(bob), bob)
+    [file] = seen.files
+    data = json.loads(file)
+    assert data["person"]["key"] == h.person_key(bob)
+    assert data["person"]["name"] == await h.service.storage.person_name(h.person_key(bob))
+    [answer] = data["answers"]
+    assert (answer["chat"], answer["quiz"], answer["correct"]) == (
+        await chat_of(h, post), "sample", True)
+    assert seen.text  # a caption that says what the file is
+
+
+async def test_mydata_in_a_group_is_seen_by_the_person_alone(h: Harness) -> None:
+    group, alice = h.group(), h.person(1)
+    seen = await h.mydata(group, alice)
+    deleting = await h.mydata_delete(group, alice)
+    if h.platform == "telegram":  # the whole group would see it: refused, nothing sent
+        assert not seen.files and "/mydata" in seen.text
+        assert "/mydata" in deleting.text
+    else:  # an ephemeral reply (the harness checks it)
+        assert len(seen.files) == 1
+        assert deleting.text
+
+
+async def test_mydata_delete_confirmed_removes_them_from_the_group_board(h: Harness) -> None:
+    group, alice, bob = h.group(), h.person(1), h.person(2)
+    [post] = (await h.quiz(group, alice)).post_ids
+    question = await shown(h, post)
+    await h.answer(group, alice, post, question.correct)
+    await h.answer(group, bob, post, question.correct)
+    key = h.person_key(bob)
+    bob_name = await h.service.storage.person_name(key)
+    assert bob_name and bob_name in (await h.leaderboard(group, alice)).text
+    [first] = (await h.quiz(h.private(bob), bob, "sample")).post_ids  # a run in their DM
+    await h.answer(h.private(bob), bob, first, (await shown(h, first)).correct)
+    seen = await h.mydata_delete(h.private(bob), bob)
+    assert seen.text
+    await h.service.storage.materialize()
+    board = (await h.leaderboard(group, alice)).text
+    assert bob_name not in board and key not in board
+    assert await h.service.storage.person_name(key) is None
+    assert await h.service.storage.get_post(first) is None  # their run's questions too
+    assert json.loads((await h.mydata(h.private(bob), bob)).files[0])["answers"] == []
+
+
+async def test_a_forged_or_anothers_delete_confirmation_deletes_nothing(h: Harness) -> None:
+    group, alice, bob = h.group(), h.person(1), h.person(2)
+    [post] = (await h.quiz(group, alice)).post_ids
+    await h.answer(group, bob, post, (await shown(h, post)).correct)
+    key = h.person_key(bob)
+    bob_name = await h.service.storage.person_name(key)
+    forged = await h.mydata_delete(h.private(bob), bob, forged=True)
+    by_alice = await h.mydata_delete(h.private(bob), bob, pressed_by=alice)
+    for seen in (forged, by_alice):
+        assert seen.text  # refused with a word about it
+    assert await h.service.storage.person_name(key) == bob_name
+    assert bob_name and bob_name in (await h.leaderboard(group, alice)).text

@@ -831,6 +831,24 @@ class FakeTelegramAPI:
         return self._new_message(chat, **{"from": self.bot, "photo": [size]},
                                  **({"caption": caption} if caption else {}))
 
+    def _api_sendDocument(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A file uploaded as multipart (its bytes stay in the call's params["document"])."""
+        chat = self._chat(params)
+        document = params.get("document")
+        if not isinstance(document, bytes) or not document:
+            raise bad_request("there is no document in the request")
+        if len(document) > 50 * 1024 * 1024:
+            raise bad_request("file is too big")
+        caption = params.get("caption")
+        if caption is not None and utf16_len(caption) > 1024:
+            raise bad_request("message caption is too long")
+        self._check_reply(chat, params.get("reply_parameters"))
+        self._check_markup(params.get("reply_markup"))
+        sent = {"file_id": f"doc{next(self._ids)}", "file_unique_id": f"u{next(self._ids)}",
+                "file_size": len(document)}
+        return self._new_message(chat, **{"from": self.bot, "document": sent},
+                                 **({"caption": caption} if caption else {}))
+
     def _api_stopPoll(self, params: dict[str, Any]) -> dict[str, Any]:
         message = self._message(params)
         poll: dict[str, Any] | None = message.get("poll")

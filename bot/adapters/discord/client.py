@@ -27,6 +27,7 @@ from bot.adapters.discord.daily import DailyCog
 from bot.adapters.discord.help import HelpCog
 from bot.adapters.discord.intake import Intake
 from bot.adapters.discord.localize import CatalogTranslator
+from bot.adapters.discord.privacy import PrivacyCog
 from bot.adapters.discord.publish import ChannelPublisher
 from bot.adapters.discord.quiz import QuizCog
 from bot.adapters.discord.replies import ErrorReplies
@@ -94,6 +95,8 @@ class QuizBot(commands.Bot):
     async def setup_hook(self) -> None:
         for cog in self.cogs_to_add:
             await self.add_cog(cog)
+            for item in getattr(cog, "dynamic_items", ()):  # e.g. /mydata's confirmation
+                self.add_dynamic_items(item)
         # buttons of every message, old or new, dispatch here by custom_id
         self.add_dynamic_items(self.buttons)
         if self.buttons.flag is not None:
@@ -139,7 +142,8 @@ def build_bot(service: QuizService, publisher: ChannelPublisher, *,
                              report_flags(reports, intake))
     cogs: list[commands.Cog] = [QuizCog(service, publisher), DailyCog(service),
                                 ReviewCog(service, publisher), reports,
-                                AnalysisCog(service), HelpCog(service)]
+                                AnalysisCog(service), HelpCog(service),
+                                PrivacyCog(service, errors, intake)]
     options: dict[str, Any] = {"intake": intake, "errors": errors,
                                "guild_ready_timeout": guild_ready_timeout,
                                "identify_interval": identify_interval}

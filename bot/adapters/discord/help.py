@@ -41,6 +41,7 @@ ENTRIES = (
     Entry(_("/daily status — this channel's daily question")),
     Entry(_("/settings — this channel's question time and who may ask")),
     Entry(_("/help — this list")),
+    Entry(_("/mydata — what I store about you, as a file; /mydata delete: True deletes it")),
     Entry(_("/lang code: <language> scope: channel — the channel's language"), Where.SHARED,
           admin=True),
     Entry(_("/daily set time: HH:MM timezone: <zone> — a question every day; /daily off"),

@@ -48,6 +48,7 @@ class Reply:
     content: str | None = None
     embed: discord.Embed | None = None
     view: discord.ui.View | None = None
+    file: discord.File | None = None  # an attachment (e.g. /mydata's JSON)
 
     @classmethod
     def text(cls, text: str) -> Reply:
@@ -59,7 +60,8 @@ class Reply:
     def kwargs(self) -> dict[str, Any]:
         # discord.py treats a passed None differently from an omitted argument
         return {k: v for k, v in (("content", self.content), ("embed", self.embed),
-                                  ("view", self.view)) if v is not None}
+                                  ("view", self.view), ("file", self.file))
+                if v is not None}
 
 
 def budget_left(interaction: discord.Interaction, now: float | None = None) -> float:

@@ -2,9 +2,9 @@
 
 PTB gives an update to the first handler of the group whose filter takes it, so the order
 matters where two could take the same update: the answer buttons' handler (`button`) takes
-any callback data, so the ⚑ press and the draft confirmation's buttons come before it. The
-commands have one name each and could stand in any order; they are listed as /help shows
-them. The handler functions live in the modules named for what they do.
+any callback data, so the ⚑ press and the confirmations' buttons (a draft's, /mydata
+delete's) come before it. The commands have one name each and could stand in any order; they
+are listed as /help shows them. The handler functions live in the modules named for what they do.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from telegram.ext import (
     filters,
 )
 
-from bot.adapters.telegram import authoring, handlers, help, reports
+from bot.adapters.telegram import authoring, handlers, help, privacy, reports
 from bot.adapters.telegram.analysis import analysis_command
 from bot.adapters.telegram.context import TelegramApp
 from bot.adapters.telegram.handlers import COMMAND_UPDATES
@@ -54,6 +54,10 @@ def register(app: TelegramApp) -> None:
     app.add_handler(MessageHandler(PRIVATE_MESSAGES & filters.POLL, authoring.poll_sent))
     app.add_handler(CallbackQueryHandler(authoring.discard_pressed,
                                          pattern=authoring.DRAFT_BUTTONS))
+
+    # a person's own data: the deletion's confirmation before `button`
+    app.add_handler(CommandHandler("mydata", privacy.mydata, filters=COMMAND_UPDATES))
+    app.add_handler(CallbackQueryHandler(privacy.confirm_pressed, pattern=privacy.CONFIRM_PRESSES))
 
     # the quiz
     quiz_commands = {

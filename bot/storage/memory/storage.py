@@ -12,6 +12,7 @@ import dataclasses
 import itertools
 from collections.abc import Sequence
 from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
 
 from bot.core.ports import (
     AnswerRecord,
@@ -33,6 +34,7 @@ from bot.core.ports import (
 )
 from bot.core.schedule import Schedule
 from bot.storage.aggregation import aggregate, streaks
+from bot.storage.memory import privacy
 from bot.storage.memory.tables import Answer, Chat, Daily, Draft, Person, Round
 from bot.storage.problem_reports import appended
 from bot.storage.store import PostCreation
@@ -664,3 +666,10 @@ class MemoryStorage(PostCreation):
             return False
         packs[quiz_id] = dataclasses.replace(pack, withdrawn_at=_utc(when))
         return True
+
+    # a person's data (bot/core/privacy.py) ----------------------------------------------
+    async def person_data(self, person_key: str) -> dict[str, Any]:
+        return privacy.person_data(self._db, person_key)
+
+    async def delete_person(self, person_key: str, private_chats: Sequence[str] = ()) -> bool:
+        return privacy.delete_person(self._db, person_key, private_chats)

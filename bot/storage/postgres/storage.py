@@ -217,6 +217,7 @@ class PostgresStorage(Store):
     def _forget(self) -> None:
         self._changed()
         self._person_locales.clear()
+        self._known_people.clear()
         self._chat_rows.clear()
         self._known_chats.clear()
         self._posts.clear()
@@ -224,8 +225,9 @@ class PostgresStorage(Store):
     def _notified(self, db: Db, pid: int, channel: str, payload: str) -> None:
         what, _, key = payload.partition(":")
         self._changed()
-        if what == "person":
+        if what == "person":  # a new language, or the person deleted (privacy.py)
             self._person_locales.pop(key)
+            self._known_people.pop(key)
         elif what == "chat":
             self._chat_rows.pop(key)
             self._known_chats.pop(key)

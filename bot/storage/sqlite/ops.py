@@ -80,7 +80,7 @@ def record_answer(
             )
         else:
             db.execute("INSERT OR IGNORE INTO persons(key) VALUES (?)", (key,))
-    cur = db.execute(
+    insert = (
         "INSERT INTO answers(post_id, person_key, option, correct, answered_at,"
         " elapsed_ms, chat_key, quiz_id, question_id, daily_date)"
         " SELECT ?, ?, ?, ?, ?, ?, chat_key, quiz_id, question_id,"
@@ -90,6 +90,15 @@ def record_answer(
         (answer.post_id, key, answer.option, int(answer.correct), at, answer.elapsed_ms,
          answer.post_id, at),
     )
+    try:
+        cur = db.execute(*insert)
+    except sqlite3.IntegrityError:
+        if upsert_person:
+            raise
+        # a person this process knew, deleted since by another one on the file (privacy.py):
+        # their answer brings their row back (the failed statement changed nothing)
+        db.execute("INSERT OR IGNORE INTO persons(key, name) VALUES (?, ?)", (key, answer.name))
+        cur = db.execute(*insert)
     locale: tuple[str | None] | None = None
     if read_locale:
         row = db.execute("SELECT locale FROM persons WHERE key=?", (key,)).fetchone()

@@ -1,0 +1,163 @@
+"""A person's data, seen and deleted (bot/core/privacy.py), written once for every database
+(like ops.py and queries.py).
+
+Deletion removes the person's answers rather than anonymising them: a tombstone key would
+still stand on the boards as a nameless row (or the boards would have to learn to skip it),
+and the person's answers with their times and chats are what identifies them. Their rows of
+the aggregates (scores, totals, week_scores, streaks) are removed with them, which is exactly
+what a recount without their answers gives: each row sums one person's answers. Item
+analysis, read from the answers when asked, no longer counts them.
+
+What belongs to the person alone goes too: their private chats with the bot (on Telegram its
+key is the person's; a Discord DM's the adapter names) and their questions, their quiz runs
+and the questions shown only to them, their review reminder, their problem reports, their
+draft. A pack they published stays (other people answered it) without its author's key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from bot.storage.drafts import delete_draft
+from bot.storage.sql import Sql, at_or_none
+
+# the questions that were the person's alone: in their runs, or shown to them only; nobody
+# else answers these
+OWN_POSTS = (
+    "SELECT id FROM posts WHERE owner_key = $1"
+    " OR run_id IN (SELECT id FROM runs WHERE person_key = $1)"
+)
+CHAT_POSTS = "SELECT id FROM posts WHERE chat_key = $1"
+
+
+async def delete_person(db: Sql, key: str, private_chats: Sequence[str] = ()) -> bool:
+    """Remove everything stored about the person `key`, and their private chats with the
+    bot (on Telegram its key is the person's; a Discord DM's is its channel's); False if
+    nothing was stored."""
+    # the materializer's position, held until COMMIT: no batch holding these answers is
+    # applied meanwhile, so no aggregate row of the person comes back after this
+    await db.value(f"SELECT name FROM materialized WHERE name = 'scores'{db.for_update}")
+    chats = list(dict.fromkeys((key, *private_chats)))
+    removed = await db.run("DELETE FROM answers WHERE person_key = $1", key)
+    removed += await _delete_posts(db, OWN_POSTS, key)
+    for chat in chats:
+        removed += await _delete_posts(db, CHAT_POSTS, chat)
+        removed += await db.run(
+            "DELETE FROM round_posts WHERE round_id IN"
+            " (SELECT id FROM rounds WHERE chat_key = $1)", chat)
+        for table in ("rounds", "schedules", "chat_settings", "daily_posts"):
+            removed += await db.run(f"DELETE FROM {table} WHERE chat_key = $1", chat)
+        removed += await db.run("DELETE FROM runs WHERE chat_key = $1", chat)
+    removed += await db.run("DELETE FROM runs WHERE person_key = $1", key)
+    for table in ("schedules", "chat_settings"):  # an admin's change of a group's keeps
+        removed += await db.run(  # the change, not who made it
+            f"UPDATE {table} SET updated_by = NULL WHERE updated_by = $1", key)
+    for chat in chats:
+        for table in ("scores", "totals", "week_scores"):
+            removed += await db.run(
+                f"DELETE FROM {table} WHERE person_key = $1 OR chat_key = $2", key, chat)
+        # the private chat's board counts (the triggers left them at 0 people)
+        removed += await db.run("DELETE FROM rank_counts WHERE chat_key = $1", chat)
+    if db.for_update:  # PostgreSQL: streaks in a table of their own
+        removed += await db.run("DELETE FROM streaks WHERE person_key = $1", key)
+    else:
+        # SQLite: streaks are in the person's row; and an answer id is the rowid, which the
+        # next answer reuses once the highest ones are gone: the materializer's position
+        # comes back to the highest id left (everything up to it was applied), or the next
+        # answer would sit below it, never applied
+        await db.run(
+            "UPDATE materialized SET position = (SELECT COALESCE(max(id), 0) FROM answers)"
+            " WHERE name = 'scores' AND position > (SELECT COALESCE(max(id), 0) FROM answers)")
+    for table in ("reminders", "reminder_days"):
+        removed += await db.run(f"DELETE FROM {table} WHERE person_key = $1", key)
+    removed += await db.run("DELETE FROM problem_reports WHERE person_key = $1", key)
+    removed += int(await delete_draft(db, key))
+    removed += await db.run(
+        "UPDATE authored_packs SET author_key = '' WHERE author_key = $1", key)
+    for chat in chats:
+        removed += await db.run(
+            "DELETE FROM problem_reports WHERE chat_key = $1", chat)
+        removed += await db.run("DELETE FROM leases WHERE name LIKE '%:' || $1", chat)
+        removed += await db.run("DELETE FROM chats WHERE key = $1", chat)
+        await db.notify("chat", chat)
+    removed += await db.run("DELETE FROM persons WHERE key = $1", key)
+    await db.notify("person", key)
+    await db.notify("posts", "")
+    return removed > 0
+
+
+async def _delete_posts(db: Sql, posts: str, arg: str) -> int:
+    """The posts `posts` selects (with $1 = `arg`), with their answers and references."""
+    removed = 0
+    for table in ("answers", "post_refs", "round_posts", "daily_posts"):
+        removed += await db.run(f"DELETE FROM {table} WHERE post_id IN ({posts})", arg)
+    return removed + await db.run(f"DELETE FROM posts WHERE id IN ({posts})", arg)
+
+
+async def person_data(db: Sql, key: str) -> dict[str, Any]:
+    """Everything stored about the person `key`, as JSON-ready values."""
+    person = await db.row("SELECT name, locale FROM persons WHERE key = $1", key)
+    answers = await db.rows(
+        "SELECT a.quiz_id, a.question_id, a.option, a.correct, a.answered_at, a.elapsed_ms,"
+        " a.chat_key, c.title FROM answers AS a LEFT JOIN chats AS c ON c.key = a.chat_key"
+        " WHERE a.person_key = $1 ORDER BY a.answered_at, a.id", key)
+    reminder = await db.row(
+        "SELECT local_time, tz, updated_at FROM reminders WHERE person_key = $1", key)
+    reminder_days = await db.rows(
+        "SELECT local_date FROM reminder_days WHERE person_key = $1 ORDER BY local_date", key)
+    runs = await db.rows(
+        "SELECT quiz_id, chat_key, started_at, finished_at FROM runs WHERE person_key = $1"
+        " ORDER BY started_at, id", key)
+    reports = await db.rows(
+        "SELECT quiz_id, question_id, chat_key, text, created_at, resolved_at, resolution"
+        " FROM problem_reports WHERE person_key = $1 ORDER BY created_at, id", key)
+    draft = await db.row(
+        "SELECT locale, title, created_at FROM drafts WHERE author_key = $1", key)
+    draft_questions = await db.rows(
+        "SELECT question FROM draft_questions WHERE author_key = $1 ORDER BY number", key)
+    packs = await db.rows(
+        "SELECT quiz_id, pack, published_at, withdrawn_at FROM authored_packs"
+        " WHERE author_key = $1 ORDER BY quiz_id", key)
+    return {
+        "person": {
+            "key": key,
+            "name": None if person is None else person[0],
+            "language": None if person is None else person[1],
+        },
+        "answers": [
+            {"quiz": r[0], "question": r[1], "option": int(r[2]), "correct": bool(r[3]),
+             "answered_at": _iso(db.at(r[4])), "elapsed_ms": int(r[5]), "chat": r[6],
+             "chat_title": r[7]}
+            for r in answers
+        ],
+        "review_reminder": None if reminder is None else {
+            "time": reminder[0], "zone": reminder[1], "updated_at": _iso(db.at(reminder[2])),
+            "sent_on": [db.on(r[0]).isoformat() for r in reminder_days],
+        },
+        "quiz_runs": [
+            {"quiz": r[0], "chat": r[1], "started_at": _iso(db.at(r[2])),
+             "finished_at": _iso(at_or_none(db, r[3]))}
+            for r in runs
+        ],
+        "problem_reports": [
+            {"quiz": r[0], "question": r[1], "chat": r[2], "text": r[3],
+             "created_at": _iso(db.at(r[4])), "resolved_at": _iso(at_or_none(db, r[5])),
+             "resolution": r[6]}
+            for r in reports
+        ],
+        "draft": None if draft is None else {
+            "language": draft[0], "title": draft[1], "created_at": _iso(db.at(draft[2])),
+            "questions": [r[0] for r in draft_questions],
+        },
+        "published_packs": [
+            {"quiz": r[0], "pack": r[1], "published_at": _iso(db.at(r[2])),
+             "withdrawn_at": _iso(at_or_none(db, r[3]))}
+            for r in packs
+        ],
+    }
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat()
