@@ -18,6 +18,7 @@ from bot.core.ports import (
     NewProblemReport,
 )
 from bot.core.schedule import Schedule
+from bot.storage.memory import MemoryStorage
 from tests.storage_contract.backends import Backend, Store
 
 KEY = "tg:4242"  # the person; their private chat with the bot has the same key
@@ -74,10 +75,12 @@ async def traces(backend: Backend, store: Store) -> list[str]:
     """Every place (table.column, or the in-memory store's field) that still holds the
     person's key or name, or their DM's."""
     if backend.name == "memory":
+        assert isinstance(store, MemoryStorage)
         database = store.database
         found = []
         for field, value in vars(database).items():
-            text = repr([asdict(v) if is_dataclass(v) else v for v in _values(value)])
+            text = repr([asdict(v) if is_dataclass(v) and not isinstance(v, type) else v
+                         for v in _values(value)])
             if any(trace in text for trace in TRACES):
                 found.append(field)
         return found
