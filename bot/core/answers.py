@@ -13,6 +13,7 @@ caches, and what a post's answers show is computed once per post, option and lan
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -55,6 +56,9 @@ class Answers:
         self.storage = storage
         self.clock = clock
         self._shown: OrderedDict[int, _Shown] = OrderedDict()  # post id -> _Shown, bounded
+        # catches up with packs other processes published (Authoring.refresh): whether the
+        # catalog changed. Its storage failure propagates, so the answer is retried later
+        self.reload_packs: Callable[[], Awaitable[bool]] | None = None
 
     def _shown_for(self, post: PostRecord) -> _Shown | None:
         shown = self._shown.get(post.id)
@@ -91,6 +95,9 @@ class Answers:
         """Record `person`'s answer; return only after it is committed."""
         post = await self.storage.get_post(post_id)
         shown = None if post is None else self._shown_for(post)
+        if post is not None and shown is None and self.reload_packs is not None:
+            # a quiz published in another process a moment ago: never drop its answers
+            shown = self._shown_for(post) if await self.reload_packs() else None
         if post is None or shown is None:
             return AnswerResult(AnswerStatus.UNKNOWN_POST, post_id)
         chat = Chat(post.chat_key)

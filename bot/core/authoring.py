@@ -10,10 +10,14 @@ their draft, which they name and publish as a pack.
   writer and the loader: schema, Telegram and Discord limits); any error publishes nothing
   and comes back as problems (question, field, what) the author reads in their language.
 - A published pack is stored as YAML and added to this process's catalog at once; every
-  process loads them at start (load()). Its id comes from the title (Bengali and Devanagari
-  spelled in Latin letters) or is the one the author gives (`/publish <id>`), and may not be
-  one the catalog has; its question ids are `<pack id>-<n>`. Its title may not be another
-  quiz's (compared case- and space-blind).
+  process loads them at start (load()), and the others see it (or its withdrawal) through
+  refresh(): the scheduler's tick compares the database's version of the packs every round
+  (so within about a second, on SQLite and PostgreSQL alike), and an answer to a post whose
+  quiz this process does not know yet refreshes at once before anything is refused.
+  Its id comes from the title (Bengali and Devanagari spelled in Latin letters) or is the
+  one the author gives (`/publish <id>`), and may not be one the catalog has; its question
+  ids are `<pack id>-<n>`. Its title may not be another quiz's (compared case- and
+  space-blind).
 - `/unpublish <id>` (the author who published it) withdraws a pack: no longer offered, kept in
   the catalog by id and in the database, so its answers, boards and id stay.
 """
@@ -137,6 +141,9 @@ class Authoring:
         self.storage = storage
         self.clock = clock
         self.authors = frozenset(authors)
+        self._version: str | None = None  # of the packs this catalog holds (refresh())
+        self._seen: set[str] = set()  # published ids already added or left out here
+        self._added: set[str] = set()  # those added to the catalog
 
     def may_author(self, person: Person) -> bool:
         return person.key in self.authors
@@ -250,6 +257,8 @@ class Authoring:
         if not await self.storage.publish_draft(record):
             raise errors.pack_exists(quiz_id)
         self.catalog.quizzes[quiz.id] = quiz
+        self._seen.add(quiz.id)
+        self._added.add(quiz.id)
         log.info("%s published quiz %s (%d questions)", person.key, quiz.id, len(quiz.questions))
         return Published(quiz.id, draft.title, len(quiz.questions))
 
@@ -276,23 +285,42 @@ class Authoring:
         """Add every published pack to the catalog (at start), a withdrawn one as withdrawn;
         one that is no longer valid, or whose id a bundled pack took meanwhile, is left out
         with a warning. The number offered."""
-        added = 0
+        await self.refresh()
+        return sum(1 for quiz_id in self._added if quiz_id not in self.catalog.withdrawn)
+
+    async def refresh(self) -> bool:
+        """Catch up with packs published or withdrawn by any process since the last look:
+        whether anything changed. One cheap read when nothing did."""
+        version = await self.storage.authored_packs_version()
+        if version == self._version:
+            return False
+        changed = False
         for record in await self.storage.authored_packs():
-            if record.quiz_id in self.catalog.quizzes:
-                log.warning("published quiz %s left out: the catalog has a quiz with its id",
-                            record.quiz_id)
-                continue
-            quiz, problems = load_pack(record.text)
-            if quiz is None:
-                log.warning("published quiz %s left out: %s", record.quiz_id,
-                            "; ".join(p.message for p in problems if not p.warning))
-                continue
-            self.catalog.quizzes[quiz.id] = quiz
-            if record.withdrawn_at is not None:
-                self.catalog.withdrawn.add(quiz.id)
-            else:
-                added += 1
-        return added
+            if record.quiz_id not in self._seen:
+                changed |= self._add(record)
+            if (record.withdrawn_at is not None and record.quiz_id in self._added
+                    and record.quiz_id not in self.catalog.withdrawn):
+                self.catalog.withdrawn.add(record.quiz_id)
+                changed = True
+        self._version = version
+        return changed
+
+    def _add(self, record: AuthoredPackRecord) -> bool:
+        self._seen.add(record.quiz_id)
+        if record.quiz_id in self.catalog.quizzes:
+            log.warning("published quiz %s left out: the catalog has a quiz with its id",
+                        record.quiz_id)
+            return False
+        quiz, problems = load_pack(record.text)
+        if quiz is None:
+            log.warning("published quiz %s left out: %s", record.quiz_id,
+                        "; ".join(p.message for p in problems if not p.warning))
+            return False
+        if record.withdrawn_at is not None:
+            self.catalog.withdrawn.add(quiz.id)
+        self.catalog.quizzes[quiz.id] = quiz
+        self._added.add(quiz.id)
+        return True
 
 
 def _header(person: Person) -> tuple[str, ...]:

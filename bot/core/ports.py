@@ -465,6 +465,10 @@ class DraftStore(Protocol):
     async def withdraw_pack(self, quiz_id: str, when: datetime) -> bool:
         """Mark a published pack withdrawn; False if there is none offered with that id."""
         ...
+    async def authored_packs_version(self) -> str:
+        """A cheap token that changes whenever a pack is published or withdrawn (by any
+        process on this database): other processes compare it to reload."""
+        ...
 
 
 class PrivacyStore(Protocol):

@@ -95,3 +95,10 @@ async def authored_packs(db: Sql) -> list[AuthoredPackRecord]:
     )
     return [AuthoredPackRecord(r[0], r[1], r[2], db.at(r[3]), at_or_none(db, r[4]))
             for r in rows]
+
+
+async def authored_packs_version(db: Sql) -> str:
+    # packs are never deleted and a withdrawal is final: the two counts change on every change
+    row = await db.row("SELECT count(*), count(withdrawn_at) FROM authored_packs")
+    assert row is not None  # an aggregate has one row
+    return f"{int(row[0])}:{int(row[1])}"

@@ -438,6 +438,9 @@ class Store(PostCreation, CachedStorage):
     async def withdraw_pack(self, quiz_id: str, when: datetime) -> bool:
         return bool(await self._write(drafts.withdraw_pack, quiz_id, when))
 
+    async def authored_packs_version(self) -> str:
+        return str(await self._read(drafts.authored_packs_version))
+
     # a person's data (bot/core/privacy.py) ----------------------------------------------
     async def person_data(self, person_key: str) -> dict[str, Any]:
         result: dict[str, Any] = await self._read(privacy.person_data, person_key)

@@ -90,3 +90,19 @@ async def test_racing_additions_get_distinct_numbers(backend: Backend) -> None:
         assert sorted(numbers) == list(range(1, 9))
         draft = await first.get_draft(AUTHOR)
         assert draft is not None and len(draft.questions) == 8
+
+
+async def test_the_packs_version_changes_with_every_publish_and_withdrawal_seen_by_others(
+    backend: Backend,
+) -> None:
+    async with backend.opened() as first, backend.opened() as second:
+        seen = {await second.authored_packs_version()}
+        assert await first.authored_packs_version() in seen
+        assert await first.publish_draft(AuthoredPackRecord("cats", AUTHOR, "id: cats\n", NOW))
+        published = await second.authored_packs_version()
+        assert published not in seen
+        seen.add(published)
+        assert not await first.withdraw_pack("dogs", NOW)  # nothing changed
+        assert await second.authored_packs_version() == published
+        assert await first.withdraw_pack("cats", NOW + timedelta(1))
+        assert await second.authored_packs_version() not in seen

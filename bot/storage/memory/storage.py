@@ -667,6 +667,10 @@ class MemoryStorage(PostCreation):
         packs[quiz_id] = dataclasses.replace(pack, withdrawn_at=_utc(when))
         return True
 
+    async def authored_packs_version(self) -> str:
+        packs = self._db.packs.values()
+        return f"{len(packs)}:{sum(p.withdrawn_at is not None for p in packs)}"
+
     # a person's data (bot/core/privacy.py) ----------------------------------------------
     async def person_data(self, person_key: str) -> dict[str, Any]:
         return privacy.person_data(self._db, person_key)
