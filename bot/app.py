@@ -114,8 +114,10 @@ async def run_adapters(
             log.info("%s", started_line(service, started, settings))
         await scheduler.start()
         if settings is not None:
+            health.forget_old(settings.quizbot_database)
             scheduler.on_round = lambda: health.beat(
-                settings.quizbot_database, [a.name for a in started]
+                settings.quizbot_database, [a.name for a in started],
+                settings.quizbot_instance,
             )
         watchers = {asyncio.create_task(a.wait_failed()): a for a in started}
         stopping = asyncio.create_task(stop.wait())

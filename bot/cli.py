@@ -8,6 +8,7 @@ import csv
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 from bot import __version__, cli_privacy, cli_reports, health, logs
@@ -119,6 +120,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--database-only", action="store_true",
                        help="only check the database (for a bot that is not running)")
+    check.add_argument("--instance",
+                       help="the process whose heartbeat must be fresh (default: "
+                            "QUIZBOT_INSTANCE; unset: any process on this machine)")
 
     play = sub.add_parser("play", help="take a quiz in the terminal")
     play.add_argument("--quiz", help="quiz id (default: resume, or choose from a list)")
@@ -468,10 +472,7 @@ def main(argv: list[str] | None = None) -> int:
         except BrokenPipeError:
             return _reader_gone()
     if args.command == "health":
-        problem = health.check(settings.quizbot_database, running=not args.database_only)
-        print(f"unhealthy: {problem}" if problem else "ok",
-              file=sys.stderr if problem else sys.stdout)
-        return 1 if problem else 0
+        return _health(settings, args)
     commands = {"run": _run, "play": _play, "leaderboard": _leaderboard, "stats": _stats,
                 "report": _report, "db": _db, "content": cli_reports.run, "chats": _chats,
                 "privacy": cli_privacy.run}
@@ -502,5 +503,20 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+def _health(settings: Settings, args: argparse.Namespace) -> int:
+    """One verdict line, then each process's heartbeat on this machine, one line each."""
+    instance = args.instance or settings.quizbot_instance
+    now = time.time()
+    problem = health.check(settings.quizbot_database, running=not args.database_only,
+                           now=now, instance=instance)
+    print(f"unhealthy: {problem}" if problem else "ok",
+          file=sys.stderr if problem else sys.stdout)
+    if not args.database_only:
+        for heartbeat in health.heartbeats(settings.quizbot_database):
+            print(heartbeat.line(now))
+    return 1 if problem else 0
+
+
 if __name__ == "__main__":
     sys.exit(main())
+

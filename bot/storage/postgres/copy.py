@@ -202,14 +202,12 @@ def running_bot(database: Path | DatabaseUrl) -> str | None:
     """A running quizbot's fresh heartbeat for this database (bot/health.py), as words."""
     from bot import health
 
-    try:
-        state = json.loads(health.heartbeat_path(database).read_text())
-        age = time.time() - float(state["at"])
-    except (OSError, ValueError, KeyError, TypeError):
+    now = time.time()
+    live = health.fresh(database, now)
+    if not live:
         return None
-    if age > health.FRESH:
-        return None
-    return f"a running quizbot (pid {state.get('pid')}) uses it: its heartbeat is {age:.0f} s old"
+    return (f"a running quizbot (pid {live[0].pid}) uses it: its heartbeat is "
+            f"{live[0].age(now):.0f} s old")
 
 
 class SqliteSide(Side):
