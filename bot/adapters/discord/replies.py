@@ -9,8 +9,10 @@ budget when its work starts is deferred at once, beside the work. The budget cov
 everything inside the `async with`: waiting for the chat's lock, closing the previous
 question, the database.
 
-Errors: a core `UserError` is rendered with `render.error_text` in the person's language;
-anything else is logged with its context and apologised for (`ErrorReplies`).
+Errors: a core `UserError` is rendered with `render.error_text` in the person's language; a
+storage that cannot be used now (core/storage_faults.py) is said as it is: nothing was saved,
+and Discord never sends an interaction again, so the person is asked to click or send it again
+in a moment; anything else is logged with its context and apologised for (`ErrorReplies`).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from bot.adapters.discord.identity import chat_of, message_ids, person_of
 from bot.core import render
 from bot.core.errors import StillOpen, UserError
 from bot.core.service import QuizService
+from bot.core.storage_faults import storage_unavailable
 from bot.i18n import Translator, normalize, translator
 
 log = logging.getLogger(__name__)
@@ -245,18 +248,40 @@ class ErrorReplies:
         except discord.HTTPException as exc:  # e.g. the 3 s or 15 min window has passed
             log.warning("could not explain an error to interaction %s: %s", interaction.id, exc)
             return
+        if storage_unavailable(error):
+            log.warning("%s not stored: the storage cannot be used now (%s: %s)", what,
+                        type(error).__name__, error)
+            await self.not_saved(interaction)
+            return
         log.error("%s failed: user %s channel %s guild %s", what, interaction.user.id,
                   interaction.channel_id, interaction.guild_id, exc_info=error)
         await self.apologize(interaction)
 
+    async def _translator(self, interaction: discord.Interaction) -> Translator:
+        try:
+            return await asyncio.wait_for(reader(self.service, interaction), 1.0)
+        except Exception:  # the database may be what failed: the client's language
+            return translator(normalize(str(interaction.locale)) or "en")
+
+    async def not_saved(self, interaction: discord.Interaction) -> None:
+        """Nothing of the interaction was stored: never "recorded", and it is not retried."""
+        t = await self._translator(interaction)
+        if interaction.type is discord.InteractionType.component:
+            text = t.gettext("Your answer was not saved: I cannot save anything right now. "
+                             "Please click again in a moment.")
+        else:
+            text = t.gettext("Nothing was saved: I cannot save anything right now. Please "
+                             "try again in a moment.")
+        await self._send_error(interaction, text)
+
     async def apologize(self, interaction: discord.Interaction) -> None:
         """After an unexpected error: a short ephemeral apology, never "This interaction
         failed"."""
-        try:
-            t = await asyncio.wait_for(reader(self.service, interaction), 1.0)
-        except Exception:  # the database may be what failed: the client's language
-            t = translator(normalize(str(interaction.locale)) or "en")
-        text = t.gettext("Sorry, something went wrong on our side. Please try again in a moment.")
+        t = await self._translator(interaction)
+        await self._send_error(interaction, t.gettext(
+            "Sorry, something went wrong on our side. Please try again in a moment."))
+
+    async def _send_error(self, interaction: discord.Interaction, text: str) -> None:
         try:
             await send(interaction, Reply(content=text), ephemeral=True)
         except discord.HTTPException as exc:
