@@ -49,7 +49,7 @@ class Scheduler:
     async def tick(self) -> Tick:
         """One round; each part fails alone (logged), so one broken chat stops nothing."""
         delivery = self.service.delivery
-        await self._refresh_packs()
+        await self.service.authoring.refresh()  # packs published or withdrawn elsewhere
         closed = await self.service.questions.close_due()
         await delivery.summaries(closed)  # this process closed them: it delivers them now
         asked = await self._advance_rounds()
@@ -57,13 +57,6 @@ class Scheduler:
         await delivery.pending()  # any refused earlier, or closed by a process that died
         reminded = await self._remind()
         return Tick(posted=posted, closed=len(closed), asked=asked, reminded=reminded)
-
-    async def _refresh_packs(self) -> None:
-        """Packs published or withdrawn in another process (authoring.py)."""
-        try:
-            await self.service.authoring.refresh()
-        except Exception:
-            log.exception("reloading the published packs failed")
 
     async def _advance_rounds(self) -> int:
         """Rounds whose question closed: the next question, or the round's summary."""
