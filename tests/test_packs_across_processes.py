@@ -57,19 +57,29 @@ async def _publish(service: QuizService, title: str, ref: str) -> str:
     return quiz_id
 
 
-async def test_a_pack_published_in_one_process_is_asked_in_another_after_its_next_tick(
+async def test_a_pack_published_in_one_process_is_offered_in_another_after_its_next_tick(
+    storage: Storage, other_store: Storage, clock: FakeClock,
+) -> None:
+    first, second = await _services(storage, other_store, clock)
+    quiz_id = await _publish(first, "Counting", "m1")
+    assert quiz_id not in {q.id for q in second.quizzes()}
+    await Scheduler(second).tick()
+    assert quiz_id in {q.id for q in second.quizzes()}
+
+
+async def test_quiz_with_a_pack_published_in_another_process_a_moment_ago_is_asked(
     storage: Storage, other_store: Storage, clock: FakeClock,
 ) -> None:
     first, second = await _services(storage, other_store, clock)
     port = FakePort("tg:", clock).attach(second)
     quiz_id = await _publish(first, "Counting", "m1")
-    with pytest.raises(UnknownQuiz):
-        async with second.quiz(GROUP, VOTER, quiz_id):
-            pass
-    await Scheduler(second).tick()
+    # before the other process's scheduler ticked: /quiz <id> reloads the packs first
     async with second.quiz(GROUP, VOTER, quiz_id) as shown:
         await port.send_question(shown)
     assert (await second.answer(shown.post_id, VOTER, shown.correct)).accepted
+    with pytest.raises(UnknownQuiz):  # a name no process published is still refused
+        async with second.quiz(GROUP, VOTER, "no-such-pack"):
+            pass
 
 
 async def test_a_vote_on_a_quiz_this_process_does_not_know_yet_is_stored(

@@ -61,6 +61,9 @@ class Asking:
         self.question_time = question_time
         self.rounds = rounds
         self._locks = KeyedLocks()
+        # catches up with packs other processes published (Authoring.refresh): whether the
+        # catalog changed
+        self.reload_packs: Callable[[], Awaitable[bool]] | None = None
 
     @contextlib.asynccontextmanager
     async def quiz(
@@ -85,8 +88,14 @@ class Asking:
         platform whether the person is one of the chat's admins; None: the caller speaks
         with an admin's right (the console, the operator)."""
         size = check_count(count) if count is not None else 1
-        if selector:
-            self.questions.select(selector)  # an unknown name raises before anything closes
+        if selector:  # an unknown name raises before anything closes
+            try:
+                self.questions.select(selector)
+            except UnknownQuiz:
+                # perhaps a pack published in another process a moment ago
+                if self.reload_packs is None or not await self.reload_packs():
+                    raise
+                self.questions.select(selector)
         async with self._locks(chat.key), self._chat_lease(chat.key):
             if person is not None and (chat.is_private or run):
                 question = await self._for_one(chat, person, selector, whole=bool(run))

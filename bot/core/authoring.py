@@ -12,8 +12,8 @@ their draft, which they name and publish as a pack.
 - A published pack is stored as YAML and added to this process's catalog at once; every
   process loads them at start (load()), and the others see it (or its withdrawal) through
   refresh(): the scheduler's tick compares the database's version of the packs every round
-  (so within about a second, on SQLite and PostgreSQL alike), and an answer to a post whose
-  quiz this process does not know yet refreshes at once before anything is refused.
+  (so within about a second, on SQLite and PostgreSQL alike), and `/quiz <id>` or an answer
+  naming a quiz this process does not know yet refreshes at once before anything is refused.
   Its id comes from the title (Bengali and Devanagari spelled in Latin letters) or is the
   one the author gives (`/publish <id>`), and may not be one the catalog has; its question
   ids are `<pack id>-<n>`. Its title may not be another quiz's (compared case- and

@@ -107,7 +107,7 @@ class QuizService:
                              storage, question_time, self.rounds)
         self.problem_reports = ProblemReports(catalog, storage, clock)
         self.authoring = Authoring(catalog, storage, clock, authors)
-        self.answers.reload_packs = self.authoring.refresh
+        self.answers.reload_packs = self.asking.reload_packs = self.authoring.refresh
         self.privacy = Privacy(storage, clock)
 
     # platforms ---------------------------------------------------------------------------
