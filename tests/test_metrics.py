@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 import socket
 import urllib.error
 import urllib.request
@@ -168,3 +169,17 @@ async def test_a_taken_port_ends_the_start_with_one_line(tmp_path: Path) -> None
 def test_a_malformed_address_is_refused_by_name(bad: str) -> None:
     with pytest.raises(SettingsError, match=r"QUIZBOT_METRICS_LISTEN: .*host:port"):
         load_settings(quizbot_metrics_listen=bad, _env_file=None)
+
+
+def test_the_dashboard_and_the_docs_name_only_metrics_that_exist() -> None:
+    exposed = {sample.name for family in metrics.REGISTRY.collect() for sample in family.samples}
+    exposed |= {family.name for family in metrics.REGISTRY.collect()}  # labelled, none yet
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    for name in ("grafana-quizbot.json", "deployment.md"):
+        text = (docs / name).read_text(encoding="utf-8")
+        named = set(re.findall(r"\bquizbot_[a-z_]+", text)) - {"quizbot_metrics_listen"}
+        unknown = {
+            n for n in named
+            if n not in exposed and re.sub(r"_(total|bucket|sum|count)$", "", n) not in exposed
+        }
+        assert named and not unknown, f"{name} names {sorted(unknown)}"
