@@ -59,7 +59,7 @@ async def open_service(
             question_time=timedelta(seconds=settings.quizbot_question_seconds),
             charts=PngCharts(),  # Pillow is loaded only when a chart is drawn
             authors=author_keys(settings.quizbot_authors),
-            meter=metrics.PrometheusMeter() if settings.metrics_listen else None,
+            meter=metrics.METER if settings.metrics_listen else None,
         )
         await service.load_published()  # packs written in chats (authoring.py)
         yield service

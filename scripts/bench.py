@@ -56,7 +56,7 @@ from bot.core.clock import SystemClock  # noqa: E402
 from bot.core.models import Chat, Person  # noqa: E402
 from bot.core.ports import Meter  # noqa: E402
 from bot.core.service import QuizService  # noqa: E402
-from bot.metrics import PrometheusMeter  # noqa: E402
+from bot.metrics import METER  # noqa: E402
 from bot.storage import SqliteStorage  # noqa: E402
 from bot.storage.sqlite.connection import PRAGMAS  # noqa: E402
 from bot.storage.sqlite.materializer import apply  # noqa: E402
@@ -186,7 +186,7 @@ async def metrics_cost(base: Path, people: int, rounds: int, pairs: int) -> dict
     off: list[dict[str, Any]] = []
     for i in range(pairs):
         off.append(await burst(base / f"metrics-off-{i}.db", people, rounds))
-        on.append(await burst(base / f"metrics-on-{i}.db", people, rounds, PrometheusMeter()))
+        on.append(await burst(base / f"metrics-on-{i}.db", people, rounds, METER))
     return {"on": statistics.median(b["rate"] for b in on),
             "off": statistics.median(b["rate"] for b in off),
             "on_runs": [b["rate"] for b in on], "off_runs": [b["rate"] for b in off],

@@ -66,7 +66,7 @@ async def test_scraped_counters_equal_the_stored_answers(
     endpoint: int, sample_catalog: Catalog, storage: Storage, clock: Clock
 ) -> None:
     service = QuizService(sample_catalog, storage, clock, random.Random(7),
-                          meter=metrics.PrometheusMeter())
+                          meter=metrics.METER)
     quiz = next(iter(sample_catalog))
     shown = await service.questions.post(Chat("tg:-100", "group"), quiz.id,
                                          quiz.questions[0].id, "en")
