@@ -12,6 +12,7 @@ import asyncio
 import logging
 import warnings
 from collections.abc import Callable, Coroutine
+from datetime import timedelta
 from typing import Any
 
 from telegram import Bot, BotCommand
@@ -119,9 +120,11 @@ def counted(
         try:
             return await callback(*args, **kwargs)
         except RetryAfter as exc:
-            wait = exc.retry_after
+            with warnings.catch_warnings():  # an int, deprecated, until PTB 23's timedelta
+                warnings.simplefilter("ignore", PTBDeprecationWarning)
+                wait = exc.retry_after
             metrics.rate_limited("telegram", wait.total_seconds()
-                                 if hasattr(wait, "total_seconds") else float(wait))
+                                 if isinstance(wait, timedelta) else float(wait))
             raise
         except BadRequest:
             raise
