@@ -180,16 +180,20 @@ async def burst(
             "p99": pct(latencies, 0.99), "cpu": statistics.median(cpu), "rounds": rates}
 
 
-def meter_cost(answers: int = 200_000) -> float:
+def meter_cost(answers: int = 50_000, repeats: int = 5) -> float:
     """What metrics add to one answer, alone: QuizService.answer's two clock reads and
-    labels, and the meter's count (seconds per answer)."""
+    labels, and the meter's count (seconds per answer; the best of `repeats`, as timeit:
+    the other runs measure the machine's other work)."""
     person = Person("tg:1", "bench")
-    started = time.perf_counter()
-    for _ in range(answers):
-        t0 = time.perf_counter()
-        METER.answered(platform_of(person), outcome_of(AnswerStatus.ACCEPTED),
-                       time.perf_counter() - t0)
-    return (time.perf_counter() - started) / answers
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        for _ in range(answers):
+            t0 = time.perf_counter()
+            METER.answered(platform_of(person), outcome_of(AnswerStatus.ACCEPTED),
+                           time.perf_counter() - t0)
+        best = min(best, (time.perf_counter() - started) / answers)
+    return best
 
 
 async def metrics_cost(base: Path, people: int, rounds: int, pairs: int) -> dict[str, Any]:
