@@ -7,7 +7,7 @@ SQLite writer's few per-batch updates run either way.
 
 The core reports through its `Meter` port (`PrometheusMeter` below); storage and the adapters,
 outside the core, update the objects here directly. Labels are few and fixed (platform,
-outcome, operation, reason): never a person, a chat or a post. Counters and gauges of
+outcome, operation): never a person, a chat or a post. Counters and gauges of
 prometheus_client are thread-safe, so the SQLite writer thread updates them itself.
 """
 
