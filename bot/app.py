@@ -15,8 +15,9 @@ import signal
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from enum import IntEnum
+from wsgiref.simple_server import WSGIServer
 
-from bot import __version__, health
+from bot import __version__, health, metrics
 from bot.adapters import Adapter, ConnectionLost, CredentialsRejected
 from bot.content import Catalog, load_catalog
 from bot.core.authoring import author_keys
@@ -58,6 +59,7 @@ async def open_service(
             question_time=timedelta(seconds=settings.quizbot_question_seconds),
             charts=PngCharts(),  # Pillow is loaded only when a chart is drawn
             authors=author_keys(settings.quizbot_authors),
+            meter=metrics.METER if settings.metrics_listen else None,
         )
         await service.load_published()  # packs written in chats (authoring.py)
         yield service
@@ -106,6 +108,7 @@ async def run_adapters(
     started: list[Adapter] = []
     scheduler = Scheduler(service)
     watchers: dict[asyncio.Task[BaseException], Adapter] = {}
+    endpoint = serve_metrics(settings)
     try:
         for adapter in adapters:
             await adapter.start()
@@ -133,6 +136,23 @@ async def run_adapters(
         for task in watchers:
             task.cancel()
         await _drain(scheduler, started)
+        if endpoint is not None:
+            endpoint.shutdown()
+            endpoint.server_close()
+
+
+def serve_metrics(settings: Settings | None) -> WSGIServer | None:
+    """The /metrics endpoint when QUIZBOT_METRICS_LISTEN is set; a port that cannot be
+    listened on ends the start like the webhook's does."""
+    listen = None if settings is None else settings.metrics_listen
+    if settings is None or listen is None:
+        return None
+    try:
+        return metrics.serve(*listen)
+    except OSError as exc:
+        raise ConnectionLost(
+            f"cannot listen on QUIZBOT_METRICS_LISTEN={settings.quizbot_metrics_listen} "
+            f"for Prometheus: {exc.strerror or exc}") from exc
 
 
 async def _drain(scheduler: Scheduler, started: list[Adapter]) -> None:

@@ -82,6 +82,8 @@ class Settings(BaseSettings):
     # Telegram poller then resumes at once instead of waiting for its old lease to run out);
     # empty: host:pid
     quizbot_instance: str | None = Field(default=None, max_length=200)
+    # host:port where Prometheus scrapes /metrics (bot/metrics.py); empty: nothing listens
+    quizbot_metrics_listen: str | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -173,10 +175,11 @@ class Settings(BaseSettings):
                              "works only with a local Bot API server in TELEGRAM_API_BASE_URL)")
         return value
 
-    @field_validator("quizbot_telegram_webhook_listen")
+    @field_validator("quizbot_telegram_webhook_listen", "quizbot_metrics_listen")
     @classmethod
-    def _webhook_listen(cls, value: str) -> str:
-        webhook_listen(value)
+    def _listen(cls, value: str | None) -> str | None:
+        if value is not None:
+            webhook_listen(value)
         return value
 
     @field_validator("quizbot_telegram_webhook_secret")
@@ -202,6 +205,12 @@ class Settings(BaseSettings):
             return None
         return url, webhook_listen(self.quizbot_telegram_webhook_listen), \
             secret.get_secret_value()
+
+    @property
+    def metrics_listen(self) -> tuple[str, int] | None:
+        """(host, port) to serve /metrics on; None: no metrics endpoint."""
+        text = self.quizbot_metrics_listen
+        return None if text is None else webhook_listen(text)
 
     @field_validator("quizbot_authors")
     @classmethod
@@ -251,8 +260,8 @@ def parse_shard_ids(text: str) -> list[int]:
 
 
 def webhook_listen(text: str) -> tuple[str, int]:
-    """"host:port" ("0.0.0.0:8443", "[::]:8443") as (host, port); ValueError saying what is
-    wrong."""
+    """"host:port" ("0.0.0.0:8443", "[::]:8443") as (host, port), for the webhook and the
+    metrics endpoint; ValueError saying what is wrong."""
     host, sep, port = text.strip().rpartition(":")
     host = host.removeprefix("[").removesuffix("]")
     if not sep or not host or not port.isascii() or not port.isdigit() \

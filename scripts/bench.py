@@ -7,6 +7,9 @@ synchronous=FULL, files in --dir, by default a temporary directory on disk):
 
 1. burst: 1,000 people answer one question at once through QuizService.answer (each a new
    person); floor: raw sqlite3 inserting the same rows, one commit per row.
+   With Prometheus metrics on (bot/metrics.py counting every answer), the same burst's CPU
+   per answer against itself with metrics off (the issue asks for at most 5% more), and the
+   meter's own cost per answer measured alone.
 2. steady: 1,000 answers/s for 5 s, latency from each answer's due time to its commit;
    floor: bare sqlite3 group commit (a thread, one BEGIN…COMMIT per batch, one wake-up of the
    event loop per batch) on the same schema, driven by the same clock.
@@ -50,9 +53,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bot.content import load_catalog  # noqa: E402
+from bot.core.answers import outcome_of, platform_of  # noqa: E402
 from bot.core.clock import SystemClock  # noqa: E402
-from bot.core.models import Chat, Person  # noqa: E402
+from bot.core.models import AnswerStatus, Chat, Person  # noqa: E402
+from bot.core.ports import Meter  # noqa: E402
 from bot.core.service import QuizService  # noqa: E402
+from bot.metrics import METER  # noqa: E402
 from bot.storage import SqliteStorage  # noqa: E402
 from bot.storage.sqlite.connection import PRAGMAS  # noqa: E402
 from bot.storage.sqlite.materializer import apply  # noqa: E402
@@ -129,8 +135,9 @@ async def raw_one_commit_per_row(path: Path, rows: int) -> float:
 
 
 # 1. burst ----------------------------------------------------------------------------------
-def service_for(store: SqliteStorage) -> QuizService:
-    return QuizService(load_catalog(ROOT / "content"), store, SystemClock(), random.Random(1))
+def service_for(store: SqliteStorage, meter: Meter | None = None) -> QuizService:
+    return QuizService(load_catalog(ROOT / "content"), store, SystemClock(), random.Random(1),
+                       meter=meter)
 
 
 async def first_question(service: QuizService, chat: Chat) -> tuple[str, str]:
@@ -138,12 +145,14 @@ async def first_question(service: QuizService, chat: Chat) -> tuple[str, str]:
     return quiz.id, quiz.questions[0].id
 
 
-async def burst(path: Path, people: int, rounds: int) -> dict[str, Any]:
+async def burst(
+    path: Path, people: int, rounds: int, meter: Meter | None = None
+) -> dict[str, Any]:
     rates: list[float] = []
     latencies: list[float] = []
     cpu: list[float] = []
     async with SqliteStorage(path) as store:
-        service = service_for(store)
+        service = service_for(store, meter)
         chat = Chat("bench:group", "bench")
         quiz_id, question_id = await first_question(service, chat)
         for r in range(rounds + 1):  # the first round warms up
@@ -169,6 +178,38 @@ async def burst(path: Path, people: int, rounds: int) -> dict[str, Any]:
         await store.materialize()
     return {"rate": statistics.median(rates), "p50": pct(latencies, 0.5),
             "p99": pct(latencies, 0.99), "cpu": statistics.median(cpu), "rounds": rates}
+
+
+def meter_cost(answers: int = 50_000, repeats: int = 5) -> float:
+    """What metrics add to one answer, alone: QuizService.answer's two clock reads and
+    labels, and the meter's count (seconds per answer; the best of `repeats`, as timeit:
+    the other runs measure the machine's other work)."""
+    person = Person("tg:1", "bench")
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        for _ in range(answers):
+            t0 = time.perf_counter()
+            METER.answered(platform_of(person), outcome_of(AnswerStatus.ACCEPTED),
+                           time.perf_counter() - t0)
+        best = min(best, (time.perf_counter() - started) / answers)
+    return best
+
+
+async def metrics_cost(base: Path, people: int, rounds: int, pairs: int) -> dict[str, Any]:
+    """The burst with the core's meter counting into Prometheus (QUIZBOT_METRICS_LISTEN set)
+    and without (NoMeter), taking turns on fresh files; medians compared. The SQLite writer's
+    one histogram update per batch runs in both."""
+    on: list[dict[str, Any]] = []
+    off: list[dict[str, Any]] = []
+    for i in range(pairs):
+        off.append(await burst(base / f"metrics-off-{i}.db", people, rounds))
+        on.append(await burst(base / f"metrics-on-{i}.db", people, rounds, METER))
+    return {"on": statistics.median(b["rate"] for b in on),
+            "off": statistics.median(b["rate"] for b in off),
+            "on_runs": [b["rate"] for b in on], "off_runs": [b["rate"] for b in off],
+            "cpu_on": statistics.median(b["cpu"] for b in on),
+            "cpu_off": statistics.median(b["cpu"] for b in off)}
 
 
 # 2. steady ---------------------------------------------------------------------------------
@@ -585,6 +626,17 @@ async def main() -> None:
         "raw sqlite3, one commit per row", "≥ 5x the floor", b["rate"] >= 5 * floor,
         {"p50_ms": ms(b["p50"]), "p99_ms": ms(b["p99"]), "cpu_us": round(b["cpu"] * 1e6, 1),
          "rounds": [round(r) for r in b["rounds"]], "floor_runs": [round(f) for f in floors]},
+    ))
+
+    m = await metrics_cost(base, crowd, 2 if quick else 5, 3 if quick else 5)
+    figures.append(Figure(
+        "burst, CPU per answer with Prometheus metrics on", round(m["cpu_on"] * 1e6, 1), "µs",
+        round(m["cpu_off"] * 1e6, 1), "the same burst with metrics off", "≤ 1.05x the floor",
+        m["cpu_on"] <= 1.05 * m["cpu_off"],
+        {"answers_per_s_on": round(m["on"]), "answers_per_s_off": round(m["off"]),
+         "on_runs": [round(r) for r in m["on_runs"]],
+         "off_runs": [round(r) for r in m["off_runs"]],
+         "meter_us_per_answer": round(meter_cost() * 1e6, 2)},
     ))
 
     # the disk's fsync tail moves a p99 a lot from run to run: floor and core take turns,

@@ -31,6 +31,24 @@ class AnswersStorage(AnswerStore, PostStore, RunStore, Protocol):
     """What Answers reads and writes."""
 
 
+# what an answer's status counts as in the operator's metrics (ports.Meter)
+OUTCOMES = {
+    AnswerStatus.ACCEPTED: "accepted",
+    AnswerStatus.ALREADY_ANSWERED: "repeat",
+    AnswerStatus.CLOSED: "closed",
+}  # the rest (unknown post, invalid option, someone else's question): "refused"
+PLATFORMS = {"tg": "telegram", "dc": "discord", "console": "console"}  # by person key prefix
+
+
+def outcome_of(status: AnswerStatus) -> str:
+    return OUTCOMES.get(status, "refused")
+
+
+def platform_of(person: Person) -> str:
+    """The platform label of a person key ("tg:123" -> telegram): a fixed, small set."""
+    return PLATFORMS.get(person.key.partition(":")[0], "other")
+
+
 SHOWN_CACHE = 4096  # posts answered lately (each holds a few results per language)
 
 

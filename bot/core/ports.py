@@ -573,3 +573,29 @@ class ChartRenderer(Protocol):
         """One closed question's share of answers on each option, in the order and the
         language its chat saw."""
         ...
+
+
+class Meter(Protocol):
+    """Where the core reports what it did, for the operator's metrics (bot/metrics.py counts
+    it for Prometheus); the core never reads anything back. Labels stay few: a platform and an
+    outcome, never a person or a chat."""
+
+    def answered(self, platform: str, outcome: str, seconds: float) -> None:
+        """One answer handled: `outcome` is accepted, repeat, closed or refused; `seconds`
+        from the call to its commit (or refusal)."""
+        ...
+
+    def ticked(self, seconds: float, overdue: bool) -> None:
+        """One scheduler round took `seconds`; `overdue`: longer than its interval, so the
+        work due in the next one starts late."""
+        ...
+
+
+class NoMeter:
+    """Counts nothing: the default when no metrics endpoint is configured."""
+
+    def answered(self, platform: str, outcome: str, seconds: float) -> None:
+        pass
+
+    def ticked(self, seconds: float, overdue: bool) -> None:
+        pass

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -156,7 +157,10 @@ class Scheduler:
     async def run(self) -> None:
         while not self._stopping.is_set():
             try:
+                started = time.perf_counter()
                 await self.tick()
+                took = time.perf_counter() - started
+                self.service.meter.ticked(took, overdue=took > self.interval)
                 if self.on_round is not None:
                     self.on_round()
             except Exception:  # the database itself failed: try again next round

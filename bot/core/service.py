@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import random
 import socket
+import time
 import uuid
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -32,7 +33,7 @@ from datetime import timedelta
 
 from bot.content import Catalog
 from bot.content.schema import DEFAULT_LOCALE
-from bot.core.answers import Answers
+from bot.core.answers import Answers, outcome_of, platform_of
 from bot.core.asking import Asking
 from bot.core.authoring import Added, Authoring, DraftView, PollQuestion, Published
 from bot.core.boards import Boards
@@ -56,7 +57,14 @@ from bot.core.models import (
     ScheduleStatus,
     ShownQuestion,
 )
-from bot.core.ports import ChartRenderer, ChatPort, ProblemReportRecord, Storage
+from bot.core.ports import (
+    ChartRenderer,
+    ChatPort,
+    Meter,
+    NoMeter,
+    ProblemReportRecord,
+    Storage,
+)
 from bot.core.privacy import MyData, Privacy
 from bot.core.problem_reports import REPORT_USAGE, ProblemReports, ReportReceipt
 from bot.core.questions import Questions
@@ -79,10 +87,13 @@ class QuizService:
         question_time: timedelta = DEFAULT_QUESTION_TIME,
         charts: ChartRenderer | None = None,
         authors: Collection[str] = (),
+        meter: Meter | None = None,
     ) -> None:
         """`question_time`: how long a /quiz question stays open in a shared chat;
         `charts`: draws the item-analysis charts (None: text only);
-        `authors`: the person keys who may write quizzes in a chat (authoring.py)."""
+        `authors`: the person keys who may write quizzes in a chat (authoring.py);
+        `meter`: counts answers and scheduler rounds for the operator (None: nothing)."""
+        self.meter: Meter = meter or NoMeter()
         self.catalog = catalog
         self.storage = storage
         self.clock = clock = clock or SystemClock()
@@ -203,7 +214,12 @@ class QuizService:
     async def answer(
         self, post_id: int, person: Person, option: int, *, locale: str | None = None
     ) -> AnswerResult:
-        return await self.answers.answer(post_id, person, option, locale=locale)
+        started = time.perf_counter()
+        result = await self.answers.answer(post_id, person, option, locale=locale)
+        # returned once committed (or refused): the latency an adapter adds before its reply
+        self.meter.answered(platform_of(person), outcome_of(result.status),
+                            time.perf_counter() - started)
+        return result
 
     async def show(self, post_id: int, locale: str | None = None) -> ShownQuestion | None:
         return await self.questions.show(post_id, locale)

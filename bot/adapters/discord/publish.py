@@ -23,6 +23,7 @@ from datetime import timedelta
 import aiohttp
 import discord
 
+from bot import metrics
 from bot.adapters.discord.buttons import AnswerButton
 from bot.adapters.discord.embeds import closed_embed, message_text, question_embed
 from bot.adapters.discord.identity import channel_id_of, message_ids, message_ref
@@ -52,8 +53,10 @@ def as_port_errors(chat_key: str) -> Iterator[None]:
             raise ChatGone(f"{chat_key}: {exc}") from exc
         raise TryLater(str(exc)) from exc
     except discord.RateLimited as exc:  # longer than discord.py is willing to wait
+        metrics.rate_limited("discord", exc.retry_after)
         raise TryLater(str(exc), timedelta(seconds=exc.retry_after)) from exc
     except (discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError) as exc:
+        metrics.api_error("discord", "publish")
         raise TryLater(str(exc) or type(exc).__name__) from exc
 
 

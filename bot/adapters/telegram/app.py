@@ -12,13 +12,15 @@ import asyncio
 import logging
 import warnings
 from collections.abc import Callable, Coroutine
+from datetime import timedelta
 from typing import Any
 
 from telegram import Bot, BotCommand
-from telegram.error import BadRequest, NetworkError
+from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
 from telegram.ext import AIORateLimiter, Application, ContextTypes, Defaults
 from telegram.warnings import PTBDeprecationWarning, PTBUserWarning
 
+from bot import metrics
 from bot.adapters.telegram.context import BotData, TelegramApp
 from bot.adapters.telegram.unconfirmed import may_have_arrived
 from bot.content.schema import DEFAULT_LOCALE, LOCALES
@@ -85,6 +87,7 @@ class RetryingRateLimiter(AIORateLimiter):
         data: dict[str, Any],
         rate_limit_args: int | None,
     ) -> bool | dict[str, Any] | list[dict[str, Any]]:
+        callback = counted(callback, endpoint)
         for attempt in range(self._network_retries + 1):
             try:
                 return await super().process_request(
@@ -104,6 +107,32 @@ class RetryingRateLimiter(AIORateLimiter):
                         endpoint, exc, attempt + 1, delay)
                 await asyncio.sleep(delay)
         raise AssertionError("unreachable")
+
+
+def counted(
+    callback: Callable[..., Coroutine[Any, Any, Any]], endpoint: str
+) -> Callable[..., Coroutine[Any, Any, Any]]:
+    """`callback` (one HTTP request to Telegram) counting its failures in the metrics: each
+    try, so a request retried after a RetryAfter or a network error counts each time. A
+    BadRequest (Telegram refused what we sent) is not an outage and is not counted."""
+
+    async def request(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return await callback(*args, **kwargs)
+        except RetryAfter as exc:
+            with warnings.catch_warnings():  # an int, deprecated, until PTB 23's timedelta
+                warnings.simplefilter("ignore", PTBDeprecationWarning)
+                wait = exc.retry_after
+            metrics.rate_limited("telegram", wait.total_seconds()
+                                 if isinstance(wait, timedelta) else float(wait))
+            raise
+        except BadRequest:
+            raise
+        except TelegramError:
+            metrics.api_error("telegram", endpoint)
+            raise
+
+    return request
 
 
 def quiet_library_deprecations() -> None:

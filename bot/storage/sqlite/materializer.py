@@ -40,6 +40,7 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
 
+from bot import metrics
 from bot.storage.aggregation import Batch, aggregate, streaks
 
 log = logging.getLogger(__name__)
@@ -236,6 +237,7 @@ class Materializer:
         now = time.monotonic()
         top = newest(db)  # after each batch, and on waking: any answers not applied yet?
         self._next_look = now + self.idle_check
+        metrics.MATERIALIZER_LAG.set(top - self.position)
         if top <= self.position:
             self._since = None
             return
@@ -249,6 +251,7 @@ class Materializer:
             except Exception:
                 self._since = now  # tried again after another interval
                 raise
+            metrics.MATERIALIZER_LAG.set(max(0, top - self.position))
             if self.position >= top:
                 self._since = None  # else the rest is as old: the next chance applies more
 
@@ -264,6 +267,7 @@ class Materializer:
         while self._transaction(db):
             pass
         self._since = None
+        metrics.MATERIALIZER_LAG.set(0)
 
     def _transaction(self, db: Db, roll_first: bool = False) -> int:
         """One application in its own transaction; the number of answers applied."""

@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 from typing import Protocol
 
+from bot import metrics
 from bot.storage.sqlite.connection import APPLICATION_ID, PRAGMAS, check_ours
 from bot.storage.sqlite.migrations import migrate
 from bot.storage.sqlite.worker import Call, Outcome, Worker
@@ -73,12 +74,15 @@ class Writer(Worker):
                     time.sleep(0.05)
             if self.housekeeper is not None:
                 self.housekeeper.start(db)
+            # read at each scrape: the writes the loop queued that no batch has taken yet
+            metrics.WRITER_QUEUE.set_function(lambda: len(self._queue))
         except BaseException:
             db.close()
             raise
         return db
 
     def run_batch(self, db: sqlite3.Connection, batch: list[Call]) -> list[Outcome]:
+        metrics.WRITER_BATCH.observe(len(batch))
         try:
             db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:  # e.g. another process held the lock past busy_timeout
