@@ -27,14 +27,15 @@ from bot.content import limits
 from bot.content.files import Unreadable, read_regular
 from bot.content.loader import load_file
 from bot.content.problems import Problem
-from bot.content.schema import LOCALES, Quiz
+from bot.content.schema import LOCALES, Quiz, declared_languages
 from bot.content.validate import describe
 from bot.content.yaml_lines import Add, Loc
 
 # a spreadsheet of every bundled pack is about 200 kB; a pack's own limit is 1 MiB
 CSV_FILE_BYTES = 8 * 1024 * 1024
 MAX_PROBLEMS = 200
-MARKER = "# Written by `quizbot content import csv`"
+GENERATED = "# Written by `quizbot content import "  # the first line of every imported pack
+MARKER = f"{GENERATED}csv`"
 
 QUIZ_COLUMNS = ("quiz_id", *(f"quiz_title_{loc}" for loc in LOCALES), "tags")
 TEXTS = ("prompt", "explanation", "details")
@@ -520,9 +521,10 @@ def _existing(out: Path, replacing: set[str]) -> Iterable[tuple[Path, str, list[
 
 
 def _generated(path: Path) -> bool:
+    """Whether an import (of a spreadsheet or a question bank) wrote the file."""
     try:
         with path.open("rb") as f:
-            return f.read(len(MARKER)).decode("utf-8", "replace") == MARKER
+            return f.read(len(GENERATED)).decode("utf-8", "replace") == GENERATED
     except OSError:
         return False
 
@@ -541,16 +543,30 @@ def import_csv(
     text = _read_text(path, add)
     parsed = None if text is None else _rows(text, add)
     quizzes = [] if parsed is None else _quizzes(*parsed, add)
+    return finish_import(quizzes, problems, name, out, force, _SPECIAL.sub("?", path.name))
 
-    source = _SPECIAL.sub("?", path.name)
+
+def finish_import(
+    quizzes: Sequence[_Quiz], problems: list[RowProblem], name: str, out: Path, force: bool,
+    source: str, header: Callable[[_Quiz], Sequence[str]] | None = None,
+) -> tuple[list[Imported], list[RowProblem]]:
+    """Validate the packs an import read (every CSV or question-bank import ends here) and
+    check their ids against the packs already in `out`: the packs and the warnings, or
+    CsvImportError with every problem (the ones the reading found first, in `problems`).
+    `name`: the file as problems name it; `source`: as the packs' first line names it."""
+
+    def add(row: int, message: str, warning: bool = False) -> None:
+        problems.append(RowProblem(name, row, message, warning))
+
     imported: list[Imported] = []
     with tempfile.TemporaryDirectory(prefix="quizbot-import-") as tmp:
         for n, quiz in enumerate(quizzes):
-            if not quiz.questions or "en" not in quiz.title:
+            required = declared_languages(quiz.language)[:1] or ("en",)
+            if not quiz.questions or required[0] not in quiz.title:
                 if not quiz.questions and not any(p.row == quiz.row for p in problems):
                     add(quiz.row, f"quiz {quiz.id!r} has no valid question")
                 continue
-            pack = _pack(quiz, source)
+            pack = _pack(quiz, source, header(quiz) if header else ())
             loaded, found = _validated(pack, Path(tmp) / f"pack-{n}.yaml")
             for row, p in found:
                 message = _in_columns(p.message, pack.names.get(row, []))
