@@ -24,6 +24,10 @@ from bot.app import (
 )
 from bot.content import ContentError, load_catalog
 from bot.content.csv_import import CsvImportError, Imported, import_csv, write
+from bot.content.formats import READERS, import_file
+from bot.content.formats.export import FORMATS as EXPORT_FORMATS
+from bot.content.formats.export import export as export_bank
+from bot.content.formats.export import replace_file
 from bot.content.schema import LOCALES
 from bot.core import render
 from bot.core.analysis import analyse
@@ -160,26 +164,41 @@ def _parser() -> argparse.ArgumentParser:
         "validate", help="check packs against the schema and limits (every pack parsed; the "
         "content cache is not used)")
     validate.add_argument("path", nargs="?", type=Path, help=pack_help)
-    export = csub.add_parser("export", help="print all quizzes as JSON")
+    export = csub.add_parser(
+        "export", help="print all quizzes as JSON, or write them as a question bank (GIFT, "
+        "Moodle XML) or an Anki deck (docs/formats.md)")
     export.add_argument(
-        "--format", choices=["json"], default="json", help="output format (default: %(default)s)"
+        "--format", choices=["json", *EXPORT_FORMATS], default="json",
+        help="output format (default: %(default)s)",
     )
     export.add_argument("path", nargs="?", type=Path, help=pack_help)
+    export.add_argument("--lang", choices=LOCALES,
+                        help="gift, moodle-xml: the language written (default: en); anki: "
+                        "one deck in this language (default: a deck per language)")
+    export.add_argument("--quiz", metavar="ID", help="only this quiz (default: every quiz)")
+    export.add_argument("--out", type=Path, metavar="PATH",
+                        help="the file to write (needed for anki; gift and moodle-xml go to "
+                        "stdout without it)")
     export.add_argument(
         "--authored", type=Path, metavar="DIR",
         help="instead: write the packs published in chats (stored in QUIZBOT_DATABASE) as "
         "YAML files into DIR",
     )
     importer = csub.add_parser(
-        "import", help="write validated packs from a spreadsheet (docs/csv-format.md)"
+        "import", help="write validated packs from a spreadsheet (docs/csv-format.md) or a "
+        "question bank: Aiken, GIFT, Moodle XML (docs/formats.md)"
     )
-    importer.add_argument("format", choices=["csv"], help="the file's format")
-    importer.add_argument("file", type=Path, help="the CSV file, one row per question")
+    importer.add_argument("format", choices=["csv", *READERS], help="the file's format")
+    importer.add_argument("file", type=Path, help="the file: a CSV sheet (one row per "
+                          "question) or a question bank")
     importer.add_argument(
         "--out", type=Path, help="where the packs go (default: QUIZBOT_CONTENT_DIR)"
     )
     importer.add_argument("--force", action="store_true",
                           help="replace packs that this import did not write")
+    importer.add_argument("--lang", choices=LOCALES,
+                          help="a question bank's language (default: en); a spreadsheet's "
+                          "columns name their own")
     cli_reports.add_parser(csub)
 
     report = sub.add_parser(
@@ -297,14 +316,41 @@ def _content_validate(settings: Settings, path: Path | None) -> int:
     return 0
 
 
-def _content_export(settings: Settings, path: Path | None) -> int:
+def _content_export(settings: Settings, args: argparse.Namespace) -> int:
     try:
-        catalog = load_catalog(path or settings.quizbot_content_dir, settings.quizbot_cache_dir)
+        catalog = load_catalog(args.path or settings.quizbot_content_dir,
+                               settings.quizbot_cache_dir)
     except ContentError as exc:
         print(exc, file=sys.stderr)
         return 1
-    json.dump([q.export() for q in catalog], sys.stdout, ensure_ascii=False, indent=2)
-    print()
+    quizzes = list(catalog)
+    if args.quiz is not None:
+        quizzes = [q for q in quizzes if q.id == args.quiz]
+        if not quizzes:
+            print(f"quizbot: no quiz {args.quiz!r} in {args.path or settings.quizbot_content_dir}",
+                  file=sys.stderr)
+            return 1
+    if args.format == "json":
+        json.dump([q.export() for q in quizzes], sys.stdout, ensure_ascii=False, indent=2)
+        print()
+        return 0
+    if args.format == "anki" and args.out is None:
+        print("quizbot: an Anki deck is a file: give --out FILE.apkg", file=sys.stderr)
+        return 2
+    languages = [args.lang] if args.lang else ["en"] if args.format != "anki" else list(LOCALES)
+    data = export_bank(quizzes, args.format, languages)
+    if args.out is None:
+        sys.stdout.write(data.decode("utf-8"))
+        return 0
+    try:
+        replace_file(args.out, data)
+    except OSError as exc:
+        print(f"quizbot: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    questions = EN.ngettext("{n} question", "{n} questions", sum(len(q.questions)
+                                                                  for q in quizzes))
+    print(f"wrote {args.out}: {len(quizzes)} quizzes, {questions}, in "
+          f"{', '.join(languages)} ({args.format})")
     return 0
 
 
@@ -335,8 +381,16 @@ async def _export_authored(settings: Settings, out: Path) -> int:
 
 def _content_import(settings: Settings, args: argparse.Namespace) -> int:
     out = args.out or settings.quizbot_content_dir
+    if args.format == "csv" and args.lang is not None:
+        print("quizbot: --lang is for question banks; a spreadsheet's columns name their "
+              "languages (prompt_bn, …)", file=sys.stderr)
+        return 2
     try:
-        packs, warnings = import_csv(args.file, out, force=args.force)
+        if args.format == "csv":
+            packs, warnings = import_csv(args.file, out, force=args.force)
+        else:
+            packs, warnings = import_file(args.format, args.file, out, args.lang or "en",
+                                          force=args.force)
     except CsvImportError as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
@@ -468,7 +522,7 @@ def main(argv: list[str] | None = None) -> int:
                 return _content_import(settings, args)
             if args.authored is not None:
                 return int(asyncio.run(_export_authored(settings, args.authored)))
-            return _content_export(settings, args.path)
+            return _content_export(settings, args)
         except BrokenPipeError:
             return _reader_gone()
     if args.command == "health":

@@ -1,0 +1,215 @@
+"""Question banks (Aiken, GIFT, Moodle XML) read into quiz packs.
+
+Each format's reader turns a file into `Item`s, one per multiple-choice or true/false
+question, each with the line it starts on; what it cannot take (an essay, a matching
+question) is reported as skipped at its line, a malformed question as an error. The items
+become one pack per category (`$CATEGORY` in GIFT, a category question in Moodle XML; else
+one pack named after the file), written in one language (`--lang`) and validated like a
+spreadsheet's packs (bot/content/csv_import.py: every problem at its line, in one run,
+nothing written on an error).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Protocol
+
+from bot.content import limits
+from bot.content.csv_import import (
+    CsvImportError,
+    Imported,
+    PackSource,
+    QuestionSource,
+    RowProblem,
+    finish_import,
+)
+from bot.content.files import Unreadable, read_regular
+
+BANK_FILE_BYTES = 8 * 1024 * 1024  # as a spreadsheet
+SLUG_CHARS = 48  # schema.Slug
+
+# A true/false question's options, in the language it is imported in.
+TRUE_FALSE = {"en": ("True", "False"), "bn": ("সত্য", "মিথ্যা"), "hi": ("सत्य", "असत्य")}
+
+BankImportError = CsvImportError  # the importers' one validation error
+
+
+class Report(Protocol):
+    def __call__(self, line: int, message: str, warning: bool = False) -> None: ...
+
+
+@dataclass
+class Item:
+    """One question read from a bank."""
+
+    line: int
+    prompt: str
+    options: list[str]  # none: a true/false question
+    answer: int  # 0-based (true/false: 0 true, 1 false)
+    feedback: str = ""  # the general feedback (or the right answer's): the explanation
+    name: str = ""  # the bank's name for it (GIFT `::title::`, Moodle `<name>`): its id
+    category: str = ""  # its pack
+
+
+Reader = Callable[[bytes, Report], list[Item]]
+
+
+def text_of(data: bytes, report: Report) -> str | None:
+    """UTF-8 text (a BOM allowed); None, reported at the line of the first bad byte."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        report(line, "the file is not UTF-8 text (save it as UTF-8)")
+        return None
+
+
+def true_false(language: str) -> tuple[str, str]:
+    return TRUE_FALSE.get(language, TRUE_FALSE["en"])
+
+
+# --- HTML (Moodle's usual text format) to plain text -------------------------------------------
+
+_BREAKS = {"br", "p", "div", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6"}
+
+
+class _Text(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "br":
+            self.parts.append("\n")
+        elif tag == "img":
+            alt = dict(attrs).get("alt")
+            self.parts.append(f"[{alt}]" if alt else "[image]")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _BREAKS:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        self.parts.append(re.sub(r"\s+", " ", data))
+
+
+def html_text(html: str) -> str:
+    """The text a reader sees in an HTML fragment: tags dropped, breaks kept."""
+    parser = _Text()
+    parser.feed(html)
+    parser.close()
+    lines = (line.strip() for line in "".join(parser.parts).split("\n"))
+    return re.sub(r"\n{2,}", "\n", "\n".join(line for line in lines)).strip()
+
+
+# --- items to packs --------------------------------------------------------------------------
+
+
+def slug(text: str) -> str:
+    """Lowercase letters, digits and hyphens (schema.Slug); "" when nothing is left."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:SLUG_CHARS].strip("-")
+
+
+def _unique(wanted: str, taken: set[str]) -> str:
+    n, name = 1, wanted
+    while name in taken:
+        n += 1
+        name = f"{wanted[: SLUG_CHARS - len(str(n)) - 1].rstrip('-')}-{n}"
+    taken.add(name)
+    return name
+
+
+def _explanation(item: Item) -> tuple[str, str, bool]:
+    """(explanation, details, made up): feedback too long for a poll's explanation goes to
+    the details, and a question without any is explained by its answer."""
+    feedback = item.feedback.strip()
+    fits = (limits.tg_len(feedback) <= limits.TG_EXPLANATION
+            and feedback.count("\n") <= limits.TG_EXPLANATION_NEWLINES)
+    if feedback and fits:
+        return feedback, "", False
+    key = " ".join(item.options[item.answer].split()) if 0 <= item.answer < len(
+        item.options) else ""
+    return f"✅ {key}", feedback, True
+
+
+@dataclass
+class _Packs:
+    language: str
+    stem: str
+    quizzes: dict[str, PackSource] = field(default_factory=dict)
+    quiz_ids: set[str] = field(default_factory=set)
+    question_ids: set[str] = field(default_factory=set)
+    made_up: list[int] = field(default_factory=list)  # lines of questions without feedback
+
+    def quiz(self, item: Item) -> PackSource:
+        title = item.category.rstrip("/").rsplit("/", 1)[-1].strip() or self.stem
+        quiz = self.quizzes.get(title)
+        if quiz is None:
+            quiz_id = _unique(slug(title) or slug(self.stem) or "imported", self.quiz_ids)
+            quiz = PackSource(row=item.line, id=quiz_id, title={self.language: title},
+                              tags=[], language=self.language)
+            self.quizzes[title] = quiz
+        return quiz
+
+    def add(self, item: Item) -> None:
+        if not item.options:  # true/false: its options in the pack's language
+            item.options = list(true_false(self.language))
+        quiz = self.quiz(item)
+        wanted = slug(item.name) or f"{quiz.id[: SLUG_CHARS - 4]}-{len(quiz.questions) + 1}"
+        explanation, details, made_up = _explanation(item)
+        if made_up:
+            self.made_up.append(item.line)
+        lang = self.language
+        texts = {"prompt": {lang: item.prompt}, "explanation": {lang: explanation},
+                 "details": {lang: details} if details else {}}
+        quiz.questions.append(QuestionSource(
+            item.line, _unique(wanted, self.question_ids), texts,
+            [{lang: option} for option in item.options], item.answer))
+
+
+def header(format_name: str, source: str) -> Callable[[PackSource], Sequence[str]]:
+    def lines(quiz: PackSource) -> Sequence[str]:
+        return (f"# Written by `quizbot content import {format_name}` from {source}.",
+                "# Edit the question bank and import it again (a file without this first "
+                "line is not replaced).")
+    return lines
+
+
+def import_bank(
+    reader: Reader, format_name: str, path: Path, out: Path, language: str = "en",
+    force: bool = False,
+) -> tuple[list[Imported], list[RowProblem]]:
+    """The packs a question bank makes and its warnings; BankImportError with every problem
+    (and the warnings) if any is an error. Nothing is written here: csv_import.write()."""
+    problems: list[RowProblem] = []
+    name = str(path)
+
+    def report(line: int, message: str, warning: bool = False) -> None:
+        problems.append(RowProblem(name, line, message, warning))
+
+    items: list[Item] = []
+    try:
+        data = read_regular(path, BANK_FILE_BYTES, what="a question bank", too_big=(
+            f"the file is larger than {BANK_FILE_BYTES // 2**20} MiB; split it"))
+    except Unreadable as exc:
+        report(1, str(exc))
+    else:
+        items = reader(data, report)
+    packs = _Packs(language, path.stem)
+    for item in items:
+        packs.add(item)
+    if packs.made_up:
+        lines = ", ".join(map(str, packs.made_up[:10])) + (", …" if len(packs.made_up) > 10
+                                                            else "")
+        report(packs.made_up[0], f"{len(packs.made_up)} question(s) without feedback short "
+               f"enough for an explanation (lines {lines}): their explanation is the right "
+               "answer (✅ …); longer feedback is kept as the details", warning=True)
+    if not items and not any(not p.warning for p in problems):
+        report(1, f"no multiple-choice or true/false question found in this {format_name} file")
+    source = re.sub("[\x00-\x1f\x7f-\x9f\u2028\u2029]", "?", path.name)
+    return finish_import(list(packs.quizzes.values()), problems, name, out, force, source,
+                         header(format_name, source))

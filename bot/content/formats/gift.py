@@ -1,0 +1,252 @@
+"""GIFT, Moodle's text format for question banks (the most common one to exchange).
+
+    // a comment
+    $CATEGORY: $course$/top/Gradient accumulation
+
+    ::ga-effective-batch::What is the effective batch of 4 steps of 8? {
+    =32 #four times eight
+    ~8
+    ~12
+    ####Accumulation sums the gradients of every micro-batch.
+    }
+
+    ::tf::Adam keeps two moments per parameter. {T}
+
+Read: multiple choice (one `=`, the rest `~`; `~%100%` counts as `=`), true/false (`{T}`,
+`{TRUE}`, `{F}`, `{FALSE}`), the "missing word" form (text after the answers: the prompt
+shows `_____` where they stood), `::title::` (the question's id when it makes one),
+`$CATEGORY` (one pack per category), comments, the escapes `\\~ \\= \\# \\{ \\} \\:` and `\\n`,
+format markers (`[html]` text is reduced to plain text). Feedback: the general `####`
+feedback, else the right answer's `#`, is the explanation. Skipped, each with its line:
+essay `{}`, short answer (only `=`), matching (`->`), numerical `{#…}`, descriptions (no
+answers). Refused: several answers earning credit (`~%50%`), no right answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from itertools import pairwise
+
+from bot.content.formats.bank import Item, Report, html_text, text_of
+from bot.content.problems import short
+from bot.content.schema import Quiz
+
+_ESCAPABLE = "~=#{}:\\"
+_FORMAT = re.compile(r"\[(html|moodle|plain|markdown)\]", re.IGNORECASE)
+_TRUE_FALSE = re.compile(r"(T|TRUE|F|FALSE)\s*(?=$|#)", re.IGNORECASE)
+_WEIGHT = re.compile(r"%(-?\d+(?:\.\d+)?)%")
+
+
+def _unescaped(text: str, chars: str) -> Iterable[int]:
+    """Where `text` has one of `chars` not escaped by a backslash."""
+    i = 0
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text[i] in chars:
+            yield i
+        i += 1
+
+
+def _find(text: str, chars: str, start: int = 0) -> int:
+    return next((i for i in _unescaped(text, chars) if i >= start), -1)
+
+
+def _find_pair(text: str, pair: str, start: int = 0) -> int:
+    """The first unescaped `pair` (two characters, e.g. "::") at or after `start`."""
+    return next((i for i in _unescaped(text, pair[0])
+                 if i >= start and text[i + 1: i + 2] == pair[1]), -1)
+
+
+def unescape(text: str) -> str:
+    def one(match: re.Match[str]) -> str:
+        char = match.group(1)
+        return "\n" if char == "n" else char
+    return re.sub(r"\\([~=#{}:\\n])", one, text)
+
+
+def _plain(text: str, html: bool) -> str:
+    text = unescape(text)
+    return html_text(text) if html else "\n".join(line.strip() for line in text.split("\n"))
+
+
+def _chunks(text: str) -> Iterable[tuple[int, list[str]]]:
+    """Questions and category lines, each with the line it starts on: blank lines separate
+    them, comment lines are dropped."""
+    start, lines = 0, list[str]()
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if stripped.startswith("//"):
+            continue
+        if not stripped:
+            if lines:
+                yield start, lines
+            start, lines = 0, []
+            continue
+        if stripped.upper().startswith("$CATEGORY:"):
+            if lines:
+                yield start, lines
+            yield number, [stripped]
+            start, lines = 0, []
+            continue
+        if not lines:
+            start = number
+        lines.append(line)
+    if lines:
+        yield start, lines
+
+
+def read(data: bytes, report: Report) -> list[Item]:
+    text = text_of(data, report)
+    if text is None:
+        return []
+    items: list[Item] = []
+    category = ""
+    for line, lines in _chunks(text):
+        if len(lines) == 1 and lines[0].upper().startswith("$CATEGORY:"):
+            category = lines[0].split(":", 1)[1].strip()
+            continue
+        item = _question(line, "\n".join(lines).strip(), report)
+        if item is not None:
+            item.category = category
+            items.append(item)
+    return items
+
+
+def _question(line: int, text: str, report: Report) -> Item | None:
+    name = ""
+    if text.startswith("::"):
+        end = _find_pair(text, "::", 2)
+        if end < 0:
+            report(line, "the title opened with :: is not closed with ::")
+            return None
+        name, text = unescape(text[2:end]).strip(), text[end + 2:].strip()
+    html = False
+    if fmt := _FORMAT.match(text):
+        html = fmt.group(1).lower() in ("html", "moodle")
+        text = text[fmt.end():]
+    opening = _find(text, "{")
+    if opening < 0:
+        report(line, "skipped: a description (no answers in {…}); quizbot asks multiple-choice "
+               "and true/false questions", warning=True)
+        return None
+    closing = _find(text, "}", opening)
+    if closing < 0:
+        report(line, "the answers opened with { are not closed with }")
+        return None
+    before, block, after = text[:opening], text[opening + 1: closing], text[closing + 1:]
+    if _find(after, "{") >= 0:
+        report(line, "skipped: several answer blocks {…} in one question (a cloze); quizbot "
+               "asks multiple-choice and true/false questions", warning=True)
+        return None
+    prompt = _plain(before, html)
+    if after.strip():
+        prompt = f"{prompt} _____ {_plain(after, html)}".strip()
+    return _answers(line, prompt, block.strip(), name, html, report)
+
+
+def _answers(
+    line: int, prompt: str, block: str, name: str, html: bool, report: Report
+) -> Item | None:
+    def skipped(kind: str) -> None:
+        report(line, f"skipped: {kind}; quizbot asks multiple-choice and true/false questions",
+               warning=True)
+
+    general = ""
+    cut = _find_pair(block, "##")
+    while cut >= 0 and block[cut: cut + 4] != "####":
+        cut = _find_pair(block, "##", cut + 1)
+    if cut >= 0:
+        general, block = _plain(block[cut + 4:], html), block[:cut].strip()
+    if not block:
+        skipped("an essay question ({})")
+        return None
+    if block.startswith("#"):
+        skipped("a numerical question ({#…})")
+        return None
+    if tf := _TRUE_FALSE.match(block):
+        right = tf.group(1).upper().startswith("T")
+        rest = block[tf.end():]
+        # {T#shown to a wrong answer#shown to the right one}
+        feedback = [_plain(part, html) for part in _split(rest[1:], "#")] if rest else []
+        explanation = general or (feedback[1] if len(feedback) > 1 else "")
+        return Item(line, prompt, [], 0 if right else 1, explanation, name)
+    starts = list(_unescaped(block, "~="))
+    if not starts or (starts[0] != 0 and block[: starts[0]].strip()):
+        report(line, f"the answers {short(block)!r} do not start with = (right) or ~ (wrong)")
+        return None
+    options: list[str] = []
+    feedbacks: list[str] = []
+    credit: list[float] = []
+    marks = ""
+    for i, start in enumerate(starts):
+        end = starts[i + 1] if i + 1 < len(starts) else len(block)
+        mark, answer = block[start], block[start + 1: end].strip()
+        weight: float | None = None
+        if w := _WEIGHT.match(answer):
+            weight, answer = float(w.group(1)), answer[w.end():]
+        parts = _split(answer, "#")
+        options.append(_plain(parts[0], html))
+        feedbacks.append(_plain(parts[1], html) if len(parts) > 1 else "")
+        credit.append(weight if weight is not None else 100.0 if mark == "=" else 0.0)
+        marks += mark
+    if "~" not in marks:
+        if all("->" in option for option in options):
+            skipped("a matching question (->)")
+        else:
+            skipped("a short-answer question (only = answers)")
+        return None
+    partial = [c for c in credit if 0 < c < 100]
+    right = [i for i, c in enumerate(credit) if c >= 100]
+    if partial or len(right) > 1:
+        report(line, f"{len(right) + len(partial)} answers earn credit "
+               f"({', '.join(f'{c:g}%' for c in credit if c > 0)}); quizbot keys exactly one "
+               "right answer: mark it with = and the others with ~")
+        return None
+    if not right:
+        report(line, "no right answer: mark it with =")
+        return None
+    empty = [n for n, option in enumerate(options, start=1) if not option]
+    if empty:
+        report(line, f"answer {empty[0]} is empty")
+        return None
+    return Item(line, prompt, options, right[0], general or feedbacks[right[0]], name)
+
+
+def _split(text: str, char: str) -> list[str]:
+    """`text` cut at each unescaped `char`."""
+    cuts = [-1, *_unescaped(text, char), len(text)]
+    return [text[a + 1: b] for a, b in pairwise(cuts)]
+
+
+# --- writing ---------------------------------------------------------------------------------
+
+
+def escape(text: str) -> str:
+    out = "".join(f"\\{c}" if c in _ESCAPABLE else c for c in text)
+    return out.replace("\r\n", "\n").replace("\n", "\\n")
+
+
+def _answer(mark: str, text: str) -> str:
+    # a text that starts like a weight (%50%) is given its weight explicitly
+    weight = ("%100%" if mark == "=" else "%0%") if _WEIGHT.match(text) else ""
+    return f"{mark}{weight}{escape(text)}"
+
+
+def dump(quizzes: Iterable[Quiz], language: str) -> str:
+    """The quizzes as GIFT in one language (a text it lacks falls back as the bot's does):
+    one category per quiz, each question titled with its id, its explanation as the general
+    feedback."""
+    out = ["// quiz packs exported by `quizbot content export --format gift`", ""]
+    for quiz in quizzes:
+        title = quiz.title.get(language).replace("/", "∕")
+        out += [f"// quiz {quiz.id}", f"$CATEGORY: $course$/top/{title}", ""]
+        for q in quiz.questions:
+            prompt = escape(q.prompt.get(language))
+            out.append(f"::{q.id}::{'[plain]' if prompt.startswith('[') else ''}{prompt} {{")
+            for i, option in enumerate(q.options):
+                out.append(_answer("=" if i == q.answer else "~", option.text.get(language)))
+            out += [f"####{escape(q.explanation.get(language))}", "}", ""]
+    return "\n".join(out)

@@ -1,0 +1,187 @@
+"""Moodle XML, the format Moodle exports a question bank in.
+
+    <quiz>
+      <question type="category"><category><text>$course$/top/Mixed precision</text>
+      </category></question>
+      <question type="multichoice">
+        <name><text>mp-loss-scaling</text></name>
+        <questiontext format="html"><text><![CDATA[<p>Why scale the loss?</p>]]></text>
+        </questiontext>
+        <generalfeedback format="html"><text>…</text></generalfeedback>
+        <answer fraction="100"><text>To keep small gradients representable</text></answer>
+        <answer fraction="0"><text>To speed up the optimizer</text></answer>
+      </question>
+    </quiz>
+
+Read: `multichoice` (the answer at 100% is the key; several answers earning credit are
+refused) and `truefalse`; a `category` question starts a new pack; every other type is
+skipped at its line. HTML text is reduced to plain text. The general feedback, else the
+right answer's, is the explanation. Parsed by the standard library's expat through
+defusedxml: a DOCTYPE, an entity declaration or an external reference is refused, so no
+entity is ever expanded (a "billion laughs" file costs nothing).
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable
+
+from defusedxml import DefusedXmlException
+from defusedxml.ElementTree import DefusedXMLParser
+
+from bot.content.formats.bank import Item, Report, html_text
+from bot.content.problems import short
+from bot.content.schema import Quiz
+
+_PLAIN_FORMATS = ("plain_text", "markdown")
+
+
+class _Lines(ET.TreeBuilder):
+    """A tree that remembers the line each element starts on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: dict[int, int] = {}
+        self.parser: DefusedXMLParser | None = None
+
+    def start(self, tag: str, attrs: dict[str, str]) -> ET.Element:
+        element = super().start(tag, attrs)
+        if self.parser is not None:
+            self.lines[id(element)] = self.parser.parser.CurrentLineNumber
+        return element
+
+
+def _parse(data: bytes, report: Report) -> tuple[ET.Element, dict[int, int]] | None:
+    builder = _Lines()
+    parser = DefusedXMLParser(target=builder, forbid_dtd=True)
+    builder.parser = parser
+    try:
+        parser.feed(data)
+        root = parser.close()
+    except ET.ParseError as exc:
+        line = exc.position[0] if exc.position else 1
+        report(line, f"not well-formed XML: {exc.msg if hasattr(exc, 'msg') else exc}")
+        return None
+    except DefusedXmlException:
+        report(parser.parser.CurrentLineNumber or 1,
+               "a DOCTYPE, entity declaration or external reference: refused (a question "
+               "bank needs none; Moodle writes none)")
+        return None
+    if not isinstance(root, ET.Element):
+        report(1, "no XML element in the file")
+        return None
+    return root, builder.lines
+
+
+def _text(element: ET.Element | None) -> str:
+    """The plain text of an element holding `<text>` (and a `format` attribute)."""
+    if element is None:
+        return ""
+    node = element.find("text")
+    raw = "".join(node.itertext()) if node is not None else ""
+    if element.get("format", "html") in _PLAIN_FORMATS:
+        return "\n".join(line.strip() for line in raw.strip().split("\n"))
+    return html_text(raw)
+
+
+def read(data: bytes, report: Report) -> list[Item]:
+    parsed = _parse(data, report)
+    if parsed is None:
+        return []
+    root, lines = parsed
+    if root.tag != "quiz":
+        report(lines.get(id(root), 1), f"the document is <{short(root.tag)}>, not a Moodle "
+               "question bank (<quiz> with <question> elements)")
+        return []
+    items: list[Item] = []
+    category = ""
+    for question in root:
+        if question.tag != "question":
+            continue
+        line = lines.get(id(question), 1)
+        kind = question.get("type", "")
+        if kind == "category":
+            category = _text(question.find("category")).strip()
+            continue
+        if kind not in ("multichoice", "truefalse"):
+            report(line, f"skipped: a {short(kind) or 'untyped'} question; quizbot asks "
+                   "multiple-choice and true/false questions", warning=True)
+            continue
+        item = _question(question, kind, line, report)
+        if item is not None:
+            item.category = category
+            items.append(item)
+    return items
+
+
+def _fraction(answer: ET.Element) -> float | None:
+    try:
+        return float(answer.get("fraction", "0"))
+    except ValueError:
+        return None
+
+
+def _question(question: ET.Element, kind: str, line: int, report: Report) -> Item | None:
+    answers = question.findall("answer")
+    fractions = [_fraction(a) for a in answers]
+    if None in fractions:
+        report(line, "an answer's fraction is not a number (100 for the right answer, 0 for "
+               "a wrong one)")
+        return None
+    credit = [f for f in fractions if f is not None]
+    right = [i for i, f in enumerate(credit) if f >= 100]
+    partial = [f for f in credit if 0 < f < 100]
+    if partial or len(right) > 1:
+        report(line, f"a multiple-answer question ({len(right) + len(partial)} answers earn "
+               f"credit: {', '.join(f'{f:g}%' for f in credit if f > 0)}); quizbot keys "
+               "exactly one right answer, the one at 100%")
+        return None
+    if not right:
+        report(line, "no answer has fraction 100: quizbot needs the right answer at 100%")
+        return None
+    key = right[0]
+    name = _text(question.find("name")).strip()
+    prompt = _text(question.find("questiontext"))
+    feedback = _text(question.find("generalfeedback")) or _text(answers[key].find("feedback"))
+    if kind == "truefalse":
+        said = _text(answers[key]).strip().lower()
+        if said not in ("true", "false"):
+            report(line, f"a true/false answer is {short(said)!r}, not true or false")
+            return None
+        return Item(line, prompt, [], 0 if said == "true" else 1, feedback, name)
+    return Item(line, prompt, [_text(a) for a in answers], key, feedback, name)
+
+
+# --- writing ---------------------------------------------------------------------------------
+
+
+def _texts(parent: ET.Element, tag: str, text: str, **attrs: str) -> ET.Element:
+    element = ET.SubElement(parent, tag, {"format": "plain_text", **attrs})
+    ET.SubElement(element, "text").text = text
+    return element
+
+
+def dump(quizzes: Iterable[Quiz], language: str) -> bytes:
+    """The quizzes as Moodle XML in one language: a category per quiz, each question named
+    by its id, its explanation as the general feedback, the right answer at 100%."""
+    root = ET.Element("quiz")
+    for quiz in quizzes:
+        category = ET.SubElement(root, "question", type="category")
+        text = ET.SubElement(ET.SubElement(category, "category"), "text")
+        text.text = f"$course$/top/{quiz.title.get(language).replace('/', '∕')}"
+        for q in quiz.questions:
+            question = ET.SubElement(root, "question", type="multichoice")
+            ET.SubElement(ET.SubElement(question, "name"), "text").text = q.id
+            _texts(question, "questiontext", q.prompt.get(language))
+            _texts(question, "generalfeedback", q.explanation.get(language))
+            for tag, value in (("defaultgrade", "1"), ("penalty", "0"), ("hidden", "0"),
+                               ("single", "true"), ("shuffleanswers", "false"),
+                               ("answernumbering", "ABCD")):
+                ET.SubElement(question, tag).text = value
+            for i, option in enumerate(q.options):
+                answer = _texts(question, "answer", option.text.get(language),
+                                fraction="100" if i == q.answer else "0")
+                _texts(answer, "feedback", "")
+    ET.indent(root)
+    data: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return data + b"\n"
