@@ -104,7 +104,7 @@ def read(data: bytes, report: Report) -> list[Item]:
             category = _text(question.find("category")).strip()
             continue
         if kind not in ("multichoice", "truefalse"):
-            report(line, f"skipped: a {short(kind) or 'untyped'} question; quizbot asks "
+            report(line, f"skipped: a question of type {short(kind)!r}; quizbot asks "
                    "multiple-choice and true/false questions", warning=True)
             continue
         item = _question(question, kind, line, report)
