@@ -4,11 +4,7 @@ and Anki exports that import back to the same questions, in English, Bengali and
 
 from __future__ import annotations
 
-import io
 import os
-import sqlite3
-import zipfile
-from html import unescape
 from pathlib import Path
 
 import pytest
@@ -16,9 +12,9 @@ import pytest
 from bot.cli import main
 from bot.content import Quiz, load_catalog
 from bot.content.formats import BankImportError, import_file
-from bot.content.formats.anki import FIELDS
 from bot.content.loader import load_file
 from bot.content.schema import LOCALES
+from tests import apkg
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "content"
@@ -330,46 +326,29 @@ def test_gift_escapes_what_it_must(tmp_path):
                                 q.explanation.en) for q in tricky.questions]
 
 
-def anki_notes(data: bytes) -> list[tuple[str, list[str], str]]:
-    """(guid, fields, tags) of every note in an .apkg."""
-    with zipfile.ZipFile(io.BytesIO(data)) as apkg:
-        collection = apkg.read("collection.anki2")
-    path = Path("collection.anki2")  # the test's own folder
-    path.write_bytes(collection)
-    with sqlite3.connect(path) as db:
-        rows = db.execute("SELECT guid, flds, tags FROM notes ORDER BY id").fetchall()
-    path.unlink()
-    return [(guid, flds.split("\x1f"), tags.strip()) for guid, flds, tags in rows]
-
-
 def test_anki_has_one_note_per_question_and_language_with_stable_guids(tmp_path, capsys):
     bundled = list(load_catalog(BUNDLED))
     first, second = tmp_path / "a.apkg", tmp_path / "b.apkg"
     for path in (first, second):
         assert main(["content", "export", str(BUNDLED), "--format", "anki", "--out",
                      str(path)]) == 0
-    notes = anki_notes(first.read_bytes())
+    notes = apkg.notes(first.read_bytes())
     questions = {q.id: (quiz.id, q) for quiz in bundled for q in quiz.questions}
     assert len(notes) == len(questions) * len(LOCALES)
     # the same question and language: the same GUID in every export (Anki updates it)
-    assert [n[0] for n in notes] == [n[0] for n in anki_notes(second.read_bytes())]
-    assert len({n[0] for n in notes}) == len(notes)
-    seen = set()
-    for _guid, fields, tags in notes:
-        record = dict(zip(FIELDS, fields, strict=True))
-        quiz_id, q = questions[record["Question id"]]
-        language = next(lang for lang in LOCALES if (q.id, lang) not in seen
-                        and unescape(record["Prompt"].replace("<br>", "\n"))
-                        == q.prompt.get(lang))
-        seen.add((q.id, language))
-        assert tags == quiz_id
-        options = unescape(record["Options"].replace("<br>", "\n")).split("\n")
+    assert [n.guid for n in notes] == [n.guid for n in apkg.notes(second.read_bytes())]
+    assert len({n.guid for n in notes}) == len(notes)
+    assert {n.deck for n in notes} == {f"quizbot ({lang})" for lang in LOCALES}
+    for n in notes:
+        quiz_id, q = questions[n.fields["Question id"]]
+        language = n.deck.removeprefix("quizbot (").removesuffix(")")
+        assert n.tags == quiz_id
+        assert n.fields["Prompt"] == q.prompt.get(language)
+        options = n.fields["Options"].split("\n")
         assert options == [f"{'ABCDEFGHIJ'[i]}. {o.text.get(language)}"
                            for i, o in enumerate(q.options)]
-        assert unescape(record["Answer"]) == options[q.answer]
-        assert unescape(record["Explanation"].replace("<br>", "\n")) == \
-            q.explanation.get(language)
-    assert len(seen) == len(notes)
+        assert n.fields["Answer"] == options[q.answer]
+        assert n.fields["Explanation"] == q.explanation.get(language)
 
 
 def test_anki_needs_a_file_and_one_language_gives_one_deck(tmp_path, capsys):
@@ -378,9 +357,10 @@ def test_anki_needs_a_file_and_one_language_gives_one_deck(tmp_path, capsys):
     path = tmp_path / "hi.apkg"
     assert main(["content", "export", str(BUNDLED), "--format", "anki", "--lang", "hi",
                  "--quiz", "mixed-precision", "--out", str(path)]) == 0
-    notes = anki_notes(path.read_bytes())
+    notes = apkg.notes(path.read_bytes())
     quiz = load_catalog(BUNDLED).quizzes["mixed-precision"]
-    assert [unescape(n[1][0]) for n in notes] == [q.prompt.hi for q in quiz.questions]
+    assert [n.fields["Prompt"] for n in notes] == [q.prompt.hi for q in quiz.questions]
+    assert {n.deck for n in notes} == {"quizbot (hi)"}
     assert main(["content", "export", str(BUNDLED), "--format", "gift", "--quiz", "nope"]) == 1
 
 

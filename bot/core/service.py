@@ -69,6 +69,7 @@ from bot.core.privacy import MyData, Privacy
 from bot.core.problem_reports import REPORT_USAGE, ProblemReports, ReportReceipt
 from bot.core.questions import Questions
 from bot.core.review import Review, ReviewStats
+from bot.core.review_export import ReviewDeck, ReviewExport
 from bot.core.rounds import Rounds
 from bot.core.runs import Runs
 from bot.core.schedule import Schedule
@@ -102,6 +103,7 @@ class QuizService:
         self.questions = Questions(catalog, storage, clock, rng)
         self.runs = Runs(self.questions, storage, clock)
         self.spaced = Review(self.questions, self.locales, storage, clock)
+        self.review_deck = ReviewExport(catalog, storage, clock)
         self.answers = Answers(self.questions, self.runs, self.locales, storage, clock,
                                self.spaced)
         self.boards = Boards(catalog, storage, clock)
@@ -269,6 +271,13 @@ class QuizService:
 
     async def review_stats(self, person: Person) -> ReviewStats:
         return await self.spaced.stats(person)
+
+    async def review_export(
+        self, person: Person, locale: str = DEFAULT_LOCALE
+    ) -> ReviewDeck | None:
+        """/review export: the person's due and missed cards as an Anki deck in `locale`;
+        None when they have none."""
+        return await self.review_deck.apkg(person, locale)
 
     async def set_reminder(self, person: Person, at: str, tz: str | None = None) -> Schedule:
         """/remind HH:MM [zone]: one private message a day when cards are due."""

@@ -270,6 +270,7 @@ class FakeTelegramAPI:
                 else:  # an uploaded file (multipart, e.g. sendPhoto's photo): its bytes
                     assert isinstance(v, web.FileField)
                     params[k] = v.file.read()
+                    params[f"_{k}_filename"] = v.filename  # what the person saves it as
         for key, value in raw.items():
             if key in STRING_PARAMS:
                 params[key] = value

@@ -33,6 +33,7 @@ from bot.adapters.discord.quiz import QuizCog
 from bot.adapters.discord.replies import ErrorReplies
 from bot.adapters.discord.reports import ReportCog, report_flags
 from bot.adapters.discord.review import ReviewCog
+from bot.adapters.discord.review_export import ReviewExportCog
 from bot.core.service import QuizService
 
 log = logging.getLogger(__name__)
@@ -143,7 +144,7 @@ def build_bot(service: QuizService, publisher: ChannelPublisher, *,
     cogs: list[commands.Cog] = [QuizCog(service, publisher), DailyCog(service),
                                 ReviewCog(service, publisher), reports,
                                 AnalysisCog(service), HelpCog(service),
-                                PrivacyCog(service, errors, intake)]
+                                PrivacyCog(service, errors, intake), ReviewExportCog(service)]
     options: dict[str, Any] = {"intake": intake, "errors": errors,
                                "guild_ready_timeout": guild_ready_timeout,
                                "identify_interval": identify_interval}

@@ -19,7 +19,7 @@ from telegram.ext import (
     filters,
 )
 
-from bot.adapters.telegram import authoring, handlers, help, privacy, reports
+from bot.adapters.telegram import authoring, handlers, help, privacy, reports, review_export
 from bot.adapters.telegram.analysis import analysis_command
 from bot.adapters.telegram.context import TelegramApp
 from bot.adapters.telegram.handlers import COMMAND_UPDATES
@@ -59,7 +59,9 @@ def register(app: TelegramApp) -> None:
     app.add_handler(CommandHandler("mydata", privacy.mydata, filters=COMMAND_UPDATES))
     app.add_handler(CallbackQueryHandler(privacy.confirm_pressed, pattern=privacy.CONFIRM_PRESSES))
 
-    # the quiz
+    # the quiz; `/review export` (a deck file) before /review
+    app.add_handler(CommandHandler("review", review_export.review_export,
+                                   filters=COMMAND_UPDATES & review_export.EXPORT))
     quiz_commands = {
         "quiz": handlers.quiz, "leaderboard": handlers.leaderboard, "stats": handlers.stats,
         "review": handlers.review, "remind": handlers.remind, "lang": handlers.lang,
