@@ -13,7 +13,7 @@ from tests.discord_e2e.conftest import StartBot
 from tests.fakes.discord_api import MANAGE_GUILD, TOKEN, FakeDiscord, User
 
 COMMANDS = {"quiz", "leaderboard", "stats", "review", "remind", "lang", "daily", "settings",
-            "report", "analysis", "reports", "help", "mydata"}
+            "report", "analysis", "reports", "help", "mydata", "review-export"}
 
 
 async def test_start_registers_slash_commands_globally(
