@@ -399,7 +399,7 @@ class _Pack:
         return self.rows[line - 1] if 1 <= line <= len(self.rows) else self.quiz.row
 
 
-def _pack(quiz: _Quiz, source: str, header: Sequence[str] = ()) -> _Pack:
+def _pack(quiz: _Quiz, source: str, header: Sequence[str] = (), where: str = "row") -> _Pack:
     pack = _Pack(quiz)
     first = quiz.row
     for line in header or (
@@ -431,7 +431,7 @@ def _pack(quiz: _Quiz, source: str, header: Sequence[str] = ()) -> _Pack:
     pack.name(first, ("questions",), "questions")
     for qi, q in enumerate(quiz.questions):
         base: Loc = ("questions", qi)
-        pack.add(q.row, f"  - id: {scalar(q.id)}  # row {q.row}")
+        pack.add(q.row, f"  - id: {scalar(q.id)}  # {where} {q.row}")
         pack.name(q.row, base, "question")
         pack.name(q.row, (*base, "id"), "question_id")
         for what in TEXTS:
@@ -548,12 +548,13 @@ def import_csv(
 
 def finish_import(
     quizzes: Sequence[_Quiz], problems: list[RowProblem], name: str, out: Path, force: bool,
-    source: str, header: Callable[[_Quiz], Sequence[str]] | None = None,
+    source: str, header: Callable[[_Quiz], Sequence[str]] | None = None, where: str = "row",
 ) -> tuple[list[Imported], list[RowProblem]]:
     """Validate the packs an import read (every CSV or question-bank import ends here) and
     check their ids against the packs already in `out`: the packs and the warnings, or
     CsvImportError with every problem (the ones the reading found first, in `problems`).
-    `name`: the file as problems name it; `source`: as the packs' first line names it."""
+    `name`: the file as problems name it; `source`: as the packs' first line names it;
+    `where`: what a question's number in the file is (a spreadsheet's row, a bank's line)."""
 
     def add(row: int, message: str, warning: bool = False) -> None:
         problems.append(RowProblem(name, row, message, warning))
@@ -566,7 +567,7 @@ def finish_import(
                 if not quiz.questions and not any(p.row == quiz.row for p in problems):
                     add(quiz.row, f"quiz {quiz.id!r} has no valid question")
                 continue
-            pack = _pack(quiz, source, header(quiz) if header else ())
+            pack = _pack(quiz, source, header(quiz) if header else (), where)
             loaded, found = _validated(pack, Path(tmp) / f"pack-{n}.yaml")
             for row, p in found:
                 message = _in_columns(p.message, pack.names.get(row, []))

@@ -212,4 +212,4 @@ def import_bank(
         report(1, f"no multiple-choice or true/false question found in this {format_name} file")
     source = re.sub("[\x00-\x1f\x7f-\x9f\u2028\u2029]", "?", path.name)
     return finish_import(list(packs.quizzes.values()), problems, name, out, force, source,
-                         header(format_name, source))
+                         header(format_name, source), where="line")
