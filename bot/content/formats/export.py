@@ -29,9 +29,16 @@ def replace_file(path: Path, data: bytes) -> None:
     """Write `path` whole or not at all (a reader never sees half a deck)."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_umask())  # as open() would create it, not mkstemp's 0600
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)  # reading it means setting it: put it back at once
+    os.umask(mask)
+    return mask
