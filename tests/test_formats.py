@@ -174,10 +174,29 @@ def test_gift_problems_are_all_reported_at_their_lines(tmp_path, capsys):
     errors = refused(tmp_path, "gift", bank(tmp_path, text, "bad.gift"), capsys)
     assert [e.split(": error: ")[0] for e in errors] == [
         "bad.gift:1", "bad.gift:3", "bad.gift:5", "bad.gift:9"]
-    assert "2 answers earn credit (50%, 50%); quizbot keys exactly one" in errors[0]
+    assert "a multiple-answer question (2 answers earn credit: 50%, 50%); quizbot keys " \
+        "exactly one right answer: mark it with = and the others with ~" in errors[0]
     assert "no right answer" in errors[1]
     assert "not closed" in errors[2]
     assert "question is 301 characters, the limit is 300" in errors[3]
+
+
+def test_gift_partial_credit_beside_the_right_answer_is_dropped_with_a_warning(
+        tmp_path, capsys):
+    text = ("::p::Which is right? {~wrong ~%50%half =full}\n\n"
+            "::tf::The sun rises in the west. {F#It rises in the east.}\n\n"
+            "::mw::Adam keeps {=two ~one ~three}.\n\n"
+            "::w::A prompt wrapped\n  over two lines,\\nthen a break {=a ~b}\n")
+    [quiz] = imported(tmp_path, "gift", bank(tmp_path, text, "p.gift"))
+    assert "p.gift:1: warning: partial credit dropped (answer 2 50%): only the answer at " \
+        "100% is right" in capsys.readouterr().err
+    partial, tf, missing_word, wrapped = quiz.questions
+    assert partial.answer == 2
+    # a true/false question's only feedback (shown to a wrong answer) still explains it
+    assert tf.answer == 1 and tf.explanation.en == "It rises in the east."
+    assert missing_word.prompt.en == "Adam keeps _____."
+    # a line break in the file is a space, as Moodle shows it; \n is a line break
+    assert wrapped.prompt.en == "A prompt wrapped over two lines,\nthen a break"
 
 
 # --- Moodle XML ------------------------------------------------------------------------------
@@ -234,7 +253,7 @@ def test_moodle_xml_multi_answer_and_bad_xml_are_refused_at_their_lines(tmp_path
     multi = multi.replace('fraction="100"><text>Idle', 'fraction="50"><text>Idle')
     [error] = refused(tmp_path, "moodle-xml", bank(tmp_path, multi, "multi.xml"), capsys)
     assert error.startswith("multi.xml:6: error: a multiple-answer question (2 answers earn "
-                            "credit: 50%, 50%)")
+                            "credit: 50%, 50%); quizbot keys exactly one right answer")
     broken = MOODLE.replace("</name>", "</nam>", 1)
     [error] = refused(tmp_path, "moodle-xml", bank(tmp_path, broken, "broken.xml"), capsys)
     assert error.startswith("broken.xml:7: error: not well-formed XML")

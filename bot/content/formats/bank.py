@@ -68,6 +68,28 @@ def text_of(data: bytes, report: Report) -> str | None:
         return None
 
 
+def key_of(credit: Sequence[float], line: int, report: Report, mark: str) -> int | None:
+    """The right answer among answers earning `credit` (percent): the one at 100%. Several
+    answers that together earn full credit (a multiple-answer question) are refused; partial
+    credit beside one full answer is dropped with a warning. `mark`: how the format marks
+    the right answer, for the message."""
+    full = [i for i, c in enumerate(credit) if c >= 100]
+    partial = [(i, c) for i, c in enumerate(credit) if 0 < c < 100]
+    if len(full) > 1 or (partial and not full):
+        shares = ", ".join(f"{c:g}%" for c in credit if c > 0)
+        report(line, f"a multiple-answer question ({len(full) + len(partial)} answers earn "
+               f"credit: {shares}); quizbot keys exactly one right answer: {mark}")
+        return None
+    if not full:
+        report(line, f"no right answer: {mark}")
+        return None
+    if partial:
+        dropped = ", ".join(f"answer {i + 1} {c:g}%" for i, c in partial)
+        report(line, f"partial credit dropped ({dropped}): only the answer at 100% is right",
+               warning=True)
+    return full[0]
+
+
 def true_false(language: str) -> tuple[str, str]:
     return TRUE_FALSE.get(language, TRUE_FALSE["en"])
 

@@ -19,7 +19,8 @@ shows `_____` where they stood), `::title::` (the question's id when it makes on
 format markers (`[html]` text is reduced to plain text). Feedback: the general `####`
 feedback, else the right answer's `#`, is the explanation. Skipped, each with its line:
 essay `{}`, short answer (only `=`), matching (`->`), numerical `{#…}`, descriptions (no
-answers). Refused: several answers earning credit (`~%50%`), no right answer.
+answers). Refused: several answers earning credit together (`~%50%` twice), no right
+answer; partial credit beside one right answer is dropped with a warning.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import re
 from collections.abc import Iterable
 from itertools import pairwise
 
-from bot.content.formats.bank import Item, Report, html_text, text_of
+from bot.content.formats.bank import Item, Report, html_text, key_of, text_of
 from bot.content.problems import short
 from bot.content.schema import Quiz
 
@@ -68,7 +69,9 @@ def unescape(text: str) -> str:
 
 
 def _plain(text: str, html: bool) -> str:
-    text = unescape(text)
+    """The text a reader sees: a line break in the file is a space (Moodle shows it as
+    HTML), `\\n` is a line break."""
+    text = unescape(re.sub(r"[ \t]*\r?\n[ \t]*", " ", text.strip()))
     return html_text(text) if html else "\n".join(line.strip() for line in text.split("\n"))
 
 
@@ -143,7 +146,9 @@ def _question(line: int, text: str, report: Report) -> Item | None:
         return None
     prompt = _plain(before, html)
     if after.strip():
-        prompt = f"{prompt} _____ {_plain(after, html)}".strip()
+        rest = _plain(after, html)
+        space = "" if rest[:1] in ".,;:!?)" else " "
+        prompt = f"{prompt} _____{space}{rest}".strip()
     return _answers(line, prompt, block.strip(), name, html, report)
 
 
@@ -171,7 +176,7 @@ def _answers(
         rest = block[tf.end():]
         # {T#shown to a wrong answer#shown to the right one}
         feedback = [_plain(part, html) for part in _split(rest[1:], "#")] if rest else []
-        explanation = general or (feedback[1] if len(feedback) > 1 else "")
+        explanation = general or next((f for f in reversed(feedback[:2]) if f), "")
         return Item(line, prompt, [], 0 if right else 1, explanation, name)
     starts = list(_unescaped(block, "~="))
     if not starts or (starts[0] != 0 and block[: starts[0]].strip()):
@@ -198,21 +203,14 @@ def _answers(
         else:
             skipped("a short-answer question (only = answers)")
         return None
-    partial = [c for c in credit if 0 < c < 100]
-    right = [i for i, c in enumerate(credit) if c >= 100]
-    if partial or len(right) > 1:
-        report(line, f"{len(right) + len(partial)} answers earn credit "
-               f"({', '.join(f'{c:g}%' for c in credit if c > 0)}); quizbot keys exactly one "
-               "right answer: mark it with = and the others with ~")
-        return None
-    if not right:
-        report(line, "no right answer: mark it with =")
+    key = key_of(credit, line, report, "mark it with = and the others with ~")
+    if key is None:
         return None
     empty = [n for n, option in enumerate(options, start=1) if not option]
     if empty:
         report(line, f"answer {empty[0]} is empty")
         return None
-    return Item(line, prompt, options, right[0], general or feedbacks[right[0]], name)
+    return Item(line, prompt, options, key, general or feedbacks[key], name)
 
 
 def _split(text: str, char: str) -> list[str]:

@@ -13,8 +13,9 @@
       </question>
     </quiz>
 
-Read: `multichoice` (the answer at 100% is the key; several answers earning credit are
-refused) and `truefalse`; a `category` question starts a new pack; every other type is
+Read: `multichoice` (the answer at 100% is the key; a multiple-answer question, whose answers
+earn credit together, is refused; partial credit beside one answer at 100% is dropped with a
+warning) and `truefalse`; a `category` question starts a new pack; every other type is
 skipped at its line. HTML text is reduced to plain text. The general feedback, else the
 right answer's, is the explanation. Parsed by the standard library's expat through
 defusedxml: a DOCTYPE, an entity declaration or an external reference is refused, so no
@@ -29,7 +30,7 @@ from collections.abc import Iterable
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import DefusedXMLParser
 
-from bot.content.formats.bank import Item, Report, html_text
+from bot.content.formats.bank import Item, Report, html_text, key_of
 from bot.content.problems import short
 from bot.content.schema import Quiz
 
@@ -128,18 +129,10 @@ def _question(question: ET.Element, kind: str, line: int, report: Report) -> Ite
         report(line, "an answer's fraction is not a number (100 for the right answer, 0 for "
                "a wrong one)")
         return None
-    credit = [f for f in fractions if f is not None]
-    right = [i for i, f in enumerate(credit) if f >= 100]
-    partial = [f for f in credit if 0 < f < 100]
-    if partial or len(right) > 1:
-        report(line, f"a multiple-answer question ({len(right) + len(partial)} answers earn "
-               f"credit: {', '.join(f'{f:g}%' for f in credit if f > 0)}); quizbot keys "
-               "exactly one right answer, the one at 100%")
+    key = key_of([f for f in fractions if f is not None], line, report,
+                 "give it fraction=\"100\" and the others 0")
+    if key is None:
         return None
-    if not right:
-        report(line, "no answer has fraction 100: quizbot needs the right answer at 100%")
-        return None
-    key = right[0]
     name = _text(question.find("name")).strip()
     prompt = _text(question.find("questiontext"))
     feedback = _text(question.find("generalfeedback")) or _text(answers[key].find("feedback"))
