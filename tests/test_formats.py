@@ -296,6 +296,20 @@ def test_ids_taken_in_the_folder_and_hand_written_packs_are_refused(tmp_path, ca
     assert "was not written by this import; use --force" in capsys.readouterr().err
 
 
+def test_more_than_ten_options_is_one_error_in_every_format(tmp_path, capsys):
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    aiken = "Q?\n" + "".join(f"{c}. option {c}\n" for c in letters) + "ANSWER: A\n"
+    [error] = refused(tmp_path, "aiken", bank(tmp_path, aiken, "many.txt"), capsys)
+    assert error == "many.txt:12: error: more than 10 options; a question has at most 10"
+    gift = "Q? {=a " + "~b " * 10_000 + "}\n"
+    [error] = refused(tmp_path, "gift", bank(tmp_path, gift, "many.gift"), capsys)
+    assert error == "many.gift:1: error: more than 10 answers; a question has at most 10"
+    xml = ('<quiz>\n<question type="multichoice">'
+           + '<answer fraction="100"><text>a</text></answer>' * 11 + "</question></quiz>")
+    [error] = refused(tmp_path, "moodle-xml", bank(tmp_path, xml, "many.xml"), capsys)
+    assert error == "many.xml:2: error: 11 answers; a question has at most 10"
+
+
 def test_csv_takes_no_lang_and_a_bank_in_a_bad_encoding_is_one_line(tmp_path, capsys):
     assert main(["content", "import", "csv", "x.csv", "--lang", "bn"]) == 2
     errors = refused(tmp_path, "gift", bank(tmp_path, b"::a::Q? {=a\n~\xff}\n", "l.gift"),

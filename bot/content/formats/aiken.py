@@ -61,8 +61,15 @@ def read(data: bytes, report: Report) -> list[Item]:
             continue
         option = _OPTION.fullmatch(line)
         if option and prompt:
+            if broken:
+                continue
+            if len(options) == limits.MAX_OPTIONS:
+                report(number, f"more than {limits.MAX_OPTIONS} options; a question has at "
+                       f"most {limits.MAX_OPTIONS}")
+                broken = True
+                continue
             expected = chr(ord("A") + len(options))
-            if option.group(1) != expected and not broken:
+            if option.group(1) != expected:
                 report(number, f"option {option.group(1)} where {expected} was expected: "
                        "letter the options A, B, C, … in order")
                 broken = True

@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from itertools import pairwise
+from itertools import islice, pairwise
 
+from bot.content import limits
 from bot.content.formats.bank import Item, Report, html_text, key_of, text_of
 from bot.content.problems import short
 from bot.content.schema import Quiz
@@ -55,10 +56,11 @@ def _find(text: str, chars: str, start: int = 0) -> int:
     return next((i for i in _unescaped(text, chars) if i >= start), -1)
 
 
-def _find_pair(text: str, pair: str, start: int = 0) -> int:
-    """The first unescaped `pair` (two characters, e.g. "::") at or after `start`."""
-    return next((i for i in _unescaped(text, pair[0])
-                 if i >= start and text[i + 1: i + 2] == pair[1]), -1)
+def _find_run(text: str, run: str, start: int = 0) -> int:
+    """The first `run` ("::", "####") at or after `start` whose first character is not
+    escaped (one pass: a file of many `#` stays linear)."""
+    return next((i for i in _unescaped(text, run[0])
+                 if i >= start and text.startswith(run, i)), -1)
 
 
 def unescape(text: str) -> str:
@@ -121,7 +123,7 @@ def read(data: bytes, report: Report) -> list[Item]:
 def _question(line: int, text: str, report: Report) -> Item | None:
     name = ""
     if text.startswith("::"):
-        end = _find_pair(text, "::", 2)
+        end = _find_run(text, "::", 2)
         if end < 0:
             report(line, "the title opened with :: is not closed with ::")
             return None
@@ -160,9 +162,7 @@ def _answers(
                warning=True)
 
     general = ""
-    cut = _find_pair(block, "##")
-    while cut >= 0 and block[cut: cut + 4] != "####":
-        cut = _find_pair(block, "##", cut + 1)
+    cut = _find_run(block, "####")
     if cut >= 0:
         general, block = _plain(block[cut + 4:], html), block[:cut].strip()
     if not block:
@@ -178,9 +178,13 @@ def _answers(
         feedback = [_plain(part, html) for part in _split(rest[1:], "#")] if rest else []
         explanation = general or next((f for f in reversed(feedback[:2]) if f), "")
         return Item(line, prompt, [], 0 if right else 1, explanation, name)
-    starts = list(_unescaped(block, "~="))
+    starts = list(islice(_unescaped(block, "~="), limits.MAX_OPTIONS + 1))
     if not starts or (starts[0] != 0 and block[: starts[0]].strip()):
         report(line, f"the answers {short(block)!r} do not start with = (right) or ~ (wrong)")
+        return None
+    if len(starts) > limits.MAX_OPTIONS:
+        report(line, f"more than {limits.MAX_OPTIONS} answers; a question has at most "
+               f"{limits.MAX_OPTIONS}")
         return None
     options: list[str] = []
     feedbacks: list[str] = []

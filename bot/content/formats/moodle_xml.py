@@ -30,6 +30,7 @@ from collections.abc import Iterable
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import DefusedXMLParser
 
+from bot.content import limits
 from bot.content.formats.bank import Item, Report, html_text, key_of
 from bot.content.problems import short
 from bot.content.schema import Quiz
@@ -124,6 +125,9 @@ def _fraction(answer: ET.Element) -> float | None:
 
 def _question(question: ET.Element, kind: str, line: int, report: Report) -> Item | None:
     answers = question.findall("answer")
+    if len(answers) > limits.MAX_OPTIONS:
+        report(line, f"{len(answers)} answers; a question has at most {limits.MAX_OPTIONS}")
+        return None
     fractions = [_fraction(a) for a in answers]
     if None in fractions:
         report(line, "an answer's fraction is not a number (100 for the right answer, 0 for "
