@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from typing import Protocol
 
 from bot.content import Catalog, Question
 from bot.content.formats import anki
 from bot.core.clock import Clock
 from bot.core.models import Person
-from bot.core.ports import ReviewStore
+from bot.core.ports import ReviewAnswer
 from bot.core.review import Deck
 from bot.i18n import Translator
 
@@ -44,8 +45,14 @@ class ReviewDeck:
     cards: int
 
 
+class ReviewAnswers(Protocol):
+    """What the export reads: the one ReviewStore call (ports.py) it makes."""
+
+    async def review_answers(self, person_key: str) -> list[ReviewAnswer]: ...
+
+
 class ReviewExport:
-    def __init__(self, catalog: Catalog, storage: ReviewStore, clock: Clock) -> None:
+    def __init__(self, catalog: Catalog, storage: ReviewAnswers, clock: Clock) -> None:
         self.catalog = catalog
         self.storage = storage
         self.clock = clock
