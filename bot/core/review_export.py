@@ -68,10 +68,11 @@ class ReviewExport:
         cards = []
         for quiz_id, question_id in dict.fromkeys([*deck.due(self.clock.now()), *missed]):
             quiz = self.catalog.get(quiz_id)
-            question = next((q for q in quiz.questions if q.id == question_id), None) \
-                if quiz is not None else None
-            if question is not None:
-                cards.append((quiz_id, question))
+            try:
+                if quiz is not None:
+                    cards.append((quiz_id, quiz.question(question_id)))
+            except KeyError:  # removed from its pack since it was answered
+                continue
         return cards
 
     async def apkg(self, person: Person, locale: str) -> ReviewDeck | None:
