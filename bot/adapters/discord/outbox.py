@@ -11,8 +11,10 @@ at all. In a click storm every REST call shares one event loop and one connectio
   first responses and commands however many follow-ups a storm leaves behind it;
 - among those waiting for a lane, follow-ups (a person is waiting) go before count edits.
 
-First responses and a command's follow-up never come here: one person waits for each, and
-thousands of a storm's follow-ups ahead of a /stats is what made it take 15 s.
+A click's first response does not wait, but takes one of CLICK_RESPONSES lanes: a storm's
+thousands of responses would otherwise queue for the pool's connections ahead of a command's.
+A command's response and follow-up are sent at once: one person waits for each, and a storm
+queued ahead of a /stats is what made it take 15 s.
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ from typing import TypeVar
 
 T = TypeVar("T")
 
-LANES = 8  # sends of the outbox in flight at once (client.REST_CONNECTIONS is the pool)
+# in flight at once, of client.REST_CONNECTIONS; what is left over is for commands
+LANES = 8  # follow-ups of clicks and count edits
+CLICK_RESPONSES = 40  # first responses to clicks (the answer, or a deferral)
 PATIENCE = 10.0  # seconds a send yields to interactions without their first response
 
 
@@ -62,6 +66,7 @@ class Outbox:
     def __init__(self, lanes: int) -> None:
         self.lanes = max(1, lanes)
         self.unanswered = Unanswered()
+        self.click_responses = asyncio.Semaphore(CLICK_RESPONSES)
         self.busy = 0  # lanes taken
         self.queued = 0  # sends waiting for a lane
         self._waiting: list[tuple[Kind, int, asyncio.Future[None]]] = []  # a heap

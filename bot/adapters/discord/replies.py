@@ -19,6 +19,7 @@ in a moment; anything else is logged with its context and apologised for (`Error
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Awaitable
@@ -127,15 +128,24 @@ class Responder:
         self._timer = None
         self._deferral = asyncio.get_running_loop().create_task(self._defer())
 
+    def _first_response_lane(self) -> contextlib.AbstractAsyncContextManager[Any]:
+        """A click's first response takes one of the lanes clicks may use, leaving the pool's
+        other connections to commands (outbox.py); a command's goes at once."""
+        if self.interaction.type is discord.InteractionType.component:
+            return outbox().click_responses
+        return contextlib.nullcontext()
+
     async def _defer(self) -> None:
         async with self._lock:
             if self.interaction.response.is_done():
                 return
             try:
-                await acknowledged_once(
-                    self.interaction.response.defer(ephemeral=self.ephemeral, thinking=True),
-                    self.interaction,
-                )
+                async with self._first_response_lane():
+                    await acknowledged_once(
+                        self.interaction.response.defer(ephemeral=self.ephemeral,
+                                                        thinking=True),
+                        self.interaction,
+                    )
             except discord.HTTPException as exc:  # the reply will say what went wrong
                 log.warning("could not defer interaction %s: %s", self.interaction.id, exc)
             finally:
@@ -148,7 +158,8 @@ class Responder:
         async with self._lock:
             if not self.interaction.response.is_done():
                 try:
-                    return await send(self.interaction, reply, ephemeral=visible)
+                    async with self._first_response_lane():
+                        return await send(self.interaction, reply, ephemeral=visible)
                 finally:
                     self._answered()
 
