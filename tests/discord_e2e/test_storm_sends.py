@@ -150,3 +150,33 @@ async def test_a_deferred_commands_follow_up_goes_before_the_clicks_follow_ups(
     first_click_follow_up = min(paths.index(f"/webhooks/{fake.app_id}/{it.token}")
                                 for it in late)
     assert paths.index(f"/webhooks/{fake.app_id}/{stats.token}") < first_click_follow_up
+
+
+async def test_a_commands_response_is_not_queued_behind_a_storms_responses(
+    fake: FakeDiscord, start_bot: StartBot, service: QuizService, alice: User, bob: User,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Discord holds every interaction response: the responses of 8 clicks fill the 2 lanes
+    clicks may use and the rest wait for one, and the response of a /stats made after them
+    still reaches Discord; without the lanes the held responses would take every
+    connection of the pool."""
+    monkeypatch.setattr(client, "REST_CONNECTIONS", 4)
+    monkeypatch.setattr(outbox, "CLICK_RESPONSES", 2)
+    monkeypatch.setattr(replies, "DEADLINE_BUDGET", 60.0)  # no deferral however slow
+    await start_bot(live_interval=60.0)
+    reply, q = await post_quiz(fake, service, alice, quiz="sample")
+    held = fake.hold("POST", r"/interactions/\d+/[^/]+/callback")
+    clicks = await storm(fake, reply.id, reply.buttons[q.correct]["custom_id"], PEOPLE[:8])
+    for person in PEOPLE[:8]:
+        while await service.storage.answer_of(q.post_id, f"dc:{person.id}") is None:  # noqa: ASYNC110
+            await asyncio.sleep(0.01)
+    await fake.until(lambda: len(held.held) >= 2)
+    stats = await fake.slash("stats", user=bob)
+    await fake.until(lambda: any(r.path.startswith(f"/interactions/{stats.id}/")
+                                 for r in held.held), what="the /stats response at Discord")
+    assert len(held.held) == 3  # two clicks' responses, then the command's
+    held.release()
+    assert (await fake.reply(stats)).ephemeral
+    for it in clicks:
+        assert "Correct" in (await fake.reply(it)).content
+        assert len(calls_for(fake, it)) == 1
