@@ -15,20 +15,26 @@ from tests.discord_e2e.helpers import click, post_quiz
 from tests.fakes.discord_api import MANAGE_GUILD, FakeDiscord, User
 
 
+def counted(monkeypatch: pytest.MonkeyPatch, *targets: tuple[object, str]) -> list[str]:
+    """The names of the `(object, function name)` targets, in the order they are called."""
+    calls: list[str] = []
+    for owner, name in targets:
+        real = getattr(owner, name)
+
+        def count(*args: Any, _real: Any = real, _name: str = name, **kwargs: Any) -> Any:
+            calls.append(_name)
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(owner, name, count)
+    return calls
+
+
 async def test_clicks_on_one_question_read_its_binding_once_and_no_language_first(
     fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User, bob: User,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     reply, q = await post_quiz(fake, service, alice, quiz="sample")
-    calls: list[str] = []
-    for name in ("post_id_for", "locale_for"):
-        real = getattr(service, name)
-
-        def counted(*args: Any, _real: Any = real, _name: str = name, **kwargs: Any) -> Any:
-            calls.append(_name)
-            return _real(*args, **kwargs)
-
-        monkeypatch.setattr(service, name, counted)
+    calls = counted(monkeypatch, (service, "post_id_for"), (service, "locale_for"))
     carol = User(900_000_000_000_000_003, "Carol")
     for who in (alice, bob, carol):
         answer = await click(fake, reply, q.correct, who)
@@ -58,15 +64,7 @@ async def test_the_reply_to_an_option_is_rendered_and_escaped_once_per_language(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     reply, q = await post_quiz(fake, service, alice, quiz="sample")
-    calls: list[str] = []
-    for module, name in ((render, "result_text"), (embeds, "plain")):
-        real = getattr(module, name)
-
-        def counted(*args: Any, _real: Any = real, _name: str = name, **kwargs: Any) -> Any:
-            calls.append(_name)
-            return _real(*args, **kwargs)
-
-        monkeypatch.setattr(module, name, counted)
+    calls = counted(monkeypatch, (render, "result_text"), (embeds, "plain"))
     people = [alice, bob, User(900_000_000_000_000_003, "Carol"),
               User(900_000_000_000_000_004, "Dan", locale="hi")]
     answers = [(await click(fake, reply, q.correct, who)).content for who in people]
