@@ -42,8 +42,9 @@ AutoShardedBot, its cogs, and the command tree that answers every command's erro
 (the /quiz, /leaderboard, /stats, /review, /lang cog), `daily` (the /daily group cog),
 `buttons` (the answer DynamicItem and what a click does), `publish` (question messages,
 binding, live count, closing edit, Discord errors as the core's), `replies` (answering within
-3 s, errors as replies), `outbox` (the order of REST calls in a storm), `embeds` (rendering), `localize` (the command Translator), `identity`
-(people, chats, message references, who may manage a channel).
+3 s, errors as replies), `outbox` (the order of REST calls in a storm), `embeds` (rendering),
+`localize` (the command Translator), `identity` (people, chats, message references, who may
+manage a channel).
 """
 
 from bot.adapters.discord.adapter import DiscordAdapter

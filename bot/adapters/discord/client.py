@@ -77,7 +77,8 @@ class QuizBot(commands.Bot):
         # No prefix commands: only a mention could trigger one, and none are defined.
         intents = discord.Intents.none()
         intents.guilds = True
-        options.setdefault("connector", rest_connector())
+        if "connector" not in options:
+            options["connector"] = rest_connector()
         super().__init__(
             command_prefix=commands.when_mentioned,
             help_command=None,

@@ -1,4 +1,4 @@
-"""What the bot sends after an interaction's first response, in the order people wait for it.
+"""The order of the bot's REST calls in a click storm: commands, clicks' responses, the rest.
 
 An interaction's first response (the answer, or a deferral) must reach Discord within 3 s of
 the click; a click's follow-up has 15 minutes, and a question's live answer count no deadline
@@ -11,7 +11,7 @@ at all. In a click storm every REST call shares one event loop and one connectio
   first responses and commands however many follow-ups a storm leaves behind it;
 - among those waiting for a lane, follow-ups (a person is waiting) go before count edits.
 
-A click's first response does not wait, but takes one of CLICK_RESPONSES lanes: a storm's
+A click's first response yields to nothing, but takes one of CLICK_RESPONSES lanes: a storm's
 thousands of responses would otherwise queue for the pool's connections ahead of a command's.
 A command's response and follow-up are sent at once: one person waits for each, and a storm
 queued ahead of a /stats is what made it take 15 s.

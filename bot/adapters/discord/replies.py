@@ -1,14 +1,15 @@
 """Answering an interaction in time, and the one place errors become replies.
 
 Discord drops an interaction that is not answered within 3 seconds of its creation
-("This interaction failed"). A `Responder` is opened when the work starts; work done
-within DEADLINE_BUDGET after the interaction was made (its snowflake's time: in a click storm the
-handler may start a second or more after the click) is answered directly, with one REST
-call. If nothing was sent by then it defers (the person sees "thinking…") and what is sent
-later becomes the follow-up, a second call; an interaction already past the budget when its
-work starts is deferred at once, beside the work. The budget covers everything inside the
+("This interaction failed"). A `Responder` is opened when the work starts. Work done within
+DEADLINE_BUDGET of when the interaction was made (its snowflake's time: in a click storm the
+handler may start a second or more after the click) is answered directly, one REST call. If
+nothing was sent by then it defers (the person sees "thinking…") and what is sent later
+becomes the follow-up, a second call; an interaction already past the budget when its work
+starts is deferred at once, beside the work. The budget covers everything inside the
 `async with`: waiting for the chat's lock, closing the previous question, the database.
-A click's follow-up waits its turn in the outbox (outbox.py); a command's is sent at once.
+A click's first response takes a lane and its follow-up waits its turn in the outbox
+(outbox.py); a command's response and follow-up are sent at once.
 
 Errors: a core `UserError` is rendered with `render.error_text` in the person's language; a
 storage that cannot be used now (core/storage_faults.py) is said as it is: nothing was saved,
