@@ -65,7 +65,9 @@ async def test_clicks_answered_in_time_cost_one_rest_call_each_on_a_bounded_pool
 
 async def test_one_connection_is_kept_alive_for_many_rest_calls(
     fake: FakeDiscord, start_bot: StartBot, service: QuizService, alice: User,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr(replies, "DEADLINE_BUDGET", 60.0)  # one call per click, however slow
     await start_bot(live_interval=60.0)
     reply, q = await post_quiz(fake, service, alice, quiz="sample")
     before = len(fake.requests)
