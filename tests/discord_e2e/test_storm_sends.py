@@ -14,7 +14,9 @@ from typing import Any
 import pytest
 
 from bot.adapters.discord import client, outbox, replies
+from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
+from tests.clock import FakeClock
 from tests.discord_e2e.conftest import StartBot
 from tests.discord_e2e.helpers import post_quiz
 from tests.fakes.discord_api import (
@@ -24,6 +26,7 @@ from tests.fakes.discord_api import (
     Interaction,
     Request,
     User,
+    buttons_of,
 )
 
 PEOPLE = [User(900_000_000_000_001_000 + i, f"P{i}") for i in range(30)]
@@ -184,3 +187,32 @@ async def test_a_commands_response_is_not_queued_behind_a_storms_responses(
     for it in clicks:
         assert "Correct" in (await fake.reply(it)).content
         assert len(calls_for(fake, it)) == 1
+
+
+async def test_a_count_edit_waiting_for_a_lane_is_dropped_by_the_closing_edit(
+    fake: FakeDiscord, start_bot: StartBot, service: QuizService, scheduler: Scheduler,
+    clock: FakeClock, alice: User, bob: User, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The outbox's one lane is held by a late click's follow-up (Discord holds it), so the
+    count edit after Bob's answer waits for a lane; the question closes meanwhile: the
+    closing edit is the message's only edit, and the waiting count edit is never sent."""
+    monkeypatch.setattr(outbox, "LANES", 1)
+    bot = await start_bot()  # the count edited 0.2 s after an answer
+    reply, q = await post_quiz(fake, service, alice, quiz="sample")
+    custom_id = reply.buttons[q.correct]["custom_id"]
+    held = fake.hold("POST", rf"/webhooks/{fake.app_id}/[^/]+")
+    late = await fake.click(reply.id, custom_id, user=PEOPLE[0], age=61.0)
+    assert (await fake.ack(late))["type"] == DEFERRED_MESSAGE
+    await held.arrived.wait()
+    assert "Correct" in (await fake.reply(await fake.click(reply.id, custom_id, user=bob))).content
+    box = outbox.outbox()
+    await fake.until(lambda: box.queued == 1, what="the count edit waiting for the lane")
+    clock.advance(seconds=600)
+    # bounded: a closing edit that waited for the queued count edit would never end
+    assert (await asyncio.wait_for(scheduler.tick(), 10)).closed == 1
+    assert box.queued == 0 and bot.publisher.idle
+    [closing] = fake.edits(reply.id)
+    assert all(b.get("disabled") for b in buttons_of(closing.json))
+    held.release()
+    assert "Correct" in (await fake.reply(late)).content
+    assert len(fake.edits(reply.id)) == 1

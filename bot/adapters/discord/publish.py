@@ -153,23 +153,29 @@ class ChannelPublisher:
         finally:
             self._live.pop(post_id, None)
 
+    @contextlib.contextmanager
+    def _in_flight(self, post_id: int) -> Iterator[None]:
+        """The closing edit waits for what is done in here rather than cancelling it."""
+        self._editing.add(post_id)
+        try:
+            yield
+        finally:
+            self._editing.discard(post_id)
+
     async def _edit_count(self, post_id: int, chat_key: str, message_id: int) -> None:
-        answered = await self.service.live_count(post_id)
-        question = await self.service.show(post_id) if answered is not None else None
+        with self._in_flight(post_id):
+            answered = await self.service.live_count(post_id)
+            question = await self.service.show(post_id) if answered is not None else None
         if answered is None or question is None:
             return  # closed: the closing edit shows the final numbers
         embed = question_embed(question, translator(question.locale), answered=answered)
         message = self._channel(chat_key).get_partial_message(message_id)
 
         async def edit() -> None:
-            # in flight: the closing edit waits for it; still queued: cancelled instead
-            self._editing.add(post_id)
-            try:
+            with self._in_flight(post_id):
                 await message.edit(embed=embed)
-            finally:
-                self._editing.discard(post_id)
 
-        await outbox().send(Kind.EDIT, edit)
+        await outbox().send(Kind.EDIT, edit)  # while it waits for a lane, closing cancels it
 
     async def _stop_live(self, post_id: int) -> None:
         self._dirty.discard(post_id)
