@@ -39,6 +39,13 @@ def calls_for(fake: FakeDiscord, it: Interaction) -> list[Request]:
                                                               f"{it.token}"))]
 
 
+async def stored(service: QuizService, post_id: int, people: list[User]) -> None:
+    """Until the answer of every one of `people` to the post is stored."""
+    for person in people:
+        while await service.storage.answer_of(post_id, f"dc:{person.id}") is None:  # noqa: ASYNC110
+            await asyncio.sleep(0.01)
+
+
 async def storm(fake: FakeDiscord, message_id: int, custom_id: str, people: list[User],
                 **kwargs: Any) -> list[Interaction]:
     """Everyone clicks at once (the events are sent before any is answered)."""
@@ -99,9 +106,7 @@ async def test_a_command_is_answered_while_a_storms_follow_ups_wait(
                        age=61.0)
     for it in late:  # past the budget: deferred at once
         assert (await fake.ack(it))["type"] == DEFERRED_MESSAGE
-    for person in PEOPLE[:8]:
-        while await service.storage.answer_of(q.post_id, f"dc:{person.id}") is None:  # noqa: ASYNC110
-            await asyncio.sleep(0.01)
+    await stored(service, q.post_id, PEOPLE[:8])
     await held.arrived.wait()
     stats = await fake.slash("stats", user=bob)
     assert (await fake.reply(stats)).ephemeral
@@ -140,9 +145,7 @@ async def test_a_deferred_commands_follow_up_goes_before_the_clicks_follow_ups(
     fresh = await fake.click(reply.id, custom_id, user=holder)
     await entered.wait()
     late = await storm(fake, reply.id, custom_id, late_people, age=61.0)
-    for person in late_people:  # every late answer is stored...
-        while await service.storage.answer_of(q.post_id, f"dc:{person.id}") is None:  # noqa: ASYNC110
-            await asyncio.sleep(0.01)
+    await stored(service, q.post_id, late_people)  # every late answer is stored...
     box = outbox.outbox()
     await fake.until(lambda: box.unanswered.count == 1)
     stats = await fake.slash("stats", user=bob, age=61.0)
@@ -174,9 +177,7 @@ async def test_a_commands_response_is_not_queued_behind_a_storms_responses(
     reply, q = await post_quiz(fake, service, alice, quiz="sample")
     held = fake.hold("POST", r"/interactions/\d+/[^/]+/callback")
     clicks = await storm(fake, reply.id, reply.buttons[q.correct]["custom_id"], PEOPLE[:8])
-    for person in PEOPLE[:8]:
-        while await service.storage.answer_of(q.post_id, f"dc:{person.id}") is None:  # noqa: ASYNC110
-            await asyncio.sleep(0.01)
+    await stored(service, q.post_id, PEOPLE[:8])
     await fake.until(lambda: len(held.held) >= 2)
     stats = await fake.slash("stats", user=bob)
     await fake.until(lambda: any(r.path.startswith(f"/interactions/{stats.id}/")
