@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from bot.adapters.discord import DiscordAdapter, replies
+from bot.adapters.discord import DiscordAdapter, outbox, replies
 from bot.core.service import QuizService
 from bot.storage import SqliteStorage
 from tests.discord_e2e.helpers import post_quiz
@@ -173,7 +173,7 @@ async def test_a_follow_up_waits_for_clicks_not_yet_acknowledged(
     ready while a fresh click is still unanswered; its follow-up is sent only after the fresh
     click got its response."""
     monkeypatch.setattr(replies, "DEADLINE_BUDGET", 60.0)
-    monkeypatch.setattr(replies, "FOLLOW_UP_PATIENCE", 60.0)
+    monkeypatch.setattr(outbox, "PATIENCE", 60.0)
     reply, q = await post_quiz(fake, service, alice, quiz="sample")
     button = reply.buttons[q.correct]["custom_id"]
     real = service.answer

@@ -148,6 +148,7 @@ class Request:
     json: Any
     headers: dict[str, str]
     at: float  # time.monotonic() on arrival
+    connection: int = 0  # which REST connection it came on (FakeDiscord.rest_connections)
 
 
 @dataclass(frozen=True)
@@ -323,6 +324,9 @@ class FakeDiscord:
         self.hold_ready = False  # never send READY (tests of the start-up timeout)
         self.resumes: list[str] = []  # the session id of each RESUME
         self.connections = 0  # gateway connections accepted
+        # REST connections accepted, numbered in order: the client's address -> its number (a
+        # client port is not reused while its closed connection is in TIME_WAIT)
+        self.rest_peers: dict[Any, int] = {}
         self.sessions: dict[str, Session] = {}  # every session identified, by id
         self.recommended_shards = 1  # GET /gateway/bot's `shards`
         self.max_concurrency = 1  # IDENTIFYs per 5 s (session_start_limit)
@@ -482,6 +486,11 @@ class FakeDiscord:
             within, f"{count} x {method} {pattern}",
         )
         return found
+
+    @property
+    def rest_connections(self) -> int:
+        """How many TCP connections the REST API has accepted."""
+        return len(self.rest_peers)
 
     def edits(self, message_id: int) -> list[Request]:
         """Edits of one message, through the channel or through an interaction webhook."""
@@ -808,6 +817,8 @@ class FakeDiscord:
                 body = multipart_body(request.headers["Content-Type"], raw, path)
         record = Request(request.method, path, dict(request.query), body,
                          dict(request.headers), time.monotonic())
+        peer = request.transport.get_extra_info("peername") if request.transport else None
+        record.connection = self.rest_peers.setdefault(peer, len(self.rest_peers))
         self.requests.append(record)
         for hold in self._holds:
             if hold.method == request.method and hold.pattern.fullmatch(path):

@@ -14,6 +14,9 @@ Behaviour worth knowing:
 - `/leaderboard` shows the channel's board (in a DM the board across every chat), ephemeral,
   with the caller's own rank.
 - The answer count on a question is edited at most once per `live_interval` (3 s).
+- In a click storm commands go first: REST calls share a bounded pool of kept-alive
+  connections, clicks' responses take a bounded share of it, and the follow-ups of deferred
+  clicks and count edits wait in the outbox behind every response (`outbox`).
 - `/daily set|off|status`: the core's scheduler posts the channel's question and closes it
   through the adapter's ChatPort (`send_question`, `close_question`); set/off pass
   `allowed=` Manage Server (the person themself in a DM). `/daily off` closes the open daily
@@ -39,8 +42,9 @@ AutoShardedBot, its cogs, and the command tree that answers every command's erro
 (the /quiz, /leaderboard, /stats, /review, /lang cog), `daily` (the /daily group cog),
 `buttons` (the answer DynamicItem and what a click does), `publish` (question messages,
 binding, live count, closing edit, Discord errors as the core's), `replies` (answering within
-3 s, errors as replies), `embeds` (rendering), `localize` (the command Translator), `identity`
-(people, chats, message references, who may manage a channel).
+3 s, errors as replies), `outbox` (the order of REST calls in a storm), `embeds` (rendering),
+`localize` (the command Translator), `identity` (people, chats, message references, who may
+manage a channel).
 """
 
 from bot.adapters.discord.adapter import DiscordAdapter

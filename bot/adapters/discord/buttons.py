@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 # (a custom_id that does not match is dropped by discord.py without any reply).
 TEMPLATE = r"qz:(?P<post>[0-9]{1,20}):(?P<opt>[0-9]{1,9})"
 BOUND_MESSAGES = 1024  # (message, post) bindings a bot remembers having checked
+SHARED_REPLIES = 1024  # replies to accepted answers remembered: (post, option, language) each
 
 
 def custom_id(post_id: int, option: int) -> str:
@@ -144,6 +145,8 @@ class AnswerClicks:
         # reads the binding from the database (a bounded LRU)
         self.remember = remember
         self._bound: OrderedDict[int, int] = OrderedDict()
+        # id(result) -> (result, its reply); the result is held, so its id is not reused
+        self._replies: OrderedDict[int, tuple[AnswerResult, Reply]] = OrderedDict()
 
     async def _shows(self, message_id: int, post_id: int) -> bool:
         """Is the clicked message the one bound to `post_id` (`ChannelPublisher.shows`)?"""
@@ -156,6 +159,21 @@ class AnswerClicks:
         if len(self._bound) > self.remember:
             self._bound.popitem(last=False)
         return True
+
+    def _shared_reply(self, result: AnswerResult) -> Reply:
+        """The reply to an accepted answer on a question shown to everyone. The core hands
+        out one result per (post, option, language) (bot/core/answers.py), so its text is
+        rendered and escaped once per result, not once per click."""
+        found = self._replies.get(id(result))
+        if found is not None and found[0] is result:
+            self._replies.move_to_end(id(result))
+            return found[1]
+        text = render.result_text(result, translator(result.locale), details=True)
+        reply = Reply.text(text)
+        self._replies[id(result)] = (result, reply)
+        if len(self._replies) > SHARED_REPLIES:
+            self._replies.popitem(last=False)
+        return reply
 
     async def click(self, interaction: discord.Interaction, post_id: int, option: int) -> None:
         try:
@@ -188,6 +206,11 @@ class AnswerClicks:
             # the core reads the clicker's language after the answer's write, which caches
             # it: one database round trip fewer per click than asking for it first
             result = await self.service.answer(post_id, person, option)
+            if result.accepted and not result.personal and result.next_question is None \
+                    and result.run_summary is None:
+                await responder.send(self._shared_reply(result))
+                self.publisher.answered(post_id, chat.key, message.id)
+                return
             t = translator(result.locale)
             text = render.result_text(result, t, details=True)
             if not result.accepted:
@@ -200,5 +223,3 @@ class AnswerClicks:
                                            embed=run_summary_embed(result.run_summary, t)))
             else:
                 await responder.send(Reply.text(text))
-        if result.accepted and not result.personal:
-            self.publisher.answered(post_id, chat.key, message.id)

@@ -17,6 +17,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
+import aiohttp
 import discord
 from discord import app_commands
 from discord.ext import commands
@@ -41,6 +42,10 @@ log = logging.getLogger(__name__)
 # Discord allows `max_concurrency` IDENTIFYs per 5 seconds, one per rate-limit bucket
 # (shard id % max_concurrency); more are refused with an invalid session.
 IDENTIFY_WINDOW = 5.0
+# REST connections kept open to Discord. discord.py's own connector has no limit, so a burst
+# of interaction responses opens a new connection (a TLS handshake on Discord) per call; a
+# bounded pool makes the burst wait for, and reuse, kept-alive connections.
+REST_CONNECTIONS = 50
 
 
 class QuizTree(app_commands.CommandTree[Any]):
@@ -73,6 +78,8 @@ class QuizBot(commands.Bot):
         # No prefix commands: only a mention could trigger one, and none are defined.
         intents = discord.Intents.none()
         intents.guilds = True
+        if "connector" not in options:
+            options["connector"] = rest_connector()
         super().__init__(
             command_prefix=commands.when_mentioned,
             help_command=None,
@@ -116,6 +123,13 @@ class QuizBot(commands.Bot):
             if last is not None and (wait := last + self.identify_interval - loop.time()) > 0:
                 await asyncio.sleep(wait)
             self._identified[bucket] = loop.time()
+
+
+def rest_connector() -> aiohttp.TCPConnector:
+    """The pool every REST call of one bot goes through (interaction responses, follow-ups
+    and edits too: discord.py gives interactions the client's session). Made inside the
+    running loop, which aiohttp binds it to; the bot's close() closes it."""
+    return aiohttp.TCPConnector(limit=REST_CONNECTIONS)
 
 
 class ShardedQuizBot(QuizBot, commands.AutoShardedBot):

@@ -3,7 +3,8 @@ closing edit. `send_question` and `close_question` are the adapter's ChatPort.
 
 The live count is coalesced: however many people click, a message is edited at most once per
 `live_interval` seconds (Discord rate-limits edits per channel, and an edit per click would
-queue behind them). The closing edit waits for an edit in flight and cancels a pending one, so
+queue behind them), and a count edit waits its turn in the outbox behind the follow-ups of a
+storm (outbox.py). The closing edit waits for an edit in flight and cancels a pending one, so
 it is always the last.
 
 Failures reach the core as its two errors: ChatGone when the bot can never post in the
@@ -27,6 +28,7 @@ from bot import metrics
 from bot.adapters.discord.buttons import AnswerButton
 from bot.adapters.discord.embeds import closed_embed, message_text, question_embed
 from bot.adapters.discord.identity import channel_id_of, message_ids, message_ref
+from bot.adapters.discord.outbox import Kind, outbox
 from bot.adapters.discord.replies import Reply, Responder
 from bot.core import render
 from bot.core.models import PostSummary, ShownQuestion
@@ -143,11 +145,7 @@ class ChannelPublisher:
             while post_id in self._dirty:
                 await asyncio.sleep(self.live_interval)
                 self._dirty.discard(post_id)  # answers from now on need another edit
-                self._editing.add(post_id)
-                try:
-                    await self._edit_count(post_id, chat_key, message_id)
-                finally:
-                    self._editing.discard(post_id)
+                await self._edit_count(post_id, chat_key, message_id)
         except discord.HTTPException as exc:
             log.warning("live count of post %s not updated: %s", post_id, exc)
         except Exception:
@@ -155,13 +153,29 @@ class ChannelPublisher:
         finally:
             self._live.pop(post_id, None)
 
+    @contextlib.contextmanager
+    def _in_flight(self, post_id: int) -> Iterator[None]:
+        """The closing edit waits for what is done in here rather than cancelling it."""
+        self._editing.add(post_id)
+        try:
+            yield
+        finally:
+            self._editing.discard(post_id)
+
     async def _edit_count(self, post_id: int, chat_key: str, message_id: int) -> None:
-        answered = await self.service.live_count(post_id)
-        question = await self.service.show(post_id) if answered is not None else None
+        with self._in_flight(post_id):
+            answered = await self.service.live_count(post_id)
+            question = await self.service.show(post_id) if answered is not None else None
         if answered is None or question is None:
             return  # closed: the closing edit shows the final numbers
         embed = question_embed(question, translator(question.locale), answered=answered)
-        await self._channel(chat_key).get_partial_message(message_id).edit(embed=embed)
+        message = self._channel(chat_key).get_partial_message(message_id)
+
+        async def edit() -> None:
+            with self._in_flight(post_id):
+                await message.edit(embed=embed)
+
+        await outbox().send(Kind.EDIT, edit)  # while it waits for a lane, closing cancels it
 
     async def _stop_live(self, post_id: int) -> None:
         self._dirty.discard(post_id)

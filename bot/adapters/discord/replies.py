@@ -1,13 +1,15 @@
 """Answering an interaction in time, and the one place errors become replies.
 
 Discord drops an interaction that is not answered within 3 seconds of its creation
-("This interaction failed"). A `Responder` is opened when the work starts; if nothing was
-sent DEADLINE_BUDGET after the interaction was made (its snowflake's time: in a click storm
-the handler may start a second or more after the click) it defers (the person sees
-"thinking…") and what is sent later becomes the follow-up; an interaction already past the
-budget when its work starts is deferred at once, beside the work. The budget covers
-everything inside the `async with`: waiting for the chat's lock, closing the previous
-question, the database.
+("This interaction failed"). A `Responder` is opened when the work starts. Work done within
+DEADLINE_BUDGET of when the interaction was made (its snowflake's time: in a click storm the
+handler may start a second or more after the click) is answered directly, one REST call. If
+nothing was sent by then it defers (the person sees "thinking…") and what is sent later
+becomes the follow-up, a second call; an interaction already past the budget when its work
+starts is deferred at once, beside the work. The budget covers everything inside the
+`async with`: waiting for the chat's lock, closing the previous question, the database.
+A click's first response takes a lane and its follow-up waits its turn in the outbox
+(outbox.py); a command's response and follow-up are sent at once.
 
 Errors: a core `UserError` is rendered with `render.error_text` in the person's language; a
 storage that cannot be used now (core/storage_faults.py) is said as it is: nothing was saved,
@@ -21,7 +23,6 @@ import asyncio
 import contextlib
 import logging
 import time
-import weakref
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from types import TracebackType
@@ -32,6 +33,7 @@ from discord import app_commands
 
 from bot.adapters.discord.embeds import info_embed, message_text
 from bot.adapters.discord.identity import chat_of, message_ids, person_of
+from bot.adapters.discord.outbox import Kind, Unanswered, outbox
 from bot.core import render
 from bot.core.errors import StillOpen, UserError
 from bot.core.service import QuizService
@@ -41,8 +43,9 @@ from bot.i18n import Translator, normalize, translator
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-DEADLINE_BUDGET = 2.0  # seconds after the click before deferring; Discord's hard limit is 3
-FOLLOW_UP_PATIENCE = 10.0  # seconds a follow-up yields to unacknowledged interactions
+# Seconds after the click by which the response is sent, or else a deferral. Discord's limit
+# is 3 s; the rest is for the event loop running the deferral late in a storm and the network.
+DEADLINE_BUDGET = 2.5
 ALREADY_ACKNOWLEDGED = 40060  # the same interaction delivered twice: answered the first time
 
 
@@ -77,46 +80,14 @@ def budget_left(interaction: discord.Interaction, now: float | None = None) -> f
     return min(max(DEADLINE_BUDGET - age, 0.0), DEADLINE_BUDGET)
 
 
-class _Unanswered:
-    """The responders of one event loop whose interaction has no response yet."""
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.none = asyncio.Event()
-        self.none.set()
-
-    def add(self) -> None:
-        self.count += 1
-        self.none.clear()
-
-    def remove(self) -> None:
-        self.count -= 1
-        if self.count <= 0:
-            self.count = 0
-            self.none.set()
-
-
-_unanswered: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Unanswered] = \
-    weakref.WeakKeyDictionary()
-
-
-def unanswered() -> _Unanswered:
-    loop = asyncio.get_running_loop()
-    found = _unanswered.get(loop)
-    if found is None:
-        found = _unanswered[loop] = _Unanswered()
-    return found
-
-
 class Responder:
     """`async with Responder(interaction, ephemeral=...) as responder:` do the work, then
     `await responder.send(reply)`; deferred in time if the work is slow. `ephemeral` is the
     visibility of the deferral (Discord fixes it there for the follow-up).
 
-    A follow-up (the reply of a deferred interaction) waits, up to FOLLOW_UP_PATIENCE, until
-    no interaction of this process is still without its first response: in a click storm
-    every REST call shares one event loop, and a click not acknowledged within 3 s is lost
-    while a follow-up has 15 minutes, so acknowledgements go first."""
+    The follow-up of a deferred click goes through the outbox (after every first response
+    pending, in a bounded number of lanes): a click not acknowledged within 3 s is lost,
+    while a follow-up has 15 minutes. A command's follow-up is sent at once."""
 
     def __init__(self, interaction: discord.Interaction, *, ephemeral: bool) -> None:
         self.interaction = interaction
@@ -125,11 +96,11 @@ class Responder:
         # a plain timer, not a sleeping task: most work ends well before it and cancels it
         self._timer: asyncio.TimerHandle | None = None
         self._deferral: asyncio.Task[None] | None = None
-        self._waiting: _Unanswered | None = None  # counted among the unanswered
+        self._waiting: Unanswered | None = None  # counted among the unanswered
 
     async def __aenter__(self) -> Responder:
         if not self.interaction.response.is_done():
-            self._waiting = unanswered()
+            self._waiting = outbox().unanswered
             self._waiting.add()
         left = budget_left(self.interaction)
         if left <= 0:  # already late: acknowledge it now, beside the work
@@ -158,15 +129,24 @@ class Responder:
         self._timer = None
         self._deferral = asyncio.get_running_loop().create_task(self._defer())
 
+    def _first_response_lane(self) -> contextlib.AbstractAsyncContextManager[Any]:
+        """A click's first response takes one of the lanes clicks may use, leaving the pool's
+        other connections to commands (outbox.py); a command's goes at once."""
+        if self.interaction.type is discord.InteractionType.component:
+            return outbox().click_responses
+        return contextlib.nullcontext()
+
     async def _defer(self) -> None:
         async with self._lock:
             if self.interaction.response.is_done():
                 return
             try:
-                await acknowledged_once(
-                    self.interaction.response.defer(ephemeral=self.ephemeral, thinking=True),
-                    self.interaction,
-                )
+                async with self._first_response_lane():
+                    await acknowledged_once(
+                        self.interaction.response.defer(ephemeral=self.ephemeral,
+                                                        thinking=True),
+                        self.interaction,
+                    )
             except discord.HTTPException as exc:  # the reply will say what went wrong
                 log.warning("could not defer interaction %s: %s", self.interaction.id, exc)
             finally:
@@ -179,15 +159,18 @@ class Responder:
         async with self._lock:
             if not self.interaction.response.is_done():
                 try:
-                    return await send(self.interaction, reply, ephemeral=visible)
+                    async with self._first_response_lane():
+                        return await send(self.interaction, reply, ephemeral=visible)
                 finally:
                     self._answered()
-        waiting = unanswered()
-        if waiting.count:  # a follow-up: the acknowledgements still to come go first
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(waiting.none.wait(), FOLLOW_UP_PATIENCE)
-        async with self._lock:
-            return await send(self.interaction, reply, ephemeral=visible)
+
+        async def follow_up() -> int | None:
+            async with self._lock:
+                return await send(self.interaction, reply, ephemeral=visible)
+
+        if self.interaction.type is discord.InteractionType.component:
+            return await outbox().send(Kind.FOLLOW_UP, follow_up)
+        return await follow_up()
 
 
 async def send(interaction: discord.Interaction, reply: Reply, *, ephemeral: bool) -> int | None:
