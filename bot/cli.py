@@ -160,6 +160,9 @@ def _parser() -> argparse.ArgumentParser:
         "validate", help="check packs against the schema and limits (every pack parsed; the "
         "content cache is not used)")
     validate.add_argument("path", nargs="?", type=Path, help=pack_help)
+    validate.add_argument(
+        "--strict", action="store_true",
+        help="treat warnings (answer cues, glossary, missing languages) as errors")
     export = csub.add_parser("export", help="print all quizzes as JSON")
     export.add_argument(
         "--format", choices=["json"], default="json", help="output format (default: %(default)s)"
@@ -279,7 +282,7 @@ def _reader_gone() -> int:
     return 0
 
 
-def _content_validate(settings: Settings, path: Path | None) -> int:
+def _content_validate(settings: Settings, path: Path | None, strict: bool = False) -> int:
     target = path or settings.quizbot_content_dir
     try:
         catalog = load_catalog(target)
@@ -463,7 +466,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "content" and args.action != "reports":
         try:
             if args.action == "validate":
-                return _content_validate(settings, args.path)
+                return _content_validate(settings, args.path, args.strict)
             if args.action == "import":
                 return _content_import(settings, args)
             if args.authored is not None:
