@@ -22,8 +22,10 @@ from bot.app import (
     open_service,
     run_adapters,
 )
-from bot.content import ContentError, load_catalog
+from bot.content import ContentError, glossary, load_catalog
 from bot.content.csv_import import CsvImportError, Imported, import_csv, write
+from bot.content.loader import _quiz_files as quiz_files  # the files load_catalog reads
+from bot.content.problems import Problem, has_errors
 from bot.content.schema import LOCALES
 from bot.core import render
 from bot.core.analysis import analyse
@@ -294,8 +296,15 @@ def _content_validate(settings: Settings, path: Path | None, strict: bool = Fals
                           "{n} errors: nothing loaded from {target}", errors, target=target),
               file=sys.stderr)
         return 1
-    for problem in sorted(catalog.warnings, key=lambda p: (p.file, p.line)):
+    problems = catalog.warnings + glossary.check(Path(target), quiz_files(Path(target)))
+    if strict:  # CI: a cue or a glossary slip fails the build like an error
+        problems = [Problem(p.file, p.line, p.message) for p in problems]
+    for problem in sorted(problems, key=lambda p: (p.file, p.line)):
         print(problem, file=sys.stderr)
+    if has_errors(problems):
+        print(f"{len(problems)} problems (--strict: warnings count as errors) in {target}",
+              file=sys.stderr)
+        return 1
     print(f"ok: {catalog_size(catalog)} in {target}")
     return 0
 

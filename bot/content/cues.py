@@ -56,8 +56,8 @@ ABSOLUTES: dict[str, frozenset[str]] = {
         "everywhere", "nobody", "entirely", "completely",
     }),
     "bn": frozenset({
-        "শুধু", "শুধুই", "কেবল", "কেবলই", "কখনো", "কখনও", "কখনোই", "সবসময়", "সর্বদা", "কিছুই", "সব", "সবই", "সবাই", "সবকিছু", "সমস্ত", "কোথাও",
-        "পুরোপুরি", "সম্পূর্ণ",
+        "শুধু", "শুধুই", "কেবল", "কেবলই", "কখনো", "কখনও", "কখনোই", "সবসময়", "সর্বদা",
+        "কিছুই", "সব", "সবই", "সবাই", "সবকিছু", "সমস্ত", "পুরোপুরি", "সম্পূর্ণ",
     }),
     "hi": frozenset({
         "केवल", "सिर्फ़", "सिर्फ", "कभी", "हमेशा", "सभी", "सब", "सारे", "सारी",
@@ -103,7 +103,7 @@ def content_words(text: str, locale: str) -> set[str]:
     return {w for w in words(text, locale) if w not in stop and len(w) > 1}
 
 
-def absolutes(text: str, locale: str) -> set[str]:
+def absolutes(text: str, locale: str) -> frozenset[str]:
     return ABSOLUTES.get(locale, frozenset()) & set(words(text, locale))
 
 
