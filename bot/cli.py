@@ -302,7 +302,8 @@ def _content_validate(settings: Settings, path: Path | None, strict: bool = Fals
     for problem in sorted(problems, key=lambda p: (p.file, p.line)):
         print(problem, file=sys.stderr)
     if has_errors(problems):
-        print(f"{len(problems)} problems (--strict: warnings count as errors) in {target}",
+        errors = sum(not p.warning for p in problems)
+        print(f"{errors} errors{' (--strict: warnings count)' if strict else ''} in {target}",
               file=sys.stderr)
         return 1
     print(f"ok: {catalog_size(catalog)} in {target}")

@@ -198,6 +198,7 @@ def _locale_cues(quiz: QuizModel, locale: str) -> Iterable[Cue]:
     kin_hits = 0.0
     absolute_distractors: list[float] = []
     absolute_keys = 0
+    absolute_seen: set[str] = set()
     none_options: list[float] = []
     none_keys = 0
     for qi, q in enumerate(quiz.questions):
@@ -216,6 +217,7 @@ def _locale_cues(quiz: QuizModel, locale: str) -> Iterable[Cue]:
                       "options alike")
         absolute_keys += absolute[key]
         absolute_distractors += [1 / k for i, a in enumerate(absolute) if a]
+        absolute_seen.update(*(absolutes(t, locale) for t in options))
         none = [is_none_type(t, locale) for t in options]
         none_keys += none[key]
         none_options += [1 / k for n in none if n]
@@ -234,8 +236,8 @@ def _locale_cues(quiz: QuizModel, locale: str) -> Iterable[Cue]:
             kin_chances.append(1 / k)
             kin_hits += credit
     if absolute_keys == 0 and never_keyed(absolute_distractors):
-        yield Cue(None, f"in {locale}, absolute words (only, never, every, all…) appear in "
-                  f"{len(absolute_distractors)} options and never in a correct one, so "
+        yield Cue(None, f"in {locale}, absolute words ({', '.join(sorted(absolute_seen)[:4])}) "
+                  f"appear in {len(absolute_distractors)} options and never in a correct one, so "
                   "\"avoid absolutes\" scores; let some correct options be absolute too, or "
                   "word the distractors without them")
     if none_keys == 0 and never_keyed(none_options):
