@@ -44,7 +44,7 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 validate: $(STAMP)
-	$(BIN)/quizbot content validate
+	$(BIN)/quizbot content validate --strict
 
 bench: $(STAMP)
 	$(BIN)/python scripts/bench.py

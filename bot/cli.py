@@ -22,12 +22,14 @@ from bot.app import (
     open_service,
     run_adapters,
 )
-from bot.content import ContentError, load_catalog
+from bot.content import ContentError, glossary, load_catalog
 from bot.content.csv_import import CsvImportError, Imported, import_csv, write
 from bot.content.formats import READERS, import_file
 from bot.content.formats.export import FORMATS as EXPORT_FORMATS
 from bot.content.formats.export import export as export_bank
 from bot.content.formats.export import replace_file
+from bot.content.loader import _quiz_files as quiz_files  # the files load_catalog reads
+from bot.content.problems import Problem, has_errors
 from bot.content.schema import LOCALES
 from bot.core import render
 from bot.core.analysis import analyse
@@ -164,6 +166,9 @@ def _parser() -> argparse.ArgumentParser:
         "validate", help="check packs against the schema and limits (every pack parsed; the "
         "content cache is not used)")
     validate.add_argument("path", nargs="?", type=Path, help=pack_help)
+    validate.add_argument(
+        "--strict", action="store_true",
+        help="treat warnings (answer cues, glossary, missing languages) as errors")
     export = csub.add_parser(
         "export", help="print all quizzes as JSON, or write them as a question bank (GIFT, "
         "Moodle XML) or an Anki deck (docs/formats.md)")
@@ -298,7 +303,7 @@ def _reader_gone() -> int:
     return 0
 
 
-def _content_validate(settings: Settings, path: Path | None) -> int:
+def _content_validate(settings: Settings, path: Path | None, strict: bool = False) -> int:
     target = path or settings.quizbot_content_dir
     try:
         catalog = load_catalog(target)
@@ -310,8 +315,16 @@ def _content_validate(settings: Settings, path: Path | None) -> int:
                           "{n} errors: nothing loaded from {target}", errors, target=target),
               file=sys.stderr)
         return 1
-    for problem in sorted(catalog.warnings, key=lambda p: (p.file, p.line)):
+    problems = catalog.warnings + glossary.check(Path(target), quiz_files(Path(target)))
+    if strict:  # CI: a cue or a glossary slip fails the build like an error
+        problems = [Problem(p.file, p.line, p.message) for p in problems]
+    for problem in sorted(problems, key=lambda p: (p.file, p.line)):
         print(problem, file=sys.stderr)
+    if has_errors(problems):
+        errors = sum(not p.warning for p in problems)
+        print(f"{errors} errors{' (--strict: warnings count)' if strict else ''} in {target}",
+              file=sys.stderr)
+        return 1
     print(f"ok: {catalog_size(catalog)} in {target}")
     return 0
 
@@ -517,7 +530,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "content" and args.action != "reports":
         try:
             if args.action == "validate":
-                return _content_validate(settings, args.path)
+                return _content_validate(settings, args.path, args.strict)
             if args.action == "import":
                 return _content_import(settings, args)
             if args.authored is not None:

@@ -49,8 +49,8 @@ SUBDIR = "content"  # under QUIZBOT_CACHE_DIR
 SPARE_ENTRIES = 64  # entries kept beyond those the last load used (edits, other folders)
 TOUCH_AFTER = 3600.0  # s: a used entry's time is refreshed (for pruning) at most this often
 ENTRY_BYTES = 8 * limits.PACK_FILE_BYTES  # larger is not ours
-_SOURCES = ("cache.py", "files.py", "limits.py", "loader.py", "problems.py", "schema.py",
-            "validate.py", "yaml_lines.py")
+_SOURCES = ("cache.py", "cues.py", "files.py", "limits.py", "loader.py", "problems.py",
+            "schema.py", "validate.py", "yaml_lines.py")
 _HERE = Path(__file__).resolve().parent
 
 _ENTRY = re.compile(r"[0-9a-f]{64}\.json")

@@ -1,4 +1,5 @@
-"""Checking a pack's data: the schema, the platforms' limits and answers given away by length.
+"""Checking a pack's data: the schema, the platforms' limits and answers given away by length
+or wording (cues.py).
 
 What the YAML reading built (yaml_lines.py) is validated here and every problem is reported
 at its line, in our own words rather than pydantic's.
@@ -12,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from bot.content import limits
+from bot.content import cues, limits
 from bot.content.problems import clean, short
 from bot.content.schema import (
     LOCALES,
@@ -258,4 +259,7 @@ def check(data: Any, lines: dict[Loc, int], add: AddProblem) -> Quiz | None:
         return None
     for loc, message, warning in _giveaway_problems(model):
         add(_line_of(lines, loc), message, warning)
+    for cue in cues.pack_cues(model):
+        where: Loc = ("questions",) if cue.question is None else ("questions", cue.question)
+        add(_line_of(lines, where), cue.message, True)
     return Quiz.of(model)
