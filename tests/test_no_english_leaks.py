@@ -24,8 +24,8 @@ from bot.i18n import LOCALE_DIR, Translator
 
 LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 # /quiz, /settings-এর, and the subcommands: /daily set, /lang chat, /reports resolve,
-# /mydata delete
-COMMAND = re.compile(r"/[a-z]+(?: (?:set|off|status|chat|resolve|delete)\b)?")
+# /mydata delete, /review export, /review-export
+COMMAND = re.compile(r"/[a-z]+(?:-[a-z]+)?(?: (?:set|off|status|chat|resolve|delete|export)\b)?")
 OPTION = re.compile(r"\b[a-z_]+:")  # a Discord option name: "quiz:", "run:"
 # typed as they are, names, keys, technical terms
 ALLOWED = frozenset({

@@ -34,6 +34,7 @@ ENTRIES = (
     Entry(_("/leaderboard — who knows best")),
     Entry(_("/stats — your answers, accuracy and streaks")),
     Entry(_("/review — the questions due for review")),
+    Entry(_("/review-export — your due and missed questions as an Anki deck")),
     Entry(_("/remind time: HH:MM timezone: <zone> — a daily reminder when reviews are due")),
     Entry(_("/lang code: <language> — your language")),
     Entry(_("/report question: <question id> text: <what is wrong> — report a wrong or "

@@ -43,7 +43,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("quiz", _("A question now, or a whole quiz: /quiz <quiz>")),
     ("leaderboard", _("Who knows best: /leaderboard [day|week|all]")),
     ("stats", _("Your answers, accuracy and streaks")),
-    ("review", _("Go through the questions due for review")),
+    ("review", _("Go through the questions due for review; /review export: an Anki deck")),
     ("remind", _("A daily review reminder: /remind HH:MM [Time/Zone], /remind off")),
     ("lang", _("Your language: /lang en|bn|hi")),
     ("daily", _("A question every day: /daily HH:MM [Time/Zone] [quiz]")),

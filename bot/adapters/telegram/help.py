@@ -32,6 +32,7 @@ ENTRIES = (
     Entry(_("/leaderboard [day|week|all] — who knows best")),
     Entry(_("/stats — your answers, accuracy and streaks")),
     Entry(_("/review — the questions due for review, in our private chat")),
+    Entry(_("/review export — your due and missed questions as an Anki deck")),
     Entry(_("/remind HH:MM [zone] — a daily reminder when reviews are due; /remind off")),
     Entry(_("/lang <en|bn|hi> — your language")),
     Entry(_("/report <question id> <what is wrong> — report a wrong or unclear question; "
