@@ -1,11 +1,13 @@
-"""PostgreSQL's own writes: recording an answer (the hot path, one statement), claiming the
-daily post and moving a chat; coroutines of a connection, run by the writer task inside a
-batch's transaction, each in its own savepoint (writer.py). The writes both databases share are
-written once in bot/storage/ops.py; LOCK_KEYS orders them all."""
+"""PostgreSQL's own writes: recording answers (the hot path: one statement for a batch of
+them), claiming the daily post and moving a chat; coroutines of a connection, run by the writer
+task (writer.py): a batch of answers as a transaction of its own, the other writes in a shared
+transaction, each in its own savepoint. The writes both databases share are written once in
+bot/storage/ops.py; LOCK_KEYS orders them all, BATCHED names the ones written together."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from datetime import date, datetime
 from typing import Any
 
@@ -86,67 +88,120 @@ async def migrate_chat(db: Db, old: str, new: str) -> bool:
     return True
 
 
-# One statement: the post must be open at the answer's time (checked in the insert itself, so
-# a post another process closed a moment ago refuses it); only an answer the post takes
-# creates its person or renames them; the unique key keeps the first answer. An existing
-# person's row is not locked unless the name changes.
-RECORD_ANSWER = """
-WITH open_post AS (
-    SELECT id, chat_key, quiz_id, question_id,
-           (SELECT local_date FROM daily_posts WHERE daily_posts.post_id = posts.id) AS daily
-    FROM posts
-    WHERE id = $1 AND closed_at IS NULL AND (closes_at IS NULL OR closes_at > $5)
+# One statement for a batch of answers, run as a transaction of its own (writer.py): each post
+# must be open at its answer's time (checked in the insert itself, so a post another process
+# closed a moment ago refuses it); only answers a post takes create their people (or bring
+# back one deleted by another process) or rename them (the newest name of the batch); the
+# unique key keeps the first answer, in the batch's order. An existing person's row is not
+# locked unless the name changes; people are written in key order, before the answers (the
+# lock order of LOCK_KEYS). Each input row comes back with its new answer's (id, tx) if it
+# was inserted, and else the earlier answer as this statement's snapshot saw it.
+RECORD_ANSWERS = """
+WITH input AS (
+    SELECT * FROM unnest($1::bigint[], $2::text[], $3::smallint[], $4::bool[],
+                         $5::timestamptz[], $6::bigint[], $7::text[], $8::bool[])
+        WITH ORDINALITY AS i(post_id, person_key, option, correct, answered_at, elapsed_ms,
+                             name, upsert, n)
+), taken AS (
+    SELECT i.*, p.chat_key, p.quiz_id, p.question_id,
+           (SELECT local_date FROM daily_posts AS d WHERE d.post_id = p.id) AS daily
+    FROM input AS i JOIN posts AS p ON p.id = i.post_id
+    WHERE p.closed_at IS NULL AND (p.closes_at IS NULL OR p.closes_at > i.answered_at)
+), named AS (
+    SELECT DISTINCT ON (person_key) person_key, name, upsert FROM taken
+    ORDER BY person_key, n DESC
 ), new_person AS (
-    INSERT INTO persons(key, name) SELECT $2, $7 FROM open_post WHERE $8
+    INSERT INTO persons(key, name) SELECT person_key, name FROM named ORDER BY person_key
     ON CONFLICT (key) DO NOTHING
     RETURNING 1
 ), renamed AS (
-    UPDATE persons SET name = $7
-    WHERE key = $2 AND $8 AND $7 <> '' AND name IS DISTINCT FROM $7
-      AND EXISTS (SELECT 1 FROM open_post)
+    UPDATE persons SET name = named.name FROM named
+    WHERE persons.key = named.person_key AND named.upsert AND named.name <> ''
+      AND persons.name IS DISTINCT FROM named.name
     RETURNING 1
-), person AS (  -- joined below: the person's row is written before the answer's
+), person AS (  -- joined below: the people's rows are written before the answers'
     SELECT (SELECT count(*) FROM new_person) + (SELECT count(*) FROM renamed) AS written
 ), inserted AS (
     INSERT INTO answers(post_id, person_key, option, correct, answered_at, elapsed_ms,
                         chat_key, quiz_id, question_id, daily_date)
-    SELECT id, $2, $3, $4, $5, $6, chat_key, quiz_id, question_id, daily
-    FROM open_post CROSS JOIN person
+    SELECT post_id, person_key, option, correct, answered_at, elapsed_ms, chat_key, quiz_id,
+           question_id, daily
+    FROM taken CROSS JOIN person ORDER BY n
     ON CONFLICT (post_id, person_key) DO NOTHING
-    RETURNING id, tx
+    RETURNING post_id, person_key, id, tx
 )
-SELECT (SELECT id FROM inserted), (SELECT tx FROM inserted),
-       EXISTS (SELECT 1 FROM open_post),
-       (SELECT locale FROM persons WHERE key = $2)
+SELECT t.n IS NOT NULL, ins.id, ins.tx,
+       a.option, a.correct, a.answered_at, a.elapsed_ms,
+       EXISTS (SELECT 1 FROM posts WHERE posts.id = i.post_id),
+       (SELECT locale FROM persons WHERE key = i.person_key)
+FROM input AS i
+LEFT JOIN taken AS t ON t.n = i.n
+LEFT JOIN inserted AS ins ON ins.post_id = i.post_id AND ins.person_key = i.person_key
+LEFT JOIN answers AS a ON a.post_id = i.post_id AND a.person_key = i.person_key
+ORDER BY i.n
 """
+EARLIER = (
+    f"SELECT {ANSWER_COLUMNS} FROM answers"
+    " WHERE (post_id, person_key) IN (SELECT * FROM unnest($1::bigint[], $2::text[]))"
+)
+
+Recorded = tuple[RecordOutcome, AnswerRecord | None, str | None, tuple[int, int]]
 
 
-async def record_answer(
-    db: Db, answer: AnswerRecord, upsert_person: bool
-) -> tuple[RecordOutcome, AnswerRecord | None, str | None, tuple[int, int]]:
-    """The hot path's one write. Returns the outcome, the earlier answer of a duplicate, the
-    person's stored locale (for the caller's cache), and the new answer's (tx, id), (0, 0)
-    if none was inserted."""
-    key = answer.person_key
-    answer_id, tx, is_open, locale = await db.fetchrow(
-        RECORD_ANSWER, answer.post_id, key, answer.option, answer.correct,
-        answer.answered_at, answer.elapsed_ms, answer.name, upsert_person,
+async def record_answers(db: Db, calls: list[tuple[Any, ...]]) -> list[tuple[bool, Any]]:
+    """The hot path: a batch of record_answer calls ((answer, upsert_person) each) in one
+    statement. Returns, per call, (True, what record_answer returns) or (False, LookupError)
+    for an answer to a post that does not exist."""
+    answers: list[AnswerRecord] = [call[0] for call in calls]
+    rows = await db.fetch(
+        RECORD_ANSWERS, [a.post_id for a in answers], [a.person_key for a in answers],
+        [a.option for a in answers], [a.correct for a in answers],
+        [a.answered_at for a in answers], [a.elapsed_ms for a in answers],
+        [a.name for a in answers], [bool(call[1]) for call in calls],
     )
-    if answer_id is not None:
-        return "inserted", None, locale, (int(tx), int(answer_id))
-    # not inserted: read again in a new snapshot (a duplicate may have been committed by
-    # another process after this statement's snapshot was taken)
-    row = await db.fetchrow(
-        f"SELECT {ANSWER_COLUMNS} FROM answers WHERE post_id = $1 AND person_key = $2",
-        answer.post_id, key,
-    )
-    if row is not None:
-        return "duplicate", answer_of(db, row), locale, (0, 0)
-    if not is_open and await db.fetchval(
-        "SELECT 1 FROM posts WHERE id = $1", answer.post_id
-    ) is None:
-        raise LookupError(f"post {answer.post_id} does not exist")
-    return "closed", None, locale, (0, 0)
+    results: list[tuple[bool, Any]] = []
+    first: dict[tuple[int, str], AnswerRecord] = {}  # the answers this batch inserted
+    unsettled: list[int] = []  # refused by a conflict with an answer this snapshot misses
+    for i, (answer, row) in enumerate(zip(answers, rows, strict=True)):
+        taken, answer_id, tx, option, correct, at, elapsed, exists, locale = row
+        key = (answer.post_id, answer.person_key)
+        if key in first:  # a duplicate within the batch
+            results.append((True, ("duplicate", replace(first[key], name=""), locale, (0, 0))))
+        elif taken and answer_id is not None:
+            first[key] = answer
+            results.append((True, ("inserted", None, locale, (int(tx), int(answer_id)))))
+        elif option is not None:
+            earlier = answer_of(db, (answer.post_id, answer.person_key, option, correct, at,
+                                     elapsed))
+            results.append((True, ("duplicate", earlier, locale, (0, 0))))
+        elif not exists:
+            results.append((False, LookupError(f"post {answer.post_id} does not exist")))
+        else:
+            results.append((True, ("closed", None, locale, (0, 0))))
+            if taken:  # another process committed this person's answer after our snapshot
+                unsettled.append(i)
+    if unsettled:  # read again, in a new snapshot
+        found = {
+            (int(r[0]), r[1]): answer_of(db, r)
+            for r in await db.fetch(EARLIER, [answers[i].post_id for i in unsettled],
+                                    [answers[i].person_key for i in unsettled])
+        }
+        for i in unsettled:
+            earlier = found.get((answers[i].post_id, answers[i].person_key))
+            if earlier is not None:
+                results[i] = (True, ("duplicate", earlier, results[i][1][2], (0, 0)))
+    return results
+
+
+async def record_answer(db: Db, answer: AnswerRecord, upsert_person: bool) -> Recorded:
+    """One answer (record_answers is its batch form, and what the writer runs): the outcome,
+    the earlier answer of a duplicate, the person's stored locale (for the caller's cache),
+    and the new answer's (tx, id), (0, 0) if none was inserted."""
+    [(ok, value)] = await record_answers(db, [(answer, upsert_person)])
+    if not ok:
+        raise value
+    recorded: Recorded = value
+    return recorded
 
 
 CLAIM_DAILY = """
@@ -201,4 +256,6 @@ LOCK_KEYS: dict[Callable[..., Awaitable[Any]], Callable[..., LockKey]] = {
     take_lease: lambda name, *_: ("lease", name),
     release_lease: lambda name, *_: ("lease", name),
 }
+# the writes the writer runs together, one statement for all queued calls (writer.py)
+BATCHED = {record_answer: record_answers}
 

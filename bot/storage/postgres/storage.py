@@ -116,7 +116,7 @@ class PostgresStorage(Store):
         """Connect, check the database is ours, migrate (once, whoever else starts now),
         start the writer, the materializer and the read pool. StorageError with one line
         naming the database if it cannot be used; nothing is left open after a failure."""
-        writer = Writer(self._writer_connection, self._committed, ops.LOCK_KEYS)
+        writer = Writer(self._writer_connection, self._committed, ops.LOCK_KEYS, ops.BATCHED)
         pool = None
         try:
             first = await self.connect()
