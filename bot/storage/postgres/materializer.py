@@ -9,6 +9,7 @@ connection, applies committed answers to the aggregate tables in batches:
                        AND tx < pg_snapshot_xmin(pg_current_snapshot())
                      ORDER BY tx, id LIMIT chunk
       scores, totals (per chat and '*'), streaks, week_scores += rows, summed in memory first
+      rank_counts += how those rows moved between groups (from what the upserts return)
       materialized.position = (tx, id) of the last row   -- in the same transaction
     COMMIT
 
@@ -44,6 +45,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from bot.storage.aggregation import Batch, aggregate, streaks
+from bot.storage.postgres import rank_counts
 
 log = logging.getLogger(__name__)
 Db = Any  # an asyncpg.Connection
@@ -78,6 +80,8 @@ NEWEST_DAY = (
 
 
 def _upsert(table: str, key: str, types: str) -> str:
+    """Add sums to a table; each row comes back with its new (correct, answered), which
+    tells the rank counts what changed (rank_counts.py)."""
     columns = f"chat_key, {key}, correct, answered, time_ms"
     return (
         f"INSERT INTO {table}({columns}) SELECT * FROM unnest({types})"
@@ -85,6 +89,7 @@ def _upsert(table: str, key: str, types: str) -> str:
         f" correct = {table}.correct + excluded.correct,"
         f" answered = {table}.answered + excluded.answered,"
         f" time_ms = {table}.time_ms + excluded.time_ms"
+        f" RETURNING chat_key, {key}, correct, answered"
     )
 
 
@@ -150,6 +155,7 @@ async def roll_week(db: Db, day: date) -> date:
                 gone,
             )
             gone += timedelta(days=1)
+    await rank_counts.recount(db, ["week"])  # once a day: a scan of week_scores
     await db.execute("UPDATE week_window SET until = $1 WHERE id = 1", day)
     return day
 
@@ -172,17 +178,36 @@ async def apply(db: Db, limit: int = CHUNK, roll_first: bool = False) -> tuple[i
     # the window moves before this batch reaches scores: a day leaving it is taken out of
     # week_scores as week_scores holds it (without this batch's rows of that day)
     until = await roll_week(db, max(row[6] for row in rows))
-    await db.execute(UPSERT_SCORES, *_columns(sorted(batch.scores.items()), 6))
-    await db.execute(UPSERT_TOTALS, *_columns(sorted(batch.totals.items()), 5))
+    changes: rank_counts.Changes = {}
+    await _add(db, UPSERT_SCORES, batch.scores, "day", changes)
+    await _add(db, UPSERT_TOTALS, batch.totals, "all", changes)
     week = batch.week(week_start(until))  # and <= until: the window now reaches the newest day
     if week:
-        await db.execute(UPSERT_WEEK, *_columns(sorted(week.items()), 5))
+        await _add(db, UPSERT_WEEK, week, "week", changes)
+    await rank_counts.add(db, changes)
     await _streaks(db, batch.runs)
     end: Position = (int(rows[-1][1]), int(rows[-1][0]))
     await db.execute(
         "UPDATE materialized SET tx = $1::xid8, id = $2 WHERE name = 'scores'", *end
     )
     return len(rows), end
+
+
+async def _add(
+    db: Db, upsert: str, sums: dict[Any, list[int]], board: str,
+    changes: rank_counts.Changes,
+) -> None:
+    """Add `sums` (key: chat[, day], person) to a board's table, noting how each row moved
+    between the board's groups of people with the same number of correct answers. A row
+    that existed had at least one answer, so one that holds just this batch's is new."""
+    items = sorted(sums.items())
+    for row in await db.fetch(upsert, *_columns(items, len(items[0][0]) + 3)):
+        key = tuple(row[:-2])
+        correct, answered = row[-2], row[-1]
+        added = sums[key]
+        old = None if answered == added[1] else correct - added[0]
+        day = key[1] if board == "day" else rank_counts.NO_DAY
+        rank_counts.moved(changes, board, key[0], day, old, correct)
 
 
 def _columns(items: list[tuple[tuple[Any, ...], list[int]]], width: int) -> list[list[Any]]:

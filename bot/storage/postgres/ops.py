@@ -12,6 +12,7 @@ from datetime import date, datetime
 from typing import Any
 
 from bot.core.ports import AnswerRecord, NewPost, RecordOutcome
+from bot.storage import privacy
 from bot.storage.ops import (
     insert_post,
     release_lease,
@@ -22,6 +23,7 @@ from bot.storage.ops import (
     upsert_chat,
     upsert_person,
 )
+from bot.storage.postgres import rank_counts
 from bot.storage.records import ANSWER_COLUMNS, answer_of
 
 Db = Any  # a PgSql (postgres/sql.py): the asyncpg connection in a transaction, and its Sql
@@ -70,6 +72,7 @@ async def migrate_chat(db: Db, old: str, new: str) -> bool:
             new, old,
         )
         await db.execute(f"DELETE FROM {table} WHERE chat_key = $1", old)
+    await rank_counts.recount(db, chats=[old, new])
     for table in ("schedules", "daily_posts"):
         await db.execute(f"DELETE FROM {table} WHERE chat_key = $1", old)
     # the chat's settings (unless the new key has its own) and its rounds
@@ -102,43 +105,56 @@ WITH input AS (
                          $5::timestamptz[], $6::bigint[], $7::text[], $8::bool[])
         WITH ORDINALITY AS i(post_id, person_key, option, correct, answered_at, elapsed_ms,
                              name, upsert, n)
+), looked AS (  -- each row's post and earlier answer by key (LIMIT 1: one index probe each)
+    SELECT i.*, p.id IS NOT NULL AS post_exists,
+           p.closed_at IS NULL AND (p.closes_at IS NULL OR p.closes_at > i.answered_at)
+               AS open,
+           p.chat_key, p.quiz_id, p.question_id, p.daily,
+           a.option AS earlier_option, a.correct AS earlier_correct,
+           a.answered_at AS earlier_at, a.elapsed_ms AS earlier_ms,
+           who.name AS stored_name, who.locale
+    FROM input AS i
+    LEFT JOIN LATERAL (
+        SELECT name, locale FROM persons WHERE persons.key = i.person_key LIMIT 1
+    ) AS who ON true
+    LEFT JOIN LATERAL (
+        SELECT id, closed_at, closes_at, chat_key, quiz_id, question_id,
+               (SELECT local_date FROM daily_posts AS d WHERE d.post_id = posts.id) AS daily
+        FROM posts WHERE posts.id = i.post_id LIMIT 1
+    ) AS p ON true
+    LEFT JOIN LATERAL (
+        SELECT option, correct, answered_at, elapsed_ms FROM answers
+        WHERE answers.post_id = i.post_id AND answers.person_key = i.person_key LIMIT 1
+    ) AS a ON true
 ), taken AS (
-    SELECT i.*, p.chat_key, p.quiz_id, p.question_id,
-           (SELECT local_date FROM daily_posts AS d WHERE d.post_id = p.id) AS daily
-    FROM input AS i JOIN posts AS p ON p.id = i.post_id
-    WHERE p.closed_at IS NULL AND (p.closes_at IS NULL OR p.closes_at > i.answered_at)
+    SELECT * FROM looked WHERE post_exists AND open
 ), named AS (
-    SELECT DISTINCT ON (person_key) person_key, name, upsert FROM taken
+    SELECT DISTINCT ON (person_key) person_key, name, upsert, stored_name FROM taken
     ORDER BY person_key, n DESC
-), new_person AS (
-    INSERT INTO persons(key, name) SELECT person_key, name FROM named ORDER BY person_key
-    ON CONFLICT (key) DO NOTHING
+), person AS (  -- the missing, and the renamed: only these rows are locked
+    INSERT INTO persons(key, name)
+    SELECT person_key, name FROM named
+    WHERE stored_name IS NULL OR (upsert AND name <> '' AND stored_name <> name)
+    ORDER BY person_key
+    ON CONFLICT (key) DO UPDATE SET name = excluded.name
+    WHERE excluded.name <> '' AND persons.name IS DISTINCT FROM excluded.name
     RETURNING 1
-), renamed AS (
-    UPDATE persons SET name = named.name FROM named
-    WHERE persons.key = named.person_key AND named.upsert AND named.name <> ''
-      AND persons.name IS DISTINCT FROM named.name
-    RETURNING 1
-), person AS (  -- joined below: the people's rows are written before the answers'
-    SELECT (SELECT count(*) FROM new_person) + (SELECT count(*) FROM renamed) AS written
+), written AS (  -- joined below: the people's rows are written before the answers'
+    SELECT count(*) FROM person
 ), inserted AS (
     INSERT INTO answers(post_id, person_key, option, correct, answered_at, elapsed_ms,
                         chat_key, quiz_id, question_id, daily_date)
     SELECT post_id, person_key, option, correct, answered_at, elapsed_ms, chat_key, quiz_id,
            question_id, daily
-    FROM taken CROSS JOIN person ORDER BY n
+    FROM taken CROSS JOIN written ORDER BY n
     ON CONFLICT (post_id, person_key) DO NOTHING
     RETURNING post_id, person_key, id, tx
 )
-SELECT t.n IS NOT NULL, ins.id, ins.tx,
-       a.option, a.correct, a.answered_at, a.elapsed_ms,
-       EXISTS (SELECT 1 FROM posts WHERE posts.id = i.post_id),
-       (SELECT locale FROM persons WHERE key = i.person_key)
-FROM input AS i
-LEFT JOIN taken AS t ON t.n = i.n
-LEFT JOIN inserted AS ins ON ins.post_id = i.post_id AND ins.person_key = i.person_key
-LEFT JOIN answers AS a ON a.post_id = i.post_id AND a.person_key = i.person_key
-ORDER BY i.n
+SELECT l.post_exists AND l.open, ins.id, ins.tx, l.earlier_option, l.earlier_correct,
+       l.earlier_at, l.earlier_ms, l.post_exists, l.locale
+FROM looked AS l
+LEFT JOIN inserted AS ins ON ins.post_id = l.post_id AND ins.person_key = l.person_key
+ORDER BY l.n
 """
 EARLIER = (
     f"SELECT {ANSWER_COLUMNS} FROM answers"
@@ -204,6 +220,14 @@ async def record_answer(db: Db, answer: AnswerRecord, upsert_person: bool) -> Re
     return recorded
 
 
+async def delete_person(db: Db, key: str, private_chats: tuple[str, ...] = ()) -> bool:
+    """privacy.delete_person, the person's rows taken out of the rank counts first (holding
+    the materializer's position lock, as it does)."""
+    await db.execute("SELECT 1 FROM materialized WHERE name = 'scores' FOR UPDATE")
+    await rank_counts.person_leaves(db, key)
+    return await privacy.delete_person(db, key, private_chats)
+
+
 CLAIM_DAILY = """
 WITH claim AS (
     INSERT INTO daily_posts(chat_key, local_date, post_id, claimed_at)
@@ -255,6 +279,10 @@ LOCK_KEYS: dict[Callable[..., Awaitable[Any]], Callable[..., LockKey]] = {
     record_answer: lambda answer, *_: ("person", answer.person_key, str(answer.post_id)),
     take_lease: lambda name, *_: ("lease", name),
     release_lease: lambda name, *_: ("lease", name),
+}
+# shared writes of the aggregates, and PostgreSQL's form of them that keeps rank_counts too
+COUNTED: dict[Callable[..., Awaitable[Any]], Callable[..., Awaitable[Any]]] = {
+    privacy.delete_person: delete_person,
 }
 # the writes the writer runs together, one statement for all queued calls (writer.py)
 BATCHED = {record_answer: record_answers}

@@ -238,10 +238,11 @@ class PostgresStorage(Store):
 
     # plumbing --------------------------------------------------------------------------
     def _write(self, fn: Callable[..., Awaitable[T]], *args: Any) -> asyncio.Future[T]:
-        """Queue a write; await the result (it resolves after COMMIT)."""
+        """Queue a write; await the result (it resolves after COMMIT). A shared write of the
+        aggregates runs in its form that keeps rank_counts too (ops.COUNTED)."""
         if self._writer is None:
             raise RuntimeError("storage is not open")
-        return self._writer.submit(fn, *args)
+        return self._writer.submit(ops.COUNTED.get(fn, fn), *args)
 
     async def _read(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
         pool = self._pool
