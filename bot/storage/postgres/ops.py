@@ -24,6 +24,7 @@ from bot.storage.ops import (
     upsert_person,
 )
 from bot.storage.postgres import rank_counts
+from bot.storage.postgres.writer import BatchFn
 from bot.storage.records import ANSWER_COLUMNS, answer_of
 
 Db = Any  # a PgSql (postgres/sql.py): the asyncpg connection in a transaction, and its Sql
@@ -203,9 +204,9 @@ async def record_answers(db: Db, calls: list[tuple[Any, ...]]) -> list[tuple[boo
                                     [answers[i].person_key for i in unsettled])
         }
         for i in unsettled:
-            earlier = found.get((answers[i].post_id, answers[i].person_key))
-            if earlier is not None:
-                results[i] = (True, ("duplicate", earlier, results[i][1][2], (0, 0)))
+            again = found.get((answers[i].post_id, answers[i].person_key))
+            if again is not None:
+                results[i] = (True, ("duplicate", again, results[i][1][2], (0, 0)))
     return results
 
 
@@ -285,5 +286,5 @@ COUNTED: dict[Callable[..., Awaitable[Any]], Callable[..., Awaitable[Any]]] = {
     privacy.delete_person: delete_person,
 }
 # the writes the writer runs together, one statement for all queued calls (writer.py)
-BATCHED = {record_answer: record_answers}
+BATCHED: dict[Callable[..., Awaitable[Any]], BatchFn] = {record_answer: record_answers}
 
