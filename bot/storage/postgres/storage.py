@@ -3,10 +3,11 @@
 The same guarantees as SqliteStorage, for any number of processes on one database:
 - schema.py        versioned migrations, run at open under pg_advisory_xact_lock; a database
                    that is another program's, or a newer quizbot's, is refused untouched
-- writer.py        one connection, group commit, a savepoint per write, acknowledged after
-                   COMMIT
+- writer.py        one connection, group commit (a batch of answers in one statement, the
+                   other writes a savepoint each), acknowledged after COMMIT
 - materializer.py  the boards' aggregates, applied in batches by a task of its own with its
-                   position stored in the same transaction
+                   position stored in the same transaction; rank_counts.py the per-score
+                   counts of the boards, kept by every writer of the aggregates
 - sql.py           the Sql the operations written once run on (bot/storage/sql.py)
 - ops.py           PostgreSQL's own writes (recording an answer, claiming the daily post,
                    moving a chat) and the order writes take their locks in; boards.py its
