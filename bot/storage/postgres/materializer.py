@@ -23,7 +23,10 @@ once, whichever process committed it and in whatever order; a crash undoes a who
 application or none of it, and the next one redoes it.
 
 These transactions run with synchronous_commit off: what they write is derived from the
-answers, and a lost application is redone from the stored position.
+answers, and a lost application is redone from the stored position. The summing is the
+server's, on this connection: the bot's event loop, which the writer shares, does no work per
+answer for the boards but the streaks' runs (a list append), so a chunk, however large, never
+holds the answers up; it takes no lock an answer's statement waits for.
 
 When: an answer committed by this process waits at most `interval` (a backlog of `backlog`
 is applied at once); every `idle_check` seconds the task also looks for answers of other
