@@ -2,6 +2,7 @@
 board at a million answers. Prints a table, writes bench_postgres.json, asserts nothing.
 
     python scripts/bench_postgres.py [--quick] [--url postgresql://…] [--json FILE]
+                                     [--only answers|boards] [--processes 1,2,4]
 
 The server is --url, else QUIZBOT_BENCH_POSTGRES_URL, else QUIZBOT_TEST_POSTGRES_URL; the
 script creates databases of its own there (bench_…) and drops them at the end. Without a URL
@@ -11,9 +12,11 @@ Every figure stands beside its floor, measured in the same run on the same serve
 
 1. answers/s with 1, 2 and 4 processes, each process answering through QuizService.answer
    (its own PostgresStorage: a writer with group commit, a pool for reads, the materializer)
-   with 50 people answering at once; floor: the same number of processes, each inserting the
-   same answer rows with raw asyncpg (8 connections, one INSERT per transaction: PostgreSQL's
-   own group commit), 50 at once. Scaling: the rate at k processes over the rate at 1.
+   with 50 people answering at once. Two floors, the same number of processes inserting the
+   same answer rows with raw asyncpg, 50 at once: one INSERT per transaction over 8
+   connections (PostgreSQL's own group commit), and batched (one task takes whatever is
+   queued and inserts it with one statement, its own transaction, on one connection: the
+   least a batching writer costs). Scaling: the rate at k processes over the rate at 1.
 2. every board (global and one chat; day, week, all time; the top 10, and a mid-table
    person's rank) through QuizService.leaderboard, with 1,000,000 answers by 100,000 people
    in 50 chats over 60 days (the SQLite bench's data); floor: one row read by primary key
@@ -54,6 +57,13 @@ INSERT = (
     "INSERT INTO answers(post_id, person_key, option, correct, answered_at, elapsed_ms,"
     " chat_key, quiz_id, question_id) VALUES ($1, $2, 0, $3, $4, $5, $6, 'q', 'x')"
 )
+INSERT_MANY = (
+    "INSERT INTO answers(post_id, person_key, option, correct, answered_at, elapsed_ms,"
+    " chat_key, quiz_id, question_id) SELECT post_id, person_key, 0, correct, $4, $5, $6,"
+    " 'q', 'x' FROM unnest($1::bigint[], $2::text[], $3::bool[])"
+    " AS i(post_id, person_key, correct)"
+)
+KINDS = ("floor", "batched", "core")  # the one-per-transaction floor, the batched one, quizbot
 
 
 def pct(values: list[float], q: float) -> float:
@@ -156,7 +166,35 @@ async def worker(kind: str, url: str, index: int, seconds: float) -> None:
                 await db.execute(INSERT, posts[i // people], f"p:{index}:{i % people}",
                                  i % 2 == 0, now, 1000, chat_key)
 
-        await run(raw)
+        if kind == "floor":
+            await run(raw)
+            return
+        queue: list[tuple[int, str, bool, asyncio.Future[None]]] = []
+        wake = asyncio.Event()
+
+        async def batcher() -> None:
+            async with pool.acquire() as db:
+                while True:
+                    await wake.wait()
+                    wake.clear()
+                    while queue:
+                        batch = queue[:]
+                        del queue[:]
+                        await db.execute(INSERT_MANY, [b[0] for b in batch],
+                                         [b[1] for b in batch], [b[2] for b in batch], now,
+                                         1000, chat_key)
+                        for b in batch:
+                            b[3].set_result(None)
+
+        async def batched(i: int) -> None:
+            done = loop.create_future()
+            queue.append((posts[i // people], f"p:{index}:{i % people}", i % 2 == 0, done))
+            wake.set()
+            await done
+
+        task = asyncio.ensure_future(batcher())
+        await run(batched)
+        task.cancel()
     finally:
         await pool.close()
 
@@ -341,7 +379,10 @@ async def main() -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes, to try the script")
     parser.add_argument("--url", help="a PostgreSQL server (any database on it)")
     parser.add_argument("--json", type=Path, default=Path("bench_postgres.json"))
-    parser.add_argument("--worker", choices=["core", "floor"], help=argparse.SUPPRESS)
+    parser.add_argument("--only", choices=["answers", "boards"], help="one part of the two")
+    parser.add_argument("--processes", default="1,2,4",
+                        help="numbers of processes for the answers part (default 1,2,4)")
+    parser.add_argument("--worker", choices=KINDS, help=argparse.SUPPRESS)
     parser.add_argument("--index", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--seconds", type=float, default=5.0, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -359,26 +400,47 @@ async def main() -> int:
           f"{info['synchronous_commit']}); {info['cpus']} CPUs ({info['cpu']}), python "
           f"{info['python']}, asyncpg {info['asyncpg']}")
 
-    seconds = 2.0 if args.quick else 5.0
+    result: dict[str, Any] = {"machine": info, "quick": args.quick,
+                              "load_average": os.getloadavg()}
+    if args.only != "boards":
+        counts = [int(n) for n in args.processes.split(",")]
+        result["processes"] = await answers_part(server, counts, 2.0 if args.quick else 5.0)
+    if args.only != "answers":
+        result.update(await boards_part(server, args.quick))
+    result["load_average_after"] = os.getloadavg()
+    print("load average (1, 5, 15 min): before {:.2f} {:.2f} {:.2f}, after {:.2f} {:.2f} {:.2f}"
+          .format(*result["load_average"], *result["load_average_after"]))
+    write_json(args.json, result)
+    print(f"written to {args.json}")
+    return 0
+
+
+async def answers_part(server: str, counts: list[int], seconds: float) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
-    for count in (1, 2, 4):
-        floor = await processes("floor", server, count, seconds)
-        core = await processes("core", server, count, seconds)
-        rows.append({"processes": count, "core": core, "floor": floor})
-    one = rows[0]["core"]["rate"]
-    one_floor = rows[0]["floor"]["rate"]
+    for count in counts:
+        row: dict[str, Any] = {"processes": count}
+        for kind in KINDS:
+            row[kind] = await processes(kind, server, count, seconds)
+        rows.append(row)
     print(f"\n1. answers/s, {CONCURRENCY} people answering at once per process, "
           f"{seconds:g} s each")
-    print(f"{'processes':>9}  {'core /s':>9} {'p50 ms':>7} {'p99 ms':>7} {'scaling':>8}"
-          f"  {'floor /s':>9} {'p50 ms':>7} {'p99 ms':>7} {'scaling':>8}  {'vs floor':>8}")
+    print(f"{'processes':>9}  {'core /s':>8} {'p50 ms':>7} {'p99 ms':>7} {'scaling':>7}"
+          f"  {'floor /s':>8} {'p50 ms':>7} {'p99 ms':>7}  {'batched /s':>10} {'p50 ms':>7}"
+          f" {'p99 ms':>7}  {'vs floor':>8} {'vs batched':>10}")
+    one = rows[0]["core"]["rate"]
     for r in rows:
-        c, f = r["core"], r["floor"]
-        print(f"{r['processes']:9d}  {c['rate']:9.0f} {c['p50_ms']:7.2f} {c['p99_ms']:7.2f}"
-              f" {c['rate'] / one:8.2f}  {f['rate']:9.0f} {f['p50_ms']:7.2f}"
-              f" {f['p99_ms']:7.2f} {f['rate'] / one_floor:8.2f}  {c['rate'] / f['rate']:8.2f}")
-    print("   floor: raw asyncpg, one INSERT per transaction over 8 connections per process")
+        c, f, b = r["core"], r["floor"], r["batched"]
+        print(f"{r['processes']:9d}  {c['rate']:8.0f} {c['p50_ms']:7.2f} {c['p99_ms']:7.2f}"
+              f" {c['rate'] / one:7.2f}  {f['rate']:8.0f} {f['p50_ms']:7.2f}"
+              f" {f['p99_ms']:7.2f}  {b['rate']:10.0f} {b['p50_ms']:7.2f} {b['p99_ms']:7.2f}"
+              f"  {c['rate'] / f['rate']:8.2f} {c['rate'] / b['rate']:10.2f}")
+    print("   floor: raw asyncpg, one INSERT per transaction over 8 connections per process;"
+          "\n   batched: raw asyncpg, what is queued inserted by one statement per transaction")
+    return rows
 
-    answers, people = (100_000, 10_000) if args.quick else (1_000_000, 100_000)
+
+async def boards_part(server: str, quick: bool) -> dict[str, Any]:
+    answers, people = (100_000, 10_000) if quick else (1_000_000, 100_000)
     url = await create_database(server)
     try:
         async with PostgresStorage(url):
@@ -395,7 +457,7 @@ async def main() -> int:
             await db.execute("VACUUM ANALYZE")  # what autovacuum does on a running server
         finally:
             await db.close()
-        board_rows, floor = await boards(url, 50 if args.quick else 200)
+        board_rows, floor = await boards(url, 50 if quick else 200)
     finally:
         await drop_database(server, url)
     print(f"\n2. boards ({answers:,} answers, {people:,} people, 50 chats, 60 days; filled in "
@@ -406,13 +468,8 @@ async def main() -> int:
               f"{r['p99_ms']:9.2f}")
     print(f"{'floor: one row by primary key':40}{'':9}{'':8}{floor['p50_ms']:9.2f}"
           f"{floor['p99_ms']:9.2f}")
-    write_json(args.json, {
-        "machine": info, "quick": args.quick, "processes": rows, "boards": board_rows,
-        "board_floor": floor, "filled_s": round(filled, 1),
-        "materialized_s": round(materialized, 1),
-    })
-    print(f"written to {args.json}")
-    return 0
+    return {"boards": board_rows, "board_floor": floor, "filled_s": round(filled, 1),
+            "materialized_s": round(materialized, 1)}
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ show, as on SQLite (bot/storage/sqlite/boards.py has the reasoning):
 
 One statement reads the top N through the rank index (LIMIT first, the N names joined after)
 and, for someone outside it, their row and 1 + the people above: rank_counts (people per board
-and number of correct answers, kept by triggers on the aggregate tables, migration 6) gives
+and number of correct answers, kept beside the aggregates by their writers, rank_counts.py) gives
 those with more correct answers, and the rank index counts those level with me who were
 faster. A board is read in one REPEATABLE READ snapshot with the week window it depends on.
 """

@@ -5,10 +5,12 @@ connection, applies committed answers to the aggregate tables in batches:
 
     BEGIN
       (tx, id) = materialized.position FOR UPDATE      -- one process at a time
-      rows = answers WHERE (tx, id) > position
-                       AND tx < pg_snapshot_xmin(pg_current_snapshot())
-                     ORDER BY tx, id LIMIT chunk
-      scores, totals (per chat and '*'), streaks, week_scores += rows, summed in memory first
+      chunk = answers WHERE (tx, id) > position
+                        AND tx < pg_snapshot_xmin(pg_current_snapshot())
+                      ORDER BY tx, id LIMIT chunk
+      scores, totals (per chat and '*'), week_scores += chunk, summed by the server
+      rank_counts += how those rows moved between groups     -- one statement (APPLY)
+      streaks continued through chunk, in order
       materialized.position = (tx, id) of the last row   -- in the same transaction
     COMMIT
 
@@ -21,7 +23,10 @@ once, whichever process committed it and in whatever order; a crash undoes a who
 application or none of it, and the next one redoes it.
 
 These transactions run with synchronous_commit off: what they write is derived from the
-answers, and a lost application is redone from the stored position.
+answers, and a lost application is redone from the stored position. The summing is the
+server's, on this connection: the bot's event loop, which the writer shares, does no work per
+answer for the boards but the streaks' runs (a list append), so a chunk, however large, never
+holds the answers up; it takes no lock an answer's statement waits for.
 
 When: an answer committed by this process waits at most `interval` (a backlog of `backlog`
 is applied at once); every `idle_check` seconds the task also looks for answers of other
@@ -43,7 +48,8 @@ from collections.abc import Awaitable, Callable
 from datetime import date, timedelta
 from typing import Any
 
-from bot.storage.aggregation import Batch, aggregate, streaks
+from bot.storage.aggregation import streaks
+from bot.storage.postgres import rank_counts
 
 log = logging.getLogger(__name__)
 Db = Any  # an asyncpg.Connection
@@ -64,9 +70,8 @@ PENDING = (
     " AND a.tx < pg_snapshot_xmin(pg_current_snapshot()))"
     " FROM materialized AS m WHERE m.name = 'scores'"
 )
-BATCH = (
-    "SELECT id, tx, chat_key, person_key, correct, elapsed_ms,"
-    " (answered_at AT TIME ZONE 'UTC')::date FROM answers"
+CHUNK_ROWS = (  # the next chunk, in order: its end, and the runs of the streaks
+    "SELECT tx, id, person_key, correct, (answered_at AT TIME ZONE 'UTC')::date FROM answers"
     " WHERE (tx, id) > ($1::xid8, $2::bigint) AND tx < pg_snapshot_xmin(pg_current_snapshot())"
     " ORDER BY tx, id LIMIT $3"
 )
@@ -77,27 +82,73 @@ NEWEST_DAY = (
 )
 
 
-def _upsert(table: str, key: str, types: str) -> str:
+def _upsert(table: str, key: str, sums: str) -> str:
     columns = f"chat_key, {key}, correct, answered, time_ms"
     return (
-        f"INSERT INTO {table}({columns}) SELECT * FROM unnest({types})"
+        f"INSERT INTO {table}({columns}) SELECT {columns} FROM {sums} ORDER BY chat_key, {key}"
         f" ON CONFLICT (chat_key, {key}) DO UPDATE SET"
         f" correct = {table}.correct + excluded.correct,"
         f" answered = {table}.answered + excluded.answered,"
         f" time_ms = {table}.time_ms + excluded.time_ms"
+        f" RETURNING chat_key, {key}, correct, answered"
     )
 
 
-UPSERT_SCORES = _upsert(
-    "scores", "day, person_key",
-    "$1::text[], $2::date[], $3::text[], $4::int[], $5::int[], $6::bigint[]",
+def _moved(board: str, upserted: str, sums: str, key: str, day: str) -> str:
+    """Each upserted row's board, chat, day, new and old number of correct answers (NULL:
+    it is new). A row that existed had at least one answer, so a row that holds only this
+    chunk's answers is new."""
+    return (
+        f"SELECT '{board}'::text AS board, u.chat_key, {day} AS day, u.correct AS new,"
+        " CASE WHEN u.answered = s.answered THEN NULL ELSE u.correct - s.correct END AS old"
+        f" FROM {upserted} AS u JOIN {sums} AS s USING (chat_key, {key})"
+    )
+
+
+# One statement applies a chunk (tx, id) in ($1, $2] .. ($3, $4] to every aggregate, summed on
+# the server, and moves each changed row between its board's groups in rank_counts (the
+# people with the same number of correct answers). $5 is the week window's first day. The
+# chunk's answers have all committed (their transactions are older than every running one),
+# so the range holds the same rows for every statement of the transaction.
+APPLY = f"""
+WITH chunk AS (
+    SELECT chat_key, person_key, correct::int AS correct, elapsed_ms,
+           (answered_at AT TIME ZONE 'UTC')::date AS day
+    FROM answers
+    WHERE (tx, id) > ($1::xid8, $2::bigint) AND (tx, id) <= ($3::xid8, $4::bigint)
+), day_sums AS (  -- each answer counts in its chat and in every chat ('*')
+    SELECT chat_key, day, person_key, sum(correct)::int AS correct,
+           count(*)::int AS answered, sum(elapsed_ms)::bigint AS time_ms
+    FROM (SELECT chat_key, day, person_key, correct, elapsed_ms FROM chunk
+          UNION ALL SELECT '*', day, person_key, correct, elapsed_ms FROM chunk) AS c
+    GROUP BY chat_key, day, person_key
+), all_sums AS (
+    SELECT chat_key, person_key, sum(correct)::int AS correct, sum(answered)::int AS answered,
+           sum(time_ms)::bigint AS time_ms
+    FROM day_sums GROUP BY chat_key, person_key
+), week_sums AS (  -- and <= the window's end: it was rolled to the chunk's newest day
+    SELECT chat_key, person_key, sum(correct)::int AS correct, sum(answered)::int AS answered,
+           sum(time_ms)::bigint AS time_ms
+    FROM day_sums WHERE day >= $5::date GROUP BY chat_key, person_key
+), day_rows AS ({_upsert("scores", "day, person_key", "day_sums")}
+), all_rows AS ({_upsert("totals", "person_key", "all_sums")}
+), week_rows AS ({_upsert("week_scores", "person_key", "week_sums")}
+), moved AS (
+    {_moved("day", "day_rows", "day_sums", "day, person_key", "u.day")}
+    UNION ALL {_moved("all", "all_rows", "all_sums", "person_key", "'-infinity'::date")}
+    UNION ALL {_moved("week", "week_rows", "week_sums", "person_key", "'-infinity'::date")}
+), changes AS (
+    SELECT board, chat_key, day, new AS correct, 1 AS people FROM moved
+    WHERE old IS DISTINCT FROM new
+    UNION ALL SELECT board, chat_key, day, old, -1 FROM moved WHERE old <> new
 )
-UPSERT_TOTALS = _upsert(
-    "totals", "person_key", "$1::text[], $2::text[], $3::int[], $4::int[], $5::bigint[]"
-)
-UPSERT_WEEK = _upsert(
-    "week_scores", "person_key", "$1::text[], $2::text[], $3::int[], $4::int[], $5::bigint[]"
-)
+INSERT INTO rank_counts(board, chat_key, day, correct, people)
+SELECT board, chat_key, day, correct, sum(people) FROM changes
+GROUP BY board, chat_key, day, correct HAVING sum(people) <> 0
+ORDER BY board, chat_key, day, correct
+ON CONFLICT (board, chat_key, day, correct)
+DO UPDATE SET people = rank_counts.people + excluded.people
+"""
 UPSERT_STREAKS = (
     "INSERT INTO streaks(person_key, current_streak, best_streak)"
     " SELECT * FROM unnest($1::text[], $2::int[], $3::int[])"
@@ -150,6 +201,7 @@ async def roll_week(db: Db, day: date) -> date:
                 gone,
             )
             gone += timedelta(days=1)
+    await rank_counts.recount(db, ["week"])  # once a day: a scan of week_scores
     await db.execute("UPDATE week_window SET until = $1 WHERE id = 1", day)
     return day
 
@@ -165,33 +217,22 @@ async def apply(db: Db, limit: int = CHUNK, roll_first: bool = False) -> tuple[i
         newest = await db.fetchval(NEWEST_DAY, *start)
         if newest is not None:
             await roll_week(db, newest)
-    rows = await db.fetch(BATCH, start[0], start[1], limit)
+    rows = await db.fetch(CHUNK_ROWS, start[0], start[1], limit)
     if not rows:
         return 0, start
-    batch: Batch[date] = aggregate(row[2:] for row in rows)
-    # the window moves before this batch reaches scores: a day leaving it is taken out of
-    # week_scores as week_scores holds it (without this batch's rows of that day)
-    until = await roll_week(db, max(row[6] for row in rows))
-    await db.execute(UPSERT_SCORES, *_columns(sorted(batch.scores.items()), 6))
-    await db.execute(UPSERT_TOTALS, *_columns(sorted(batch.totals.items()), 5))
-    week = batch.week(week_start(until))  # and <= until: the window now reaches the newest day
-    if week:
-        await db.execute(UPSERT_WEEK, *_columns(sorted(week.items()), 5))
-    await _streaks(db, batch.runs)
-    end: Position = (int(rows[-1][1]), int(rows[-1][0]))
+    end: Position = (int(rows[-1][0]), int(rows[-1][1]))
+    # the window moves before this chunk reaches scores: a day leaving it is taken out of
+    # week_scores as week_scores holds it (without this chunk's rows of that day)
+    until = await roll_week(db, max(row[4] for row in rows))
+    await db.execute(APPLY, *start, *end, week_start(until))
+    runs: dict[str, list[bool]] = {}
+    for row in rows:
+        runs.setdefault(row[2], []).append(row[3])
+    await _streaks(db, runs)
     await db.execute(
         "UPDATE materialized SET tx = $1::xid8, id = $2 WHERE name = 'scores'", *end
     )
     return len(rows), end
-
-
-def _columns(items: list[tuple[tuple[Any, ...], list[int]]], width: int) -> list[list[Any]]:
-    """Rows of (key..., values...) as one list per column, for unnest()."""
-    columns: list[list[Any]] = [[] for _ in range(width)]
-    for key, values in items:
-        for column, value in zip(columns, (*key, *values), strict=True):
-            column.append(value)
-    return columns
 
 
 async def _streaks(db: Db, runs: dict[str, list[bool]]) -> None:

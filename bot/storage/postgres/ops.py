@@ -1,15 +1,18 @@
-"""PostgreSQL's own writes: recording an answer (the hot path, one statement), claiming the
-daily post and moving a chat; coroutines of a connection, run by the writer task inside a
-batch's transaction, each in its own savepoint (writer.py). The writes both databases share are
-written once in bot/storage/ops.py; LOCK_KEYS orders them all."""
+"""PostgreSQL's own writes: recording answers (the hot path: one statement for a batch of
+them), claiming the daily post and moving a chat; coroutines of a connection, run by the writer
+task (writer.py): a batch of answers as a transaction of its own, the other writes in a shared
+transaction, each in its own savepoint. The writes both databases share are written once in
+bot/storage/ops.py; LOCK_KEYS orders them all, BATCHED names the ones written together."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from datetime import date, datetime
 from typing import Any
 
 from bot.core.ports import AnswerRecord, NewPost, RecordOutcome
+from bot.storage import privacy
 from bot.storage.ops import (
     insert_post,
     release_lease,
@@ -20,6 +23,8 @@ from bot.storage.ops import (
     upsert_chat,
     upsert_person,
 )
+from bot.storage.postgres import rank_counts
+from bot.storage.postgres.writer import BatchFn
 from bot.storage.records import ANSWER_COLUMNS, answer_of
 
 Db = Any  # a PgSql (postgres/sql.py): the asyncpg connection in a transaction, and its Sql
@@ -68,6 +73,7 @@ async def migrate_chat(db: Db, old: str, new: str) -> bool:
             new, old,
         )
         await db.execute(f"DELETE FROM {table} WHERE chat_key = $1", old)
+    await rank_counts.recount(db, chats=[old, new])
     for table in ("schedules", "daily_posts"):
         await db.execute(f"DELETE FROM {table} WHERE chat_key = $1", old)
     # the chat's settings (unless the new key has its own) and its rounds
@@ -86,67 +92,141 @@ async def migrate_chat(db: Db, old: str, new: str) -> bool:
     return True
 
 
-# One statement: the post must be open at the answer's time (checked in the insert itself, so
-# a post another process closed a moment ago refuses it); only an answer the post takes
-# creates its person or renames them; the unique key keeps the first answer. An existing
-# person's row is not locked unless the name changes.
-RECORD_ANSWER = """
-WITH open_post AS (
-    SELECT id, chat_key, quiz_id, question_id,
-           (SELECT local_date FROM daily_posts WHERE daily_posts.post_id = posts.id) AS daily
-    FROM posts
-    WHERE id = $1 AND closed_at IS NULL AND (closes_at IS NULL OR closes_at > $5)
-), new_person AS (
-    INSERT INTO persons(key, name) SELECT $2, $7 FROM open_post WHERE $8
-    ON CONFLICT (key) DO NOTHING
+# One statement for a batch of answers, run as a transaction of its own (writer.py): each post
+# must be open at its answer's time (checked in the insert itself, so a post another process
+# closed a moment ago refuses it); only answers a post takes create their people (or bring
+# back one deleted by another process) or rename them (the newest name of the batch); the
+# unique key keeps the first answer, in the batch's order. An existing person's row is not
+# locked unless the name changes; people are written in key order, before the answers (the
+# lock order of LOCK_KEYS). Each input row comes back with its new answer's (id, tx) if it
+# was inserted, and else the earlier answer as this statement's snapshot saw it.
+RECORD_ANSWERS = """
+WITH input AS (
+    SELECT * FROM unnest($1::bigint[], $2::text[], $3::smallint[], $4::bool[],
+                         $5::timestamptz[], $6::bigint[], $7::text[], $8::bool[])
+        WITH ORDINALITY AS i(post_id, person_key, option, correct, answered_at, elapsed_ms,
+                             name, upsert, n)
+), looked AS (  -- each row's post and earlier answer by key (LIMIT 1: one index probe each)
+    SELECT i.*, p.id IS NOT NULL AS post_exists,
+           p.closed_at IS NULL AND (p.closes_at IS NULL OR p.closes_at > i.answered_at)
+               AS open,
+           p.chat_key, p.quiz_id, p.question_id, p.daily,
+           a.option AS earlier_option, a.correct AS earlier_correct,
+           a.answered_at AS earlier_at, a.elapsed_ms AS earlier_ms,
+           who.name AS stored_name, who.locale
+    FROM input AS i
+    LEFT JOIN LATERAL (
+        SELECT name, locale FROM persons WHERE persons.key = i.person_key LIMIT 1
+    ) AS who ON true
+    LEFT JOIN LATERAL (
+        SELECT id, closed_at, closes_at, chat_key, quiz_id, question_id,
+               (SELECT local_date FROM daily_posts AS d WHERE d.post_id = posts.id) AS daily
+        FROM posts WHERE posts.id = i.post_id LIMIT 1
+    ) AS p ON true
+    LEFT JOIN LATERAL (
+        SELECT option, correct, answered_at, elapsed_ms FROM answers
+        WHERE answers.post_id = i.post_id AND answers.person_key = i.person_key LIMIT 1
+    ) AS a ON true
+), taken AS (
+    SELECT * FROM looked WHERE post_exists AND open
+), named AS (
+    SELECT DISTINCT ON (person_key) person_key, name, upsert, stored_name FROM taken
+    ORDER BY person_key, n DESC
+), person AS (  -- the missing, and the renamed: only these rows are locked
+    INSERT INTO persons(key, name)
+    SELECT person_key, name FROM named
+    WHERE stored_name IS NULL OR (upsert AND name <> '' AND stored_name <> name)
+    ORDER BY person_key
+    ON CONFLICT (key) DO UPDATE SET name = excluded.name
+    WHERE excluded.name <> '' AND persons.name IS DISTINCT FROM excluded.name
     RETURNING 1
-), renamed AS (
-    UPDATE persons SET name = $7
-    WHERE key = $2 AND $8 AND $7 <> '' AND name IS DISTINCT FROM $7
-      AND EXISTS (SELECT 1 FROM open_post)
-    RETURNING 1
-), person AS (  -- joined below: the person's row is written before the answer's
-    SELECT (SELECT count(*) FROM new_person) + (SELECT count(*) FROM renamed) AS written
+), written AS (  -- joined below: the people's rows are written before the answers'
+    SELECT count(*) FROM person
 ), inserted AS (
     INSERT INTO answers(post_id, person_key, option, correct, answered_at, elapsed_ms,
                         chat_key, quiz_id, question_id, daily_date)
-    SELECT id, $2, $3, $4, $5, $6, chat_key, quiz_id, question_id, daily
-    FROM open_post CROSS JOIN person
+    SELECT post_id, person_key, option, correct, answered_at, elapsed_ms, chat_key, quiz_id,
+           question_id, daily
+    FROM taken CROSS JOIN written ORDER BY n
     ON CONFLICT (post_id, person_key) DO NOTHING
-    RETURNING id, tx
+    RETURNING post_id, person_key, id, tx
 )
-SELECT (SELECT id FROM inserted), (SELECT tx FROM inserted),
-       EXISTS (SELECT 1 FROM open_post),
-       (SELECT locale FROM persons WHERE key = $2)
+SELECT l.post_exists AND l.open, ins.id, ins.tx, l.earlier_option, l.earlier_correct,
+       l.earlier_at, l.earlier_ms, l.post_exists, l.locale
+FROM looked AS l
+LEFT JOIN inserted AS ins ON ins.post_id = l.post_id AND ins.person_key = l.person_key
+ORDER BY l.n
 """
+EARLIER = (
+    f"SELECT {ANSWER_COLUMNS} FROM answers"
+    " WHERE (post_id, person_key) IN (SELECT * FROM unnest($1::bigint[], $2::text[]))"
+)
+
+Recorded = tuple[RecordOutcome, AnswerRecord | None, str | None, tuple[int, int]]
 
 
-async def record_answer(
-    db: Db, answer: AnswerRecord, upsert_person: bool
-) -> tuple[RecordOutcome, AnswerRecord | None, str | None, tuple[int, int]]:
-    """The hot path's one write. Returns the outcome, the earlier answer of a duplicate, the
-    person's stored locale (for the caller's cache), and the new answer's (tx, id), (0, 0)
-    if none was inserted."""
-    key = answer.person_key
-    answer_id, tx, is_open, locale = await db.fetchrow(
-        RECORD_ANSWER, answer.post_id, key, answer.option, answer.correct,
-        answer.answered_at, answer.elapsed_ms, answer.name, upsert_person,
+async def record_answers(db: Db, calls: list[tuple[Any, ...]]) -> list[tuple[bool, Any]]:
+    """The hot path: a batch of record_answer calls ((answer, upsert_person) each) in one
+    statement. Returns, per call, (True, what record_answer returns) or (False, LookupError)
+    for an answer to a post that does not exist."""
+    answers: list[AnswerRecord] = [call[0] for call in calls]
+    rows = await db.fetch(
+        RECORD_ANSWERS, [a.post_id for a in answers], [a.person_key for a in answers],
+        [a.option for a in answers], [a.correct for a in answers],
+        [a.answered_at for a in answers], [a.elapsed_ms for a in answers],
+        [a.name for a in answers], [bool(call[1]) for call in calls],
     )
-    if answer_id is not None:
-        return "inserted", None, locale, (int(tx), int(answer_id))
-    # not inserted: read again in a new snapshot (a duplicate may have been committed by
-    # another process after this statement's snapshot was taken)
-    row = await db.fetchrow(
-        f"SELECT {ANSWER_COLUMNS} FROM answers WHERE post_id = $1 AND person_key = $2",
-        answer.post_id, key,
-    )
-    if row is not None:
-        return "duplicate", answer_of(db, row), locale, (0, 0)
-    if not is_open and await db.fetchval(
-        "SELECT 1 FROM posts WHERE id = $1", answer.post_id
-    ) is None:
-        raise LookupError(f"post {answer.post_id} does not exist")
-    return "closed", None, locale, (0, 0)
+    results: list[tuple[bool, Any]] = []
+    first: dict[tuple[int, str], AnswerRecord] = {}  # the answers this batch inserted
+    unsettled: list[int] = []  # refused by a conflict with an answer this snapshot misses
+    for i, (answer, row) in enumerate(zip(answers, rows, strict=True)):
+        taken, answer_id, tx, option, correct, at, elapsed, exists, locale = row
+        key = (answer.post_id, answer.person_key)
+        if key in first:  # a duplicate within the batch
+            results.append((True, ("duplicate", replace(first[key], name=""), locale, (0, 0))))
+        elif taken and answer_id is not None:
+            first[key] = answer
+            results.append((True, ("inserted", None, locale, (int(tx), int(answer_id)))))
+        elif option is not None:
+            earlier = answer_of(db, (answer.post_id, answer.person_key, option, correct, at,
+                                     elapsed))
+            results.append((True, ("duplicate", earlier, locale, (0, 0))))
+        elif not exists:
+            results.append((False, LookupError(f"post {answer.post_id} does not exist")))
+        else:
+            results.append((True, ("closed", None, locale, (0, 0))))
+            if taken:  # another process committed this person's answer after our snapshot
+                unsettled.append(i)
+    if unsettled:  # read again, in a new snapshot
+        found = {
+            (int(r[0]), r[1]): answer_of(db, r)
+            for r in await db.fetch(EARLIER, [answers[i].post_id for i in unsettled],
+                                    [answers[i].person_key for i in unsettled])
+        }
+        for i in unsettled:
+            again = found.get((answers[i].post_id, answers[i].person_key))
+            if again is not None:
+                results[i] = (True, ("duplicate", again, results[i][1][2], (0, 0)))
+    return results
+
+
+async def record_answer(db: Db, answer: AnswerRecord, upsert_person: bool) -> Recorded:
+    """One answer (record_answers is its batch form, and what the writer runs): the outcome,
+    the earlier answer of a duplicate, the person's stored locale (for the caller's cache),
+    and the new answer's (tx, id), (0, 0) if none was inserted."""
+    [(ok, value)] = await record_answers(db, [(answer, upsert_person)])
+    if not ok:
+        raise value
+    recorded: Recorded = value
+    return recorded
+
+
+async def delete_person(db: Db, key: str, private_chats: tuple[str, ...] = ()) -> bool:
+    """privacy.delete_person, the person's rows taken out of the rank counts first (holding
+    the materializer's position lock, as it does)."""
+    await db.execute("SELECT 1 FROM materialized WHERE name = 'scores' FOR UPDATE")
+    await rank_counts.person_leaves(db, key)
+    return await privacy.delete_person(db, key, private_chats)
 
 
 CLAIM_DAILY = """
@@ -201,4 +281,10 @@ LOCK_KEYS: dict[Callable[..., Awaitable[Any]], Callable[..., LockKey]] = {
     take_lease: lambda name, *_: ("lease", name),
     release_lease: lambda name, *_: ("lease", name),
 }
+# shared writes of the aggregates, and PostgreSQL's form of them that keeps rank_counts too
+COUNTED: dict[Callable[..., Awaitable[Any]], Callable[..., Awaitable[Any]]] = {
+    privacy.delete_person: delete_person,
+}
+# the writes the writer runs together, one statement for all queued calls (writer.py)
+BATCHED: dict[Callable[..., Awaitable[Any]], BatchFn] = {record_answer: record_answers}
 

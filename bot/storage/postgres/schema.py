@@ -396,6 +396,31 @@ MIGRATIONS: list[str] = [
     # /unpublish: the pack is no longer offered, its answers keep their quiz, its id stays taken
     """
     ALTER TABLE authored_packs ADD COLUMN withdrawn_at timestamptz;
+    """,    # rank_counts kept by the writers of the aggregates in the same transaction
+    # (rank_counts.py), not by triggers: the triggers go, and the counts are made again
+    # under the materializer's position lock (no application runs meanwhile)
+    """
+    SELECT 1 FROM materialized WHERE name = 'scores' FOR UPDATE;
+    DROP TRIGGER IF EXISTS totals_counted_insert ON totals;
+    DROP TRIGGER IF EXISTS totals_counted_update ON totals;
+    DROP TRIGGER IF EXISTS totals_counted_delete ON totals;
+    DROP TRIGGER IF EXISTS week_scores_counted_insert ON week_scores;
+    DROP TRIGGER IF EXISTS week_scores_counted_update ON week_scores;
+    DROP TRIGGER IF EXISTS week_scores_counted_delete ON week_scores;
+    DROP TRIGGER IF EXISTS scores_counted_insert ON scores;
+    DROP TRIGGER IF EXISTS scores_counted_update ON scores;
+    DROP TRIGGER IF EXISTS scores_counted_delete ON scores;
+    DROP FUNCTION IF EXISTS quizbot_count_ranks();
+    DELETE FROM rank_counts;
+    INSERT INTO rank_counts(board, chat_key, day, correct, people)
+        SELECT 'all', chat_key, '-infinity', correct, count(*) FROM totals
+        GROUP BY chat_key, correct;
+    INSERT INTO rank_counts(board, chat_key, day, correct, people)
+        SELECT 'week', chat_key, '-infinity', correct, count(*) FROM week_scores
+        GROUP BY chat_key, correct;
+    INSERT INTO rank_counts(board, chat_key, day, correct, people)
+        SELECT 'day', chat_key, day, correct, count(*) FROM scores
+        GROUP BY chat_key, day, correct;
     """,
 ]
 

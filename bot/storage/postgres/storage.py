@@ -3,10 +3,11 @@
 The same guarantees as SqliteStorage, for any number of processes on one database:
 - schema.py        versioned migrations, run at open under pg_advisory_xact_lock; a database
                    that is another program's, or a newer quizbot's, is refused untouched
-- writer.py        one connection, group commit, a savepoint per write, acknowledged after
-                   COMMIT
+- writer.py        one connection, group commit (a batch of answers in one statement, the
+                   other writes a savepoint each), acknowledged after COMMIT
 - materializer.py  the boards' aggregates, applied in batches by a task of its own with its
-                   position stored in the same transaction
+                   position stored in the same transaction; rank_counts.py the per-score
+                   counts of the boards, kept by every writer of the aggregates
 - sql.py           the Sql the operations written once run on (bot/storage/sql.py)
 - ops.py           PostgreSQL's own writes (recording an answer, claiming the daily post,
                    moving a chat) and the order writes take their locks in; boards.py its
@@ -116,7 +117,7 @@ class PostgresStorage(Store):
         """Connect, check the database is ours, migrate (once, whoever else starts now),
         start the writer, the materializer and the read pool. StorageError with one line
         naming the database if it cannot be used; nothing is left open after a failure."""
-        writer = Writer(self._writer_connection, self._committed, ops.LOCK_KEYS)
+        writer = Writer(self._writer_connection, self._committed, ops.LOCK_KEYS, ops.BATCHED)
         pool = None
         try:
             first = await self.connect()
@@ -238,10 +239,11 @@ class PostgresStorage(Store):
 
     # plumbing --------------------------------------------------------------------------
     def _write(self, fn: Callable[..., Awaitable[T]], *args: Any) -> asyncio.Future[T]:
-        """Queue a write; await the result (it resolves after COMMIT)."""
+        """Queue a write; await the result (it resolves after COMMIT). A shared write of the
+        aggregates runs in its form that keeps rank_counts too (ops.COUNTED)."""
         if self._writer is None:
             raise RuntimeError("storage is not open")
-        return self._writer.submit(fn, *args)
+        return self._writer.submit(ops.COUNTED.get(fn, fn), *args)
 
     async def _read(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
         pool = self._pool
