@@ -26,9 +26,11 @@ answers, and a power loss can only drop a whole application (WAL), which the nex
 
 When: while answers keep arriving they go first, and the backlog is applied once the oldest
 has waited `max_lag`; once no answer has come for `interval` (the writer is idle), at once.
-Each transaction is bounded by `chunk` answers and by about `budget` seconds (the chunk size
-follows the measured cost per answer), and the writer serves the answers queued meanwhile
-before the next chunk: a chunk never holds an answer back for longer than that. Every
+Each transaction is bounded by `chunk` answers and by a time (the chunk size follows the
+measured cost per answer): about as long as the writer's batches of answers take, their
+commit included (at least `budget`), so an answer that arrives meanwhile waits as it would
+for one more batch; ten times that when the writer is idle. The writer serves the answers
+queued meanwhile before the next chunk. Every
 `idle_check` seconds the thread also looks for answers another process committed and did not
 apply (it crashed). `request()` (SqliteStorage.materialize) applies everything committed so
 far, chunk by chunk. Opening applies whatever a crash left, and closing what is left.
@@ -60,6 +62,7 @@ CHUNK = 2000  # answers per transaction at most
 BUDGET = 0.002  # s a transaction should take while answers may be waiting behind it
 IDLE_CHECK = 1.0  # s between looks for answers another process left unapplied
 FIRST_GUESS = 40e-6  # s per answer, until a chunk was measured
+IDLE_FACTOR = 10  # how much longer a chunk may take once the writer is idle
 
 # (board, chat_key, day, correct): the people that many correct answers more or fewer
 RankDelta = Counter[tuple[str, str, str, int]]
@@ -283,6 +286,7 @@ class Materializer:
         self._last_answer = 0.0  # when the writer last committed answers (monotonic)
         self._since: float | None = None  # when unapplied answers were first seen
         self._per_answer = FIRST_GUESS  # s per answer applied, measured
+        self._batch_seconds = 0.0  # s a batch of writes takes, measured
         self._next_look = 0.0
         self._lock = threading.Lock()
         self._requests: list[tuple[asyncio.Future[None], Callable[..., Any]]] = []
@@ -302,6 +306,10 @@ class Materializer:
         if answer_id > self._seen:
             self._seen = answer_id
         self._last_answer = time.monotonic()
+
+    def batch_took(self, seconds: float) -> None:
+        """How long the writer's last batch of writes took (its commit's fsync included)."""
+        self._batch_seconds = 0.8 * self._batch_seconds + 0.2 * seconds
 
     def start(self, db: Db) -> None:
         """At open: apply what a crash (or a version with the trigger) left behind."""
@@ -341,7 +349,11 @@ class Materializer:
         late = now - self._since >= self.max_lag or self._seen - self.position >= self.backlog
         if not (self._waiting or quiet or late):
             return
-        size = max(1, min(self.chunk, int(self.budget / self._per_answer)))
+        # Answers that arrive during a chunk wait for it as they would for one more batch of
+        # writes: a chunk takes about as long as a batch (at least `budget`), or ten times
+        # that once no answer has come for `interval`
+        budget = max(self.budget, self._batch_seconds) * (IDLE_FACTOR if quiet else 1)
+        size = max(1, min(self.chunk, int(budget / self._per_answer)))
         try:
             count = self._transaction(db, size)
         except Exception as exc:

@@ -45,6 +45,7 @@ class Housekeeper(Protocol):
     """Work the writer thread does between batches, in transactions of its own."""
 
     def start(self, db: sqlite3.Connection) -> None: ...
+    def batch_took(self, seconds: float) -> None: ...
     def due_in(self) -> float | None: ...
     def run(self, db: sqlite3.Connection, idle: bool) -> None: ...
     def finish(self, db: sqlite3.Connection) -> None: ...
@@ -90,6 +91,13 @@ class Writer(Worker):
 
     def run_batch(self, db: sqlite3.Connection, batch: list[Call]) -> list[Outcome]:
         metrics.WRITER_BATCH.observe(len(batch))
+        started = time.perf_counter()
+        outcomes = self._transaction(db, batch)
+        if self.housekeeper is not None:  # how long a batch holds the writer, commit included
+            self.housekeeper.batch_took(time.perf_counter() - started)
+        return outcomes
+
+    def _transaction(self, db: sqlite3.Connection, batch: list[Call]) -> list[Outcome]:
         try:
             db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:  # e.g. another process held the lock past busy_timeout
