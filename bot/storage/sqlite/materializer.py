@@ -18,8 +18,8 @@ exactly what is missing, never an answer twice. Two processes on one file cannot
 the same rows: each reads the position inside its write transaction.
 
 rank_counts (people per board and number of correct answers, for "my rank") is kept here, in
-Python, from what each upsert returns: no trigger fires per aggregate row (migration 18 dropped
-the nine that did; they were most of the writer thread's CPU in a storm).
+Python, from what each upsert returns: no trigger fires per aggregate row (the last migration
+dropped the nine of migration 8 that did, and counted once more).
 
 These commits run with synchronous=NORMAL: everything they write can be derived again from the
 answers, and a power loss can only drop a whole application (WAL), which the next one redoes.
