@@ -268,3 +268,8 @@ async def test_a_failing_batch_statement_falls_back_to_one_savepoint_each(
     with sqlite3.connect(tmp_path / "a.db") as db:
         assert db.execute("SELECT count(*) FROM answers").fetchone()[0] == 2
         assert db.execute("SELECT count(*) FROM persons").fetchone()[0] == 2
+    # a name the batch's JSON cannot carry (a NUL ends SQLite's JSON text) is bound one by one
+    odd = await queued_behind_a_gate(store, [answer(post.id, 3, name="a\x00b"),
+                                             answer(post.id, 4)])
+    assert [r[0] for r in odd] == ["inserted", "inserted"]
+    assert await store.person_name("tg:3") == "a\x00b"

@@ -380,7 +380,14 @@ class Materializer:
 
     def finish(self, db: Db) -> None:
         """At close: apply what is left, so the file is current when nothing runs."""
-        self._catch_up(db)
+        with self._lock:
+            requests, self._requests = self._requests, []
+        self._waiting.extend((0, future, post) for future, post in requests)
+        try:
+            self._catch_up(db)
+        except Exception as exc:
+            self._settle(exc)
+            raise
         self._settle(None)
 
     def _catch_up(self, db: Db) -> None:

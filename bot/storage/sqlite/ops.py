@@ -171,6 +171,8 @@ def record_answers(
         answers.append([answer.post_id, answer.person_key, answer.option, int(answer.correct),
                         at, answer.elapsed_ms])
         if upsert or read_locale:
+            if "\x00" in answer.name:  # JSON text in SQLite ends there: bound one by one
+                raise ValueError("a name with a NUL character")
             people.append([answer.post_id, answer.person_key, at, answer.name or ""])
     locales: dict[str, str | None] = {}
     if people:  # two statements: undone together if the second one fails
