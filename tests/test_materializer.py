@@ -1,5 +1,8 @@
-"""The SQLite materializer on a database from before migration 6 (aggregates kept by a
-trigger): the aggregates still equal a recount from the raw answers. What holds on both
+"""The SQLite materializer: on a database from before migration 6 (aggregates kept by a
+trigger) the aggregates still equal a recount from the raw answers; no trigger is left (a file
+that still had the rank counts' triggers loses them and is counted again); bursts with
+duplicates and refusals equal a recount; a board's catch-up lets queued answers in between its
+chunks. What holds on both
 backends (chunks, two processes, kill -9 in the middle of a burst) is in
 tests/storage_contract/test_materializer.py."""
 

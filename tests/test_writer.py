@@ -1,5 +1,7 @@
 """The SQLite writer and reader threads: a batch resolves with one hop to the event loop, reads
-queued together too, and no thread outlives the storage. No timing is asserted: a gate op
+queued together too, and no thread outlives the storage; a batch of answers is one statement
+(counted with sqlite3's trace callback), refused answers in it get their own outcomes, and a
+failing statement falls back to one savepoint per answer. No timing is asserted: a gate op
 holds the writer so the test decides what one batch holds. What both backends' writers do
 (group commit, a savepoint per write, acknowledged only after COMMIT) is in
 tests/storage_contract/test_writer.py."""
