@@ -29,8 +29,8 @@ has waited `max_lag`; once no answer has come for `interval` (the writer is idle
 Each transaction is bounded by `chunk` answers and by a time (the chunk size follows the
 measured cost per answer): about as long as the writer's batches of answers take, their
 commit included (at least `budget`), so an answer that arrives meanwhile waits as it would
-for one more batch; ten times that when the writer is idle. The writer serves the answers
-queued meanwhile before the next chunk. Every
+for one more batch; ten times that when nothing is queued and the writer is idle or a board
+waits. The writer serves the answers queued meanwhile before the next chunk. Every
 `idle_check` seconds the thread also looks for answers another process committed and did not
 apply (it crashed). `request()` (SqliteStorage.materialize) applies everything committed so
 far, chunk by chunk. Opening applies whatever a crash left, and closing what is left.
@@ -144,16 +144,15 @@ def _add_up(
     if not rows:
         return
     day_board = board == "day"
-    for *key, correct, answered in db.execute(
-        sql, (json.dumps([[*k, *v] for k, v in rows.items()]),)
-    ):
-        added = rows[tuple(key)]
-        chat, day = key[0], (key[1] if day_board else "")
-        if answered != added[1]:  # it was there: it leaves its old number
-            if not added[0]:
+    for row in db.execute(sql, (json.dumps([(*k, *v) for k, v in rows.items()]),)):
+        key = row[:-2]
+        correct, answered = row[-2], row[-1]
+        added_correct, added_answered, _ = rows[key]
+        if answered != added_answered:  # it was there: it leaves its old number
+            if not added_correct:
                 continue
-            delta[(board, chat, day, correct - added[0])] -= 1
-        delta[(board, chat, day, correct)] += 1
+            delta[(board, key[0], key[1] if day_board else "", correct - added_correct)] -= 1
+        delta[(board, key[0], key[1] if day_board else "", correct)] += 1
 
 
 def week_start(until: str) -> str:
@@ -350,9 +349,11 @@ class Materializer:
         if not (self._waiting or quiet or late):
             return
         # Answers that arrive during a chunk wait for it as they would for one more batch of
-        # writes: a chunk takes about as long as a batch (at least `budget`), or ten times
-        # that once no answer has come for `interval`
-        budget = max(self.budget, self._batch_seconds) * (IDLE_FACTOR if quiet else 1)
+        # writes: a chunk takes about as long as a batch (at least `budget`); ten times that
+        # when nothing is queued and either no answer has come for `interval` or a board is
+        # waiting (larger chunks cost less per answer: fewer pages written to the WAL)
+        big = idle and (quiet or bool(self._waiting))
+        budget = max(self.budget, self._batch_seconds) * (IDLE_FACTOR if big else 1)
         size = max(1, min(self.chunk, int(budget / self._per_answer)))
         try:
             count = self._transaction(db, size)
