@@ -27,13 +27,15 @@ answers, and a power loss can only drop a whole application (WAL), which the nex
 When: while answers keep arriving they go first, and the backlog is applied once the oldest
 has waited `max_lag`; once no answer has come for `interval` (the writer is idle), at once.
 Each transaction is bounded by `chunk` answers and by a time (the chunk size follows the
-measured cost per answer): about as long as the writer's batches of answers take, their
+measured CPU cost per answer): about as long as the writer's batches of answers take, their
 commit included (at least `budget`), so an answer that arrives meanwhile waits as it would
 for one more batch; ten times that when nothing is queued and the writer is idle or a board
-waits. The writer serves the answers queued meanwhile before the next chunk. Every
-`idle_check` seconds the thread also looks for answers another process committed and did not
-apply (it crashed). `request()` (SqliteStorage.materialize) applies everything committed so
-far, chunk by chunk. Opening applies whatever a crash left, and closing what is left.
+waits. Never fewer than MIN_CHUNK answers, though: each transaction writes every page it
+touched to the WAL, so the cost per answer climbs steeply below that. The writer serves the
+answers queued meanwhile before the next chunk. Every `idle_check` seconds the thread also
+looks for answers another process committed and did not apply (it crashed). `request()`
+(SqliteStorage.materialize) applies everything committed so far, chunk by chunk. Opening
+applies whatever a crash left, and closing what is left.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ BUDGET = 0.002  # s a transaction should take while answers may be waiting behin
 IDLE_CHECK = 1.0  # s between looks for answers another process left unapplied
 FIRST_GUESS = 40e-6  # s per answer, until a chunk was measured
 IDLE_FACTOR = 10  # how much longer a chunk may take once the writer is idle
+MIN_CHUNK = 50  # answers: smaller transactions cost far more per answer (WAL pages written)
 
 # (board, chat_key, day, correct): the people that many correct answers more or fewer
 RankDelta = Counter[tuple[str, str, str, int]]
@@ -354,7 +357,7 @@ class Materializer:
         # waiting (larger chunks cost less per answer: fewer pages written to the WAL)
         big = idle and (quiet or bool(self._waiting))
         budget = max(self.budget, self._batch_seconds) * (IDLE_FACTOR if big else 1)
-        size = max(1, min(self.chunk, int(budget / self._per_answer)))
+        size = max(min(MIN_CHUNK, self.chunk), min(self.chunk, int(budget / self._per_answer)))
         try:
             count = self._transaction(db, size)
         except Exception as exc:
@@ -405,7 +408,7 @@ class Materializer:
 
     def _transaction(self, db: Db, limit: int, roll_first: bool = False) -> int:
         """One application in its own transaction; the number of answers applied."""
-        started = time.perf_counter()
+        started = time.thread_time()  # its own CPU: a busy machine does not shrink chunks
         db.execute("PRAGMA synchronous=NORMAL")  # derived data: see the module docstring
         try:
             db.execute("BEGIN IMMEDIATE")
@@ -425,7 +428,7 @@ class Materializer:
         self.transactions += 1
         if count >= 16:  # the cost per answer of a chunk large enough to tell
             self._per_answer = 0.5 * self._per_answer + 0.5 * (
-                (time.perf_counter() - started) / count)
+                (time.thread_time() - started) / count)
         return count
 
 
