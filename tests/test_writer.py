@@ -1,5 +1,7 @@
 """The SQLite writer and reader threads: a batch resolves with one hop to the event loop, reads
-queued together too, and no thread outlives the storage. No timing is asserted: a gate op
+queued together too, and no thread outlives the storage; a batch of answers is one statement
+(counted with sqlite3's trace callback), refused answers in it get their own outcomes, and a
+failing statement falls back to one savepoint per answer. No timing is asserted: a gate op
 holds the writer so the test decides what one batch holds. What both backends' writers do
 (group commit, a savepoint per write, acknowledged only after COMMIT) is in
 tests/storage_contract/test_writer.py."""
@@ -10,12 +12,15 @@ import asyncio
 import sqlite3
 import threading
 from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from bot.core.ports import AnswerRecord
 from bot.storage import SqliteStorage
+from bot.storage.sqlite.materializer import Materializer
 from bot.storage.sqlite.reader import Reader
 from bot.storage.sqlite.writer import Writer
 
@@ -126,3 +131,147 @@ async def test_storage_close_leaves_no_thread(tmp_path: Path) -> None:
         await store.get_post(1)
 
 
+
+
+# answers in batches ---------------------------------------------------------------------------
+NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
+
+
+def answer(post: int, person: int, correct: bool = True, name: str = "") -> AnswerRecord:
+    return AnswerRecord(post, f"tg:{person}", 0, correct, NOW, 1000, name=name or f"p{person}")
+
+
+async def traced(store: SqliteStorage) -> list[str]:
+    """Every statement the writer's connection runs from now on (run in its own thread)."""
+    statements: list[str] = []
+    assert store._writer is not None
+    await store._writer.submit(lambda db: db.set_trace_callback(statements.append))
+    statements.clear()
+    return statements
+
+
+def transactions(statements: list[str]) -> list[list[str]]:
+    """The statements grouped by transaction, each from BEGIN to COMMIT, keywords only."""
+    found: list[list[str]] = []
+    for sql in statements:
+        words = " ".join(sql.split()[:3])
+        if sql.startswith("BEGIN"):
+            found.append([])
+        if found:
+            found[-1].append(words)
+    return found
+
+
+async def queued_behind_a_gate(
+    store: SqliteStorage, answers: list[AnswerRecord]
+) -> list[Any]:
+    """Record `answers` as ONE batch of the writer: queued while a gate holds it."""
+    assert store._writer is not None
+    gate = Gate()
+    held = store._writer.submit(gate)
+    await gate.wait_entered()
+    pending = [asyncio.ensure_future(store.record_answer(a)) for a in answers]
+    await asyncio.sleep(0)  # every write is queued behind the gate
+    gate.release.set()
+    await held
+    return list(await asyncio.gather(*pending, return_exceptions=True))
+
+
+@pytest.fixture
+async def quiet_store(tmp_path: Path) -> AsyncIterator[SqliteStorage]:
+    """A storage whose materializer never runs on its own: the writer's statements are the
+    answers' alone."""
+    async with SqliteStorage(tmp_path / "a.db", Materializer(interval=3600, idle_check=3600)) \
+            as store:
+        yield store
+
+
+async def test_a_batch_of_answers_by_known_people_is_one_statement(
+    quiet_store: SqliteStorage,
+) -> None:
+    store = quiet_store
+    first = await store.create_post("tg:-1", "sample", "s-one", (0, 1, 2), "en", NOW)
+    post = await store.create_post("tg:-1", "sample", "s-one", (0, 1, 2), "en", NOW)
+    for p in range(50):  # known to this process from now on, their language cached
+        await store.record_answer(answer(first.id, p))
+    statements = await traced(store)
+    results = await queued_behind_a_gate(store, [answer(post.id, p) for p in range(50)])
+    assert [r[0] for r in results] == ["inserted"] * 50
+    batch = [t for t in transactions(statements) if "INSERT INTO answers(post_id," in t]
+    assert batch == [["BEGIN IMMEDIATE", "INSERT INTO answers(post_id,", "COMMIT"]]
+
+
+async def test_a_batch_of_new_people_is_one_upsert_and_one_insert(
+    quiet_store: SqliteStorage,
+) -> None:
+    store = quiet_store
+    post = await store.create_post("tg:-1", "sample", "s-one", (0, 1, 2), "en", NOW)
+    statements = await traced(store)
+    results = await queued_behind_a_gate(store, [answer(post.id, p) for p in range(50)])
+    assert [r[0] for r in results] == ["inserted"] * 50
+    batch = [t for t in transactions(statements) if "INSERT INTO answers(post_id," in t]
+    assert batch == [["BEGIN IMMEDIATE", "SAVEPOINT answers", "INSERT INTO persons(key,",
+                      "INSERT INTO answers(post_id,", "RELEASE answers", "COMMIT"]]
+    # the people's languages came back with the upsert: nothing left to read for them
+    assert all(store._person_locales.get(f"tg:{p}") == (None,) for p in range(50))
+    assert await store.person_name("tg:7") == "p7"
+
+
+async def test_refused_answers_in_a_batch_get_their_own_outcomes(
+    quiet_store: SqliteStorage, tmp_path: Path,
+) -> None:
+    store = quiet_store
+    post = await store.create_post("tg:-1", "sample", "s-one", (0, 1, 2), "en", NOW)
+    closed = await store.create_post("tg:-1", "sample", "s-one", (0, 1, 2), "en", NOW)
+    await store.record_answer(answer(post.id, 1))
+    assert await store.close_post(closed.id, NOW)
+    statements = await traced(store)
+    results = await queued_behind_a_gate(store, [
+        answer(post.id, 2),
+        answer(post.id, 1, correct=False),  # answered before: the first answer is final
+        answer(closed.id, 3),  # closed: refused, and person 3 is not created
+        answer(post.id, 4),
+        answer(post.id, 4, correct=False),  # twice in one batch: the first one counts
+        answer(9999, 5),  # no such post: fails alone
+        answer(post.id, 6),
+    ])
+    outcomes = [r if isinstance(r, Exception) else r[0] for r in results]
+    assert outcomes[:5] == ["inserted", "duplicate", "closed", "inserted", "duplicate"]
+    assert isinstance(outcomes[5], LookupError) and outcomes[6] == "inserted"
+    assert results[1][1].correct and results[4][1].correct  # the earlier answers
+    inserts = [s for t in transactions(statements) for s in t if s.startswith("INSERT")]
+    assert inserts == ["INSERT INTO persons(key,", "INSERT INTO answers(post_id,"]  # no fallback
+    with sqlite3.connect(tmp_path / "a.db") as db:
+        stored = db.execute("SELECT person_key, correct FROM answers WHERE post_id=?"
+                            " ORDER BY id", (post.id,)).fetchall()
+        people = {k for (k,) in db.execute("SELECT key FROM persons")}
+    assert stored == [("tg:1", 1), ("tg:2", 1), ("tg:4", 1), ("tg:6", 1)]
+    assert "tg:3" not in people and "tg:5" not in people
+
+
+async def test_a_failing_batch_statement_falls_back_to_one_savepoint_each(
+    quiet_store: SqliteStorage, tmp_path: Path,
+) -> None:
+    """A person this process knows (no upsert), deleted meanwhile through another connection:
+    the batch's insert fails on the foreign key; each answer is then written alone, and that
+    one brings the person back."""
+    store = quiet_store
+    post = await store.create_post("tg:-1", "sample", "s-one", (0, 1, 2), "en", NOW)
+    for p in (1, 2):
+        await store.upsert_person(f"tg:{p}", f"p{p}")
+        await store.person_locale(f"tg:{p}")
+    with sqlite3.connect(tmp_path / "a.db") as other:
+        other.execute("DELETE FROM persons WHERE key='tg:2'")
+    statements = await traced(store)
+    results = await queued_behind_a_gate(store, [answer(post.id, 1), answer(post.id, 2)])
+    assert [r[0] for r in results] == ["inserted", "inserted"]
+    batch = [t for t in transactions(statements) if "INSERT INTO answers(post_id," in t]
+    assert batch[0].count("SAVEPOINT op") == 2  # the fallback ran, one savepoint per answer
+    with sqlite3.connect(tmp_path / "a.db") as db:
+        assert db.execute("SELECT count(*) FROM answers").fetchone()[0] == 2
+        assert db.execute("SELECT count(*) FROM persons").fetchone()[0] == 2
+    # a name the batch's JSON cannot carry (a NUL ends SQLite's JSON text) is bound one by one
+    odd = await queued_behind_a_gate(store, [answer(post.id, 3, name="a\x00b"),
+                                             answer(post.id, 4)])
+    assert [r[0] for r in odd] == ["inserted", "inserted"]
+    assert await store.person_name("tg:3") == "a\x00b"

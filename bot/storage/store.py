@@ -67,6 +67,8 @@ class PostCreation(ABC):
 class Store(PostCreation, CachedStorage):
     boards: ClassVar[ModuleType]  # the backend's reads of the aggregates: leaderboard (and its
     # Roll), person_streaks, daily_days_for
+    # the write that deletes a person; SQLite's also takes them out of its boards' rank counts
+    delete_person_op: ClassVar[Any] = staticmethod(privacy.delete_person)
 
     @abstractmethod
     async def open(self) -> None: ...
@@ -447,7 +449,7 @@ class Store(PostCreation, CachedStorage):
         return result
 
     async def delete_person(self, person_key: str, private_chats: Sequence[str] = ()) -> bool:
-        deleted = bool(await self._write(privacy.delete_person, person_key,
+        deleted = bool(await self._write(self.delete_person_op, person_key,
                                          tuple(private_chats)))
         # nothing of theirs may come back from this process's caches. Other processes on
         # PostgreSQL hear it (NOTIFY); on SQLite their cached languages expire, and a person

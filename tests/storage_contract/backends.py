@@ -43,10 +43,31 @@ class Backend:
     has_aggregates = True  # boards kept in tables by a materializer
 
     async def check_aggregates(self) -> None:
-        """The stored aggregates equal a recount from the answers alone (a store that sums
-        its boards when read has none to check)."""
+        """The stored aggregates equal a recount from the answers alone, and the boards'
+        rank counts a count of their rows (a store that sums its boards when read has none
+        to check)."""
         if self.has_aggregates:
             assert await self.stored() == await self.recount()
+            await self.check_rank_counts()
+
+    async def check_rank_counts(self) -> None:
+        """rank_counts holds, for every board, how many people have each number of correct
+        answers (rows emptied to 0 may stay)."""
+        if not self.has_aggregates:
+            return
+        day = "day" if self.name == "sqlite" else "to_char(day, 'YYYY-MM-DD')"
+        none = "''" if self.name == "sqlite" else "'-infinity'"
+        kept = sorted(await self.fetch(
+            f"SELECT board, chat_key, CASE WHEN day = {none} THEN '' ELSE {day} END, correct,"
+            " people FROM rank_counts WHERE people != 0"
+        ))
+        counted = sorted(await self.fetch(
+            "SELECT 'all', chat_key, '', correct, COUNT(*) FROM totals"
+            " GROUP BY chat_key, correct UNION ALL SELECT 'week', chat_key, '', correct,"
+            " COUNT(*) FROM week_scores GROUP BY chat_key, correct UNION ALL SELECT 'day',"
+            f" chat_key, {day}, correct, COUNT(*) FROM scores GROUP BY chat_key, {day}, correct"
+        ))
+        assert kept == counted
 
     def store(self, **options: Any) -> Store:
         """A storage on this database, not opened (another process, if one is open)."""

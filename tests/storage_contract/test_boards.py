@@ -68,23 +68,7 @@ async def check_every_board(store: Store, backend: Backend, today: date, people:
 
 
 async def assert_rank_counts(backend: Backend) -> None:
-    """rank_counts holds, for every board, how many people have each number of correct
-    answers (rows emptied to 0 may stay)."""
-    if not backend.has_aggregates:
-        return
-    day = "day" if backend.name == "sqlite" else "to_char(day, 'YYYY-MM-DD')"
-    none = "''" if backend.name == "sqlite" else "'-infinity'"
-    kept = sorted(await backend.fetch(
-        f"SELECT board, chat_key, CASE WHEN day = {none} THEN '' ELSE {day} END, correct,"
-        " people FROM rank_counts WHERE people != 0"
-    ))
-    counted = sorted(await backend.fetch(
-        "SELECT 'all', chat_key, '', correct, COUNT(*) FROM totals GROUP BY chat_key, correct"
-        " UNION ALL SELECT 'week', chat_key, '', correct, COUNT(*) FROM week_scores"
-        f" GROUP BY chat_key, correct UNION ALL SELECT 'day', chat_key, {day}, correct,"
-        f" COUNT(*) FROM scores GROUP BY chat_key, {day}, correct"
-    ))
-    assert kept == counted
+    await backend.check_rank_counts()
 
 
 async def test_every_board_equals_a_recount_as_days_go_by(backend: Backend) -> None:

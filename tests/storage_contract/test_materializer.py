@@ -55,8 +55,10 @@ async def test_aggregates_equal_a_recount_in_small_chunks(backend: Backend) -> N
         await store.materialize()
         assert await backend.unapplied() == 0
         assert await backend.stored() == await backend.recount()
+        await backend.check_rank_counts()
         await store.materialize()  # nothing left: no second application
         assert await backend.stored() == await backend.recount()
+        await backend.check_rank_counts()
 
 
 async def test_applying_again_from_the_stored_position_adds_nothing(backend: Backend) -> None:
@@ -78,6 +80,7 @@ async def test_applying_again_from_the_stored_position_adds_nothing(backend: Bac
         finally:
             await db.close()
     assert await backend.stored() == await backend.recount()
+    await backend.check_rank_counts()
 
 
 async def test_two_processes_never_apply_an_answer_twice(backend: Backend) -> None:
@@ -90,6 +93,7 @@ async def test_two_processes_never_apply_an_answer_twice(backend: Backend) -> No
         await asyncio.gather(one.materialize(), two.materialize())
     assert await backend.unapplied() == 0
     assert await backend.stored() == await backend.recount()
+    await backend.check_rank_counts()
 
 
 async def test_answers_are_applied_without_being_asked(backend: Backend) -> None:
@@ -103,6 +107,7 @@ async def test_answers_are_applied_without_being_asked(backend: Backend) -> None
         assert isinstance(store, SqliteStorage | PostgresStorage)
         assert store.materializer.applied > 0
     assert await backend.stored() == await backend.recount()
+    await backend.check_rank_counts()
 
 
 async def test_answers_another_process_left_are_applied(backend: Backend) -> None:
@@ -122,6 +127,7 @@ async def test_answers_another_process_left_are_applied(backend: Backend) -> Non
         assert watcher.materializer.applied > 0
         await crashed.close()
     assert await backend.stored() == await backend.recount()
+    await backend.check_rank_counts()
 
 
 async def test_close_applies_what_is_left(backend: Backend) -> None:
@@ -131,6 +137,7 @@ async def test_close_applies_what_is_left(backend: Backend) -> None:
         assert await backend.unapplied() > 0
     assert await backend.unapplied() == 0
     assert await backend.stored() == await backend.recount()
+    await backend.check_rank_counts()
 
 
 async def test_a_chat_moved_with_answers_pending_keeps_its_board(backend: Backend) -> None:
@@ -144,6 +151,7 @@ async def test_a_chat_moved_with_answers_pending_keeps_its_board(backend: Backen
         board, _ = await store.leaderboard("tg:-100", None, 100, None)
         assert board and await store.leaderboard("tg:-1", None, 10, None) == ([], None)
     assert await backend.stored() == await backend.recount()
+    await backend.check_rank_counts()
 
 
 async def test_a_chat_moved_while_another_process_applies_keeps_its_board(
@@ -158,6 +166,7 @@ async def test_a_chat_moved_while_another_process_applies_keeps_its_board(
         await asyncio.gather(store.materialize(), other.materialize())
     # nothing applied under the old key after the move, nothing lost or counted twice
     assert await backend.stored() == await backend.recount()
+    await backend.check_rank_counts()
 
 
 CHILD = textwrap.dedent("""
@@ -222,6 +231,7 @@ async def test_kill_9_in_the_middle_of_a_burst_never_double_applies(backend: Bac
             assert await backend.unapplied() == 0
             recount = await backend.recount()
             assert await backend.stored() == recount, f"round {round_}"
+            await backend.check_rank_counts()
             board, _ = await store.leaderboard(None, None, 5, None)
             expected = sorted(
                 (t for t in recount["totals"] if t[0] == "*"),
@@ -251,3 +261,4 @@ async def test_a_lost_materializer_connection_is_replaced(backend: Backend) -> N
         await store.materialize()
         assert await backend.unapplied() == 0
     assert await backend.stored() == await backend.recount()
+    await backend.check_rank_counts()

@@ -222,8 +222,8 @@ MIGRATIONS: list[str] = [
     """,
     # 8: how many people each board has per number of correct answers, so "my rank" counts
     # only the people level with me in the rank index, and sums this for those above. Kept
-    # by triggers on the aggregate tables, which only the materializer (and a chat's move)
-    # writes: nothing of this is on the answer's path.
+    # by triggers on the aggregate tables until the last migration of the list; off the
+    # answer's path either way.
     """
     CREATE TABLE rank_counts (
         board TEXT NOT NULL,              -- 'all' (totals), 'week' (week_scores), 'day' (scores)
@@ -410,6 +410,29 @@ MIGRATIONS: list[str] = [
     # /unpublish: the pack is no longer offered, its answers keep their quiz, its id stays taken
     """
     ALTER TABLE authored_packs ADD COLUMN withdrawn_at INTEGER;
+    """,
+    # rank_counts kept by the materializer in Python, in the transaction that changes the
+    # aggregates (materializer.py), not by nine triggers firing per aggregate row; counted
+    # once more here, so a file is right whatever wrote it before
+    """
+    DROP TRIGGER IF EXISTS totals_counted_insert;
+    DROP TRIGGER IF EXISTS totals_counted_delete;
+    DROP TRIGGER IF EXISTS totals_counted_update;
+    DROP TRIGGER IF EXISTS week_scores_counted_insert;
+    DROP TRIGGER IF EXISTS week_scores_counted_delete;
+    DROP TRIGGER IF EXISTS week_scores_counted_update;
+    DROP TRIGGER IF EXISTS scores_counted_insert;
+    DROP TRIGGER IF EXISTS scores_counted_delete;
+    DROP TRIGGER IF EXISTS scores_counted_update;
+    DELETE FROM rank_counts;
+    INSERT INTO rank_counts(board, chat_key, day, correct, people)
+        SELECT 'all', chat_key, '', correct, COUNT(*) FROM totals GROUP BY chat_key, correct;
+    INSERT INTO rank_counts(board, chat_key, day, correct, people)
+        SELECT 'week', chat_key, '', correct, COUNT(*) FROM week_scores
+        GROUP BY chat_key, correct;
+    INSERT INTO rank_counts(board, chat_key, day, correct, people)
+        SELECT 'day', chat_key, day, correct, COUNT(*) FROM scores
+        GROUP BY chat_key, day, correct;
     """,
 ]
 

@@ -5,12 +5,16 @@ bot/storage/ops.py."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from collections import Counter
+from collections.abc import Callable, Sequence
 
 from bot.core.ports import AnswerRecord, NewPost, RecordOutcome
-from bot.storage import ops
+from bot.storage import ops, privacy
 from bot.storage.records import ANSWER_COLUMNS, answer_of
-from bot.storage.sqlite.sql import SqliteSql, drive
+from bot.storage.sqlite.materializer import RankDelta, count_ranks, recount_ranks
+from bot.storage.sqlite.sql import SqliteSql, drive, to_ms
 
 Db = sqlite3.Connection
 
@@ -41,6 +45,8 @@ def migrate_chat(db: Db, old: str, new: str) -> bool:
         )
     for table, _ in AGGREGATES:
         db.execute(f"DELETE FROM {table} WHERE chat_key=?", (old,))
+    for chat in (old, new):  # the two chats' boards only: '*' did not change
+        recount_ranks(db, chat=chat)
     for table in ("schedules", "daily_posts"):
         db.execute(f"DELETE FROM {table} WHERE chat_key=?", (old,))
     # the chat's settings (unless the new key has its own) and its rounds
@@ -61,7 +67,8 @@ AGGREGATES = (
 def record_answer(
     db: Db, answer: AnswerRecord, upsert_person: bool, read_locale: bool
 ) -> tuple[RecordOutcome, AnswerRecord | None, tuple[str | None] | None, int]:
-    """The hot path's one write: the answer, and the person (with answer.name) if the caller
+    """One answer on its own (a savepoint each: what the writer falls back to when the
+    batch's statement fails): the answer, and the person (with answer.name) if the caller
     does not know them unchanged. Returns the outcome, the earlier answer of a duplicate, the
     person's stored locale as a 1-tuple if `read_locale` (for the caller's cache), and the
     new answer's id (0 if none was inserted)."""
@@ -105,15 +112,125 @@ def record_answer(
         locale = (None if row is None else row[0],)
     if cur.rowcount == 1:
         return "inserted", None, locale, cur.lastrowid or 0
+    return (*_not_taken(db, answer), locale, 0)
+
+
+def _not_taken(db: Db, answer: AnswerRecord) -> tuple[RecordOutcome, AnswerRecord | None]:
+    """Why an answer was not inserted: the person's earlier answer, or the post closed
+    (LookupError if there is no such post)."""
     row = db.execute(
         f"SELECT {ANSWER_COLUMNS} FROM answers WHERE post_id=? AND person_key=?",
-        (answer.post_id, key),
+        (answer.post_id, answer.person_key),
     ).fetchone()
     if row is not None:
-        return "duplicate", answer_of(SqliteSql(db), row), locale, 0
+        return "duplicate", answer_of(SqliteSql(db), row)
     if db.execute("SELECT 1 FROM posts WHERE id=?", (answer.post_id,)).fetchone() is None:
         raise LookupError(f"post {answer.post_id} does not exist")
-    return "closed", None, locale, 0
+    return "closed", None
+
+
+Recorded = tuple[RecordOutcome, AnswerRecord | None, tuple[str | None] | None, int]
+# [post, person, answered_at, name] of each answer whose person the caller does not know
+# unchanged (or whose language it has not cached): only an answer the post takes creates or
+# renames its person (a refused one leaves no trace); each returns its stored language
+UPSERT_PEOPLE = (
+    "INSERT INTO persons(key, name) SELECT v.value ->> 1, v.value ->> 3 FROM json_each(?) AS v"
+    " WHERE EXISTS (SELECT 1 FROM posts AS p WHERE p.id = v.value ->> 0"
+    "  AND p.closed_at IS NULL AND (p.closes_at IS NULL OR p.closes_at > v.value ->> 2))"
+    " ON CONFLICT(key) DO UPDATE SET"
+    " name = CASE WHEN excluded.name <> '' THEN excluded.name ELSE persons.name END"
+    " RETURNING key, locale"
+)
+# [post, person, option, correct, answered_at, elapsed_ms] of each answer, in queue order
+# (ids are given in that order, which the materializer's streaks follow); the open check is
+# part of the insert, so a post closed by another process a moment ago still refuses
+INSERT_ANSWERS = (
+    "INSERT INTO answers(post_id, person_key, option, correct, answered_at, elapsed_ms,"
+    " chat_key, quiz_id, question_id, daily_date)"
+    " SELECT p.id, v.value ->> 1, v.value ->> 2, v.value ->> 3, v.value ->> 4, v.value ->> 5,"
+    " p.chat_key, p.quiz_id, p.question_id,"
+    " (SELECT local_date FROM daily_posts AS d WHERE d.post_id = p.id)"
+    " FROM json_each(?) AS v JOIN posts AS p ON p.id = v.value ->> 0"
+    " WHERE p.closed_at IS NULL AND (p.closes_at IS NULL OR p.closes_at > v.value ->> 4)"
+    " ORDER BY v.key"
+    " ON CONFLICT(post_id, person_key) DO NOTHING RETURNING id, post_id, person_key"
+)
+
+
+def record_answers(
+    db: Db, calls: Sequence[tuple[AnswerRecord, bool, bool]]
+) -> list[tuple[bool, Recorded | BaseException]]:
+    """The hot path: a batch of answers (answer, upsert_person, read_locale), each as
+    record_answer would record it, in ONE insert (and one upsert of the people it names).
+    Raises if a statement fails (nothing of the batch is left then); a refused answer (a
+    duplicate, a closed post) is an outcome of its own, a post that does not exist fails
+    alone."""
+    answers, people = [], []
+    for answer, upsert, read_locale in calls:
+        at = to_ms(answer.answered_at)
+        answers.append([answer.post_id, answer.person_key, answer.option, int(answer.correct),
+                        at, answer.elapsed_ms])
+        if upsert or read_locale:
+            if "\x00" in answer.name:  # JSON text in SQLite ends there: bound one by one
+                raise ValueError("a name with a NUL character")
+            people.append([answer.post_id, answer.person_key, at, answer.name or ""])
+    locales: dict[str, str | None] = {}
+    if people:  # two statements: undone together if the second one fails
+        db.execute("SAVEPOINT answers")
+        try:
+            locales = dict(db.execute(UPSERT_PEOPLE, (json.dumps(people),)).fetchall())
+            inserted = db.execute(INSERT_ANSWERS, (json.dumps(answers),)).fetchall()
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK TO answers")
+                db.execute("RELEASE answers")
+            raise
+        db.execute("RELEASE answers")
+    else:
+        inserted = db.execute(INSERT_ANSWERS, (json.dumps(answers),)).fetchall()
+    ids = {(post, person): answer_id for answer_id, post, person in inserted}
+    results: list[tuple[bool, Recorded | BaseException]] = []
+    for answer, _, _ in calls:
+        key = answer.person_key
+        locale = (locales[key],) if key in locales else None
+        answer_id = ids.pop((answer.post_id, key), None)  # a second one in the batch: taken
+        if answer_id is not None:
+            results.append((True, ("inserted", None, locale, answer_id)))
+            continue
+        try:
+            results.append((True, (*_not_taken(db, answer), locale, 0)))
+        except LookupError as exc:
+            results.append((False, exc))
+    return results
+
+
+class AnswerWrites:
+    """The answer's write as the writer thread runs it, bound to the materializer that must
+    hear of new answer ids: one answer (`record_answer`) or, through `many`, a run of queued
+    answers as one statement (writer.py)."""
+
+    __name__ = "record_answer"  # what tests and logs call it
+
+    def __init__(self, noted: Callable[[int], None]) -> None:
+        self.noted = noted
+
+    def __call__(
+        self, db: Db, answer: AnswerRecord, upsert_person: bool, read_locale: bool
+    ) -> Recorded:
+        result = record_answer(db, answer, upsert_person, read_locale)
+        if result[3]:
+            self.noted(result[3])
+        return result
+
+    def many(
+        self, db: Db, calls: Sequence[tuple[AnswerRecord, bool, bool]]
+    ) -> list[tuple[bool, Recorded | BaseException]]:
+        results = record_answers(db, calls)
+        top = max((value[3] for ok, value in results if ok and not isinstance(
+            value, BaseException)), default=0)
+        if top:
+            self.noted(top)
+        return results
 
 
 OPEN_POST = (
@@ -133,3 +250,18 @@ def claim_daily(db: Db, chat_key: str, local_date: str, post: NewPost, when: int
         (chat_key, local_date, post_id, when),  # a racing process fails here; its post too
     )
     return post_id
+
+
+def delete_person(db: Db, key: str, private_chats: Sequence[str] = ()) -> bool:
+    """privacy.delete_person, with the boards' rank counts of the person's rows taken out
+    first (no trigger does it: the materializer keeps them)."""
+    delta: RankDelta = Counter()
+    for board, table, day in (("all", "totals", "''"), ("week", "week_scores", "''"),
+                              ("day", "scores", "day")):
+        for chat, on, correct, people in db.execute(
+            f"SELECT chat_key, {day}, correct, COUNT(*) FROM {table} WHERE person_key=?"
+            f" GROUP BY chat_key, {day}, correct", (key,)
+        ):
+            delta[(board, chat, on, correct)] -= people
+    count_ranks(db, delta)
+    return drive(privacy.delete_person(SqliteSql(db), key, private_chats))

@@ -54,6 +54,7 @@ T = TypeVar("T")
 class SqliteStorage(Store):
     boards: ClassVar[ModuleType] = boards
     migrate_chat_op = staticmethod(ops.migrate_chat)
+    delete_person_op = staticmethod(ops.delete_person)
 
     def __init__(self, path: str | Path, materializer: Materializer | None = None) -> None:
         """`materializer`: when boards catch up with answers (materializer.py); its defaults
@@ -63,6 +64,7 @@ class SqliteStorage(Store):
         self._acknowledged = 0  # the newest answer id this process acknowledged
         self._writer: Writer | None = None
         self._reader: Reader | None = None
+        self._answers: ops.AnswerWrites | None = None
         super().__init__()  # the caches (cache.py)
 
     # lifecycle -------------------------------------------------------------------------
@@ -84,6 +86,8 @@ class SqliteStorage(Store):
                 raise unusable(self.path, exc) from exc
             raise
         self._writer, self._reader = writer, reader
+        # one object for every answer's write: the writer runs a run of them as one batch
+        self._answers = ops.AnswerWrites(self.materializer.noted)
 
     async def close(self) -> None:
         """Run every queued write, then stop both threads."""
@@ -131,9 +135,12 @@ class SqliteStorage(Store):
     async def _record(
         self, answer: AnswerRecord, upsert_person: bool, read_locale: bool
     ) -> tuple[RecordOutcome, AnswerRecord | None, tuple[str | None] | None]:
-        """One hop: the answer, its person, and the person's language if asked for."""
+        """One hop: the answer, its person, and the person's language if asked for (it comes
+        back from the person's upsert: a person who is asked for is upserted)."""
+        if self._answers is None:
+            raise RuntimeError("storage is not open")
         outcome, earlier, locale, answer_id = await self._write(
-            ops.record_answer, answer, upsert_person, read_locale
+            self._answers, answer, upsert_person, read_locale
         )
         self._acknowledged = max(self._acknowledged, answer_id)
         return outcome, earlier, locale

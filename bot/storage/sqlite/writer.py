@@ -1,4 +1,4 @@
-"""The writer thread: group commit, one transaction per batch, one savepoint per write.
+"""The writer thread: group commit, one transaction per batch, answers in one statement.
 
 Every write is a plain function `op(connection, *args)` run in this thread. Whatever the event
 loop queued while the previous transaction was committing becomes the next batch:
@@ -10,8 +10,15 @@ loop queued while the previous transaction was committing becomes the next batch
     COMMIT                                   -- one fsync (WAL, synchronous=FULL)
 
 and only then are the batch's futures resolved, all with one `call_soon_threadsafe`: nothing is
-acknowledged before it is durable. If BEGIN or COMMIT fails (or SQLite abandons the whole
-transaction), every op of the batch fails with that error and nothing of it is committed.
+acknowledged before it is durable.
+
+A run of queued calls of one batched op (one with a `many` method: the answer's write,
+sqlite/ops.py) is ONE call instead, `op.many(db, [args, ...])`, one statement for the whole
+run, each call still getting its own outcome; only if that statement fails is each call of the
+run written again in a savepoint of its own, as above.
+
+If BEGIN or COMMIT fails (or SQLite abandons the whole transaction), every op of the batch
+fails with that error and nothing of it is committed.
 
 The connection is opened in the thread, after the file has been checked to be ours and before
 the schema is migrated (see connection.py); a `Housekeeper` (the materializer) may run its own
@@ -24,7 +31,7 @@ import logging
 import sqlite3
 import time
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from bot import metrics
 from bot.storage.sqlite.connection import APPLICATION_ID, PRAGMAS, check_ours
@@ -38,6 +45,7 @@ class Housekeeper(Protocol):
     """Work the writer thread does between batches, in transactions of its own."""
 
     def start(self, db: sqlite3.Connection) -> None: ...
+    def batch_took(self, seconds: float) -> None: ...
     def due_in(self) -> float | None: ...
     def run(self, db: sqlite3.Connection, idle: bool) -> None: ...
     def finish(self, db: sqlite3.Connection) -> None: ...
@@ -83,6 +91,13 @@ class Writer(Worker):
 
     def run_batch(self, db: sqlite3.Connection, batch: list[Call]) -> list[Outcome]:
         metrics.WRITER_BATCH.observe(len(batch))
+        started = time.perf_counter()
+        outcomes = self._transaction(db, batch)
+        if self.housekeeper is not None:  # how long a batch holds the writer, commit included
+            self.housekeeper.batch_took(time.perf_counter() - started)
+        return outcomes
+
+    def _transaction(self, db: sqlite3.Connection, batch: list[Call]) -> list[Outcome]:
         try:
             db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:  # e.g. another process held the lock past busy_timeout
@@ -90,20 +105,19 @@ class Writer(Worker):
                       len(batch))
             return [(future, False, exc) for _, _, future in batch]
         outcomes: list[Outcome] = []
-        execute = db.execute
         try:
-            for fn, args, future in batch:
-                execute("SAVEPOINT op")
-                try:
-                    value = fn(db, *args)
-                except Exception as exc:  # this write fails alone
-                    execute("ROLLBACK TO op")  # raises if SQLite abandoned the transaction
-                    execute("RELEASE op")
-                    outcomes.append((future, False, exc))
+            i = 0
+            while i < len(batch):
+                fn = batch[i][0]
+                end = i + 1
+                if hasattr(fn, "many"):  # a run of the same batched op: one call
+                    while end < len(batch) and batch[end][0] is fn:
+                        end += 1
+                    outcomes.extend(self._run_many(db, fn, batch[i:end]))
                 else:
-                    execute("RELEASE op")
-                    outcomes.append((future, True, value))
-            execute("COMMIT")
+                    outcomes.append(self._run_one(db, batch[i]))
+                i = end
+            db.execute("COMMIT")
         except Exception as exc:
             log.exception("write transaction failed; %d writes not committed", len(batch))
             if db.in_transaction:
@@ -111,6 +125,34 @@ class Writer(Worker):
             return [(future, False, exc) for _, _, future in batch]
         self.batches += 1
         return outcomes
+
+    @staticmethod
+    def _run_one(db: sqlite3.Connection, call: Call) -> Outcome:
+        fn, args, future = call
+        db.execute("SAVEPOINT op")
+        try:
+            value = fn(db, *args)
+        except Exception as exc:  # this write fails alone
+            db.execute("ROLLBACK TO op")  # raises if SQLite abandoned the transaction
+            db.execute("RELEASE op")
+            return future, False, exc
+        db.execute("RELEASE op")
+        return future, True, value
+
+    def _run_many(self, db: sqlite3.Connection, fn: Any, calls: list[Call]) -> list[Outcome]:
+        """A run of one batched op (`fn.many(db, [args, ...])` -> [(ok, value), ...]): one
+        call, whose statements leave nothing behind when they fail; then, and only then,
+        each write again in a savepoint of its own, so one bad write fails alone."""
+        try:
+            results = fn.many(db, [args for _, args, _ in calls])
+        except Exception as exc:
+            if not db.in_transaction:
+                raise  # the whole transaction is gone: every write of the batch fails
+            log.info("a batch of %d %s failed (%s); written one by one", len(calls),
+                     getattr(fn, "__name__", "writes"), exc)
+            return [self._run_one(db, call) for call in calls]
+        return [(future, ok, value) for (_, _, future), (ok, value) in zip(calls, results,
+                                                                           strict=True)]
 
     def idle_timeout(self) -> float | None:
         return None if self.housekeeper is None else self.housekeeper.due_in()
