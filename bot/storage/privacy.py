@@ -58,7 +58,7 @@ async def delete_person(db: Sql, key: str, private_chats: Sequence[str] = ()) ->
         for table in ("scores", "totals", "week_scores"):
             removed += await db.run(
                 f"DELETE FROM {table} WHERE person_key = $1 OR chat_key = $2", key, chat)
-        # the private chat's board counts (the triggers left them at 0 people)
+        # the private chat's board counts (delete_person_op took the person out of them)
         removed += await db.run("DELETE FROM rank_counts WHERE chat_key = $1", chat)
     if db.for_update:  # PostgreSQL: streaks in a table of their own
         removed += await db.run("DELETE FROM streaks WHERE person_key = $1", key)

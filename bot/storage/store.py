@@ -67,7 +67,7 @@ class PostCreation(ABC):
 class Store(PostCreation, CachedStorage):
     boards: ClassVar[ModuleType]  # the backend's reads of the aggregates: leaderboard (and its
     # Roll), person_streaks, daily_days_for
-    # the write that deletes a person; SQLite's also takes them out of its boards' rank counts
+    # the write that deletes a person; each backend's also takes them out of the rank counts
     delete_person_op: ClassVar[Any] = staticmethod(privacy.delete_person)
 
     @abstractmethod

@@ -281,10 +281,6 @@ LOCK_KEYS: dict[Callable[..., Awaitable[Any]], Callable[..., LockKey]] = {
     take_lease: lambda name, *_: ("lease", name),
     release_lease: lambda name, *_: ("lease", name),
 }
-# shared writes of the aggregates, and PostgreSQL's form of them that keeps rank_counts too
-COUNTED: dict[Callable[..., Awaitable[Any]], Callable[..., Awaitable[Any]]] = {
-    privacy.delete_person: delete_person,
-}
 # the writes the writer runs together, one statement for all queued calls (writer.py)
 BATCHED: dict[Callable[..., Awaitable[Any]], BatchFn] = {record_answer: record_answers}
 

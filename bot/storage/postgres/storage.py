@@ -75,6 +75,7 @@ def unusable(where: str, exc: BaseException) -> StorageError:
 class PostgresStorage(Store):
     boards: ClassVar[ModuleType] = boards
     migrate_chat_op = staticmethod(ops.migrate_chat)
+    delete_person_op = staticmethod(ops.delete_person)
 
     def __init__(
         self, url: str | DatabaseUrl, materializer: Materializer | None = None,
@@ -239,11 +240,10 @@ class PostgresStorage(Store):
 
     # plumbing --------------------------------------------------------------------------
     def _write(self, fn: Callable[..., Awaitable[T]], *args: Any) -> asyncio.Future[T]:
-        """Queue a write; await the result (it resolves after COMMIT). A shared write of the
-        aggregates runs in its form that keeps rank_counts too (ops.COUNTED)."""
+        """Queue a write; await the result (it resolves after COMMIT)."""
         if self._writer is None:
             raise RuntimeError("storage is not open")
-        return self._writer.submit(ops.COUNTED.get(fn, fn), *args)
+        return self._writer.submit(fn, *args)
 
     async def _read(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
         pool = self._pool
