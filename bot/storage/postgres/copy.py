@@ -116,6 +116,7 @@ TABLES = (
     Table("authored_packs", ("quiz_id",), ("quiz_id", "author_key", "pack", "published_at",
                                            "withdrawn_at"),
           times=("published_at", "withdrawn_at")),
+    Table("dashboard_access", ("chat_key",), ("chat_key", "generation")),
 )
 # derived from the answers, rebuilt by the destination: counted to check, never copied
 REBUILT = ("totals", "scores")

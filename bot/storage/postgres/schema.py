@@ -397,6 +397,17 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE authored_packs ADD COLUMN withdrawn_at timestamptz;
     """,
+    # the organiser's dashboard (bot/web): a chat's answers by person and time (pages and
+    # exports read index ranges), a post's round, and the generation `/dashboard revoke`
+    # bumps to end every link and session of the chat
+    """
+    CREATE INDEX answers_chat_person ON answers(chat_key, person_key, answered_at, id);
+    CREATE INDEX round_posts_post ON round_posts(post_id);
+    CREATE TABLE dashboard_access (
+        chat_key text COLLATE "C" PRIMARY KEY,
+        generation integer NOT NULL
+    );
+    """,
 ]
 
 

@@ -411,6 +411,17 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE authored_packs ADD COLUMN withdrawn_at INTEGER;
     """,
+    # the organiser's dashboard (bot/web): a chat's answers by person and time (pages and
+    # exports read index ranges), a post's round, and the generation `/dashboard revoke`
+    # bumps to end every link and session of the chat
+    """
+    CREATE INDEX answers_chat_person ON answers(chat_key, person_key, answered_at);
+    CREATE INDEX round_posts_post ON round_posts(post_id);
+    CREATE TABLE dashboard_access (
+        chat_key TEXT PRIMARY KEY,
+        generation INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    """,
 ]
 
 
