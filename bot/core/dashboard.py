@@ -28,6 +28,7 @@ from bot.core.clock import Clock
 from bot.core.errors import DashboardOff, may_not_open_dashboard
 from bot.core.models import Chat
 from bot.core.ports import DashboardStore
+from bot.i18n import Translator
 
 LINK_LIFETIME = timedelta(hours=24)
 MIN_SECRET = 32  # characters of QUIZBOT_WEB_SECRET
@@ -135,3 +136,23 @@ class DashboardAccess:
         if not allowed:
             raise may_not_open_dashboard()
         await self.storage.revoke_dashboard(chat.key)
+
+
+# what the admin reads -------------------------------------------------------------------------
+def link_text(link: str, t: Translator) -> str:
+    return t.gettext("This chat's dashboard, for 24 hours (keep the link to yourself: anyone "
+                     "with it can read the chat's results):\n{link}\n/dashboard revoke ends "
+                     "every link and session of this chat.", link=link)
+
+
+def revoked_text(t: Translator) -> str:
+    return t.gettext("Every dashboard link and session of this chat has ended.")
+
+
+def sent_privately_text(t: Translator) -> str:
+    return t.gettext("I sent you the dashboard link in our private chat.")
+
+
+def start_private_first_text(t: Translator) -> str:
+    return t.gettext("Start a private chat with me first (open my profile and press Start), "
+                     "then send /dashboard here again.")

@@ -156,7 +156,7 @@ class Pages:
     async def people(self, request: web.Request, reader: Reader) -> web.StreamResponse:
         after = None
         if (cursor := request.query.get("after")) is not None:
-            correct, time_ms, key = (cursor.split(".", 2) + ["", ""])[:3]
+            correct, time_ms, key = [*cursor.split(".", 2), "", ""][:3]
             if not (correct.isdigit() and time_ms.isdigit() and key):
                 raise web.HTTPBadRequest(text="bad cursor")
             after = (int(correct), int(time_ms), key)

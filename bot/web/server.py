@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from aiohttp import web
@@ -22,7 +23,9 @@ STATIC = Path(__file__).parent / "static"
 
 
 @web.middleware
-async def request_log(request: web.Request, handler: web.RequestHandler) -> web.StreamResponse:
+async def request_log(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
     started = time.perf_counter()
     response = await handler(request)
     route = request.match_info.route.resource

@@ -264,6 +264,9 @@ class TelegramHarness:
                  *([note] if note else [])]
         return await self._command(where, who, " ".join(words))
 
+    async def dashboard(self, where: Chat, who: User, *, revoke: bool = False) -> Seen:
+        return await self._command(where, who, "/dashboard revoke" if revoke else "/dashboard")
+
     async def help(self, where: Chat, who: User) -> Seen:
         return await self._command(where, who, "/help")
 
