@@ -209,7 +209,10 @@ class DashboardReads:
         """Every answer in the chat, read EXPORT_PAGE at a time (an export's rows)."""
         zone = await self.zone(chat_key)
         after: AnswerCursor | None = None
-        while rows := await self.storage.chat_answers(chat_key, after, EXPORT_PAGE):
+        while True:
+            rows = await self.storage.chat_answers(chat_key, after, EXPORT_PAGE)
             for row in rows:
                 yield self.line(row, locale, zone)
+            if len(rows) < EXPORT_PAGE:  # the last page
+                return
             after = (rows[-1].person_key, rows[-1].answered_at, rows[-1].id)

@@ -11,6 +11,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 from aiohttp import web
 
@@ -20,6 +21,8 @@ from bot.web.pages import Pages
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).parent / "static"
+# how the runner is made, here and in the tests: no access log (see above)
+RUNNER_OPTIONS: dict[str, Any] = {"access_log": None}
 
 
 @web.middleware
@@ -46,7 +49,7 @@ def build_app(service: QuizService, *, secure: bool) -> web.Application:
 
 async def serve(service: QuizService, host: str, port: int, *, secure: bool) -> web.AppRunner:
     """Listen on host:port; OSError if the port is taken."""
-    runner = web.AppRunner(build_app(service, secure=secure), access_log=None)
+    runner = web.AppRunner(build_app(service, secure=secure), **RUNNER_OPTIONS)
     await runner.setup()
     site = web.TCPSite(runner, host, port)
     try:

@@ -17,7 +17,7 @@ from bot.content import Catalog
 from bot.core.models import Chat, Person
 from bot.core.ports import AnswerRecord, Storage
 from bot.core.service import QuizService
-from bot.web.server import build_app
+from bot.web.server import RUNNER_OPTIONS, build_app
 from tests.clock import FakeClock
 
 SECRET = "s3cret-" + "x" * 40
@@ -76,7 +76,9 @@ async def site(sample_catalog: Catalog, storage: Storage, clock: FakeClock
     await fill(service, storage, clock, CHAT_B, 3, 2)
     await service.report_problem(Person("tg:2", "রাজা"), Chat(CHAT_A), "s-two", "Typo in B")
     await service.report_problem(Person("tg:3", "सीता"), Chat(CHAT_B), "s-one", "B's report")
-    client = TestClient(TestServer(build_app(service, secure=False)))
+    server = TestServer(build_app(service, secure=False))
+    await server.start_server(**RUNNER_OPTIONS)  # as bot.web.server.serve makes it
+    client = TestClient(server)
     await client.start_server()
     try:
         yield Site(service, storage, clock, client)
