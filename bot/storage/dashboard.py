@@ -58,7 +58,8 @@ async def chat_people(
     clause = ""
     if after is not None:
         values += list(after)
-        clause = " AND (t.correct < $3 OR (t.correct = $3 AND (t.time_ms, t.person_key) > ($4, $5)))"
+        clause = (" AND (t.correct < $3"
+                  " OR (t.correct = $3 AND (t.time_ms, t.person_key) > ($4, $5)))")
     rows = await db.rows(
         "SELECT t.person_key, COALESCE(p.name, ''), t.answered, t.correct, t.time_ms"
         " FROM totals t LEFT JOIN persons p ON p.key = t.person_key"

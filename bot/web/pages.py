@@ -16,6 +16,7 @@ from typing import Any
 import jinja2
 from aiohttp import web
 
+from bot.core.analysis_text import flags_text
 from bot.core.dashboard import Denied
 from bot.core.dashboard_reads import CHART_DAYS
 from bot.core.errors import UserError
@@ -195,9 +196,11 @@ class Pages:
                 item.prompt)
             for report in analysis.reports for item in report.items if item.answered
         }
+        flags = {item.question_id: flags_text(item, reader.t)
+                 for report in analysis.reports for item in report.items}
         return html("questions.html", reader.context(
             self.csrf(reader), page="questions", reports=analysis.reports, bars=bars,
-            reported=by_question))
+            reported=by_question, flags=flags))
 
     @guarded
     async def reports(self, request: web.Request, reader: Reader) -> web.StreamResponse:

@@ -8,6 +8,7 @@ import random
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 from datetime import timedelta
 
 import pytest
@@ -30,7 +31,7 @@ class Site:
     service: QuizService
     storage: Storage
     clock: FakeClock
-    client: TestClient
+    client: TestClient[Any, Any]
 
     async def link(self, chat: str = CHAT_A, locale: str = "en") -> str:
         url = await self.service.dashboard_link(Chat(chat), allowed=True, locale=locale)
