@@ -8,8 +8,8 @@ import random
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
