@@ -11,7 +11,7 @@ from html import escape
 from bot.core.ports import DayCount
 from bot.i18n import Translator
 
-WIDTH, HEIGHT, PAD = 600, 160, 24
+WIDTH, HEIGHT, PAD = 600, 160, 8
 
 
 def _days(days: Sequence[DayCount], first: date, count: int) -> list[DayCount]:
@@ -51,37 +51,30 @@ def accuracy_over_time(days: Sequence[DayCount], first: date, count: int, title:
             x = PAD + n * step + step / 2
             y = HEIGHT - PAD - (HEIGHT - 2 * PAD) * d.correct / d.answered
             points.append(f"{x:.1f},{y:.1f}")
-    dots = "".join(f'<circle class="dot" cx="{p.split(",")[0]}" cy="{p.split(",")[1]}" r="3"/>'
-                   for p in points)
+    # a zero-length round-capped line: a dot that stays round when the drawing is stretched
+    dots = "".join(f'<line class="dot" x1="{x}" y1="{y}" x2="{x}" y2="{y}"/>'
+                   for x, y in (p.split(",") for p in points))
     line = f'<polyline class="line" points="{" ".join(points)}"/>' if points else ""
     last = first + timedelta(count - 1)
     return _frame(title, line + dots, first, last, t.percent(1.0))
 
 
 def _frame(title: str, body: str, first: date, last: date, top: str) -> str:
+    # the labels are HTML around the drawing, so they keep the page's text size at any width
     return (
-        f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
-        f'aria-label="{escape(title)}"><title>{escape(title)}</title>'
+        f'<figure class="chart-box"><div class="tick">{escape(top)}</div>'
+        f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" preserveAspectRatio="none" '
+        f'role="img" aria-label="{escape(title)}"><title>{escape(title)}</title>'
         f'<line class="axis" x1="{PAD}" y1="{HEIGHT - PAD}" x2="{WIDTH - PAD}" '
-        f'y2="{HEIGHT - PAD}"/>'
-        f'<text class="tick" x="{PAD}" y="{PAD - 8}">{escape(top)}</text>'
-        f'<text class="tick" x="{PAD}" y="{HEIGHT - 6}">{first.isoformat()}</text>'
-        f'<text class="tick end" x="{WIDTH - PAD}" y="{HEIGHT - 6}">{last.isoformat()}</text>'
-        f"{body}</svg>")
+        f'y2="{HEIGHT - PAD}"/>{body}</svg>'
+        f'<figcaption class="axis-labels"><span>{first.isoformat()}</span>'
+        f'<span>{last.isoformat()}</span></figcaption></figure>')
 
 
-def option_bars(shares: Sequence[tuple[str, float, bool]], title: str) -> str:
-    """One question: a horizontal bar per option (letter, share, correct)."""
-    row = 22
-    height = row * len(shares) + 4
-    bars = []
-    for n, (letter, share, correct) in enumerate(shares):
-        y = 2 + n * row
-        width = (WIDTH - 60) * share
-        cls = "bar-right" if correct else "bar"
-        bars.append(f'<text class="tick" x="4" y="{y + 15}">{escape(letter)}</text>'
-                    f'<rect class="{cls}" x="30" y="{y + 2}" width="{width:.1f}" height="16"/>'
-                    f'<text class="tick" x="{34 + width:.1f}" y="{y + 15}">'
-                    f"{round(share * 100)}%</text>")
-    return (f'<svg class="chart small" viewBox="0 0 {WIDTH} {height}" role="img" '
-            f'aria-label="{escape(title)}"><title>{escape(title)}</title>{"".join(bars)}</svg>')
+def share_bar(share: float, correct: bool, title: str) -> str:
+    """One option's share as a bar, for its row of a question's table (the right one green)."""
+    cls = "bar-right" if correct else "bar"
+    return (f'<svg class="share" viewBox="0 0 100 10" preserveAspectRatio="none" role="img" '
+            f'aria-label="{escape(title)}"><rect class="track" x="0" y="0" width="100" '
+            f'height="10"/><rect class="{cls}" x="0" y="0" width="{100 * share:.1f}" '
+            f'height="10"/></svg>')

@@ -191,10 +191,10 @@ class Pages:
         for r in reports:
             by_question[r.question_id] = by_question.get(r.question_id, 0) + 1
         bars = {
-            item.question_id: charts.option_bars(
-                [(o.letter, o.share or 0.0, o.correct) for o in item.shown_options()],
-                item.prompt)
+            (item.question_id, o.canonical): charts.share_bar(
+                o.share or 0.0, o.correct, f"{o.letter}) {o.text}: {reader.t.percent(o.share or 0)}")
             for report in analysis.reports for item in report.items if item.answered
+            for o in item.shown_options()
         }
         flags = {item.question_id: flags_text(item, reader.t)
                  for report in analysis.reports for item in report.items}
