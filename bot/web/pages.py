@@ -190,9 +190,10 @@ class Pages:
         by_question: dict[str, int] = {}
         for r in reports:
             by_question[r.question_id] = by_question.get(r.question_id, 0) + 1
+        share = reader.t.percent
         bars = {
             (item.question_id, o.canonical): charts.share_bar(
-                o.share or 0.0, o.correct, f"{o.letter}) {o.text}: {reader.t.percent(o.share or 0)}")
+                o.share or 0.0, o.correct, f"{o.letter}) {o.text}: {share(o.share or 0)}")
             for report in analysis.reports for item in report.items if item.answered
             for o in item.shown_options()
         }

@@ -6,6 +6,7 @@ where Chromium is missing."""
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import shutil
@@ -62,13 +63,14 @@ async def test_an_organiser_clicks_through_the_dashboard(site: Site, shots: Path
             await page.get_by_role("link", name="Overview").click()
             async with page.expect_download() as csv_download:
                 await page.get_by_role("link", name="All answers (CSV)").click()
-            data = Path(await (await csv_download.value).path()).read_bytes()
+            data = await asyncio.to_thread(Path(await (await csv_download.value).path()).read_bytes)
             rows = list(csv.reader(io.StringIO(data.decode("utf-8-sig"))))
             assert len(rows) - 1 == answered and "রাজা" in {r[1] for r in rows}
             async with page.expect_download() as xlsx_download:
                 await page.get_by_role("link", name="All answers (Excel)").click()
-            book = openpyxl.load_workbook(io.BytesIO(
-                Path(await (await xlsx_download.value).path()).read_bytes()), read_only=True)
+            xlsx = Path(await (await xlsx_download.value).path())
+            book = openpyxl.load_workbook(io.BytesIO(await asyncio.to_thread(xlsx.read_bytes)),
+                                          read_only=True)
             sheet = list(book.active.iter_rows(values_only=True))
             assert len(sheet) - 1 == answered and "सीता" in {r[1] for r in sheet}
 
@@ -89,7 +91,7 @@ async def test_an_organiser_clicks_through_the_dashboard(site: Site, shots: Path
             [report] = await site.service.chat_reports(Chat(CHAT_A), allowed=True)
             await page.get_by_label("Note").fill("fixed the typo")
             await page.get_by_role("button", name="Resolve").click()
-            assert "The report is resolved." in await page.text_content("main") or ""
+            assert "The report is resolved." in (await page.text_content("main") or "")
             assert await site.service.chat_reports(Chat(CHAT_A), allowed=True) == []
             [done] = await site.storage.problem_reports(open_only=False, chat_key=CHAT_A)
             assert done.id == report.id and done.resolution == "fixed the typo"
