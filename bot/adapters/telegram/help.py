@@ -50,6 +50,8 @@ ENTRIES = (
     Entry(_("/analysis [quiz] — which questions work, with a chart"), admin=True),
     Entry(_("/reports — open reports about questions asked here; /reports resolve <id> "
             "[note]"), admin=True),
+    Entry(_("/dashboard — a private link to this chat's web dashboard; /dashboard revoke"),
+          admin=True),
 )
 START = _("/quiz <quiz id>")
 JOINED = (ChatMemberStatus.MEMBER, ChatMemberStatus.ADMINISTRATOR)
