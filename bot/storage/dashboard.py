@@ -51,20 +51,28 @@ async def chat_days(db: Sql, chat_key: str, since: date) -> list[DayCount]:
 
 
 # people -------------------------------------------------------------------------------------
+PEOPLE = ("SELECT t.person_key, COALESCE(p.name, ''), t.answered, t.correct, t.time_ms"
+          " FROM totals t LEFT JOIN persons p ON p.key = t.person_key WHERE t.chat_key = $1")
+
+
 async def chat_people(
     db: Sql, chat_key: str, after: PeopleCursor | None, limit: int
 ) -> list[PersonTotals]:
-    values: list[object] = [chat_key, limit]
-    clause = ""
-    if after is not None:
-        values += list(after)
-        clause = (" AND (t.correct < $3"
-                  " OR (t.correct = $3 AND (t.time_ms, t.person_key) > ($4, $5)))")
-    rows = await db.rows(
-        "SELECT t.person_key, COALESCE(p.name, ''), t.answered, t.correct, t.time_ms"
-        " FROM totals t LEFT JOIN persons p ON p.key = t.person_key"
-        f" WHERE t.chat_key = $1{clause}"
-        " ORDER BY t.correct DESC, t.time_ms, t.person_key LIMIT $2", *values)
+    if after is None:
+        rows = await db.rows(f"{PEOPLE} ORDER BY t.correct DESC, t.time_ms, t.person_key"
+                             " LIMIT $2", chat_key, limit)
+    else:
+        # two seeks in totals_rank, not one filter over the chat: the rest of the cursor's
+        # `correct`, then the rows below it (a mixed-direction key has no single range)
+        correct, time_ms, person_key = after
+        rows = await db.rows(
+            f"{PEOPLE} AND t.correct = $3 AND (t.time_ms, t.person_key) > ($4, $5)"
+            " ORDER BY t.time_ms, t.person_key LIMIT $2",
+            chat_key, limit, correct, time_ms, person_key)
+        if len(rows) < limit:
+            rows += await db.rows(
+                f"{PEOPLE} AND t.correct < $3 ORDER BY t.correct DESC, t.time_ms, t.person_key"
+                " LIMIT $2", chat_key, limit - len(rows), correct)
     return [PersonTotals(r[0], r[1], int(r[2]), int(r[3]), int(r[4])) for r in rows]
 
 
@@ -92,7 +100,11 @@ async def chat_answers(
     if person_key is not None:
         values.append(person_key)
         clause += f" AND a.person_key = ${len(values)}"
-    if after is not None:
+    if after is not None and person_key is not None:  # one person's: past the cursor's time
+        values += [db.when(after[1]), after[2]]
+        n = len(values)
+        clause += f" AND (a.answered_at, a.id) > (${n - 1}, ${n})"
+    elif after is not None:
         values += [after[0], db.when(after[1]), after[2]]
         n = len(values)
         clause += f" AND (a.person_key, a.answered_at, a.id) > (${n - 2}, ${n - 1}, ${n})"
