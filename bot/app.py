@@ -171,7 +171,9 @@ async def serve_dashboard(service: QuizService, settings: Settings | None) -> An
 
     (host, port), url, _secret = web
     try:
-        return await serve(service, host, port, secure=url.startswith("https://"))
+        token = settings.telegram_bot_token
+        return await serve(service, host, port, secure=url.startswith("https://"),
+                           bot_token=None if token is None else token.get_secret_value())
     except OSError as exc:
         raise ConnectionLost(
             f"cannot listen on QUIZBOT_WEB_LISTEN={settings.quizbot_web_listen} for the "

@@ -32,7 +32,7 @@ from bot.i18n import Translator
 
 LINK_LIFETIME = timedelta(hours=24)
 MIN_SECRET = 32  # characters of QUIZBOT_WEB_SECRET
-Purpose = Literal["link", "session"]
+Purpose = Literal["link", "session", "person"]  # person: a learner's own pages
 Denial = Literal["tampered", "expired", "revoked", "other-chat"]
 
 
@@ -131,6 +131,18 @@ class DashboardAccess:
                                         self.clock.now() + LINK_LIFETIME, locale))
         return f"{self.base_url}/open/{quote(token, safe='')}"
 
+    def app_url(self) -> str | None:
+        """The Telegram Mini App's address (Telegram opens https pages only); None: off."""
+        if not self.enabled or self.base_url is None or not self.base_url.startswith("https://"):
+            return None
+        return f"{self.base_url}/app"
+
+    async def person_session(self, person_key: str, locale: str) -> str:
+        """A session for a learner's own pages (the Mini App), for LINK_LIFETIME."""
+        generation = await self.storage.dashboard_generation(person_key)
+        return self.sign("person", Grant(person_key, generation,
+                                         self.clock.now() + LINK_LIFETIME, locale))
+
     async def revoke(self, chat: Chat, *, allowed: bool) -> None:
         """/dashboard revoke: every link and session of the chat stops working now."""
         if not allowed:
@@ -143,6 +155,18 @@ def link_text(link: str, t: Translator) -> str:
     return t.gettext("This chat's dashboard, for 24 hours (keep the link to yourself: anyone "
                      "with it can read the chat's results):\n{link}\n/dashboard revoke ends "
                      "every link and session of this chat.", link=link)
+
+
+def open_button_text(t: Translator) -> str:
+    return t.gettext("Open the dashboard")
+
+
+def progress_button_text(t: Translator) -> str:
+    return t.gettext("Open my progress")
+
+
+def progress_here_text(t: Translator) -> str:
+    return t.gettext("Your answers, accuracy per topic and due reviews:")
 
 
 def revoked_text(t: Translator) -> str:

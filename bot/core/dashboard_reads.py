@@ -113,6 +113,36 @@ class PersonPage:
     cards: tuple[CardLine, ...]  # every review card of the person, the soonest due first
 
 
+@dataclass(frozen=True, slots=True)
+class TopicLine:
+    title: str
+    answered: int
+    correct: int
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.answered if self.answered else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class RecentLine:
+    prompt: str
+    correct: bool
+    answered_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """A learner's own page (the Telegram Mini App's /progress)."""
+
+    person_key: str
+    name: str
+    topics: tuple[TopicLine, ...]  # every quiz they answered, the weakest first
+    due: tuple[CardLine, ...]  # review cards due now, the longest overdue first
+    cards: int
+    recent: tuple[RecentLine, ...]  # their newest answers first
+
+
 class DashboardReads:
     def __init__(self, catalog: Catalog, storage: DashboardStorage, clock: Clock) -> None:
         self.catalog = catalog
@@ -204,6 +234,32 @@ class DashboardReads:
         name = await self.storage.person_name(person_key) or ""
         return PersonPage(person_key, name, tuple(self.line(r, locale, zone) for r in shown),
                           cursor, tuple(cards))
+
+    def prompt(self, quiz_id: str, question_id: str, locale: str) -> str:
+        quiz = self.catalog.quizzes.get(quiz_id)
+        found = next((q for q in quiz.questions if q.id == question_id), None) \
+            if quiz is not None else None
+        return question_id if found is None else found.prompt.get(locale)
+
+    async def progress(self, person_key: str, locale: str, recent: int = PAGE) -> Progress:
+        await self.storage.materialize()
+        totals = await self.storage.person_totals(person_key)
+        topics = sorted((TopicLine(self.quiz_title(q, locale), n, right)
+                         for q, (n, right) in totals.items()),
+                        key=lambda t: (t.accuracy, t.title))
+        answers = await self.storage.review_answers(person_key)
+        deck = Deck()
+        for answer in answers:
+            deck.apply(answer)
+        now = self.clock.now()
+        due = tuple(CardLine(question_id, self.prompt(quiz_id, question_id, locale),
+                             deck.cards[(quiz_id, question_id)].due,
+                             deck.cards[(quiz_id, question_id)].stability)
+                    for quiz_id, question_id in deck.due(now))
+        newest = tuple(RecentLine(self.prompt(a.quiz_id, a.question_id, locale), a.correct,
+                                  a.answered_at) for a in reversed(answers[-recent:]))
+        name = await self.storage.person_name(person_key) or ""
+        return Progress(person_key, name, tuple(topics), due, len(deck.cards), newest)
 
     async def every_answer(self, chat_key: str, locale: str) -> AsyncIterator[AnswerLine]:
         """Every answer in the chat, read EXPORT_PAGE at a time (an export's rows)."""

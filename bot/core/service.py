@@ -44,7 +44,7 @@ from bot.core.daily import Daily
 from bot.core.dashboard import DashboardAccess
 from bot.core.dashboard_reads import DashboardReads
 from bot.core.delivery import Delivery
-from bot.core.errors import BadPeriod, UnknownQuiz, may_not_change_language
+from bot.core.errors import BadPeriod, DashboardOff, UnknownQuiz, may_not_change_language
 from bot.core.item_analysis import Charts, ChatAnalysis, ItemAnalysis
 from bot.core.leadership import Leadership
 from bot.core.locales import Locales
@@ -371,6 +371,14 @@ class QuizService:
     async def revoke_dashboard(self, chat: Chat, *, allowed: bool) -> None:
         """/dashboard revoke: every link and session of the chat ends, in every process."""
         await self.dashboard.revoke(chat, allowed=allowed)
+
+    def progress_app(self) -> str:
+        """/progress: the Telegram Mini App's address (a learner's own page); DashboardOff
+        unless the dashboard is on at an https address."""
+        url = self.dashboard.app_url()
+        if url is None:
+            raise DashboardOff()
+        return url
 
     async def dashboard_questions(self, chat: Chat, locale: str) -> ChatAnalysis:
         """The chat's item analysis without its PNG chart (the web page draws its own)."""

@@ -18,6 +18,8 @@ from bot.core.dashboard import DashboardAccess, Denied, Grant
 from bot.i18n import normalize
 
 SESSION = "quizbot_session"
+PERSON = "quizbot_me"  # a learner's own pages (the Telegram Mini App)
+PERSON_PATH = "/me/"
 LANGUAGE = "quizbot_lang"
 CSRF_FIELD = "csrf"
 

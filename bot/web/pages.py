@@ -17,17 +17,19 @@ import jinja2
 from aiohttp import web
 
 from bot.core.analysis_text import flags_text
-from bot.core.dashboard import Denied
+from bot.core.dashboard import LINK_LIFETIME, Denied
 from bot.core.dashboard_reads import CHART_DAYS
 from bot.core.errors import UserError
-from bot.core.models import Chat, Period
+from bot.core.models import Chat, Period, Person
 from bot.core.render import error_text
 from bot.core.service import QuizService
-from bot.i18n import LANGUAGE_NAMES, translator
+from bot.i18n import LANGUAGE_NAMES, normalize, translator
 from bot.web import charts, exports
 from bot.web.auth import (
     CSRF_FIELD,
     LANGUAGE,
+    PERSON,
+    PERSON_PATH,
     Session,
     chat_path,
     csrf_checked,
@@ -35,6 +37,7 @@ from bot.web.auth import (
     session_of,
     set_session,
 )
+from bot.web.miniapp import launch_of
 
 log = logging.getLogger(__name__)
 
@@ -102,8 +105,11 @@ def guarded(page: Page) -> Callable[[Pages, web.Request], Awaitable[web.StreamRe
 
 
 class Pages:
-    def __init__(self, service: QuizService, secure: bool) -> None:
+    def __init__(self, service: QuizService, secure: bool, bot_token: str | None = None
+                 ) -> None:
+        """`bot_token`: Telegram's, which signs Mini App launches (None: no Mini App)."""
         self.service = service
+        self.bot_token = bot_token
         self.access = service.dashboard
         self.reads = service.dashboard_reads
         self.secure = secure
@@ -121,6 +127,9 @@ class Pages:
             web.get(chat + "/settings", self.settings),
             web.get(chat + "/export/answers.{kind:csv|xlsx}", self.export_answers),
             web.get(chat + "/export/board.{kind:csv|xlsx}", self.export_board),
+            web.get("/app", self.miniapp),
+            web.post("/app/session", self.miniapp_session),
+            web.get(PERSON_PATH + "progress", self.progress),
         ]
 
     def csrf(self, reader: Reader) -> str:
@@ -139,6 +148,49 @@ class Pages:
         response.headers["Cache-Control"] = "no-store"
         log.info("dashboard of %s opened", grant.chat_key)
         raise response
+
+    # the Telegram Mini App: a learner's own page ---------------------------------------------
+    async def miniapp(self, request: web.Request) -> web.StreamResponse:
+        t = translator(reader_locale(request))
+        return html("miniapp.html", {"t": t.gettext, "locale": t.locale})
+
+    async def miniapp_session(self, request: web.Request) -> web.StreamResponse:
+        form = await request.post()
+        data = form.get("init_data")
+        try:
+            if self.bot_token is None or not isinstance(data, str):
+                raise Denied("tampered")
+            launch = launch_of(data, self.bot_token, self.access.clock.now())
+        except Denied as denied:
+            log.info("Mini App launch refused: %s", denied.reason)
+            return denied_page(request, denied.locale)
+        locale = normalize(launch.language) or await self.service.locale_for(
+            Person(launch.person_key, launch.name))
+        token = await self.access.person_session(launch.person_key, locale)
+        response = web.HTTPSeeOther(PERSON_PATH + "progress")
+        response.set_cookie(PERSON, token, max_age=int(LINK_LIFETIME.total_seconds()),
+                            path=PERSON_PATH, httponly=True, samesite="Lax",
+                            secure=self.secure)
+        log.info("Mini App opened by %s", launch.person_key)
+        raise response
+
+    async def progress(self, request: web.Request) -> web.StreamResponse:
+        try:
+            grant = await self.access.grant_of("person", request.cookies.get(PERSON, ""))
+        except Denied as denied:
+            return denied_page(request, denied.locale)
+        t = translator(reader_locale(request, grant.locale))
+        p = await self.reads.progress(grant.chat_key, t.locale)
+        answered = sum(topic.answered for topic in p.topics)
+        right = sum(topic.correct for topic in p.topics)
+        response = html("progress.html", {
+            "t": t.gettext, "n": t.number, "pct": t.percent, "locale": t.locale,
+            "languages": LANGUAGE_NAMES, "path": request.path, "p": p, "answered": answered,
+            "accuracy": right / answered if answered else 0.0})
+        if "lang" in request.query:
+            response.set_cookie(LANGUAGE, t.locale, max_age=365 * 86400, path="/",
+                                samesite="Lax", httponly=True, secure=self.secure)
+        return response
 
     # pages ---------------------------------------------------------------------------------
     @guarded

@@ -38,18 +38,22 @@ async def request_log(
     return response
 
 
-def build_app(service: QuizService, *, secure: bool) -> web.Application:
-    """`secure`: the public URL is https (cookies get the Secure flag)."""
+def build_app(service: QuizService, *, secure: bool, bot_token: str | None = None
+              ) -> web.Application:
+    """`secure`: the public URL is https (cookies get the Secure flag); `bot_token`:
+    Telegram's, which signs the Mini App's launches (None: the Mini App refuses them)."""
     app = web.Application(middlewares=[request_log], client_max_size=64 * 1024)
-    pages = Pages(service, secure)
+    pages = Pages(service, secure, bot_token)
     app.add_routes(pages.routes())
     app.router.add_static("/static/", STATIC, append_version=True)
     return app
 
 
-async def serve(service: QuizService, host: str, port: int, *, secure: bool) -> web.AppRunner:
+async def serve(service: QuizService, host: str, port: int, *, secure: bool,
+                bot_token: str | None = None) -> web.AppRunner:
     """Listen on host:port; OSError if the port is taken."""
-    runner = web.AppRunner(build_app(service, secure=secure), **RUNNER_OPTIONS)
+    runner = web.AppRunner(build_app(service, secure=secure, bot_token=bot_token),
+                           **RUNNER_OPTIONS)
     await runner.setup()
     site = web.TCPSite(runner, host, port)
     try:

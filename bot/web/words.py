@@ -25,4 +25,8 @@ WORDS = (
     _("This link has expired or was withdrawn"),
     _("Ask the bot again with /dashboard in the chat for a new link."),
     _("The report is resolved."),
+    # the Telegram Mini App (miniapp.py)
+    _("My progress"), _("Accuracy per topic"), _("Quiz"), _("Due for review"),
+    _("Nothing is due now."), _("Send /review to the bot to go through them."),
+    _("Your latest answers"), _("Open this page from the button in your chat with the bot."),
 )

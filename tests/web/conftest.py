@@ -22,6 +22,7 @@ from bot.web.server import RUNNER_OPTIONS, build_app
 from tests.clock import FakeClock
 
 SECRET = "s3cret-" + "x" * 40
+BOT_TOKEN = "123456:test-token-of-the-bot"
 CHAT_A, CHAT_B = "tg:-100", "tg:-200"
 ADMIN = Person("tg:1", "Ada")
 
@@ -77,7 +78,7 @@ async def site(sample_catalog: Catalog, storage: Storage, clock: FakeClock
     await fill(service, storage, clock, CHAT_B, 3, 2)
     await service.report_problem(Person("tg:2", "রাজা"), Chat(CHAT_A), "s-two", "Typo in B")
     await service.report_problem(Person("tg:3", "सीता"), Chat(CHAT_B), "s-one", "B's report")
-    server = TestServer(build_app(service, secure=False))
+    server = TestServer(build_app(service, secure=False, bot_token=BOT_TOKEN))
     await server.start_server(**RUNNER_OPTIONS)  # as bot.web.server.serve makes it
     client = TestClient(server)
     await client.start_server()

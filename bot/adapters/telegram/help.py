@@ -39,6 +39,7 @@ ENTRIES = (
     Entry(_("/daily — this chat's daily question")),
     Entry(_("/settings — this chat's question time, mode and who may ask")),
     Entry(_("/help — this list")),
+    Entry(_("/progress — your answers, accuracy per topic and due reviews, in Telegram")),
     Entry(_("/mydata — what I store about you, as a file; /mydata delete deletes it"),
           Where.PRIVATE),
     Entry(_("/whoami — your numeric id, which the operator adds to let you write quizzes"),

@@ -65,6 +65,7 @@ def register(app: TelegramApp) -> None:
         "review": handlers.review, "remind": handlers.remind, "lang": handlers.lang,
         "daily": handlers.daily_command, "settings": handlers.settings_command,
         "analysis": analysis_command, "dashboard": dashboard.dashboard_command,
+        "progress": dashboard.progress_command,
     }
     for name, callback in quiz_commands.items():
         app.add_handler(CommandHandler(name, callback, filters=COMMAND_UPDATES))
