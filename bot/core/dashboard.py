@@ -174,7 +174,7 @@ def revoked_text(t: Translator) -> str:
 
 
 def sent_privately_text(t: Translator) -> str:
-    return t.gettext("I sent you the dashboard link in our private chat.")
+    return t.gettext("I sent it to you in our private chat.")
 
 
 def start_private_first_text(t: Translator) -> str:
