@@ -11,6 +11,7 @@ import csv
 import io
 import shutil
 from pathlib import Path
+from urllib.parse import quote
 
 import openpyxl
 import pytest
@@ -95,5 +96,28 @@ async def test_an_organiser_clicks_through_the_dashboard(site: Site, shots: Path
             assert await site.service.chat_reports(Chat(CHAT_A), allowed=True) == []
             [done] = await site.storage.problem_reports(open_only=False, chat_key=CHAT_A)
             assert done.id == report.id and done.resolution == "fixed the typo"
+        finally:
+            await browser.close()
+
+
+async def test_the_mini_app_opens_a_learners_own_page(site: Site, shots: Path) -> None:
+    """As Telegram opens it: the launch data in the address's fragment, posted by
+    miniapp.js, checked by the server, then the person's page."""
+    from playwright.async_api import async_playwright
+
+    from tests.web.test_miniapp import init_data
+
+    totals = await site.storage.person_totals("tg:2")
+    answered = sum(n for n, _right in totals.values())
+    launch = quote(init_data(2, site.clock.now()), safe="")
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = await browser.new_page(viewport={"width": 390, "height": 844})
+            await page.goto(f"{site.client.make_url('/app')}#tgWebAppData={launch}")
+            await page.wait_for_url("**/me/progress")
+            assert await page.get_attribute("html", "lang") == "bn"  # the launch's language
+            assert await page.text_content("#answers") == str(answered)
+            await page.screenshot(path=str(shots / "phone-progress.png"), full_page=True)
         finally:
             await browser.close()
