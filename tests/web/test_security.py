@@ -11,6 +11,7 @@ from datetime import timedelta
 import pytest
 
 from bot.core.models import Chat
+from bot.logs import Redactor
 from bot.web.auth import SESSION
 from tests.web.conftest import CHAT_A, CHAT_B, SECRET, Site
 
@@ -130,3 +131,15 @@ async def test_no_log_line_carries_a_token_the_secret_or_a_cookie(
     for secret in (link.removeprefix("/open/"), link.split(".")[-1], cookie,
                    cookie.split(".")[-1], csrf, SECRET):
         assert secret not in logged
+
+
+def test_a_dashboard_link_a_library_logs_is_redacted() -> None:
+    """python-telegram-bot and discord.py log request bodies at DEBUG: the message that
+    carries a link must not leave its key in the log."""
+    redactor = Redactor()
+    record = logging.LogRecord("telegram.ext.ExtBot", logging.DEBUG, __file__, 1,
+                               "Calling sendMessage with %s", ({"text": "dashboard:\n"
+                               "https://quiz.example/open/eyJ0.abc-_%3D?x"},), None)
+    redactor.filter(record)
+    assert "eyJ0" not in record.getMessage() and "abc" not in record.getMessage()
+    assert "https://quiz.example/open/<token>" in record.getMessage()
