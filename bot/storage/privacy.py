@@ -47,7 +47,8 @@ async def delete_person(db: Sql, key: str, private_chats: Sequence[str] = ()) ->
         removed += await db.run(
             "DELETE FROM round_posts WHERE round_id IN"
             " (SELECT id FROM rounds WHERE chat_key = $1)", chat)
-        for table in ("rounds", "schedules", "chat_settings", "daily_posts"):
+        for table in ("rounds", "schedules", "chat_settings", "daily_posts",
+                      "dashboard_access"):
             removed += await db.run(f"DELETE FROM {table} WHERE chat_key = $1", chat)
         removed += await db.run("DELETE FROM runs WHERE chat_key = $1", chat)
     removed += await db.run("DELETE FROM runs WHERE person_key = $1", key)
