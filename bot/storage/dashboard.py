@@ -1,6 +1,7 @@
-"""The organiser's dashboard (bot/web), written once for every database: paged reads of one
-chat, each an index range (totals_rank, scores' primary key, answers_chat_person), never a
-scan of the whole table; and the per-chat generation that `/dashboard revoke` bumps.
+"""The organiser's dashboard (bot/web), written once for every database: reads of one chat,
+each a primary-key row or an index range (chat_figures and chat_day_figures, which triggers
+keep from the boards' aggregates; totals_rank; answers_chat_person), never a scan of the whole
+table; and the per-chat generation that `/dashboard revoke` bumps.
 
 Pages are keyset-paged: the next page starts after the last row's sort key, so page 1,000
 costs what page 1 does.
@@ -37,16 +38,14 @@ async def revoke(db: Sql, chat_key: str) -> int:
 # overview -----------------------------------------------------------------------------------
 async def chat_totals(db: Sql, chat_key: str) -> tuple[int, int, int]:
     row = await db.row(
-        "SELECT count(*), COALESCE(sum(answered), 0), COALESCE(sum(correct), 0) FROM totals"
-        " WHERE chat_key = $1", chat_key)
-    assert row is not None
-    return int(row[0]), int(row[1]), int(row[2])
+        "SELECT people, answered, correct FROM chat_figures WHERE chat_key = $1", chat_key)
+    return (0, 0, 0) if row is None else (int(row[0]), int(row[1]), int(row[2]))
 
 
 async def chat_days(db: Sql, chat_key: str, since: date) -> list[DayCount]:
     rows = await db.rows(
-        "SELECT day, sum(answered), sum(correct) FROM scores WHERE chat_key = $1 AND day >= $2"
-        " GROUP BY day ORDER BY day", chat_key, db.day(since))
+        "SELECT day, answered, correct FROM chat_day_figures WHERE chat_key = $1"
+        " AND day >= $2 AND answered > 0 ORDER BY day", chat_key, db.day(since))
     return [DayCount(db.on(r[0]), int(r[1]), int(r[2])) for r in rows]
 
 

@@ -61,6 +61,8 @@ async def delete_person(db: Sql, key: str, private_chats: Sequence[str] = ()) ->
                 f"DELETE FROM {table} WHERE person_key = $1 OR chat_key = $2", key, chat)
         # the private chat's board counts (the triggers left them at 0 people)
         removed += await db.run("DELETE FROM rank_counts WHERE chat_key = $1", chat)
+        for table in ("chat_figures", "chat_day_figures"):  # likewise, at 0 people
+            removed += await db.run(f"DELETE FROM {table} WHERE chat_key = $1", chat)
     if db.for_update:  # PostgreSQL: streaks in a table of their own
         removed += await db.run("DELETE FROM streaks WHERE person_key = $1", key)
     else:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from datetime import UTC, date, datetime, timedelta
 
-from bot.core.ports import AnswerRecord, NewPost
+from bot.core.ports import AnswerRecord, DayCount, NewPost
 from tests.storage_contract.backends import Backend, Store
 
 DAY0 = datetime(2026, 3, 1, 12, tzinfo=UTC)
@@ -110,3 +110,34 @@ async def test_revoking_bumps_a_generation_every_storage_sees(
     async with backend.opened() as other:  # another process on the same database
         assert await other.dashboard_generation("tg:-1") == 2
         assert await other.dashboard_generation("tg:-2") == 0
+
+
+async def recount(store: Store, chat: str) -> tuple[tuple[int, int, int], list[DayCount]]:
+    """A chat's totals and days from its answers alone."""
+    answers = await store.chat_answers(chat, None, 10_000)
+    days: dict[date, list[int]] = {}
+    for a in answers:
+        day = days.setdefault(a.answered_at.date(), [0, 0])
+        day[0] += 1
+        day[1] += int(a.correct)
+    totals = (len({a.person_key for a in answers}), len(answers),
+              sum(a.correct for a in answers))
+    return totals, [DayCount(d, *days[d]) for d in sorted(days)]
+
+
+async def figures(store: Store, chat: str) -> tuple[tuple[int, int, int], list[DayCount]]:
+    return await store.chat_totals(chat), await store.chat_days(chat, date(2000, 1, 1))
+
+
+async def test_the_figures_follow_a_moved_chat_and_a_deleted_person(store: Store) -> None:
+    await fill(store, "tg:-1", people=9)
+    await fill(store, "tg:-2", seed=4)
+    assert await figures(store, "tg:-1") == await recount(store, "tg:-1")
+    assert await store.migrate_chat("tg:-1", "tg:-3")
+    await store.materialize()
+    assert await figures(store, "tg:-1") == ((0, 0, 0), [])
+    assert await figures(store, "tg:-3") == await recount(store, "tg:-3")
+    assert await store.delete_person("tg:2")
+    await fill(store, "tg:-2", seed=6)  # later answers are added to what is left
+    for chat in ("tg:-3", "tg:-2"):
+        assert await figures(store, chat) == await recount(store, chat)

@@ -123,6 +123,7 @@ REBUILT = ("totals", "scores")
 # tables a copy leaves behind on purpose: derived data, bookkeeping, short-lived claims
 NOT_COPIED = {
     "scores", "totals", "week_scores", "week_window", "rank_counts", "streaks",
+    "chat_figures", "chat_day_figures",
     "materialized", "schema_version", PROGRESS, "leases", "sqlite_sequence",
 }
 
