@@ -20,7 +20,7 @@ import hashlib
 import hmac
 import json
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Literal
 from urllib.parse import quote
 
@@ -100,7 +100,7 @@ class DashboardAccess:
         try:
             chat, generation, until, locale = json.loads(_unb64(body))
             grant = Grant(str(chat), int(generation),
-                          datetime.fromtimestamp(int(until), self.clock.now().tzinfo),
+                          datetime.fromtimestamp(int(until), UTC),
                           str(locale))
         except (ValueError, TypeError, binascii.Error):
             raise Denied("tampered") from None
