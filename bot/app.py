@@ -15,6 +15,7 @@ import signal
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from enum import IntEnum
+from typing import Any
 from wsgiref.simple_server import WSGIServer
 
 from bot import __version__, health, metrics
@@ -60,6 +61,7 @@ async def open_service(
             charts=PngCharts(),  # Pillow is loaded only when a chart is drawn
             authors=author_keys(settings.quizbot_authors),
             meter=metrics.METER if settings.metrics_listen else None,
+            web=None if settings.web is None else (settings.web[2], settings.web[1]),
         )
         await service.load_published()  # packs written in chats (authoring.py)
         yield service
@@ -109,7 +111,9 @@ async def run_adapters(
     scheduler = Scheduler(service)
     watchers: dict[asyncio.Task[BaseException], Adapter] = {}
     endpoint = serve_metrics(settings)
+    dashboard = None
     try:
+        dashboard = await serve_dashboard(service, settings)
         for adapter in adapters:
             await adapter.start()
             started.append(adapter)
@@ -139,6 +143,8 @@ async def run_adapters(
         if endpoint is not None:
             endpoint.shutdown()
             endpoint.server_close()
+        if dashboard is not None:
+            await dashboard.cleanup()
 
 
 def serve_metrics(settings: Settings | None) -> WSGIServer | None:
@@ -153,6 +159,25 @@ def serve_metrics(settings: Settings | None) -> WSGIServer | None:
         raise ConnectionLost(
             f"cannot listen on QUIZBOT_METRICS_LISTEN={settings.quizbot_metrics_listen} "
             f"for Prometheus: {exc.strerror or exc}") from exc
+
+
+async def serve_dashboard(service: QuizService, settings: Settings | None) -> Any:
+    """The web dashboard (bot/web) when QUIZBOT_WEB_LISTEN is set; a port that cannot be
+    listened on ends the start like the metrics endpoint's does."""
+    web = None if settings is None else settings.web
+    if settings is None or web is None:
+        return None
+    from bot.web.server import serve  # aiohttp and Jinja2 load only when it is on
+
+    (host, port), url, _secret = web
+    try:
+        token = settings.telegram_bot_token
+        return await serve(service, host, port, secure=url.startswith("https://"),
+                           bot_token=None if token is None else token.get_secret_value())
+    except OSError as exc:
+        raise ConnectionLost(
+            f"cannot listen on QUIZBOT_WEB_LISTEN={settings.quizbot_web_listen} for the "
+            f"dashboard: {exc.strerror or exc}") from exc
 
 
 async def _drain(scheduler: Scheduler, started: list[Adapter]) -> None:

@@ -8,9 +8,13 @@ redacts every record that reaches them, message and traceback alike.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterable
 
 REDACTED = "<token>"
+# a web dashboard link carries a signed key (bot/web); the libraries log the messages that send
+# one (python-telegram-bot and discord.py log request bodies at DEBUG)
+DASHBOARD_LINK = re.compile(r"(/open/)[A-Za-z0-9_.%-]+")
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
@@ -22,14 +26,16 @@ class Redactor(logging.Filter):
     def redact(self, text: str) -> str:
         for secret in self.secrets:
             text = text.replace(secret, REDACTED)
+        if "/open/" in text:
+            text = DASHBOARD_LINK.sub(rf"\1{REDACTED}", text)
         return text
 
     def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if "/open/" in message or any(s in message for s in self.secrets):
+            record.msg, record.args = self.redact(message), None
         if not self.secrets:
             return True
-        message = record.getMessage()
-        if any(s in message for s in self.secrets):
-            record.msg, record.args = self.redact(message), None
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
         if record.exc_text and any(s in record.exc_text for s in self.secrets):

@@ -37,6 +37,7 @@ def default_cache_dir() -> Path | None:
 
 
 CACHE_OFF = ("off", "none", "no", "false", "0")
+MIN_WEB_SECRET = 32  # characters of QUIZBOT_WEB_SECRET
 
 
 class Settings(BaseSettings):
@@ -84,6 +85,11 @@ class Settings(BaseSettings):
     quizbot_instance: str | None = Field(default=None, max_length=200)
     # host:port where Prometheus scrapes /metrics (bot/metrics.py); empty: nothing listens
     quizbot_metrics_listen: str | None = None
+    # the organiser's web dashboard (bot/web, docs/dashboard.md): host:port to listen on (empty:
+    # off), the public base URL its links use, and the key that signs links and sessions
+    quizbot_web_listen: str | None = None
+    quizbot_web_url: str | None = None
+    quizbot_web_secret: SecretStr | None = Field(default=None, validate_default=True)
 
     @model_validator(mode="before")
     @classmethod
@@ -175,7 +181,8 @@ class Settings(BaseSettings):
                              "works only with a local Bot API server in TELEGRAM_API_BASE_URL)")
         return value
 
-    @field_validator("quizbot_telegram_webhook_listen", "quizbot_metrics_listen")
+    @field_validator("quizbot_telegram_webhook_listen", "quizbot_metrics_listen",
+                     "quizbot_web_listen")
     @classmethod
     def _listen(cls, value: str | None) -> str | None:
         if value is not None:
@@ -206,6 +213,50 @@ class Settings(BaseSettings):
         return url, webhook_listen(self.quizbot_telegram_webhook_listen), \
             secret.get_secret_value()
 
+    @field_validator("quizbot_web_url")
+    @classmethod
+    def _web_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        url = AnyUrl(value)  # raises a ValueError naming the problem
+        local = url.host in ("127.0.0.1", "localhost", "::1", "[::1]")
+        if url.scheme != "https" and not (url.scheme == "http" and local):
+            raise ValueError("must be an https:// URL (http:// only for 127.0.0.1 or "
+                             "localhost): the dashboard's links carry a key to a chat's data")
+        return value.rstrip("/")
+
+    @field_validator("quizbot_web_secret")
+    @classmethod
+    def _web_secret(cls, value: SecretStr | None, info: ValidationInfo) -> SecretStr | None:
+        # never quoted back: it signs every dashboard link
+        on = info.data.get("quizbot_web_listen") is not None
+        if value is None:
+            if on:
+                raise ValueError(f"required with QUIZBOT_WEB_LISTEN: at least {MIN_WEB_SECRET} "
+                                 "random characters (e.g. `openssl rand -hex 32`), which sign "
+                                 "the dashboard's links")
+            return None
+        if len(value.get_secret_value()) < MIN_WEB_SECRET:
+            raise ValueError(f"too short: use at least {MIN_WEB_SECRET} random characters "
+                             "(e.g. `openssl rand -hex 32`)")
+        return value
+
+    @model_validator(mode="after")
+    def _web_needs_url(self) -> Settings:
+        if self.quizbot_web_listen is not None and self.quizbot_web_url is None:
+            raise ValueError("QUIZBOT_WEB_URL is required with QUIZBOT_WEB_LISTEN: the public "
+                             "base URL of the dashboard (https://…) its links start with")
+        return self
+
+    @property
+    def web(self) -> tuple[tuple[str, int], str, str] | None:
+        """The dashboard: ((host, port) to listen on, public base URL, secret); None: off."""
+        listen, url, secret = (self.quizbot_web_listen, self.quizbot_web_url,
+                               self.quizbot_web_secret)
+        if listen is None or url is None or secret is None:
+            return None
+        return webhook_listen(listen), url, secret.get_secret_value()
+
     @property
     def metrics_listen(self) -> tuple[str, int] | None:
         """(host, port) to serve /metrics on; None: no metrics endpoint."""
@@ -230,7 +281,8 @@ class Settings(BaseSettings):
     def secrets(self) -> list[str]:
         """The tokens, to be redacted from every log record and error line."""
         return [t.get_secret_value() for t in (self.telegram_bot_token, self.discord_bot_token,
-                                               self.quizbot_telegram_webhook_secret)
+                                               self.quizbot_telegram_webhook_secret,
+                                               self.quizbot_web_secret)
                 if t is not None]
 
 

@@ -24,8 +24,9 @@ from bot.i18n import LOCALE_DIR, Translator
 
 LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 # /quiz, /settings-এর, and the subcommands: /daily set, /lang chat, /reports resolve,
-# /mydata delete, /review export, /review-export
-COMMAND = re.compile(r"/[a-z]+(?:-[a-z]+)?(?: (?:set|off|status|chat|resolve|delete|export)\b)?")
+# /mydata delete, /review export, /review-export, /dashboard revoke
+COMMAND = re.compile(
+    r"/[a-z]+(?:-[a-z]+)?(?: (?:set|off|status|chat|resolve|delete|export|revoke)\b)?")
 OPTION = re.compile(r"\b[a-z_]+:")  # a Discord option name: "quiz:", "run:"
 # typed as they are, names, keys, technical terms
 ALLOWED = frozenset({
@@ -37,6 +38,8 @@ ALLOWED = frozenset({
     "Asia", "Kolkata", "Dhaka", "UTC", "IANA",
     # platforms, the platform's own labels, keys, the field
     "Telegram", "Discord", "Quiz", "Ctrl", "D", "ML", "quizbot", "JSON",
+    # the dashboard's file formats (its exports)
+    "CSV", "Excel",
     # the setting an operator puts a person's id in (/whoami, the authors' refusal)
     "QUIZBOT", "AUTHORS",
 })

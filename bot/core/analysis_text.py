@@ -31,7 +31,7 @@ def _seconds(ms: float | None, t: Translator) -> str:
     return t.gettext("{seconds} s", seconds=t.number(round(ms / 1000, 1)))
 
 
-def _flags(item: ItemStats, t: Translator) -> str:
+def flags_text(item: ItemStats, t: Translator) -> str:
     words = []
     for flag in item.flags:
         if flag is Flag.DISTRACTOR:
@@ -55,7 +55,7 @@ def item_block(item: ItemStats, number: int, t: Translator) -> str:
     ]
     lines += [option_share(t, o.letter, o.text, o.count, o.share or 0.0, o.correct)
               for o in item.shown_options()]
-    if flags := _flags(item, t):
+    if flags := flags_text(item, t):
         lines.append(flags)
     return "\n".join(lines)
 

@@ -151,6 +151,15 @@ def may_not_change_settings() -> NotAllowed:
     return NotAllowed(_("Only this chat's admins can change its settings."))
 
 
+def may_not_open_dashboard() -> NotAllowed:
+    return NotAllowed(_("Only this chat's admins can open its dashboard."))
+
+
+class DashboardOff(UserError):
+    def __init__(self) -> None:
+        super().__init__(_("The web dashboard is not switched on for this bot."))
+
+
 # problem reports ----------------------------------------------------------------------------
 MAX_REPORT_CHARS = 1000  # what a person writes in one report (Telegram 4096, Discord 4000)
 DAILY_REPORTS = 10  # new reports one person may make in 24 hours

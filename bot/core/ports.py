@@ -197,6 +197,50 @@ class AuthoredPackRecord:
     withdrawn_at: datetime | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class DayCount:
+    """A chat's answers on one UTC day (the dashboard's charts)."""
+
+    day: date
+    answered: int
+    correct: int
+
+
+@dataclass(frozen=True, slots=True)
+class PersonTotals:
+    """One person's all-time figures in one chat (the dashboard's People page)."""
+
+    person_key: str
+    name: str
+    answered: int
+    correct: int
+    time_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerRow:
+    """One stored answer in a chat, with what an export and a person's page show."""
+
+    id: int
+    person_key: str
+    name: str
+    post_id: int
+    quiz_id: str
+    question_id: str
+    option: int  # canonical index
+    correct: bool
+    answered_at: datetime
+    elapsed_ms: int
+    round_id: int | None  # the round (/quiz <quiz> N) the post was asked in
+
+
+# where the next page of a chat's answers starts: after (person_key, answered_at, id)
+AnswerCursor = tuple[str, datetime, int]
+# where the next page of a chat's people starts: after (correct, time_ms, person_key) in
+# board order (most correct first, then the faster, then by key)
+PeopleCursor = tuple[int, int, str]
+
+
 class StorageError(Exception):
     """The database cannot be used (missing, unwritable, not ours, too new): one line that
     names it and says what to do."""
@@ -471,6 +515,41 @@ class DraftStore(Protocol):
         ...
 
 
+class DashboardStore(Protocol):
+    """The organiser's web dashboard (bot/web): paged reads of one chat, and the generation
+    that `/dashboard revoke` bumps to end every link and session of the chat at once."""
+
+    async def dashboard_generation(self, chat_key: str) -> int:
+        """0 until the chat's dashboard access was first revoked."""
+        ...
+    async def revoke_dashboard(self, chat_key: str) -> int:
+        """Bump the chat's generation (every process sees it); the new one."""
+        ...
+    async def chat_totals(self, chat_key: str) -> tuple[int, int, int]:
+        """(people, answers, right answers) in the chat, from the aggregates."""
+        ...
+    async def chat_days(self, chat_key: str, since: date) -> list[DayCount]:
+        """Answers per UTC day from `since` on, oldest first (days with none left out)."""
+        ...
+    async def chat_people(
+        self, chat_key: str, after: PeopleCursor | None, limit: int
+    ) -> list[PersonTotals]:
+        """The chat's people in board order, `limit` after the cursor."""
+        ...
+    async def people_activity(
+        self, chat_key: str, person_keys: Sequence[str]
+    ) -> dict[str, tuple[datetime, dict[str, tuple[int, int]]]]:
+        """Each person's last answer in the chat and, per quiz, (answered, right) there."""
+        ...
+    async def chat_answers(
+        self, chat_key: str, after: AnswerCursor | None, limit: int,
+        person_key: str | None = None,
+    ) -> list[AnswerRow]:
+        """The chat's answers (of one person) by person, time and id, `limit` after the
+        cursor: an index range, never the whole table."""
+        ...
+
+
 class PrivacyStore(Protocol):
     """A person's own data: seen (/mydata) and deleted everywhere (bot/core/privacy.py)."""
 
@@ -488,7 +567,7 @@ class PrivacyStore(Protocol):
 class Storage(
     PeopleStore, ChatStore, PostStore, ClosingStore, LeaseStore, AnswerStore, ItemStore,
     RunStore, BoardStore, ScheduleStore, DailyStore, SettingsStore, RoundStore, ReviewStore,
-    ReportStore, DraftStore, PrivacyStore, Protocol,
+    ReportStore, DraftStore, PrivacyStore, DashboardStore, Protocol,
 ):
     """Every role at once: what a backend implements and QuizService is wired with."""
 

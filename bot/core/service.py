@@ -17,6 +17,7 @@ The parts, each with its dependencies passed in:
 - item_analysis.py  /analysis for admins, and charts on close summaries
 - authoring.py  quiz polls sent by an author become a draft pack, published
 - privacy.py    /mydata: a person's data sent to them, or deleted everywhere
+- dashboard.py  /dashboard: signed links to a chat's web dashboard (dashboard_reads.py: its pages)
 The loop that drives time (scheduler.py) calls into the same parts.
 """
 
@@ -40,8 +41,10 @@ from bot.core.boards import Boards
 from bot.core.chat_settings import ChatSettings, ChatSettingsRules
 from bot.core.clock import Clock, SystemClock
 from bot.core.daily import Daily
+from bot.core.dashboard import DashboardAccess
+from bot.core.dashboard_reads import DashboardReads
 from bot.core.delivery import Delivery
-from bot.core.errors import BadPeriod, UnknownQuiz, may_not_change_language
+from bot.core.errors import BadPeriod, DashboardOff, UnknownQuiz, may_not_change_language
 from bot.core.item_analysis import Charts, ChatAnalysis, ItemAnalysis
 from bot.core.leadership import Leadership
 from bot.core.locales import Locales
@@ -89,11 +92,13 @@ class QuizService:
         charts: ChartRenderer | None = None,
         authors: Collection[str] = (),
         meter: Meter | None = None,
+        web: tuple[str, str] | None = None,
     ) -> None:
         """`question_time`: how long a /quiz question stays open in a shared chat;
         `charts`: draws the item-analysis charts (None: text only);
         `authors`: the person keys who may write quizzes in a chat (authoring.py);
-        `meter`: counts answers and scheduler rounds for the operator (None: nothing)."""
+        `meter`: counts answers and scheduler rounds for the operator (None: nothing);
+        `web`: (secret, public base URL) of the web dashboard (None: /dashboard is off)."""
         self.meter: Meter = meter or NoMeter()
         self.catalog = catalog
         self.storage = storage
@@ -122,6 +127,8 @@ class QuizService:
         self.authoring = Authoring(catalog, storage, clock, authors)
         self.answers.reload_packs = self.asking.reload_packs = self.authoring.refresh
         self.privacy = Privacy(storage, clock)
+        self.dashboard = DashboardAccess(storage, clock, *(web or (None, None)))
+        self.dashboard_reads = DashboardReads(catalog, storage, clock)
 
     # platforms ---------------------------------------------------------------------------
     def connect(self, port: ChatPort) -> None:
@@ -364,6 +371,27 @@ class QuizService:
     async def resolve_problem_report(self, report_id: int, note: str | None = None) -> None:
         """UnknownReport or AlreadyResolved if there is no open report `report_id`."""
         await self.problem_reports.resolve(report_id, note)
+
+    # the web dashboard (dashboard.py) ----------------------------------------------------
+    async def dashboard_link(self, chat: Chat, *, allowed: bool, locale: str) -> str:
+        """/dashboard: a signed link to the chat's dashboard, for its admins (`allowed`)."""
+        return await self.dashboard.link(chat, allowed=allowed, locale=locale)
+
+    async def revoke_dashboard(self, chat: Chat, *, allowed: bool) -> None:
+        """/dashboard revoke: every link and session of the chat ends, in every process."""
+        await self.dashboard.revoke(chat, allowed=allowed)
+
+    def progress_app(self) -> str:
+        """/progress: the Telegram Mini App's address (a learner's own page); DashboardOff
+        unless the dashboard is on at an https address."""
+        url = self.dashboard.app_url()
+        if url is None:
+            raise DashboardOff()
+        return url
+
+    async def dashboard_questions(self, chat: Chat, locale: str) -> ChatAnalysis:
+        """The chat's item analysis without its PNG chart (the web page draws its own)."""
+        return await self.item_analysis.for_chat(chat, None, locale, allowed=True, chart=False)
 
     # chats -------------------------------------------------------------------------------
     async def migrate_chat(self, old_key: str, new_key: str) -> bool:

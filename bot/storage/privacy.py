@@ -47,7 +47,8 @@ async def delete_person(db: Sql, key: str, private_chats: Sequence[str] = ()) ->
         removed += await db.run(
             "DELETE FROM round_posts WHERE round_id IN"
             " (SELECT id FROM rounds WHERE chat_key = $1)", chat)
-        for table in ("rounds", "schedules", "chat_settings", "daily_posts"):
+        for table in ("rounds", "schedules", "chat_settings", "daily_posts",
+                      "dashboard_access"):
             removed += await db.run(f"DELETE FROM {table} WHERE chat_key = $1", chat)
         removed += await db.run("DELETE FROM runs WHERE chat_key = $1", chat)
     removed += await db.run("DELETE FROM runs WHERE person_key = $1", key)
@@ -60,6 +61,8 @@ async def delete_person(db: Sql, key: str, private_chats: Sequence[str] = ()) ->
                 f"DELETE FROM {table} WHERE person_key = $1 OR chat_key = $2", key, chat)
         # the private chat's board counts (delete_person_op took the person out of them)
         removed += await db.run("DELETE FROM rank_counts WHERE chat_key = $1", chat)
+        for table in ("chat_figures", "chat_day_figures"):  # likewise, at 0 people
+            removed += await db.run(f"DELETE FROM {table} WHERE chat_key = $1", chat)
     if db.for_update:  # PostgreSQL: streaks in a table of their own
         removed += await db.run("DELETE FROM streaks WHERE person_key = $1", key)
     else:

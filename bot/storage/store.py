@@ -16,13 +16,18 @@ from types import ModuleType
 from typing import Any, ClassVar, Self
 
 from bot.core.ports import (
+    AnswerCursor,
     AnswerRecord,
+    AnswerRow,
     AuthoredPackRecord,
     ChatSettingsRecord,
+    DayCount,
     DraftRecord,
     ItemResponse,
     NewPost,
     NewProblemReport,
+    PeopleCursor,
+    PersonTotals,
     PostRecord,
     ProblemReportRecord,
     RecordOutcome,
@@ -34,7 +39,7 @@ from bot.core.ports import (
     ScoreRow,
 )
 from bot.core.schedule import Schedule
-from bot.storage import drafts, ops, privacy, queries, review, rounds
+from bot.storage import dashboard, drafts, ops, privacy, queries, review, rounds
 from bot.storage import problem_reports as reports
 from bot.storage.cache import CachedStorage
 
@@ -462,3 +467,40 @@ class Store(PostCreation, CachedStorage):
             self._chat_rows.pop(chat)
         self._posts.clear()
         return deleted
+
+    # the organiser's dashboard (bot/web) ------------------------------------------------
+    async def dashboard_generation(self, chat_key: str) -> int:
+        return int(await self._read(dashboard.generation, chat_key))
+
+    async def revoke_dashboard(self, chat_key: str) -> int:
+        return int(await self._write(dashboard.revoke, chat_key))
+
+    async def chat_totals(self, chat_key: str) -> tuple[int, int, int]:
+        result: tuple[int, int, int] = await self._read(dashboard.chat_totals, chat_key)
+        return result
+
+    async def chat_days(self, chat_key: str, since: date) -> list[DayCount]:
+        result: list[DayCount] = await self._read(dashboard.chat_days, chat_key, since)
+        return result
+
+    async def chat_people(
+        self, chat_key: str, after: PeopleCursor | None, limit: int
+    ) -> list[PersonTotals]:
+        result: list[PersonTotals] = await self._read(dashboard.chat_people, chat_key, after,
+                                                      limit)
+        return result
+
+    async def people_activity(
+        self, chat_key: str, person_keys: Sequence[str]
+    ) -> dict[str, tuple[datetime, dict[str, tuple[int, int]]]]:
+        result: dict[str, tuple[datetime, dict[str, tuple[int, int]]]] = await self._read(
+            dashboard.people_activity, chat_key, list(person_keys))
+        return result
+
+    async def chat_answers(
+        self, chat_key: str, after: AnswerCursor | None, limit: int,
+        person_key: str | None = None,
+    ) -> list[AnswerRow]:
+        result: list[AnswerRow] = await self._read(dashboard.chat_answers, chat_key, after,
+                                                   limit, person_key)
+        return result

@@ -267,6 +267,9 @@ class DiscordHarness:
         options = {k: v for k, v in (("resolve", resolve), ("note", note)) if v is not None}
         return await self._slash(where, who, "reports", options)
 
+    async def dashboard(self, where: Place, who: User, *, revoke: bool = False) -> Seen:
+        return await self._slash(where, who, "dashboard", {"revoke": True} if revoke else {})
+
     async def help(self, where: Place, who: User) -> Seen:
         return await self._slash(where, who, "help", {})
 

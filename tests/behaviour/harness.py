@@ -183,6 +183,10 @@ class Harness(Protocol):
         """/reports: the open reports made in `where`; with `resolve`, that one resolved."""
         ...
 
+    async def dashboard(self, where: Place, who: Person, *, revoke: bool = False) -> Seen:
+        """/dashboard (or /dashboard revoke): the replies, the private link included."""
+        ...
+
     # help, welcome, languages ------------------------------------------------------------------
     async def help(self, where: Place, who: Person) -> Seen:
         """/help."""

@@ -264,6 +264,9 @@ class TelegramHarness:
                  *([note] if note else [])]
         return await self._command(where, who, " ".join(words))
 
+    async def dashboard(self, where: Chat, who: User, *, revoke: bool = False) -> Seen:
+        return await self._command(where, who, "/dashboard revoke" if revoke else "/dashboard")
+
     async def help(self, where: Chat, who: User) -> Seen:
         return await self._command(where, who, "/help")
 
@@ -375,8 +378,8 @@ class TelegramHarness:
                 poll_id = message["poll"]["id"] if "poll" in message else None
                 markup = call.params.get("reply_markup") or {}
                 if poll_id is None and ("inline_keyboard" not in markup
-                                        or is_confirmation(markup)):
-                    continue  # a plain message, a ForceReply prompt or /mydata's button
+                                        or is_confirmation(markup) or opens_web_app(markup)):
+                    continue  # a plain message, a ForceReply prompt, /mydata's or a Mini App's
                 ref = (f"tg-poll:{poll_id}" if poll_id is not None
                        else f"tg-msg:{message['chat']['id']}:{message['message_id']}")
                 post_id = await self.service.post_id_for(ref)
@@ -414,7 +417,8 @@ class TelegramHarness:
                     and params["chat_id"] == where["id"] and quoted == command["message_id"]:
                 seen.images.append(params["photo"])
                 self._claimed.add(index)
-            elif call.method == "sendMessage" and "reply_markup" not in params:
+            elif call.method == "sendMessage" and (
+                    "reply_markup" not in params or opens_web_app(params["reply_markup"])):
                 to_command = command is not None and params["chat_id"] == where["id"] \
                     and quoted == command["message_id"]
                 if to_command or (params["chat_id"] == private_id and quoted is None):
@@ -438,6 +442,12 @@ class TelegramHarness:
         sent = [s for s in self._sent if s.post_id == post_id]
         assert sent, f"post {post_id} was never shown on Telegram"
         return sent[-1]
+
+
+def opens_web_app(markup: Any) -> bool:
+    """A keyboard of Mini App buttons only (/dashboard's, /progress's): a reply, not a question."""
+    rows = (markup or {}).get("inline_keyboard") or []
+    return bool(rows) and all("web_app" in b for row in rows for b in row)
 
 
 def is_confirmation(markup: Any) -> bool:

@@ -13,7 +13,8 @@ from tests.discord_e2e.conftest import StartBot
 from tests.fakes.discord_api import MANAGE_GUILD, TOKEN, FakeDiscord, User
 
 COMMANDS = {"quiz", "leaderboard", "stats", "review", "remind", "lang", "daily", "settings",
-            "report", "analysis", "reports", "help", "mydata", "review-export"}
+            "report", "analysis", "reports", "help", "mydata", "review-export",
+            "dashboard"}
 
 
 async def test_start_registers_slash_commands_globally(
@@ -37,6 +38,7 @@ async def test_start_registers_slash_commands_globally(
     # /analysis is hidden from members without Manage Server; the core checks it when run
     assert int(commands["analysis"]["default_member_permissions"]) == MANAGE_GUILD
     assert int(commands["reports"]["default_member_permissions"]) == MANAGE_GUILD
+    assert int(commands["dashboard"]["default_member_permissions"]) == MANAGE_GUILD
     assert settings["chart"]["type"] == 5  # boolean
     period = next(o for o in commands["leaderboard"]["options"] if o["name"] == "period")
     assert [c["value"] for c in period["choices"]] == ["day", "week", "all"]

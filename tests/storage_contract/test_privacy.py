@@ -68,6 +68,7 @@ async def populate(store: Store) -> None:
     await store.publish_draft(AuthoredPackRecord("vera-pack", KEY, "id: vera-pack\n", WHEN))
     await store.add_draft_question(KEY, "bn", '{"question": "2 + 2?"}', "m1", WHEN)
     await store.take_lease(f"chat:{KEY}", "a process", WHEN + timedelta(hours=1), WHEN)
+    await store.revoke_dashboard(KEY)  # /dashboard revoke in their private chat (bot/web)
     await store.materialize()
 
 

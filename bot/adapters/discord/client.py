@@ -25,6 +25,7 @@ from discord.ext import commands
 from bot.adapters.discord.analysis import AnalysisCog
 from bot.adapters.discord.buttons import AnswerButton, AnswerClicks, answer_buttons
 from bot.adapters.discord.daily import DailyCog
+from bot.adapters.discord.dashboard import DashboardCog
 from bot.adapters.discord.help import HelpCog
 from bot.adapters.discord.intake import Intake
 from bot.adapters.discord.localize import CatalogTranslator
@@ -158,7 +159,8 @@ def build_bot(service: QuizService, publisher: ChannelPublisher, *,
     cogs: list[commands.Cog] = [QuizCog(service, publisher), DailyCog(service),
                                 ReviewCog(service, publisher), reports,
                                 AnalysisCog(service), HelpCog(service),
-                                PrivacyCog(service, errors, intake), ReviewExportCog(service)]
+                                PrivacyCog(service, errors, intake), ReviewExportCog(service),
+                                DashboardCog(service)]
     options: dict[str, Any] = {"intake": intake, "errors": errors,
                                "guild_ready_timeout": guild_ready_timeout,
                                "identify_interval": identify_interval}

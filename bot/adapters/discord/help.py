@@ -51,6 +51,8 @@ ENTRIES = (
     Entry(_("/analysis — which questions work, with a chart"), admin=True),
     Entry(_("/reports — open reports about questions asked here, and resolving one"),
           admin=True),
+    Entry(_("/dashboard — a private link to this channel's web dashboard; revoke: True"),
+          admin=True),
 )
 
 START = _("/quiz quiz: <quiz id>")

@@ -40,6 +40,7 @@ ENTRIES = (
     Entry(_("/daily — this chat's daily question")),
     Entry(_("/settings — this chat's question time, mode and who may ask")),
     Entry(_("/help — this list")),
+    Entry(_("/progress — your answers, accuracy per topic and due reviews, in Telegram")),
     Entry(_("/mydata — what I store about you, as a file; /mydata delete deletes it"),
           Where.PRIVATE),
     Entry(_("/whoami — your numeric id, which the operator adds to let you write quizzes"),
@@ -51,6 +52,8 @@ ENTRIES = (
     Entry(_("/analysis [quiz] — which questions work, with a chart"), admin=True),
     Entry(_("/reports — open reports about questions asked here; /reports resolve <id> "
             "[note]"), admin=True),
+    Entry(_("/dashboard — a private link to this chat's web dashboard; /dashboard revoke"),
+          admin=True),
 )
 START = _("/quiz <quiz id>")
 JOINED = (ChatMemberStatus.MEMBER, ChatMemberStatus.ADMINISTRATOR)

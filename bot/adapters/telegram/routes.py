@@ -19,7 +19,15 @@ from telegram.ext import (
     filters,
 )
 
-from bot.adapters.telegram import authoring, handlers, help, privacy, reports, review_export
+from bot.adapters.telegram import (
+    authoring,
+    dashboard,
+    handlers,
+    help,
+    privacy,
+    reports,
+    review_export,
+)
 from bot.adapters.telegram.analysis import analysis_command
 from bot.adapters.telegram.context import TelegramApp
 from bot.adapters.telegram.handlers import COMMAND_UPDATES
@@ -66,7 +74,8 @@ def register(app: TelegramApp) -> None:
         "quiz": handlers.quiz, "leaderboard": handlers.leaderboard, "stats": handlers.stats,
         "review": handlers.review, "remind": handlers.remind, "lang": handlers.lang,
         "daily": handlers.daily_command, "settings": handlers.settings_command,
-        "analysis": analysis_command,
+        "analysis": analysis_command, "dashboard": dashboard.dashboard_command,
+        "progress": dashboard.progress_command,
     }
     for name, callback in quiz_commands.items():
         app.add_handler(CommandHandler(name, callback, filters=COMMAND_UPDATES))

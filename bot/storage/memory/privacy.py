@@ -85,6 +85,7 @@ def delete_person(db: MemoryDatabase, key: str, private_chats: Sequence[str] = (
     drop(db.rounds, [i for i, r in db.rounds.items() if r.chat_key in chats])
     drop(db.schedules, [k for k in db.schedules if k in chats])
     drop(db.settings, [k for k in db.settings if k in chats])
+    drop(db.dashboards, [k for k in db.dashboards if k in chats])
     drop(db.runs, [i for i, r in db.runs.items() if r.person_key == key or r.chat_key in chats])
     drop(db.reminders, [k for k in db.reminders if k == key])
     days = {d for d in db.reminder_days if d[0] == key}

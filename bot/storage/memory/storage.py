@@ -15,13 +15,18 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from bot.core.ports import (
+    AnswerCursor,
     AnswerRecord,
+    AnswerRow,
     AuthoredPackRecord,
     ChatSettingsRecord,
+    DayCount,
     DraftRecord,
     ItemResponse,
     NewPost,
     NewProblemReport,
+    PeopleCursor,
+    PersonTotals,
     PostRecord,
     ProblemReportRecord,
     RecordOutcome,
@@ -71,6 +76,7 @@ class MemoryDatabase:
     reports: dict[int, ProblemReportRecord] = dataclasses.field(default_factory=dict)
     drafts: dict[str, Draft] = dataclasses.field(default_factory=dict)
     packs: dict[str, AuthoredPackRecord] = dataclasses.field(default_factory=dict)
+    dashboards: dict[str, int] = dataclasses.field(default_factory=dict)  # chat: generation
     ids: itertools.count[int] = dataclasses.field(default_factory=lambda: itertools.count(1))
 
     def next_id(self) -> int:
@@ -677,3 +683,84 @@ class MemoryStorage(PostCreation):
 
     async def delete_person(self, person_key: str, private_chats: Sequence[str] = ()) -> bool:
         return privacy.delete_person(self._db, person_key, private_chats)
+
+    # the organiser's dashboard (bot/web) ------------------------------------------------
+    async def dashboard_generation(self, chat_key: str) -> int:
+        return self._db.dashboards.get(chat_key, 0)
+
+    async def revoke_dashboard(self, chat_key: str) -> int:
+        dashboards = self._db.dashboards
+        dashboards[chat_key] = dashboards.get(chat_key, 0) + 1
+        return dashboards[chat_key]
+
+    def _totals(self, chat_key: str) -> list[PersonTotals]:
+        sums: dict[str, list[int]] = {}
+        for a in self._db.answers.values():
+            if a.chat_key == chat_key:
+                row = sums.setdefault(a.person_key, [0, 0, 0])
+                row[0] += 1
+                row[1] += int(a.correct)
+                row[2] += a.elapsed_ms
+        persons = self._db.persons
+        people = [PersonTotals(key, persons[key].name if key in persons else "", *values)
+                  for key, values in sums.items()]
+        return sorted(people, key=lambda p: (-p.correct, p.time_ms, p.person_key))
+
+    async def chat_totals(self, chat_key: str) -> tuple[int, int, int]:
+        people = self._totals(chat_key)
+        return len(people), sum(p.answered for p in people), sum(p.correct for p in people)
+
+    async def chat_days(self, chat_key: str, since: date) -> list[DayCount]:
+        days: dict[date, tuple[int, int]] = {}
+        for a in self._db.answers.values():
+            day = a.answered_at.date()
+            if a.chat_key == chat_key and day >= since:
+                answered, correct = days.get(day, (0, 0))
+                days[day] = (answered + 1, correct + int(a.correct))
+        return [DayCount(day, *days[day]) for day in sorted(days)]
+
+    async def chat_people(
+        self, chat_key: str, after: PeopleCursor | None, limit: int
+    ) -> list[PersonTotals]:
+        people = self._totals(chat_key)
+        if after is not None:
+            correct, time_ms, key = after
+            people = [p for p in people
+                      if p.correct < correct or (p.correct == correct
+                                                 and (p.time_ms, p.person_key) > (time_ms, key))]
+        return people[:limit]
+
+    async def people_activity(
+        self, chat_key: str, person_keys: Sequence[str]
+    ) -> dict[str, tuple[datetime, dict[str, tuple[int, int]]]]:
+        found: dict[str, tuple[datetime, dict[str, tuple[int, int]]]] = {}
+        for key in person_keys:
+            mine = [a for a in self._answers() if a.chat_key == chat_key and a.person_key == key]
+            if not mine:
+                continue
+            quizzes: dict[str, tuple[int, int]] = {}
+            for a in mine:
+                answered, correct = quizzes.get(a.quiz_id, (0, 0))
+                quizzes[a.quiz_id] = (answered + 1, correct + int(a.correct))
+            found[key] = (max(a.answered_at for a in mine), quizzes)
+        return found
+
+    async def chat_answers(
+        self, chat_key: str, after: AnswerCursor | None, limit: int,
+        person_key: str | None = None,
+    ) -> list[AnswerRow]:
+        db = self._db
+        rounds = {post: r.id for r in db.rounds.values() for post in r.posts}
+        rows = sorted(
+            (a for a in db.answers.values() if a.chat_key == chat_key
+             and (person_key is None or a.person_key == person_key)
+             and (after is None or (a.person_key, a.answered_at, a.id) > after)),
+            key=lambda a: (a.person_key, a.answered_at, a.id),
+        )[:limit]
+        return [
+            AnswerRow(a.id, a.person_key, db.persons[a.person_key].name
+                      if a.person_key in db.persons else "", a.post_id, a.quiz_id,
+                      a.question_id, a.option, a.correct, a.answered_at, a.elapsed_ms,
+                      rounds.get(a.post_id))
+            for a in rows
+        ]

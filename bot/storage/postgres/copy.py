@@ -116,12 +116,14 @@ TABLES = (
     Table("authored_packs", ("quiz_id",), ("quiz_id", "author_key", "pack", "published_at",
                                            "withdrawn_at"),
           times=("published_at", "withdrawn_at")),
+    Table("dashboard_access", ("chat_key",), ("chat_key", "generation")),
 )
 # derived from the answers, rebuilt by the destination: counted to check, never copied
 REBUILT = ("totals", "scores")
 # tables a copy leaves behind on purpose: derived data, bookkeeping, short-lived claims
 NOT_COPIED = {
     "scores", "totals", "week_scores", "week_window", "rank_counts", "streaks",
+    "chat_figures", "chat_day_figures",
     "materialized", "schema_version", PROGRESS, "leases", "sqlite_sequence",
 }
 

@@ -422,6 +422,127 @@ MIGRATIONS: list[str] = [
         SELECT 'day', chat_key, day, correct, count(*) FROM scores
         GROUP BY chat_key, day, correct;
     """,
+    # the organiser's dashboard (bot/web): a chat's answers by person and time (pages and
+    # exports read index ranges), a post's round, and the generation `/dashboard revoke`
+    # bumps to end every link and session of the chat
+    """
+    CREATE INDEX answers_chat_person ON answers(chat_key, person_key, answered_at, id);
+    CREATE INDEX round_posts_post ON round_posts(post_id);
+    CREATE TABLE dashboard_access (
+        chat_key text COLLATE "C" PRIMARY KEY,
+        generation integer NOT NULL
+    );
+    -- a chat's people, answers and right answers, all time and per UTC day (as on SQLite):
+    -- kept by statement-level triggers on the aggregates, like rank_counts
+    CREATE TABLE chat_figures (
+        chat_key text COLLATE "C" PRIMARY KEY,
+        people bigint NOT NULL,
+        answered bigint NOT NULL,
+        correct bigint NOT NULL
+    );
+    CREATE TABLE chat_day_figures (
+        chat_key text COLLATE "C" NOT NULL,
+        day date NOT NULL,
+        people bigint NOT NULL,
+        answered bigint NOT NULL,
+        correct bigint NOT NULL,
+        PRIMARY KEY (chat_key, day)
+    );
+    INSERT INTO chat_figures(chat_key, people, answered, correct)
+        SELECT chat_key, count(*), sum(answered), sum(correct) FROM totals GROUP BY chat_key;
+    INSERT INTO chat_day_figures(chat_key, day, people, answered, correct)
+        SELECT chat_key, day, count(*), sum(answered), sum(correct) FROM scores
+        GROUP BY chat_key, day;
+    CREATE OR REPLACE FUNCTION quizbot_figure_chats() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        -- the rows a statement wrote count +1 person and their sums in their chat (and day),
+        -- the rows it replaced or removed -1 and theirs: one grouped upsert a statement
+        -- (transition tables exist only for their own events, hence a branch each)
+        IF TG_ARGV[0] = 'all' THEN
+            IF TG_OP = 'INSERT' THEN
+                INSERT INTO chat_figures(chat_key, people, answered, correct)
+                SELECT chat_key, sum(p), sum(a), sum(c) FROM (
+                    SELECT chat_key, 1 AS p, answered AS a, correct AS c FROM new_rows) AS d
+                GROUP BY chat_key ORDER BY chat_key
+                ON CONFLICT (chat_key) DO UPDATE
+                    SET people = chat_figures.people + excluded.people,
+                    answered = chat_figures.answered + excluded.answered,
+                    correct = chat_figures.correct + excluded.correct;
+            ELSIF TG_OP = 'UPDATE' THEN
+                INSERT INTO chat_figures(chat_key, people, answered, correct)
+                SELECT chat_key, sum(p), sum(a), sum(c) FROM (
+                    SELECT chat_key, -1 AS p, -answered AS a, -correct AS c FROM old_rows
+                    UNION ALL
+                    SELECT chat_key, 1 AS p, answered AS a, correct AS c FROM new_rows) AS d
+                GROUP BY chat_key ORDER BY chat_key
+                ON CONFLICT (chat_key) DO UPDATE
+                    SET people = chat_figures.people + excluded.people,
+                    answered = chat_figures.answered + excluded.answered,
+                    correct = chat_figures.correct + excluded.correct;
+            ELSE
+                INSERT INTO chat_figures(chat_key, people, answered, correct)
+                SELECT chat_key, sum(p), sum(a), sum(c) FROM (
+                    SELECT chat_key, -1 AS p, -answered AS a, -correct AS c FROM old_rows) AS d
+                GROUP BY chat_key ORDER BY chat_key
+                ON CONFLICT (chat_key) DO UPDATE
+                    SET people = chat_figures.people + excluded.people,
+                    answered = chat_figures.answered + excluded.answered,
+                    correct = chat_figures.correct + excluded.correct;
+            END IF;
+        ELSE
+            IF TG_OP = 'INSERT' THEN
+                INSERT INTO chat_day_figures(chat_key, day, people, answered, correct)
+                SELECT chat_key, day, sum(p), sum(a), sum(c) FROM (
+                    SELECT chat_key, day, 1 AS p, answered AS a, correct AS c FROM new_rows) AS d
+                GROUP BY chat_key, day ORDER BY chat_key, day
+                ON CONFLICT (chat_key, day) DO UPDATE
+                    SET people = chat_day_figures.people + excluded.people,
+                    answered = chat_day_figures.answered + excluded.answered,
+                    correct = chat_day_figures.correct + excluded.correct;
+            ELSIF TG_OP = 'UPDATE' THEN
+                INSERT INTO chat_day_figures(chat_key, day, people, answered, correct)
+                SELECT chat_key, day, sum(p), sum(a), sum(c) FROM (
+                    SELECT chat_key, day, -1 AS p, -answered AS a, -correct AS c FROM old_rows
+                    UNION ALL
+                    SELECT chat_key, day, 1 AS p, answered AS a, correct AS c FROM new_rows) AS d
+                GROUP BY chat_key, day ORDER BY chat_key, day
+                ON CONFLICT (chat_key, day) DO UPDATE
+                    SET people = chat_day_figures.people + excluded.people,
+                    answered = chat_day_figures.answered + excluded.answered,
+                    correct = chat_day_figures.correct + excluded.correct;
+            ELSE
+                INSERT INTO chat_day_figures(chat_key, day, people, answered, correct)
+                SELECT chat_key, day, sum(p), sum(a), sum(c) FROM (
+                    SELECT chat_key, day, -1 AS p, -answered AS a, -correct AS c FROM old_rows) AS d
+                GROUP BY chat_key, day ORDER BY chat_key, day
+                ON CONFLICT (chat_key, day) DO UPDATE
+                    SET people = chat_day_figures.people + excluded.people,
+                    answered = chat_day_figures.answered + excluded.answered,
+                    correct = chat_day_figures.correct + excluded.correct;
+            END IF;
+        END IF;
+        RETURN NULL;
+    END
+    $$;
+    CREATE TRIGGER totals_figured_insert AFTER INSERT ON totals
+        REFERENCING NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION quizbot_figure_chats('all');
+    CREATE TRIGGER totals_figured_update AFTER UPDATE ON totals
+        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION quizbot_figure_chats('all');
+    CREATE TRIGGER totals_figured_delete AFTER DELETE ON totals
+        REFERENCING OLD TABLE AS old_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION quizbot_figure_chats('all');
+    CREATE TRIGGER scores_figured_insert AFTER INSERT ON scores
+        REFERENCING NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION quizbot_figure_chats('day');
+    CREATE TRIGGER scores_figured_update AFTER UPDATE ON scores
+        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION quizbot_figure_chats('day');
+    CREATE TRIGGER scores_figured_delete AFTER DELETE ON scores
+        REFERENCING OLD TABLE AS old_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION quizbot_figure_chats('day');
+    """,
 ]
 
 

@@ -434,6 +434,76 @@ MIGRATIONS: list[str] = [
         SELECT 'day', chat_key, day, correct, COUNT(*) FROM scores
         GROUP BY chat_key, day, correct;
     """,
+    # the organiser's dashboard (bot/web): a chat's answers by person and time (pages and
+    # exports read index ranges), a post's round, and the generation `/dashboard revoke`
+    # bumps to end every link and session of the chat
+    """
+    CREATE INDEX answers_chat_person ON answers(chat_key, person_key, answered_at);
+    CREATE INDEX round_posts_post ON round_posts(post_id);
+    CREATE TABLE dashboard_access (
+        chat_key TEXT PRIMARY KEY,
+        generation INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    -- a chat's people, answers and right answers, all time and per UTC day: the dashboard's
+    -- overview reads one row (or a month of rows), not a chat's 100,000 people. Kept by
+    -- triggers on the aggregates, which only the materializer (and a chat's move, a
+    -- person's deletion) writes: nothing of this is on the answer's path.
+    CREATE TABLE chat_figures (
+        chat_key TEXT PRIMARY KEY,
+        people INTEGER NOT NULL,
+        answered INTEGER NOT NULL,
+        correct INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    CREATE TABLE chat_day_figures (
+        chat_key TEXT NOT NULL,
+        day TEXT NOT NULL,
+        people INTEGER NOT NULL,
+        answered INTEGER NOT NULL,
+        correct INTEGER NOT NULL,
+        PRIMARY KEY (chat_key, day)
+    ) WITHOUT ROWID;
+    INSERT INTO chat_figures(chat_key, people, answered, correct)
+        SELECT chat_key, COUNT(*), SUM(answered), SUM(correct) FROM totals GROUP BY chat_key;
+    INSERT INTO chat_day_figures(chat_key, day, people, answered, correct)
+        SELECT chat_key, day, COUNT(*), SUM(answered), SUM(correct) FROM scores
+        GROUP BY chat_key, day;
+    CREATE TRIGGER totals_figured_insert AFTER INSERT ON totals BEGIN
+        INSERT INTO chat_figures(chat_key, people, answered, correct)
+        VALUES (NEW.chat_key, 1, NEW.answered, NEW.correct)
+        ON CONFLICT(chat_key) DO UPDATE SET people = people + 1,
+            answered = answered + excluded.answered, correct = correct + excluded.correct;
+    END;
+    CREATE TRIGGER totals_figured_delete AFTER DELETE ON totals BEGIN
+        UPDATE chat_figures SET people = people - 1, answered = answered - OLD.answered,
+            correct = correct - OLD.correct WHERE chat_key = OLD.chat_key;
+    END;
+    CREATE TRIGGER totals_figured_update AFTER UPDATE ON totals BEGIN
+        UPDATE chat_figures SET people = people - 1, answered = answered - OLD.answered,
+            correct = correct - OLD.correct WHERE chat_key = OLD.chat_key;
+        INSERT INTO chat_figures(chat_key, people, answered, correct)
+        VALUES (NEW.chat_key, 1, NEW.answered, NEW.correct)
+        ON CONFLICT(chat_key) DO UPDATE SET people = people + 1,
+            answered = answered + excluded.answered, correct = correct + excluded.correct;
+    END;
+    CREATE TRIGGER scores_figured_insert AFTER INSERT ON scores BEGIN
+        INSERT INTO chat_day_figures(chat_key, day, people, answered, correct)
+        VALUES (NEW.chat_key, NEW.day, 1, NEW.answered, NEW.correct)
+        ON CONFLICT(chat_key, day) DO UPDATE SET people = people + 1,
+            answered = answered + excluded.answered, correct = correct + excluded.correct;
+    END;
+    CREATE TRIGGER scores_figured_delete AFTER DELETE ON scores BEGIN
+        UPDATE chat_day_figures SET people = people - 1, answered = answered - OLD.answered,
+            correct = correct - OLD.correct WHERE chat_key = OLD.chat_key AND day = OLD.day;
+    END;
+    CREATE TRIGGER scores_figured_update AFTER UPDATE ON scores BEGIN
+        UPDATE chat_day_figures SET people = people - 1, answered = answered - OLD.answered,
+            correct = correct - OLD.correct WHERE chat_key = OLD.chat_key AND day = OLD.day;
+        INSERT INTO chat_day_figures(chat_key, day, people, answered, correct)
+        VALUES (NEW.chat_key, NEW.day, 1, NEW.answered, NEW.correct)
+        ON CONFLICT(chat_key, day) DO UPDATE SET people = people + 1,
+            answered = answered + excluded.answered, correct = correct + excluded.correct;
+    END;
+    """,
 ]
 
 

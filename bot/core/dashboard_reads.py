@@ -1,0 +1,274 @@
+"""What the organiser's dashboard shows of one chat (bot/web renders it): its overview, its
+people a page at a time, a person's answers and review cards, and every answer for an export,
+with the question and option texts from the catalog in the reader's language.
+
+Every read is a page (DashboardStore's keyset reads): a chat with 100,000 people costs a
+page what a chat with ten does. Boards lag the answers briefly (the materializer); they are
+brought up to date before the figures are read, as /leaderboard does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Protocol
+from zoneinfo import ZoneInfo
+
+from bot.content import Catalog
+from bot.core.clock import Clock
+from bot.core.ports import (
+    AnswerCursor,
+    AnswerRow,
+    BoardStore,
+    ChatStore,
+    DashboardStore,
+    DayCount,
+    PeopleCursor,
+    PeopleStore,
+    ReportStore,
+    ReviewStore,
+    ScheduleStore,
+    SettingsStore,
+)
+from bot.core.review import Deck
+from bot.core.schedule import Schedule, day_streaks
+
+PAGE = 50  # people or answers on one page
+EXPORT_PAGE = 1000  # answers read at once while an export streams
+CHART_DAYS = 30
+WEAKEST = 2  # topics named per person
+
+
+class DashboardStorage(DashboardStore, BoardStore, ReviewStore, ReportStore, ScheduleStore,
+                       SettingsStore, PeopleStore, ChatStore, Protocol):
+    """What the dashboard reads."""
+
+
+@dataclass(frozen=True, slots=True)
+class Overview:
+    chat_key: str
+    people: int
+    answered: int
+    correct: int
+    days: tuple[DayCount, ...]  # the last CHART_DAYS UTC days with answers
+    open_reports: int
+    schedule: Schedule | None
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.answered if self.answered else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class PersonLine:
+    person_key: str
+    name: str
+    answered: int
+    correct: int
+    last_seen: datetime | None
+    day_streak: int
+    weakest: tuple[str, ...]  # quiz titles, the lowest accuracy first
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.answered if self.answered else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class PeoplePage:
+    lines: tuple[PersonLine, ...]
+    next: PeopleCursor | None  # None: the last page
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerLine:
+    """One answer as a page or an export shows it."""
+
+    person_key: str
+    name: str
+    question_id: str
+    prompt: str
+    chosen: str  # the option's text
+    correct: bool
+    answered_at: datetime  # in the chat's time zone
+    seconds: float
+    round_id: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class CardLine:
+    question_id: str
+    prompt: str
+    due: datetime
+    stability: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class PersonPage:
+    person_key: str
+    name: str
+    answers: tuple[AnswerLine, ...]
+    next: AnswerCursor | None
+    cards: tuple[CardLine, ...]  # every review card of the person, the soonest due first
+
+
+@dataclass(frozen=True, slots=True)
+class TopicLine:
+    title: str
+    answered: int
+    correct: int
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.answered if self.answered else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class RecentLine:
+    prompt: str
+    correct: bool
+    answered_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """A learner's own page (the Telegram Mini App's /progress)."""
+
+    person_key: str
+    name: str
+    topics: tuple[TopicLine, ...]  # every quiz they answered, the weakest first
+    due: tuple[CardLine, ...]  # review cards due now, the longest overdue first
+    cards: int
+    recent: tuple[RecentLine, ...]  # their newest answers first
+
+
+class DashboardReads:
+    def __init__(self, catalog: Catalog, storage: DashboardStorage, clock: Clock) -> None:
+        self.catalog = catalog
+        self.storage = storage
+        self.clock = clock
+
+    async def zone(self, chat_key: str) -> ZoneInfo:
+        """The chat's time zone: its daily question's, else UTC."""
+        schedule = await self.storage.get_schedule(chat_key)
+        return schedule.zone if schedule is not None else ZoneInfo("UTC")
+
+    async def overview(self, chat_key: str) -> Overview:
+        await self.storage.materialize()
+        people, answered, correct = await self.storage.chat_totals(chat_key)
+        since = self.clock.now().astimezone(UTC).date() - timedelta(days=CHART_DAYS - 1)
+        days = await self.storage.chat_days(chat_key, since)
+        reports = await self.storage.problem_reports(chat_key=chat_key)
+        return Overview(chat_key, people, answered, correct, tuple(days), len(reports),
+                        await self.storage.get_schedule(chat_key))
+
+    def quiz_title(self, quiz_id: str, locale: str) -> str:
+        quiz = self.catalog.quizzes.get(quiz_id)
+        return quiz_id if quiz is None else quiz.title.get(locale)
+
+    async def people(
+        self, chat_key: str, after: PeopleCursor | None, locale: str, limit: int = PAGE
+    ) -> PeoplePage:
+        await self.storage.materialize()
+        rows = await self.storage.chat_people(chat_key, after, limit + 1)
+        shown = rows[:limit]
+        keys = [r.person_key for r in shown]
+        activity = await self.storage.people_activity(chat_key, keys)
+        days = await self.storage.daily_days_for(keys)
+        lines = []
+        for r in shown:
+            last, quizzes = activity.get(r.person_key, (None, {}))
+            weakest = sorted(quizzes.items(), key=lambda kv: (kv[1][1] / kv[1][0], kv[0]))
+            lines.append(PersonLine(
+                r.person_key, r.name, r.answered, r.correct, last,
+                day_streaks(*days[r.person_key])[0] if r.person_key in days else 0,
+                tuple(self.quiz_title(q, locale) for q, (n, right) in weakest[:WEAKEST]
+                      if right < n),
+            ))
+        last_row = shown[-1] if shown else None
+        cursor = None if len(rows) <= limit or last_row is None else (
+            last_row.correct, last_row.time_ms, last_row.person_key)
+        return PeoplePage(tuple(lines), cursor)
+
+    def line(self, row: AnswerRow, locale: str, zone: ZoneInfo) -> AnswerLine:
+        prompt, chosen = row.question_id, str(row.option + 1)
+        quiz = self.catalog.quizzes.get(row.quiz_id)
+        question = next((q for q in quiz.questions if q.id == row.question_id), None) \
+            if quiz is not None else None
+        if question is not None:
+            prompt = question.prompt.get(locale)
+            if 0 <= row.option < len(question.options):
+                chosen = question.options[row.option].text.get(locale)
+        return AnswerLine(row.person_key, row.name, row.question_id, prompt, chosen,
+                          row.correct, row.answered_at.astimezone(zone),
+                          row.elapsed_ms / 1000, row.round_id)
+
+    async def person(
+        self, chat_key: str, person_key: str, after: AnswerCursor | None, locale: str,
+        limit: int = PAGE,
+    ) -> PersonPage | None:
+        """None: the person never answered in this chat (another chat's person is not
+        shown here)."""
+        rows = await self.storage.chat_answers(chat_key, after, limit + 1, person_key)
+        if not rows and after is None:
+            return None
+        zone = await self.zone(chat_key)
+        shown = rows[:limit]
+        cursor = None if len(rows) <= limit else (
+            shown[-1].person_key, shown[-1].answered_at, shown[-1].id)
+        deck = Deck()
+        for answer in await self.storage.review_answers(person_key):
+            deck.apply(answer)
+        cards = []
+        for (quiz_id, question_id), card in sorted(deck.cards.items(),
+                                                   key=lambda kv: kv[1].due):
+            prompt = question_id
+            quiz = self.catalog.quizzes.get(quiz_id)
+            found = next((q for q in quiz.questions if q.id == question_id), None) \
+                if quiz is not None else None
+            if found is not None:
+                prompt = found.prompt.get(locale)
+            cards.append(CardLine(question_id, prompt, card.due.astimezone(zone),
+                                  card.stability))
+        name = await self.storage.person_name(person_key) or ""
+        return PersonPage(person_key, name, tuple(self.line(r, locale, zone) for r in shown),
+                          cursor, tuple(cards))
+
+    def prompt(self, quiz_id: str, question_id: str, locale: str) -> str:
+        quiz = self.catalog.quizzes.get(quiz_id)
+        found = next((q for q in quiz.questions if q.id == question_id), None) \
+            if quiz is not None else None
+        return question_id if found is None else found.prompt.get(locale)
+
+    async def progress(self, person_key: str, locale: str, recent: int = PAGE) -> Progress:
+        await self.storage.materialize()
+        totals = await self.storage.person_totals(person_key)
+        topics = sorted((TopicLine(self.quiz_title(q, locale), n, right)
+                         for q, (n, right) in totals.items()),
+                        key=lambda t: (t.accuracy, t.title))
+        answers = await self.storage.review_answers(person_key)
+        deck = Deck()
+        for answer in answers:
+            deck.apply(answer)
+        now = self.clock.now()
+        due = tuple(CardLine(question_id, self.prompt(quiz_id, question_id, locale),
+                             deck.cards[(quiz_id, question_id)].due,
+                             deck.cards[(quiz_id, question_id)].stability)
+                    for quiz_id, question_id in deck.due(now))
+        newest = tuple(RecentLine(self.prompt(a.quiz_id, a.question_id, locale), a.correct,
+                                  a.answered_at) for a in reversed(answers[-recent:]))
+        name = await self.storage.person_name(person_key) or ""
+        return Progress(person_key, name, tuple(topics), due, len(deck.cards), newest)
+
+    async def every_answer(self, chat_key: str, locale: str) -> AsyncIterator[AnswerLine]:
+        """Every answer in the chat, read EXPORT_PAGE at a time (an export's rows)."""
+        zone = await self.zone(chat_key)
+        after: AnswerCursor | None = None
+        while True:
+            rows = await self.storage.chat_answers(chat_key, after, EXPORT_PAGE)
+            for row in rows:
+                yield self.line(row, locale, zone)
+            if len(rows) < EXPORT_PAGE:  # the last page
+                return
+            after = (rows[-1].person_key, rows[-1].answered_at, rows[-1].id)

@@ -1,0 +1,119 @@
+"""The organiser's dashboard (bot/web), written once for every database: reads of one chat,
+each a primary-key row or an index range (chat_figures and chat_day_figures, which triggers
+keep from the boards' aggregates; totals_rank; answers_chat_person), never a scan of the whole
+table; and the per-chat generation that `/dashboard revoke` bumps.
+
+Pages are keyset-paged: the next page starts after the last row's sort key, so page 1,000
+costs what page 1 does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date, datetime
+
+from bot.core.ports import AnswerCursor, AnswerRow, DayCount, PeopleCursor, PersonTotals
+from bot.storage.sql import Sql
+
+ANSWER_COLUMNS = (
+    "a.id, a.person_key, COALESCE(p.name, ''), a.post_id, a.quiz_id, a.question_id, a.option,"
+    " a.correct, a.answered_at, a.elapsed_ms, r.round_id"
+)
+
+
+# access -------------------------------------------------------------------------------------
+async def generation(db: Sql, chat_key: str) -> int:
+    value = await db.value(
+        "SELECT generation FROM dashboard_access WHERE chat_key = $1", chat_key)
+    return 0 if value is None else int(value)
+
+
+async def revoke(db: Sql, chat_key: str) -> int:
+    return int(await db.value(
+        "INSERT INTO dashboard_access(chat_key, generation) VALUES ($1, 1)"
+        " ON CONFLICT (chat_key) DO UPDATE SET generation = dashboard_access.generation + 1"
+        " RETURNING generation", chat_key))
+
+
+# overview -----------------------------------------------------------------------------------
+async def chat_totals(db: Sql, chat_key: str) -> tuple[int, int, int]:
+    row = await db.row(
+        "SELECT people, answered, correct FROM chat_figures WHERE chat_key = $1", chat_key)
+    return (0, 0, 0) if row is None else (int(row[0]), int(row[1]), int(row[2]))
+
+
+async def chat_days(db: Sql, chat_key: str, since: date) -> list[DayCount]:
+    rows = await db.rows(
+        "SELECT day, answered, correct FROM chat_day_figures WHERE chat_key = $1"
+        " AND day >= $2 AND answered > 0 ORDER BY day", chat_key, db.day(since))
+    return [DayCount(db.on(r[0]), int(r[1]), int(r[2])) for r in rows]
+
+
+# people -------------------------------------------------------------------------------------
+PEOPLE = ("SELECT t.person_key, COALESCE(p.name, ''), t.answered, t.correct, t.time_ms"
+          " FROM totals t LEFT JOIN persons p ON p.key = t.person_key WHERE t.chat_key = $1")
+
+
+async def chat_people(
+    db: Sql, chat_key: str, after: PeopleCursor | None, limit: int
+) -> list[PersonTotals]:
+    if after is None:
+        rows = await db.rows(f"{PEOPLE} ORDER BY t.correct DESC, t.time_ms, t.person_key"
+                             " LIMIT $2", chat_key, limit)
+    else:
+        # two seeks in totals_rank, not one filter over the chat: the rest of the cursor's
+        # `correct`, then the rows below it (a mixed-direction key has no single range)
+        correct, time_ms, person_key = after
+        rows = await db.rows(
+            f"{PEOPLE} AND t.correct = $3 AND (t.time_ms, t.person_key) > ($4, $5)"
+            " ORDER BY t.time_ms, t.person_key LIMIT $2",
+            chat_key, limit, correct, time_ms, person_key)
+        if len(rows) < limit:
+            rows += await db.rows(
+                f"{PEOPLE} AND t.correct < $3 ORDER BY t.correct DESC, t.time_ms, t.person_key"
+                " LIMIT $2", chat_key, limit - len(rows), correct)
+    return [PersonTotals(r[0], r[1], int(r[2]), int(r[3]), int(r[4])) for r in rows]
+
+
+async def people_activity(
+    db: Sql, chat_key: str, person_keys: Sequence[str]
+) -> dict[str, tuple[datetime, dict[str, tuple[int, int]]]]:
+    found: dict[str, tuple[datetime, dict[str, tuple[int, int]]]] = {}
+    for key in person_keys:  # one index range each (a page holds a few dozen people)
+        rows = await db.rows(
+            "SELECT quiz_id, count(*), count(*) FILTER (WHERE correct), max(answered_at)"
+            " FROM answers"
+            " WHERE chat_key = $1 AND person_key = $2 GROUP BY quiz_id", chat_key, key)
+        if rows:
+            last = max(db.at(r[3]) for r in rows)
+            found[key] = (last, {r[0]: (int(r[1]), int(r[2])) for r in rows})
+    return found
+
+
+# answers ------------------------------------------------------------------------------------
+async def chat_answers(
+    db: Sql, chat_key: str, after: AnswerCursor | None, limit: int, person_key: str | None
+) -> list[AnswerRow]:
+    values: list[object] = [chat_key, limit]
+    clause = ""
+    if person_key is not None:
+        values.append(person_key)
+        clause += f" AND a.person_key = ${len(values)}"
+    if after is not None and person_key is not None:  # one person's: past the cursor's time
+        values += [db.when(after[1]), after[2]]
+        n = len(values)
+        clause += f" AND (a.answered_at, a.id) > (${n - 1}, ${n})"
+    elif after is not None:
+        values += [after[0], db.when(after[1]), after[2]]
+        n = len(values)
+        clause += f" AND (a.person_key, a.answered_at, a.id) > (${n - 2}, ${n - 1}, ${n})"
+    rows = await db.rows(
+        f"SELECT {ANSWER_COLUMNS} FROM answers a LEFT JOIN persons p ON p.key = a.person_key"
+        " LEFT JOIN round_posts r ON r.post_id = a.post_id"
+        f" WHERE a.chat_key = $1{clause}"
+        " ORDER BY a.person_key, a.answered_at, a.id LIMIT $2", *values)
+    return [
+        AnswerRow(int(r[0]), r[1], r[2], int(r[3]), r[4], r[5], int(r[6]), bool(r[7]),
+                  db.at(r[8]), int(r[9]), None if r[10] is None else int(r[10]))
+        for r in rows
+    ]

@@ -1,0 +1,326 @@
+"""The dashboard's pages and exports: each handler reads one chat through the core
+(QuizService, DashboardReads) and renders a Jinja2 template in the reader's language.
+
+Every route under /chat/<chat>/ passes `guarded`: no valid session for exactly that chat (a
+tampered, expired or revoked one, or another chat's) gets the 403 page, in the reader's
+language, saying to ask the bot again. Nothing here logs a token or a cookie.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import jinja2
+from aiohttp import web
+
+from bot.core.analysis_text import flags_text
+from bot.core.dashboard import LINK_LIFETIME, Denied
+from bot.core.dashboard_reads import CHART_DAYS
+from bot.core.errors import UserError
+from bot.core.models import Chat, Period, Person
+from bot.core.render import error_text
+from bot.core.service import QuizService
+from bot.i18n import LANGUAGE_NAMES, normalize, translator
+from bot.web import charts, exports
+from bot.web.auth import (
+    CSRF_FIELD,
+    LANGUAGE,
+    PERSON,
+    PERSON_PATH,
+    Session,
+    chat_path,
+    csrf_checked,
+    reader_locale,
+    session_of,
+    set_session,
+)
+from bot.web.miniapp import launch_of
+
+log = logging.getLogger(__name__)
+
+BOARD_EXPORT_MAX = 100_000  # people in a board export (the board port reads a ranked list)
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+Page = Callable[["Pages", web.Request, "Reader"], Awaitable[web.StreamResponse]]
+
+TEMPLATES = jinja2.Environment(
+    loader=jinja2.PackageLoader("bot.web", "templates"),
+    autoescape=jinja2.select_autoescape(["html"]),
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+class Reader:
+    """Who is reading which chat: the session, the language, what every page shows."""
+
+    def __init__(self, request: web.Request, session: Session) -> None:
+        self.session = session
+        self.chat_key = session.grant.chat_key
+        self.locale = reader_locale(request, session.grant.locale)
+        self.t = translator(self.locale)
+        self.base = chat_path(self.chat_key)
+        self.path = request.path
+
+    def context(self, access_csrf: str, **values: Any) -> dict[str, Any]:
+        return {"t": self.t.gettext, "n": self.t.number, "pct": self.t.percent,
+                "locale": self.locale, "languages": LANGUAGE_NAMES, "chat_key": self.chat_key,
+                "base": self.base, "path": self.path, "csrf": access_csrf,
+                "csrf_field": CSRF_FIELD, **values}
+
+
+def html(template: str, context: dict[str, Any], status: int = 200) -> web.Response:
+    return web.Response(text=TEMPLATES.get_template(template).render(**context),
+                        content_type="text/html", charset="utf-8", status=status,
+                        headers={"Cache-Control": "no-store",
+                                 "Content-Security-Policy": "default-src 'self'; "
+                                 "style-src 'self'; img-src 'self' data:; form-action 'self'",
+                                 "X-Content-Type-Options": "nosniff",
+                                 "Referrer-Policy": "no-referrer"})
+
+
+def denied_page(request: web.Request, locale: str | None) -> web.Response:
+    t = translator(reader_locale(request, locale))
+    return html("denied.html", {"t": t.gettext, "locale": t.locale}, status=403)
+
+
+def guarded(page: Page) -> Callable[[Pages, web.Request], Awaitable[web.StreamResponse]]:
+    async def handler(self: Pages, request: web.Request) -> web.StreamResponse:
+        chat_key = request.match_info["chat"]
+        try:
+            session = await session_of(request, self.access, chat_key)
+            reader = Reader(request, session)
+            response = await page(self, request, reader)
+        except Denied as denied:
+            log.info("dashboard of %s refused: %s", chat_key, denied.reason)
+            return denied_page(request, denied.locale)
+        if "lang" in request.query and not response.prepared:
+            response.set_cookie(LANGUAGE, reader.locale, max_age=365 * 86400, path="/",
+                                samesite="Lax", httponly=True, secure=self.secure)
+        return response
+    return handler
+
+
+class Pages:
+    def __init__(self, service: QuizService, secure: bool, bot_token: str | None = None
+                 ) -> None:
+        """`bot_token`: Telegram's, which signs Mini App launches (None: no Mini App)."""
+        self.service = service
+        self.bot_token = bot_token
+        self.access = service.dashboard
+        self.reads = service.dashboard_reads
+        self.secure = secure
+
+    def routes(self) -> list[web.RouteDef]:
+        chat = "/chat/{chat:[a-z]+:[-0-9a-z]{1,40}}"
+        return [
+            web.get("/open/{token}", self.open_link),
+            web.get(chat + "/", self.overview),
+            web.get(chat + "/people", self.people),
+            web.get(chat + "/person/{person:[a-z]+:[-0-9a-z]{1,40}}", self.person),
+            web.get(chat + "/questions", self.questions),
+            web.get(chat + "/reports", self.reports),
+            web.post(chat + "/reports/{report:[0-9]{1,18}}/resolve", self.resolve),
+            web.get(chat + "/settings", self.settings),
+            web.get(chat + "/export/answers.{kind:csv|xlsx}", self.export_answers),
+            web.get(chat + "/export/board.{kind:csv|xlsx}", self.export_board),
+            web.get("/app", self.miniapp),
+            web.post("/app/session", self.miniapp_session),
+            web.get(PERSON_PATH + "progress", self.progress),
+        ]
+
+    def csrf(self, reader: Reader) -> str:
+        return self.access.csrf(reader.session.token)
+
+    # a link becomes a session ------------------------------------------------------------
+    async def open_link(self, request: web.Request) -> web.StreamResponse:
+        try:
+            grant = await self.access.grant_of("link", request.match_info["token"])
+        except Denied as denied:
+            log.info("dashboard link refused: %s", denied.reason)
+            return denied_page(request, denied.locale)
+        response = web.HTTPSeeOther(chat_path(grant.chat_key))
+        set_session(response, self.access, grant, self.secure)
+        response.headers["Referrer-Policy"] = "no-referrer"
+        response.headers["Cache-Control"] = "no-store"
+        log.info("dashboard of %s opened", grant.chat_key)
+        raise response
+
+    # the Telegram Mini App: a learner's own page ---------------------------------------------
+    async def miniapp(self, request: web.Request) -> web.StreamResponse:
+        t = translator(reader_locale(request))
+        return html("miniapp.html", {"t": t.gettext, "locale": t.locale})
+
+    async def miniapp_session(self, request: web.Request) -> web.StreamResponse:
+        form = await request.post()
+        data = form.get("init_data")
+        try:
+            if self.bot_token is None or not isinstance(data, str):
+                raise Denied("tampered")
+            launch = launch_of(data, self.bot_token, self.access.clock.now())
+        except Denied as denied:
+            log.info("Mini App launch refused: %s", denied.reason)
+            return denied_page(request, denied.locale)
+        locale = normalize(launch.language) or await self.service.locale_for(
+            Person(launch.person_key, launch.name))
+        token = await self.access.person_session(launch.person_key, locale)
+        response = web.HTTPSeeOther(PERSON_PATH + "progress")
+        response.set_cookie(PERSON, token, max_age=int(LINK_LIFETIME.total_seconds()),
+                            path=PERSON_PATH, httponly=True, samesite="Lax",
+                            secure=self.secure)
+        log.info("Mini App opened by %s", launch.person_key)
+        raise response
+
+    async def progress(self, request: web.Request) -> web.StreamResponse:
+        try:
+            grant = await self.access.grant_of("person", request.cookies.get(PERSON, ""))
+        except Denied as denied:
+            return denied_page(request, denied.locale)
+        t = translator(reader_locale(request, grant.locale))
+        p = await self.reads.progress(grant.chat_key, t.locale)
+        answered = sum(topic.answered for topic in p.topics)
+        right = sum(topic.correct for topic in p.topics)
+        response = html("progress.html", {
+            "t": t.gettext, "n": t.number, "pct": t.percent, "locale": t.locale,
+            "languages": LANGUAGE_NAMES, "path": request.path, "p": p, "answered": answered,
+            "accuracy": right / answered if answered else 0.0})
+        if "lang" in request.query:
+            response.set_cookie(LANGUAGE, t.locale, max_age=365 * 86400, path="/",
+                                samesite="Lax", httponly=True, secure=self.secure)
+        return response
+
+    # pages ---------------------------------------------------------------------------------
+    @guarded
+    async def overview(self, request: web.Request, reader: Reader) -> web.StreamResponse:
+        o = await self.reads.overview(reader.chat_key)
+        first = self.service.clock.now().astimezone(UTC).date() - timedelta(days=CHART_DAYS - 1)
+        t = reader.t
+        return html("overview.html", reader.context(
+            self.csrf(reader), page="overview", o=o,
+            answers_chart=charts.answers_per_day(o.days, first, CHART_DAYS,
+                                                 t.gettext("Answers per day"), t),
+            accuracy_chart=charts.accuracy_over_time(o.days, first, CHART_DAYS,
+                                                     t.gettext("Accuracy over time"), t)))
+
+    @guarded
+    async def people(self, request: web.Request, reader: Reader) -> web.StreamResponse:
+        after = None
+        if (cursor := request.query.get("after")) is not None:
+            correct, time_ms, key = [*cursor.split(".", 2), "", ""][:3]
+            if not (correct.isdigit() and time_ms.isdigit() and key):
+                raise web.HTTPBadRequest(text="bad cursor")
+            after = (int(correct), int(time_ms), key)
+        page = await self.reads.people(reader.chat_key, after, reader.locale)
+        nxt = None if page.next is None else ".".join(str(v) for v in page.next)
+        return html("people.html", reader.context(self.csrf(reader), page="people",
+                                                  people=page.lines, next=nxt))
+
+    @guarded
+    async def person(self, request: web.Request, reader: Reader) -> web.StreamResponse:
+        person_key = request.match_info["person"]
+        after = None
+        if (cursor := request.query.get("after")) is not None:
+            stamp, _dot, row_id = cursor.partition(".")
+            if not (stamp.isdigit() and row_id.isdigit()):
+                raise web.HTTPBadRequest(text="bad cursor")
+            after = (person_key, datetime.fromtimestamp(int(stamp) / 1e6, UTC), int(row_id))
+        found = await self.reads.person(reader.chat_key, person_key, after, reader.locale)
+        if found is None:
+            raise web.HTTPNotFound(text="no such person in this chat")
+        nxt = None if found.next is None else \
+            f"{round(found.next[1].timestamp() * 1e6)}.{found.next[2]}"
+        return html("person.html", reader.context(self.csrf(reader), page="people", p=found,
+                                                  next=nxt))
+
+    @guarded
+    async def questions(self, request: web.Request, reader: Reader) -> web.StreamResponse:
+        analysis = await self.service.dashboard_questions(Chat(reader.chat_key), reader.locale)
+        reports = await self.service.chat_reports(Chat(reader.chat_key), allowed=True)
+        by_question: dict[str, int] = {}
+        for r in reports:
+            by_question[r.question_id] = by_question.get(r.question_id, 0) + 1
+        share = reader.t.percent
+        bars = {
+            (item.question_id, o.canonical): charts.share_bar(
+                o.share or 0.0, o.correct, f"{o.letter}) {o.text}: {share(o.share or 0)}")
+            for report in analysis.reports for item in report.items if item.answered
+            for o in item.shown_options()
+        }
+        flags = {item.question_id: flags_text(item, reader.t)
+                 for report in analysis.reports for item in report.items}
+        return html("questions.html", reader.context(
+            self.csrf(reader), page="questions", reports=analysis.reports, bars=bars,
+            reported=by_question, flags=flags))
+
+    @guarded
+    async def reports(self, request: web.Request, reader: Reader) -> web.StreamResponse:
+        reports = await self.service.chat_reports(Chat(reader.chat_key), allowed=True)
+        titles = self.service.report_titles(reports, reader.locale)
+        return html("reports.html", reader.context(
+            self.csrf(reader), page="reports", reports=reports, titles=titles,
+            done=request.query.get("done"), error=None))
+
+    @guarded
+    async def resolve(self, request: web.Request, reader: Reader) -> web.StreamResponse:
+        form = await csrf_checked(request, self.access, reader.session)
+        note = form.get("note", "").strip()[:500] or None
+        try:
+            done = await self.service.resolve_chat_report(
+                Chat(reader.chat_key), request.match_info["report"], note, allowed=True)
+        except UserError as error:
+            reports = await self.service.chat_reports(Chat(reader.chat_key), allowed=True)
+            return html("reports.html", reader.context(
+                self.csrf(reader), page="reports", reports=reports,
+                titles=self.service.report_titles(reports, reader.locale), done=None,
+                error=error_text(error, reader.t, ())), status=400)
+        raise web.HTTPSeeOther(f"{reader.base}reports?done={done}")
+
+    @guarded
+    async def settings(self, request: web.Request, reader: Reader) -> web.StreamResponse:
+        chat = Chat(reader.chat_key)
+        return html("settings.html", reader.context(
+            self.csrf(reader), page="settings", s=await self.service.settings(chat),
+            schedule=await self.service.schedule_status(chat)))
+
+    # exports -------------------------------------------------------------------------------
+    @guarded
+    async def export_answers(self, request: web.Request, reader: Reader
+                             ) -> web.StreamResponse:
+        t = reader.t
+        yes, no = t.gettext("yes"), t.gettext("no")
+
+        async def rows() -> AsyncIterator[Sequence[exports.Cell]]:
+            async for a in self.reads.every_answer(reader.chat_key, reader.locale):
+                yield (a.person_key, a.name, a.question_id, a.prompt, a.chosen,
+                       yes if a.correct else no, a.answered_at.isoformat(timespec="seconds"),
+                       round(a.seconds, 3), a.round_id)
+
+        return await self._send(request, "answers", exports.answer_header(t), rows())
+
+    @guarded
+    async def export_board(self, request: web.Request, reader: Reader) -> web.StreamResponse:
+        try:
+            period = Period(request.query.get("period", "all"))
+        except ValueError:
+            raise web.HTTPBadRequest(text="period: day, week or all") from None
+        board = await self.service.boards.leaderboard(reader.chat_key, period,
+                                                      limit=BOARD_EXPORT_MAX)
+
+        async def rows() -> AsyncIterator[Sequence[exports.Cell]]:
+            for r in board.rows:
+                yield (r.rank, r.person_key, r.name, r.correct, r.answered, r.time_ms / 1000)
+
+        return await self._send(request, f"board-{period.value}",
+                                exports.board_header(reader.t), rows())
+
+    async def _send(self, request: web.Request, what: str, header: list[str],
+                    rows: AsyncIterator[Sequence[exports.Cell]]) -> web.StreamResponse:
+        chat = request.match_info["chat"].replace(":", "_")
+        kind = request.match_info["kind"]
+        name = f"quizbot-{chat}-{what}.{kind}"
+        if kind == "csv":
+            return await exports.send_csv(request, name, header, rows)
+        return await exports.send_xlsx(request, name, header, rows)

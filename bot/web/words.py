@@ -1,0 +1,32 @@
+"""Every word the dashboard's templates show, marked for the catalogs (scripts/i18n.py reads
+Python only): a template writes `t("People")` with one of these msgids, and
+tests/web/test_words.py checks that every `t("…")` in a template is listed here."""
+
+from __future__ import annotations
+
+from bot.i18n import _
+
+WORDS = (
+    _("Dashboard"), _("Overview"), _("People"), _("Questions"), _("Reports"), _("Settings"),
+    _("Exports"), _("Language"), _("Answers"), _("Right"), _("Accuracy"), _("Last seen"),
+    _("Day streak"), _("Weakest topics"), _("Answers per day"), _("Accuracy over time"),
+    _("Open reports"), _("Daily question"), _("off"), _("on"), _("Next page"),
+    _("Question"), _("Option chosen"), _("When"), _("Seconds"), _("Round"),
+    _("Review cards"), _("Due"), _("Stability"), _("Difficulty"), _("Discrimination"),
+    _("Flags"), _("Option"), _("Share"), _("Person"), _("Note"), _("Resolve"),
+    _("No open reports in this chat."), _("Nothing answered here yet."),
+    _("Question time (seconds)"), _("Mode"), _("Chart on summaries"),
+    _("Only admins start questions"), _("Default"),
+    _("Settings are changed in the chat, where the platform checks who is an admin."),
+    _("All answers (CSV)"), _("All answers (Excel)"), _("Board (CSV)"), _("Board (Excel)"),
+    _("Period"), _("today"), _("this week"), _("all time"), _("Rank"), _("Name"),
+    _("Question id"), _("Prompt"), _("Correct"), _("Answered at"), _("Seconds taken"),
+    _("yes"), _("no"), _("Report"), _("Reported by"),
+    _("This link has expired or was withdrawn"),
+    _("Ask the bot again with /dashboard in the chat for a new link."),
+    _("The report is resolved."),
+    # the Telegram Mini App (miniapp.py)
+    _("My progress"), _("Accuracy per topic"), _("Quiz"), _("Due for review"),
+    _("Nothing is due now."), _("Send /review to the bot to go through them."),
+    _("Your latest answers"), _("Open this page from the button in your chat with the bot."),
+)

@@ -1,0 +1,143 @@
+"""The dashboard's reads on every store: a chat's totals and days, its people in board order
+paged by keyset (every page joined gives the whole board, once), their activity, its
+answers paged by (person, time, id) with their round, another chat never mixed in; and the
+revocation generation, shared by every storage on the database."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, date, datetime, timedelta
+
+from bot.core.ports import AnswerRecord, DayCount, NewPost
+from tests.storage_contract.backends import Backend, Store
+
+DAY0 = datetime(2026, 3, 1, 12, tzinfo=UTC)
+
+
+async def fill(store: Store, chat: str = "tg:-1", people: int = 7, seed: int = 1) -> None:
+    rng = random.Random(seed)
+    for n in range(6):
+        when = DAY0 + timedelta(days=n % 3, minutes=n)
+        post = await store.create_post(chat, "sample", f"s-{n % 3}", (0, 1, 2), "en", when)
+        for p in range(people):
+            if rng.random() < 0.7:
+                await store.record_answer(AnswerRecord(
+                    post.id, f"tg:{p}", rng.randrange(3), rng.random() < 0.5,
+                    when + timedelta(seconds=p), rng.randrange(1, 9) * 1000, name=f"P{p}"))
+    await store.materialize()
+
+
+async def test_totals_and_days_count_one_chat(store: Store) -> None:
+    await fill(store)
+    await fill(store, "tg:-2", seed=2)
+    answers = await store.chat_answers("tg:-1", None, 1000)
+    people, answered, correct = await store.chat_totals("tg:-1")
+    assert (people, answered, correct) == (
+        len({a.person_key for a in answers}), len(answers), sum(a.correct for a in answers))
+    days = await store.chat_days("tg:-1", date(2026, 3, 2))
+    assert [d.day for d in days] == [date(2026, 3, 2), date(2026, 3, 3)]
+    for d in days:
+        mine = [a for a in answers if a.answered_at.date() == d.day]
+        assert (d.answered, d.correct) == (len(mine), sum(a.correct for a in mine))
+    assert await store.chat_totals("tg:-9") == (0, 0, 0)
+    assert await store.chat_days("tg:-9", date(2026, 1, 1)) == []
+
+
+async def test_people_pages_walk_the_board_once(store: Store) -> None:
+    await fill(store, people=11)
+    await fill(store, "tg:-2", seed=3)
+    whole = await store.chat_people("tg:-1", None, 100)
+    assert [p.person_key for p in whole] == [
+        p.person_key for p in sorted(whole, key=lambda p: (-p.correct, p.time_ms, p.person_key))]
+    paged, after = [], None
+    while page := await store.chat_people("tg:-1", after, 3):
+        paged += page
+        last = page[-1]
+        after = (last.correct, last.time_ms, last.person_key)
+    assert paged == whole
+    assert all(p.name == f"P{p.person_key[3:]}" for p in whole)
+    answers = await store.chat_answers("tg:-1", None, 1000)
+    for p in whole:
+        mine = [a for a in answers if a.person_key == p.person_key]
+        assert (p.answered, p.correct) == (len(mine), sum(a.correct for a in mine))
+
+
+async def test_activity_is_the_last_answer_and_each_quiz(store: Store) -> None:
+    await fill(store)
+    answers = await store.chat_answers("tg:-1", None, 1000)
+    keys = sorted({a.person_key for a in answers})
+    activity = await store.people_activity("tg:-1", [*keys, "tg:404"])
+    assert set(activity) == set(keys)
+    for key in keys:
+        mine = [a for a in answers if a.person_key == key]
+        last, quizzes = activity[key]
+        assert last == max(a.answered_at for a in mine)
+        assert quizzes == {"sample": (len(mine), sum(a.correct for a in mine))}
+
+
+async def test_answers_are_paged_by_person_and_time_with_their_round(store: Store) -> None:
+    await fill(store)
+    await fill(store, "tg:-2", seed=5)
+    rnd = await store.create_round("tg:-1", None, 2, None, "en", DAY0)
+    post = await store.add_round_post(rnd.id, 0, NewPost("tg:-1", "sample", "s-9", (1, 0, 2),
+                                                         "en", DAY0 + timedelta(days=5)))
+    assert post is not None
+    await store.record_answer(AnswerRecord(post.id, "tg:1", 1, True,
+                                           DAY0 + timedelta(days=5, seconds=3), 3000, "P1"))
+    whole = await store.chat_answers("tg:-1", None, 1000)
+    assert [(a.person_key, a.answered_at, a.id) for a in whole] == sorted(
+        (a.person_key, a.answered_at, a.id) for a in whole)
+    assert {a.round_id for a in whole} == {None, rnd.id}
+    [in_round] = [a for a in whole if a.round_id is not None]
+    assert (in_round.question_id, in_round.option, in_round.correct, in_round.elapsed_ms,
+            in_round.name) == ("s-9", 1, True, 3000, "P1")
+    paged, after = [], None
+    while page := await store.chat_answers("tg:-1", after, 4):
+        paged += page
+        after = (page[-1].person_key, page[-1].answered_at, page[-1].id)
+    assert paged == whole
+    mine = await store.chat_answers("tg:-1", None, 1000, person_key="tg:1")
+    assert mine == [a for a in whole if a.person_key == "tg:1"]
+    assert await store.chat_answers("tg:-9", None, 10) == []
+
+
+async def test_revoking_bumps_a_generation_every_storage_sees(
+    backend: Backend, store: Store
+) -> None:
+    assert await store.dashboard_generation("tg:-1") == 0
+    assert await store.revoke_dashboard("tg:-1") == 1
+    assert await store.revoke_dashboard("tg:-1") == 2
+    async with backend.opened() as other:  # another process on the same database
+        assert await other.dashboard_generation("tg:-1") == 2
+        assert await other.dashboard_generation("tg:-2") == 0
+
+
+async def recount(store: Store, chat: str) -> tuple[tuple[int, int, int], list[DayCount]]:
+    """A chat's totals and days from its answers alone."""
+    answers = await store.chat_answers(chat, None, 10_000)
+    days: dict[date, list[int]] = {}
+    for a in answers:
+        day = days.setdefault(a.answered_at.date(), [0, 0])
+        day[0] += 1
+        day[1] += int(a.correct)
+    totals = (len({a.person_key for a in answers}), len(answers),
+              sum(a.correct for a in answers))
+    return totals, [DayCount(d, *days[d]) for d in sorted(days)]
+
+
+async def figures(store: Store, chat: str) -> tuple[tuple[int, int, int], list[DayCount]]:
+    return await store.chat_totals(chat), await store.chat_days(chat, date(2000, 1, 1))
+
+
+async def test_the_figures_follow_a_moved_chat_and_a_deleted_person(store: Store) -> None:
+    await fill(store, "tg:-1", people=9)
+    await fill(store, "tg:-2", seed=4)
+    assert await figures(store, "tg:-1") == await recount(store, "tg:-1")
+    assert await store.migrate_chat("tg:-1", "tg:-3")
+    await store.materialize()
+    assert await figures(store, "tg:-1") == ((0, 0, 0), [])
+    assert await figures(store, "tg:-3") == await recount(store, "tg:-3")
+    assert await store.delete_person("tg:2")
+    await fill(store, "tg:-2", seed=6)  # later answers are added to what is left
+    for chat in ("tg:-3", "tg:-2"):
+        assert await figures(store, chat) == await recount(store, chat)
