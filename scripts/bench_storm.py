@@ -322,7 +322,7 @@ async def quizbot(platform: str, fake: dict[str, Any], content: Path, db: Path,
                   cache: Path | None) -> None:
     """The service as `quizbot run` opens it, and one platform's adapter."""
     from bot.adapters import Adapter
-    from bot.app import open_service
+    from bot.app import freeze_startup_objects, open_service
     from bot.settings import Settings
 
     values: dict[str, Any] = {"quizbot_content_dir": content, "quizbot_database": db,
@@ -346,6 +346,8 @@ async def quizbot(platform: str, fake: dict[str, Any], content: Path, db: Path,
 
             adapter = TelegramAdapter(service, settings)
         await adapter.start()
+        if not os.environ.get("QUIZBOT_BENCH_NO_FREEZE"):  # to measure what it changes
+            freeze_startup_objects()  # as run_adapters does once the adapters are up
         say({"ready": True})
         async for cmd in commands():
             if cmd["cmd"] != "correct":
@@ -504,6 +506,48 @@ async def storms(platform: str, n: int, repeat: int, tmp: Path,
     return runs, rows
 
 
+def catalog_memory(catalog: Any) -> dict[str, float]:
+    """What the catalog's texts hold (MB, sys.getsizeof of each string once), what sharing a
+    text left the same across languages saves, and a full garbage collection's time with the
+    catalog alive, then with it frozen (gc.freeze, as quizbot run does after start-up)."""
+    import gc
+
+    seen: set[int] = set()
+    sizes = {"texts": 0, "details": 0, "explanation": 0, "shared": 0}
+    for quiz in catalog:
+        for q in quiz.questions:
+            for name, text in (("prompt", q.prompt), ("explanation", q.explanation),
+                               ("details", q.details), *(("option", o.text) for o in q.options)):
+                if text is None:
+                    continue
+                values = [v for v in (text.en, text.bn, text.hi) if v is not None]
+                for i, value in enumerate(values):
+                    if any(value is other for other in values[:i]):  # kept once
+                        sizes["shared"] += sys.getsizeof(value)
+                        continue
+                    if id(value) in seen:
+                        continue
+                    seen.add(id(value))
+                    sizes["texts"] += sys.getsizeof(value)
+                    if name in ("details", "explanation"):
+                        sizes[name] += sys.getsizeof(value)
+
+    def collect_ms() -> float:
+        times = []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            gc.collect()
+            times.append(time.perf_counter() - t0)
+        return statistics.median(times) * 1000
+
+    before = collect_ms()
+    gc.freeze()
+    after = collect_ms()
+    gc.unfreeze()
+    return {f"{k}_mb": round(v / 1e6, 2) for k, v in sizes.items()} | {
+        "gc_full_ms": round(before, 3), "gc_full_frozen_ms": round(after, 3)}
+
+
 async def memory(tmp: Path, platforms: list[str], quick: bool,
                  shape: dict[str, Any]) -> tuple[dict[str, Any], list[Row]]:
     from bench import content_packs
@@ -514,7 +558,9 @@ async def memory(tmp: Path, platforms: list[str], quick: bool,
     packs = tmp / f"content-{questions}"
     content_packs(packs, questions)
     cache = tmp / "cache"
-    load_catalog(packs, cache)  # as a restarted bot finds it: the packs' cache entries written
+    # as a restarted bot finds it: the packs' cache entries written
+    held = catalog_memory(load_catalog(packs, cache))
+    print(f"  catalog of {questions:,} questions: {held}", flush=True)
     found: dict[str, Any] = {}
     rows = []
     for platform in platforms:
@@ -535,6 +581,17 @@ async def memory(tmp: Path, platforms: list[str], quick: bool,
                 [big["rss_mb"]], [bare["rss_mb"]], library, goal_value=100,
                 note=f"loaded from the content cache; peak {big['hwm_mb']} MB"),
         ]
+    rows += [
+        Row(f"catalog of {questions:,} questions: its texts", "MB", [held["texts_mb"]],
+            note=f"details {held['details_mb']} MB, explanations {held['explanation_mb']} "
+                 f"MB (what loading them lazily could save); {held['shared_mb']} MB saved by "
+                 "keeping a text once when another language leaves it the same"),
+        Row(f"a full garbage collection with {questions:,} questions loaded", "ms",
+            [held["gc_full_frozen_ms"]], [held["gc_full_ms"]],
+            "the same without gc.freeze() after start-up",
+            note="median of 5 gc.collect(), in the bench's own process"),
+    ]
+    found["catalog"] = held
     return found, rows
 
 
@@ -546,14 +603,14 @@ async def drive(args: argparse.Namespace) -> None:
     shape: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="quizbot-storm-") as tmp_dir:
         tmp = Path(tmp_dir)
-        for platform in platforms:
+        for platform in [] if args.memory_only else platforms:
             for n in args.clicks:
                 runs, found = await storms(platform, n, args.repeat, tmp, shape)
                 raw[f"{platform}-{n}"] = runs
                 rows += found
         storm_part = part("storms", "Click storms", calibration.end(), rows, runs=raw,
                           repeat=args.repeat, spread_s=SPREAD)
-        parts = [storm_part]
+        parts = [] if args.memory_only else [storm_part]
         if not args.skip_memory:
             mem_calibration = Calibration()
             mem, mem_rows = await memory(tmp, platforms, args.quick, shape)
@@ -572,6 +629,7 @@ def main() -> None:
     parser.add_argument("--skip-telegram", action="store_true")
     parser.add_argument("--skip-discord", action="store_true")
     parser.add_argument("--skip-memory", action="store_true")
+    parser.add_argument("--memory-only", action="store_true")
     parser.add_argument("--role", help=argparse.SUPPRESS)
     parser.add_argument("--fake", help=argparse.SUPPRESS)
     parser.add_argument("--content", type=Path, help=argparse.SUPPRESS)
