@@ -40,6 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import asyncpg  # noqa: E402
+from bench_common import Calibration, Row, part, self_cpu  # noqa: E402
 
 from bot.content import load_catalog  # noqa: E402
 from bot.core.clock import SystemClock  # noqa: E402
@@ -109,13 +110,13 @@ async def worker(kind: str, url: str, index: int, seconds: float) -> None:
 
         print("ready", flush=True)
         await reader.readline()  # go
-        start = time.perf_counter()
+        start, (cpu0, _) = time.perf_counter(), self_cpu()
         tasks = [asyncio.ensure_future(one_worker()) for _ in range(CONCURRENCY)]
         await asyncio.sleep(seconds)
         stop = True
         await asyncio.gather(*tasks)
-        elapsed = time.perf_counter() - start
-        print(json.dumps({"answers": len(latencies), "seconds": elapsed,
+        elapsed, (cpu1, _) = time.perf_counter() - start, self_cpu()
+        print(json.dumps({"answers": len(latencies), "seconds": elapsed, "cpu": cpu1 - cpu0,
                           "p50": pct(latencies, 0.5), "p99": pct(latencies, 0.99)}),
               flush=True)
 
@@ -151,12 +152,46 @@ async def worker(kind: str, url: str, index: int, seconds: float) -> None:
                 " FROM generate_series(1, 400) RETURNING id", chat_key)]
         now = datetime.now(UTC)
 
+        def row(i: int) -> tuple[Any, ...]:
+            return (posts[i // people], f"p:{index}:{i % people}", i % 2 == 0, now, 1000,
+                    chat_key)
+
         async def raw(i: int) -> None:
             async with pool.acquire() as db:
-                await db.execute(INSERT, posts[i // people], f"p:{index}:{i % people}",
-                                 i % 2 == 0, now, 1000, chat_key)
+                await db.execute(INSERT, *row(i))
 
-        await run(raw)
+        if kind == "floor":
+            await run(raw)
+            return
+        # "batched": group commit by hand, what a writer can reach: one task takes every row
+        # queued meanwhile and inserts them with one executemany in one transaction
+        queue: list[tuple[tuple[Any, ...], asyncio.Future[None]]] = []
+        wake = asyncio.Event()
+
+        async def writer() -> None:
+            async with pool.acquire() as db:
+                while True:
+                    await wake.wait()
+                    wake.clear()
+                    batch = queue[:]
+                    del queue[:]
+                    if not batch:
+                        continue
+                    async with db.transaction():
+                        await db.executemany(INSERT, [r for r, _ in batch])
+                    for _, future in batch:
+                        future.set_result(None)
+
+        async def batched(i: int) -> None:
+            future: asyncio.Future[None] = loop.create_future()
+            queue.append((row(i), future))
+            wake.set()
+            await future
+
+        task = asyncio.create_task(writer())
+        await run(batched)
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
     finally:
         await pool.close()
 
@@ -192,6 +227,7 @@ async def processes(kind: str, server: str, count: int, seconds: float) -> dict[
             "rate": sum(r["answers"] / r["seconds"] for r in results),
             "p50_ms": ms(statistics.median(r["p50"] for r in results)),
             "p99_ms": ms(max(r["p99"] for r in results)),
+            "cpu_us": sum(r["cpu"] for r in results) * 1e6 / sum(r["answers"] for r in results),
         }
     finally:
         await drop_database(server, url)
@@ -341,7 +377,8 @@ async def main() -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes, to try the script")
     parser.add_argument("--url", help="a PostgreSQL server (any database on it)")
     parser.add_argument("--json", type=Path, default=Path("bench_postgres.json"))
-    parser.add_argument("--worker", choices=["core", "floor"], help=argparse.SUPPRESS)
+    parser.add_argument("--worker", choices=["core", "floor", "batched"],
+                        help=argparse.SUPPRESS)
     parser.add_argument("--index", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--seconds", type=float, default=5.0, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -356,28 +393,43 @@ async def main() -> int:
         return 0
     info = await server_info(server)
     print(f"PostgreSQL {info['postgresql']} at {redact(server)} (synchronous_commit="
-          f"{info['synchronous_commit']}); {info['cpus']} CPUs ({info['cpu']}), python "
-          f"{info['python']}, asyncpg {info['asyncpg']}")
+          f"{info['synchronous_commit']}); asyncpg {info['asyncpg']}", flush=True)
 
+    calibration = Calibration()
     seconds = 2.0 if args.quick else 5.0
-    rows: list[dict[str, Any]] = []
-    for count in (1, 2, 4):
-        floor = await processes("floor", server, count, seconds)
-        core = await processes("core", server, count, seconds)
-        rows.append({"processes": count, "core": core, "floor": floor})
-    one = rows[0]["core"]["rate"]
-    one_floor = rows[0]["floor"]["rate"]
-    print(f"\n1. answers/s, {CONCURRENCY} people answering at once per process, "
-          f"{seconds:g} s each")
-    print(f"{'processes':>9}  {'core /s':>9} {'p50 ms':>7} {'p99 ms':>7} {'scaling':>8}"
-          f"  {'floor /s':>9} {'p50 ms':>7} {'p99 ms':>7} {'scaling':>8}  {'vs floor':>8}")
-    for r in rows:
-        c, f = r["core"], r["floor"]
-        print(f"{r['processes']:9d}  {c['rate']:9.0f} {c['p50_ms']:7.2f} {c['p99_ms']:7.2f}"
-              f" {c['rate'] / one:8.2f}  {f['rate']:9.0f} {f['p50_ms']:7.2f}"
-              f" {f['p99_ms']:7.2f} {f['rate'] / one_floor:8.2f}  {c['rate'] / f['rate']:8.2f}")
-    print("   floor: raw asyncpg, one INSERT per transaction over 8 connections per process")
+    found: dict[str, list[dict[str, Any]]] = {}
+    rows: list[Row] = []
+    kinds = {"floor": "raw asyncpg, one INSERT per transaction (8 connections)",
+             "batched": "raw asyncpg, rows queued meanwhile in one executemany and "
+                        "transaction"}
+    for count in (1,) if args.quick else (1, 2, 4):
+        # the headline (one process) three times, floors and quizbot in turns
+        runs: dict[str, list[dict[str, Any]]] = {"core": [], "floor": [], "batched": []}
+        for _ in range(1 if args.quick or count > 1 else 3):
+            for kind in ("floor", "batched", "core"):
+                runs[kind].append(await processes(kind, server, count, seconds))
+        found[str(count)] = [runs]
+        print(f"{count} process(es): " + ", ".join(
+            f"{k} {[round(r['rate']) for r in v]}/s p99 {[r['p99_ms'] for r in v]} ms"
+            for k, v in runs.items()), flush=True)
+        label = f"{count} process{'es' if count > 1 else ''}, {CONCURRENCY} answering at once"
+        rates = [r["rate"] for r in runs["core"]]
+        rows += [
+            Row(f"answers/s, {label}", "answers/s", rates,
+                [r["rate"] for r in runs["floor"]], kinds["floor"], better="higher",
+                goal_ratio=2.0),
+            Row(f"answers/s, {label}", "answers/s", rates,
+                [r["rate"] for r in runs["batched"]], kinds["batched"], better="higher"),
+            Row(f"p99 of an answer, {label}", "ms", [r["p99_ms"] for r in runs["core"]],
+                [r["p99_ms"] for r in runs["batched"]], kinds["batched"], goal_ratio=2.0),
+            Row(f"CPU per answer, {label} (the processes, all threads)", "µs",
+                [r["cpu_us"] for r in runs["core"]], [r["cpu_us"] for r in runs["batched"]],
+                kinds["batched"]),
+        ]
+    parts = [part("postgres", "The answer path (PostgreSQL)", calibration.end(), rows,
+                  server=info, runs=found)]
 
+    calibration = Calibration()
     answers, people = (100_000, 10_000) if args.quick else (1_000_000, 100_000)
     url = await create_database(server)
     try:
@@ -398,19 +450,16 @@ async def main() -> int:
         board_rows, floor = await boards(url, 50 if args.quick else 200)
     finally:
         await drop_database(server, url)
-    print(f"\n2. boards ({answers:,} answers, {people:,} people, 50 chats, 60 days; filled in "
-          f"{filled:.0f} s, applied by the materializer in {materialized:.0f} s)")
-    print(f"{'board':40}{'people':>9}{'rank':>8}{'p50 ms':>9}{'p99 ms':>9}")
-    for r in board_rows:
-        print(f"{r['board']:40}{r['people']:9,}{r['rank'] or '':>8}{r['p50_ms']:9.2f}"
-              f"{r['p99_ms']:9.2f}")
-    print(f"{'floor: one row by primary key':40}{'':9}{'':8}{floor['p50_ms']:9.2f}"
-          f"{floor['p99_ms']:9.2f}")
-    write_json(args.json, {
-        "machine": info, "quick": args.quick, "processes": rows, "boards": board_rows,
-        "board_floor": floor, "filled_s": round(filled, 1),
-        "materialized_s": round(materialized, 1),
-    })
+    print(f"boards: worst p99 {max(r['p99_ms'] for r in board_rows):.2f} ms", flush=True)
+    rows = [Row(r["board"], "ms", [r["p99_ms"]], [floor["p99_ms"]],
+                "one row read by primary key through the same pool", goal_value=5.0,
+                note=f"p50 {r['p50_ms']:.2f} ms; {r['people']:,} people"
+                     + (f", rank {r['rank']:,}" if r["rank"] else ""))
+            for r in board_rows]
+    parts.append(part("postgres-boards", f"Boards at {answers:,} answers, {people:,} people "
+                      "(PostgreSQL)", calibration.end(), rows, boards=board_rows,
+                      filled_s=round(filled, 1), materialized_s=round(materialized, 1)))
+    write_json(args.json, {"quick": args.quick, "parts": parts})
     print(f"written to {args.json}")
     return 0
 
