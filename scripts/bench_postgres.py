@@ -390,6 +390,7 @@ async def main() -> int:
     if not server:
         print("PostgreSQL bench skipped: no server (set QUIZBOT_BENCH_POSTGRES_URL or "
               "QUIZBOT_TEST_POSTGRES_URL, or pass --url)")
+        write_json(args.json, {"quick": args.quick, "parts": [], "skipped": "no server"})
         return 0
     info = await server_info(server)
     print(f"PostgreSQL {info['postgresql']} at {redact(server)} (synchronous_commit="
