@@ -1,19 +1,23 @@
 """Benchmark PostgresStorage: answers/s from 1, 2 and 4 processes on one database, and every
-board at a million answers. Prints a table, writes bench_postgres.json, asserts nothing.
+board at a million answers. Writes bench_postgres.json (rendered by scripts/bench_report.py),
+asserts nothing.
 
     python scripts/bench_postgres.py [--quick] [--url postgresql://…] [--json FILE]
 
 The server is --url, else QUIZBOT_BENCH_POSTGRES_URL, else QUIZBOT_TEST_POSTGRES_URL; the
 script creates databases of its own there (bench_…) and drops them at the end. Without a URL
-it says so in one line and exits 0 (`make bench` runs it after scripts/bench.py).
+it says so in one line, writes a JSON with no figures and exits 0 (`make bench` runs it).
 
-Every figure stands beside its floor, measured in the same run on the same server:
+Every figure stands beside its floors, measured in the same run on the same server, floors
+and quizbot in turns (three runs with one process; one with 2 and 4; --quick: one process,
+one run). The machine's speed and load are taken at the start and end of each table.
 
-1. answers/s with 1, 2 and 4 processes, each process answering through QuizService.answer
-   (its own PostgresStorage: a writer with group commit, a pool for reads, the materializer)
-   with 50 people answering at once; floor: the same number of processes, each inserting the
-   same answer rows with raw asyncpg (8 connections, one INSERT per transaction: PostgreSQL's
-   own group commit), 50 at once. Scaling: the rate at k processes over the rate at 1.
+1. answers/s, p99 and CPU per answer (the answering processes, all threads; the server's not
+   counted) with 1, 2 and 4 processes, each answering through QuizService.answer (its own
+   PostgresStorage) with 50 people at once. Floors, the same number of processes inserting
+   the same rows with raw asyncpg: (a) one INSERT per transaction over 8 connections
+   (PostgreSQL's own group commit), (b) batched: the rows queued meanwhile inserted by one
+   executemany in one transaction, what a writer that batches can reach.
 2. every board (global and one chat; day, week, all time; the top 10, and a mid-table
    person's rank) through QuizService.leaderboard, with 1,000,000 answers by 100,000 people
    in 50 chats over 60 days (the SQLite bench's data); floor: one row read by primary key

@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_common import calibration_line  # noqa: E402
+from bench_common import calibration_line
 
 BLOCK = re.compile(r"(<!-- bench:(?P<id>[\w-]+) -->\n)(?P<body>.*?)(<!-- /bench -->)", re.S)
 
