@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import asyncpg  # noqa: E402
-from bench_common import Calibration, Row, part, self_cpu  # noqa: E402
+from bench_common import Calibration, Row, cpu_model, part, self_cpu  # noqa: E402
 
 from bot.content import load_catalog  # noqa: E402
 from bot.core.clock import SystemClock  # noqa: E402
@@ -349,16 +349,6 @@ async def boards(url: str, repeats: int) -> tuple[list[dict[str, Any]], dict[str
 
 
 # the table ---------------------------------------------------------------------------------
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return ""
-
-
 async def server_info(server: str) -> dict[str, Any]:
     db = await asyncpg.connect(server)
     try:
