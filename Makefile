@@ -54,7 +54,7 @@ validate: $(STAMP)
 BENCH ?=
 bench: $(STAMP)
 	$(BIN)/python scripts/bench.py $(BENCH) --json bench_sqlite.json
-	$(BIN)/python scripts/bench_postgres.py $(BENCH) --json bench_postgres.json
+	$(BIN)/python scripts/bench_postgres.py $(BENCH) --answers-only --json bench_postgres.json
 	$(BIN)/python scripts/bench_storm.py $(BENCH) --json bench_storm.json
 	$(BIN)/python scripts/bench_report.py bench_sqlite.json bench_postgres.json \
 		bench_storm.json --json bench.json --markdown bench.md

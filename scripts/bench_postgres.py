@@ -3,6 +3,7 @@ board at a million answers. Writes bench_postgres.json (rendered by scripts/benc
 asserts nothing.
 
     python scripts/bench_postgres.py [--quick] [--url postgresql://…] [--json FILE]
+                                     [--answers-only]
 
 The server is --url, else QUIZBOT_BENCH_POSTGRES_URL, else QUIZBOT_TEST_POSTGRES_URL; the
 script creates databases of its own there (bench_…) and drops them at the end. Without a URL
@@ -21,7 +22,8 @@ one run). The machine's speed and load are taken at the start and end of each ta
 2. every board (global and one chat; day, week, all time; the top 10, and a mid-table
    person's rank) through QuizService.leaderboard, with 1,000,000 answers by 100,000 people
    in 50 chats over 60 days (the SQLite bench's data); floor: one row read by primary key
-   through the same pool.
+   through the same pool. Filling and applying a million answers takes minutes: `make bench`
+   leaves this part out (--answers-only).
 """
 
 from __future__ import annotations
@@ -371,6 +373,8 @@ async def main() -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes, to try the script")
     parser.add_argument("--url", help="a PostgreSQL server (any database on it)")
     parser.add_argument("--json", type=Path, default=Path("bench_postgres.json"))
+    parser.add_argument("--answers-only", action="store_true",
+                        help="leave out the boards (make bench does: they take minutes)")
     parser.add_argument("--worker", choices=["core", "floor", "batched"],
                         help=argparse.SUPPRESS)
     parser.add_argument("--index", type=int, default=0, help=argparse.SUPPRESS)
@@ -424,6 +428,10 @@ async def main() -> int:
     parts = [part("postgres", "The answer path (PostgreSQL)", calibration.end(), rows,
                   server=info, runs=found)]
 
+    if args.answers_only:
+        write_json(args.json, {"quick": args.quick, "parts": parts})
+        print(f"written to {args.json}")
+        return 0
     calibration = Calibration()
     answers, people = (100_000, 10_000) if args.quick else (1_000_000, 100_000)
     url = await create_database(server)
