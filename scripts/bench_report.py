@@ -40,13 +40,13 @@ def number(x: float | None) -> str:
     return f"{x:.3g}"
 
 
-def spread(values: list[float]) -> str:
-    """min / median / max, or the one value of a single run."""
+def spread(values: list[float], whole: bool = False) -> str:
+    """min / median / max, or the one value of a single run; `whole`: counts."""
     if not values:
         return "–"
-    if len(values) == 1:
-        return number(values[0])
-    return " / ".join(number(v) for v in (min(values), statistics.median(values), max(values)))
+    shown = [values[0]] if len(values) == 1 else [min(values), statistics.median(values),
+                                                   max(values)]
+    return " / ".join(f"{v:,.0f}" if whole else number(v) for v in shown)
 
 
 def ratios(row: dict[str, Any]) -> list[float]:
@@ -67,7 +67,7 @@ def goal_text(row: dict[str, Any]) -> str:
         return f"{sign} {row['goal_ratio']:g}x the floor"
     if row.get("goal_value") is not None:
         unit = f" {row['unit']}" if row["unit"] else ""
-        return f"{sign} {row['goal_value']:g}{unit}"
+        return f"{sign} {row['goal_value']:,g}{unit}"
     return ""
 
 
@@ -105,9 +105,11 @@ def render_part(p: dict[str, Any], quick: bool = False) -> str:
     notes = []
     for r in rows:
         floor = r.get("floor") or []
+        # a count (clicks within 3 s): no decimals, also for the median of an even number
+        whole = not r["unit"] and all(float(v).is_integer() for v in [*r["value"], *floor])
         lines.append(
-            f"| {r['name']} | {r['unit']} | {spread(r['value'])} | "
-            f"{spread(floor) if floor else '–'} | {r.get('floor_name') or '–'} | "
+            f"| {r['name']} | {r['unit']} | {spread(r['value'], whole)} | "
+            f"{spread(floor, whole) if floor else '–'} | {r.get('floor_name') or '–'} | "
             f"{spread(ratios(r)) if floor else '–'} | {goal_text(r) or '–'} | "
             f"{met_text(r) or '–'} |")
         if r.get("note"):

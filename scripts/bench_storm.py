@@ -532,20 +532,20 @@ def catalog_memory(catalog: Any) -> dict[str, float]:
                     if name in ("details", "explanation"):
                         sizes[name] += sys.getsizeof(value)
 
-    def collect_ms() -> float:
+    def collect_us() -> float:
         times = []
         for _ in range(5):
             t0 = time.perf_counter()
             gc.collect()
             times.append(time.perf_counter() - t0)
-        return statistics.median(times) * 1000
+        return statistics.median(times) * 1e6
 
-    before = collect_ms()
+    before = collect_us()
     gc.freeze()
-    after = collect_ms()
+    after = collect_us()
     gc.unfreeze()
     return {f"{k}_mb": round(v / 1e6, 2) for k, v in sizes.items()} | {
-        "gc_full_ms": round(before, 3), "gc_full_frozen_ms": round(after, 3)}
+        "gc_full_us": round(before, 1), "gc_full_frozen_us": round(after, 1)}
 
 
 async def memory(tmp: Path, platforms: list[str], quick: bool,
@@ -586,8 +586,8 @@ async def memory(tmp: Path, platforms: list[str], quick: bool,
             note=f"details {held['details_mb']} MB, explanations {held['explanation_mb']} "
                  f"MB (what loading them lazily could save); {held['shared_mb']} MB saved by "
                  "keeping a text once when another language leaves it the same"),
-        Row(f"a full garbage collection with {questions:,} questions loaded", "ms",
-            [held["gc_full_frozen_ms"]], [held["gc_full_ms"]],
+        Row(f"a full garbage collection with {questions:,} questions loaded", "µs",
+            [held["gc_full_frozen_us"]], [held["gc_full_us"]],
             "the same without gc.freeze() after start-up",
             note="median of 5 gc.collect(), in the bench's own process"),
     ]

@@ -69,6 +69,13 @@ def test_unpaired_runs_compare_medians(report: ModuleType) -> None:
     assert (ours, floor, ratio, met) == ("70.0 / 80.0 / 90.0", "50.0", "1.60", "**no**")
 
 
+def test_counts_have_no_decimals_and_an_absolute_goal(report: ModuleType) -> None:
+    rows = table_rows(report.render(report.merge([FIXTURE]))["memory"])
+    _, ours, floor, _, _, goal, met = rows["within 3 s, a count"]
+    assert (ours, floor, goal, met) == ("1 / 845 / 1,000", "1,000 / 1,000 / 1,000", "≥ 1,000",
+                                        "**1 of 3 runs**")
+
+
 def test_write_fills_only_the_marked_blocks(report: ModuleType, tmp_path: Path) -> None:
     doc = tmp_path / "performance.md"
     doc.write_text("# Performance\n\nprose stays\n\n<!-- bench:sqlite -->\nold table\n"
