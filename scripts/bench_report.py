@@ -37,6 +37,8 @@ def number(x: float | None) -> str:
         return f"{x:.1f}"
     if abs(x) >= 0.1 or x == 0:
         return f"{x:.2f}"
+    if abs(x) < 0.001:
+        return "< 0.001"
     return f"{x:.3g}"
 
 
