@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import signal
 from collections.abc import AsyncIterator
@@ -119,6 +120,7 @@ async def run_adapters(
             started.append(adapter)
         if settings is not None:
             log.info("%s", started_line(service, started, settings))
+            freeze_startup_objects()
         await scheduler.start()
         if settings is not None:
             health.forget_old(settings.quizbot_database)
@@ -145,6 +147,14 @@ async def run_adapters(
             endpoint.server_close()
         if dashboard is not None:
             await dashboard.cleanup()
+
+
+def freeze_startup_objects() -> None:
+    """Take what start-up left alive (the catalog: about 13 objects per question, the
+    libraries' modules) out of every later garbage collection: they live as long as the
+    process, and each full collection would walk them all again."""
+    gc.collect()
+    gc.freeze()
 
 
 def serve_metrics(settings: Settings | None) -> WSGIServer | None:

@@ -1,42 +1,40 @@
-"""Benchmark the answer path and the boards; prints a table, writes bench.json, asserts nothing.
+"""Benchmark the answer path, the boards and the content load (SQLite); writes bench.json
+(rendered by scripts/bench_report.py), asserts nothing.
 
-    python scripts/bench.py [--quick] [--dir DIR] [--json bench.json]
+    python scripts/bench.py [--quick] [--dir DIR] [--json bench.json] [--content-only]
 
 Every figure stands beside its floor, measured in the same run on the same disk (WAL,
-synchronous=FULL, files in --dir, by default a temporary directory on disk):
+synchronous=FULL, files in --dir, by default a temporary directory on disk); floor and quizbot
+take turns, each run on a fresh file, and every run's value is kept. CPU is this process's,
+every thread (getrusage). The machine's speed (`python -m timeit "sum(range(1000))"`) and
+load average are taken at the start and end of each table.
 
-1. burst: 1,000 people answer one question at once through QuizService.answer (each a new
-   person); floor: raw sqlite3 inserting the same rows, one commit per row.
-   With Prometheus metrics on (bot/metrics.py counting every answer), the same burst's CPU
-   per answer against itself with metrics off (the issue asks for at most 5% more), and the
-   meter's own cost per answer measured alone.
-2. steady: 1,000 answers/s for 5 s, latency from each answer's due time to its commit;
-   floor: bare sqlite3 group commit (a thread, one BEGIN…COMMIT per batch, one wake-up of the
-   event loop per batch) on the same schema, driven by the same clock.
-3. CPU per durable answer at 200 concurrent (all threads, the materializer's share included).
-4. aggregates: what the trigger of schema 5 cost inside each answer's INSERT, and what the
-   materializer costs per answer now, off the answer's path.
-5. every board (global and one chat; day, week, all time; the top 10, and a mid-table person's
-   rank) through QuizService.leaderboard with 1,000,000 answers by 100,000 people.
-6. content: 10,000 questions (100 packs made from the bundled ones) loaded cold (parsed and
+1. content: 10,000 questions (100 packs made from the bundled ones) loaded cold (parsed and
    validated), then from the content cache; floor: json.loads of the same quizzes as JSON
    (their `content export` shape, one file per pack, read from disk). `--content-only` runs
    just this one.
+2. burst: 1,000 people answer one question at once through QuizService.answer (each a new
+   person); floor: raw sqlite3 inserting the same rows, one commit per row. With Prometheus
+   metrics on, the same burst's CPU per answer against itself with metrics off.
+3. steady: 1,000 answers/s for 5 s, latency from each answer's due time to its commit, and
+   CPU per answer; floor: bare sqlite3 group commit (a thread, one BEGIN…COMMIT per batch,
+   one wake-up of the event loop per batch) on the same schema, driven by the same clock.
+4. CPU per durable answer at 200 concurrent (the materializer's share included); what the
+   trigger of schema 5 cost inside each INSERT against the materializer now.
+5. every board (global and one chat; day, week, all time; the top 10, and a mid-table
+   person's rank) through QuizService.leaderboard with 1,000,000 answers by 100,000 people.
 
-The click storms through real discord.py / python-telegram-bot are not here (see
-docs/performance.md); scripts/bench_telegram_polls.py measures Telegram poll answers.
+PostgreSQL: scripts/bench_postgres.py; storms and memory: scripts/bench_storm.py.
 """
+
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import json
-import os
-import platform
 import random
 import re
-import resource
 import sqlite3
 import statistics
 import sys
@@ -44,13 +42,15 @@ import tempfile
 import threading
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench_common import Calibration, Row, part, self_cpu  # noqa: E402
 
 from bot.content import load_catalog  # noqa: E402
 from bot.core.answers import outcome_of, platform_of  # noqa: E402
@@ -68,22 +68,6 @@ INSERT = (
     "INSERT INTO answers(post_id, person_key, option, correct, answered_at, elapsed_ms,"
     " chat_key, quiz_id, question_id) VALUES (?, ?, 0, ?, ?, ?, ?, 'q', 'x')"
 )
-
-
-@dataclass
-class Figure:
-    name: str
-    value: float
-    unit: str
-    floor: float | None = None
-    floor_name: str = ""
-    goal: str = ""
-    met: bool | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def ratio(self) -> float | None:
-        return None if not self.floor else self.value / self.floor
 
 
 def pct(values: list[float], q: float) -> float:
@@ -167,10 +151,10 @@ async def burst(
                 assert result.accepted, result
                 done.append(time.perf_counter())
 
-            c0, t0 = time.process_time(), time.perf_counter()
+            c0, t0 = self_cpu()[0], time.perf_counter()
             await asyncio.gather(*(one(p) for p in crowd))
             elapsed = time.perf_counter() - t0
-            cpu_used = time.process_time() - c0
+            cpu_used = self_cpu()[0] - c0
             if r:
                 rates.append(people / elapsed)
                 latencies.extend(t - t0 for t in done)
@@ -205,20 +189,25 @@ async def metrics_cost(base: Path, people: int, rounds: int, pairs: int) -> dict
     for i in range(pairs):
         off.append(await burst(base / f"metrics-off-{i}.db", people, rounds))
         on.append(await burst(base / f"metrics-on-{i}.db", people, rounds, METER))
-    return {"on": statistics.median(b["rate"] for b in on),
-            "off": statistics.median(b["rate"] for b in off),
-            "on_runs": [b["rate"] for b in on], "off_runs": [b["rate"] for b in off],
-            "cpu_on": statistics.median(b["cpu"] for b in on),
-            "cpu_off": statistics.median(b["cpu"] for b in off)}
+    return {"on_runs": [b["rate"] for b in on], "off_runs": [b["rate"] for b in off],
+            "cpu_on": [b["cpu"] for b in on], "cpu_off": [b["cpu"] for b in off]}
 
 
 # 2. steady ---------------------------------------------------------------------------------
+@dataclass
+class Steady:
+    latencies: list[float]
+    cpu: float  # seconds of CPU per answer, every thread of this process
+    switches: float  # context switches per answer
+
+
 async def open_loop(
     fire: Callable[[int], Awaitable[None]], rate: int, seconds: float
-) -> list[float]:
+) -> Steady:
     """Fire answer i at start + i/rate (all that are due, then sleep until the next one);
     its latency is from that due time to its completion."""
     loop = asyncio.get_running_loop()
+    cpu0, switches0 = self_cpu()
     total = int(rate * seconds)
     latencies: list[float] = []
     tasks: list[asyncio.Task[None]] = []
@@ -237,7 +226,8 @@ async def open_loop(
         if i < total:
             await asyncio.sleep(max(0.0, start + i / rate - loop.time()))
     await asyncio.gather(*tasks)
-    return latencies
+    cpu1, switches1 = self_cpu()
+    return Steady(latencies, (cpu1 - cpu0) / total, (switches1 - switches0) / total)
 
 
 class BareGroupCommit:
@@ -290,7 +280,7 @@ def _resolve(futures: list[asyncio.Future[None]]) -> None:
             future.set_result(None)
 
 
-async def steady_floor(path: Path, rate: int, seconds: float, people: int) -> list[float]:
+async def steady_floor(path: Path, rate: int, seconds: float, people: int) -> Steady:
     await create(path)
     posts = int(rate * seconds) // people + 1
     seed(path, people, posts)
@@ -307,7 +297,7 @@ async def steady_floor(path: Path, rate: int, seconds: float, people: int) -> li
         writer.close()
 
 
-async def steady_core(path: Path, rate: int, seconds: float, people: int) -> list[float]:
+async def steady_core(path: Path, rate: int, seconds: float, people: int) -> Steady:
     async with SqliteStorage(path) as store:
         service = service_for(store)
         chat = Chat("bench:group", "bench")
@@ -343,14 +333,12 @@ async def cpu_per_answer(path: Path, answers: int, concurrency: int) -> dict[str
                 result = await service.answer(posts[i // people], crowd[i % people], i % 3)
                 assert result.accepted
 
-        usage0 = resource.getrusage(resource.RUSAGE_SELF)
-        c0, t0 = time.process_time(), time.perf_counter()
+        (c0, s0), t0 = self_cpu(), time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(concurrency)))
-        c1, t1 = time.process_time(), time.perf_counter()
+        c1, t1 = self_cpu()[0], time.perf_counter()
         await store.materialize()  # the aggregates' share of the work
-        c2 = time.process_time()
-        usage1 = resource.getrusage(resource.RUSAGE_SELF)
-    switches = (usage1.ru_nvcsw + usage1.ru_nivcsw) - (usage0.ru_nvcsw + usage0.ru_nivcsw)
+        c2, s2 = self_cpu()
+    switches = s2 - s0
     return {"cpu": (c2 - c0) / answers, "path_cpu": (c1 - c0) / answers,
             "rate": answers / (t1 - t0), "switches": switches / answers}
 
@@ -562,40 +550,93 @@ def content_load(base: Path, questions: int, repeats: int) -> dict[str, Any]:
             "json_mb": sum(p.stat().st_size for p in files) / 1e6}
 
 
-def content_figures(base: Path, quick: bool) -> list[Figure]:
+def content_rows(base: Path, quick: bool) -> list[Row]:
     questions = 1000 if quick else 10_000
-    load_before = os.getloadavg()[0]
     c = content_load(base, questions, 3 if quick else 5)
-    extra = {
-        "packs": c["packs"], "packs_mb": round(c["pack_mb"], 1),
-        "cache_mb": round(c["cache_mb"], 1), "json_mb": round(c["json_mb"], 1),
-        "cold_storing_s": round(c["storing"], 2),
-        "cached_runs_s": [round(t, 3) for t in c["cached_runs"]],
-        "floor_runs_s": [round(t, 3) for t in c["floor_runs"]],
-        "load_average": [round(load_before, 2), round(os.getloadavg()[0], 2)],
-    }
     floor_name = "json.loads of the same quizzes (export shape), read from disk"
+    sizes = (f"{c['packs']} packs, {c['pack_mb']:.0f} MB of YAML, cache {c['cache_mb']:.0f} MB,"
+             f" JSON {c['json_mb']:.0f} MB")
+    print(f"content: cold {c['cold']:.2f} s, cached {c['cached']:.2f} s, "
+          f"floor {c['floor']:.2f} s", flush=True)
     return [
-        Figure(f"content: {questions:,} questions, cold", round(c["cold"], 3), "s",
-               round(c["floor"], 3), floor_name, "", None, dict(extra)),
-        Figure(f"content: {questions:,} questions, cached", round(c["cached"], 3), "s",
-               round(c["floor"], 3), floor_name, "≤ 1 s", c["cached"] <= 1.0, extra),
+        Row(f"load of {questions:,} questions, cold (parsed and validated)", "s", [c["cold"]],
+            [c["floor"]], floor_name, note=f"{sizes}; storing the cache {c['storing']:.2f} s"),
+        Row(f"load of {questions:,} questions from the content cache", "s", c["cached_runs"],
+            c["floor_runs"], floor_name, goal_value=1.0, note="cached and floor take turns"),
     ]
 
 
-# the table ---------------------------------------------------------------------------------
-def machine() -> dict[str, Any]:
-    model = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {"cpus": os.cpu_count(), "cpu": model, "python": platform.python_version(),
-            "sqlite": sqlite3.sqlite_version, "system": platform.platform(),
-            "date": datetime.now(UTC).isoformat(timespec="seconds")}
+async def answer_rows(base: Path, quick: bool) -> tuple[list[Row], dict[str, Any]]:
+    crowd, runs = 1000, 3 if quick else 5
+    floors, bursts = [], []
+    for i in range(runs):  # floor and quizbot take turns, each on a fresh file
+        floors.append(await raw_one_commit_per_row(base / f"raw-{i}.db", crowd))
+        bursts.append(await burst(base / f"burst-{i}.db", crowd, 1))
+    print(f"burst: {[round(b['rate']) for b in bursts]} answers/s, floor "
+          f"{[round(f) for f in floors]}", flush=True)
+    rows = [Row("burst of 1,000 concurrent answers through the core", "answers/s",
+                [b["rate"] for b in bursts], floors, "raw sqlite3, one commit per row",
+                better="higher", goal_ratio=5.0,
+                note="p99 latency " + ", ".join(f"{ms(b['p99']):.0f}" for b in bursts) + " ms")]
+
+    m = await metrics_cost(base, crowd, 1, 2 if quick else 3)
+    rows.append(Row("burst, CPU per answer with Prometheus metrics on", "µs",
+                    [c * 1e6 for c in m["cpu_on"]], [c * 1e6 for c in m["cpu_off"]],
+                    "the same burst with metrics off", goal_ratio=1.05,
+                    note=f"the meter alone: {meter_cost() * 1e6:.2f} µs per answer"))
+
+    # the disk's fsync tail moves a p99 a lot from run to run: floor and core take turns
+    rate, seconds = 1000, 2.0 if quick else 5.0
+    floor_runs, core_runs = [], []
+    for r in range(2 if quick else 3):
+        floor_runs.append(await steady_floor(base / f"steady-floor-{r}.db", rate, seconds, 1000))
+        core_runs.append(await steady_core(base / f"steady-core-{r}.db", rate, seconds, 1000))
+    print(f"steady p99 ms: {[ms(pct(c.latencies, 0.99)) for c in core_runs]}, floor "
+          f"{[ms(pct(f.latencies, 0.99)) for f in floor_runs]}", flush=True)
+    group = "bare sqlite3 group commit, same schema"
+    rows += [
+        Row("steady 1,000 answers/s, p99", "ms", [ms(pct(c.latencies, 0.99)) for c in core_runs],
+            [ms(pct(f.latencies, 0.99)) for f in floor_runs], group, goal_ratio=2.0),
+        Row("steady 1,000 answers/s, CPU per answer (all threads)", "µs",
+            [c.cpu * 1e6 for c in core_runs], [f.cpu * 1e6 for f in floor_runs], group,
+            goal_ratio=3.0, note="context switches per answer "
+            + ", ".join(f"{c.switches:.2f}" for c in core_runs) + " (floor "
+            + ", ".join(f"{f.switches:.2f}" for f in floor_runs) + ")"),
+    ]
+
+    c = await cpu_per_answer(base / "cpu.db", 5000 if quick else 20_000, 200)
+    rows.append(Row("CPU per durable answer, 200 concurrent (all threads, aggregates "
+                    "included)", "µs", [c["cpu"] * 1e6],
+                    note=f"the answer path alone {c['path_cpu'] * 1e6:.0f} µs, "
+                         f"{c['rate']:.0f} answers/s, {c['switches']:.2f} context switches"))
+
+    agg = aggregates_cost(base, 5000 if quick else 20_000)
+    rows.append(Row("aggregates per answer, materializer (off the path)", "µs",
+                    [agg["materializer"] * 1e6], [(agg["trigger"] - agg["none"]) * 1e6],
+                    "the trigger inside each INSERT (schema 5)",
+                    note=f"INSERT now {agg['none'] * 1e6:.1f} µs"))
+    return rows, {"burst_p99_ms": [ms(b["p99"]) for b in bursts]}
+
+
+async def board_rows(base: Path, quick: bool) -> tuple[list[Row], dict[str, Any]]:
+    answers, people = (100_000, 10_000) if quick else (1_000_000, 100_000)
+    path = base / "boards.db"
+    await create(path)
+    t0 = time.perf_counter()
+    fill_boards(path, answers, people, 50, 60)
+    filled = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    await create(path)  # opening applies the answers (the materializer catches up)
+    materialized = time.perf_counter() - t0
+    found = await boards(path, 50 if quick else 200)
+    rows = [Row(f"{r['board']}", "ms", [r["p99_ms"]], goal_value=5.0,
+                note=f"p50 {r['p50_ms']:.2f} ms; {r['people']:,} people"
+                     + (f", rank {r['rank']:,}" if r["rank"] else ""))
+            for r in found]
+    worst = max(r["p99_ms"] for r in found)
+    print(f"boards: worst p99 {worst:.2f} ms", flush=True)
+    return rows, {"answers": answers, "people": people, "filled_s": round(filled, 1),
+                  "materialized_s": round(materialized, 1), "boards": found}
 
 
 async def main() -> None:
@@ -608,124 +649,25 @@ async def main() -> None:
     args = parser.parse_args()
     quick = args.quick
     base = Path(tempfile.mkdtemp(prefix="quizbot-bench-", dir=args.dir))
-    info = machine()
-    print(f"files in {base} (SQLite WAL, synchronous=FULL)")
-    print(f"{info['cpus']} CPUs ({info['cpu']}), python {info['python']}, "
-          f"sqlite {info['sqlite']}")
-    figures: list[Figure] = content_figures(base, quick)
-    if args.content_only:
-        report(figures, [], info, quick, args.json, "")
-        return
-
-    crowd = 1000
-    floors = [await raw_one_commit_per_row(base / f"raw-{i}.db", crowd) for i in range(3)]
-    floor = statistics.median(floors)
-    b = await burst(base / "burst.db", crowd, 2 if quick else 5)
-    figures.append(Figure(
-        "burst: 1,000 concurrent answers through the core", b["rate"], "answers/s", floor,
-        "raw sqlite3, one commit per row", "≥ 5x the floor", b["rate"] >= 5 * floor,
-        {"p50_ms": ms(b["p50"]), "p99_ms": ms(b["p99"]), "cpu_us": round(b["cpu"] * 1e6, 1),
-         "rounds": [round(r) for r in b["rounds"]], "floor_runs": [round(f) for f in floors]},
-    ))
-
-    m = await metrics_cost(base, crowd, 2 if quick else 5, 3 if quick else 5)
-    figures.append(Figure(
-        "burst, CPU per answer with Prometheus metrics on", round(m["cpu_on"] * 1e6, 1), "µs",
-        round(m["cpu_off"] * 1e6, 1), "the same burst with metrics off", "≤ 1.05x the floor",
-        m["cpu_on"] <= 1.05 * m["cpu_off"],
-        {"answers_per_s_on": round(m["on"]), "answers_per_s_off": round(m["off"]),
-         "on_runs": [round(r) for r in m["on_runs"]],
-         "off_runs": [round(r) for r in m["off_runs"]],
-         "meter_us_per_answer": round(meter_cost() * 1e6, 2)},
-    ))
-
-    # the disk's fsync tail moves a p99 a lot from run to run: floor and core take turns,
-    # three runs each, and the medians are compared
-    rate, seconds = 1000, 2.0 if quick else 5.0
-    floor_runs, core_runs = [], []
-    for r in range(1 if quick else 3):
-        floor_runs.append(await steady_floor(base / f"steady-floor-{r}.db", rate, seconds, 1000))
-        core_runs.append(await steady_core(base / f"steady-core-{r}.db", rate, seconds, 1000))
-    f99 = statistics.median(pct(lat, 0.99) for lat in floor_runs)
-    c99 = statistics.median(pct(lat, 0.99) for lat in core_runs)
-    figures.append(Figure(
-        "steady 1,000 answers/s, p99", ms(c99), "ms", ms(f99),
-        "bare sqlite3 group commit, same schema", "≤ 2x the floor", c99 <= 2 * f99,
-        {"p99_runs_ms": [ms(pct(lat, 0.99)) for lat in core_runs],
-         "floor_p99_runs_ms": [ms(pct(lat, 0.99)) for lat in floor_runs],
-         "p50_ms": ms(statistics.median(pct(lat, 0.5) for lat in core_runs)),
-         "floor_p50_ms": ms(statistics.median(pct(lat, 0.5) for lat in floor_runs))},
-    ))
-
-    c = await cpu_per_answer(base / "cpu.db", 5000 if quick else 20_000, 200)
-    figures.append(Figure(
-        "CPU per durable answer, 200 concurrent", round(c["cpu"] * 1e6, 1), "µs", None, "",
-        "≤ 100 µs", c["cpu"] * 1e6 <= 100,
-        {"answer_path_us": round(c["path_cpu"] * 1e6, 1), "answers_per_s": round(c["rate"]),
-         "context_switches": round(c["switches"], 2)},
-    ))
-
-    agg = aggregates_cost(base, 5000 if quick else 20_000)
-    figures.append(Figure(
-        "aggregates per answer, materializer (off the path)",
-        round(agg["materializer"] * 1e6, 2), "µs",
-        round((agg["trigger"] - agg["none"]) * 1e6, 2), "trigger inside each INSERT (schema 5)",
-        "", None,
-        {"insert_with_trigger_us": round(agg["trigger"] * 1e6, 2),
-         "insert_now_us": round(agg["none"] * 1e6, 2)},
-    ))
-
-    answers, people = (100_000, 10_000) if quick else (1_000_000, 100_000)
-    path = base / "boards.db"
-    await create(path)
-    t0 = time.perf_counter()
-    fill_boards(path, answers, people, 50, 60)
-    filled = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    await create(path)  # opening applies the million answers (the materializer catches up)
-    materialized = time.perf_counter() - t0
-    board_rows = await boards(path, 50 if quick else 200)
-    worst = max(r["p99_ms"] for r in board_rows)
-    figures.append(Figure(
-        f"every board at {answers:,} answers, {people:,} people: worst p99", worst, "ms",
-        None, "", "≤ 5 ms", worst <= 5,
-        {"filled_s": round(filled, 1), "materialized_s": round(materialized, 1),
-         "materializer_us_per_answer": round(materialized / answers * 1e6, 2)},
-    ))
-
-    report(figures, board_rows, info, quick, args.json,
-           f"{answers:,} answers, {people:,} people, 50 chats, 60 days")
-
-
-def report(figures: list[Figure], board_rows: list[dict[str, Any]], info: dict[str, Any],
-           quick: bool, out: Path, boards_title: str) -> None:
-    print(f"\n{'figure':54}{'value':>12}  {'floor':>10}  {'ratio':>7}  goal")
-    for f in figures:
-        places = 3 if f.unit == "s" else 1
-        floor_text = f"{f.floor:10.{places}f}" if f.floor is not None else f"{'-':>10}"
-        ratio = f"{f.ratio:7.2f}" if f.ratio is not None else f"{'-':>7}"
-        met = "" if f.met is None else (" met" if f.met else " NOT met")
-        print(f"{f.name:54}{f.value:12.{places}f}  {floor_text}  {ratio}  {f.goal}{met}"
-              f"   [{f.unit}]")
-        if f.floor_name:
-            print(f"{'':4}floor: {f.floor_name}")
-        print(f"{'':4}{json.dumps(f.extra, ensure_ascii=False)}")
-    if board_rows:
-        print(f"\nboards ({boards_title})")
-        print(f"{'board':40}{'people':>9}{'rank':>8}{'p50 ms':>9}{'p99 ms':>9}")
-    for r in board_rows:
-        print(f"{r['board']:40}{r['people']:9,}{r['rank'] or '':>8}{r['p50_ms']:9.2f}"
-              f"{r['p99_ms']:9.2f}")
-    print("\nclick storms through discord.py / python-telegram-bot: not measured here "
-          "(docs/performance.md)")
-    out.write_text(json.dumps({
-        "machine": info, "quick": quick,
-        "figures": [{**asdict(f), "ratio": f.ratio} for f in figures],
-        "boards": board_rows,
-    }, indent=2, ensure_ascii=False) + "\n")
-    print(f"written to {out}")
+    print(f"files in {base} (SQLite WAL, synchronous=FULL)", flush=True)
+    parts = []
+    calibration = Calibration()
+    rows = content_rows(base, quick)
+    parts.append(part("content", "Content load", calibration.end(), rows))
+    if not args.content_only:
+        calibration = Calibration()
+        rows, more = await answer_rows(base, quick)
+        parts.append(part("sqlite", "The answer path (SQLite)", calibration.end(), rows,
+                          **more))
+        calibration = Calibration()
+        rows, more = await board_rows(base, quick)
+        parts.append(part("boards", f"Boards at {more['answers']:,} answers, "
+                          f"{more['people']:,} people, 50 chats, 60 days (SQLite)",
+                          calibration.end(), rows, **more))
+    args.json.write_text(json.dumps({"quick": quick, "parts": parts}, indent=2,
+                                    ensure_ascii=False) + "\n")
+    print(f"written to {args.json}")
 
 
 if __name__ == "__main__":
     asyncio.run(main())
-

@@ -1,26 +1,29 @@
 """Benchmark PostgresStorage: answers/s from 1, 2 and 4 processes on one database, and every
-board at a million answers. Prints a table, writes bench_postgres.json, asserts nothing.
+board at a million answers. Writes bench_postgres.json (rendered by scripts/bench_report.py),
+asserts nothing.
 
     python scripts/bench_postgres.py [--quick] [--url postgresql://…] [--json FILE]
-                                     [--only answers|boards] [--processes 1,2,4]
+                                     [--answers-only]
 
 The server is --url, else QUIZBOT_BENCH_POSTGRES_URL, else QUIZBOT_TEST_POSTGRES_URL; the
 script creates databases of its own there (bench_…) and drops them at the end. Without a URL
-it says so in one line and exits 0 (`make bench` runs it after scripts/bench.py).
+it says so in one line, writes a JSON with no figures and exits 0 (`make bench` runs it).
 
-Every figure stands beside its floor, measured in the same run on the same server:
+Every figure stands beside its floors, measured in the same run on the same server, floors
+and quizbot in turns (three runs with one process; one with 2 and 4; --quick: one process,
+one run). The machine's speed and load are taken at the start and end of each table.
 
-1. answers/s with 1, 2 and 4 processes, each process answering through QuizService.answer
-   (its own PostgresStorage: a writer with group commit, a pool for reads, the materializer)
-   with 50 people answering at once. Two floors, the same number of processes inserting the
-   same answer rows with raw asyncpg, 50 at once: one INSERT per transaction over 8
-   connections (PostgreSQL's own group commit), and batched (one task takes whatever is
-   queued and inserts it with one statement, its own transaction, on one connection: the
-   least a batching writer costs). Scaling: the rate at k processes over the rate at 1.
+1. answers/s, p99 and CPU per answer (the answering processes, all threads; the server's not
+   counted) with 1, 2 and 4 processes, each answering through QuizService.answer (its own
+   PostgresStorage) with 50 people at once. Floors, the same number of processes inserting
+   the same rows with raw asyncpg: (a) one INSERT per transaction over 8 connections
+   (PostgreSQL's own group commit), (b) batched: the rows queued meanwhile inserted by one
+   executemany in one transaction, what a writer that batches can reach.
 2. every board (global and one chat; day, week, all time; the top 10, and a mid-table
    person's rank) through QuizService.leaderboard, with 1,000,000 answers by 100,000 people
    in 50 chats over 60 days (the SQLite bench's data); floor: one row read by primary key
-   through the same pool.
+   through the same pool. Filling and applying a million answers takes minutes: `make bench`
+   leaves this part out (--answers-only).
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import asyncpg  # noqa: E402
+from bench_common import Calibration, Row, cpu_model, part, self_cpu  # noqa: E402
 
 from bot.content import load_catalog  # noqa: E402
 from bot.core.clock import SystemClock  # noqa: E402
@@ -57,13 +61,6 @@ INSERT = (
     "INSERT INTO answers(post_id, person_key, option, correct, answered_at, elapsed_ms,"
     " chat_key, quiz_id, question_id) VALUES ($1, $2, 0, $3, $4, $5, $6, 'q', 'x')"
 )
-INSERT_MANY = (
-    "INSERT INTO answers(post_id, person_key, option, correct, answered_at, elapsed_ms,"
-    " chat_key, quiz_id, question_id) SELECT post_id, person_key, 0, correct, $4, $5, $6,"
-    " 'q', 'x' FROM unnest($1::bigint[], $2::text[], $3::bool[])"
-    " AS i(post_id, person_key, correct)"
-)
-KINDS = ("floor", "batched", "core")  # the one-per-transaction floor, the batched one, quizbot
 
 
 def pct(values: list[float], q: float) -> float:
@@ -119,13 +116,13 @@ async def worker(kind: str, url: str, index: int, seconds: float) -> None:
 
         print("ready", flush=True)
         await reader.readline()  # go
-        start = time.perf_counter()
+        start, (cpu0, _) = time.perf_counter(), self_cpu()
         tasks = [asyncio.ensure_future(one_worker()) for _ in range(CONCURRENCY)]
         await asyncio.sleep(seconds)
         stop = True
         await asyncio.gather(*tasks)
-        elapsed = time.perf_counter() - start
-        print(json.dumps({"answers": len(latencies), "seconds": elapsed,
+        elapsed, (cpu1, _) = time.perf_counter() - start, self_cpu()
+        print(json.dumps({"answers": len(latencies), "seconds": elapsed, "cpu": cpu1 - cpu0,
                           "p50": pct(latencies, 0.5), "p99": pct(latencies, 0.99)}),
               flush=True)
 
@@ -161,40 +158,46 @@ async def worker(kind: str, url: str, index: int, seconds: float) -> None:
                 " FROM generate_series(1, 400) RETURNING id", chat_key)]
         now = datetime.now(UTC)
 
+        def row(i: int) -> tuple[Any, ...]:
+            return (posts[i // people], f"p:{index}:{i % people}", i % 2 == 0, now, 1000,
+                    chat_key)
+
         async def raw(i: int) -> None:
             async with pool.acquire() as db:
-                await db.execute(INSERT, posts[i // people], f"p:{index}:{i % people}",
-                                 i % 2 == 0, now, 1000, chat_key)
+                await db.execute(INSERT, *row(i))
 
         if kind == "floor":
             await run(raw)
             return
-        queue: list[tuple[int, str, bool, asyncio.Future[None]]] = []
+        # "batched": group commit by hand, what a writer can reach: one task takes every row
+        # queued meanwhile and inserts them with one executemany in one transaction
+        queue: list[tuple[tuple[Any, ...], asyncio.Future[None]]] = []
         wake = asyncio.Event()
 
-        async def batcher() -> None:
+        async def writer() -> None:
             async with pool.acquire() as db:
                 while True:
                     await wake.wait()
                     wake.clear()
-                    while queue:
-                        batch = queue[:]
-                        del queue[:]
-                        await db.execute(INSERT_MANY, [b[0] for b in batch],
-                                         [b[1] for b in batch], [b[2] for b in batch], now,
-                                         1000, chat_key)
-                        for b in batch:
-                            b[3].set_result(None)
+                    batch = queue[:]
+                    del queue[:]
+                    if not batch:
+                        continue
+                    async with db.transaction():
+                        await db.executemany(INSERT, [r for r, _ in batch])
+                    for _, future in batch:
+                        future.set_result(None)
 
         async def batched(i: int) -> None:
-            done = loop.create_future()
-            queue.append((posts[i // people], f"p:{index}:{i % people}", i % 2 == 0, done))
+            future: asyncio.Future[None] = loop.create_future()
+            queue.append((row(i), future))
             wake.set()
-            await done
+            await future
 
-        task = asyncio.ensure_future(batcher())
+        task = asyncio.create_task(writer())
         await run(batched)
         task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
     finally:
         await pool.close()
 
@@ -230,6 +233,7 @@ async def processes(kind: str, server: str, count: int, seconds: float) -> dict[
             "rate": sum(r["answers"] / r["seconds"] for r in results),
             "p50_ms": ms(statistics.median(r["p50"] for r in results)),
             "p99_ms": ms(max(r["p99"] for r in results)),
+            "cpu_us": sum(r["cpu"] for r in results) * 1e6 / sum(r["answers"] for r in results),
         }
     finally:
         await drop_database(server, url)
@@ -347,16 +351,6 @@ async def boards(url: str, repeats: int) -> tuple[list[dict[str, Any]], dict[str
 
 
 # the table ---------------------------------------------------------------------------------
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return ""
-
-
 async def server_info(server: str) -> dict[str, Any]:
     db = await asyncpg.connect(server)
     try:
@@ -379,10 +373,10 @@ async def main() -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes, to try the script")
     parser.add_argument("--url", help="a PostgreSQL server (any database on it)")
     parser.add_argument("--json", type=Path, default=Path("bench_postgres.json"))
-    parser.add_argument("--only", choices=["answers", "boards"], help="one part of the two")
-    parser.add_argument("--processes", default="1,2,4",
-                        help="numbers of processes for the answers part (default 1,2,4)")
-    parser.add_argument("--worker", choices=KINDS, help=argparse.SUPPRESS)
+    parser.add_argument("--answers-only", action="store_true",
+                        help="leave out the boards (make bench does: they take minutes)")
+    parser.add_argument("--worker", choices=["core", "floor", "batched"],
+                        help=argparse.SUPPRESS)
     parser.add_argument("--index", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--seconds", type=float, default=5.0, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -394,53 +388,52 @@ async def main() -> int:
     if not server:
         print("PostgreSQL bench skipped: no server (set QUIZBOT_BENCH_POSTGRES_URL or "
               "QUIZBOT_TEST_POSTGRES_URL, or pass --url)")
+        write_json(args.json, {"quick": args.quick, "parts": [], "skipped": "no server"})
         return 0
     info = await server_info(server)
     print(f"PostgreSQL {info['postgresql']} at {redact(server)} (synchronous_commit="
-          f"{info['synchronous_commit']}); {info['cpus']} CPUs ({info['cpu']}), python "
-          f"{info['python']}, asyncpg {info['asyncpg']}")
+          f"{info['synchronous_commit']}); asyncpg {info['asyncpg']}", flush=True)
 
-    result: dict[str, Any] = {"machine": info, "quick": args.quick,
-                              "load_average": os.getloadavg()}
-    if args.only != "boards":
-        counts = [int(n) for n in args.processes.split(",")]
-        result["processes"] = await answers_part(server, counts, 2.0 if args.quick else 5.0)
-    if args.only != "answers":
-        result.update(await boards_part(server, args.quick))
-    result["load_average_after"] = os.getloadavg()
-    print("load average (1, 5, 15 min): before {:.2f} {:.2f} {:.2f}, after {:.2f} {:.2f} {:.2f}"
-          .format(*result["load_average"], *result["load_average_after"]))
-    write_json(args.json, result)
-    print(f"written to {args.json}")
-    return 0
+    calibration = Calibration()
+    seconds = 2.0 if args.quick else 5.0
+    found: dict[str, list[dict[str, Any]]] = {}
+    rows: list[Row] = []
+    kinds = {"floor": "raw asyncpg, one INSERT per transaction (8 connections)",
+             "batched": "raw asyncpg, rows queued meanwhile in one executemany and "
+                        "transaction"}
+    for count in (1,) if args.quick else (1, 2, 4):
+        # the headline (one process) three times, floors and quizbot in turns
+        runs: dict[str, list[dict[str, Any]]] = {"core": [], "floor": [], "batched": []}
+        for _ in range(1 if args.quick or count > 1 else 3):
+            for kind in ("floor", "batched", "core"):
+                runs[kind].append(await processes(kind, server, count, seconds))
+        found[str(count)] = [runs]
+        print(f"{count} process(es): " + ", ".join(
+            f"{k} {[round(r['rate']) for r in v]}/s p99 {[r['p99_ms'] for r in v]} ms"
+            for k, v in runs.items()), flush=True)
+        label = f"{count} process{'es' if count > 1 else ''}, {CONCURRENCY} answering at once"
+        rates = [r["rate"] for r in runs["core"]]
+        rows += [
+            Row(f"answers/s, {label}", "answers/s", rates,
+                [r["rate"] for r in runs["floor"]], kinds["floor"], better="higher",
+                goal_ratio=2.0),
+            Row(f"answers/s, {label}", "answers/s", rates,
+                [r["rate"] for r in runs["batched"]], kinds["batched"], better="higher"),
+            Row(f"p99 of an answer, {label}", "ms", [r["p99_ms"] for r in runs["core"]],
+                [r["p99_ms"] for r in runs["batched"]], kinds["batched"], goal_ratio=2.0),
+            Row(f"CPU per answer, {label} (the processes, all threads)", "µs",
+                [r["cpu_us"] for r in runs["core"]], [r["cpu_us"] for r in runs["batched"]],
+                kinds["batched"]),
+        ]
+    parts = [part("postgres", "The answer path (PostgreSQL)", calibration.end(), rows,
+                  server=info, runs=found)]
 
-
-async def answers_part(server: str, counts: list[int], seconds: float) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = []
-    for count in counts:
-        row: dict[str, Any] = {"processes": count}
-        for kind in KINDS:
-            row[kind] = await processes(kind, server, count, seconds)
-        rows.append(row)
-    print(f"\n1. answers/s, {CONCURRENCY} people answering at once per process, "
-          f"{seconds:g} s each")
-    print(f"{'processes':>9}  {'core /s':>8} {'p50 ms':>7} {'p99 ms':>7} {'scaling':>7}"
-          f"  {'floor /s':>8} {'p50 ms':>7} {'p99 ms':>7}  {'batched /s':>10} {'p50 ms':>7}"
-          f" {'p99 ms':>7}  {'vs floor':>8} {'vs batched':>10}")
-    one = rows[0]["core"]["rate"]
-    for r in rows:
-        c, f, b = r["core"], r["floor"], r["batched"]
-        print(f"{r['processes']:9d}  {c['rate']:8.0f} {c['p50_ms']:7.2f} {c['p99_ms']:7.2f}"
-              f" {c['rate'] / one:7.2f}  {f['rate']:8.0f} {f['p50_ms']:7.2f}"
-              f" {f['p99_ms']:7.2f}  {b['rate']:10.0f} {b['p50_ms']:7.2f} {b['p99_ms']:7.2f}"
-              f"  {c['rate'] / f['rate']:8.2f} {c['rate'] / b['rate']:10.2f}")
-    print("   floor: raw asyncpg, one INSERT per transaction over 8 connections per process;"
-          "\n   batched: raw asyncpg, what is queued inserted by one statement per transaction")
-    return rows
-
-
-async def boards_part(server: str, quick: bool) -> dict[str, Any]:
-    answers, people = (100_000, 10_000) if quick else (1_000_000, 100_000)
+    if args.answers_only:
+        write_json(args.json, {"quick": args.quick, "parts": parts})
+        print(f"written to {args.json}")
+        return 0
+    calibration = Calibration()
+    answers, people = (100_000, 10_000) if args.quick else (1_000_000, 100_000)
     url = await create_database(server)
     try:
         async with PostgresStorage(url):
@@ -457,19 +450,21 @@ async def boards_part(server: str, quick: bool) -> dict[str, Any]:
             await db.execute("VACUUM ANALYZE")  # what autovacuum does on a running server
         finally:
             await db.close()
-        board_rows, floor = await boards(url, 50 if quick else 200)
+        board_rows, floor = await boards(url, 50 if args.quick else 200)
     finally:
         await drop_database(server, url)
-    print(f"\n2. boards ({answers:,} answers, {people:,} people, 50 chats, 60 days; filled in "
-          f"{filled:.0f} s, applied by the materializer in {materialized:.0f} s)")
-    print(f"{'board':40}{'people':>9}{'rank':>8}{'p50 ms':>9}{'p99 ms':>9}")
-    for r in board_rows:
-        print(f"{r['board']:40}{r['people']:9,}{r['rank'] or '':>8}{r['p50_ms']:9.2f}"
-              f"{r['p99_ms']:9.2f}")
-    print(f"{'floor: one row by primary key':40}{'':9}{'':8}{floor['p50_ms']:9.2f}"
-          f"{floor['p99_ms']:9.2f}")
-    return {"boards": board_rows, "board_floor": floor, "filled_s": round(filled, 1),
-            "materialized_s": round(materialized, 1)}
+    print(f"boards: worst p99 {max(r['p99_ms'] for r in board_rows):.2f} ms", flush=True)
+    rows = [Row(r["board"], "ms", [r["p99_ms"]], [floor["p99_ms"]],
+                "one row read by primary key through the same pool", goal_value=5.0,
+                note=f"p50 {r['p50_ms']:.2f} ms; {r['people']:,} people"
+                     + (f", rank {r['rank']:,}" if r["rank"] else ""))
+            for r in board_rows]
+    parts.append(part("postgres-boards", f"Boards at {answers:,} answers, {people:,} people "
+                      "(PostgreSQL)", calibration.end(), rows, boards=board_rows,
+                      filled_s=round(filled, 1), materialized_s=round(materialized, 1)))
+    write_json(args.json, {"quick": args.quick, "parts": parts})
+    print(f"written to {args.json}")
+    return 0
 
 
 if __name__ == "__main__":

@@ -15,7 +15,9 @@ disk, WAL, synchronous=FULL). Four set-ups, measured in the same run, in turns:
 
 As Telegram does for the bot's own polls, each vote brings a `poll_answer` and a `poll`
 update (--no-poll-updates: only the poll_answer). The fake runs in the same process and event
-loop as the bot, so its work counts against every row alike. Prints figures; asserts nothing.
+loop as the bot, so its work counts against every row alike (scripts/bench_storm.py runs the
+bot in a process of its own); not part of `make bench`. Prints figures and the machine's
+speed and load; asserts nothing.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("NO_PROXY", "127.0.0.1,localhost")
 
+from bench_common import Calibration, calibration_line  # noqa: E402
 from pydantic import SecretStr  # noqa: E402
 from telegram import Update  # noqa: E402
 from telegram.ext import (  # noqa: E402
@@ -249,6 +252,7 @@ async def main() -> None:
     parser.add_argument("--dir", type=Path, default=None, help="where the databases go")
     args = parser.parse_args()
     rates: dict[int, list[float]] = {i: [] for i in range(len(SETUPS))}
+    calibration = Calibration()
     for r in range(args.rounds):
         with tempfile.TemporaryDirectory(prefix="quizbot-bench-", dir=args.dir) as tmp:
             for i, (_, _, setup) in enumerate(SETUPS):
@@ -256,8 +260,8 @@ async def main() -> None:
                 folder.mkdir()
                 rates[i].append(await one(setup, args.answers, folder, not args.no_poll_updates))
     updates = "poll_answer only" if args.no_poll_updates else "poll_answer + poll per vote"
-    print(f"{args.answers} votes waiting ({updates}), {args.rounds} rounds; "
-          f"python {sys.version.split()[0]}")
+    print(f"{args.answers} votes waiting ({updates}), {args.rounds} rounds")
+    print(calibration_line(calibration.end()))
     print(f"{'loop':26}{'handler':26}{'answers/s':>11}{'min':>9}{'max':>9}")
     for i, (loop, handler, _) in enumerate(SETUPS):
         values = rates[i]

@@ -254,6 +254,12 @@ class Localized(_Texts, _Light):
     _fields = ("en", "bn", "hi")
 
     def __init__(self, en: str | None, bn: str | None = None, hi: str | None = None) -> None:
+        # a text left the same in another language (a name, a number) is kept once: the
+        # catalog stays in memory for the process's life
+        if bn is not None and bn == en:
+            bn = en
+        if hi is not None and (hi == en or hi == bn):
+            hi = en if hi == en else bn
         self.en: Final = en
         self.bn: Final = bn
         self.hi: Final = hi
