@@ -241,7 +241,10 @@ async def fake_telegram() -> None:
 
 
 # the bots' processes --------------------------------------------------------------------
-async def bare_discord(fake: dict[str, Any]) -> None:
+async def bare_discord(fake: dict[str, Any], pooled: bool = False) -> None:
+    """`pooled`: with the same kept-alive connection pool quizbot's client has
+    (bot/adapters/discord/client.py), so that a ratio below 1 is not just the pool."""
+    import aiohttp
     import discord
     import discord.http
     import yarl
@@ -268,7 +271,8 @@ async def bare_discord(fake: dict[str, Any]) -> None:
     DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(fake["gateway_url"])
     intents = discord.Intents.none()
     intents.guilds = True
-    client = BareClient(intents=intents)
+    connector = aiohttp.TCPConnector(limit=50) if pooled else None
+    client = BareClient(intents=intents, connector=connector)
     await client.login(fake["token"])
     task = asyncio.create_task(client.connect())
     await asyncio.wait_for(client.wait_until_ready(), 30)
@@ -469,7 +473,7 @@ def runs_of(runs: list[dict[str, Any]], key: str) -> list[float]:
 
 async def storms(platform: str, n: int, repeat: int, tmp: Path,
                  shape: dict[str, Any]) -> tuple[dict[str, list[dict[str, Any]]], list[Row]]:
-    floors = ["bare"] if platform == "discord" else ["bare", "poller"]
+    floors = ["bare", "pooled"] if platform == "discord" else ["bare", "poller"]
     whos = ["quizbot", *floors]
     runs: dict[str, list[dict[str, Any]]] = {who: [] for who in whos}
     for r in range(repeat):
@@ -484,7 +488,8 @@ async def storms(platform: str, n: int, repeat: int, tmp: Path,
     noun = "clicks" if platform == "discord" else "presses"
     names = {"bare": "bare discord.py, clicked on a message of the question's shape"
              if platform == "discord" else "bare PTB, stock Updater",
-             "poller": "bare PTB behind quizbot's poller"}
+             "poller": "bare PTB behind quizbot's poller",
+             "pooled": "bare discord.py with quizbot's connection pool, same message shape"}
     title = f"{platform.capitalize()}, {n:,} {noun}"
     ours = runs["quizbot"]
     rows = []
@@ -648,6 +653,7 @@ def main() -> None:
             "bare": lambda: bare_discord(fake) if platform == "discord"
             else bare_telegram(fake, poller=False),
             "poller": lambda: bare_telegram(fake, poller=True),
+            "pooled": lambda: bare_discord(fake, pooled=True),
             "quizbot": lambda: quizbot(platform, fake, args.content, args.db, args.cache),
         }
         asyncio.run(role[who]())
