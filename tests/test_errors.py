@@ -25,6 +25,7 @@ from bot.core.errors import (
     BadPeriod,
     BadQuestionTime,
     BadZone,
+    DashboardOff,
     NoActiveRun,
     NotAllowed,
     ReportError,
@@ -146,6 +147,7 @@ REFUSALS: dict[str, tuple[type[UserError], Raise]] = {
     "mydata with other words": (PrivacyError, lambda s: mydata_words(s, "everything")),
     "a made-up delete confirmation": (PrivacyError, lambda s: s.delete_my_data(
         ADA, "4102444800.0123456789abcdef0123", "the bot token")),
+    "progress with the dashboard off": (DashboardOff, lambda s: progress(s)),
 }
 
 
@@ -203,6 +205,10 @@ def subclasses(cls: type[UserError]) -> set[type[UserError]]:
 def text_of(service: QuizService, error: UserError, locale: str) -> str:
     t = translator(locale)
     return render.error_text(error, t, service.quizzes(t.locale))
+
+
+async def progress(service: QuizService) -> None:
+    service.progress_app()
 
 
 def test_every_kind_of_refusal_has_a_sample() -> None:
