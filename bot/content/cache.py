@@ -39,18 +39,18 @@ from typing import Any
 
 from bot.content import limits
 from bot.content.files import read_at_most
-from bot.content.schema import Localized, Option, Question, Quiz
+from bot.content.schema import Code, Localized, Option, Question, Quiz
 
 log = logging.getLogger(__name__)
 
-FORMAT = 1  # the entry layout below; the sources are part of the version anyway
+FORMAT = 2  # the entry layout below; the sources are part of the version anyway
 MAGIC = b"quizbot-content-cache"
 SUBDIR = "content"  # under QUIZBOT_CACHE_DIR
 SPARE_ENTRIES = 64  # entries kept beyond those the last load used (edits, other folders)
 TOUCH_AFTER = 3600.0  # s: a used entry's time is refreshed (for pruning) at most this often
 ENTRY_BYTES = 8 * limits.PACK_FILE_BYTES  # larger is not ours
-_SOURCES = ("cache.py", "cues.py", "files.py", "limits.py", "loader.py", "problems.py",
-            "schema.py", "validate.py", "yaml_lines.py")
+_SOURCES = ("cache.py", "cues.py", "files.py", "limits.py", "loader.py", "mathtext.py",
+            "media.py", "problems.py", "schema.py", "validate.py", "yaml_lines.py")
 _HERE = Path(__file__).resolve().parent
 
 _ENTRY = re.compile(r"[0-9a-f]{64}\.json")
@@ -267,8 +267,10 @@ class ContentCache:
 #
 # header: MAGIC FORMAT version key payload-length payload-crc32
 # payload: [quiz_line, [[line, warning], ...], [id, title, tags, [question, ...], language]]
-# question: [id, line, prompt, [option text, ...], answer, explanation, details or null]
+# question: [id, line, prompt, [option text, ...], answer, explanation, details or null,
+#            [code language, code text] or null, formula or null]
 # a text: [en, bn or null, hi or null]
+# (a pack with images is never stored: its images are not part of the key, loader.py)
 
 
 def _text(text: Localized) -> list[str | None]:
@@ -279,7 +281,9 @@ def encode(entry: Entry, version: str, key: str) -> bytes:
     quiz = entry.quiz
     questions = [
         [q.id, line, _text(q.prompt), [_text(o.text) for o in q.options], q.answer,
-         _text(q.explanation), _text(q.details) if q.details is not None else None]
+         _text(q.explanation), _text(q.details) if q.details is not None else None,
+         [q.code.language, _text(q.code.text)] if q.code is not None else None,
+         _text(q.formula) if q.formula is not None else None]
         for q, line in zip(quiz.questions, entry.question_lines, strict=True)
     ]
     payload = json.dumps(
@@ -311,7 +315,7 @@ def decode(raw: bytes, version: str, key: str) -> Entry:
     text = Localized
     questions: list[Question] = []
     lines: list[int] = []
-    for question_id, line, prompt, options, answer, explanation, details in rows:
+    for question_id, line, prompt, options, answer, explanation, details, code, formula in rows:
         questions.append(Question(
             question_id,
             text(*prompt),
@@ -319,6 +323,8 @@ def decode(raw: bytes, version: str, key: str) -> Entry:
             text(*explanation),
             text(*details) if details is not None else None,
             answer,
+            code=Code(code[0], text(*code[1])) if code is not None else None,
+            formula=text(*formula) if formula is not None else None,
         ))
         lines.append(line)
     quiz = Quiz(quiz_id, text(*title), tags, questions, language)

@@ -131,8 +131,10 @@ def _load(path: Path, cache: ContentCache | None = None, read: Read | None = Non
         # only warnings left out: the summary is a warning too, and the pack still loads
         result.add(rest[0].line, f"… and {len(rest)} more problems in this file",
                    all(p.warning for p in rest))
-    if cache is not None and result.quiz is not None and not has_errors(result.problems):
-        # only a pack without errors is stored: every error comes from a real parse
+    if (cache is not None and result.quiz is not None and not has_errors(result.problems)
+            and not any(q.image is not None for q in result.quiz.questions)):
+        # only a pack without errors is stored: every error comes from a real parse; and
+        # none with images, which can change while the pack's bytes (the key) do not
         cache.put(data, _to_cache(result, result.quiz), key)
     return result
 
@@ -163,7 +165,7 @@ def _check(result: _File, data: Any, lines: dict[Loc, int]) -> None:
         for qi, raw in enumerate(questions if isinstance(questions, list) else ()):
             if isinstance(raw, dict) and isinstance(question_id := raw.get("id"), str):
                 result.question_ids.append((question_id, lines[("questions", qi, "id")]))
-    result.quiz = validate.check(data, lines, result.add)
+    result.quiz = validate.check(data, lines, result.add, Path(result.name).parent)
 
 
 def load_file(path: Path) -> tuple[Quiz | None, list[Problem]]:
