@@ -480,7 +480,7 @@ class Question(_Light):
             return NotImplemented
         return self._key() == other._key()
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return f"Question(id={self.id!r}, prompt={self.prompt!r}, answer={self.answer})"
@@ -545,7 +545,7 @@ class Quiz(_Light):
             other.id, other.title, other.tags, other.questions, other.language
         )
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return f"Quiz(id={self.id!r}, {len(self.questions)} questions)"
