@@ -485,10 +485,20 @@ class PrivacyStore(Protocol):
         ...
 
 
+class UploadStore(Protocol):
+    """Files a platform holds for the bot (a question card sent once), by a key naming the
+    platform and the file's content: re-sent by reference, also after a restart."""
+
+    async def get_upload(self, key: str) -> str | None: ...
+    async def set_upload(self, key: str, ref: str, when: datetime) -> None:
+        """Keep `ref` for `key` (the latest one wins)."""
+        ...
+
+
 class Storage(
     PeopleStore, ChatStore, PostStore, ClosingStore, LeaseStore, AnswerStore, ItemStore,
     RunStore, BoardStore, ScheduleStore, DailyStore, SettingsStore, RoundStore, ReviewStore,
-    ReportStore, DraftStore, PrivacyStore, Protocol,
+    ReportStore, DraftStore, PrivacyStore, UploadStore, Protocol,
 ):
     """Every role at once: what a backend implements and QuizService is wired with."""
 
@@ -558,6 +568,14 @@ class ChatPort(Protocol):
         """Send `text` to the person privately (Telegram: their private chat with the bot;
         Discord: a DM). `person_key` starts with `prefix`."""
         ...
+
+
+class CardRenderer(Protocol):
+    """Draws a question's card as PNG bytes (bot/reports/cards.py): its prompt, code, formula
+    and image in its language. Blocking and CPU-bound: the core calls it in a worker
+    thread."""
+
+    def question_card(self, question: ShownQuestion) -> bytes: ...
 
 
 class ChartRenderer(Protocol):

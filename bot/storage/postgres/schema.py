@@ -397,6 +397,14 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE authored_packs ADD COLUMN withdrawn_at timestamptz;
     """,
+    # question cards uploaded once per platform: the platform's file id, by the card's hash
+    """
+    CREATE TABLE uploads (
+        key text PRIMARY KEY,
+        ref text NOT NULL,
+        uploaded_at timestamptz NOT NULL
+    );
+    """,
 ]
 
 

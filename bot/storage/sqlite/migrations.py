@@ -411,6 +411,14 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE authored_packs ADD COLUMN withdrawn_at INTEGER;
     """,
+    # question cards uploaded once per platform: the platform's file id, by the card's hash
+    """
+    CREATE TABLE uploads (
+        key TEXT PRIMARY KEY,
+        ref TEXT NOT NULL,
+        uploaded_at INTEGER NOT NULL
+    );
+    """,
 ]
 
 
