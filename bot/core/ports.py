@@ -577,6 +577,10 @@ class CardRenderer(Protocol):
 
     def question_card(self, question: ShownQuestion) -> bytes: ...
 
+    def card_key(self, question: ShownQuestion) -> str:
+        """A hash of what the card shows and how it is drawn (the same card, the same key)."""
+        ...
+
 
 class ChartRenderer(Protocol):
     """Draws charts as PNG bytes, every word in the reader's language and script

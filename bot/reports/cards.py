@@ -52,6 +52,9 @@ class PngCards:
         self.directory = cache_dir / SUBDIR if cache_dir is not None else None
         self.drawn = 0  # cards drawn (not read back) by this process
 
+    def card_key(self, question: ShownQuestion) -> str:
+        return card_key(CardText.of(question))
+
     def question_card(self, question: ShownQuestion) -> bytes:
         card = CardText.of(question)
         key = card_key(card)
