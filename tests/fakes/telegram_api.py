@@ -834,7 +834,7 @@ class FakeTelegramAPI:
         self._check_reply(chat, params.get("reply_parameters"))
         size = {"file_id": f"photo{next(self._ids)}", "file_unique_id": f"u{next(self._ids)}",
                 "width": width, "height": height, "file_size": len(photo)}
-        self.photos[size["file_id"]] = photo
+        self.photos[str(size["file_id"])] = photo
         return self._new_message(chat, **{"from": self.bot, "photo": [size]},
                                  **({"caption": caption} if caption else {}))
 
