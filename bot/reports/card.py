@@ -2,6 +2,7 @@
 by matplotlib's mathtext, an image from the pack, and the options with their letters when
 they carry inline code (which a poll or a button cannot show).
 
+Inline code (`x.grad`) in the prompt and the options is drawn in the monospace font too.
 Text goes through the charts' `Drawing` (png.py): split into runs one font can draw and laid
 out with raqm, so Bengali and Devanagari are shaped, in the prompt, the options and the
 comments of code alike. Code is in a monospace font (Noto Sans Mono, Debian's
@@ -144,7 +145,7 @@ def card_drawing(card: CardText) -> Drawing:
     d = Drawing(WIDTH, height)
     y = PAD
     for line in prompt:
-        d.text(PAD, y + TITLE, line, TITLE)
+        _inline(d, PAD, y + TITLE, line, TITLE)
         y += TITLE_LINE
     if code_lines:
         y += PAD
@@ -170,20 +171,21 @@ def card_drawing(card: CardText) -> Drawing:
         for mark, lines in options:
             d.text(PAD, y + BODY, mark, BODY, MUTED)
             for line in lines:
-                _inline(d, PAD + 40, y + BODY, line)
+                _inline(d, PAD + 40, y + BODY, line, BODY)
                 y += BODY_LINE
     return d
 
 
-def _inline(d: Drawing, x: float, baseline: float, text: str) -> None:
-    """A line of an option, its `inline code` in the monospace font on a light box."""
+def _inline(d: Drawing, x: float, baseline: float, text: str, size: int) -> None:
+    """A line of the prompt or an option, its `inline code` in the monospace font on a light
+    box (a line cut inside a span shows its backtick)."""
     for i, part in enumerate(INLINE_CODE.split(text)):
         if i % 2:
-            width = d.measure(part, BODY, mono=True)
-            d.box(x - 2, baseline - BODY, x + width + 2, baseline + BODY * 0.3, CODE_BACKGROUND)
-            x = d.text(x, baseline, part, BODY, INK, mono=True)
+            width = d.measure(part, size, mono=True)
+            d.box(x - 2, baseline - size, x + width + 2, baseline + size * 0.3, CODE_BACKGROUND)
+            x = d.text(x, baseline, part, size, INK, mono=True)
         else:
-            x = d.text(x, baseline, part, BODY)
+            x = d.text(x, baseline, part, size)
 
 
 def card_png(card: CardText) -> bytes:
