@@ -168,20 +168,24 @@ def test_media_per_language_warns_about_a_missing_language(tmp_path: Path) -> No
                for p in found), found
 
 
-def test_the_cache_keeps_code_and_formula_and_skips_packs_with_images(tmp_path: Path) -> None:
+def test_the_cache_keeps_code_formula_and_image_and_checks_the_image_again(
+    tmp_path: Path,
+) -> None:
     content, cache = tmp_path / "content", tmp_path / "cache"
     content.mkdir()
-    pack(content, "code: {language: bash, text: 'ls -l'}\nformula: 'a^2'\n")
+    png(content)
+    pack(content, "code: {language: bash, text: 'ls -l'}\nformula: 'a^2'\nimage: pic.png\n")
     first = load_catalog(content, cache)
     again = load_catalog(content, cache)  # from the cache
+    assert len(list((cache / "content").iterdir())) == 1
     assert again.quizzes["demo"] == first.quizzes["demo"]
-    assert again.quizzes["demo"].questions[0].code == first.quizzes["demo"].questions[0].code
-    stored = len(list((cache / "content").iterdir()))
-    png(content)
-    (content / "demo.yaml").unlink()
-    pack(content, "image: pic.png\n")
-    load_catalog(content, cache)
-    assert len(list((cache / "content").iterdir())) == stored  # not stored
+    q = again.quizzes["demo"].questions[0]
+    assert q.code == first.quizzes["demo"].questions[0].code and q.image is not None
+    assert again.quizzes["demo"].image_path(q, "en") == str(content / "pic.png")
+    # the pack's bytes (the key) are the same, its image is not: validated again
     (content / "pic.png").write_bytes(b"broken")
     with pytest.raises(ContentError, match="does not decode"):
+        load_catalog(content, cache)
+    (content / "pic.png").unlink()
+    with pytest.raises(ContentError, match="cannot open the file"):
         load_catalog(content, cache)

@@ -33,7 +33,7 @@ import sys
 import tempfile
 import time
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +70,9 @@ class Entry:
     quiz_line: int  # the line of the quiz's id
     question_lines: list[int]  # the line of each question's id, in order
     warnings: list[tuple[int, str]]  # (line, message)
+    # the SHA-256 of each image the pack shows, by its path: the pack's bytes (the key) do not
+    # cover them, so a hit is used only while they are unchanged (loader.py)
+    images: dict[str, str] = field(default_factory=dict)
 
 
 @functools.cache
@@ -268,9 +271,8 @@ class ContentCache:
 # header: MAGIC FORMAT version key payload-length payload-crc32
 # payload: [quiz_line, [[line, warning], ...], [id, title, tags, [question, ...], language]]
 # question: [id, line, prompt, [option text, ...], answer, explanation, details or null,
-#            [code language, code text] or null, formula or null]
+#            [code language, code text] or null, formula or null, image or null]
 # a text: [en, bn or null, hi or null]
-# (a pack with images is never stored: its images are not part of the key, loader.py)
 
 
 def _text(text: Localized) -> list[str | None]:
@@ -283,11 +285,12 @@ def encode(entry: Entry, version: str, key: str) -> bytes:
         [q.id, line, _text(q.prompt), [_text(o.text) for o in q.options], q.answer,
          _text(q.explanation), _text(q.details) if q.details is not None else None,
          [q.code.language, _text(q.code.text)] if q.code is not None else None,
-         _text(q.formula) if q.formula is not None else None]
+         _text(q.formula) if q.formula is not None else None,
+         _text(q.image) if q.image is not None else None]
         for q, line in zip(quiz.questions, entry.question_lines, strict=True)
     ]
     payload = json.dumps(
-        [entry.quiz_line, [list(w) for w in entry.warnings],
+        [entry.quiz_line, [list(w) for w in entry.warnings], entry.images,
          [quiz.id, _text(quiz.title), list(quiz.tags), questions, quiz.language]],
         ensure_ascii=False, separators=(",", ":"),
     ).encode("utf-8")
@@ -311,11 +314,12 @@ def decode(raw: bytes, version: str, key: str) -> Entry:
         raise ValueError("truncated")
     if int(fields[5]) != zlib.crc32(payload):
         raise ValueError("corrupt (checksum)")
-    quiz_line, warnings, (quiz_id, title, tags, rows, language) = json.loads(payload)
+    quiz_line, warnings, images, (quiz_id, title, tags, rows, language) = json.loads(payload)
     text = Localized
     questions: list[Question] = []
     lines: list[int] = []
-    for question_id, line, prompt, options, answer, explanation, details, code, formula in rows:
+    for (question_id, line, prompt, options, answer, explanation, details, code, formula,
+         image) in rows:
         questions.append(Question(
             question_id,
             text(*prompt),
@@ -325,7 +329,9 @@ def decode(raw: bytes, version: str, key: str) -> Entry:
             answer,
             code=Code(code[0], text(*code[1])) if code is not None else None,
             formula=text(*formula) if formula is not None else None,
+            image=text(*image) if image is not None else None,
         ))
         lines.append(line)
     quiz = Quiz(quiz_id, text(*title), tags, questions, language)
-    return Entry(quiz, quiz_line, lines, [(line, message) for line, message in warnings])
+    return Entry(quiz, quiz_line, lines, [(line, message) for line, message in warnings],
+                 {str(k): str(v) for k, v in images.items()})
