@@ -21,7 +21,10 @@ synchronous=FULL, files in --dir, by default a temporary directory on disk):
 6. content: 10,000 questions (100 packs made from the bundled ones) loaded cold (parsed and
    validated), then from the content cache; floor: json.loads of the same quizzes as JSON
    (their `content export` shape, one file per pack, read from disk). `--content-only` runs
-   just this one.
+   just this one (and 7).
+7. question cards: CPU per card drawn (prompt, code, formula and options; en, bn, hi), then
+   read back from the card cache; floor: the close summary chart of the same question, drawn
+   by the same text path (bot/reports/png.py).
 
 The click storms through real discord.py / python-telegram-bot are not here (see
 docs/performance.md); scripts/bench_telegram_polls.py measures Telegram poll answers.
@@ -37,6 +40,7 @@ import platform
 import random
 import re
 import resource
+import shutil
 import sqlite3
 import statistics
 import sys
@@ -44,7 +48,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -507,6 +511,7 @@ def content_packs(out: Path, questions: int, per_pack: int = 100) -> int:
         head, _, body = path.read_text(encoding="utf-8").partition("\nquestions:\n")
         sources.append((head, re.split(r"(?m)^(?=  - id: )", body)[1:]))
     out.mkdir(parents=True)
+    shutil.copytree(ROOT / "content" / "images", out / "images")  # the packs' pictures
     made = packs = 0
     while made < questions:
         head, blocks = sources[packs % len(sources)]
@@ -583,6 +588,42 @@ def content_figures(base: Path, quick: bool) -> list[Figure]:
     ]
 
 
+def card_figures(base: Path, quick: bool) -> list[Figure]:
+    """CPU per card (every script's), cold and from the card cache, beside the chart."""
+    from bot.reports import summary_png
+    from bot.reports.cards import PngCards
+    from tests.test_cards_golden import CARDS
+    from tests.test_charts import question, summary
+
+    repeats = 5 if quick else 20
+    shown = [question(locale, card.prompt, card.options) for locale, card in CARDS.items()]
+    shown = [replace(q, code=c.code, code_language=c.code_language, formula=c.formula)
+             for q, c in zip(shown, CARDS.values(), strict=True)]
+    cards = PngCards(None)
+    cards.question_card(shown[0])  # imports, fonts and mathtext's parser: once per process
+
+    def cpu(job: Any) -> float:
+        start = time.process_time()
+        for _ in range(repeats):
+            for q in shown:
+                job(q)
+        return (time.process_time() - start) / (repeats * len(shown))
+
+    drawn = cpu(cards.question_card)
+    chart = cpu(lambda q: summary_png(summary(q)))
+    cached = PngCards(base / "cards-cache")
+    for q in shown:
+        cached.question_card(q)
+    read = cpu(cached.question_card)
+    floor_name = "the same question's summary chart (Pillow, the same text path)"
+    return [
+        Figure("cards: one card drawn (en, bn, hi)", ms(drawn), "ms CPU", ms(chart),
+               floor_name, "≤ 200 ms", drawn <= 0.2),
+        Figure("cards: one card from the card cache", round(read * 1e6, 1), "µs CPU",
+               round(chart * 1e6), floor_name, "≤ 1,000 µs", read <= 0.001),
+    ]
+
+
 # the table ---------------------------------------------------------------------------------
 def machine() -> dict[str, Any]:
     model = ""
@@ -612,7 +653,7 @@ async def main() -> None:
     print(f"files in {base} (SQLite WAL, synchronous=FULL)")
     print(f"{info['cpus']} CPUs ({info['cpu']}), python {info['python']}, "
           f"sqlite {info['sqlite']}")
-    figures: list[Figure] = content_figures(base, quick)
+    figures: list[Figure] = content_figures(base, quick) + card_figures(base, quick)
     if args.content_only:
         report(figures, [], info, quick, args.json, "")
         return

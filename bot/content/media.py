@@ -44,7 +44,7 @@ def read_image(folder: Path, relative: str) -> bytes:
         data = read_regular(path, cap, what="an image", too_big=(
             f"the image is larger than {cap // 1024} KiB, the limit; make it smaller"))
     except Unreadable as exc:
-        raise BadImage(f"{relative!r}: {exc}") from None
+        raise BadImage(str(exc)) from None
     if svg:
         check_svg(data)
     else:
