@@ -3,9 +3,10 @@
 An entry holds what loading a pack produced: the catalog's quiz, the lines of its ids (for the
 checks across files) and its warnings. It is named by the SHA-256 of the pack's bytes and of
 everything the result depends on (`version()`: the sources of this package's modules that
-read, parse and validate a pack, the Python, pydantic, PyYAML and ruamel versions), so any
-edit to a pack, even of one character with the same size and time, and any change to the code
-that validates it, makes a different name, and the old entry is simply no longer read.
+read, parse and validate a pack, the Python, pydantic, PyYAML, ruamel, matplotlib and Pygments
+versions), so any edit to a pack, even of one character with the same size and time, and any
+change to the code that validates it, makes a different name, and the old entry is simply no
+longer read.
 
 Only a pack without errors is stored: a pack with an error is parsed and reported every time,
 so the cache never hides one. Entries are JSON (no pickle) behind a header with their own
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.metadata
 import json
 import logging
 import os
@@ -75,6 +77,13 @@ class Entry:
     images: dict[str, str] = field(default_factory=dict)
 
 
+def _installed(name: str) -> str:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return "none"
+
+
 @functools.cache
 def version() -> str | None:
     """What a loaded pack depends on besides its bytes; None: our sources cannot be read, so a
@@ -89,9 +98,12 @@ def version() -> str | None:
         libyaml = f"{yaml.__version__} libyaml={getattr(yaml, '__with_libyaml__', False)}"
     except ImportError:
         libyaml = "none"
+    # what formulas and code languages are accepted (read from the metadata: not imported)
+    checkers = "\0".join(_installed(name) for name in ("matplotlib", "pygments"))
     digest = hashlib.sha256(
         f"{FORMAT}\0{sys.version}\0{sys.implementation.cache_tag}\0{pydantic.VERSION}\0"
-        f"{pydantic_core.__version__}\0{libyaml}\0{ruamel.yaml.__version__}\0".encode()
+        f"{pydantic_core.__version__}\0{libyaml}\0{ruamel.yaml.__version__}\0"
+        f"{checkers}\0".encode()
     )
     for name in _SOURCES:
         try:
