@@ -91,3 +91,12 @@ async def test_a_file_id_telegram_forgot_is_uploaded_again(
     assert first.result["photo"][-1]["file_id"] != key
     await tg.command(alice_dm, alice, "/quiz cards")
     assert tg.fake.calls_of("sendPhoto")[-1].params["photo"] == key  # the new one kept
+
+
+async def test_a_refused_card_leaves_the_question(
+    tg: Harness, group: dict[str, Any], alice: dict[str, Any]
+) -> None:
+    tg.fake.fail_next("sendPhoto", status=400, description="Bad Request: IMAGE_PROCESS_FAILED")
+    await tg.command(group, alice, "/quiz cards")
+    assert tg.fake.calls_of("sendPhoto") == []
+    assert len(tg.fake.calls_of("sendPoll")) == 1

@@ -173,24 +173,25 @@ class Poster:
 
     async def _send_card(self, chat_id: int, question: ShownQuestion) -> None:
         """The question's card as a photo just before it: by its file_id once Telegram has
-        it (bot/core/cards.py), else uploaded and its file_id kept. A card that cannot be
-        sent leaves the question as text."""
+        it (bot/core/cards.py), else uploaded and its file_id kept. A card refused, or sent
+        with no reply, leaves the question as text (it is not sent again: it may be there);
+        a chat that is gone, moved or over its rate limit stops the question too."""
         cards = self.service.cards
         card = await cards.card(question, "tg")
-        if card is not None and card.ref is not None:
-            try:
-                await self.bot.send_photo(chat_id, card.ref)
-                return
-            except BadRequest as exc:  # a file_id Telegram no longer knows: upload again
-                log.info("card %s was refused by file id (%s); uploading it", card.key, exc)
-                card = await cards.card(question, "tg", upload=True)
-        if card is None or card.png is None:
-            return
         try:
+            if card is not None and card.ref is not None:
+                try:
+                    await self.bot.send_photo(chat_id, card.ref)
+                    return
+                except BadRequest as exc:  # a file_id Telegram no longer knows: upload again
+                    log.info("card %s was refused by file id (%s); uploading it", card.key, exc)
+                    card = await cards.card(question, "tg", upload=True)
+            if card is None or card.png is None:
+                return
             message = await self.bot.send_photo(chat_id, card.png, filename=CARD)
-        except BadRequest as exc:
-            log.warning("the card of question %s was refused (%s); text only",
-                        question.question_id, exc)
+        except NetworkError as exc:  # BadRequest included
+            log.warning("the card of question %s was not sent to %s (%s); text only",
+                        question.question_id, chat_id, exc or type(exc).__name__)
             return
         if message.photo:
             await cards.uploaded(card, message.photo[-1].file_id)
