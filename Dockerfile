@@ -10,10 +10,12 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     QUIZBOT_CONTENT_DIR=/app/content
 
 WORKDIR /app
-# Charts (bot/reports/png.py): Noto fonts for Latin, Bengali and Devanagari found through
-# fontconfig, and FriBiDi, which Pillow's raqm layout loads to shape them.
+# Charts and question cards (bot/reports/): Noto fonts for Latin, Bengali and Devanagari and
+# Noto Sans Mono for code, found through fontconfig; FriBiDi, which Pillow's raqm layout loads
+# to shape them; Cairo, which draws a pack's SVG images on cards (cairosvg).
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends fontconfig fonts-noto-core libfribidi0 \
+    && apt-get install -y --no-install-recommends fontconfig fonts-noto-core fonts-noto-mono \
+       libfribidi0 libcairo2 \
     && rm -rf /var/lib/apt/lists/*
 # /backups: where `quizbot db backup` writes when a volume is mounted there (docs/deployment.md)
 RUN useradd --create-home --uid 10001 quizbot && mkdir /data /backups \

@@ -27,6 +27,7 @@ from bot.core.clock import Clock
 from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
 from bot.i18n import translator
+from bot.reports.cards import PngCards
 from bot.reports.png import PngCharts
 from bot.settings import Settings
 from bot.storage import storage_for
@@ -60,6 +61,7 @@ async def open_service(
             catalog, storage, clock,
             question_time=timedelta(seconds=settings.quizbot_question_seconds),
             charts=PngCharts(),  # Pillow is loaded only when a chart is drawn
+            cards=PngCards(settings.quizbot_cache_dir),  # kept beside the content cache
             authors=author_keys(settings.quizbot_authors),
             meter=metrics.METER if settings.metrics_listen else None,
             web=None if settings.web is None else (settings.web[2], settings.web[1]),

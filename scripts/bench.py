@@ -12,7 +12,10 @@ load average are taken at the start and end of each table.
 1. content: 10,000 questions (100 packs made from the bundled ones) loaded cold (parsed and
    validated), then from the content cache; floor: json.loads of the same quizzes as JSON
    (their `content export` shape, one file per pack, read from disk). `--content-only` runs
-   just this one.
+   just this one (and 7).
+7. question cards: CPU per card drawn (prompt, code, formula and options; en, bn, hi), then
+   read back from the card cache; floor: the close summary chart of the same question, drawn
+   by the same text path (bot/reports/png.py).
 2. burst: 1,000 people answer one question at once through QuizService.answer (each a new
    person); floor: raw sqlite3 inserting the same rows, one commit per row. With Prometheus
    metrics on, the same burst's CPU per answer against itself with metrics off.
@@ -35,6 +38,7 @@ import asyncio
 import json
 import random
 import re
+import shutil
 import sqlite3
 import statistics
 import sys
@@ -42,7 +46,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -495,6 +499,7 @@ def content_packs(out: Path, questions: int, per_pack: int = 100) -> int:
         head, _, body = path.read_text(encoding="utf-8").partition("\nquestions:\n")
         sources.append((head, re.split(r"(?m)^(?=  - id: )", body)[1:]))
     out.mkdir(parents=True)
+    shutil.copytree(ROOT / "content" / "images", out / "images")  # the packs' pictures
     made = packs = 0
     while made < questions:
         head, blocks = sources[packs % len(sources)]
@@ -639,6 +644,45 @@ async def board_rows(base: Path, quick: bool) -> tuple[list[Row], dict[str, Any]
                   "materialized_s": round(materialized, 1), "boards": found}
 
 
+# 7. question cards ----------------------------------------------------------------------------
+def card_rows(base: Path, quick: bool) -> list[Row]:
+    """CPU per card (every script's), drawn and from the card cache, beside the chart."""
+    from bot.reports import summary_png
+    from bot.reports.cards import PngCards
+    from tests.test_cards_golden import CARDS
+    from tests.test_charts import question, summary
+
+    repeats, runs = (5, 2) if quick else (20, 3)
+    shown = [question(locale, card.prompt, card.options) for locale, card in CARDS.items()]
+    shown = [replace(q, code=c.code, code_language=c.code_language, formula=c.formula)
+             for q, c in zip(shown, CARDS.values(), strict=True)]
+    cards = PngCards(None)
+    cards.question_card(shown[0])  # imports, fonts and mathtext's parser: once per process
+
+    def cpu(job: Any) -> float:
+        start = time.process_time()  # all threads of this process
+        for _ in range(repeats):
+            for q in shown:
+                job(q)
+        return (time.process_time() - start) / (repeats * len(shown))
+
+    cached = PngCards(base / "cards-cache")
+    for q in shown:
+        cached.question_card(q)
+    drawn, charts, read = [], [], []
+    for _ in range(runs):  # card and chart take turns, each run's pair from the same moment
+        drawn.append(cpu(cards.question_card) * 1e3)
+        charts.append(cpu(lambda q: summary_png(summary(q))) * 1e3)
+        read.append(cpu(cached.question_card) * 1e6)
+    floor = "the same question's summary chart (Pillow, the same text path)"
+    return [
+        Row("question card drawn (prompt, code, formula, options; en, bn, hi)", "ms CPU",
+            drawn, charts, floor),
+        Row("question card from the card cache", "µs CPU", read,
+            [c * 1e3 for c in charts], floor),
+    ]
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="small sizes, to try the script")
@@ -654,6 +698,8 @@ async def main() -> None:
     calibration = Calibration()
     rows = content_rows(base, quick)
     parts.append(part("content", "Content load", calibration.end(), rows))
+    calibration = Calibration()
+    parts.append(part("cards", "Question cards", calibration.end(), card_rows(base, quick)))
     if not args.content_only:
         calibration = Calibration()
         rows, more = await answer_rows(base, quick)

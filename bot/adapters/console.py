@@ -124,6 +124,26 @@ class ConsoleQuiz:
     def say(self, text: str = "") -> None:
         print(wrap(text), file=self.out, flush=True)
 
+    def media(self, question: ShownQuestion) -> None:
+        """What a chat shows on the question's card, as text: the code highlighted for a
+        terminal (plain when the output is not one), the formula as TeX, the image by its
+        file. Printed as it is: code must keep its lines and indentation."""
+        if question.code is not None:
+            code = question.code
+            if self.out.isatty():
+                from pygments import highlight
+                from pygments.formatters import TerminalFormatter
+                from pygments.lexers import get_lexer_by_name
+
+                code = highlight(code, get_lexer_by_name(question.code_language),
+                                 TerminalFormatter()).rstrip("\n")
+            print(textwrap.indent(code, "    "), file=self.out, flush=True)
+            print(file=self.out)
+        if question.formula is not None:
+            print(f"    ${question.formula.strip('$')}$\n", file=self.out, flush=True)
+        if question.image is not None:
+            print(f"    🖼  {question.image}\n", file=self.out, flush=True)
+
     async def play(self, quiz_id: str | None = None, reader: LineReader | None = None) -> int:
         """Run (or resume) a quiz; returns the process exit status."""
         reader = reader or LineReader()
@@ -156,6 +176,8 @@ class ConsoleQuiz:
                                total=t.number(question.total)))
         while True:
             self.say()
+            if question.has_card:
+                self.media(question)
             self.say(render.question_text(question, t))
             shown = await self._ask_letter(reader, question, t)
             if shown is None:

@@ -3,9 +3,10 @@
 An entry holds what loading a pack produced: the catalog's quiz, the lines of its ids (for the
 checks across files) and its warnings. It is named by the SHA-256 of the pack's bytes and of
 everything the result depends on (`version()`: the sources of this package's modules that
-read, parse and validate a pack, the Python, pydantic, PyYAML and ruamel versions), so any
-edit to a pack, even of one character with the same size and time, and any change to the code
-that validates it, makes a different name, and the old entry is simply no longer read.
+read, parse and validate a pack, the Python, pydantic, PyYAML, ruamel, matplotlib and Pygments
+versions), so any edit to a pack, even of one character with the same size and time, and any
+change to the code that validates it, makes a different name, and the old entry is simply no
+longer read.
 
 Only a pack without errors is stored: a pack with an error is parsed and reported every time,
 so the cache never hides one. Entries are JSON (no pickle) behind a header with their own
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.metadata
 import json
 import logging
 import os
@@ -33,24 +35,24 @@ import sys
 import tempfile
 import time
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bot.content import limits
 from bot.content.files import read_at_most
-from bot.content.schema import Localized, Option, Question, Quiz
+from bot.content.schema import Code, Localized, Option, Question, Quiz
 
 log = logging.getLogger(__name__)
 
-FORMAT = 1  # the entry layout below; the sources are part of the version anyway
+FORMAT = 2  # the entry layout below; the sources are part of the version anyway
 MAGIC = b"quizbot-content-cache"
 SUBDIR = "content"  # under QUIZBOT_CACHE_DIR
 SPARE_ENTRIES = 64  # entries kept beyond those the last load used (edits, other folders)
 TOUCH_AFTER = 3600.0  # s: a used entry's time is refreshed (for pruning) at most this often
 ENTRY_BYTES = 8 * limits.PACK_FILE_BYTES  # larger is not ours
-_SOURCES = ("cache.py", "cues.py", "files.py", "limits.py", "loader.py", "problems.py",
-            "schema.py", "validate.py", "yaml_lines.py")
+_SOURCES = ("cache.py", "cues.py", "files.py", "limits.py", "loader.py", "mathtext.py",
+            "media.py", "problems.py", "schema.py", "validate.py", "yaml_lines.py")
 _HERE = Path(__file__).resolve().parent
 
 _ENTRY = re.compile(r"[0-9a-f]{64}\.json")
@@ -70,6 +72,16 @@ class Entry:
     quiz_line: int  # the line of the quiz's id
     question_lines: list[int]  # the line of each question's id, in order
     warnings: list[tuple[int, str]]  # (line, message)
+    # the SHA-256 of each image the pack shows, by its path: the pack's bytes (the key) do not
+    # cover them, so a hit is used only while they are unchanged (loader.py)
+    images: dict[str, str] = field(default_factory=dict)
+
+
+def _installed(name: str) -> str:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return "none"
 
 
 @functools.cache
@@ -86,9 +98,12 @@ def version() -> str | None:
         libyaml = f"{yaml.__version__} libyaml={getattr(yaml, '__with_libyaml__', False)}"
     except ImportError:
         libyaml = "none"
+    # what formulas and code languages are accepted (read from the metadata: not imported)
+    checkers = "\0".join(_installed(name) for name in ("matplotlib", "pygments"))
     digest = hashlib.sha256(
         f"{FORMAT}\0{sys.version}\0{sys.implementation.cache_tag}\0{pydantic.VERSION}\0"
-        f"{pydantic_core.__version__}\0{libyaml}\0{ruamel.yaml.__version__}\0".encode()
+        f"{pydantic_core.__version__}\0{libyaml}\0{ruamel.yaml.__version__}\0"
+        f"{checkers}\0".encode()
     )
     for name in _SOURCES:
         try:
@@ -267,7 +282,8 @@ class ContentCache:
 #
 # header: MAGIC FORMAT version key payload-length payload-crc32
 # payload: [quiz_line, [[line, warning], ...], [id, title, tags, [question, ...], language]]
-# question: [id, line, prompt, [option text, ...], answer, explanation, details or null]
+# question: [id, line, prompt, [option text, ...], answer, explanation, details or null,
+#            [code language, code text] or null, formula or null, image or null]
 # a text: [en, bn or null, hi or null]
 
 
@@ -279,11 +295,14 @@ def encode(entry: Entry, version: str, key: str) -> bytes:
     quiz = entry.quiz
     questions = [
         [q.id, line, _text(q.prompt), [_text(o.text) for o in q.options], q.answer,
-         _text(q.explanation), _text(q.details) if q.details is not None else None]
+         _text(q.explanation), _text(q.details) if q.details is not None else None,
+         [q.code.language, _text(q.code.text)] if q.code is not None else None,
+         _text(q.formula) if q.formula is not None else None,
+         _text(q.image) if q.image is not None else None]
         for q, line in zip(quiz.questions, entry.question_lines, strict=True)
     ]
     payload = json.dumps(
-        [entry.quiz_line, [list(w) for w in entry.warnings],
+        [entry.quiz_line, [list(w) for w in entry.warnings], entry.images,
          [quiz.id, _text(quiz.title), list(quiz.tags), questions, quiz.language]],
         ensure_ascii=False, separators=(",", ":"),
     ).encode("utf-8")
@@ -307,11 +326,12 @@ def decode(raw: bytes, version: str, key: str) -> Entry:
         raise ValueError("truncated")
     if int(fields[5]) != zlib.crc32(payload):
         raise ValueError("corrupt (checksum)")
-    quiz_line, warnings, (quiz_id, title, tags, rows, language) = json.loads(payload)
+    quiz_line, warnings, images, (quiz_id, title, tags, rows, language) = json.loads(payload)
     text = Localized
     questions: list[Question] = []
     lines: list[int] = []
-    for question_id, line, prompt, options, answer, explanation, details in rows:
+    for (question_id, line, prompt, options, answer, explanation, details, code, formula,
+         image) in rows:
         questions.append(Question(
             question_id,
             text(*prompt),
@@ -319,7 +339,11 @@ def decode(raw: bytes, version: str, key: str) -> Entry:
             text(*explanation),
             text(*details) if details is not None else None,
             answer,
+            code=Code(code[0], text(*code[1])) if code is not None else None,
+            formula=text(*formula) if formula is not None else None,
+            image=text(*image) if image is not None else None,
         ))
         lines.append(line)
     quiz = Quiz(quiz_id, text(*title), tags, questions, language)
-    return Entry(quiz, quiz_line, lines, [(line, message) for line, message in warnings])
+    return Entry(quiz, quiz_line, lines, [(line, message) for line, message in warnings],
+                 {str(k): str(v) for k, v in images.items()})

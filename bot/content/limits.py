@@ -43,3 +43,11 @@ DETAILS = DC_EMBED_FIELD_VALUE - 24  # room for the field's own label in the sum
 def tg_len(text: str) -> int:
     """Length in UTF-16 code units, as the Bot API counts it."""
     return len(text.encode("utf-16-le")) // 2
+
+# A question's card (bot/reports/card.py): code must fit it unscaled, images are capped so a
+# pack's pictures stay cheap to read, decode and send.
+CARD_CODE_LINES = 24
+CARD_CODE_COLUMNS = 64
+IMAGE_BYTES = 2 * 1024 * 1024
+IMAGE_PIXELS = 4096 * 4096  # decoded size: a small file may still decode huge
+SVG_BYTES = 256 * 1024

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import hashlib
 from collections import defaultdict, deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.content import limits, validate, yaml_lines
+from bot.content import limits, media, validate, yaml_lines
 from bot.content.cache import ContentCache, Entry
 from bot.content.files import Unreadable, read_regular
 from bot.content.problems import ContentError, Problem, clean, has_errors, order, short
@@ -118,8 +119,9 @@ def _load(path: Path, cache: ContentCache | None = None, read: Read | None = Non
     if isinstance(data, Unreadable):
         result.add(1, str(data))
         return result
-    if cache is not None and (entry := cache.get(data, key)) is not None:
-        return _from_cache(result, entry)
+    if (cache is not None and (entry := cache.get(data, key)) is not None
+            and _images_unchanged(path.parent, entry.images)):
+        return _from_cache(result, entry, path.parent)
     text = check_characters(decode(data, result.add), result.add)
     parsed = yaml_lines.parse(text, result.add)
     if parsed is not None:
@@ -133,18 +135,46 @@ def _load(path: Path, cache: ContentCache | None = None, read: Read | None = Non
                    all(p.warning for p in rest))
     if cache is not None and result.quiz is not None and not has_errors(result.problems):
         # only a pack without errors is stored: every error comes from a real parse
-        cache.put(data, _to_cache(result, result.quiz), key)
+        if (entry := _to_cache(result, result.quiz)) is not None:
+            cache.put(data, entry, key)
     return result
 
 
-def _to_cache(result: _File, quiz: Quiz) -> Entry:
+def _image_digests(folder: Path, quiz: Quiz) -> dict[str, str] | None:
+    """The SHA-256 of each image the quiz shows, by path; None if one cannot be read."""
+    paths = {path for q in quiz.questions if q.image is not None for _, path in q.image.items()}
+    try:
+        return {path: hashlib.sha256(media.resolve(folder, path).read_bytes()).hexdigest()
+                for path in sorted(paths)}
+    except (OSError, media.BadImage):
+        return None
+
+
+def _images_unchanged(folder: Path, images: dict[str, str]) -> bool:
+    """Whether every image of a cached pack is still the one it was validated with."""
+    for path, digest in images.items():
+        try:
+            if hashlib.sha256(media.resolve(folder, path).read_bytes()).hexdigest() != digest:
+                return False
+        except (OSError, media.BadImage):
+            return False
+    return True
+
+
+def _to_cache(result: _File, quiz: Quiz) -> Entry | None:
     assert result.quiz_id is not None and len(result.question_ids) == len(quiz.questions)
+    images = _image_digests(Path(result.name).parent, quiz)
+    if images is None:
+        return None
     return Entry(quiz, result.quiz_id[1], [line for _, line in result.question_ids],
-                 [(p.line, p.message) for p in result.problems])
+                 [(p.line, p.message) for p in result.problems], images)
 
 
-def _from_cache(result: _File, entry: Entry) -> _File:
-    result.quiz = quiz = entry.quiz
+def _from_cache(result: _File, entry: Entry, folder: Path) -> _File:
+    quiz = entry.quiz
+    if entry.images:  # its images are found from the pack's folder, wherever that is now
+        quiz = quiz.model_copy(update={"folder": str(folder)})
+    result.quiz = quiz
     result.problems = [Problem(result.name, line, message, True)
                        for line, message in entry.warnings]
     result.quiz_id = (quiz.id, entry.quiz_line)
@@ -163,7 +193,7 @@ def _check(result: _File, data: Any, lines: dict[Loc, int]) -> None:
         for qi, raw in enumerate(questions if isinstance(questions, list) else ()):
             if isinstance(raw, dict) and isinstance(question_id := raw.get("id"), str):
                 result.question_ids.append((question_id, lines[("questions", qi, "id")]))
-    result.quiz = validate.check(data, lines, result.add)
+    result.quiz = validate.check(data, lines, result.add, Path(result.name).parent)
 
 
 def load_file(path: Path) -> tuple[Quiz | None, list[Problem]]:

@@ -14,7 +14,8 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Annotated, Any, Final, Literal
+from pathlib import Path
+from typing import Annotated, Any, ClassVar, Final, Literal
 
 from pydantic import (
     AfterValidator,
@@ -120,6 +121,7 @@ class LocalizedModel(_Texts, BaseModel):
     is required, the others fall back to English, else to the language the text has."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+    shared: ClassVar[bool] = False
 
     en: NonEmpty | None = None
     bn: NonEmpty | None = None
@@ -129,6 +131,9 @@ class LocalizedModel(_Texts, BaseModel):
     @classmethod
     def _in_pack_language(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
         required = _PACK_LANGUAGE.get()
+        if isinstance(value, str) and cls.shared:  # every language's, checked once
+            model = handler({required: value})
+            return model.model_copy(update=dict.fromkeys(LOCALES, getattr(model, required)))
         if isinstance(value, str):  # a plain string is in the pack's language
             value = {required: value}
         if isinstance(value, dict) and required not in value:
@@ -157,11 +162,109 @@ class OptionModel(BaseModel):
         return value
 
 
+# --- what a question may show beside its prompt (drawn on its card, bot/reports/card.py) ------
+
+
+class _SharedModel(LocalizedModel):
+    """A text the same in every language unless written per language: a plain string is every
+    language's (a code snippet, a formula, an image path); a map lets them differ, with the
+    pack's language required, like any text."""
+
+    shared: ClassVar[bool] = True
+
+
+def _code_text(text: str) -> str:
+    """Indentation is meaning in code: only trailing blank lines and spaces go."""
+    text = "\n".join(line.rstrip() for line in text.expandtabs(4).splitlines()).strip("\n")
+    if not text:
+        raise PydanticCustomError("code_empty", "the code is empty", {})
+    return _printable(text)
+
+
+CodeText = Annotated[str, AfterValidator(_code_text)]
+
+
+class CodeTextModel(_SharedModel):
+    en: CodeText | None = None
+    bn: CodeText | None = None
+    hi: CodeText | None = None
+
+
+def _lexer(language: str) -> str:
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
+    try:
+        get_lexer_by_name(language)
+    except ClassNotFound:
+        raise PydanticCustomError(
+            "code_language", "'{language}' is not a language Pygments knows (python, bash, "
+            "yaml, text, …)", {"language": language}) from None
+    return language
+
+
+class CodeModel(BaseModel):
+    """A snippet, highlighted as `language` (a Pygments name: python, bash, cpp, text)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    language: Annotated[str, AfterValidator(_lexer)] = "python"
+    text: CodeTextModel
+
+
+def _formula(tex: str) -> str:
+    from bot.content.mathtext import MathError, check
+
+    try:
+        check(tex)
+    except MathError as exc:
+        raise PydanticCustomError(
+            "formula", "the formula does not parse as mathtext (matplotlib's TeX subset): "
+            "{why}", {"why": str(exc)}) from None
+    return tex
+
+
+class FormulaModel(_SharedModel):
+    """TeX math, in the subset matplotlib's mathtext draws (no TeX installation needed)."""
+
+    en: Annotated[NonEmpty, AfterValidator(_formula)] | None = None
+    bn: Annotated[NonEmpty, AfterValidator(_formula)] | None = None
+    hi: Annotated[NonEmpty, AfterValidator(_formula)] | None = None
+
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".svg")
+
+
+def _image_path(path: str) -> str:
+    """A path relative to the pack's folder that stays inside it (the file itself is checked
+    by bot/content/media.py, which knows the folder)."""
+    parts = path.replace("\\", "/").split("/")
+    if path.startswith(("/", "~")) or ":" in parts[0] or ".." in parts or "" in parts:
+        raise PydanticCustomError(
+            "image_path", "the image must be a path relative to the pack's folder, inside it "
+            "(no '..', no absolute path): '{path}'", {"path": path})
+    if not path.lower().endswith(IMAGE_SUFFIXES):
+        raise PydanticCustomError(
+            "image_type", "the image must be a PNG, JPEG or SVG file: '{path}'", {"path": path})
+    return path
+
+
+class ImageModel(_SharedModel):
+    """A picture beside the pack, by its path relative to the pack's folder."""
+
+    en: Annotated[NonEmpty, AfterValidator(_image_path)] | None = None
+    bn: Annotated[NonEmpty, AfterValidator(_image_path)] | None = None
+    hi: Annotated[NonEmpty, AfterValidator(_image_path)] | None = None
+
+
 class QuestionModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: Slug
     prompt: LocalizedModel
+    code: CodeModel | None = None
+    formula: FormulaModel | None = None
+    image: ImageModel | None = None
     options: list[OptionModel] = Field(min_length=2, max_length=10)
     explanation: LocalizedModel
     details: LocalizedModel | None = None
@@ -299,11 +402,35 @@ class Option(_Light):
         return f"Option({self.text!r}{', correct=True' if self.correct else ''})"
 
 
-class Question(_Light):
-    """`answer` is the index of the correct option (stored, not searched)."""
+class Code(_Light):
+    """A snippet and the Pygments language it is highlighted as."""
 
-    __slots__ = ("answer", "details", "explanation", "id", "options", "prompt")
-    _fields = ("id", "prompt", "options", "explanation", "details")  # answer: from the options
+    __slots__ = ("language", "text")
+    _fields = ("language", "text")
+
+    def __init__(self, language: str, text: Localized) -> None:
+        self.language: Final = language
+        self.text: Final = text
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Code):
+            return NotImplemented
+        return (self.language, self.text) == (other.language, other.text)
+
+    def __hash__(self) -> int:
+        return hash((self.language, self.text))
+
+    def __repr__(self) -> str:
+        return f"Code({self.language!r}, {self.text!r})"
+
+
+class Question(_Light):
+    """`answer` is the index of the correct option (stored, not searched). `code`, `formula`
+    and `image` (a path relative to the pack's folder) are drawn on the question's card."""
+
+    __slots__ = ("answer", "code", "details", "explanation", "formula", "id", "image",
+                 "options", "prompt")
+    _fields = ("id", "prompt", "options", "explanation", "details", "code", "formula", "image")
 
     def __init__(
         self,
@@ -313,6 +440,10 @@ class Question(_Light):
         explanation: Localized,
         details: Localized | None = None,
         answer: int | None = None,
+        *,
+        code: Code | None = None,
+        formula: Localized | None = None,
+        image: Localized | None = None,
     ) -> None:
         self.id: Final = id
         self.prompt: Final = prompt
@@ -322,6 +453,14 @@ class Question(_Light):
         self.answer: Final[int] = (
             next(i for i, o in enumerate(options) if o.correct) if answer is None else answer
         )
+        self.code: Final = code
+        self.formula: Final = formula
+        self.image: Final = image
+
+    @property
+    def has_media(self) -> bool:
+        """Whether it shows code, a formula or an image (so it has a card)."""
+        return self.code is not None or self.formula is not None or self.image is not None
 
     @classmethod
     def of(cls, model: QuestionModel) -> Question:
@@ -332,10 +471,15 @@ class Question(_Light):
             Localized.of(model.explanation),
             Localized.of(model.details) if model.details is not None else None,
             model.answer,
+            code=Code(model.code.language, Localized.of(model.code.text))
+            if model.code is not None else None,
+            formula=Localized.of(model.formula) if model.formula is not None else None,
+            image=Localized.of(model.image) if model.image is not None else None,
         )
 
     def _key(self) -> tuple[Any, ...]:
-        return (self.id, self.prompt, self.options, self.explanation, self.details, self.answer)
+        return (self.id, self.prompt, self.options, self.explanation, self.details, self.answer,
+                self.code, self.formula, self.image)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Question):
@@ -347,16 +491,28 @@ class Question(_Light):
     def __repr__(self) -> str:
         return f"Question(id={self.id!r}, prompt={self.prompt!r}, answer={self.answer})"
 
+    def export_media(self) -> dict[str, Any]:
+        """code, formula and image in the export's shape (none when it has none)."""
+        out: dict[str, Any] = {}
+        if self.code is not None:
+            out["code"] = {"language": self.code.language, "text": self.code.text.as_dict()}
+        if self.formula is not None:
+            out["formula"] = self.formula.as_dict()
+        if self.image is not None:
+            out["image"] = self.image.as_dict()
+        return out
+
 
 class Quiz(_Light):
-    __slots__ = ("_by_id", "id", "language", "questions", "tags", "title")
-    _fields = ("id", "title", "tags", "questions", "language")
+    __slots__ = ("_by_id", "folder", "id", "language", "questions", "tags", "title")
+    _fields = ("id", "title", "tags", "questions", "language", "folder")
 
     def __init__(
         self, id: str, title: Localized, tags: list[str], questions: list[Question],
-        language: str | None = None,
+        language: str | None = None, folder: str | None = None,
     ) -> None:
         self.id: Final = id
+        self.folder: Final = folder  # the pack's folder, where its images are (the loader's)
         self.language: Final = language  # a one-language pack names it
         self.title: Final = title
         self.tags: Final = tags
@@ -375,6 +531,12 @@ class Quiz(_Light):
         """Validate plain data as a pack (pydantic's ValidationError if it is not one); the
         loader does this too, and also checks limits and reports lines."""
         return cls.of(QuizModel.model_validate(data))
+
+    def image_path(self, question: Question, locale: str) -> str | None:
+        """The file of `question`'s image in `locale`, or None if it has none."""
+        if question.image is None or self.folder is None:
+            return None
+        return str(Path(self.folder) / question.image.get(locale))
 
     def question(self, question_id: str) -> Question:
         try:
@@ -409,6 +571,7 @@ class Quiz(_Light):
                     "answer": q.answer,
                     "explanation": q.explanation.as_dict(),
                     **({"details": q.details.as_dict()} if q.details else {}),
+                    **q.export_media(),
                 }
                 for q in self.questions
             ],

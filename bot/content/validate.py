@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from bot.content import cues, limits
+from bot.content import cues, limits, media
 from bot.content.problems import clean, short
 from bot.content.schema import (
     LOCALES,
@@ -52,6 +53,10 @@ _SHAPES = {
     "OptionModel": "text, or a mapping from language (en, bn, hi) to text with 'correct: true' on "
     "the right one",
     "QuestionModel": "a mapping with id, prompt, options and explanation",
+    "CodeModel": "a mapping with text (and language: python, bash, …)",
+    "CodeTextModel": "code, or a mapping from language (en, bn, hi) to code",
+    "FormulaModel": "a formula, or a mapping from language (en, bn, hi) to formulas",
+    "ImageModel": "a file name, or a mapping from language (en, bn, hi) to file names",
     "QuizModel": "a mapping with id, title and questions",
 }
 
@@ -197,6 +202,51 @@ def _question_limits(
         yield (*base, "options"), f"options have no {', '.join(missing)} text", True
 
 
+# --- code, formulas, images and inline code ---------------------------------------------------
+
+
+def _media_problems(quiz: QuizModel, folder: Path | None) -> Iterable[Finding]:
+    """What the card needs of a valid pack: code that fits it, images that are usable
+    files, every declared language where they differ, inline code closed in options."""
+    for qi, q in enumerate(quiz.questions):
+        base: Loc = ("questions", qi)
+        if q.code is not None:
+            # each text once, at the first language that has it
+            first = {text: locale for locale, text in reversed(q.code.text.items())}
+            for text, locale in first.items():
+                lines = text.split("\n")
+                widest = max(len(line) for line in lines)
+                if len(lines) > limits.CARD_CODE_LINES or widest > limits.CARD_CODE_COLUMNS:
+                    yield ((*base, "code", "text", locale),
+                           f"code has {len(lines)} line(s), the widest {widest} characters; a "
+                           f"card holds {limits.CARD_CODE_LINES} lines of "
+                           f"{limits.CARD_CODE_COLUMNS}", False)
+        for what, texts in (("code", q.code.text if q.code else None),
+                            ("formula", q.formula), ("image", q.image)):
+            if texts is not None and (missing := texts.missing()):
+                where = (*base, what, "text") if what == "code" else (*base, what)
+                yield where, f"{what} has no {', '.join(missing)} version", True
+        seen: set[str] = set()
+        for locale, relative in q.image.items() if q.image else ():
+            if relative in seen:
+                continue
+            seen.add(relative)
+            where = (*base, "image", locale)
+            if folder is None:
+                yield where, "images need a pack file in a folder to be read from", False
+                continue
+            try:
+                media.read_image(folder, relative)
+            except media.BadImage as exc:
+                yield where, f"image {relative!r}: {exc}", False
+        for oi, option in enumerate(q.options):
+            for locale, text in option.text.items():
+                if text.count("`") % 2:
+                    yield ((*base, "options", oi, locale),
+                           "an option's inline code is not closed: put it between two "
+                           "backticks (`x.grad`); the card shows the backtick as it is", True)
+
+
 # --- answers given away by their length -------------------------------------------------
 
 # More than this share of a pack's questions with the answer as its longest (or shortest)
@@ -236,9 +286,11 @@ def _giveaway_problems(quiz: QuizModel) -> Iterable[Finding]:
 # --- the whole pack ---------------------------------------------------------------------------
 
 
-def check(data: Any, lines: dict[Loc, int], add: AddProblem) -> Quiz | None:
+def check(data: Any, lines: dict[Loc, int], add: AddProblem,
+          folder: Path | None = None) -> Quiz | None:
     """Every problem of one pack's data through `add`; its quiz if the schema takes it (ids
-    used in other files are load_catalog's to check)."""
+    used in other files are load_catalog's to check). `folder`: the pack's, where its
+    images are."""
     if not isinstance(data, dict):
         if data is not BROKEN:
             add(lines.get((), 1), f"a quiz file must be {_SHAPES['QuizModel']}", False)
@@ -257,9 +309,12 @@ def check(data: Any, lines: dict[Loc, int], add: AddProblem) -> Quiz | None:
             add(_line_of(lines, loc), f"{describe(loc)}: {message}", warning)
     if model is None:
         return None
+    for loc, message, warning in _media_problems(model, folder):
+        add(_line_of(lines, loc), f"{describe(loc)}: {message}", warning)
     for loc, message, warning in _giveaway_problems(model):
         add(_line_of(lines, loc), message, warning)
     for cue in cues.pack_cues(model):
         where: Loc = ("questions",) if cue.question is None else ("questions", cue.question)
         add(_line_of(lines, where), cue.message, True)
-    return Quiz.of(model)
+    quiz = Quiz.of(model)
+    return quiz if folder is None else quiz.model_copy(update={"folder": str(folder)})

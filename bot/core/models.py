@@ -80,6 +80,17 @@ class ShownQuestion:
     # how the chat shows it: "polls", "buttons", or None (the platform's default); the core
     # decides it (what was asked, else the chat's running round, else its /settings)
     mode: str | None = None
+    # shown on the question's card (bot/reports/card.py) in `locale`: a snippet and the
+    # Pygments language it is in, a formula (mathtext), an image's file
+    code: str | None = None
+    code_language: str = "text"
+    formula: str | None = None
+    image: str | None = None
+
+    @property
+    def has_card(self) -> bool:
+        """Whether it is shown with a card: code, a formula or an image."""
+        return self.code is not None or self.formula is not None or self.image is not None
 
     @property
     def personal(self) -> bool:

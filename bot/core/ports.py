@@ -564,10 +564,20 @@ class PrivacyStore(Protocol):
         ...
 
 
+class UploadStore(Protocol):
+    """Files a platform holds for the bot (a question card sent once), by a key naming the
+    platform and the file's content: re-sent by reference, also after a restart."""
+
+    async def get_upload(self, key: str) -> str | None: ...
+    async def set_upload(self, key: str, ref: str, when: datetime) -> None:
+        """Keep `ref` for `key` (the latest one wins)."""
+        ...
+
+
 class Storage(
     PeopleStore, ChatStore, PostStore, ClosingStore, LeaseStore, AnswerStore, ItemStore,
     RunStore, BoardStore, ScheduleStore, DailyStore, SettingsStore, RoundStore, ReviewStore,
-    ReportStore, DraftStore, PrivacyStore, DashboardStore, Protocol,
+    ReportStore, DraftStore, PrivacyStore, DashboardStore, UploadStore, Protocol,
 ):
     """Every role at once: what a backend implements and QuizService is wired with."""
 
@@ -636,6 +646,18 @@ class ChatPort(Protocol):
     async def send_private(self, person_key: str, text: str) -> None:
         """Send `text` to the person privately (Telegram: their private chat with the bot;
         Discord: a DM). `person_key` starts with `prefix`."""
+        ...
+
+
+class CardRenderer(Protocol):
+    """Draws a question's card as PNG bytes (bot/reports/cards.py): its prompt, code, formula
+    and image in its language. Blocking and CPU-bound: the core calls it in a worker
+    thread."""
+
+    def question_card(self, question: ShownQuestion) -> bytes: ...
+
+    def card_key(self, question: ShownQuestion) -> str:
+        """A hash of what the card shows and how it is drawn (the same card, the same key)."""
         ...
 
 

@@ -170,6 +170,10 @@ class Questions:
             run_id=post.run_id,
             closes_at=post.closes_at,
             owner_key=post.owner_key,
+            code=question.code.text.get(locale) if question.code else None,
+            code_language=question.code.language if question.code else "text",
+            formula=question.formula.get(locale) if question.formula else None,
+            image=quiz.image_path(question, locale),
         )
 
     async def show(self, post_id: int, locale: str | None = None) -> ShownQuestion | None:

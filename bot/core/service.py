@@ -38,6 +38,7 @@ from bot.core.answers import Answers, outcome_of, platform_of
 from bot.core.asking import Asking
 from bot.core.authoring import Added, Authoring, DraftView, PollQuestion, Published
 from bot.core.boards import Boards
+from bot.core.cards import Cards
 from bot.core.chat_settings import ChatSettings, ChatSettingsRules
 from bot.core.clock import Clock, SystemClock
 from bot.core.daily import Daily
@@ -61,6 +62,7 @@ from bot.core.models import (
     ShownQuestion,
 )
 from bot.core.ports import (
+    CardRenderer,
     ChartRenderer,
     ChatPort,
     Meter,
@@ -90,12 +92,14 @@ class QuizService:
         *,
         question_time: timedelta = DEFAULT_QUESTION_TIME,
         charts: ChartRenderer | None = None,
+        cards: CardRenderer | None = None,
         authors: Collection[str] = (),
         meter: Meter | None = None,
         web: tuple[str, str] | None = None,
     ) -> None:
         """`question_time`: how long a /quiz question stays open in a shared chat;
         `charts`: draws the item-analysis charts (None: text only);
+        `cards`: draws questions' cards (code, formulas, images; None: text only);
         `authors`: the person keys who may write quizzes in a chat (authoring.py);
         `meter`: counts answers and scheduler rounds for the operator (None: nothing);
         `web`: (secret, public base URL) of the web dashboard (None: /dashboard is off)."""
@@ -116,6 +120,7 @@ class QuizService:
         # this process's name in the database's leases (shared by every process on it)
         self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.charts = Charts(charts, storage)
+        self.cards = Cards(cards, storage, clock, self.charts)
         self.chat_settings = ChatSettingsRules(storage, clock, question_time)
         self.rounds = Rounds(self.questions, storage, clock, self.chat_settings)
         self.delivery = Delivery(self.questions, storage, clock, self.holder,

@@ -38,6 +38,11 @@ FAMILIES: tuple[tuple[str, str, tuple[int, int] | None], ...] = (
      (0x2190, 0x2BFF)),  # ✓
     ("DejaVu Sans", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", (0x20, 0x24F)),
 )
+# code on a question's card (bot/reports/card.py): Debian's fonts-noto-mono, else DejaVu's
+MONO_FAMILIES: tuple[tuple[str, str, tuple[int, int] | None], ...] = (
+    ("Noto Sans Mono", "/usr/share/fonts/truetype/noto/NotoSansMono-Regular.ttf", (0x20, 0x24F)),
+    ("DejaVu Sans Mono", "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf", (0x20, 0x24F)),
+)
 REGULAR = ("Regular", "Book")  # DejaVu calls its regular face Book
 # the script each interface language is written in, by a letter of it: a chart in that
 # language needs a font that has it
@@ -93,9 +98,20 @@ def _fc_face(family: str) -> Face | None:
 @functools.cache
 def faces() -> tuple[Face, ...]:
     """The installed faces of FAMILIES, in their order (found once per process)."""
+    return _installed(FAMILIES)
+
+
+@functools.cache
+def mono_faces() -> tuple[Face, ...]:
+    """A monospace face first (the first of MONO_FAMILIES installed), then faces(): code's
+    comments and strings in Bengali or Devanagari still get a font that has them."""
+    return _installed(MONO_FAMILIES)[:1] + faces()
+
+
+def _installed(families: Sequence[tuple[str, str, tuple[int, int] | None]]) -> tuple[Face, ...]:
     found = []
     has_fc = shutil.which("fc-list") is not None
-    for family, path, block in FAMILIES:
+    for family, path, block in families:
         face = _fc_face(family) if has_fc else None
         if face is None and block is not None and Path(path).is_file():
             face = Face(family, path, (block,))

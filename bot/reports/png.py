@@ -86,10 +86,11 @@ class Drawing:
         self.image = Image.new("RGB", (self.width, self.height), BACKGROUND)
         self._draw = ImageDraw.Draw(self.image)
 
-    def _pieces(self, text: str, size: int) -> list[tuple[str, Font, Drawn]]:
+    def _pieces(self, text: str, size: int, mono: bool = False
+                ) -> list[tuple[str, Font, Drawn]]:
         from PIL import ImageFont
 
-        faces = fonts.faces()
+        faces = fonts.mono_faces() if mono else fonts.faces()
         out: list[tuple[str, Font, Drawn]] = []
         for run, face in fonts.runs(text, faces):
             face = face or (faces[0] if faces else None)
@@ -100,8 +101,8 @@ class Drawing:
                             Drawn(run, face.family, face.path, size)))
         return out
 
-    def measure(self, text: str, size: int) -> float:
-        return sum(f.getlength(run) for run, f, _ in self._pieces(text, size))
+    def measure(self, text: str, size: int, mono: bool = False) -> float:
+        return sum(f.getlength(run) for run, f, _ in self._pieces(text, size, mono))
 
     def fit(self, text: str, size: int, width: float) -> str:
         """`text` on one line of at most `width` pixels, cut at a word (or else between
@@ -126,11 +127,12 @@ class Drawing:
         return ELLIPSIS
 
     def text(self, x: float, baseline: float, text: str, size: int, fill: str = INK,
-             *, right: bool = False) -> None:
-        """`text` from (x, baseline), or ending at x when `right`; recorded."""
+             *, right: bool = False, mono: bool = False) -> float:
+        """`text` from (x, baseline), or ending at x when `right` (`mono`: in the monospace
+        font, for code); recorded. Returns the x where it ends."""
         if not text:
-            return
-        pieces = self._pieces(text, size)
+            return x
+        pieces = self._pieces(text, size, mono)
         if right:
             x -= sum(f.getlength(run) for run, f, _ in pieces)
         self.strings.append(text)
@@ -138,6 +140,7 @@ class Drawing:
             self._draw.text((x, baseline), run, font=font, fill=fill, anchor="ls")
             x += font.getlength(run)
             self.runs.append(drawn)
+        return x
 
     def box(self, x0: float, y0: float, x1: float, y1: float, fill: str) -> None:
         if x1 > x0:

@@ -1,5 +1,5 @@
-"""A chat's settings (/settings) and rounds of N questions in a row, written once for every
-database (like ops.py and queries.py)."""
+"""A chat's settings (/settings), rounds of N questions in a row and uploaded cards, written
+once for every database (like ops.py and queries.py)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,14 @@ async def set_chat_settings(
         " chart = excluded.chart, admins_only = excluded.admins_only",
         settings.chat_key, settings.question_seconds, settings.mode, db.when(when), updated_by,
         settings.chart, settings.admins_only,
+    )
+
+
+async def set_upload(db: Sql, key: str, ref: str, when: datetime) -> None:
+    await db.run(
+        "INSERT INTO uploads(key, ref, uploaded_at) VALUES ($1, $2, $3) ON CONFLICT (key)"
+        " DO UPDATE SET ref = excluded.ref, uploaded_at = excluded.uploaded_at",
+        key, ref, db.when(when),
     )
 
 
@@ -66,6 +74,11 @@ async def finish_round(db: Sql, round_id: int, when: datetime) -> bool:
 
 
 # reads --------------------------------------------------------------------------------------
+async def upload(db: Sql, key: str) -> str | None:
+    row = await db.row("SELECT ref FROM uploads WHERE key = $1", key)
+    return None if row is None else str(row[0])
+
+
 async def chat_settings(db: Sql, chat_key: str) -> ChatSettingsRecord | None:
     row = await db.row(
         "SELECT question_seconds, mode, chart, admins_only FROM chat_settings"

@@ -311,6 +311,14 @@ class Store(PostCreation, CachedStorage):
             self.boards.daily_days_for, list(person_keys))
         return result
 
+    # uploaded files ----------------------------------------------------------------------
+    async def get_upload(self, key: str) -> str | None:
+        result: str | None = await self._read(rounds.upload, key)
+        return result
+
+    async def set_upload(self, key: str, ref: str, when: datetime) -> None:
+        await self._write(rounds.set_upload, key, ref, when)
+
     # chat settings and rounds ----------------------------------------------------------
     async def get_chat_settings(self, chat_key: str) -> ChatSettingsRecord | None:
         result: ChatSettingsRecord | None = await self._read(

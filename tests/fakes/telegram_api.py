@@ -136,6 +136,7 @@ class FakeTelegramAPI:
         self.chats: dict[int, dict[str, Any]] = {}
         self.messages: dict[tuple[int, int], dict[str, Any]] = {}
         self.polls: dict[str, dict[str, Any]] = {}  # poll id -> poll
+        self.photos: dict[str, bytes] = {}  # file_id -> the bytes sent (sendPhoto by file_id)
         self.poll_messages: dict[str, tuple[int, int]] = {}  # poll id -> (chat, message)
         self.commands: dict[str, list[dict[str, Any]]] = {}  # language_code -> commands
         self.admins: dict[int, set[int]] = defaultdict(set)
@@ -820,6 +821,10 @@ class FakeTelegramAPI:
         """A photo uploaded as multipart (its bytes stay in the call's params["photo"])."""
         chat = self._chat(params)
         photo = params.get("photo")
+        if isinstance(photo, str):  # a file_id of a photo sent before
+            if photo not in self.photos:
+                raise bad_request("wrong file identifier/HTTP URL specified")
+            photo = self.photos[photo]
         if not isinstance(photo, bytes) or not photo:
             raise bad_request("there is no photo in the request")
         width, height = png_size(photo)
@@ -829,6 +834,7 @@ class FakeTelegramAPI:
         self._check_reply(chat, params.get("reply_parameters"))
         size = {"file_id": f"photo{next(self._ids)}", "file_unique_id": f"u{next(self._ids)}",
                 "width": width, "height": height, "file_size": len(photo)}
+        self.photos[str(size["file_id"])] = photo
         return self._new_message(chat, **{"from": self.bot, "photo": [size]},
                                  **({"caption": caption} if caption else {}))
 

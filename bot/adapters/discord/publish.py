@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 UNKNOWN_CHANNEL = 10003  # Discord's JSON error codes
 UNKNOWN_MESSAGE = 10008
 SUMMARY_CHART = "answers.png"
+CARD = "question.png"  # a question's card, the embed's image (bot/core/cards.py)
 
 
 @contextlib.contextmanager
@@ -98,18 +99,28 @@ class ChannelPublisher:
         return bound == post_id
 
     # showing questions ---------------------------------------------------------------------
-    def question_reply(self, q: ShownQuestion, lead: str | None = None) -> Reply:
-        """Title, question, options and a button each; a question for the whole channel
-        shows its live answer count, one person's question does not."""
+    async def question_reply(self, q: ShownQuestion, lead: str | None = None) -> Reply:
+        """Title, question, options and a button each, and its card as the embed's image when
+        it has one; a question for the whole channel shows its live answer count, one
+        person's question does not. The card is attached every time: Discord's attachment
+        URLs are signed and expire, so they cannot be re-sent like Telegram's file_id (the
+        bytes come from the card cache, drawn once)."""
         embed = question_embed(q, translator(q.locale), answered=None if q.personal else 0)
+        file = None
+        if q.has_card:
+            card = await self.service.cards.card(q, "dc", upload=True)
+            if card is not None and card.png is not None:
+                file = discord.File(io.BytesIO(card.png), CARD)
+                embed.set_image(url=f"attachment://{CARD}")
         return Reply(content=message_text(lead) if lead else None, embed=embed,
-                     view=self.buttons.question_view(q))
+                     view=self.buttons.question_view(q), file=file)
 
     async def reply_with(self, responder: Responder, q: ShownQuestion, *, ephemeral: bool,
                          lead: str | None = None) -> None:
         """Show `q` as the answer to an interaction and bind the message to its post."""
         with self._shown(q.post_id):
-            message_id = await responder.send(self.question_reply(q, lead), ephemeral=ephemeral)
+            reply = await self.question_reply(q, lead)
+            message_id = await responder.send(reply, ephemeral=ephemeral)
             if message_id is not None:
                 await self.service.bind(q.post_id, message_ref(message_id))
 
@@ -123,7 +134,7 @@ class ChannelPublisher:
         channel = self._channel(question.chat_key)
         with self._shown(question.post_id):
             with as_port_errors(question.chat_key):
-                message = await channel.send(**self.question_reply(question).kwargs())
+                message = await channel.send(**(await self.question_reply(question)).kwargs())
             await self.service.bind(question.post_id, message_ref(message.id))
 
     # the live count ----------------------------------------------------------------------
@@ -169,6 +180,8 @@ class ChannelPublisher:
         if answered is None or question is None:
             return  # closed: the closing edit shows the final numbers
         embed = question_embed(question, translator(question.locale), answered=answered)
+        if question.has_card:  # the attachment stays; the new embed shows it again
+            embed.set_image(url=f"attachment://{CARD}")
         message = self._channel(chat_key).get_partial_message(message_id)
 
         async def edit() -> None:

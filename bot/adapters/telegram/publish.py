@@ -59,6 +59,7 @@ BOUND_POLLS_KEPT = 4096  # polls known to be bound (a binding never changes)
 # (webhooks): it answers a vote cast the moment its poll appeared, before the bind committed.
 BIND_RACE = 1.0
 SUMMARY_CHART = "answers.png"
+CARD = "question.png"
 
 
 def chat_is_gone(exc: TelegramError) -> bool:
@@ -170,10 +171,37 @@ class Poster:
             self._bound_polls.popitem(last=False)
         return True
 
+    async def _send_card(self, chat_id: int, question: ShownQuestion) -> None:
+        """The question's card as a photo just before it: by its file_id once Telegram has
+        it (bot/core/cards.py), else uploaded and its file_id kept. A card refused, or sent
+        with no reply, leaves the question as text (it is not sent again: it may be there);
+        a chat that is gone, moved or over its rate limit stops the question too."""
+        cards = self.service.cards
+        card = await cards.card(question, "tg")
+        try:
+            if card is not None and card.ref is not None:
+                try:
+                    await self.bot.send_photo(chat_id, card.ref)
+                    return
+                except BadRequest as exc:  # a file_id Telegram no longer knows: upload again
+                    log.info("card %s was refused by file id (%s); uploading it", card.key, exc)
+                    card = await cards.card(question, "tg", upload=True)
+            if card is None or card.png is None:
+                return
+            message = await self.bot.send_photo(chat_id, card.png, filename=CARD)
+        except NetworkError as exc:  # BadRequest included
+            log.warning("the card of question %s was not sent to %s (%s); text only",
+                        question.question_id, chat_id, exc or type(exc).__name__)
+            return
+        if message.photo:
+            await cards.uploaded(card, message.photo[-1].file_id)
+
     async def _send_question(self, question: ShownQuestion, buttons: bool | None) -> None:
         chat_id = chat_id_of(question.chat_key)
         if buttons is None:
             buttons = await self.uses_buttons(chat_id)
+        if question.has_card:
+            await self._send_card(chat_id, question)
         text = fit(render.question_text(question, translator(question.locale))) if buttons \
             else fit(self._poll_question(question), TG_QUESTION)
         options = () if buttons else tuple(fit(o, TG_OPTION) for o in question.options)

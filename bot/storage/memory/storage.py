@@ -70,6 +70,7 @@ class MemoryDatabase:
     dailies: dict[tuple[str, date], Daily] = dataclasses.field(default_factory=dict)
     leases: dict[str, tuple[str, datetime]] = dataclasses.field(default_factory=dict)
     settings: dict[str, ChatSettingsRecord] = dataclasses.field(default_factory=dict)
+    uploads: dict[str, str] = dataclasses.field(default_factory=dict)
     rounds: dict[int, Round] = dataclasses.field(default_factory=dict)
     reminders: dict[str, Schedule] = dataclasses.field(default_factory=dict)
     reminder_days: set[tuple[str, date]] = dataclasses.field(default_factory=set)
@@ -482,6 +483,12 @@ class MemoryStorage(PostCreation):
         return result
 
     # chat settings and rounds ----------------------------------------------------------
+    async def get_upload(self, key: str) -> str | None:
+        return self._db.uploads.get(key)
+
+    async def set_upload(self, key: str, ref: str, when: datetime) -> None:
+        self._db.uploads[key] = ref
+
     async def get_chat_settings(self, chat_key: str) -> ChatSettingsRecord | None:
         return self._db.settings.get(chat_key)
 

@@ -543,6 +543,14 @@ MIGRATIONS: list[str] = [
         REFERENCING OLD TABLE AS old_rows
         FOR EACH STATEMENT EXECUTE FUNCTION quizbot_figure_chats('day');
     """,
+    # question cards uploaded once per platform: the platform's file id, by the card's hash
+    """
+    CREATE TABLE uploads (
+        key text PRIMARY KEY,
+        ref text NOT NULL,
+        uploaded_at timestamptz NOT NULL
+    );
+    """,
 ]
 
 

@@ -504,6 +504,14 @@ MIGRATIONS: list[str] = [
             answered = answered + excluded.answered, correct = correct + excluded.correct;
     END;
     """,
+    # question cards uploaded once per platform: the platform's file id, by the card's hash
+    """
+    CREATE TABLE uploads (
+        key TEXT PRIMARY KEY,
+        ref TEXT NOT NULL,
+        uploaded_at INTEGER NOT NULL
+    );
+    """,
 ]
 
 

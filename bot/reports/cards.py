@@ -1,0 +1,81 @@
+"""Question cards kept on disk by the hash of what they show: each card is drawn once per
+(question, language, theme) and read back after that, also by the next process.
+
+The key covers every text drawn, the image's bytes (so an edited picture makes a new card),
+the theme and this package's drawing code; the folder is QUIZBOT_CACHE_DIR's `cards/`,
+beside the content cache. A folder that cannot be written only means drawing every time.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import logging
+import os
+import tempfile
+from pathlib import Path
+
+from bot.core.models import ShownQuestion
+from bot.reports.card import STYLE, CardText, card_png
+
+log = logging.getLogger(__name__)
+
+SUBDIR = "cards"
+THEME = f"light-{STYLE}"
+_SOURCES = ("card.py", "cards.py", "fonts.py", "png.py")
+
+
+@functools.cache
+def _code_version() -> str:
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for name in _SOURCES:
+        digest.update((here / name).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def card_key(card: CardText) -> str:
+    """The SHA-256 of what the card shows and how it is drawn."""
+    digest = hashlib.sha256(json.dumps(
+        [_code_version(), THEME, card.prompt, card.code, card.code_language, card.formula,
+         card.options], ensure_ascii=False).encode())
+    if card.image is not None:
+        digest.update(Path(card.image).read_bytes())
+    return digest.hexdigest()
+
+
+class PngCards:
+    """The core's CardRenderer (bot/core/ports.py): blocking, called in a worker thread."""
+
+    def __init__(self, cache_dir: Path | None) -> None:
+        self.directory = cache_dir / SUBDIR if cache_dir is not None else None
+        self.drawn = 0  # cards drawn (not read back) by this process
+
+    def card_key(self, question: ShownQuestion) -> str:
+        return card_key(CardText.of(question))
+
+    def question_card(self, question: ShownQuestion) -> bytes:
+        card = CardText.of(question)
+        key = card_key(card)
+        path = self.directory / f"{key}.png" if self.directory is not None else None
+        if path is not None:
+            try:
+                return path.read_bytes()
+            except OSError:
+                pass  # not drawn yet
+        png = card_png(card)
+        self.drawn += 1
+        if path is not None:
+            self._store(path, png)
+        return png
+
+    def _store(self, path: Path, png: bytes) -> None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".png")
+            with os.fdopen(fd, "wb") as file:
+                file.write(png)
+            os.replace(tmp, path)
+        except OSError as exc:
+            log.info("question cards are not kept (%s): each is drawn when sent", exc)

@@ -1,0 +1,66 @@
+"""A question with code, a formula or an image shows its card as the embed's image, attached
+to the question message; the live count's edits keep it. The real discord.py against the fake
+REST API."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from bot.adapters.discord import DiscordAdapter
+from bot.content import Catalog, load_catalog
+from bot.core.ports import Storage
+from bot.core.service import QuizService
+from bot.reports.card import WIDTH
+from bot.reports.cards import PngCards
+from tests.clock import FakeClock
+from tests.discord_e2e.helpers import click, post_quiz
+from tests.fakes.discord_api import FakeDiscord, User
+from tests.fakes.telegram_api import png_size
+
+CARDS = Path(__file__).parent.parent / "data" / "cards"
+
+
+@pytest.fixture
+def sample_catalog() -> Catalog:
+    return load_catalog(CARDS)
+
+
+@pytest.fixture
+def cards(tmp_path: Path) -> PngCards:
+    return PngCards(tmp_path / "cache")
+
+
+@pytest.fixture
+def service(sample_catalog: Catalog, storage: Storage, clock: FakeClock,
+            cards: PngCards) -> QuizService:
+    return QuizService(sample_catalog, storage, clock, random.Random(7), cards=cards)
+
+
+async def test_the_card_is_the_embeds_attached_image(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, cards: PngCards,
+    alice: User, bob: User,
+) -> None:
+    reply, q = await post_quiz(fake, service, alice, quiz="cards")
+    message = fake.messages[reply.id]
+    [(name, data)] = fake.files[reply.id]
+    assert message["embeds"][0]["image"]["url"] == f"attachment://{name}"
+    assert png_size(data)[0] == WIDTH
+    assert cards.drawn == 1
+    await click(fake, reply, q.correct, bob)
+    await bot.publisher._edit_count(q.post_id, q.chat_key, reply.id)
+    assert fake.messages[reply.id]["embeds"][0]["image"]["url"] == f"attachment://{name}"
+    # the same card again: from the card cache, not drawn again
+    again, _ = await post_quiz(fake, service, alice, quiz="cards", permissions=1 << 5)
+    assert again.id != reply.id and len(fake.files[again.id]) == 1
+    assert cards.drawn == 1
+
+
+async def test_a_plain_question_has_no_image(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User
+) -> None:
+    reply, _ = await post_quiz(fake, service, alice, quiz="plain")
+    assert reply.id not in fake.files
+    assert "image" not in fake.messages[reply.id]["embeds"][0]
