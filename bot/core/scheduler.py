@@ -24,6 +24,8 @@ from bot.i18n import translator
 
 log = logging.getLogger(__name__)
 
+# How often the keys of old commands are pruned (core/ports.py CommandKey).
+PRUNE_EVERY = timedelta(hours=1)
 # A claimed day whose question has not reached its chat after this long is posted again:
 # the process that claimed it died between the database and the platform.
 REPUBLISH_AFTER = timedelta(minutes=2)
@@ -46,6 +48,7 @@ class Scheduler:
         self._failures: dict[int, tuple[int, datetime]] = {}  # post id -> (failures, retry at)
         self.on_round: Callable[[], None] | None = None  # after each round that succeeded
         self._reminded: dict[str, date] = {}  # person key -> local day this process claimed
+        self._pruned: datetime | None = None  # when this process last pruned command keys
 
     async def tick(self) -> Tick:
         """One round; each part fails alone (logged), so one broken chat stops nothing."""
@@ -57,6 +60,7 @@ class Scheduler:
         posted = await self._post_dailies() + await self._republish()
         await delivery.pending()  # any refused earlier, or closed by a process that died
         reminded = await self._remind()
+        await self._prune()
         return Tick(posted=posted, closed=len(closed), asked=asked, reminded=reminded)
 
     async def _advance_rounds(self) -> int:
@@ -108,6 +112,16 @@ class Scheduler:
             except Exception:
                 log.exception("review reminder for %s failed", person_key)
         return sent
+
+    async def _prune(self) -> None:
+        now = self.service.clock.now()
+        if self._pruned is not None and now - self._pruned < PRUNE_EVERY:
+            return
+        self._pruned = now
+        try:
+            await self.service.forget_commands()
+        except Exception:
+            log.exception("pruning the keys of old commands failed")
 
     async def _post_dailies(self) -> int:
         daily, delivery = self.service.daily, self.service.delivery

@@ -58,12 +58,14 @@ from bot.core.models import (
     ShownQuestion,
 )
 from bot.core.ports import (
+    KEEP_COMMAND_KEYS,
     ChartRenderer,
     ChatPort,
     Meter,
     NoMeter,
     ProblemReportRecord,
     Storage,
+    unclaimed_command,
 )
 from bot.core.privacy import MyData, Privacy
 from bot.core.problem_reports import REPORT_USAGE, ProblemReports, ReportReceipt
@@ -357,6 +359,22 @@ class QuizService:
         await self.problem_reports.resolve(report_id, note)
 
     # chats -------------------------------------------------------------------------------
+    # exactly once (core/ports.py CommandKey) ----------------------------------------------
+    async def claim_command(self) -> bool:
+        """For a command whose effect is a platform send (a file, a prompt, a chart): store
+        its key before sending; False if it was handled before (send nothing)."""
+        command = unclaimed_command()
+        if command is None:
+            return True
+        if not await self.storage.claim_command(command.key, command.at):
+            return False
+        command.claimed = True
+        return True
+
+    async def forget_commands(self) -> int:
+        """Drop the keys of commands handled longer ago than any platform redelivers."""
+        return await self.storage.forget_commands(self.clock.now() - KEEP_COMMAND_KEYS)
+
     async def migrate_chat(self, old_key: str, new_key: str) -> bool:
         """A chat changed its id (a Telegram group upgraded to a supergroup): its history,
         board, schedule and language move to the new key."""

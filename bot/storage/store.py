@@ -96,7 +96,7 @@ class Store(PostCreation, CachedStorage):
 
     # posts -----------------------------------------------------------------------------
     async def _create_post(self, new: NewPost) -> PostRecord:
-        post_id = await self._write(ops.insert_post, new)
+        post_id = await self._effect(ops.insert_post, new)
         post = await self.get_post(post_id)
         assert post is not None
         return post
@@ -266,10 +266,10 @@ class Store(PostCreation, CachedStorage):
     # daily schedules -------------------------------------------------------------------
     async def set_schedule(self, schedule: Schedule, updated_by: str | None = None) -> None:
         updated_at = schedule.updated_at or datetime.now(UTC)
-        await self._write(ops.set_schedule, schedule, updated_at, updated_by)
+        await self._effect(ops.set_schedule, schedule, updated_at, updated_by)
 
     async def delete_schedule(self, chat_key: str) -> bool:
-        return bool(await self._write(ops.delete_schedule, chat_key))
+        return bool(await self._effect(ops.delete_schedule, chat_key))
 
     async def get_schedule(self, chat_key: str) -> Schedule | None:
         result: Schedule | None = await self._read(queries.schedule, chat_key)
@@ -313,14 +313,14 @@ class Store(PostCreation, CachedStorage):
     async def set_chat_settings(
         self, settings: ChatSettingsRecord, when: datetime, updated_by: str | None = None
     ) -> None:
-        await self._write(
+        await self._effect(
             rounds.set_chat_settings, settings, when, updated_by)
 
     async def create_round(
         self, chat_key: str, selector: str | None, total: int, mode: str | None, locale: str,
         started_at: datetime,
     ) -> RoundRecord:
-        round_id = await self._write(
+        round_id = await self._effect(
             rounds.create_round, chat_key, selector, total, mode, locale,
             started_at)
         record = await self.get_round(round_id)
@@ -353,10 +353,10 @@ class Store(PostCreation, CachedStorage):
 
     async def set_reminder(self, reminder: Schedule) -> None:
         updated_at = reminder.updated_at or datetime.now(UTC)
-        await self._write(review.set_reminder, reminder, updated_at)
+        await self._effect(review.set_reminder, reminder, updated_at)
 
     async def delete_reminder(self, person_key: str) -> bool:
-        return bool(await self._write(review.delete_reminder, person_key))
+        return bool(await self._effect(review.delete_reminder, person_key))
 
     async def get_reminder(self, person_key: str) -> Schedule | None:
         result: Schedule | None = await self._read(review.reminder, person_key)
@@ -375,7 +375,7 @@ class Store(PostCreation, CachedStorage):
     async def add_problem_report(
         self, report: NewProblemReport, *, since: datetime, daily_cap: int, max_chars: int
     ) -> tuple[ReportOutcome, ProblemReportRecord | None]:
-        outcome, report_id = await self._write(
+        outcome, report_id = await self._effect(
             reports.add_problem_report, report, since, daily_cap,
             max_chars)
         if report_id is None:
@@ -393,7 +393,7 @@ class Store(PostCreation, CachedStorage):
     async def resolve_problem_report(
         self, report_id: int, when: datetime, note: str | None = None
     ) -> ResolveOutcome:
-        result: ResolveOutcome = await self._write(
+        result: ResolveOutcome = await self._effect(
             reports.resolve_problem_report, report_id, when, note)
         return result
 
@@ -408,7 +408,7 @@ class Store(PostCreation, CachedStorage):
         return result
 
     async def create_draft(self, author_key: str, locale: str, when: datetime) -> bool:
-        return bool(await self._write(
+        return bool(await self._effect(
             drafts.create_draft, author_key, locale, when))
 
     async def add_draft_question(
@@ -418,25 +418,25 @@ class Store(PostCreation, CachedStorage):
                                      locale, question, ref, when))
 
     async def undo_draft_question(self, author_key: str) -> int | None:
-        result: int | None = await self._write(
+        result: int | None = await self._effect(
             drafts.undo_draft_question, author_key)
         return result
 
     async def name_draft(self, author_key: str, title: str) -> bool:
-        return bool(await self._write(drafts.name_draft, author_key, title))
+        return bool(await self._effect(drafts.name_draft, author_key, title))
 
     async def delete_draft(self, author_key: str) -> bool:
-        return bool(await self._write(drafts.delete_draft, author_key))
+        return bool(await self._effect(drafts.delete_draft, author_key))
 
     async def publish_draft(self, pack: AuthoredPackRecord) -> bool:
-        return bool(await self._write(drafts.publish_draft, pack))
+        return bool(await self._effect(drafts.publish_draft, pack))
 
     async def authored_packs(self) -> list[AuthoredPackRecord]:
         result: list[AuthoredPackRecord] = await self._read(drafts.authored_packs)
         return result
 
     async def withdraw_pack(self, quiz_id: str, when: datetime) -> bool:
-        return bool(await self._write(drafts.withdraw_pack, quiz_id, when))
+        return bool(await self._effect(drafts.withdraw_pack, quiz_id, when))
 
     async def authored_packs_version(self) -> str:
         return str(await self._read(drafts.authored_packs_version))
@@ -447,7 +447,7 @@ class Store(PostCreation, CachedStorage):
         return result
 
     async def delete_person(self, person_key: str, private_chats: Sequence[str] = ()) -> bool:
-        deleted = bool(await self._write(privacy.delete_person, person_key,
+        deleted = bool(await self._effect(privacy.delete_person, person_key,
                                          tuple(private_chats)))
         # nothing of theirs may come back from this process's caches. Other processes on
         # PostgreSQL hear it (NOTIFY); on SQLite their cached languages expire, and a person

@@ -123,6 +123,7 @@ REBUILT = ("totals", "scores")
 NOT_COPIED = {
     "scores", "totals", "week_scores", "week_window", "rank_counts", "streaks",
     "materialized", "schema_version", PROGRESS, "leases", "sqlite_sequence",
+    "handled_commands",
 }
 
 

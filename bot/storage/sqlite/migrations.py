@@ -411,6 +411,15 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE authored_packs ADD COLUMN withdrawn_at INTEGER;
     """,
+    # the keys of the commands handled (storage/commands.py): a redelivered command that
+    # changes state finds its key, stored with its effect, and does not run twice
+    """
+    CREATE TABLE handled_commands (
+        key TEXT PRIMARY KEY,
+        handled_at INTEGER NOT NULL       -- unix milliseconds, UTC
+    ) WITHOUT ROWID;
+    CREATE INDEX handled_commands_at ON handled_commands(handled_at);
+    """,
 ]
 
 
