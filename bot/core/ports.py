@@ -566,10 +566,32 @@ class CommandStore(Protocol):
         ...
 
 
+class DeliveryStore(Protocol):
+    """What is to be delivered besides question summaries (ClosingStore): round summaries
+    and review reminders are due from when their round finished or their day was claimed
+    and marked once the platform confirmed them; and the steps of one delivery that went out
+    already (a summary's chart before its text), so that a retry does not repeat them."""
+
+    async def unposted_round_summaries(
+        self, finished_after: datetime, finished_before: datetime
+    ) -> list[RoundRecord]: ...
+    async def mark_round_summary_posted(self, round_id: int, when: datetime) -> None: ...
+    async def unsent_reminders(
+        self, claimed_after: datetime, claimed_before: datetime
+    ) -> list[tuple[str, date]]:
+        """(person key, local day) of the reminders claimed in that time and never sent."""
+        ...
+    async def mark_reminder_sent(self, person_key: str, local_date: date, when: datetime) -> None:
+        ...
+    async def delivery_step_done(self, name: str, step: str, when: datetime) -> None: ...
+    async def delivery_steps(self, name: str) -> frozenset[str]: ...
+    async def forget_delivery_steps(self, done_before: datetime) -> int: ...
+
+
 class Storage(
     PeopleStore, ChatStore, PostStore, ClosingStore, LeaseStore, AnswerStore, ItemStore,
     RunStore, BoardStore, ScheduleStore, DailyStore, SettingsStore, RoundStore, ReviewStore,
-    ReportStore, DraftStore, PrivacyStore, CommandStore, Protocol,
+    ReportStore, DraftStore, PrivacyStore, CommandStore, DeliveryStore, Protocol,
 ):
     """Every role at once: what a backend implements and QuizService is wired with."""
 

@@ -34,7 +34,7 @@ from bot.core.ports import (
     ScoreRow,
 )
 from bot.core.schedule import Schedule
-from bot.storage import drafts, ops, privacy, queries, review, rounds
+from bot.storage import deliveries, drafts, ops, privacy, queries, review, rounds
 from bot.storage import problem_reports as reports
 from bot.storage.cache import CachedStorage
 
@@ -345,6 +345,16 @@ class Store(PostCreation, CachedStorage):
         return bool(await self._write(
             rounds.finish_round, round_id, when))
 
+    async def unposted_round_summaries(
+        self, finished_after: datetime, finished_before: datetime
+    ) -> list[RoundRecord]:
+        result: list[RoundRecord] = await self._read(
+            rounds.unposted_round_summaries, finished_after, finished_before)
+        return result
+
+    async def mark_round_summary_posted(self, round_id: int, when: datetime) -> None:
+        await self._write(rounds.mark_round_summary_posted, round_id, when)
+
     # spaced review ---------------------------------------------------------------------
     async def review_answers(self, person_key: str) -> list[ReviewAnswer]:
         result: list[ReviewAnswer] = await self._read(
@@ -370,6 +380,27 @@ class Store(PostCreation, CachedStorage):
         return bool(await self._write(
             review.claim_reminder, person_key, local_date,
             when))
+
+    async def unsent_reminders(
+        self, claimed_after: datetime, claimed_before: datetime
+    ) -> list[tuple[str, date]]:
+        result: list[tuple[str, date]] = await self._read(
+            review.unsent_reminders, claimed_after, claimed_before)
+        return result
+
+    async def mark_reminder_sent(self, person_key: str, local_date: date, when: datetime) -> None:
+        await self._write(review.mark_reminder_sent, person_key, local_date, when)
+
+    # steps of a delivery (bot/core/delivery.py) ----------------------------------------
+    async def delivery_step_done(self, name: str, step: str, when: datetime) -> None:
+        await self._write(deliveries.delivery_step_done, name, step, when)
+
+    async def delivery_steps(self, name: str) -> frozenset[str]:
+        result: frozenset[str] = await self._read(deliveries.delivery_steps, name)
+        return result
+
+    async def forget_delivery_steps(self, done_before: datetime) -> int:
+        return int(await self._write(deliveries.forget_delivery_steps, done_before))
 
     # problem reports (bot/core/problem_reports.py) -------------------------------------
     async def add_problem_report(

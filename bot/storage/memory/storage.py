@@ -101,6 +101,10 @@ class MemoryDatabase:
     rounds: dict[int, Round] = dataclasses.field(default_factory=dict)
     reminders: dict[str, Schedule] = dataclasses.field(default_factory=dict)
     reminder_days: set[tuple[str, date]] = dataclasses.field(default_factory=set)
+    # (person, day) -> (claimed at, sent at)
+    reminder_sends: dict[tuple[str, date], tuple[datetime, datetime | None]] = \
+        dataclasses.field(default_factory=dict)
+    delivery_steps: dict[tuple[str, str], datetime] = dataclasses.field(default_factory=dict)
     reports: dict[int, ProblemReportRecord] = dataclasses.field(default_factory=dict)
     drafts: dict[str, Draft] = dataclasses.field(default_factory=dict)
     packs: dict[str, AuthoredPackRecord] = dataclasses.field(default_factory=dict)
@@ -578,6 +582,18 @@ class MemoryStorage(PostCreation):
         record.finished_at = _utc(when)
         return True
 
+    async def unposted_round_summaries(
+        self, finished_after: datetime, finished_before: datetime
+    ) -> list[RoundRecord]:
+        return [self._round(r) for r in sorted(self._db.rounds.values(), key=lambda r: r.id)
+                if r.finished_at is not None and r.summary_posted_at is None
+                and finished_after <= r.finished_at < finished_before]
+
+    async def mark_round_summary_posted(self, round_id: int, when: datetime) -> None:
+        record = self._db.rounds.get(round_id)
+        if record is not None and record.summary_posted_at is None:
+            record.summary_posted_at = _utc(when)
+
     # spaced review ---------------------------------------------------------------------
     async def review_answers(self, person_key: str) -> list[ReviewAnswer]:
         posts = self._db.posts
@@ -608,7 +624,34 @@ class MemoryStorage(PostCreation):
         if (person_key, local_date) in days:
             return False
         days.add((person_key, local_date))
+        self._db.reminder_sends[(person_key, local_date)] = (_utc(when), None)
         return True
+
+    async def unsent_reminders(
+        self, claimed_after: datetime, claimed_before: datetime
+    ) -> list[tuple[str, date]]:
+        return sorted(day for day, (claimed, sent) in self._db.reminder_sends.items()
+                      if sent is None and claimed_after <= claimed < claimed_before)
+
+    async def mark_reminder_sent(self, person_key: str, local_date: date, when: datetime) -> None:
+        sends = self._db.reminder_sends
+        claimed, sent = sends.get((person_key, local_date), (None, None))
+        if claimed is not None and sent is None:
+            sends[(person_key, local_date)] = (claimed, _utc(when))
+
+    # steps of a delivery ---------------------------------------------------------------
+    async def delivery_step_done(self, name: str, step: str, when: datetime) -> None:
+        self._db.delivery_steps.setdefault((name, step), _utc(when))
+
+    async def delivery_steps(self, name: str) -> frozenset[str]:
+        return frozenset(step for (of, step) in self._db.delivery_steps if of == name)
+
+    async def forget_delivery_steps(self, done_before: datetime) -> int:
+        steps = self._db.delivery_steps
+        old = [key for key, at in steps.items() if at < done_before]
+        for key in old:
+            del steps[key]
+        return len(old)
 
     # problem reports -------------------------------------------------------------------
     @effect
