@@ -1,9 +1,18 @@
-"""Getting what the core produced onto the platforms: summaries and scheduled questions.
+"""Getting what the core produced onto the platforms: question summaries, round summaries,
+review reminders and scheduled questions.
 
-Adapters connect a ChatPort per platform. Every summary goes out through `summary()`, whether
-a use case just closed its question or the scheduler found it pending, so the rules live here
-once: a chat that is gone loses its schedule and its summaries are given up; a transient
-failure is retried with backoff; a summary is never delivered twice by this process.
+Adapters connect a ChatPort per platform. Every summary and reminder goes out through
+`_deliver`, whether a use case just produced it or the scheduler found it pending, so the
+rules live here once, for every process on the database:
+- it is stored as due before it is sent (a closed post, a finished round, a claimed day);
+- it is delivered under a lease (`leases`), so two processes never send it at once;
+- it is marked delivered once the platform confirmed it (a send that may have arrived
+  although its reply was lost counts as confirmed: the adapter says so), and a process that
+  died before that leaves it due: another one (or this one, restarted) delivers it;
+- a transient failure is retried with backoff; a chat that is gone gives it up (and loses
+  its schedule);
+- a delivery of several steps records each step that went out (`step_done`: a summary's
+  chart before its text), so that a retry, after a failure or a crash, does not repeat it.
 """
 
 from __future__ import annotations
@@ -13,7 +22,7 @@ import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Protocol
 
 from bot.core.clock import Clock
@@ -23,15 +32,18 @@ from bot.core.ports import (
     ChatGone,
     ChatPort,
     ClosingStore,
+    DeliveryStore,
     LeaseStore,
     PostStore,
+    RoundSummary,
     ScheduleStore,
     TryLater,
 )
 from bot.core.questions import Questions
 
 
-class DeliveryStorage(ClosingStore, LeaseStore, PostStore, ScheduleStore, Protocol):
+class DeliveryStorage(ClosingStore, LeaseStore, PostStore, ScheduleStore, DeliveryStore,
+                      Protocol):
     """What Delivery reads and writes."""
 
 
@@ -39,13 +51,15 @@ log = logging.getLogger(__name__)
 
 # A summary the platform refused is offered again for this long, then given up.
 SUMMARY_WINDOW = timedelta(hours=6)
-# Whoever closed a question delivers its summary at once; another process (on the same
-# database) offers it again only after this long, so the two do not both deliver it.
+# A reminder is about today's cards: one not delivered within this long is given up.
+REMINDER_WINDOW = timedelta(hours=12)
+# Whoever produced a delivery makes it at once; another process (on the same database)
+# offers it again only after this long, so the two do not both deliver it.
 SUMMARY_GRACE = timedelta(seconds=30)
 FIRST_RETRY = timedelta(seconds=30)
 MAX_BACKOFF = timedelta(hours=1)
-RECENT = 4096  # post ids whose summary this process delivered lately (bounded, oldest out)
-# Every process on the database may offer a summary; the one holding its lease delivers it.
+RECENT = 4096  # deliveries this process made lately (bounded, oldest out)
+# Every process on the database may offer a delivery; the one holding its lease makes it.
 # Kept after a delivery (a process that listed it a moment earlier must not take it again),
 # released after a failure so that the next try need not wait for it.
 SUMMARY_LEASE = timedelta(minutes=10)
@@ -71,9 +85,9 @@ class Delivery:
         self.clock = clock
         self.holder = holder
         self._ports: dict[str, ChatPort] = {}
-        self._busy: set[int] = set()  # summaries being delivered right now
-        self._recent: OrderedDict[int, None] = OrderedDict()
-        self._retry: dict[int, tuple[int, datetime]] = {}  # post -> (failures, not before)
+        self._busy: set[str] = set()  # deliveries being made right now
+        self._recent: OrderedDict[str, None] = OrderedDict()
+        self._retry: dict[str, tuple[int, datetime]] = {}  # name -> (failures, not before)
 
     # ports ---------------------------------------------------------------------------------
     def connect(self, port: ChatPort) -> None:
@@ -88,7 +102,7 @@ class Delivery:
         return next((p for prefix, p in self._ports.items() if chat_key.startswith(prefix)),
                     None)
 
-    # summaries -------------------------------------------------------------------------------
+    # question summaries ----------------------------------------------------------------------
     async def summaries(self, summaries: Iterable[PostSummary]) -> None:
         """Deliver several; different chats in parallel, so one chat's flood wait does not
         hold up the others, and in order within a chat."""
@@ -104,42 +118,18 @@ class Delivery:
 
     async def summary(self, summary: PostSummary) -> bool:
         """Close the question on its platform with its summary; True once delivered."""
-        post_id = summary.post_id
-        port = self.port_for(summary.chat_key)
-        if port is None or post_id in self._busy or post_id in self._recent:
-            return False
-        failures, not_before = self._retry.get(post_id, (0, self.clock.now()))
-        if self.clock.now() < not_before:
-            return False
-        self._busy.add(post_id)  # before any await: this process tries it once at a time
-        lease = f"summary:{post_id}"
-        try:
-            now = self.clock.now()
-            if not await self.storage.take_lease(lease, self.holder, now + SUMMARY_LEASE, now):
-                return False  # another process is delivering it, or just did
-            try:
-                if self.charts is not None:
-                    summary = await self.charts.on_summary(summary)
-                await port.close_question(summary)
-            except ChatGone as exc:
-                log.warning("gave up the summary of post %s: %s is gone (%s)",
-                            post_id, summary.chat_key, exc)
-                await self.chat_gone(summary.chat_key)
-            except Exception as exc:
-                await self.storage.release_lease(lease, self.holder)
-                delay = self._failed(post_id, failures, exc)
-                log.warning("summary of post %s in %s not delivered (%s); next try in %s",
-                            post_id, summary.chat_key, exc or type(exc).__name__, delay,
-                            exc_info=not isinstance(exc, TryLater) and failures == 0)
-                return False
-        finally:
-            self._busy.discard(post_id)
-        self._retry.pop(post_id, None)
-        self._recent[post_id] = None
-        if len(self._recent) > RECENT:
-            self._recent.popitem(last=False)
-        await self.questions.summary_posted(post_id)
-        return True
+        name = summary_name(summary.post_id)
+
+        async def send(port: ChatPort) -> None:
+            nonlocal summary
+            if self.charts is not None:
+                summary = await self.charts.on_summary(summary)
+            if summary.chart is not None:  # the one summary delivered in steps
+                summary = replace(summary, done=await self.storage.delivery_steps(name))
+            await port.close_question(summary)
+
+        return await self._deliver(name, summary.chat_key, send,
+                                   lambda: self.questions.summary_posted(summary.post_id))
 
     async def pending(self) -> None:
         """Summaries closed but never confirmed by their platform (a failure, a restart, a
@@ -147,19 +137,99 @@ class Delivery:
         due = [s for s in await self.questions.unposted_summaries(SUMMARY_WINDOW, SUMMARY_GRACE)
                if self.port_for(s.chat_key) is not None]
         await self.summaries(due)
-        live, now = {s.post_id for s in due}, self.clock.now()
-        # a backoff still running is kept (its summary may be inside SUMMARY_GRACE, so not
-        # offered yet); one that ran out for a summary no longer due is forgotten
-        for post_id in [p for p, (_, not_before) in self._retry.items()
-                        if p not in live and not_before <= now]:
-            del self._retry[post_id]  # delivered elsewhere, or out of the window
+        self._settle("summary:", {summary_name(s.post_id) for s in due})
 
-    def _failed(self, post_id: int, failures: int, exc: Exception) -> timedelta:
+    async def step_done(self, post_id: int, step: str) -> None:
+        """A step of a summary's delivery went out (models.CHART_SENT): a retry skips it."""
+        await self.storage.delivery_step_done(summary_name(post_id), step, self.clock.now())
+
+    async def forget_steps(self) -> int:
+        """Steps of deliveries long out of their window."""
+        return await self.storage.forget_delivery_steps(self.clock.now() - 2 * SUMMARY_WINDOW)
+
+    # round summaries and reminders -----------------------------------------------------------
+    async def round_summaries(self, summaries: Iterable[RoundSummary]) -> None:
+        for summary in summaries:
+            await self.round_summary(summary)
+
+    async def round_summary(self, summary: RoundSummary) -> bool:
+        """Show a round's summary in its chat; True once delivered."""
+        async def posted() -> None:
+            await self.storage.mark_round_summary_posted(summary.round_id, self.clock.now())
+
+        return await self._deliver(f"round:{summary.round_id}", summary.chat_key,
+                                   lambda port: port.round_over(summary), posted)
+
+    def settle_rounds(self, due: Iterable[RoundSummary]) -> None:
+        """After offering the pending round summaries `due`: forget the backoff of others."""
+        self._settle("round:", {f"round:{s.round_id}" for s in due})
+
+    async def reminder(self, person_key: str, day: date, text: str) -> bool:
+        """Send a person their reminder of `day` privately; True once delivered."""
+        async def sent() -> None:
+            await self.storage.mark_reminder_sent(person_key, day, self.clock.now())
+
+        return await self._deliver(reminder_name(person_key, day), person_key,
+                                   lambda port: port.send_private(person_key, text), sent)
+
+    def settle_reminders(self, due: Iterable[tuple[str, date]]) -> None:
+        self._settle("reminder:", {reminder_name(person, day) for person, day in due})
+
+    # the one way anything is delivered -------------------------------------------------------
+    async def _deliver(
+        self, name: str, chat_key: str, send: Callable[[ChatPort], Awaitable[None]],
+        delivered: Callable[[], Awaitable[None]],
+    ) -> bool:
+        """`send` through the chat's platform under the lease `name`, then `delivered` (also
+        when the chat is gone: given up). False if not delivered now (not this process's
+        turn, another process holds it, a backoff running, or a failure: tried again)."""
+        port = self.port_for(chat_key)
+        if port is None or name in self._busy or name in self._recent:
+            return False
+        failures, not_before = self._retry.get(name, (0, self.clock.now()))
+        if self.clock.now() < not_before:
+            return False
+        self._busy.add(name)  # before any await: this process tries it once at a time
+        try:
+            now = self.clock.now()
+            if not await self.storage.take_lease(name, self.holder, now + SUMMARY_LEASE, now):
+                return False  # another process is delivering it, or just did
+            try:
+                await send(port)
+            except ChatGone as exc:
+                log.warning("gave up %s: %s is gone (%s)", name, chat_key, exc)
+                await self.chat_gone(chat_key)
+            except Exception as exc:
+                await self.storage.release_lease(name, self.holder)
+                delay = self._failed(name, failures, exc)
+                log.warning("%s in %s not delivered (%s); next try in %s",
+                            name, chat_key, exc or type(exc).__name__, delay,
+                            exc_info=not isinstance(exc, TryLater) and failures == 0)
+                return False
+        finally:
+            self._busy.discard(name)
+        self._retry.pop(name, None)
+        self._recent[name] = None
+        if len(self._recent) > RECENT:
+            self._recent.popitem(last=False)
+        await delivered()
+        return True
+
+    def _failed(self, name: str, failures: int, exc: Exception) -> timedelta:
         delay = backoff(failures + 1)
         if isinstance(exc, TryLater) and exc.retry_after is not None:
             delay = max(delay, exc.retry_after)
-        self._retry[post_id] = (failures + 1, self.clock.now() + delay)
+        self._retry[name] = (failures + 1, self.clock.now() + delay)
         return delay
+
+    def _settle(self, kind: str, live: set[str]) -> None:
+        """A backoff still running is kept (its delivery may be inside SUMMARY_GRACE, so not
+        offered yet); one that ran out for a delivery of `kind` no longer due is forgotten
+        (delivered elsewhere, or out of its window)."""
+        now = self.clock.now()
+        for name in [n for n, (_, not_before) in self._retry.items()
+                     if n.startswith(kind) and n not in live and not_before <= now]:
+            del self._retry[name]
 
     # questions the core posts by itself ------------------------------------------------------
     async def question(self, question: ShownQuestion) -> bool:
@@ -189,3 +259,11 @@ class Delivery:
         for post in await self.storage.unposted_summaries(now - SUMMARY_WINDOW, now):
             if post.chat_key == chat_key:
                 await self.questions.summary_posted(post.id)
+
+
+def summary_name(post_id: int) -> str:
+    return f"summary:{post_id}"
+
+
+def reminder_name(person_key: str, day: date) -> str:
+    return f"reminder:{person_key}:{day.isoformat()}"

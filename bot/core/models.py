@@ -139,6 +139,9 @@ class Answerer:
     elapsed_ms: int
 
 
+CHART_SENT = "chart"  # the step of a summary's delivery after which its chart is out
+
+
 @dataclass(frozen=True, slots=True)
 class PostSummary:
     """What a chat sees once when a question closes."""
@@ -152,10 +155,18 @@ class PostSummary:
     fastest: tuple[Answerer, ...]  # fastest correct answerers, quickest first
     refs: tuple[str, ...] = ()  # platform references bound to the post (poll id, message id)
     chart: bytes | None = None  # a PNG of the shares per option (/settings chart on)
+    # steps of its delivery that went out before a failure or a crash (e.g. "chart"), not
+    # to be repeated (core/delivery.py)
+    done: frozenset[str] = frozenset()
 
     @property
     def share_right(self) -> float:
         return self.right / self.answered if self.answered else 0.0
+
+    @property
+    def chart_sent(self) -> bool:
+        """Its chart went out in an earlier try, its text did not."""
+        return CHART_SENT in self.done
 
 
 @dataclass(frozen=True, slots=True)

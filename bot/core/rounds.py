@@ -5,25 +5,25 @@ closed with its summary when its time is up). The next one follows when the prev
 closed: the scheduler's tick asks it, driven by the clock, so a round goes on across restarts
 and is asked once whichever process ticks (the database decides, `add_round_post`). An
 admin's /quiz in the chat replaces a running round (asking.py). A round's end shows a short
-summary: who got how many right.
+summary: who got how many right, due from when the round finished until its platform
+confirmed it (delivery.py delivers it, once, and retries it).
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
+from datetime import timedelta
 from typing import Protocol
 
 from bot.core import selection
 from bot.core.chat_settings import ChatSettingsRules
 from bot.core.clock import Clock
-from bot.core.delivery import Delivery
 from bot.core.errors import MAX_ROUND, BadCount, UnknownQuiz
 from bot.core.models import Chat, ShownQuestion
 from bot.core.ports import (
     AnswerStore,
-    ChatGone,
     ChatStore,
+    DeliveryStore,
     NewPost,
     PostStore,
     RoundRecord,
@@ -34,11 +34,9 @@ from bot.core.ports import (
 from bot.core.questions import Questions
 
 
-class RoundsStorage(RoundStore, PostStore, AnswerStore, ChatStore, Protocol):
+class RoundsStorage(RoundStore, PostStore, AnswerStore, ChatStore, DeliveryStore, Protocol):
     """What Rounds reads and writes."""
 
-
-log = logging.getLogger(__name__)
 
 
 def check_count(count: int | str) -> int:
@@ -135,6 +133,13 @@ class Rounds:
                 ended.append(summary)
         return asked, ended
 
+    async def unposted(self, window: timedelta, grace: timedelta) -> list[RoundSummary]:
+        """Summaries of rounds finished between `window` and `grace` ago that no platform
+        confirmed (a failure, a restart, a process that died while delivering)."""
+        now = self.clock.now()
+        return [await self.summary(record) for record in
+                await self.storage.unposted_round_summaries(now - window, now - grace)]
+
     async def summary(self, record: RoundRecord) -> RoundSummary:
         """Who got how many right, most first (then most answered, then by name)."""
         fresh = await self.storage.get_round(record.id) or record
@@ -150,18 +155,3 @@ class Rounds:
         )
         return RoundSummary(fresh.id, fresh.chat_key, fresh.locale, len(fresh.posts),
                             fresh.total, tuple(rows))
-
-
-async def deliver(delivery: Delivery, summaries: Iterable[RoundSummary]) -> None:
-    """Show round summaries in their chats; a failure is logged (the round is over)."""
-    for summary in summaries:
-        port = delivery.port_for(summary.chat_key)
-        if port is None:
-            continue
-        try:
-            await port.round_over(summary)
-        except ChatGone:
-            await delivery.chat_gone(summary.chat_key)
-        except Exception:
-            log.exception("round summary %s for %s not delivered",
-                          summary.round_id, summary.chat_key)

@@ -46,6 +46,7 @@ from bot.core.item_analysis import Charts, ChatAnalysis, ItemAnalysis
 from bot.core.leadership import Leadership
 from bot.core.locales import Locales
 from bot.core.models import (
+    CHART_SENT,
     AnswerResult,
     Chat,
     Leaderboard,
@@ -370,6 +371,10 @@ class QuizService:
             return False
         command.claimed = True
         return True
+
+    async def summary_chart_sent(self, post_id: int) -> None:
+        """A summary's chart went out before its text: a retry sends the text alone."""
+        await self.delivery.step_done(post_id, CHART_SENT)
 
     async def forget_commands(self) -> int:
         """Drop the keys of commands handled longer ago than any platform redelivers."""

@@ -6,7 +6,9 @@ chat id (the core's migrate_chat) and the message is sent there.
 
 A question sent with no reply that may still have reached Telegram (a timeout after sending)
 is not sent again: it is remembered (unconfirmed.py) and bound when it shows up, so every
-question a chat sees counts its votes.
+question a chat sees counts its votes. A summary, a round's end or a reminder sent with no
+reply counts as sent (`text_once`): Telegram shows it once, late, or not at all, never twice;
+a summary's chart that went out is recorded before its text is sent.
 """
 
 from __future__ import annotations
@@ -269,19 +271,22 @@ class Poster:
         text = fit(render.summary_text(summary, translator(summary.question.locale)))
         try:
             await self._send_summary(
-                chat_id, text, summary.chart,
+                summary, chat_id, text,
                 ReplyParameters(anchor, allow_sending_without_reply=True) if anchor else None,
             )
         except ChatMigrated as exc:
             new_key = await self._migrated(summary.chat_key, exc.new_chat_id)
-            await self._send_summary(chat_id_of(new_key), text, summary.chart, None)
+            await self._send_summary(summary, chat_id_of(new_key), text, None)
 
-    async def _send_summary(self, chat_id: int, text: str, chart: bytes | None,
+    async def _send_summary(self, summary: PostSummary, chat_id: int, text: str,
                             reply: ReplyParameters | None) -> None:
         """The summary text; with a chart (/settings chart on), the photo with the text as
         its caption if it fits, else the photo and then the text. A photo Telegram refuses
-        leaves the text alone."""
-        if chart is not None:
+        leaves the text alone. A photo that went out (or may have) is recorded before the
+        text is sent, so a retry after the text failed, or after a crash, sends the text
+        alone (summary.chart_sent)."""
+        chart = summary.chart
+        if chart is not None and not summary.chart_sent:
             caption = text if tg_len(text) <= TG_CAPTION else None
             try:
                 await self.bot.send_photo(chat_id, chart, caption=caption,
@@ -289,10 +294,39 @@ class Poster:
             except BadRequest as exc:
                 log.warning("the chart of a summary in %s was refused (%s); text only",
                             chat_id, exc)
-            else:
+            except NetworkError as exc:
+                if not may_have_arrived(exc):
+                    raise
+                self._maybe_sent("the chart of the summary of post", summary.post_id, chat_id,
+                                 exc)
+                await self.service.summary_chart_sent(summary.post_id)
                 if caption is not None:
                     return
-        await self.bot.send_message(chat_id, text, reply_parameters=reply)
+            else:
+                await self.service.summary_chart_sent(summary.post_id)
+                if caption is not None:
+                    return
+        await self.text_once(chat_id, text, reply=reply,
+                             what=f"the summary of post {summary.post_id}")
+
+    async def text_once(self, chat_id: int, text: str, *, what: str,
+                        reply: ReplyParameters | None = None) -> None:
+        """A message the core delivers once (a summary, a round's end, a reminder): a send
+        that may have reached Telegram although its reply was lost (a timeout after sending)
+        counts as sent, like a question's (sending it again could show it twice); Telegram
+        accepts it late or never, and the core does not offer it again."""
+        try:
+            await self.bot.send_message(chat_id, fit(text), reply_parameters=reply)
+        except NetworkError as exc:
+            if not may_have_arrived(exc):
+                raise
+            self._maybe_sent(what, None, chat_id, exc)
+
+    @staticmethod
+    def _maybe_sent(what: str, post_id: int | None, chat_id: int, exc: Exception) -> None:
+        log.warning("no reply to %s%s sent to %s (%s); it may be there, and is not sent again",
+                    what, "" if post_id is None else f" {post_id}", chat_id,
+                    exc or type(exc).__name__)
 
     async def _retire(self, chat_id: int, message_id: int, is_poll: bool) -> None:
         try:

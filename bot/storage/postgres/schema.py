@@ -412,6 +412,8 @@ MIGRATIONS: list[str] = [
     UPDATE rounds SET summary_posted_at = finished_at WHERE finished_at IS NOT NULL;
     ALTER TABLE reminder_days ADD COLUMN sent_at timestamptz;
     UPDATE reminder_days SET sent_at = claimed_at;
+    CREATE INDEX rounds_unposted ON rounds(finished_at) WHERE summary_posted_at IS NULL;
+    CREATE INDEX reminder_days_unsent ON reminder_days(claimed_at) WHERE sent_at IS NULL;
     CREATE TABLE delivery_steps (
         name text NOT NULL,
         step text NOT NULL,
