@@ -60,6 +60,7 @@ async def open_service(
             charts=PngCharts(),  # Pillow is loaded only when a chart is drawn
             authors=author_keys(settings.quizbot_authors),
             meter=metrics.METER if settings.metrics_listen else None,
+            holder=settings.quizbot_instance,
         )
         await service.load_published()  # packs written in chats (authoring.py)
         yield service

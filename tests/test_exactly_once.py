@@ -187,3 +187,31 @@ async def test_a_command_delivered_twice_runs_once(processes: list[Process]) -> 
         assert await second.service.claim_command()  # a send's key, claimed before it
     with command_key("tg:77:2", first.service.clock.now()):
         assert not await first.service.claim_command()
+
+
+async def test_a_reminder_in_flight_when_its_process_died_is_not_sent_twice(
+    processes: list[Process], sample_catalog: Catalog, clock: FakeClock
+) -> None:
+    """The first process claimed the day, took the lease, stored the send as started and
+    died: the message may be at Telegram. Nobody sends it again (a crash loses a message in
+    flight rather than doubling one); the day is done."""
+    first, second = processes
+    await reminder_due(first)
+    clock.set(KOLKATA_9AM)
+    [reminder] = await first.service.spaced.reminders()
+    claimed = await first.service.spaced.claim(reminder)
+    assert claimed is not None
+    name, now = f"reminder:{ADA.key}:{claimed[0].isoformat()}", clock.now()
+    storage = first.service.storage
+    assert await storage.take_lease(name, first.service.holder, now + timedelta(minutes=10), now)
+    await storage.delivery_step_done(name, "sent", now)  # ... and it dies here
+
+    clock.advance(GRACE)
+    await second.scheduler.tick()  # its lease still runs: the other waits
+    assert await second.service.spaced.unsent(timedelta(days=1), timedelta(0)) != []
+    # restarted under its instance name, the first process takes its lease up at once
+    restarted = QuizService(sample_catalog, storage, clock, holder=first.service.holder)
+    port = FakePort("tg:", clock).attach(restarted)
+    await Scheduler(restarted).tick()
+    assert port.private == second.port.private == []  # not sent twice
+    assert await second.service.spaced.unsent(timedelta(days=1), timedelta(0)) == []

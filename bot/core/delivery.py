@@ -11,8 +11,13 @@ rules live here once, for every process on the database:
   died before that leaves it due: another one (or this one, restarted) delivers it;
 - a transient failure is retried with backoff; a chat that is gone gives it up (and loses
   its schedule);
-- a delivery of several steps records each step that went out (`step_done`: a summary's
-  chart before its text), so that a retry, after a failure or a crash, does not repeat it.
+- each send is stored as started before it goes, and forgotten when the platform refused it
+  (a summary, sent in steps by its platform: its chart, then its text, each stored by the
+  adapter through `step_started`); a later try skips what was started: it went out, or may
+  have, before a process died. So a crash while a message is in flight may lose it (Telegram
+  may not have taken it) but never sends it twice, as a send that timed out is not sent again.
+- a process restarted under the same name (QUIZBOT_INSTANCE: the same `holder`) takes up
+  the leases its predecessor held at once; another process waits for them to run out.
 """
 
 from __future__ import annotations
@@ -63,6 +68,7 @@ RECENT = 4096  # deliveries this process made lately (bounded, oldest out)
 # Kept after a delivery (a process that listed it a moment earlier must not take it again),
 # released after a failure so that the next try need not wait for it.
 SUMMARY_LEASE = timedelta(minutes=10)
+SENT_STEP = "sent"  # a one-message delivery's send started (it went out, or may have)
 
 
 def backoff(failures: int, first: timedelta = FIRST_RETRY) -> timedelta:
@@ -117,19 +123,20 @@ class Delivery:
         await asyncio.gather(*(in_order(items) for items in by_chat.values()))
 
     async def summary(self, summary: PostSummary) -> bool:
-        """Close the question on its platform with its summary; True once delivered."""
+        """Close the question on its platform with its summary; True once delivered. The
+        platform stores the steps it sends (step_started): a retry skips those."""
         name = summary_name(summary.post_id)
 
         async def send(port: ChatPort) -> None:
             nonlocal summary
             if self.charts is not None:
                 summary = await self.charts.on_summary(summary)
-            if summary.chart is not None:  # the one summary delivered in steps
-                summary = replace(summary, done=await self.storage.delivery_steps(name))
+            summary = replace(summary, done=await self.storage.delivery_steps(name))
             await port.close_question(summary)
 
         return await self._deliver(name, summary.chat_key, send,
-                                   lambda: self.questions.summary_posted(summary.post_id))
+                                   lambda: self.questions.summary_posted(summary.post_id),
+                                   in_steps=True)
 
     async def pending(self) -> None:
         """Summaries closed but never confirmed by their platform (a failure, a restart, a
@@ -139,9 +146,20 @@ class Delivery:
         await self.summaries(due)
         self._settle("summary:", {summary_name(s.post_id) for s in due})
 
-    async def step_done(self, post_id: int, step: str) -> None:
-        """A step of a summary's delivery went out (models.CHART_SENT): a retry skips it."""
+    async def step_started(self, post_id: int, step: str) -> None:
+        """A step of a summary's delivery (models.CHART_STEP, TEXT_STEP) is being sent."""
         await self.storage.delivery_step_done(summary_name(post_id), step, self.clock.now())
+
+    async def step_refused(self, post_id: int, step: str) -> None:
+        await self._refused(summary_name(post_id), step)
+
+    async def _refused(self, name: str, step: str) -> None:
+        """The platform refused the step: the next try sends it. If even that cannot be
+        stored, the next try takes it as sent (lost, never doubled)."""
+        try:
+            await self.storage.forget_delivery_step(name, step)
+        except Exception as exc:
+            log.warning("%s of %s may not be sent again (%s)", step, name, exc)
 
     async def forget_steps(self) -> int:
         """Steps of deliveries long out of their window."""
@@ -178,11 +196,17 @@ class Delivery:
     # the one way anything is delivered -------------------------------------------------------
     async def _deliver(
         self, name: str, chat_key: str, send: Callable[[ChatPort], Awaitable[None]],
-        delivered: Callable[[], Awaitable[None]],
+        delivered: Callable[[], Awaitable[None]], *, in_steps: bool = False,
     ) -> bool:
         """`send` through the chat's platform under the lease `name`, then `delivered` (also
         when the chat is gone: given up). False if not delivered now (not this process's
-        turn, another process holds it, a backoff running, or a failure: tried again)."""
+        turn, another process holds it, a backoff running, or a failure: tried again).
+
+        A send is stored as started before it goes (SENT_STEP; `in_steps`: the platform
+        stores each of its steps itself) and forgotten when the platform refused it. Found
+        started by a later try, it went out, or may have, in a process that died before the
+        platform's reply was stored: it is not sent again (as a send that timed out is not),
+        so a crash can lose a message in flight but never doubles one."""
         port = self.port_for(chat_key)
         if port is None or name in self._busy or name in self._recent:
             return False
@@ -194,18 +218,26 @@ class Delivery:
             now = self.clock.now()
             if not await self.storage.take_lease(name, self.holder, now + SUMMARY_LEASE, now):
                 return False  # another process is delivering it, or just did
-            try:
-                await send(port)
-            except ChatGone as exc:
-                log.warning("gave up %s: %s is gone (%s)", name, chat_key, exc)
-                await self.chat_gone(chat_key)
-            except Exception as exc:
-                await self.storage.release_lease(name, self.holder)
-                delay = self._failed(name, failures, exc)
-                log.warning("%s in %s not delivered (%s); next try in %s",
-                            name, chat_key, exc or type(exc).__name__, delay,
-                            exc_info=not isinstance(exc, TryLater) and failures == 0)
-                return False
+            if not in_steps and SENT_STEP in await self.storage.delivery_steps(name):
+                log.warning("%s in %s was being sent by a process that died; it may be "
+                            "there, and is not sent again", name, chat_key)
+            else:
+                if not in_steps:
+                    await self.storage.delivery_step_done(name, SENT_STEP, now)
+                try:
+                    await send(port)
+                except ChatGone as exc:
+                    log.warning("gave up %s: %s is gone (%s)", name, chat_key, exc)
+                    await self.chat_gone(chat_key)
+                except Exception as exc:
+                    if not in_steps:
+                        await self._refused(name, SENT_STEP)
+                    await self.storage.release_lease(name, self.holder)
+                    delay = self._failed(name, failures, exc)
+                    log.warning("%s in %s not delivered (%s); next try in %s",
+                                name, chat_key, exc or type(exc).__name__, delay,
+                                exc_info=not isinstance(exc, TryLater) and failures == 0)
+                    return False
         finally:
             self._busy.discard(name)
         self._retry.pop(name, None)

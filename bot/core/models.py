@@ -139,7 +139,8 @@ class Answerer:
     elapsed_ms: int
 
 
-CHART_SENT = "chart"  # the step of a summary's delivery after which its chart is out
+# The steps of a summary's delivery, each stored before it is sent (core/delivery.py)
+CHART_STEP, TEXT_STEP = "chart", "text"
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,18 +156,13 @@ class PostSummary:
     fastest: tuple[Answerer, ...]  # fastest correct answerers, quickest first
     refs: tuple[str, ...] = ()  # platform references bound to the post (poll id, message id)
     chart: bytes | None = None  # a PNG of the shares per option (/settings chart on)
-    # steps of its delivery that went out before a failure or a crash (e.g. "chart"), not
-    # to be repeated (core/delivery.py)
+    # steps of its delivery that went out, or may have, in an earlier try that failed or
+    # whose process died (CHART_STEP, TEXT_STEP): not to be sent again
     done: frozenset[str] = frozenset()
 
     @property
     def share_right(self) -> float:
         return self.right / self.answered if self.answered else 0.0
-
-    @property
-    def chart_sent(self) -> bool:
-        """Its chart went out in an earlier try, its text did not."""
-        return CHART_SENT in self.done
 
 
 @dataclass(frozen=True, slots=True)

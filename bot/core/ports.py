@@ -570,7 +570,8 @@ class DeliveryStore(Protocol):
     """What is to be delivered besides question summaries (ClosingStore): round summaries
     and review reminders are due from when their round finished or their day was claimed
     and marked once the platform confirmed them; and the steps of one delivery that went out
-    already (a summary's chart before its text), so that a retry does not repeat them."""
+    (or may have: each is stored before it is sent, and forgotten when the platform refused
+    it), so that a retry, after a failure or a crash, does not repeat them."""
 
     async def unposted_round_summaries(
         self, finished_after: datetime, finished_before: datetime
@@ -583,7 +584,12 @@ class DeliveryStore(Protocol):
         ...
     async def mark_reminder_sent(self, person_key: str, local_date: date, when: datetime) -> None:
         ...
-    async def delivery_step_done(self, name: str, step: str, when: datetime) -> None: ...
+    async def delivery_step_done(self, name: str, step: str, when: datetime) -> None:
+        """`step` of the delivery `name` is being sent (it went out, or may have)."""
+        ...
+    async def forget_delivery_step(self, name: str, step: str) -> None:
+        """The platform refused `step`: it is to be sent again."""
+        ...
     async def delivery_steps(self, name: str) -> frozenset[str]: ...
     async def forget_delivery_steps(self, done_before: datetime) -> int: ...
 

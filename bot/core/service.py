@@ -46,7 +46,6 @@ from bot.core.item_analysis import Charts, ChatAnalysis, ItemAnalysis
 from bot.core.leadership import Leadership
 from bot.core.locales import Locales
 from bot.core.models import (
-    CHART_SENT,
     AnswerResult,
     Chat,
     Leaderboard,
@@ -91,11 +90,14 @@ class QuizService:
         charts: ChartRenderer | None = None,
         authors: Collection[str] = (),
         meter: Meter | None = None,
+        holder: str | None = None,
     ) -> None:
         """`question_time`: how long a /quiz question stays open in a shared chat;
         `charts`: draws the item-analysis charts (None: text only);
         `authors`: the person keys who may write quizzes in a chat (authoring.py);
-        `meter`: counts answers and scheduler rounds for the operator (None: nothing)."""
+        `meter`: counts answers and scheduler rounds for the operator (None: nothing);
+        `holder`: this process's name in the database's leases (None: host, pid and a
+        random part)."""
         self.meter: Meter = meter or NoMeter()
         self.catalog = catalog
         self.storage = storage
@@ -110,7 +112,9 @@ class QuizService:
         self.boards = Boards(catalog, storage, clock)
         self.daily = Daily(self.questions, self.locales, storage, clock, rng)
         # this process's name in the database's leases (shared by every process on it)
-        self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        # the same across restarts when the operator names the instance: a restarted process
+        # takes up at once the deliveries its killed predecessor held (delivery.py)
+        self.holder = holder or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.charts = Charts(charts, storage)
         self.chat_settings = ChatSettingsRules(storage, clock, question_time)
         self.rounds = Rounds(self.questions, storage, clock, self.chat_settings)
@@ -372,9 +376,15 @@ class QuizService:
         command.claimed = True
         return True
 
-    async def summary_chart_sent(self, post_id: int) -> None:
-        """A summary's chart went out before its text: a retry sends the text alone."""
-        await self.delivery.step_done(post_id, CHART_SENT)
+    async def summary_step(self, post_id: int, step: str) -> None:
+        """A step of a summary's delivery (models.CHART_STEP, TEXT_STEP) is about to be
+        sent: from now on it may have gone out, and a retry, after a failure or a crash,
+        skips it (PostSummary.done)."""
+        await self.delivery.step_started(post_id, step)
+
+    async def summary_step_refused(self, post_id: int, step: str) -> None:
+        """The platform refused that step: the next try sends it."""
+        await self.delivery.step_refused(post_id, step)
 
     async def forget_commands(self) -> int:
         """Drop the keys of commands handled longer ago than any platform redelivers."""

@@ -1,6 +1,7 @@
-"""The steps of a delivery that already went out (a summary's chart before its text), so a
-retry after a failure or a crash does not repeat them (core/delivery.py). Written once for
-every database (like ops.py and queries.py)."""
+"""The steps of a delivery that went out, or may have (each is stored before its send and
+removed when the platform refused it), so that a retry after a failure or a crash does not
+repeat them (core/delivery.py). Written once for every database (like ops.py and
+queries.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,10 @@ from bot.storage.sql import Sql
 async def delivery_step_done(db: Sql, name: str, step: str, when: datetime) -> None:
     await db.run("INSERT INTO delivery_steps(name, step, done_at) VALUES ($1, $2, $3)"
                  " ON CONFLICT (name, step) DO NOTHING", name, step, db.when(when))
+
+
+async def forget_delivery_step(db: Sql, name: str, step: str) -> None:
+    await db.run("DELETE FROM delivery_steps WHERE name = $1 AND step = $2", name, step)
 
 
 async def delivery_steps(db: Sql, name: str) -> frozenset[str]:

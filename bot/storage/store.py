@@ -395,6 +395,9 @@ class Store(PostCreation, CachedStorage):
     async def delivery_step_done(self, name: str, step: str, when: datetime) -> None:
         await self._write(deliveries.delivery_step_done, name, step, when)
 
+    async def forget_delivery_step(self, name: str, step: str) -> None:
+        await self._write(deliveries.forget_delivery_step, name, step)
+
     async def delivery_steps(self, name: str) -> frozenset[str]:
         result: frozenset[str] = await self._read(deliveries.delivery_steps, name)
         return result

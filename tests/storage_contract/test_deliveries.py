@@ -60,6 +60,10 @@ async def test_the_steps_of_a_delivery_are_kept_until_pruned(store: Store) -> No
     await store.delivery_step_done("summary:1", "chart", NOW)
     await store.delivery_step_done("summary:1", "chart", NOW + HOUR)  # once
     await store.delivery_step_done("summary:2", "chart", NOW + 2 * HOUR)
+    await store.delivery_step_done("summary:1", "text", NOW)
+    assert await store.delivery_steps("summary:1") == frozenset({"chart", "text"})
+    await store.forget_delivery_step("summary:1", "text")  # refused: to be sent again
+    await store.forget_delivery_step("summary:1", "text")
     assert await store.delivery_steps("summary:1") == frozenset({"chart"})
     assert await store.forget_delivery_steps(NOW + HOUR) == 1
     assert await store.delivery_steps("summary:1") == frozenset()

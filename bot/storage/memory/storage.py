@@ -643,6 +643,9 @@ class MemoryStorage(PostCreation):
     async def delivery_step_done(self, name: str, step: str, when: datetime) -> None:
         self._db.delivery_steps.setdefault((name, step), _utc(when))
 
+    async def forget_delivery_step(self, name: str, step: str) -> None:
+        self._db.delivery_steps.pop((name, step), None)
+
     async def delivery_steps(self, name: str) -> frozenset[str]:
         return frozenset(step for (of, step) in self._db.delivery_steps if of == name)
 
