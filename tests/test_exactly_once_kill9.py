@@ -19,9 +19,7 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-import signal
 import sqlite3
-import sys
 from collections import Counter
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -35,6 +33,7 @@ from bot.core.service import QuizService
 from bot.storage import SqliteStorage
 from tests.clock import FakeClock
 from tests.fakes.telegram_api import Call, FakeTelegramAPI
+from tests.telegram_e2e.test_webhook import QuizbotRun
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKS = ROOT / "tests" / "data" / "packs"
@@ -48,57 +47,17 @@ WITHIN = 75.0  # seconds for everything to be delivered (past the 30 s grace of 
 pytestmark = pytest.mark.slow
 
 
-class QuizbotRun:
+def quizbot_env(fake: FakeTelegramAPI, db: Path) -> dict[str, str]:
     """`quizbot run` with long polling on one SQLite file, under one instance name."""
-
-    def __init__(self, fake: FakeTelegramAPI, workdir: Path, db: Path) -> None:
-        self.fake = fake
-        self.workdir = workdir
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("TELEGRAM_", "DISCORD_", "QUIZBOT_"))}
-        self.env = {
-            **env, "NO_PROXY": "127.0.0.1,localhost", "PYTHONPATH": str(ROOT),
-            "TELEGRAM_BOT_TOKEN": fake.token, "TELEGRAM_API_BASE_URL": fake.base_url,
-            "QUIZBOT_DATABASE": str(db), "QUIZBOT_CONTENT_DIR": str(PACKS),
-            "QUIZBOT_QUESTION_SECONDS": "10", "QUIZBOT_INSTANCE": "bot-1",
-            "QUIZBOT_AUTHORS": str(AUTHOR), "QUIZBOT_LOG_LEVEL": "INFO",
-        }
-        self.proc: asyncio.subprocess.Process | None = None
-        self.starts = 0
-
-    async def start(self) -> None:
-        before = len(self.fake.calls_of("getUpdates", ok_only=False))
-        self.starts += 1
-        log = (self.workdir / f"bot-{self.starts}.log").open("wb")
-        self.proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "bot.cli", "run", cwd=self.workdir, env=self.env,
-            stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=log,
-        )
-        log.close()
-        deadline = asyncio.get_running_loop().time() + 20
-        while len(self.fake.calls_of("getUpdates", ok_only=False)) <= before:
-            assert self.proc.returncode is None, f"the bot exited at start:\n{self.logs()}"
-            assert asyncio.get_running_loop().time() < deadline, self.logs()
-            await asyncio.sleep(0.01)
-
-    async def kill(self) -> None:
-        assert self.proc is not None
-        if self.proc.returncode is None:
-            self.proc.send_signal(signal.SIGKILL)
-        await self.proc.wait()
-        self.proc = None
-
-    async def stop(self) -> int:
-        assert self.proc is not None
-        self.proc.send_signal(signal.SIGTERM)
-        code = await asyncio.wait_for(self.proc.wait(), 20)
-        self.proc = None
-        return code
-
-    def logs(self) -> str:
-        return "\n".join(
-            f"--- start {n}:\n" + (self.workdir / f"bot-{n}.log").read_text(errors="replace")
-            [-3000:] for n in range(1, self.starts + 1))
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("TELEGRAM_", "DISCORD_", "QUIZBOT_"))}
+    return {
+        **env, "NO_PROXY": "127.0.0.1,localhost", "PYTHONPATH": str(ROOT),
+        "TELEGRAM_BOT_TOKEN": fake.token, "TELEGRAM_API_BASE_URL": fake.base_url,
+        "QUIZBOT_DATABASE": str(db), "QUIZBOT_CONTENT_DIR": str(PACKS),
+        "QUIZBOT_QUESTION_SECONDS": "10", "QUIZBOT_INSTANCE": "bot-1",
+        "QUIZBOT_AUTHORS": str(AUTHOR), "QUIZBOT_LOG_LEVEL": "INFO",
+    }
 
 
 async def seed(db: Path) -> None:
@@ -153,7 +112,7 @@ async def test_kill_9_at_random_moments_leaves_every_effect_done_once(
     rng = random.Random(seed_text)
     db = tmp_path / "quiz.db"
     await seed(db)
-    bot = QuizbotRun(fake, tmp_path, db)
+    bot = QuizbotRun(fake, tmp_path, "bot", quizbot_env(fake, db), 0, ready="getUpdates")
     admin, author = fake.user(ADMIN, "Admin"), fake.user(AUTHOR, "Author")
     author_dm = fake.private_chat(author)
     for user_id in PEOPLE:
@@ -182,17 +141,17 @@ async def test_kill_9_at_random_moments_leaves_every_effect_done_once(
         deadline = asyncio.get_running_loop().time() + WITHIN
         while (left := undelivered(db)) != {"rounds": 0, "summaries": 0, "reminders": 0}:
             assert asyncio.get_running_loop().time() < deadline, (
-                f"not all delivered (CRASH_SEED={seed_text}): {left}\n{bot.logs()}")
+                f"not all delivered (CRASH_SEED={seed_text}): {left}\n{bot.log()}")
             await asyncio.sleep(0.2)
         await fake.wait_all_confirmed(10)
         await asyncio.sleep(2.5)  # a second delivery would be out by now (1 s ticks)
-        assert await bot.stop() == 0, bot.logs()
+        assert await bot.stop() == 0, bot.log()
     finally:
         voter.cancel()
         if bot.proc is not None:
             await bot.kill()
 
-    context = f"CRASH_SEED={seed_text}\n{bot.logs()}"
+    context = f"CRASH_SEED={seed_text}\n{bot.log()}"
     reminders = Counter(c.params["chat_id"] for c in fake.calls_of("sendMessage", ok_only=False)
                         if "due for review" in c.params["text"])
     assert reminders == dict.fromkeys(PEOPLE, 1), (reminders, context)

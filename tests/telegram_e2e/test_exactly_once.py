@@ -8,15 +8,14 @@ Telegram's timings are scaled down (a reply 1.5 s late against a 0.5 s send time
 
 from __future__ import annotations
 
-import random
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bot.adapters.telegram import TelegramAdapter, publish
 from bot.adapters.telegram import app as tg_app
+from bot.adapters.telegram import publish
 from bot.content import Catalog
 from bot.core.models import Chat
 from bot.core.service import QuizService
@@ -27,32 +26,9 @@ from tests.errorlog import ErrorLog
 from tests.fakes.telegram_api import FakeTelegramAPI
 from tests.storage_contract.backends import Backend, backend_for
 from tests.telegram_e2e.conftest import GROUP_ID, QUESTION_SECONDS, Harness
+from tests.telegram_e2e.test_webhook import Process
 
 AUTHOR = 1001
-
-
-class Process:
-    """One bot process's parts: its own storage on the shared database, core and adapter."""
-
-    def __init__(self, catalog: Catalog, backend: Backend, clock: FakeClock,
-                 settings: Settings) -> None:
-        self.storage = backend.store()
-        self.service = QuizService(catalog, self.storage, clock, random.Random(3),
-                                   authors={f"tg:{AUTHOR}"})
-        self.settings = settings
-        self.adapter = TelegramAdapter(self.service, settings)
-
-    async def start(self) -> None:
-        await self.storage.open()
-        await self.adapter.start()
-
-    async def stop(self) -> None:
-        await self.adapter.stop()
-        await self.storage.close()
-
-    @property
-    def url(self) -> str:
-        return f"http://{self.settings.quizbot_telegram_webhook_listen}/telegram"
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -72,7 +48,8 @@ async def two(
     for _ in range(2):
         settings = tg_settings.model_copy(update={
             **shared, "quizbot_telegram_webhook_listen": f"127.0.0.1:{free_port()}"})
-        processes.append(Process(sample_catalog, backend, clock, settings))
+        processes.append(Process(sample_catalog, backend.store(), clock, settings,
+                                 authors={f"tg:{AUTHOR}"}))
     for process in processes:
         await process.start()
     fake_tg.webhook_targets = [p.url for p in processes]
