@@ -38,7 +38,6 @@ class RoundsStorage(RoundStore, PostStore, AnswerStore, ChatStore, DeliveryStore
     """What Rounds reads and writes."""
 
 
-
 def check_count(count: int | str) -> int:
     """A round's size from a number or what a person typed; BadCount outside 1..MAX_ROUND."""
     if isinstance(count, str):
