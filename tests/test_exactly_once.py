@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.content import Catalog
-from bot.core.delivery import SUMMARY_GRACE
+from bot.core.delivery import QUESTION_GRACE, SUMMARY_GRACE
 from bot.core.models import Chat, Person, ShownQuestion
 from bot.core.ports import AlreadyHandled, TryLater, command_key
 from bot.core.scheduler import Scheduler
@@ -45,7 +45,8 @@ async def processes(sample_catalog: Catalog, clock: FakeClock) -> list[Process]:
     for seed in (1, 2):
         storage = MemoryStorage(database)
         await storage.open()
-        service = QuizService(sample_catalog, storage, clock, random.Random(seed))
+        service = QuizService(sample_catalog, storage, clock, random.Random(seed),
+                              question_time=timedelta(minutes=5))
         made.append(Process(service, FakePort("tg:", clock).attach(service), Scheduler(service)))
     return made
 
@@ -113,6 +114,41 @@ async def test_a_round_summary_left_by_a_process_that_died_is_shown_once_by_anot
     clock.advance(minutes=5)
     await tick_all(processes)
     assert rounds_shown(processes) == [ended.round_id]
+
+
+async def test_a_round_question_asked_by_a_process_that_died_is_sent_once_by_another(
+    processes: list[Process], clock: FakeClock
+) -> None:
+    first, second = processes
+    await round_of_two(first, clock)
+    clock.advance((await first.service.settings(GROUP)).question_seconds + 1)
+    await first.service.questions.close_due()  # the first question closes, and the first
+    [asked], _ = await first.service.rounds.advance()  # process asks the next one and dies
+    await second.scheduler.tick()  # within the grace: its asker might be sending it now
+    assert second.port.sent == []
+    clock.advance(QUESTION_GRACE.total_seconds() + 1)
+    for _ in range(3):
+        await second.scheduler.tick()
+        clock.advance(seconds=2)
+    assert [q.post_id for q in second.port.sent] == [asked.post_id]
+    await tick_all(processes)  # the first, restarted, finds it sent
+    assert asked.post_id not in {q.post_id for q in first.port.sent}
+
+
+async def test_a_round_question_whose_send_started_is_not_sent_again(
+    processes: list[Process], clock: FakeClock
+) -> None:
+    """Its process stored the send as started and died: the question may be in the chat."""
+    first, second = processes
+    await round_of_two(first, clock)
+    clock.advance((await first.service.settings(GROUP)).question_seconds + 1)
+    await first.service.questions.close_due()
+    [asked], _ = await first.service.rounds.advance()
+    await first.service.question_sending(asked.post_id)  # ... and it dies sending it
+    for _ in range(3):
+        clock.advance(GRACE)
+        await second.scheduler.tick()
+    assert second.port.sent == []
 
 
 async def reminder_due(process: Process) -> None:

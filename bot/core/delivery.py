@@ -61,6 +61,9 @@ REMINDER_WINDOW = timedelta(hours=12)
 # Whoever produced a delivery makes it at once; another process (on the same database)
 # offers it again only after this long, so the two do not both deliver it.
 SUMMARY_GRACE = timedelta(seconds=30)
+# A question its asker created and never started to send (it died in between) is sent by
+# another process after this long: a live asker stores its send as started within moments.
+QUESTION_GRACE = timedelta(seconds=5)
 FIRST_RETRY = timedelta(seconds=30)
 MAX_BACKOFF = timedelta(hours=1)
 RECENT = 4096  # deliveries this process made lately (bounded, oldest out)
@@ -264,6 +267,27 @@ class Delivery:
             del self._retry[name]
 
     # questions the core posts by itself ------------------------------------------------------
+    async def question_sending(self, post_id: int) -> None:
+        """A question's send is about to start (the adapter says so): from now on it may be
+        in its chat, and is never sent again by `unsent_question`."""
+        await self.storage.delivery_step_done(question_name(post_id), SENT_STEP,
+                                              self.clock.now())
+
+    async def unsent_question(self, question: ShownQuestion) -> bool:
+        """Send a question whose process died after creating it and before its send started
+        (Rounds.unsent), under its lease so that one process sends it."""
+        async def send(port: ChatPort) -> None:
+            shown = question
+            if self.modes is not None:
+                shown = replace(question, mode=await self.modes(question.chat_key))
+            await port.send_question(shown)
+
+        async def nothing() -> None:
+            """Its references, bound by the platform, mark it sent."""
+
+        return await self._deliver(question_name(question.post_id), question.chat_key, send,
+                                   nothing, in_steps=True)
+
     async def question(self, question: ShownQuestion) -> bool:
         """Send a question the core created (a daily question). False if the chat is gone
         (its schedule is dropped); other failures raise for the caller to retry."""
@@ -295,6 +319,10 @@ class Delivery:
 
 def summary_name(post_id: int) -> str:
     return f"summary:{post_id}"
+
+
+def question_name(post_id: int) -> str:
+    return f"question:{post_id}"
 
 
 def reminder_name(person_key: str, day: date) -> str:

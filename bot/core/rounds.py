@@ -11,6 +11,7 @@ confirmed it (delivery.py delivers it, once, and retries it).
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Protocol
@@ -18,6 +19,7 @@ from typing import Protocol
 from bot.core import selection
 from bot.core.chat_settings import ChatSettingsRules
 from bot.core.clock import Clock
+from bot.core.delivery import question_name
 from bot.core.errors import MAX_ROUND, BadCount, UnknownQuiz
 from bot.core.models import Chat, ShownQuestion
 from bot.core.ports import (
@@ -32,6 +34,8 @@ from bot.core.ports import (
     RoundSummary,
 )
 from bot.core.questions import Questions
+
+SENT_KEPT = 4096  # round questions remembered as sent (bounded, oldest out)
 
 
 class RoundsStorage(RoundStore, PostStore, AnswerStore, ChatStore, DeliveryStore, Protocol):
@@ -59,6 +63,7 @@ class Rounds:
         self.storage = storage
         self.clock = clock
         self.settings = settings
+        self._sent: OrderedDict[int, None] = OrderedDict()  # round questions known sent
 
     async def start(
         self, chat: Chat, selector: str | None, count: int, locale: str, mode: str | None
@@ -131,6 +136,29 @@ class Rounds:
             if (summary := await self.finish(record)) is not None:
                 ended.append(summary)
         return asked, ended
+
+    async def unsent(
+        self, grace: timedelta, serves: Callable[[str], bool] = lambda chat_key: True
+    ) -> list[ShownQuestion]:
+        """Round questions asked over `grace` ago that never reached their chat: the process
+        that asked one died before its send started (no poll or message bound to it, and no
+        send stored as started: delivery.py). Offered again while they are open."""
+        now, found = self.clock.now(), []
+        for record in await self.storage.active_rounds():
+            if not serves(record.chat_key) or not record.posts or record.posts[-1] in self._sent:
+                continue
+            post = await self.storage.get_post(record.posts[-1])
+            if post is None or post.closed_at is not None or post.created_at > now - grace:
+                continue
+            if await self.storage.refs(post.id) or \
+                    await self.storage.delivery_steps(question_name(post.id)):
+                self._sent[post.id] = None  # sent, or being sent: never asked again
+                if len(self._sent) > SENT_KEPT:
+                    self._sent.popitem(last=False)
+                continue
+            found.append(self.questions.render(post, record.locale,
+                                               (len(record.posts), record.total)))
+        return found
 
     async def unposted(self, window: timedelta, grace: timedelta) -> list[RoundSummary]:
         """Summaries of rounds finished between `window` and `grace` ago that no platform

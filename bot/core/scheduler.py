@@ -16,7 +16,13 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from bot.core import render
-from bot.core.delivery import REMINDER_WINDOW, SUMMARY_GRACE, SUMMARY_WINDOW, backoff
+from bot.core.delivery import (
+    QUESTION_GRACE,
+    REMINDER_WINDOW,
+    SUMMARY_GRACE,
+    SUMMARY_WINDOW,
+    backoff,
+)
 from bot.core.models import Chat, Person
 from bot.core.service import QuizService
 from bot.i18n import translator
@@ -86,6 +92,10 @@ class Scheduler:
                 log.exception("round question %s for %s not sent",
                               question.post_id, question.chat_key)
         await delivery.round_summaries(ended)
+        for question in await self.service.rounds.unsent(
+            QUESTION_GRACE, lambda chat_key: delivery.port_for(chat_key) is not None
+        ):  # asked by a process that died before sending them
+            asked += await delivery.unsent_question(question)
         return asked
 
     async def _pending_rounds(self) -> None:

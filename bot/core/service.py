@@ -376,6 +376,11 @@ class QuizService:
         command.claimed = True
         return True
 
+    async def question_sending(self, post_id: int) -> None:
+        """A question's send starts now: should its process die, it is not sent again (it
+        may be in its chat), while a round question whose send never started is."""
+        await self.delivery.question_sending(post_id)
+
     async def summary_step(self, post_id: int, step: str) -> None:
         """A step of a summary's delivery (models.CHART_STEP, TEXT_STEP) is about to be
         sent: from now on it may have gone out, and a retry, after a failure or a crash,

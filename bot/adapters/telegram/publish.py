@@ -175,6 +175,7 @@ class Poster:
 
     async def _send_question(self, question: ShownQuestion, buttons: bool | None) -> None:
         chat_id = chat_id_of(question.chat_key)
+        await self.service.question_sending(question.post_id)
         if buttons is None:
             buttons = await self.uses_buttons(chat_id)
         text = fit(render.question_text(question, translator(question.locale))) if buttons \
