@@ -65,6 +65,7 @@ async def open_service(
             authors=author_keys(settings.quizbot_authors),
             meter=metrics.METER if settings.metrics_listen else None,
             web=None if settings.web is None else (settings.web[2], settings.web[1]),
+            holder=settings.quizbot_instance,
         )
         await service.load_published()  # packs written in chats (authoring.py)
         yield service

@@ -7,6 +7,7 @@ ChatGone or TryLater instead of platform errors) and fails on demand:
     port.gone.add("tg:-1")                        # that chat raises ChatGone from now on
     port.fail_closes(TryLater("flood", timedelta(minutes=5)))  # the next close_question
     port.fail_sends(ConnectionError("down"), ConnectionError("down"))  # the next two sends
+    port.fail_rounds(TryLater("flood")); port.fail_privates(ConnectionError("down"))
     port.hold()                                   # close_question waits for port.release()
 """
 
@@ -39,6 +40,8 @@ class FakePort:
         self.gone: set[str] = set()  # chat keys the bot can no longer post in
         self._send_failures: list[BaseException] = []
         self._close_failures: list[BaseException] = []
+        self._round_failures: list[BaseException] = []
+        self._private_failures: list[BaseException] = []
         self._gate: asyncio.Event | None = None
         self.closing = asyncio.Event()  # set once close_question is first called
         self.private: list[tuple[str, str]] = []  # (person key, text) sent privately
@@ -59,6 +62,14 @@ class FakePort:
         """The next len(errors) close_question calls raise these, in order."""
         self._close_failures.extend(errors)
 
+    def fail_rounds(self, *errors: BaseException) -> None:
+        """The next len(errors) round_over calls raise these, in order."""
+        self._round_failures.extend(errors)
+
+    def fail_privates(self, *errors: BaseException) -> None:
+        """The next len(errors) send_private calls raise these, in order."""
+        self._private_failures.extend(errors)
+
     def hold(self) -> None:
         """close_question waits (after counting the attempt) until release()."""
         self._gate = asyncio.Event()
@@ -69,7 +80,8 @@ class FakePort:
 
     @property
     def failures_left(self) -> int:
-        return len(self._send_failures) + len(self._close_failures)
+        return sum(map(len, (self._send_failures, self._close_failures, self._round_failures,
+                             self._private_failures)))
 
     # what the core sees --------------------------------------------------------------------
     def summaries_for(self, chat_key: str) -> list[PostSummary]:
@@ -110,6 +122,8 @@ class FakePort:
         assert summary.chat_key.startswith(self.prefix), summary.chat_key
         if summary.chat_key in self.gone:
             raise ChatGone(f"{summary.chat_key}: bot removed")
+        if self._round_failures:
+            raise self._round_failures.pop(0)
         self.rounds.append(summary)
         self.events.append(("round", summary.round_id))
 
@@ -117,4 +131,6 @@ class FakePort:
         assert person_key.startswith(self.prefix), person_key
         if person_key in self.gone:
             raise ChatGone(f"{person_key}: blocked the bot")
+        if self._private_failures:
+            raise self._private_failures.pop(0)
         self.private.append((person_key, text))

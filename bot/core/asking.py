@@ -34,7 +34,6 @@ from bot.core.models import Chat, Person, ShownQuestion
 from bot.core.ports import LeaseStore, PostStore, RoundStore
 from bot.core.questions import Questions, is_open
 from bot.core.rounds import Rounds, check_count
-from bot.core.rounds import deliver as deliver_rounds
 from bot.core.runs import Runs
 
 log = logging.getLogger(__name__)
@@ -157,7 +156,7 @@ class Asking:
         locale = await self.locales.for_audience(chat, person)
         if self.rounds is None:
             return await self.questions.ask(chat, selector, locale, open_for=self.question_time)
-        await deliver_rounds(self.delivery, await self.rounds.end(chat.key))
+        await self.delivery.round_summaries(await self.rounds.end(chat.key))
         if size > 1:
             return await self.rounds.start(chat, selector, size, locale, mode)
         open_for = await self.rounds.settings.question_time(chat.key)

@@ -1,9 +1,23 @@
-"""Getting what the core produced onto the platforms: summaries and scheduled questions.
+"""Getting what the core produced onto the platforms: question summaries, round summaries,
+review reminders and scheduled questions.
 
-Adapters connect a ChatPort per platform. Every summary goes out through `summary()`, whether
-a use case just closed its question or the scheduler found it pending, so the rules live here
-once: a chat that is gone loses its schedule and its summaries are given up; a transient
-failure is retried with backoff; a summary is never delivered twice by this process.
+Adapters connect a ChatPort per platform. Every summary and reminder goes out through
+`_deliver`, whether a use case just produced it or the scheduler found it pending, so the
+rules live here once, for every process on the database:
+- it is stored as due before it is sent (a closed post, a finished round, a claimed day);
+- it is delivered under a lease (`leases`), so two processes never send it at once;
+- it is marked delivered once the platform confirmed it (a send that may have arrived
+  although its reply was lost counts as confirmed: the adapter says so), and a process that
+  died before that leaves it due: another one (or this one, restarted) delivers it;
+- a transient failure is retried with backoff; a chat that is gone gives it up (and loses
+  its schedule);
+- each send is stored as started before it goes, and forgotten when the platform refused it
+  (a summary, sent in steps by its platform: its chart, then its text, each stored by the
+  adapter through `step_started`); a later try skips what was started: it went out, or may
+  have, before a process died. So a crash while a message is in flight may lose it (Telegram
+  may not have taken it) but never sends it twice, as a send that timed out is not sent again.
+- a process restarted under the same name (QUIZBOT_INSTANCE: the same `holder`) takes up
+  the leases its predecessor held at once; another process waits for them to run out.
 """
 
 from __future__ import annotations
@@ -13,7 +27,7 @@ import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Protocol
 
 from bot.core.clock import Clock
@@ -23,15 +37,18 @@ from bot.core.ports import (
     ChatGone,
     ChatPort,
     ClosingStore,
+    DeliveryStore,
     LeaseStore,
     PostStore,
+    RoundSummary,
     ScheduleStore,
     TryLater,
 )
 from bot.core.questions import Questions
 
 
-class DeliveryStorage(ClosingStore, LeaseStore, PostStore, ScheduleStore, Protocol):
+class DeliveryStorage(ClosingStore, LeaseStore, PostStore, ScheduleStore, DeliveryStore,
+                      Protocol):
     """What Delivery reads and writes."""
 
 
@@ -39,16 +56,22 @@ log = logging.getLogger(__name__)
 
 # A summary the platform refused is offered again for this long, then given up.
 SUMMARY_WINDOW = timedelta(hours=6)
-# Whoever closed a question delivers its summary at once; another process (on the same
-# database) offers it again only after this long, so the two do not both deliver it.
+# A reminder is about today's cards: one not delivered within this long is given up.
+REMINDER_WINDOW = timedelta(hours=12)
+# Whoever produced a delivery makes it at once; another process (on the same database)
+# offers it again only after this long, so the two do not both deliver it.
 SUMMARY_GRACE = timedelta(seconds=30)
+# A question its asker created and never started to send (it died in between) is sent by
+# another process after this long: a live asker stores its send as started within moments.
+QUESTION_GRACE = timedelta(seconds=5)
 FIRST_RETRY = timedelta(seconds=30)
 MAX_BACKOFF = timedelta(hours=1)
-RECENT = 4096  # post ids whose summary this process delivered lately (bounded, oldest out)
-# Every process on the database may offer a summary; the one holding its lease delivers it.
+RECENT = 4096  # deliveries this process made lately (bounded, oldest out)
+# Every process on the database may offer a delivery; the one holding its lease makes it.
 # Kept after a delivery (a process that listed it a moment earlier must not take it again),
 # released after a failure so that the next try need not wait for it.
 SUMMARY_LEASE = timedelta(minutes=10)
+SENT_STEP = "sent"  # a one-message delivery's send started (it went out, or may have)
 
 
 def backoff(failures: int, first: timedelta = FIRST_RETRY) -> timedelta:
@@ -71,9 +94,9 @@ class Delivery:
         self.clock = clock
         self.holder = holder
         self._ports: dict[str, ChatPort] = {}
-        self._busy: set[int] = set()  # summaries being delivered right now
-        self._recent: OrderedDict[int, None] = OrderedDict()
-        self._retry: dict[int, tuple[int, datetime]] = {}  # post -> (failures, not before)
+        self._busy: set[str] = set()  # deliveries being made right now
+        self._recent: OrderedDict[str, None] = OrderedDict()
+        self._retry: dict[str, tuple[int, datetime]] = {}  # name -> (failures, not before)
 
     # ports ---------------------------------------------------------------------------------
     def connect(self, port: ChatPort) -> None:
@@ -88,7 +111,7 @@ class Delivery:
         return next((p for prefix, p in self._ports.items() if chat_key.startswith(prefix)),
                     None)
 
-    # summaries -------------------------------------------------------------------------------
+    # question summaries ----------------------------------------------------------------------
     async def summaries(self, summaries: Iterable[PostSummary]) -> None:
         """Deliver several; different chats in parallel, so one chat's flood wait does not
         hold up the others, and in order within a chat."""
@@ -103,43 +126,20 @@ class Delivery:
         await asyncio.gather(*(in_order(items) for items in by_chat.values()))
 
     async def summary(self, summary: PostSummary) -> bool:
-        """Close the question on its platform with its summary; True once delivered."""
-        post_id = summary.post_id
-        port = self.port_for(summary.chat_key)
-        if port is None or post_id in self._busy or post_id in self._recent:
-            return False
-        failures, not_before = self._retry.get(post_id, (0, self.clock.now()))
-        if self.clock.now() < not_before:
-            return False
-        self._busy.add(post_id)  # before any await: this process tries it once at a time
-        lease = f"summary:{post_id}"
-        try:
-            now = self.clock.now()
-            if not await self.storage.take_lease(lease, self.holder, now + SUMMARY_LEASE, now):
-                return False  # another process is delivering it, or just did
-            try:
-                if self.charts is not None:
-                    summary = await self.charts.on_summary(summary)
-                await port.close_question(summary)
-            except ChatGone as exc:
-                log.warning("gave up the summary of post %s: %s is gone (%s)",
-                            post_id, summary.chat_key, exc)
-                await self.chat_gone(summary.chat_key)
-            except Exception as exc:
-                await self.storage.release_lease(lease, self.holder)
-                delay = self._failed(post_id, failures, exc)
-                log.warning("summary of post %s in %s not delivered (%s); next try in %s",
-                            post_id, summary.chat_key, exc or type(exc).__name__, delay,
-                            exc_info=not isinstance(exc, TryLater) and failures == 0)
-                return False
-        finally:
-            self._busy.discard(post_id)
-        self._retry.pop(post_id, None)
-        self._recent[post_id] = None
-        if len(self._recent) > RECENT:
-            self._recent.popitem(last=False)
-        await self.questions.summary_posted(post_id)
-        return True
+        """Close the question on its platform with its summary; True once delivered. The
+        platform stores the steps it sends (step_started): a retry skips those."""
+        name = summary_name(summary.post_id)
+
+        async def send(port: ChatPort) -> None:
+            nonlocal summary
+            if self.charts is not None:
+                summary = await self.charts.on_summary(summary)
+            summary = replace(summary, done=await self.storage.delivery_steps(name))
+            await port.close_question(summary)
+
+        return await self._deliver(name, summary.chat_key, send,
+                                   lambda: self.questions.summary_posted(summary.post_id),
+                                   in_steps=True)
 
     async def pending(self) -> None:
         """Summaries closed but never confirmed by their platform (a failure, a restart, a
@@ -147,21 +147,147 @@ class Delivery:
         due = [s for s in await self.questions.unposted_summaries(SUMMARY_WINDOW, SUMMARY_GRACE)
                if self.port_for(s.chat_key) is not None]
         await self.summaries(due)
-        live, now = {s.post_id for s in due}, self.clock.now()
-        # a backoff still running is kept (its summary may be inside SUMMARY_GRACE, so not
-        # offered yet); one that ran out for a summary no longer due is forgotten
-        for post_id in [p for p, (_, not_before) in self._retry.items()
-                        if p not in live and not_before <= now]:
-            del self._retry[post_id]  # delivered elsewhere, or out of the window
+        self._settle("summary:", {summary_name(s.post_id) for s in due})
 
-    def _failed(self, post_id: int, failures: int, exc: Exception) -> timedelta:
+    async def step_started(self, post_id: int, step: str) -> None:
+        """A step of a summary's delivery (models.CHART_STEP, TEXT_STEP) is being sent."""
+        await self.storage.delivery_step_done(summary_name(post_id), step, self.clock.now())
+
+    async def step_refused(self, post_id: int, step: str) -> None:
+        await self._refused(summary_name(post_id), step)
+
+    async def _refused(self, name: str, step: str) -> None:
+        """The platform refused the step: the next try sends it. If even that cannot be
+        stored, the next try takes it as sent (lost, never doubled)."""
+        try:
+            await self.storage.forget_delivery_step(name, step)
+        except Exception as exc:
+            log.warning("%s of %s may not be sent again (%s)", step, name, exc)
+
+    async def forget_steps(self) -> int:
+        """Steps of deliveries long out of their window."""
+        return await self.storage.forget_delivery_steps(self.clock.now() - 2 * SUMMARY_WINDOW)
+
+    # round summaries and reminders -----------------------------------------------------------
+    async def round_summaries(self, summaries: Iterable[RoundSummary]) -> None:
+        for summary in summaries:
+            await self.round_summary(summary)
+
+    async def round_summary(self, summary: RoundSummary) -> bool:
+        """Show a round's summary in its chat; True once delivered."""
+        async def posted() -> None:
+            await self.storage.mark_round_summary_posted(summary.round_id, self.clock.now())
+
+        return await self._deliver(f"round:{summary.round_id}", summary.chat_key,
+                                   lambda port: port.round_over(summary), posted)
+
+    def settle_rounds(self, due: Iterable[RoundSummary]) -> None:
+        """After offering the pending round summaries `due`: forget the backoff of others."""
+        self._settle("round:", {f"round:{s.round_id}" for s in due})
+
+    async def reminder(self, person_key: str, day: date, text: str) -> bool:
+        """Send a person their reminder of `day` privately; True once delivered."""
+        async def sent() -> None:
+            await self.storage.mark_reminder_sent(person_key, day, self.clock.now())
+
+        return await self._deliver(reminder_name(person_key, day), person_key,
+                                   lambda port: port.send_private(person_key, text), sent)
+
+    def settle_reminders(self, due: Iterable[tuple[str, date]]) -> None:
+        self._settle("reminder:", {reminder_name(person, day) for person, day in due})
+
+    # the one way anything is delivered -------------------------------------------------------
+    async def _deliver(
+        self, name: str, chat_key: str, send: Callable[[ChatPort], Awaitable[None]],
+        delivered: Callable[[], Awaitable[None]], *, in_steps: bool = False,
+    ) -> bool:
+        """`send` through the chat's platform under the lease `name`, then `delivered` (also
+        when the chat is gone: given up). False if not delivered now (not this process's
+        turn, another process holds it, a backoff running, or a failure: tried again).
+
+        A send is stored as started before it goes (SENT_STEP; `in_steps`: the platform
+        stores each of its steps itself) and forgotten when the platform refused it. Found
+        started by a later try, it went out, or may have, in a process that died before the
+        platform's reply was stored: it is not sent again (as a send that timed out is not),
+        so a crash can lose a message in flight but never doubles one."""
+        port = self.port_for(chat_key)
+        if port is None or name in self._busy or name in self._recent:
+            return False
+        failures, not_before = self._retry.get(name, (0, self.clock.now()))
+        if self.clock.now() < not_before:
+            return False
+        self._busy.add(name)  # before any await: this process tries it once at a time
+        try:
+            now = self.clock.now()
+            if not await self.storage.take_lease(name, self.holder, now + SUMMARY_LEASE, now):
+                return False  # another process is delivering it, or just did
+            if not in_steps and SENT_STEP in await self.storage.delivery_steps(name):
+                log.warning("%s in %s was being sent by a process that died; it may be "
+                            "there, and is not sent again", name, chat_key)
+            else:
+                if not in_steps:
+                    await self.storage.delivery_step_done(name, SENT_STEP, now)
+                try:
+                    await send(port)
+                except ChatGone as exc:
+                    log.warning("gave up %s: %s is gone (%s)", name, chat_key, exc)
+                    await self.chat_gone(chat_key)
+                except Exception as exc:
+                    if not in_steps:
+                        await self._refused(name, SENT_STEP)
+                    await self.storage.release_lease(name, self.holder)
+                    delay = self._failed(name, failures, exc)
+                    log.warning("%s in %s not delivered (%s); next try in %s",
+                                name, chat_key, exc or type(exc).__name__, delay,
+                                exc_info=not isinstance(exc, TryLater) and failures == 0)
+                    return False
+        finally:
+            self._busy.discard(name)
+        self._retry.pop(name, None)
+        self._recent[name] = None
+        if len(self._recent) > RECENT:
+            self._recent.popitem(last=False)
+        await delivered()
+        return True
+
+    def _failed(self, name: str, failures: int, exc: Exception) -> timedelta:
         delay = backoff(failures + 1)
         if isinstance(exc, TryLater) and exc.retry_after is not None:
             delay = max(delay, exc.retry_after)
-        self._retry[post_id] = (failures + 1, self.clock.now() + delay)
+        self._retry[name] = (failures + 1, self.clock.now() + delay)
         return delay
 
+    def _settle(self, kind: str, live: set[str]) -> None:
+        """A backoff still running is kept (its delivery may be inside SUMMARY_GRACE, so not
+        offered yet); one that ran out for a delivery of `kind` no longer due is forgotten
+        (delivered elsewhere, or out of its window)."""
+        now = self.clock.now()
+        for name in [n for n, (_, not_before) in self._retry.items()
+                     if n.startswith(kind) and n not in live and not_before <= now]:
+            del self._retry[name]
+
     # questions the core posts by itself ------------------------------------------------------
+    async def question_sending(self, post_id: int) -> None:
+        """A question's send is about to start (the adapter says so): from now on it may be
+        in its chat, and is never sent again by `unsent_question`."""
+        await self.storage.delivery_step_done(question_name(post_id), SENT_STEP,
+                                              self.clock.now())
+
+    async def unsent_question(self, question: ShownQuestion) -> bool:
+        """Send a question whose process died after creating it and before its send started
+        (Rounds.unsent), under its lease so that one process sends it."""
+        async def send(port: ChatPort) -> None:
+            shown = question
+            if self.modes is not None:
+                shown = replace(question, mode=await self.modes(question.chat_key))
+            await port.send_question(shown)
+
+        async def nothing() -> None:
+            """Its references, bound by the platform, mark it sent."""
+
+        return await self._deliver(question_name(question.post_id), question.chat_key, send,
+                                   nothing, in_steps=True)
+
     async def question(self, question: ShownQuestion) -> bool:
         """Send a question the core created (a daily question). False if the chat is gone
         (its schedule is dropped); other failures raise for the caller to retry."""
@@ -189,3 +315,15 @@ class Delivery:
         for post in await self.storage.unposted_summaries(now - SUMMARY_WINDOW, now):
             if post.chat_key == chat_key:
                 await self.questions.summary_posted(post.id)
+
+
+def summary_name(post_id: int) -> str:
+    return f"summary:{post_id}"
+
+
+def question_name(post_id: int) -> str:
+    return f"question:{post_id}"
+
+
+def reminder_name(person_key: str, day: date) -> str:
+    return f"reminder:{person_key}:{day.isoformat()}"

@@ -150,6 +150,10 @@ class Answerer:
     elapsed_ms: int
 
 
+# The steps of a summary's delivery, each stored before it is sent (core/delivery.py)
+CHART_STEP, TEXT_STEP = "chart", "text"
+
+
 @dataclass(frozen=True, slots=True)
 class PostSummary:
     """What a chat sees once when a question closes."""
@@ -163,6 +167,9 @@ class PostSummary:
     fastest: tuple[Answerer, ...]  # fastest correct answerers, quickest first
     refs: tuple[str, ...] = ()  # platform references bound to the post (poll id, message id)
     chart: bytes | None = None  # a PNG of the shares per option (/settings chart on)
+    # steps of its delivery that went out, or may have, in an earlier try that failed or
+    # whose process died (CHART_STEP, TEXT_STEP): not to be sent again
+    done: frozenset[str] = frozenset()
 
     @property
     def share_right(self) -> float:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Protocol
 
 from fsrs import Card, Rating
@@ -33,12 +33,19 @@ from fsrs import Scheduler as Fsrs
 from bot.core.clock import Clock
 from bot.core.locales import Locales
 from bot.core.models import AnswerResult, Chat, Person, ShownQuestion
-from bot.core.ports import PeopleStore, PostRecord, PostStore, ReviewAnswer, ReviewStore
+from bot.core.ports import (
+    DeliveryStore,
+    PeopleStore,
+    PostRecord,
+    PostStore,
+    ReviewAnswer,
+    ReviewStore,
+)
 from bot.core.questions import Questions
 from bot.core.schedule import Schedule, parse_time, parse_zone
 
 
-class ReviewStorage(ReviewStore, PostStore, PeopleStore, Protocol):
+class ReviewStorage(ReviewStore, PostStore, PeopleStore, DeliveryStore, Protocol):
     """What Review reads and writes."""
 
 
@@ -183,12 +190,29 @@ class Review:
         """Every person's reminder (the scheduler's round)."""
         return await self.storage.reminders()
 
-    async def claim(self, reminder: Schedule) -> int | None:
+    async def claim(self, reminder: Schedule) -> tuple[date, int] | None:
         """If today's reminder is due and unclaimed, claim it (once per person and local
-        day, by the database) and return how many cards are due (0: send nothing).
-        None when there is nothing to do now."""
+        day, by the database): its day and how many cards are due. The claimed day stays
+        due (`unsent`) until `sent`; with no card due there is nothing to send, and it is
+        done at once. None when there is nothing to do now."""
         now = self.clock.now()
         day = reminder.due_day(now)
         if day is None or not await self.storage.claim_reminder(reminder.chat_key, day, now):
             return None
-        return len(await self.due(reminder.chat_key))
+        return day, await self.due_now(reminder.chat_key, day)
+
+    async def due_now(self, person_key: str, day: date) -> int:
+        """How many cards a claimed day's reminder tells of; 0 (and done) if none."""
+        due = len(await self.due(person_key))
+        if not due:
+            await self.sent(person_key, day)
+        return due
+
+    async def unsent(self, window: timedelta, grace: timedelta) -> list[tuple[str, date]]:
+        """Reminders claimed between `window` and `grace` ago that no platform confirmed (a
+        failure, a restart, a process that died between the claim and the send)."""
+        now = self.clock.now()
+        return await self.storage.unsent_reminders(now - window, now - grace)
+
+    async def sent(self, person_key: str, day: date) -> None:
+        await self.storage.mark_reminder_sent(person_key, day, self.clock.now())

@@ -5,25 +5,27 @@ closed with its summary when its time is up). The next one follows when the prev
 closed: the scheduler's tick asks it, driven by the clock, so a round goes on across restarts
 and is asked once whichever process ticks (the database decides, `add_round_post`). An
 admin's /quiz in the chat replaces a running round (asking.py). A round's end shows a short
-summary: who got how many right.
+summary: who got how many right, due from when the round finished until its platform
+confirmed it (delivery.py delivers it, once, and retries it).
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable, Iterable
+from collections import OrderedDict
+from collections.abc import Callable
+from datetime import timedelta
 from typing import Protocol
 
 from bot.core import selection
 from bot.core.chat_settings import ChatSettingsRules
 from bot.core.clock import Clock
-from bot.core.delivery import Delivery
+from bot.core.delivery import question_name
 from bot.core.errors import MAX_ROUND, BadCount, UnknownQuiz
 from bot.core.models import Chat, ShownQuestion
 from bot.core.ports import (
     AnswerStore,
-    ChatGone,
     ChatStore,
+    DeliveryStore,
     NewPost,
     PostStore,
     RoundRecord,
@@ -33,12 +35,11 @@ from bot.core.ports import (
 )
 from bot.core.questions import Questions
 
+SENT_KEPT = 4096  # round questions remembered as sent (bounded, oldest out)
 
-class RoundsStorage(RoundStore, PostStore, AnswerStore, ChatStore, Protocol):
+
+class RoundsStorage(RoundStore, PostStore, AnswerStore, ChatStore, DeliveryStore, Protocol):
     """What Rounds reads and writes."""
-
-
-log = logging.getLogger(__name__)
 
 
 def check_count(count: int | str) -> int:
@@ -62,6 +63,7 @@ class Rounds:
         self.storage = storage
         self.clock = clock
         self.settings = settings
+        self._sent: OrderedDict[int, None] = OrderedDict()  # round questions known sent
 
     async def start(
         self, chat: Chat, selector: str | None, count: int, locale: str, mode: str | None
@@ -135,6 +137,36 @@ class Rounds:
                 ended.append(summary)
         return asked, ended
 
+    async def unsent(
+        self, grace: timedelta, serves: Callable[[str], bool] = lambda chat_key: True
+    ) -> list[ShownQuestion]:
+        """Round questions asked over `grace` ago that never reached their chat: the process
+        that asked one died before its send started (no poll or message bound to it, and no
+        send stored as started: delivery.py). Offered again while they are open."""
+        now, found = self.clock.now(), []
+        for record in await self.storage.active_rounds():
+            if not serves(record.chat_key) or not record.posts or record.posts[-1] in self._sent:
+                continue
+            post = await self.storage.get_post(record.posts[-1])
+            if post is None or post.closed_at is not None or post.created_at > now - grace:
+                continue
+            if await self.storage.refs(post.id) or \
+                    await self.storage.delivery_steps(question_name(post.id)):
+                self._sent[post.id] = None  # sent, or being sent: never asked again
+                if len(self._sent) > SENT_KEPT:
+                    self._sent.popitem(last=False)
+                continue
+            found.append(self.questions.render(post, record.locale,
+                                               (len(record.posts), record.total)))
+        return found
+
+    async def unposted(self, window: timedelta, grace: timedelta) -> list[RoundSummary]:
+        """Summaries of rounds finished between `window` and `grace` ago that no platform
+        confirmed (a failure, a restart, a process that died while delivering)."""
+        now = self.clock.now()
+        return [await self.summary(record) for record in
+                await self.storage.unposted_round_summaries(now - window, now - grace)]
+
     async def summary(self, record: RoundRecord) -> RoundSummary:
         """Who got how many right, most first (then most answered, then by name)."""
         fresh = await self.storage.get_round(record.id) or record
@@ -150,18 +182,3 @@ class Rounds:
         )
         return RoundSummary(fresh.id, fresh.chat_key, fresh.locale, len(fresh.posts),
                             fresh.total, tuple(rows))
-
-
-async def deliver(delivery: Delivery, summaries: Iterable[RoundSummary]) -> None:
-    """Show round summaries in their chats; a failure is logged (the round is over)."""
-    for summary in summaries:
-        port = delivery.port_for(summary.chat_key)
-        if port is None:
-            continue
-        try:
-            await port.round_over(summary)
-        except ChatGone:
-            await delivery.chat_gone(summary.chat_key)
-        except Exception:
-            log.exception("round summary %s for %s not delivered",
-                          summary.round_id, summary.chat_key)

@@ -1,5 +1,5 @@
-"""The one loop that drives time: daily questions, closing due questions, pending summaries,
-review reminders.
+"""The one loop that drives time: daily questions, closing due questions, pending summaries
+(of questions and rounds), review reminders (and those left unsent).
 
 Every platform connected to the service (Delivery) is served by this loop; adapters keep no
 loops of their own. Tests call `tick()` after moving their clock instead of sleeping.
@@ -16,14 +16,22 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from bot.core import render
-from bot.core.delivery import backoff
+from bot.core.delivery import (
+    QUESTION_GRACE,
+    REMINDER_WINDOW,
+    SUMMARY_GRACE,
+    SUMMARY_WINDOW,
+    backoff,
+)
 from bot.core.models import Chat, Person
-from bot.core.rounds import deliver as deliver_rounds
 from bot.core.service import QuizService
 from bot.i18n import translator
 
 log = logging.getLogger(__name__)
 
+# How often the keys of old commands (core/ports.py CommandKey) and the steps of old
+# deliveries (delivery.py) are pruned.
+PRUNE_EVERY = timedelta(hours=1)
 # A claimed day whose question has not reached its chat after this long is posted again:
 # the process that claimed it died between the database and the platform.
 REPUBLISH_AFTER = timedelta(minutes=2)
@@ -46,6 +54,7 @@ class Scheduler:
         self._failures: dict[int, tuple[int, datetime]] = {}  # post id -> (failures, retry at)
         self.on_round: Callable[[], None] | None = None  # after each round that succeeded
         self._reminded: dict[str, date] = {}  # person key -> local day this process claimed
+        self._pruned: datetime | None = None  # when this process last pruned command keys
 
     async def tick(self) -> Tick:
         """One round; each part fails alone (logged), so one broken chat stops nothing."""
@@ -56,7 +65,10 @@ class Scheduler:
         asked = await self._advance_rounds()
         posted = await self._post_dailies() + await self._republish()
         await delivery.pending()  # any refused earlier, or closed by a process that died
+        await self._pending_rounds()
         reminded = await self._remind()
+        await self._pending_reminders()
+        await self._prune()
         return Tick(posted=posted, closed=len(closed), asked=asked, reminded=reminded)
 
     async def _advance_rounds(self) -> int:
@@ -79,35 +91,73 @@ class Scheduler:
             except Exception:  # it closes at its time, and the round goes on
                 log.exception("round question %s for %s not sent",
                               question.post_id, question.chat_key)
-        await deliver_rounds(delivery, ended)
+        await delivery.round_summaries(ended)
+        for question in await self.service.rounds.unsent(
+            QUESTION_GRACE, lambda chat_key: delivery.port_for(chat_key) is not None
+        ):  # asked by a process that died before sending them
+            asked += await delivery.unsent_question(question)
         return asked
+
+    async def _pending_rounds(self) -> None:
+        """Round summaries refused earlier, or left by a process that died."""
+        delivery = self.service.delivery
+        due = [s for s in await self.service.rounds.unposted(SUMMARY_WINDOW, SUMMARY_GRACE)
+               if delivery.port_for(s.chat_key) is not None]
+        await delivery.round_summaries(due)
+        delivery.settle_rounds(due)
 
     async def _remind(self) -> int:
         """Each person's review reminder, once per local day (the database's claim decides
         between processes; this process remembers the day it tried, so a claimed day costs
-        no write per tick). Claimed first, then sent: a process dying in between loses that
-        day's reminder rather than sending it twice. Nothing is sent when nothing is due."""
+        no write per tick). Claimed, then delivered (delivery.py): a process dying in
+        between leaves it due, and `_pending_reminders` sends it, once. Nothing is sent
+        when nothing is due."""
         spaced, delivery = self.service.spaced, self.service.delivery
         sent = 0
         for reminder in await spaced.reminders():
             person_key = reminder.chat_key
-            port = delivery.port_for(person_key)
             day = reminder.due_day(self.service.clock.now())
-            if port is None or day is None or self._reminded.get(person_key) == day:
+            if delivery.port_for(person_key) is None or day is None \
+                    or self._reminded.get(person_key) == day:
                 continue
             try:
                 self._reminded[person_key] = day
-                due = await spaced.claim(reminder)
-                if not due:
-                    continue
-                locale = await self.service.locales.for_person(
-                    Person(person_key, ""), Chat(person_key))  # a private chat's key is theirs
-                t = translator(locale)
-                await port.send_private(person_key, render.reminder_text(due, t))
-                sent += 1
+                claimed = await spaced.claim(reminder)
+                if claimed is not None and claimed[1]:
+                    sent += await self._send_reminder(person_key, *claimed)
             except Exception:
                 log.exception("review reminder for %s failed", person_key)
         return sent
+
+    async def _pending_reminders(self) -> None:
+        spaced, delivery = self.service.spaced, self.service.delivery
+        due = [(person_key, day) for person_key, day
+               in await spaced.unsent(REMINDER_WINDOW, SUMMARY_GRACE)
+               if delivery.port_for(person_key) is not None]
+        for person_key, day in due:
+            try:
+                if cards := await spaced.due_now(person_key, day):
+                    await self._send_reminder(person_key, day, cards)
+            except Exception:
+                log.exception("review reminder for %s failed", person_key)
+        delivery.settle_reminders(due)
+
+    async def _send_reminder(self, person_key: str, day: date, cards: int) -> int:
+        locale = await self.service.locales.for_person(
+            Person(person_key, ""), Chat(person_key))  # a private chat's key is theirs
+        text = render.reminder_text(cards, translator(locale))
+        return int(await self.service.delivery.reminder(person_key, day, text))
+
+    async def _prune(self) -> None:
+        now = self.service.clock.now()
+        if self._pruned is not None and now - self._pruned < PRUNE_EVERY:
+            return
+        self._pruned = now
+        try:
+            await self.service.forget_commands()
+            await self.service.delivery.forget_steps()
+        except Exception:
+            log.exception("pruning the keys of old commands and deliveries failed")
 
     async def _post_dailies(self) -> int:
         daily, delivery = self.service.daily, self.service.delivery

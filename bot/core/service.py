@@ -62,6 +62,7 @@ from bot.core.models import (
     ShownQuestion,
 )
 from bot.core.ports import (
+    KEEP_COMMAND_KEYS,
     CardRenderer,
     ChartRenderer,
     ChatPort,
@@ -69,6 +70,7 @@ from bot.core.ports import (
     NoMeter,
     ProblemReportRecord,
     Storage,
+    unclaimed_command,
 )
 from bot.core.privacy import MyData, Privacy
 from bot.core.problem_reports import REPORT_USAGE, ProblemReports, ReportReceipt
@@ -96,13 +98,16 @@ class QuizService:
         authors: Collection[str] = (),
         meter: Meter | None = None,
         web: tuple[str, str] | None = None,
+        holder: str | None = None,
     ) -> None:
         """`question_time`: how long a /quiz question stays open in a shared chat;
         `charts`: draws the item-analysis charts (None: text only);
         `cards`: draws questions' cards (code, formulas, images; None: text only);
         `authors`: the person keys who may write quizzes in a chat (authoring.py);
         `meter`: counts answers and scheduler rounds for the operator (None: nothing);
-        `web`: (secret, public base URL) of the web dashboard (None: /dashboard is off)."""
+        `web`: (secret, public base URL) of the web dashboard (None: /dashboard is off).
+        `holder`: this process's name in the database's leases (None: host, pid and a
+        random part)."""
         self.meter: Meter = meter or NoMeter()
         self.catalog = catalog
         self.storage = storage
@@ -118,7 +123,9 @@ class QuizService:
         self.boards = Boards(catalog, storage, clock)
         self.daily = Daily(self.questions, self.locales, storage, clock, rng)
         # this process's name in the database's leases (shared by every process on it)
-        self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        # the same across restarts when the operator names the instance: a restarted process
+        # takes up at once the deliveries its killed predecessor held (delivery.py)
+        self.holder = holder or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.charts = Charts(charts, storage)
         self.cards = Cards(cards, storage, clock, self.charts)
         self.chat_settings = ChatSettingsRules(storage, clock, question_time)
@@ -399,6 +406,37 @@ class QuizService:
         return await self.item_analysis.for_chat(chat, None, locale, allowed=True, chart=False)
 
     # chats -------------------------------------------------------------------------------
+    # exactly once (core/ports.py CommandKey) ----------------------------------------------
+    async def claim_command(self) -> bool:
+        """For a command whose effect is a platform send (a file, a prompt, a chart): store
+        its key before sending; False if it was handled before (send nothing)."""
+        command = unclaimed_command()
+        if command is None:
+            return True
+        if not await self.storage.claim_command(command.key, command.at):
+            return False
+        command.claimed = True
+        return True
+
+    async def question_sending(self, post_id: int) -> None:
+        """A question's send starts now: should its process die, it is not sent again (it
+        may be in its chat), while a round question whose send never started is."""
+        await self.delivery.question_sending(post_id)
+
+    async def summary_step(self, post_id: int, step: str) -> None:
+        """A step of a summary's delivery (models.CHART_STEP, TEXT_STEP) is about to be
+        sent: from now on it may have gone out, and a retry, after a failure or a crash,
+        skips it (PostSummary.done)."""
+        await self.delivery.step_started(post_id, step)
+
+    async def summary_step_refused(self, post_id: int, step: str) -> None:
+        """The platform refused that step: the next try sends it."""
+        await self.delivery.step_refused(post_id, step)
+
+    async def forget_commands(self) -> int:
+        """Drop the keys of commands handled longer ago than any platform redelivers."""
+        return await self.storage.forget_commands(self.clock.now() - KEEP_COMMAND_KEYS)
+
     async def migrate_chat(self, old_key: str, new_key: str) -> bool:
         """A chat changed its id (a Telegram group upgraded to a supergroup): its history,
         board, schedule and language move to the new key."""

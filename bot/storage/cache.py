@@ -11,10 +11,11 @@ from __future__ import annotations
 import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from typing import Any, TypeVar
 
-from bot.core.ports import PostRecord
-from bot.storage import ops, queries
+from bot.core.ports import AlreadyHandled, PostRecord, unclaimed_command
+from bot.storage import commands, ops, queries
 from bot.storage.lru import Expiring, Lru
 
 T = TypeVar("T")
@@ -67,6 +68,24 @@ class CachedStorage(ABC):
             future.add_done_callback(lambda _: self._inflight.pop((what, key), None))
         return await asyncio.shield(future)
 
+    async def _effect(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """A write that is a command's effect: with the command's key, if it has one not
+        claimed yet (core/ports.py CommandKey); AlreadyHandled if the key was stored before."""
+        command = unclaimed_command()
+        if command is None:
+            return await self._write(fn, *args)
+        result = await self._write(commands.claimed_then, command.key, command.at, fn, *args)
+        if isinstance(result, str) and result == commands.ALREADY:
+            raise AlreadyHandled(command.key)
+        command.claimed = True
+        return result
+
+    async def claim_command(self, key: str, when: datetime) -> bool:
+        return bool(await self._write(commands.claim_command, key, when))
+
+    async def forget_commands(self, handled_before: datetime) -> int:
+        return int(await self._write(commands.forget_commands, handled_before))
+
     def _changed(self) -> None:
         self._generation += 1
 
@@ -103,7 +122,7 @@ class CachedStorage(ABC):
         return moved
 
     async def set_person_locale(self, key: str, locale: str | None) -> None:
-        await self._write(ops.set_person_locale, key, locale)
+        await self._effect(ops.set_person_locale, key, locale)
         self._changed()
         self._person_locales.put(key, locale)
 
@@ -123,7 +142,7 @@ class CachedStorage(ABC):
         return None if row is None else row[0]
 
     async def set_chat_locale(self, key: str, locale: str | None) -> None:
-        await self._write(ops.set_chat_locale, key, locale)
+        await self._effect(ops.set_chat_locale, key, locale)
         self._changed()
         self._chat_rows.pop(key)
 

@@ -59,3 +59,21 @@ async def claim_reminder(db: Sql, person_key: str, local_date: date, when: datet
         " ON CONFLICT (person_key, local_date) DO NOTHING",
         person_key, db.day(local_date), db.when(when),
     ) == 1
+
+
+# a claimed day's reminder: sent once the platform confirmed ------------------------------
+async def unsent_reminders(
+    db: Sql, claimed_after: datetime, claimed_before: datetime
+) -> list[tuple[str, date]]:
+    rows = await db.rows(
+        "SELECT person_key, local_date FROM reminder_days WHERE sent_at IS NULL"
+        " AND claimed_at >= $1 AND claimed_at < $2 ORDER BY person_key, local_date",
+        db.when(claimed_after), db.when(claimed_before),
+    )
+    return [(r[0], db.on(r[1])) for r in rows]
+
+
+async def mark_reminder_sent(db: Sql, person_key: str, local_date: date, when: datetime) -> None:
+    await db.run("UPDATE reminder_days SET sent_at = $1 WHERE person_key = $2"
+                 " AND local_date = $3 AND sent_at IS NULL",
+                 db.when(when), person_key, db.day(local_date))

@@ -124,3 +124,20 @@ async def active_rounds(db: Sql, chat_key: str | None) -> list[RoundRecord]:
             " ORDER BY id", chat_key,
         )
     return await _rounds_of(db, rows)
+
+
+# round summaries: due when the round finished, posted once the platform confirmed ------
+async def unposted_round_summaries(
+    db: Sql, finished_after: datetime, finished_before: datetime
+) -> list[RoundRecord]:
+    rows = await db.rows(
+        f"SELECT {ROUND_COLUMNS} FROM rounds WHERE finished_at IS NOT NULL"
+        " AND summary_posted_at IS NULL AND finished_at >= $1 AND finished_at < $2"
+        " ORDER BY id", db.when(finished_after), db.when(finished_before),
+    )
+    return await _rounds_of(db, rows)
+
+
+async def mark_round_summary_posted(db: Sql, round_id: int, when: datetime) -> None:
+    await db.run("UPDATE rounds SET summary_posted_at = $1 WHERE id = $2"
+                 " AND summary_posted_at IS NULL", db.when(when), round_id)

@@ -39,7 +39,7 @@ from bot.core.ports import (
     ScoreRow,
 )
 from bot.core.schedule import Schedule
-from bot.storage import dashboard, drafts, ops, privacy, queries, review, rounds
+from bot.storage import dashboard, deliveries, drafts, ops, privacy, queries, review, rounds
 from bot.storage import problem_reports as reports
 from bot.storage.cache import CachedStorage
 
@@ -103,7 +103,7 @@ class Store(PostCreation, CachedStorage):
 
     # posts -----------------------------------------------------------------------------
     async def _create_post(self, new: NewPost) -> PostRecord:
-        post_id = await self._write(ops.insert_post, new)
+        post_id = await self._effect(ops.insert_post, new)
         post = await self.get_post(post_id)
         assert post is not None
         return post
@@ -273,10 +273,10 @@ class Store(PostCreation, CachedStorage):
     # daily schedules -------------------------------------------------------------------
     async def set_schedule(self, schedule: Schedule, updated_by: str | None = None) -> None:
         updated_at = schedule.updated_at or datetime.now(UTC)
-        await self._write(ops.set_schedule, schedule, updated_at, updated_by)
+        await self._effect(ops.set_schedule, schedule, updated_at, updated_by)
 
     async def delete_schedule(self, chat_key: str) -> bool:
-        return bool(await self._write(ops.delete_schedule, chat_key))
+        return bool(await self._effect(ops.delete_schedule, chat_key))
 
     async def get_schedule(self, chat_key: str) -> Schedule | None:
         result: Schedule | None = await self._read(queries.schedule, chat_key)
@@ -328,14 +328,14 @@ class Store(PostCreation, CachedStorage):
     async def set_chat_settings(
         self, settings: ChatSettingsRecord, when: datetime, updated_by: str | None = None
     ) -> None:
-        await self._write(
+        await self._effect(
             rounds.set_chat_settings, settings, when, updated_by)
 
     async def create_round(
         self, chat_key: str, selector: str | None, total: int, mode: str | None, locale: str,
         started_at: datetime,
     ) -> RoundRecord:
-        round_id = await self._write(
+        round_id = await self._effect(
             rounds.create_round, chat_key, selector, total, mode, locale,
             started_at)
         record = await self.get_round(round_id)
@@ -360,6 +360,16 @@ class Store(PostCreation, CachedStorage):
         return bool(await self._write(
             rounds.finish_round, round_id, when))
 
+    async def unposted_round_summaries(
+        self, finished_after: datetime, finished_before: datetime
+    ) -> list[RoundRecord]:
+        result: list[RoundRecord] = await self._read(
+            rounds.unposted_round_summaries, finished_after, finished_before)
+        return result
+
+    async def mark_round_summary_posted(self, round_id: int, when: datetime) -> None:
+        await self._write(rounds.mark_round_summary_posted, round_id, when)
+
     # spaced review ---------------------------------------------------------------------
     async def review_answers(self, person_key: str) -> list[ReviewAnswer]:
         result: list[ReviewAnswer] = await self._read(
@@ -368,10 +378,10 @@ class Store(PostCreation, CachedStorage):
 
     async def set_reminder(self, reminder: Schedule) -> None:
         updated_at = reminder.updated_at or datetime.now(UTC)
-        await self._write(review.set_reminder, reminder, updated_at)
+        await self._effect(review.set_reminder, reminder, updated_at)
 
     async def delete_reminder(self, person_key: str) -> bool:
-        return bool(await self._write(review.delete_reminder, person_key))
+        return bool(await self._effect(review.delete_reminder, person_key))
 
     async def get_reminder(self, person_key: str) -> Schedule | None:
         result: Schedule | None = await self._read(review.reminder, person_key)
@@ -386,11 +396,35 @@ class Store(PostCreation, CachedStorage):
             review.claim_reminder, person_key, local_date,
             when))
 
+    async def unsent_reminders(
+        self, claimed_after: datetime, claimed_before: datetime
+    ) -> list[tuple[str, date]]:
+        result: list[tuple[str, date]] = await self._read(
+            review.unsent_reminders, claimed_after, claimed_before)
+        return result
+
+    async def mark_reminder_sent(self, person_key: str, local_date: date, when: datetime) -> None:
+        await self._write(review.mark_reminder_sent, person_key, local_date, when)
+
+    # steps of a delivery (bot/core/delivery.py) ----------------------------------------
+    async def delivery_step_done(self, name: str, step: str, when: datetime) -> None:
+        await self._write(deliveries.delivery_step_done, name, step, when)
+
+    async def forget_delivery_step(self, name: str, step: str) -> None:
+        await self._write(deliveries.forget_delivery_step, name, step)
+
+    async def delivery_steps(self, name: str) -> frozenset[str]:
+        result: frozenset[str] = await self._read(deliveries.delivery_steps, name)
+        return result
+
+    async def forget_delivery_steps(self, done_before: datetime) -> int:
+        return int(await self._write(deliveries.forget_delivery_steps, done_before))
+
     # problem reports (bot/core/problem_reports.py) -------------------------------------
     async def add_problem_report(
         self, report: NewProblemReport, *, since: datetime, daily_cap: int, max_chars: int
     ) -> tuple[ReportOutcome, ProblemReportRecord | None]:
-        outcome, report_id = await self._write(
+        outcome, report_id = await self._effect(
             reports.add_problem_report, report, since, daily_cap,
             max_chars)
         if report_id is None:
@@ -408,7 +442,7 @@ class Store(PostCreation, CachedStorage):
     async def resolve_problem_report(
         self, report_id: int, when: datetime, note: str | None = None
     ) -> ResolveOutcome:
-        result: ResolveOutcome = await self._write(
+        result: ResolveOutcome = await self._effect(
             reports.resolve_problem_report, report_id, when, note)
         return result
 
@@ -423,7 +457,7 @@ class Store(PostCreation, CachedStorage):
         return result
 
     async def create_draft(self, author_key: str, locale: str, when: datetime) -> bool:
-        return bool(await self._write(
+        return bool(await self._effect(
             drafts.create_draft, author_key, locale, when))
 
     async def add_draft_question(
@@ -433,25 +467,25 @@ class Store(PostCreation, CachedStorage):
                                      locale, question, ref, when))
 
     async def undo_draft_question(self, author_key: str) -> int | None:
-        result: int | None = await self._write(
+        result: int | None = await self._effect(
             drafts.undo_draft_question, author_key)
         return result
 
     async def name_draft(self, author_key: str, title: str) -> bool:
-        return bool(await self._write(drafts.name_draft, author_key, title))
+        return bool(await self._effect(drafts.name_draft, author_key, title))
 
     async def delete_draft(self, author_key: str) -> bool:
-        return bool(await self._write(drafts.delete_draft, author_key))
+        return bool(await self._effect(drafts.delete_draft, author_key))
 
     async def publish_draft(self, pack: AuthoredPackRecord) -> bool:
-        return bool(await self._write(drafts.publish_draft, pack))
+        return bool(await self._effect(drafts.publish_draft, pack))
 
     async def authored_packs(self) -> list[AuthoredPackRecord]:
         result: list[AuthoredPackRecord] = await self._read(drafts.authored_packs)
         return result
 
     async def withdraw_pack(self, quiz_id: str, when: datetime) -> bool:
-        return bool(await self._write(drafts.withdraw_pack, quiz_id, when))
+        return bool(await self._effect(drafts.withdraw_pack, quiz_id, when))
 
     async def authored_packs_version(self) -> str:
         return str(await self._read(drafts.authored_packs_version))
@@ -462,7 +496,7 @@ class Store(PostCreation, CachedStorage):
         return result
 
     async def delete_person(self, person_key: str, private_chats: Sequence[str] = ()) -> bool:
-        deleted = bool(await self._write(self.delete_person_op, person_key,
+        deleted = bool(await self._effect(self.delete_person_op, person_key,
                                          tuple(private_chats)))
         # nothing of theirs may come back from this process's caches. Other processes on
         # PostgreSQL hear it (NOTIFY); on SQLite their cached languages expire, and a person

@@ -460,11 +460,12 @@ async def test_a_token_revoked_while_serving_ends_the_connection(
 
 # two processes' worth in this one: adapters with their own core and storage ------------------
 class Process:
-    """One bot process's parts: its own storage on the shared file, core and adapter."""
+    """One bot process's parts: its own storage on the shared database, core and adapter."""
 
-    def __init__(self, catalog: Catalog, db: Any, clock: FakeClock, settings: Settings) -> None:
-        self.storage = SqliteStorage(db)
-        self.service = QuizService(catalog, self.storage, clock, random.Random(3))
+    def __init__(self, catalog: Catalog, storage: Any, clock: FakeClock, settings: Settings,
+                 **options: Any) -> None:
+        self.storage = storage
+        self.service = QuizService(catalog, self.storage, clock, random.Random(3), **options)
         self.settings = settings
         self.adapter = TelegramAdapter(self.service, settings)
 
@@ -493,7 +494,8 @@ async def two(
         port = free_port()
         settings = tg_settings.model_copy(update={
             **shared, "quizbot_telegram_webhook_listen": f"127.0.0.1:{port}"})
-        processes.append(Process(sample_catalog, tmp_path / "shared.db", clock, settings))
+        processes.append(Process(sample_catalog, SqliteStorage(tmp_path / "shared.db"), clock,
+                                 settings))
     for process in processes:
         await process.start()
     # the public URL is the load balancer's: the fake delivers to each process in turn
@@ -720,15 +722,17 @@ QUESTION_SECONDS_LIVE = 15  # long enough for the burst, a kill and a restart
 
 
 class QuizbotRun:
-    """`quizbot run` as a process of its own, configured through its environment only."""
+    """`quizbot run` as a process of its own, configured through its environment only; up
+    once the fake sees its `ready` call (setWebhook, or getUpdates when it polls)."""
 
     def __init__(self, fake: FakeTelegramAPI, workdir: Path, name: str, env: dict[str, str],
-                 port: int) -> None:
+                 port: int, ready: str = "setWebhook") -> None:
         self.fake = fake
         self.workdir = workdir
         self.name = name
         self.env = env
         self.port = port
+        self.ready = ready
         self.proc: asyncio.subprocess.Process | None = None
         self.starts = 0
 
@@ -737,7 +741,7 @@ class QuizbotRun:
         return f"http://127.0.0.1:{self.port}/telegram"
 
     async def start(self) -> None:
-        before = len(self.fake.calls_of("setWebhook", ok_only=False))
+        before = len(self.fake.calls_of(self.ready, ok_only=False))
         self.starts += 1
         log = (self.workdir / f"{self.name}-{self.starts}.log").open("wb")
         self.proc = await asyncio.create_subprocess_exec(
@@ -746,7 +750,7 @@ class QuizbotRun:
         )
         log.close()
         deadline = asyncio.get_running_loop().time() + 20
-        while len(self.fake.calls_of("setWebhook", ok_only=False)) <= before:
+        while len(self.fake.calls_of(self.ready, ok_only=False)) <= before:
             assert self.proc.returncode is None, f"{self.name} exited at start:\n{self.log()}"
             assert asyncio.get_running_loop().time() < deadline, f"{self.name} never started"
             await asyncio.sleep(0.01)

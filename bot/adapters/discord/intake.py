@@ -21,6 +21,8 @@ from collections import OrderedDict
 
 import discord
 
+from bot.core.ports import enter_command
+
 log = logging.getLogger(__name__)
 
 RECENT = 1024  # interaction ids remembered to drop a second delivery (a bounded LRU)
@@ -45,6 +47,9 @@ class Intake:
             log.info("interaction %s delivered again; dropped", interaction.id)
             return False
         self._recent[interaction.id] = None
+        # its idempotency key for the rest of this task (core/ports.py CommandKey): a command
+        # that changes state stores it with its effect, so it runs once in any process
+        enter_command(f"dc:{interaction.id}", interaction.created_at)
         if len(self._recent) > self.remember:
             self._recent.popitem(last=False)
         task = asyncio.current_task()

@@ -193,13 +193,15 @@ class TelegramAdapter:
     async def round_over(self, summary: RoundSummary) -> None:
         text = render.round_summary_text(summary, translator(summary.locale))
         with platform_errors():
-            await self.poster.text(chat_id_of(summary.chat_key), text)
+            await self.poster.text_once(chat_id_of(summary.chat_key), text,
+                                        what=f"the summary of round {summary.round_id}")
 
     async def send_private(self, person_key: str, text: str) -> None:
         """A review reminder: a message in the person's private chat with the bot (its id
         is the user's)."""
         with platform_errors():
-            await self.poster.text(int(person_key.removeprefix(PREFIX)), text)
+            await self.poster.text_once(int(person_key.removeprefix(PREFIX)), text,
+                                        what="a review reminder")
 
 
 def _address(listen: tuple[str, int]) -> str:

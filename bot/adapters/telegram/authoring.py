@@ -31,8 +31,9 @@ DRAFT_BUTTONS = f"^({DISCARD}|{KEEP})$"
 
 
 async def _author(update: Update, context: Context) -> tuple[Command, Person, Translator] | None:
-    """The command or poll as handlers.command sees it (a redelivered /undo is dropped there),
-    its sender and their language."""
+    """The command or poll as handlers.command sees it (a repeat in this process is dropped
+    there; one in another process finds its update id stored with the effect), its sender
+    and their language."""
     if (cmd := command(update, context)) is None or cmd.person is None:
         return None
     return cmd, cmd.person, await cmd.for_person()

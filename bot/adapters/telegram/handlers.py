@@ -6,8 +6,11 @@ style); what they share is in `context.bot_data` (context.py). No quiz rule live
 command (the core's UserError) reaches `on_error`, which shows it in the reader's language.
 
 Every handler may see the same update twice (after a crash, Telegram sends again what was
-not confirmed yet; see polling.py and webhook.py): answers are made final by the database,
-commands and presses are remembered (redelivery.py).
+not confirmed yet; see polling.py and webhook.py): answers are made final by the database; a
+command or press that changes state stores its update id with its effect, so a second
+delivery, in any process, finds it and stops (AlreadyHandled, in `on_error`; core/ports.py
+CommandKey); commands whose effect is a send claim the key first (`send_once`); this
+process also remembers what it handled (redelivery.py) to skip a repeat without a write.
 
 Through webhooks, several processes may share the updates (behind a load balancer), so what
 one process keeps in memory is never needed by another:
@@ -24,8 +27,11 @@ one process keeps in memory is never needed by another:
 
 from __future__ import annotations
 
+import functools
 import logging
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
+from typing import Any
 
 import telegram
 from telegram import Update
@@ -52,9 +58,12 @@ from bot.content.schema import DEFAULT_LOCALE
 from bot.core import render
 from bot.core.errors import StillOpen, UserError
 from bot.core.models import AnswerResult, AnswerStatus, Chat, Period, Person
+from bot.core.ports import AlreadyHandled
 from bot.i18n import LANGUAGE_NAMES, Translator, translator
 
 log = logging.getLogger(__name__)
+
+Handler = Callable[[Update, Context], Coroutine[Any, Any, None]]
 
 # Commands come from messages and channel posts; never from edits, which would run them again.
 COMMAND_UPDATES = filters.UpdateType.MESSAGE | filters.UpdateType.CHANNEL_POST
@@ -101,6 +110,21 @@ def command(update: Update, context: Context) -> Command | None:
     data.poster.remember(tg_chat)
     return Command(data, message, tg_chat, chat_of(tg_chat), sender_of(message),
                    list(context.args or []))
+
+
+def send_once(handler: Handler) -> Handler:
+    """For a command whose effect is a platform send (a file, a prompt, a chart): its key is
+    stored before it runs, so a redelivery, in any process, sends nothing (a crash between
+    the two loses that send instead of doubling it)."""
+
+    @functools.wraps(handler)
+    async def claimed_first(update: Update, context: Context) -> None:
+        if not await context.bot_data.service.claim_command():
+            log.info("update %s was handled before; not again", update.update_id)
+            return
+        await handler(update, context)
+
+    return claimed_first
 
 
 def press(update: Update, context: Context) -> telegram.CallbackQuery | None:
@@ -479,6 +503,9 @@ async def on_error(update: object, context: Context) -> None:
     person = person_of(user) if user is not None and (
         message is None or message.chat.type != ChatType.CHANNEL) else None
     chat = chat_of(update.effective_chat) if update.effective_chat is not None else None
+    if isinstance(error, AlreadyHandled):
+        log.info("%s was handled before (%s); not again", describe(update), error.key)
+        return
     outcome = outcome_of(error)
     if outcome is Outcome.LATER:
         log.info("%s: %s; it is to come again", describe(update), error)

@@ -6,7 +6,10 @@ chat id (the core's migrate_chat) and the message is sent there.
 
 A question sent with no reply that may still have reached Telegram (a timeout after sending)
 is not sent again: it is remembered (unconfirmed.py) and bound when it shows up, so every
-question a chat sees counts its votes.
+question a chat sees counts its votes. A summary, a round's end or a reminder sent with no
+reply counts as sent: Telegram shows it once, late, or not at all, never twice; a summary's
+chart and its text are each stored as started before they go (core/delivery.py), so a retry
+skips what went out.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import asyncio
 import contextlib
 import logging
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import replace
 from datetime import timedelta
 
@@ -43,7 +46,7 @@ from bot.adapters.telegram.text import fit, poll_explanation
 from bot.adapters.telegram.unconfirmed import Unconfirmed, UnconfirmedSends, may_have_arrived
 from bot.content.limits import TG_CAPTION, TG_OPTION, TG_QUESTION, tg_len
 from bot.core import render
-from bot.core.models import PostSummary, ShownQuestion
+from bot.core.models import CHART_STEP, TEXT_STEP, PostSummary, ShownQuestion
 from bot.core.ports import ChatGone, TryLater
 from bot.core.service import QuizService
 from bot.i18n import translator
@@ -198,6 +201,7 @@ class Poster:
 
     async def _send_question(self, question: ShownQuestion, buttons: bool | None) -> None:
         chat_id = chat_id_of(question.chat_key)
+        await self.service.question_sending(question.post_id)
         if buttons is None:
             buttons = await self.uses_buttons(chat_id)
         if question.has_card:
@@ -297,30 +301,74 @@ class Poster:
         text = fit(render.summary_text(summary, translator(summary.question.locale)))
         try:
             await self._send_summary(
-                chat_id, text, summary.chart,
+                summary, chat_id, text,
                 ReplyParameters(anchor, allow_sending_without_reply=True) if anchor else None,
             )
         except ChatMigrated as exc:
             new_key = await self._migrated(summary.chat_key, exc.new_chat_id)
-            await self._send_summary(chat_id_of(new_key), text, summary.chart, None)
+            await self._send_summary(summary, chat_id_of(new_key), text, None)
 
-    async def _send_summary(self, chat_id: int, text: str, chart: bytes | None,
+    async def _send_summary(self, summary: PostSummary, chat_id: int, text: str,
                             reply: ReplyParameters | None) -> None:
         """The summary text; with a chart (/settings chart on), the photo with the text as
         its caption if it fits, else the photo and then the text. A photo Telegram refuses
-        leaves the text alone."""
+        leaves the text alone. Each send is stored as started first (the core's delivery
+        steps), so a retry, after the text failed or a crash, skips what went out or may
+        have (summary.done)."""
+        chart, done, post_id = summary.chart, summary.done, summary.post_id
         if chart is not None:
             caption = text if tg_len(text) <= TG_CAPTION else None
-            try:
-                await self.bot.send_photo(chat_id, chart, caption=caption,
-                                          reply_parameters=reply, filename=SUMMARY_CHART)
-            except BadRequest as exc:
-                log.warning("the chart of a summary in %s was refused (%s); text only",
-                            chat_id, exc)
-            else:
-                if caption is not None:
-                    return
-        await self.bot.send_message(chat_id, text, reply_parameters=reply)
+            if CHART_STEP not in done:
+                try:
+                    await self._step(post_id, chat_id, CHART_STEP, lambda: self.bot.send_photo(
+                        chat_id, chart, caption=caption, reply_parameters=reply,
+                        filename=SUMMARY_CHART))
+                except BadRequest as exc:
+                    log.warning("the chart of a summary in %s was refused (%s); text only",
+                                chat_id, exc)
+                    caption = None
+            if caption is not None:
+                return  # the photo's caption is the summary
+        if TEXT_STEP in done:
+            log.warning("the summary of post %s was being sent by a process that died; it "
+                        "may be there, and is not sent again", post_id)
+            return
+        await self._step(post_id, chat_id, TEXT_STEP, lambda: self.bot.send_message(
+            chat_id, text, reply_parameters=reply))
+
+    async def _step(self, post_id: int, chat_id: int, step: str,
+                    send: Callable[[], Awaitable[object]]) -> None:
+        """One send of a summary, stored as started before it goes: refused by Telegram, it
+        is forgotten (sent again by the next try); with no reply, it may have arrived and
+        counts as sent."""
+        await self.service.summary_step(post_id, step)
+        try:
+            await send()
+        except TelegramError as exc:
+            if isinstance(exc, NetworkError) and may_have_arrived(exc):
+                self._maybe_sent(f"the {step} of the summary of post", post_id, chat_id, exc)
+                return
+            await self.service.summary_step_refused(post_id, step)
+            raise
+
+    async def text_once(self, chat_id: int, text: str, *, what: str,
+                        reply: ReplyParameters | None = None) -> None:
+        """A message the core delivers once (a round's end, a reminder): a send that may
+        have reached Telegram although its reply was lost (a timeout after sending) counts
+        as sent, like a question's (sending it again could show it twice); Telegram shows
+        it late or not at all, and the core does not offer it again."""
+        try:
+            await self.bot.send_message(chat_id, fit(text), reply_parameters=reply)
+        except NetworkError as exc:
+            if not may_have_arrived(exc):
+                raise
+            self._maybe_sent(what, None, chat_id, exc)
+
+    @staticmethod
+    def _maybe_sent(what: str, post_id: int | None, chat_id: int, exc: Exception) -> None:
+        log.warning("no reply to %s%s sent to %s (%s); it may be there, and is not sent again",
+                    what, "" if post_id is None else f" {post_id}", chat_id,
+                    exc or type(exc).__name__)
 
     async def _retire(self, chat_id: int, message_id: int, is_poll: bool) -> None:
         try:

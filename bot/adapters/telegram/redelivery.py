@@ -2,14 +2,14 @@
 
 Telegram sends again whatever was not confirmed when the bot died (polling.py confirms a
 batch only after handling it; a webhook answers only after handling), and may deliver a press
-twice. Answers are made final by the database; this keeps a command or a press from running
-twice within one process. It is only memory, so it never has the last word:
-- a command or press that failed, or asked to come again later, is forgotten (handlers.py), so
-  Telegram's next delivery of it runs again instead of being skipped as a repeat;
-- after a crash, or behind a load balancer where the repeat reaches another process, a command
-  runs again (as after a crash with polling) and a press is answered again (Telegram refuses
-  a second answer, which is logged at INFO). Neither stores anything twice.
-"""
+twice. Answers are made final by the database, and a command or press that changes state by
+its update id stored with its effect (core/ports.py CommandKey), in every process. This only
+saves a repeat within one process its trip to the database. It is only memory, so it never
+has the last word: a command or press that failed, or asked to come again later, is
+forgotten (handlers.py), so Telegram's next delivery of it runs again instead of being
+skipped as a repeat; after a crash, or behind a load balancer, the repeat reaches the
+database, which finds its key (a command changing nothing, such as /leaderboard, simply
+answers again)."""
 
 from __future__ import annotations
 

@@ -5,6 +5,10 @@ matters where two could take the same update: the answer buttons' handler (`butt
 any callback data, so the ⚑ press and the confirmations' buttons (a draft's, /mydata
 delete's) come before it. The commands have one name each and could stand in any order; they
 are listed as /help shows them. The handler functions live in the modules named for what they do.
+
+Every update's id is its idempotency key (updates.handle): a command that changes state stores
+it with its effect and runs once, in whichever process; `send_once` marks the commands whose
+effect is a send (a file, a prompt, a chart), which store the key before sending.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from bot.adapters.telegram import (
 )
 from bot.adapters.telegram.analysis import analysis_command
 from bot.adapters.telegram.context import TelegramApp
-from bot.adapters.telegram.handlers import COMMAND_UPDATES
+from bot.adapters.telegram.handlers import COMMAND_UPDATES, Handler, send_once
 
 # Authoring happens in the private chat with the bot, from messages (never edits).
 PRIVATE_MESSAGES = filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE
@@ -49,7 +53,7 @@ def register(app: TelegramApp) -> None:
     app.add_handler(ChatMemberHandler(help.joined, ChatMemberHandler.MY_CHAT_MEMBER))
 
     # authoring: the draft confirmation's buttons before `button`
-    authoring_commands = {
+    authoring_commands: dict[str, Handler] = {
         "newpack": authoring.new_pack, "draft": authoring.show_draft, "undo": authoring.undo,
         "name": authoring.name, "publish": authoring.publish, "discard": authoring.discard,
         "unpublish": authoring.unpublish,
@@ -64,17 +68,17 @@ def register(app: TelegramApp) -> None:
                                          pattern=authoring.DRAFT_BUTTONS))
 
     # a person's own data: the deletion's confirmation before `button`
-    app.add_handler(CommandHandler("mydata", privacy.mydata, filters=COMMAND_UPDATES))
+    app.add_handler(CommandHandler("mydata", send_once(privacy.mydata), filters=COMMAND_UPDATES))
     app.add_handler(CallbackQueryHandler(privacy.confirm_pressed, pattern=privacy.CONFIRM_PRESSES))
 
     # the quiz; `/review export` (a deck file) before /review
     app.add_handler(CommandHandler("review", review_export.review_export,
                                    filters=COMMAND_UPDATES & review_export.EXPORT))
-    quiz_commands = {
+    quiz_commands: dict[str, Handler] = {
         "quiz": handlers.quiz, "leaderboard": handlers.leaderboard, "stats": handlers.stats,
         "review": handlers.review, "remind": handlers.remind, "lang": handlers.lang,
         "daily": handlers.daily_command, "settings": handlers.settings_command,
-        "analysis": analysis_command, "dashboard": dashboard.dashboard_command,
+        "analysis": send_once(analysis_command), "dashboard": dashboard.dashboard_command,
         "progress": dashboard.progress_command,
     }
     for name, callback in quiz_commands.items():

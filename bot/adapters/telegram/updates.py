@@ -4,7 +4,8 @@
   its id and kind (never its content) and skipped: confirmed like any other, never retried.
 - `handle`: the Application's handlers and error handler, then the outcome. `outcome_of`
   decides it from the failure, for polling and webhooks alike (handlers.on_error marks it):
-  - DONE: handled, or refused by the core and told so. Confirmed.
+  - DONE: handled, or refused by the core and told so, or a command already handled (its
+    key is stored with its effect: core/ports.py CommandKey). Confirmed.
   - UNSTORED: the storage cannot be used for now (core/storage_faults.py: a connection
     lost, a full disk, a read-only file system); nothing was stored. Never confirmed: a
     webhook answers 503 and polling holds back its offset, so Telegram sends it again, and
@@ -29,6 +30,7 @@ from telegram import Bot, Update
 
 from bot.adapters.telegram.context import TelegramApp
 from bot.core.errors import UserError
+from bot.core.ports import AlreadyHandled, command_key
 from bot.core.storage_faults import storage_unavailable
 
 log = logging.getLogger(__name__)
@@ -54,8 +56,8 @@ class Redeliver(Exception):
 def outcome_of(error: BaseException | None) -> Outcome:
     """What a handler's failure makes of its update: the one place that decides whether
     Telegram is to send it again. A refusal by the core (UserError) was told to the person
-    and is DONE."""
-    if error is None or isinstance(error, UserError):
+    and is DONE; so is a command whose key shows it was handled before (AlreadyHandled)."""
+    if error is None or isinstance(error, UserError | AlreadyHandled):
         return Outcome.DONE
     if isinstance(error, Redeliver):
         return Outcome.LATER
@@ -102,13 +104,21 @@ def mark(outcome: Outcome) -> None:
         box[0] = outcome
 
 
+def key_of(app: TelegramApp, update: Update) -> str:
+    """An update's idempotency key: update ids are per bot."""
+    return f"tg:{app.bot.id}:{update.update_id}"
+
+
 async def handle(app: TelegramApp, update: Update) -> Outcome:
     """Every handler of the update (error handler included), finished: its writes committed
     and its replies sent."""
     box = [Outcome.DONE]
     token = _outcome.set(box)
     try:
-        await app.process_update(update)  # handlers and the error handler run in this task
+        # the update id is the command's idempotency key (core/ports.py CommandKey): Telegram
+        # keeps it when it sends the update again, to this process or another
+        with command_key(key_of(app, update), app.bot_data.service.clock.now()):
+            await app.process_update(update)  # handlers and error handler run in this task
     except Exception as exc:
         outcome = outcome_of(exc)
         if outcome is Outcome.FAILED:

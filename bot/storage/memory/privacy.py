@@ -90,6 +90,7 @@ def delete_person(db: MemoryDatabase, key: str, private_chats: Sequence[str] = (
     drop(db.reminders, [k for k in db.reminders if k == key])
     days = {d for d in db.reminder_days if d[0] == key}
     db.reminder_days -= days
+    drop(db.reminder_sends, [d for d in db.reminder_sends if d[0] == key])
     removed += len(days)
     drop(db.reports, [i for i, r in db.reports.items()
                       if r.person_key == key or r.chat_key in chats])

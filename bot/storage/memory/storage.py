@@ -9,12 +9,14 @@ nothing to do.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from bot.core.ports import (
+    AlreadyHandled,
     AnswerCursor,
     AnswerRecord,
     AnswerRow,
@@ -36,6 +38,7 @@ from bot.core.ports import (
     RoundRecord,
     RunRecord,
     ScoreRow,
+    unclaimed_command,
 )
 from bot.core.schedule import Schedule
 from bot.storage.aggregation import aggregate, streaks
@@ -49,6 +52,36 @@ STALE_LEASE = timedelta(days=1)  # leases expired this long ago are dropped (as 
 
 def _utc(when: datetime) -> datetime:
     return when.astimezone(UTC)
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def effect(
+    method: Callable[Concatenate[MemoryStorage, P], Coroutine[Any, Any, R]],
+) -> Callable[Concatenate[MemoryStorage, P], Coroutine[Any, Any, R]]:
+    """A write that is a command's effect: claims the command's key with it, as the
+    databases do in one transaction (storage/cache.py `_effect`)."""
+
+    @functools.wraps(method)
+    async def claimed(self: MemoryStorage, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        command = unclaimed_command()
+        if command is None:
+            return await method(self, *args, **kwargs)
+        handled = self._db.handled_commands
+        if command.key in handled:
+            raise AlreadyHandled(command.key)
+        handled[command.key] = _utc(command.at)
+        try:
+            result = await method(self, *args, **kwargs)
+        except BaseException:
+            del handled[command.key]  # rolled back with the effect
+            raise
+        command.claimed = True
+        return result
+
+    return claimed
 
 
 def _minute(at: time) -> time:
@@ -74,10 +107,15 @@ class MemoryDatabase:
     rounds: dict[int, Round] = dataclasses.field(default_factory=dict)
     reminders: dict[str, Schedule] = dataclasses.field(default_factory=dict)
     reminder_days: set[tuple[str, date]] = dataclasses.field(default_factory=set)
+    # (person, day) -> (claimed at, sent at)
+    reminder_sends: dict[tuple[str, date], tuple[datetime, datetime | None]] = \
+        dataclasses.field(default_factory=dict)
+    delivery_steps: dict[tuple[str, str], datetime] = dataclasses.field(default_factory=dict)
     reports: dict[int, ProblemReportRecord] = dataclasses.field(default_factory=dict)
     drafts: dict[str, Draft] = dataclasses.field(default_factory=dict)
     packs: dict[str, AuthoredPackRecord] = dataclasses.field(default_factory=dict)
     dashboards: dict[str, int] = dataclasses.field(default_factory=dict)  # chat: generation
+    handled_commands: dict[str, datetime] = dataclasses.field(default_factory=dict)
     ids: itertools.count[int] = dataclasses.field(default_factory=lambda: itertools.count(1))
 
     def next_id(self) -> int:
@@ -131,6 +169,7 @@ class MemoryStorage(PostCreation):
         if platform_locale is not None:
             chat.platform_locale = platform_locale
 
+    @effect
     async def set_person_locale(self, key: str, locale: str | None) -> None:
         self._person(key).locale = locale
 
@@ -142,6 +181,7 @@ class MemoryStorage(PostCreation):
         person = self._db.persons.get(person_key)
         return None if person is None else person.name
 
+    @effect
     async def set_chat_locale(self, key: str, locale: str | None) -> None:
         self._chat(key).locale = locale
 
@@ -202,6 +242,7 @@ class MemoryStorage(PostCreation):
         db.posts[post.id] = post
         return post
 
+    @effect
     async def _create_post(self, new: NewPost) -> PostRecord:
         return self._insert_post(new)
 
@@ -244,6 +285,20 @@ class MemoryStorage(PostCreation):
 
     def _posts_by_id(self) -> list[PostRecord]:
         return sorted(self._db.posts.values(), key=lambda post: post.id)
+
+    async def claim_command(self, key: str, when: datetime) -> bool:
+        handled = self._db.handled_commands
+        if key in handled:
+            return False
+        handled[key] = _utc(when)
+        return True
+
+    async def forget_commands(self, handled_before: datetime) -> int:
+        handled = self._db.handled_commands
+        old = [key for key, at in handled.items() if at < handled_before]
+        for key in old:
+            del handled[key]
+        return len(old)
 
     async def take_lease(self, name: str, holder: str, until: datetime, now: datetime) -> bool:
         leases = self._db.leases
@@ -423,6 +478,7 @@ class MemoryStorage(PostCreation):
         return streaks((0, 0), corrects)
 
     # daily schedules -------------------------------------------------------------------
+    @effect
     async def set_schedule(self, schedule: Schedule, updated_by: str | None = None) -> None:
         self._chat(schedule.chat_key)
         self._db.schedules[schedule.chat_key] = dataclasses.replace(
@@ -430,6 +486,7 @@ class MemoryStorage(PostCreation):
             updated_at=_utc(schedule.updated_at or datetime.now(UTC)),
         )
 
+    @effect
     async def delete_schedule(self, chat_key: str) -> bool:
         return self._db.schedules.pop(chat_key, None) is not None
 
@@ -492,6 +549,7 @@ class MemoryStorage(PostCreation):
     async def get_chat_settings(self, chat_key: str) -> ChatSettingsRecord | None:
         return self._db.settings.get(chat_key)
 
+    @effect
     async def set_chat_settings(
         self, settings: ChatSettingsRecord, when: datetime, updated_by: str | None = None
     ) -> None:
@@ -504,6 +562,7 @@ class MemoryStorage(PostCreation):
                            record.mode, record.locale, record.started_at, record.finished_at,
                            tuple(record.posts))
 
+    @effect
     async def create_round(
         self, chat_key: str, selector: str | None, total: int, mode: str | None, locale: str,
         started_at: datetime,
@@ -536,6 +595,18 @@ class MemoryStorage(PostCreation):
         record.finished_at = _utc(when)
         return True
 
+    async def unposted_round_summaries(
+        self, finished_after: datetime, finished_before: datetime
+    ) -> list[RoundRecord]:
+        return [self._round(r) for r in sorted(self._db.rounds.values(), key=lambda r: r.id)
+                if r.finished_at is not None and r.summary_posted_at is None
+                and finished_after <= r.finished_at < finished_before]
+
+    async def mark_round_summary_posted(self, round_id: int, when: datetime) -> None:
+        record = self._db.rounds.get(round_id)
+        if record is not None and record.summary_posted_at is None:
+            record.summary_posted_at = _utc(when)
+
     # spaced review ---------------------------------------------------------------------
     async def review_answers(self, person_key: str) -> list[ReviewAnswer]:
         posts = self._db.posts
@@ -544,12 +615,14 @@ class MemoryStorage(PostCreation):
         return [ReviewAnswer(a.quiz_id, a.question_id, a.correct, a.answered_at, a.elapsed_ms,
                              posts[a.post_id].owner_key is not None) for a in rows]
 
+    @effect
     async def set_reminder(self, reminder: Schedule) -> None:
         self._db.reminders[reminder.chat_key] = Schedule(
             reminder.chat_key, _minute(reminder.at), reminder.tz,
             updated_at=_utc(reminder.updated_at or datetime.now(UTC)),
         )
 
+    @effect
     async def delete_reminder(self, person_key: str) -> bool:
         return self._db.reminders.pop(person_key, None) is not None
 
@@ -564,9 +637,40 @@ class MemoryStorage(PostCreation):
         if (person_key, local_date) in days:
             return False
         days.add((person_key, local_date))
+        self._db.reminder_sends[(person_key, local_date)] = (_utc(when), None)
         return True
 
+    async def unsent_reminders(
+        self, claimed_after: datetime, claimed_before: datetime
+    ) -> list[tuple[str, date]]:
+        return sorted(day for day, (claimed, sent) in self._db.reminder_sends.items()
+                      if sent is None and claimed_after <= claimed < claimed_before)
+
+    async def mark_reminder_sent(self, person_key: str, local_date: date, when: datetime) -> None:
+        sends = self._db.reminder_sends
+        claimed, sent = sends.get((person_key, local_date), (None, None))
+        if claimed is not None and sent is None:
+            sends[(person_key, local_date)] = (claimed, _utc(when))
+
+    # steps of a delivery ---------------------------------------------------------------
+    async def delivery_step_done(self, name: str, step: str, when: datetime) -> None:
+        self._db.delivery_steps.setdefault((name, step), _utc(when))
+
+    async def forget_delivery_step(self, name: str, step: str) -> None:
+        self._db.delivery_steps.pop((name, step), None)
+
+    async def delivery_steps(self, name: str) -> frozenset[str]:
+        return frozenset(step for (of, step) in self._db.delivery_steps if of == name)
+
+    async def forget_delivery_steps(self, done_before: datetime) -> int:
+        steps = self._db.delivery_steps
+        old = [key for key, at in steps.items() if at < done_before]
+        for key in old:
+            del steps[key]
+        return len(old)
+
     # problem reports -------------------------------------------------------------------
+    @effect
     async def add_problem_report(
         self, report: NewProblemReport, *, since: datetime, daily_cap: int, max_chars: int
     ) -> tuple[ReportOutcome, ProblemReportRecord | None]:
@@ -599,6 +703,7 @@ class MemoryStorage(PostCreation):
                 and (quiz_id is None or r.quiz_id == quiz_id)
                 and (chat_key is None or r.chat_key == chat_key)]
 
+    @effect
     async def resolve_problem_report(
         self, report_id: int, when: datetime, note: str | None = None
     ) -> ResolveOutcome:
@@ -627,6 +732,7 @@ class MemoryStorage(PostCreation):
         return DraftRecord(author_key, draft.locale, draft.title, draft.created_at,
                            tuple(draft.questions.values()))
 
+    @effect
     async def create_draft(self, author_key: str, locale: str, when: datetime) -> bool:
         drafts = self._db.drafts
         if author_key in drafts:
@@ -637,12 +743,13 @@ class MemoryStorage(PostCreation):
     async def add_draft_question(
         self, author_key: str, locale: str, question: str, ref: str, when: datetime
     ) -> int:
-        await self.create_draft(author_key, locale, when)
+        self._db.drafts.setdefault(author_key, Draft(locale, _utc(when)))
         questions = self._db.drafts[author_key].questions
         if ref not in questions:
             questions[ref] = question
         return list(questions).index(ref) + 1
 
+    @effect
     async def undo_draft_question(self, author_key: str) -> int | None:
         draft = self._db.drafts.get(author_key)
         if draft is None or not draft.questions:
@@ -651,6 +758,7 @@ class MemoryStorage(PostCreation):
         draft.questions.popitem()
         return number
 
+    @effect
     async def name_draft(self, author_key: str, title: str) -> bool:
         draft = self._db.drafts.get(author_key)
         if draft is None:
@@ -658,9 +766,11 @@ class MemoryStorage(PostCreation):
         draft.title = title
         return True
 
+    @effect
     async def delete_draft(self, author_key: str) -> bool:
         return self._db.drafts.pop(author_key, None) is not None
 
+    @effect
     async def publish_draft(self, pack: AuthoredPackRecord) -> bool:
         packs = self._db.packs
         if pack.quiz_id in packs:
@@ -672,6 +782,7 @@ class MemoryStorage(PostCreation):
     async def authored_packs(self) -> list[AuthoredPackRecord]:
         return sorted(self._db.packs.values(), key=lambda p: (p.published_at, p.quiz_id))
 
+    @effect
     async def withdraw_pack(self, quiz_id: str, when: datetime) -> bool:
         packs = self._db.packs
         pack = packs.get(quiz_id)
@@ -688,6 +799,7 @@ class MemoryStorage(PostCreation):
     async def person_data(self, person_key: str) -> dict[str, Any]:
         return privacy.person_data(self._db, person_key)
 
+    @effect
     async def delete_person(self, person_key: str, private_chats: Sequence[str] = ()) -> bool:
         return privacy.delete_person(self._db, person_key, private_chats)
 

@@ -53,6 +53,7 @@ class Round:
     started_at: datetime
     finished_at: datetime | None = None
     posts: list[int] = field(default_factory=list)
+    summary_posted_at: datetime | None = None
 
 
 @dataclass

@@ -96,14 +96,14 @@ TABLES = (
                                            "updated_at", "updated_by", "chart", "admins_only"),
           times=("updated_at",), flags=("chart", "admins_only")),
     Table("rounds", ("id",), ("id", "chat_key", "selector", "total", "mode", "locale",
-                              "started_at", "finished_at"),
-          times=("started_at", "finished_at")),
+                              "started_at", "finished_at", "summary_posted_at"),
+          times=("started_at", "finished_at", "summary_posted_at")),
     Table("round_posts", ("round_id", "step"), ("round_id", "step", "post_id")),
     Table("reminders", ("person_key",), ("person_key", "local_time", "tz", "updated_at"),
           times=("updated_at",)),
     Table("reminder_days", ("person_key", "local_date"), ("person_key", "local_date",
-                                                          "claimed_at"),
-          times=("claimed_at",), dates=("local_date",)),
+                                                          "claimed_at", "sent_at"),
+          times=("claimed_at", "sent_at"), dates=("local_date",)),
     Table("problem_reports", ("id",), ("id", "quiz_id", "question_id", "person_key",
                                        "person_name", "chat_key", "text", "created_at",
                                        "updated_at", "resolved_at", "resolution"),
@@ -125,6 +125,7 @@ NOT_COPIED = {
     "scores", "totals", "week_scores", "week_window", "rank_counts", "streaks",
     "chat_figures", "chat_day_figures",
     "materialized", "schema_version", PROGRESS, "leases", "sqlite_sequence",
+    "handled_commands", "delivery_steps",
 }
 
 

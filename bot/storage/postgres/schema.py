@@ -551,6 +551,30 @@ MIGRATIONS: list[str] = [
         uploaded_at timestamptz NOT NULL
     );
     """,
+    # exactly once: the keys of the commands handled (storage/commands.py), so a redelivered
+    # command that changes state finds its key, stored with its effect, and does not run
+    # twice; round summaries and review reminders marked once their platform confirmed them,
+    # those of the past as delivered (storage/deliveries.py); the steps of a delivery that
+    # went out (a summary's chart before its text)
+    """
+    CREATE TABLE handled_commands (
+        key text PRIMARY KEY,
+        handled_at timestamptz NOT NULL
+    );
+    CREATE INDEX handled_commands_at ON handled_commands(handled_at);
+    ALTER TABLE rounds ADD COLUMN summary_posted_at timestamptz;
+    UPDATE rounds SET summary_posted_at = finished_at WHERE finished_at IS NOT NULL;
+    ALTER TABLE reminder_days ADD COLUMN sent_at timestamptz;
+    UPDATE reminder_days SET sent_at = claimed_at;
+    CREATE INDEX rounds_unposted ON rounds(finished_at) WHERE summary_posted_at IS NULL;
+    CREATE INDEX reminder_days_unsent ON reminder_days(claimed_at) WHERE sent_at IS NULL;
+    CREATE TABLE delivery_steps (
+        name text NOT NULL,
+        step text NOT NULL,
+        done_at timestamptz NOT NULL,
+        PRIMARY KEY (name, step)
+    );
+    """,
 ]
 
 

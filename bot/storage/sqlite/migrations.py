@@ -512,6 +512,30 @@ MIGRATIONS: list[str] = [
         uploaded_at INTEGER NOT NULL
     );
     """,
+    # exactly once: the keys of the commands handled (storage/commands.py), so a redelivered
+    # command that changes state finds its key, stored with its effect, and does not run
+    # twice; round summaries and review reminders marked once their platform confirmed them,
+    # those of the past as delivered (storage/deliveries.py); the steps of a delivery that
+    # went out (a summary's chart before its text)
+    """
+    CREATE TABLE handled_commands (
+        key TEXT PRIMARY KEY,
+        handled_at INTEGER NOT NULL       -- unix milliseconds, UTC
+    ) WITHOUT ROWID;
+    CREATE INDEX handled_commands_at ON handled_commands(handled_at);
+    ALTER TABLE rounds ADD COLUMN summary_posted_at INTEGER;
+    UPDATE rounds SET summary_posted_at = finished_at WHERE finished_at IS NOT NULL;
+    ALTER TABLE reminder_days ADD COLUMN sent_at INTEGER;
+    UPDATE reminder_days SET sent_at = claimed_at;
+    CREATE INDEX rounds_unposted ON rounds(finished_at) WHERE summary_posted_at IS NULL;
+    CREATE INDEX reminder_days_unsent ON reminder_days(claimed_at) WHERE sent_at IS NULL;
+    CREATE TABLE delivery_steps (
+        name TEXT NOT NULL,
+        step TEXT NOT NULL,
+        done_at INTEGER NOT NULL,
+        PRIMARY KEY (name, step)
+    ) WITHOUT ROWID;
+    """,
 ]
 
 
