@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from bot.storage.dashboard import FIGURES
 from bot.storage.drafts import delete_draft
 from bot.storage.sql import Sql, at_or_none
 
@@ -30,9 +31,6 @@ OWN_POSTS = (
     " OR run_id IN (SELECT id FROM runs WHERE person_key = $1)"
 )
 CHAT_POSTS = "SELECT id FROM posts WHERE chat_key = $1"
-# the dashboard's figures, their key and the aggregate table they count (bot/storage/dashboard.py)
-PERSON_FIGURES = (("chat_figures", "chat_key", "totals"),
-                  ("chat_day_figures", "chat_key, day", "scores"))
 
 
 async def delete_person(db: Sql, key: str, private_chats: Sequence[str] = ()) -> bool:
@@ -58,7 +56,7 @@ async def delete_person(db: Sql, key: str, private_chats: Sequence[str] = ()) ->
     for table in ("schedules", "chat_settings"):  # an admin's change of a group's keeps
         removed += await db.run(  # the change, not who made it
             f"UPDATE {table} SET updated_by = NULL WHERE updated_by = $1", key)
-    for figures, columns, source in PERSON_FIGURES:  # their rows leave their chats' figures
+    for figures, columns, source in FIGURES:  # their rows leave their chats' figures
         same = " AND ".join(f"{figures}.{c} = d.{c}" for c in columns.split(", "))
         await db.run(
             f"UPDATE {figures} SET people = {figures}.people - d.people,"

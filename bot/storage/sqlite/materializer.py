@@ -116,10 +116,6 @@ COUNT_RANKS = (
     " FROM json_each(?) WHERE true ON CONFLICT(board, chat_key, day, correct)"
     " DO UPDATE SET people = people + excluded.people"
 )
-FIGURE_TABLES = {"all": ("chat_figures", "chat_key", "totals"),
-                 "day": ("chat_day_figures", "chat_key, day", "scores")}
-
-
 def _add_figures(table: str, key: str) -> str:
     marks = ", ".join("?" for _ in key.split(","))
     return (
@@ -129,7 +125,8 @@ def _add_figures(table: str, key: str) -> str:
     )
 
 
-ADD_FIGURES = {board: _add_figures(table, key) for board, (table, key, _) in FIGURE_TABLES.items()}
+ADD_FIGURES = {"all": _add_figures("chat_figures", "chat_key"),
+               "day": _add_figures("chat_day_figures", "chat_key, day")}
 # every board's counts from its table, as the triggers of migration 8 kept them
 RECOUNT_RANKS = {
     "all": "SELECT 'all', chat_key, '', correct, COUNT(*) FROM totals WHERE true{cond}"
@@ -150,16 +147,6 @@ def recount_ranks(db: Db, boards: Iterable[str] = RECOUNT_RANKS, chat: str | Non
         db.execute(f"DELETE FROM rank_counts WHERE board = ?{cond}", (board, *params))
         db.execute("INSERT INTO rank_counts(board, chat_key, day, correct, people) "
                    + RECOUNT_RANKS[board].format(cond=cond), params)
-
-
-def recount_figures(db: Db, chat: str) -> None:
-    """Count a chat's dashboard figures again from its aggregates (a chat's move)."""
-    for table, key, source in FIGURE_TABLES.values():
-        db.execute(f"DELETE FROM {table} WHERE chat_key = ?", (chat,))
-        db.execute(
-            f"INSERT INTO {table}({key}, people, answered, correct) SELECT {key}, COUNT(*),"
-            f" SUM(answered), SUM(correct) FROM {source} WHERE chat_key = ? GROUP BY {key}",
-            (chat,))
 
 
 def add_figures(db: Db, board: str, delta: FigureDelta) -> None:
