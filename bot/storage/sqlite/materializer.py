@@ -116,7 +116,10 @@ COUNT_RANKS = (
     " FROM json_each(?) WHERE true ON CONFLICT(board, chat_key, day, correct)"
     " DO UPDATE SET people = people + excluded.people"
 )
+
+
 def _add_figures(table: str, key: str) -> str:
+    """Add (key..., people, answered, correct) to the figures `table`, one row a call."""
     marks = ", ".join("?" for _ in key.split(","))
     return (
         f"INSERT INTO {table}({key}, people, answered, correct) VALUES ({marks}, ?, ?, ?)"
