@@ -274,7 +274,9 @@ async def test_the_migration_drops_the_triggers_and_counts_again() -> None:
     async with database() as backend:
         db = await asyncpg.connect(backend.url)
         try:
-            await migrate(db, backend.url, upto=len(MIGRATIONS) - 1)
+            dropping = next(i for i, script in enumerate(MIGRATIONS)
+                            if "DROP FUNCTION IF EXISTS quizbot_count_ranks" in script)
+            await migrate(db, backend.url, upto=dropping)
             assert await db.fetchval(
                 "SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal") == 9
             await db.execute(
@@ -290,6 +292,7 @@ async def test_the_migration_drops_the_triggers_and_counts_again() -> None:
         finally:
             await db.close()
         await assert_rank_counts(backend)
+        await backend.check_figures()  # the later dashboard migration counted them
 
 
 @pytest.fixture(autouse=True)

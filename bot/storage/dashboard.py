@@ -1,7 +1,13 @@
 """The organiser's dashboard (bot/web), written once for every database: reads of one chat,
-each a primary-key row or an index range (chat_figures and chat_day_figures, which triggers
-keep from the boards' aggregates; totals_rank; answers_chat_person), never a scan of the whole
-table; and the per-chat generation that `/dashboard revoke` bumps.
+each a primary-key row or an index range (chat_figures and chat_day_figures; totals_rank;
+answers_chat_person), never a scan of the whole table; and the per-chat generation that
+`/dashboard revoke` bumps.
+
+The figures (a chat's people, answers and right answers, all time and per UTC day) are kept
+from the boards' aggregates by whoever writes those, in the same transaction, as rank_counts
+is: the materializer from what its upserts return (sqlite/materializer.py; on PostgreSQL in
+its one statement), a chat's move (recount_figures), a person's deletion (privacy.py). No
+trigger fires per aggregate row.
 
 Pages are keyset-paged: the next page starts after the last row's sort key, so page 1,000
 costs what page 1 does.
@@ -33,6 +39,20 @@ async def revoke(db: Sql, chat_key: str) -> int:
         "INSERT INTO dashboard_access(chat_key, generation) VALUES ($1, 1)"
         " ON CONFLICT (chat_key) DO UPDATE SET generation = dashboard_access.generation + 1"
         " RETURNING generation", chat_key))
+
+
+# the figures -------------------------------------------------------------------------------
+FIGURES = (("chat_figures", "chat_key", "totals"), ("chat_day_figures", "chat_key, day", "scores"))
+
+
+async def recount_figures(db: Sql, chat_key: str) -> None:
+    """Count a chat's figures again from its aggregates (a chat's move: an index range)."""
+    for table, columns, source in FIGURES:
+        await db.run(f"DELETE FROM {table} WHERE chat_key = $1", chat_key)
+        await db.run(
+            f"INSERT INTO {table}({columns}, people, answered, correct) SELECT {columns},"
+            f" count(*), sum(answered), sum(correct) FROM {source} WHERE chat_key = $1"
+            f" GROUP BY {columns} ORDER BY {columns}", chat_key)
 
 
 # overview -----------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from bot.storage.dashboard import FIGURES
 from bot.storage.drafts import delete_draft
 from bot.storage.sql import Sql, at_or_none
 
@@ -55,6 +56,14 @@ async def delete_person(db: Sql, key: str, private_chats: Sequence[str] = ()) ->
     for table in ("schedules", "chat_settings"):  # an admin's change of a group's keeps
         removed += await db.run(  # the change, not who made it
             f"UPDATE {table} SET updated_by = NULL WHERE updated_by = $1", key)
+    for figures, columns, source in FIGURES:  # their rows leave their chats' figures
+        same = " AND ".join(f"{figures}.{c} = d.{c}" for c in columns.split(", "))
+        await db.run(
+            f"UPDATE {figures} SET people = {figures}.people - d.people,"
+            f" answered = {figures}.answered - d.answered,"
+            f" correct = {figures}.correct - d.correct FROM (SELECT {columns},"
+            " count(*) AS people, sum(answered) AS answered, sum(correct) AS correct"
+            f" FROM {source} WHERE person_key = $1 GROUP BY {columns}) AS d WHERE {same}", key)
     for chat in chats:
         for table in ("scores", "totals", "week_scores"):
             removed += await db.run(

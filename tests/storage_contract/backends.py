@@ -44,11 +44,12 @@ class Backend:
 
     async def check_aggregates(self) -> None:
         """The stored aggregates equal a recount from the answers alone, and the boards'
-        rank counts a count of their rows (a store that sums its boards when read has none
-        to check)."""
+        rank counts and the dashboard's figures a count of their rows (a store that sums its
+        boards when read has none to check)."""
         if self.has_aggregates:
             assert await self.stored() == await self.recount()
             await self.check_rank_counts()
+            await self.check_figures()
 
     async def check_rank_counts(self) -> None:
         """rank_counts holds, for every board, how many people have each number of correct
@@ -68,6 +69,26 @@ class Backend:
             f" chat_key, {day}, correct, COUNT(*) FROM scores GROUP BY chat_key, {day}, correct"
         ))
         assert kept == counted
+
+    async def check_figures(self) -> None:
+        """The dashboard's figures hold, for every chat (and day), the people, answers and
+        right answers of its totals (and scores) rows (rows emptied to 0 may stay)."""
+        if not self.has_aggregates:
+            return
+        day = "day" if self.name == "sqlite" else "to_char(day, 'YYYY-MM-DD')"
+        kept = sorted(await self.fetch(
+            "SELECT chat_key, '', people, answered, correct FROM chat_figures"
+            " WHERE people != 0 OR answered != 0 OR correct != 0 UNION ALL"
+            f" SELECT chat_key, {day}, people, answered, correct FROM chat_day_figures"
+            " WHERE people != 0 OR answered != 0 OR correct != 0"
+        ))
+        counted = sorted(await self.fetch(
+            "SELECT chat_key, '', count(*), sum(answered), sum(correct) FROM totals"
+            f" GROUP BY chat_key UNION ALL SELECT chat_key, {day}, count(*), sum(answered),"
+            f" sum(correct) FROM scores GROUP BY chat_key, {day}"
+        ))
+        assert [tuple(int(v) if i > 1 else v for i, v in enumerate(r)) for r in kept] == [
+            tuple(int(v) if i > 1 else v for i, v in enumerate(r)) for r in counted]
 
     def store(self, **options: Any) -> Store:
         """A storage on this database, not opened (another process, if one is open)."""

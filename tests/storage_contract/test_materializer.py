@@ -1,6 +1,7 @@
 """The materializer on both backends: boards' aggregates applied from the answers in batches,
 off the answer's path. Whatever happens (chunks, two processes, kill -9 in the middle of a
-burst), the aggregates equal a recount from the raw answers."""
+burst), the aggregates equal a recount from the raw answers, and rank_counts and the
+dashboard's figures a count of the aggregates."""
 
 from __future__ import annotations
 
@@ -56,9 +57,11 @@ async def test_aggregates_equal_a_recount_in_small_chunks(backend: Backend) -> N
         assert await backend.unapplied() == 0
         assert await backend.stored() == await backend.recount()
         await backend.check_rank_counts()
+        await backend.check_figures()
         await store.materialize()  # nothing left: no second application
         assert await backend.stored() == await backend.recount()
         await backend.check_rank_counts()
+        await backend.check_figures()
 
 
 async def test_applying_again_from_the_stored_position_adds_nothing(backend: Backend) -> None:
@@ -81,6 +84,7 @@ async def test_applying_again_from_the_stored_position_adds_nothing(backend: Bac
             await db.close()
     assert await backend.stored() == await backend.recount()
     await backend.check_rank_counts()
+    await backend.check_figures()
 
 
 async def test_two_processes_never_apply_an_answer_twice(backend: Backend) -> None:
@@ -94,6 +98,7 @@ async def test_two_processes_never_apply_an_answer_twice(backend: Backend) -> No
     assert await backend.unapplied() == 0
     assert await backend.stored() == await backend.recount()
     await backend.check_rank_counts()
+    await backend.check_figures()
 
 
 async def test_answers_are_applied_without_being_asked(backend: Backend) -> None:
@@ -108,6 +113,7 @@ async def test_answers_are_applied_without_being_asked(backend: Backend) -> None
         assert store.materializer.applied > 0
     assert await backend.stored() == await backend.recount()
     await backend.check_rank_counts()
+    await backend.check_figures()
 
 
 async def test_answers_another_process_left_are_applied(backend: Backend) -> None:
@@ -128,6 +134,7 @@ async def test_answers_another_process_left_are_applied(backend: Backend) -> Non
         await crashed.close()
     assert await backend.stored() == await backend.recount()
     await backend.check_rank_counts()
+    await backend.check_figures()
 
 
 async def test_close_applies_what_is_left(backend: Backend) -> None:
@@ -138,6 +145,7 @@ async def test_close_applies_what_is_left(backend: Backend) -> None:
     assert await backend.unapplied() == 0
     assert await backend.stored() == await backend.recount()
     await backend.check_rank_counts()
+    await backend.check_figures()
 
 
 async def test_a_chat_moved_with_answers_pending_keeps_its_board(backend: Backend) -> None:
@@ -152,6 +160,7 @@ async def test_a_chat_moved_with_answers_pending_keeps_its_board(backend: Backen
         assert board and await store.leaderboard("tg:-1", None, 10, None) == ([], None)
     assert await backend.stored() == await backend.recount()
     await backend.check_rank_counts()
+    await backend.check_figures()
 
 
 async def test_a_chat_moved_while_another_process_applies_keeps_its_board(
@@ -167,6 +176,7 @@ async def test_a_chat_moved_while_another_process_applies_keeps_its_board(
     # nothing applied under the old key after the move, nothing lost or counted twice
     assert await backend.stored() == await backend.recount()
     await backend.check_rank_counts()
+    await backend.check_figures()
 
 
 CHILD = textwrap.dedent("""
@@ -232,6 +242,7 @@ async def test_kill_9_in_the_middle_of_a_burst_never_double_applies(backend: Bac
             recount = await backend.recount()
             assert await backend.stored() == recount, f"round {round_}"
             await backend.check_rank_counts()
+            await backend.check_figures()
             board, _ = await store.leaderboard(None, None, 5, None)
             expected = sorted(
                 (t for t in recount["totals"] if t[0] == "*"),
@@ -262,3 +273,4 @@ async def test_a_lost_materializer_connection_is_replaced(backend: Backend) -> N
         assert await backend.unapplied() == 0
     assert await backend.stored() == await backend.recount()
     await backend.check_rank_counts()
+    await backend.check_figures()

@@ -10,6 +10,7 @@ connection, applies committed answers to the aggregate tables in batches:
                       ORDER BY tx, id LIMIT chunk
       scores, totals (per chat and '*'), week_scores += chunk, summed by the server
       rank_counts += how those rows moved between groups     -- one statement (APPLY)
+      chat_figures, chat_day_figures += people, answers, right answers per chat (and day)
       streaks continued through chunk, in order
       materialized.position = (tx, id) of the last row   -- in the same transaction
     COMMIT
@@ -105,11 +106,29 @@ def _moved(board: str, upserted: str, sums: str, key: str, day: str) -> str:
     )
 
 
+def _figures(table: str, columns: str, upserted: str, sums: str, key: str) -> str:
+    """The dashboard's figures of each chat (and day) the upserted rows are in: their answers
+    and right answers added, and a new row's person (a row that holds only this chunk's
+    answers is new, as in _moved). Run whether or not the statement reads it, like every
+    data-modifying WITH."""
+    return (
+        f"INSERT INTO {table}({columns}, people, answered, correct)"
+        f" SELECT {', '.join(f'u.{c}' for c in columns.split(', '))},"
+        " count(*) FILTER (WHERE u.answered = s.answered), sum(s.answered), sum(s.correct)"
+        f" FROM {upserted} AS u JOIN {sums} AS s USING (chat_key, {key})"
+        f" GROUP BY {columns} ORDER BY {columns}"
+        f" ON CONFLICT ({columns}) DO UPDATE SET people = {table}.people + excluded.people,"
+        f" answered = {table}.answered + excluded.answered,"
+        f" correct = {table}.correct + excluded.correct"
+    )
+
+
 # One statement applies a chunk (tx, id) in ($1, $2] .. ($3, $4] to every aggregate, summed on
-# the server, and moves each changed row between its board's groups in rank_counts (the
-# people with the same number of correct answers). $5 is the week window's first day. The
-# chunk's answers have all committed (their transactions are older than every running one),
-# so the range holds the same rows for every statement of the transaction.
+# the server, moves each changed row between its board's groups in rank_counts (the people
+# with the same number of correct answers) and adds to the dashboard's figures. $5 is the week
+# window's first day. The chunk's answers have all committed (their transactions are older
+# than every running one), so the range holds the same rows for every statement of the
+# transaction.
 APPLY = f"""
 WITH chunk AS (
     SELECT chat_key, person_key, correct::int AS correct, elapsed_ms,
@@ -133,6 +152,9 @@ WITH chunk AS (
 ), day_rows AS ({_upsert("scores", "day, person_key", "day_sums")}
 ), all_rows AS ({_upsert("totals", "person_key", "all_sums")}
 ), week_rows AS ({_upsert("week_scores", "person_key", "week_sums")}
+), day_figures AS ({_figures("chat_day_figures", "chat_key, day", "day_rows", "day_sums",
+                              "day, person_key")}
+), all_figures AS ({_figures("chat_figures", "chat_key", "all_rows", "all_sums", "person_key")}
 ), moved AS (
     {_moved("day", "day_rows", "day_sums", "day, person_key", "u.day")}
     UNION ALL {_moved("all", "all_rows", "all_sums", "person_key", "'-infinity'::date")}

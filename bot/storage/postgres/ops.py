@@ -12,7 +12,7 @@ from datetime import date, datetime
 from typing import Any
 
 from bot.core.ports import AnswerRecord, NewPost, RecordOutcome
-from bot.storage import privacy
+from bot.storage import dashboard, privacy
 from bot.storage.ops import (
     insert_post,
     release_lease,
@@ -74,6 +74,8 @@ async def migrate_chat(db: Db, old: str, new: str) -> bool:
         )
         await db.execute(f"DELETE FROM {table} WHERE chat_key = $1", old)
     await rank_counts.recount(db, chats=[old, new])
+    for chat in (old, new):
+        await dashboard.recount_figures(db, chat)
     for table in ("schedules", "daily_posts"):
         await db.execute(f"DELETE FROM {table} WHERE chat_key = $1", old)
     # the chat's settings (unless the new key has its own) and its rounds

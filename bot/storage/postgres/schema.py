@@ -396,7 +396,8 @@ MIGRATIONS: list[str] = [
     # /unpublish: the pack is no longer offered, its answers keep their quiz, its id stays taken
     """
     ALTER TABLE authored_packs ADD COLUMN withdrawn_at timestamptz;
-    """,    # rank_counts kept by the writers of the aggregates in the same transaction
+    """,
+    # rank_counts kept by the writers of the aggregates in the same transaction
     # (rank_counts.py), not by triggers: the triggers go, and the counts are made again
     # under the materializer's position lock (no application runs meanwhile)
     """
@@ -424,8 +425,10 @@ MIGRATIONS: list[str] = [
     """,
     # the organiser's dashboard (bot/web): a chat's answers by person and time (pages and
     # exports read index ranges), a post's round, and the generation `/dashboard revoke`
-    # bumps to end every link and session of the chat
+    # bumps to end every link and session of the chat; the figures are filled under the
+    # materializer's position lock (no application runs meanwhile)
     """
+    SELECT 1 FROM materialized WHERE name = 'scores' FOR UPDATE;
     CREATE INDEX answers_chat_person ON answers(chat_key, person_key, answered_at, id);
     CREATE INDEX round_posts_post ON round_posts(post_id);
     CREATE TABLE dashboard_access (
@@ -433,7 +436,8 @@ MIGRATIONS: list[str] = [
         generation integer NOT NULL
     );
     -- a chat's people, answers and right answers, all time and per UTC day (as on SQLite):
-    -- kept by statement-level triggers on the aggregates, like rank_counts
+    -- kept, like rank_counts, by the writers of the aggregates in the same transaction (the
+    -- materializer's APPLY, a chat's move, a person's deletion), not by triggers
     CREATE TABLE chat_figures (
         chat_key text COLLATE "C" PRIMARY KEY,
         people bigint NOT NULL,
@@ -453,95 +457,6 @@ MIGRATIONS: list[str] = [
     INSERT INTO chat_day_figures(chat_key, day, people, answered, correct)
         SELECT chat_key, day, count(*), sum(answered), sum(correct) FROM scores
         GROUP BY chat_key, day;
-    CREATE OR REPLACE FUNCTION quizbot_figure_chats() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-        -- the rows a statement wrote count +1 person and their sums in their chat (and day),
-        -- the rows it replaced or removed -1 and theirs: one grouped upsert a statement
-        -- (transition tables exist only for their own events, hence a branch each)
-        IF TG_ARGV[0] = 'all' THEN
-            IF TG_OP = 'INSERT' THEN
-                INSERT INTO chat_figures(chat_key, people, answered, correct)
-                SELECT chat_key, sum(p), sum(a), sum(c) FROM (
-                    SELECT chat_key, 1 AS p, answered AS a, correct AS c FROM new_rows) AS d
-                GROUP BY chat_key ORDER BY chat_key
-                ON CONFLICT (chat_key) DO UPDATE
-                    SET people = chat_figures.people + excluded.people,
-                    answered = chat_figures.answered + excluded.answered,
-                    correct = chat_figures.correct + excluded.correct;
-            ELSIF TG_OP = 'UPDATE' THEN
-                INSERT INTO chat_figures(chat_key, people, answered, correct)
-                SELECT chat_key, sum(p), sum(a), sum(c) FROM (
-                    SELECT chat_key, -1 AS p, -answered AS a, -correct AS c FROM old_rows
-                    UNION ALL
-                    SELECT chat_key, 1 AS p, answered AS a, correct AS c FROM new_rows) AS d
-                GROUP BY chat_key ORDER BY chat_key
-                ON CONFLICT (chat_key) DO UPDATE
-                    SET people = chat_figures.people + excluded.people,
-                    answered = chat_figures.answered + excluded.answered,
-                    correct = chat_figures.correct + excluded.correct;
-            ELSE
-                INSERT INTO chat_figures(chat_key, people, answered, correct)
-                SELECT chat_key, sum(p), sum(a), sum(c) FROM (
-                    SELECT chat_key, -1 AS p, -answered AS a, -correct AS c FROM old_rows) AS d
-                GROUP BY chat_key ORDER BY chat_key
-                ON CONFLICT (chat_key) DO UPDATE
-                    SET people = chat_figures.people + excluded.people,
-                    answered = chat_figures.answered + excluded.answered,
-                    correct = chat_figures.correct + excluded.correct;
-            END IF;
-        ELSE
-            IF TG_OP = 'INSERT' THEN
-                INSERT INTO chat_day_figures(chat_key, day, people, answered, correct)
-                SELECT chat_key, day, sum(p), sum(a), sum(c) FROM (
-                    SELECT chat_key, day, 1 AS p, answered AS a, correct AS c FROM new_rows) AS d
-                GROUP BY chat_key, day ORDER BY chat_key, day
-                ON CONFLICT (chat_key, day) DO UPDATE
-                    SET people = chat_day_figures.people + excluded.people,
-                    answered = chat_day_figures.answered + excluded.answered,
-                    correct = chat_day_figures.correct + excluded.correct;
-            ELSIF TG_OP = 'UPDATE' THEN
-                INSERT INTO chat_day_figures(chat_key, day, people, answered, correct)
-                SELECT chat_key, day, sum(p), sum(a), sum(c) FROM (
-                    SELECT chat_key, day, -1 AS p, -answered AS a, -correct AS c FROM old_rows
-                    UNION ALL
-                    SELECT chat_key, day, 1 AS p, answered AS a, correct AS c FROM new_rows) AS d
-                GROUP BY chat_key, day ORDER BY chat_key, day
-                ON CONFLICT (chat_key, day) DO UPDATE
-                    SET people = chat_day_figures.people + excluded.people,
-                    answered = chat_day_figures.answered + excluded.answered,
-                    correct = chat_day_figures.correct + excluded.correct;
-            ELSE
-                INSERT INTO chat_day_figures(chat_key, day, people, answered, correct)
-                SELECT chat_key, day, sum(p), sum(a), sum(c) FROM (
-                    SELECT chat_key, day, -1 AS p, -answered AS a, -correct AS c FROM old_rows) AS d
-                GROUP BY chat_key, day ORDER BY chat_key, day
-                ON CONFLICT (chat_key, day) DO UPDATE
-                    SET people = chat_day_figures.people + excluded.people,
-                    answered = chat_day_figures.answered + excluded.answered,
-                    correct = chat_day_figures.correct + excluded.correct;
-            END IF;
-        END IF;
-        RETURN NULL;
-    END
-    $$;
-    CREATE TRIGGER totals_figured_insert AFTER INSERT ON totals
-        REFERENCING NEW TABLE AS new_rows
-        FOR EACH STATEMENT EXECUTE FUNCTION quizbot_figure_chats('all');
-    CREATE TRIGGER totals_figured_update AFTER UPDATE ON totals
-        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-        FOR EACH STATEMENT EXECUTE FUNCTION quizbot_figure_chats('all');
-    CREATE TRIGGER totals_figured_delete AFTER DELETE ON totals
-        REFERENCING OLD TABLE AS old_rows
-        FOR EACH STATEMENT EXECUTE FUNCTION quizbot_figure_chats('all');
-    CREATE TRIGGER scores_figured_insert AFTER INSERT ON scores
-        REFERENCING NEW TABLE AS new_rows
-        FOR EACH STATEMENT EXECUTE FUNCTION quizbot_figure_chats('day');
-    CREATE TRIGGER scores_figured_update AFTER UPDATE ON scores
-        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-        FOR EACH STATEMENT EXECUTE FUNCTION quizbot_figure_chats('day');
-    CREATE TRIGGER scores_figured_delete AFTER DELETE ON scores
-        REFERENCING OLD TABLE AS old_rows
-        FOR EACH STATEMENT EXECUTE FUNCTION quizbot_figure_chats('day');
     """,
     # question cards uploaded once per platform: the platform's file id, by the card's hash
     """

@@ -10,6 +10,7 @@ order, whichever process committed them):
       scores, totals (per chat and '*'), persons' streaks  += rows, summed in memory first
       week_scores += the rows of the week window's days (the window rolled forward first)
       rank_counts += how many people left and reached each number of correct answers
+      chat_figures, chat_day_figures += people, answers and right answers per chat (day)
       materialized.position = last id of rows                -- in the same transaction
     COMMIT
 
@@ -19,7 +20,9 @@ the same rows: each reads the position inside its write transaction.
 
 rank_counts (people per board and number of correct answers, for "my rank") is kept here, in
 Python, from what each upsert returns: no trigger fires per aggregate row (the last migration
-dropped the nine of migration 8 that did, and counted once more).
+dropped the nine of migration 8 that did, and counted once more). So are the dashboard's
+figures (chat_figures, chat_day_figures: a chat's people, answers and right answers, all time
+and per day), from the same upserts of totals and scores.
 
 These commits run with synchronous=NORMAL: everything they write can be derived again from the
 answers, and a power loss can only drop a whole application (WAL), which the next one redoes.
@@ -69,6 +72,8 @@ MIN_CHUNK = 50  # answers: smaller transactions cost far more per answer (WAL pa
 
 # (board, chat_key, day, correct): the people that many correct answers more or fewer
 RankDelta = Counter[tuple[str, str, str, int]]
+# (chat_key,) or (chat_key, day): [people, answered, correct] to add (or take away)
+FigureDelta = dict[tuple[str, ...], list[int]]
 
 
 def position(db: Db) -> int:
@@ -111,6 +116,20 @@ COUNT_RANKS = (
     " FROM json_each(?) WHERE true ON CONFLICT(board, chat_key, day, correct)"
     " DO UPDATE SET people = people + excluded.people"
 )
+
+
+def _add_figures(table: str, key: str) -> str:
+    """Add (key..., people, answered, correct) to the figures `table`, one row a call."""
+    marks = ", ".join("?" for _ in key.split(","))
+    return (
+        f"INSERT INTO {table}({key}, people, answered, correct) VALUES ({marks}, ?, ?, ?)"
+        f" ON CONFLICT({key}) DO UPDATE SET people = people + excluded.people,"
+        " answered = answered + excluded.answered, correct = correct + excluded.correct"
+    )
+
+
+ADD_FIGURES = {"all": _add_figures("chat_figures", "chat_key"),
+               "day": _add_figures("chat_day_figures", "chat_key, day")}
 # every board's counts from its table, as the triggers of migration 8 kept them
 RECOUNT_RANKS = {
     "all": "SELECT 'all', chat_key, '', correct, COUNT(*) FROM totals WHERE true{cond}"
@@ -133,6 +152,13 @@ def recount_ranks(db: Db, boards: Iterable[str] = RECOUNT_RANKS, chat: str | Non
                    + RECOUNT_RANKS[board].format(cond=cond), params)
 
 
+def add_figures(db: Db, board: str, delta: FigureDelta) -> None:
+    """Add `delta` to the figures kept from `board`'s table (one executemany)."""
+    changes = [(*key, *values) for key, values in delta.items() if any(values)]
+    if changes:
+        db.executemany(ADD_FIGURES[board], changes)
+
+
 def count_ranks(db: Db, delta: RankDelta) -> None:
     changes = [[*k, n] for k, n in delta.items() if n]
     if changes:
@@ -141,9 +167,12 @@ def count_ranks(db: Db, delta: RankDelta) -> None:
 
 def _add_up(
     db: Db, sql: str, board: str, rows: dict[Any, Sums], delta: RankDelta,
+    figures: FigureDelta | None = None,
 ) -> None:
     """Upsert `rows` (key tuple -> sums) and count what moved between ranks: a new row
-    reaches its number of correct answers, a changed one leaves the old number."""
+    reaches its number of correct answers, a changed one leaves the old number. With
+    `figures`, add each row's answers to its chat's (and day's) figures, and a new row's
+    person."""
     if not rows:
         return
     day_board = board == "day"
@@ -151,6 +180,11 @@ def _add_up(
         key = row[:-2]
         correct, answered = row[-2], row[-1]
         added_correct, added_answered, _ = rows[key]
+        if figures is not None:
+            sums = figures.setdefault(key[:2] if day_board else key[:1], [0, 0, 0])
+            sums[0] += answered == added_answered
+            sums[1] += added_answered
+            sums[2] += added_correct
         if answered != added_answered:  # it was there: it leaves its old number
             if not added_correct:
                 continue
@@ -240,11 +274,15 @@ def apply(db: Db, limit: int = CHUNK) -> tuple[int, int]:
     # week_scores as week_scores holds it (without this batch's rows of that day)
     until = roll_week(db, max(day for *_, day in rows))
     delta: RankDelta = Counter()
-    _add_up(db, UPSERT_SCORES, "day", batch.scores, delta)
-    _add_up(db, UPSERT_TOTALS, "all", batch.totals, delta)
+    day_figures: FigureDelta = {}
+    chat_figures: FigureDelta = {}
+    _add_up(db, UPSERT_SCORES, "day", batch.scores, delta, day_figures)
+    _add_up(db, UPSERT_TOTALS, "all", batch.totals, delta, chat_figures)
     # and <= until: the window now reaches the newest day
     _add_up(db, UPSERT_WEEK, "week", batch.week(week_start(until)), delta)
     count_ranks(db, delta)
+    add_figures(db, "day", day_figures)
+    add_figures(db, "all", chat_figures)
     _streaks(db, batch.runs)
     end = int(rows[-1][0])
     db.execute("UPDATE materialized SET position=? WHERE name='scores'", (end,))

@@ -445,9 +445,10 @@ MIGRATIONS: list[str] = [
         generation INTEGER NOT NULL
     ) WITHOUT ROWID;
     -- a chat's people, answers and right answers, all time and per UTC day: the dashboard's
-    -- overview reads one row (or a month of rows), not a chat's 100,000 people. Kept by
-    -- triggers on the aggregates, which only the materializer (and a chat's move, a
-    -- person's deletion) writes: nothing of this is on the answer's path.
+    -- overview reads one row (or a month of rows), not a chat's 100,000 people. Kept, like
+    -- rank_counts, by whoever writes the aggregates, in the same transaction: the
+    -- materializer (materializer.py), a chat's move, a person's deletion. Nothing of this is
+    -- on the answer's path, and no trigger fires per aggregate row.
     CREATE TABLE chat_figures (
         chat_key TEXT PRIMARY KEY,
         people INTEGER NOT NULL,
@@ -467,42 +468,6 @@ MIGRATIONS: list[str] = [
     INSERT INTO chat_day_figures(chat_key, day, people, answered, correct)
         SELECT chat_key, day, COUNT(*), SUM(answered), SUM(correct) FROM scores
         GROUP BY chat_key, day;
-    CREATE TRIGGER totals_figured_insert AFTER INSERT ON totals BEGIN
-        INSERT INTO chat_figures(chat_key, people, answered, correct)
-        VALUES (NEW.chat_key, 1, NEW.answered, NEW.correct)
-        ON CONFLICT(chat_key) DO UPDATE SET people = people + 1,
-            answered = answered + excluded.answered, correct = correct + excluded.correct;
-    END;
-    CREATE TRIGGER totals_figured_delete AFTER DELETE ON totals BEGIN
-        UPDATE chat_figures SET people = people - 1, answered = answered - OLD.answered,
-            correct = correct - OLD.correct WHERE chat_key = OLD.chat_key;
-    END;
-    CREATE TRIGGER totals_figured_update AFTER UPDATE ON totals BEGIN
-        UPDATE chat_figures SET people = people - 1, answered = answered - OLD.answered,
-            correct = correct - OLD.correct WHERE chat_key = OLD.chat_key;
-        INSERT INTO chat_figures(chat_key, people, answered, correct)
-        VALUES (NEW.chat_key, 1, NEW.answered, NEW.correct)
-        ON CONFLICT(chat_key) DO UPDATE SET people = people + 1,
-            answered = answered + excluded.answered, correct = correct + excluded.correct;
-    END;
-    CREATE TRIGGER scores_figured_insert AFTER INSERT ON scores BEGIN
-        INSERT INTO chat_day_figures(chat_key, day, people, answered, correct)
-        VALUES (NEW.chat_key, NEW.day, 1, NEW.answered, NEW.correct)
-        ON CONFLICT(chat_key, day) DO UPDATE SET people = people + 1,
-            answered = answered + excluded.answered, correct = correct + excluded.correct;
-    END;
-    CREATE TRIGGER scores_figured_delete AFTER DELETE ON scores BEGIN
-        UPDATE chat_day_figures SET people = people - 1, answered = answered - OLD.answered,
-            correct = correct - OLD.correct WHERE chat_key = OLD.chat_key AND day = OLD.day;
-    END;
-    CREATE TRIGGER scores_figured_update AFTER UPDATE ON scores BEGIN
-        UPDATE chat_day_figures SET people = people - 1, answered = answered - OLD.answered,
-            correct = correct - OLD.correct WHERE chat_key = OLD.chat_key AND day = OLD.day;
-        INSERT INTO chat_day_figures(chat_key, day, people, answered, correct)
-        VALUES (NEW.chat_key, NEW.day, 1, NEW.answered, NEW.correct)
-        ON CONFLICT(chat_key, day) DO UPDATE SET people = people + 1,
-            answered = answered + excluded.answered, correct = correct + excluded.correct;
-    END;
     """,
     # question cards uploaded once per platform: the platform's file id, by the card's hash
     """

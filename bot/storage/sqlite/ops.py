@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from bot.core.ports import AnswerRecord, NewPost, RecordOutcome
-from bot.storage import ops, privacy
+from bot.storage import dashboard, ops, privacy
 from bot.storage.records import ANSWER_COLUMNS, answer_of
 from bot.storage.sqlite.materializer import RankDelta, count_ranks, recount_ranks
 from bot.storage.sqlite.sql import SqliteSql, drive, to_ms
@@ -45,8 +45,9 @@ def migrate_chat(db: Db, old: str, new: str) -> bool:
         )
     for table, _ in AGGREGATES:
         db.execute(f"DELETE FROM {table} WHERE chat_key=?", (old,))
-    for chat in (old, new):  # the two chats' boards only: '*' did not change
+    for chat in (old, new):  # the two chats' boards and figures only: '*' did not change
         recount_ranks(db, chat=chat)
+        drive(dashboard.recount_figures(SqliteSql(db), chat))
     for table in ("schedules", "daily_posts"):
         db.execute(f"DELETE FROM {table} WHERE chat_key=?", (old,))
     # the chat's settings (unless the new key has its own) and its rounds
