@@ -171,7 +171,17 @@ def test_round_trip_the_bundled_packs(tmp_path: Path, capsys: pytest.CaptureFixt
     path = write_csv(tmp_path, sheet(rows, delimiter=";"), "all.csv")
     code, _, err = import_cli(capsys, path, "--out", str(tmp_path / "packs"))
     assert code == 0 and err == "", err
-    assert export(tmp_path / "packs", capsys) == [q.export() for q in catalog]
+    assert export(tmp_path / "packs", capsys) == [without_media(q.export()) for q in catalog]
+
+
+MEDIA = ("code", "formula", "image")  # a card's parts: written in YAML only (docs/csv-format.md)
+
+
+def without_media(quiz: dict[str, object]) -> dict[str, object]:
+    questions = quiz["questions"]
+    assert isinstance(questions, list)
+    return quiz | {"questions": [{k: v for k, v in q.items() if k not in MEDIA}
+                                 for q in questions]}
 
 
 def test_excel_style_file_bom_semicolons_crlf_aliases(

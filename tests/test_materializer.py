@@ -186,13 +186,15 @@ def figures_match(path: Path) -> bool:
 
 
 def undo_later_migrations(db: sqlite3.Connection, version: int) -> None:
-    """Drop the tables and indexes the migrations after `version` create, so the file is
+    """Drop the tables, indexes and columns the migrations after `version` add, so the file is
     as that version left it."""
-    for script in MIGRATIONS[version:]:
-        for statement in split_sql(script):
+    for script in reversed(MIGRATIONS[version:]):
+        for statement in reversed(split_sql(script)):  # an index before its column
             words = statement.split()
             if words[:2] in (["CREATE", "TABLE"], ["CREATE", "INDEX"]):
-                db.execute(f"DROP {words[1]} {words[2]}")
+                db.execute(f"DROP {words[1]} IF EXISTS {words[2]}")
+            elif words[:2] == ["ALTER", "TABLE"] and words[3:5] == ["ADD", "COLUMN"]:
+                db.execute(f"ALTER TABLE {words[2]} DROP COLUMN {words[5]}")
 
 
 async def test_a_file_with_the_rank_triggers_loses_them_and_is_counted_again(

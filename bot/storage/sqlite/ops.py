@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from bot.core.ports import AnswerRecord, NewPost, RecordOutcome
 from bot.storage import dashboard, ops, privacy
 from bot.storage.records import ANSWER_COLUMNS, answer_of
+from bot.storage.sql import Sql
 from bot.storage.sqlite.materializer import RankDelta, count_ranks, recount_ranks
 from bot.storage.sqlite.sql import SqliteSql, drive, to_ms
 
@@ -253,9 +254,13 @@ def claim_daily(db: Db, chat_key: str, local_date: str, post: NewPost, when: int
     return post_id
 
 
-def delete_person(db: Db, key: str, private_chats: Sequence[str] = ()) -> bool:
+async def delete_person(sql: Sql, key: str, private_chats: Sequence[str] = ()) -> bool:
     """privacy.delete_person, with the boards' rank counts of the person's rows taken out
-    first (no trigger does it: the materializer keeps them)."""
+    first (no trigger does it: the materializer keeps them). Written over `Sql`, like the
+    shared writes, so that a command's key can be claimed in its transaction
+    (commands.claimed_then); SQLite's own connection does the counting."""
+    assert isinstance(sql, SqliteSql)
+    db = sql.db
     delta: RankDelta = Counter()
     for board, table, day in (("all", "totals", "''"), ("week", "week_scores", "''"),
                               ("day", "scores", "day")):
@@ -265,4 +270,4 @@ def delete_person(db: Db, key: str, private_chats: Sequence[str] = ()) -> bool:
         ):
             delta[(board, chat, on, correct)] -= people
     count_ranks(db, delta)
-    return drive(privacy.delete_person(SqliteSql(db), key, private_chats))
+    return await privacy.delete_person(sql, key, private_chats)
