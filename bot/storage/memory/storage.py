@@ -35,6 +35,7 @@ from bot.core.ports import (
 from bot.core.schedule import Schedule
 from bot.storage.aggregation import aggregate, streaks
 from bot.storage.memory import privacy
+from bot.storage.memory.live import LiveTables, MemoryLive
 from bot.storage.memory.tables import Answer, Chat, Daily, Draft, Person, Round
 from bot.storage.problem_reports import appended
 from bot.storage.store import PostCreation
@@ -71,13 +72,14 @@ class MemoryDatabase:
     reports: dict[int, ProblemReportRecord] = dataclasses.field(default_factory=dict)
     drafts: dict[str, Draft] = dataclasses.field(default_factory=dict)
     packs: dict[str, AuthoredPackRecord] = dataclasses.field(default_factory=dict)
+    live: LiveTables = dataclasses.field(default_factory=LiveTables)
     ids: itertools.count[int] = dataclasses.field(default_factory=lambda: itertools.count(1))
 
     def next_id(self) -> int:
         return next(self.ids)
 
 
-class MemoryStorage(PostCreation):
+class MemoryStorage(PostCreation, MemoryLive):
     def __init__(self, database: MemoryDatabase | None = None) -> None:
         self.database = database or MemoryDatabase()
         self._open = False
