@@ -17,6 +17,7 @@ The parts, each with its dependencies passed in:
 - item_analysis.py  /analysis for admins, and charts on close summaries
 - authoring.py  quiz polls sent by an author become a draft pack, published
 - privacy.py    /mydata: a person's data sent to them, or deleted everywhere
+- live.py       /host: a live session paced by its host; peer.py: /peer rounds
 The loop that drives time (scheduler.py) calls into the same parts.
 """
 
@@ -44,6 +45,7 @@ from bot.core.delivery import Delivery
 from bot.core.errors import BadPeriod, UnknownQuiz, may_not_change_language
 from bot.core.item_analysis import Charts, ChatAnalysis, ItemAnalysis
 from bot.core.leadership import Leadership
+from bot.core.live import LIVE_SECONDS, Asked, Live, LiveAnswer, Lobby, Paused, Podium, Revealed
 from bot.core.locales import Locales
 from bot.core.models import (
     AnswerResult,
@@ -57,6 +59,7 @@ from bot.core.models import (
     ScheduleStatus,
     ShownQuestion,
 )
+from bot.core.peer import PEER_SECONDS, Peer, PeerResult, Revoting, Split
 from bot.core.ports import (
     ChartRenderer,
     ChatPort,
@@ -122,6 +125,8 @@ class QuizService:
         self.authoring = Authoring(catalog, storage, clock, authors)
         self.answers.reload_packs = self.asking.reload_packs = self.authoring.refresh
         self.privacy = Privacy(storage, clock)
+        self.live = Live(self.questions, storage, clock)
+        self.peer = Peer(self.live, storage, clock)
 
     # platforms ---------------------------------------------------------------------------
     def connect(self, port: ChatPort) -> None:
@@ -185,6 +190,57 @@ class QuizService:
         default): its running round's choice, else its /settings. (A question the core
         hands an adapter carries it already: ShownQuestion.mode.)"""
         return await self.rounds.mode(chat if isinstance(chat, str) else chat.key)
+
+    # live sessions -----------------------------------------------------------------------
+    async def host(
+        self, chat: Chat, person: Person, selector: str | None = None, count: int | str = 5,
+        *, allowed: bool, teams: int | str = 0, seconds: int | str = LIVE_SECONDS,
+        speed: bool = False,
+    ) -> Lobby:
+        """/host (`allowed`: the platform says the person is an admin): a live session's
+        lobby, or an admin taking over the running one (see live.py)."""
+        locale = await self.locales.for_audience(chat, person)
+        return await self.live.host(chat, person, selector, count, allowed=allowed,
+                                    locale=locale, teams=teams, seconds=seconds, speed=speed)
+
+    async def peer_round(
+        self, chat: Chat, person: Person, selector: str | None = None, *, allowed: bool,
+        seconds: int | str = PEER_SECONDS,
+    ) -> Asked | Lobby:
+        """/peer: a peer-instruction round's question, open for the first vote (peer.py)."""
+        locale = await self.locales.for_audience(chat, person)
+        return await self.peer.start(chat, person, selector, allowed=allowed, locale=locale,
+                                     seconds=seconds)
+
+    async def join_live(self, chat: Chat, person: Person) -> Lobby:
+        return await self.live.join(chat.key, person)
+
+    async def live_next(
+        self, chat: Chat, person: Person
+    ) -> Asked | Podium | Split | Revoting | PeerResult | None:
+        """/next: the host's next question (the podium after the last), or a peer round's
+        next phase now."""
+        record = await self.live.session(chat.key)
+        if record is not None and record.kind == "peer":
+            return await self.peer.next(chat.key, person)
+        return await self.live.next(chat.key, person)
+
+    async def live_pause(self, chat: Chat, person: Person) -> Paused:
+        return await self.live.pause(chat.key, person)
+
+    async def live_skip(self, chat: Chat, person: Person) -> Revealed:
+        return await self.live.skip(chat.key, person)
+
+    async def live_end(self, chat: Chat, person: Person) -> Podium:
+        return await self.live.end(chat.key, person)
+
+    async def live_answer(self, post_id: int, person: Person, shown_option: int) -> LiveAnswer:
+        """A click on a live question's option: a player's answer, or a peer round's vote."""
+        post = await self.storage.get_post(post_id)
+        record = None if post is None else await self.live.session(post.chat_key)
+        if record is not None and record.kind == "peer":
+            return await self.peer.vote(post_id, person, shown_option)
+        return await self.live.answer(post_id, person, shown_option)
 
     # chat settings -----------------------------------------------------------------------
     async def settings(self, chat: Chat) -> ChatSettings:
