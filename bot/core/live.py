@@ -211,6 +211,8 @@ class Countdown:
     session: LiveRecord
     post_id: int
     remaining_s: int
+    question: ShownQuestion | None = None  # as the chat sees it (its refs: where)
+    refs: tuple[str, ...] = ()  # the platform's references to the question's message
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,7 +372,7 @@ class Live:
                 elif record.closes_at is not None and record.steps and (
                     countdown := self._countdown(record, now, every(record.chat_key))
                 ) is not None:
-                    countdowns.append(countdown)
+                    countdowns.append(await self._shown(countdown))
             except Exception:
                 log.exception("live session %s in %s: tick failed", record.id,
                               record.chat_key)
@@ -391,6 +393,16 @@ class Live:
         if len(self._edited) > 1000:  # sessions long over
             del self._edited[next(iter(self._edited))]
         return Countdown(record, post_id, remaining)
+
+    async def _shown(self, countdown: Countdown) -> Countdown:
+        post = await self.storage.get_post(countdown.post_id)
+        record = countdown.session
+        if post is None or self.questions.question_of(post) is None:
+            return countdown
+        step = len(record.steps)
+        return dataclasses.replace(
+            countdown, question=self.questions.render(post, record.locale, (step, record.total)),
+            refs=await self.storage.refs(post.id))
 
     # inside -------------------------------------------------------------------------------
     async def _session(self, chat_key: str) -> LiveRecord:

@@ -19,7 +19,15 @@ from telegram.ext import (
     filters,
 )
 
-from bot.adapters.telegram import authoring, handlers, help, privacy, reports, review_export
+from bot.adapters.telegram import (
+    authoring,
+    handlers,
+    help,
+    live,
+    privacy,
+    reports,
+    review_export,
+)
 from bot.adapters.telegram.analysis import analysis_command
 from bot.adapters.telegram.context import TelegramApp
 from bot.adapters.telegram.handlers import COMMAND_UPDATES
@@ -58,6 +66,15 @@ def register(app: TelegramApp) -> None:
     # a person's own data: the deletion's confirmation before `button`
     app.add_handler(CommandHandler("mydata", privacy.mydata, filters=COMMAND_UPDATES))
     app.add_handler(CallbackQueryHandler(privacy.confirm_pressed, pattern=privacy.CONFIRM_PRESSES))
+
+    # live sessions and peer rounds: their Join and answer buttons before `button`
+    live_commands = {
+        "host": live.host, "peer": live.peer, "next": live.next_step, "pause": live.pause,
+        "skip": live.skip, "end": live.end,
+    }
+    for name, callback in live_commands.items():
+        app.add_handler(CommandHandler(name, callback, filters=COMMAND_UPDATES))
+    app.add_handler(CallbackQueryHandler(live.pressed, pattern=live.PRESSES))
 
     # the quiz; `/review export` (a deck file) before /review
     app.add_handler(CommandHandler("review", review_export.review_export,
