@@ -60,9 +60,14 @@ def answer_keyboard(question: ShownQuestion) -> InlineKeyboardMarkup:
 
 
 # commands ------------------------------------------------------------------------------------
-def host_words(args: list[str]) -> tuple[str | None, str | None, str, bool]:
-    """/host [quiz or topic] [N] [teams K] [speed]: (selector, count, teams, speed)."""
-    words, count, teams, speed = list(args), None, "0", False
+def host_words(args: list[str]) -> tuple[str | None, str | None, str, bool, str | None]:
+    """/host [quiz or topic] [N] [teams K] [speed] [Ss]: (selector, count, teams, speed,
+    seconds); the core checks the values."""
+    words, count, teams, speed, seconds = list(args), None, "0", False, None
+    timed = [w for w in words if re.fullmatch(r"\d+s", w.lower())]
+    if timed:
+        seconds = timed[-1][:-1]
+        words = [w for w in words if w not in timed]
     if "speed" in (w.lower() for w in words):
         speed = True
         words = [w for w in words if w.lower() != "speed"]
@@ -73,16 +78,16 @@ def host_words(args: list[str]) -> tuple[str | None, str | None, str, bool]:
         words = words[:at] + words[at + 2:]
     if words and words[-1].lstrip("+-").isdigit():
         count, words = words[-1], words[:-1]
-    return " ".join(words) or None, count, teams, speed
+    return " ".join(words) or None, count, teams, speed, seconds
 
 
 async def host(update: Update, context: Context) -> None:
     if (cmd := command(update, context)) is None or cmd.person is None:
         return
-    selector, count, teams, speed = host_words(cmd.args)
+    selector, count, teams, speed, seconds = host_words(cmd.args)
     lobby = await cmd.data.service.host(
         cmd.chat, cmd.person, selector, count or 5, allowed=await cmd.may_manage(),
-        teams=teams, speed=speed)
+        teams=teams, speed=speed, **({"seconds": seconds} if seconds else {}))
     await show_lobby(cmd, lobby)
 
 
