@@ -317,6 +317,15 @@ class Live:
     async def end(self, chat_key: str, person: Person) -> Podium:
         return await self._finish(self._hosted(await self._session(chat_key), person))
 
+    async def place(self, session_id: int, person_key: str) -> tuple[Standing, int] | None:
+        """A person's standing in a session and how many played (their rank, privately)."""
+        record = await self.storage.get_live(session_id)
+        if record is None:
+            return None
+        podium = await self.podium(record)
+        mine = next((s for s in podium.standings if s.person_key == person_key), None)
+        return None if mine is None else (mine, len(podium.standings))
+
     async def session(self, chat_key: str) -> LiveRecord | None:
         """The chat's running session."""
         return await self.storage.live_in_chat(chat_key)

@@ -45,7 +45,17 @@ from bot.core.delivery import Delivery
 from bot.core.errors import BadPeriod, UnknownQuiz, may_not_change_language
 from bot.core.item_analysis import Charts, ChatAnalysis, ItemAnalysis
 from bot.core.leadership import Leadership
-from bot.core.live import LIVE_SECONDS, Asked, Live, LiveAnswer, Lobby, Paused, Podium, Revealed
+from bot.core.live import (
+    LIVE_SECONDS,
+    Asked,
+    Live,
+    LiveAnswer,
+    Lobby,
+    Paused,
+    Podium,
+    Revealed,
+    Standing,
+)
 from bot.core.locales import Locales
 from bot.core.models import (
     AnswerResult,
@@ -233,6 +243,10 @@ class QuizService:
 
     async def live_end(self, chat: Chat, person: Person) -> Podium:
         return await self.live.end(chat.key, person)
+
+    async def live_place(self, session_id: int, person: Person) -> tuple[Standing, int] | None:
+        """The person's standing in a session and how many played; None if they did not."""
+        return await self.live.place(session_id, person.key)
 
     async def live_answer(self, post_id: int, person: Person, shown_option: int) -> LiveAnswer:
         """A click on a live question's option: a player's answer, or a peer round's vote."""

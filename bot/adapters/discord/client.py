@@ -27,6 +27,7 @@ from bot.adapters.discord.buttons import AnswerButton, AnswerClicks, answer_butt
 from bot.adapters.discord.daily import DailyCog
 from bot.adapters.discord.help import HelpCog
 from bot.adapters.discord.intake import Intake
+from bot.adapters.discord.live import LiveCog
 from bot.adapters.discord.localize import CatalogTranslator
 from bot.adapters.discord.privacy import PrivacyCog
 from bot.adapters.discord.publish import ChannelPublisher
@@ -158,11 +159,13 @@ def build_bot(service: QuizService, publisher: ChannelPublisher, *,
     cogs: list[commands.Cog] = [QuizCog(service, publisher), DailyCog(service),
                                 ReviewCog(service, publisher), reports,
                                 AnalysisCog(service), HelpCog(service),
-                                PrivacyCog(service, errors, intake), ReviewExportCog(service)]
+                                PrivacyCog(service, errors, intake), ReviewExportCog(service),
+                                live := LiveCog(service)]
     options: dict[str, Any] = {"intake": intake, "errors": errors,
                                "guild_ready_timeout": guild_ready_timeout,
                                "identify_interval": identify_interval}
     bot = QuizBot(cogs, buttons, **options) if shards is None else \
         ShardedQuizBot(cogs, buttons, shard_ids=shards[0], shard_count=shards[1], **options)
     publisher.client, publisher.buttons = bot, buttons
+    live.client = bot
     return bot
