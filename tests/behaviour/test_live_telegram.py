@@ -1,6 +1,6 @@
 """Live sessions and peer rounds through the real python-telegram-bot against the fake Bot API:
-every action is an update the fake delivers, every result a Bot API call the bot made.
-(The Discord side of these rules is not built yet: see docs/live.md.)"""
+every action is an update the fake delivers, every result a Bot API call the bot made
+(the same rules on Discord: test_live_discord.py)."""
 
 from __future__ import annotations
 
