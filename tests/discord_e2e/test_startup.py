@@ -13,7 +13,8 @@ from tests.discord_e2e.conftest import StartBot
 from tests.fakes.discord_api import MANAGE_GUILD, TOKEN, FakeDiscord, User
 
 COMMANDS = {"quiz", "leaderboard", "stats", "review", "remind", "lang", "daily", "settings",
-            "report", "analysis", "reports", "help", "mydata", "review-export"}
+            "report", "analysis", "reports", "help", "mydata", "review-export",
+            "host", "peer", "next", "pause", "skip", "end"}
 
 
 async def test_start_registers_slash_commands_globally(
