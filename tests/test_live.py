@@ -82,7 +82,7 @@ async def test_a_full_session_join_questions_pause_skip_podium(
     service: QuizService, port: LiveFakePort, clock: FakeClock
 ) -> None:
     opened = await lobby(service, ADA, BO, CY)
-    assert opened.session.state == "lobby" and len(opened.players) == 3
+    assert opened.session.state == "lobby" and opened.joined == 3
     # question 1: everyone answers, so it closes at once
     q1 = await ask(service)
     assert (q1.number, q1.total) == (1, 3)

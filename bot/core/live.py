@@ -151,7 +151,7 @@ def points(correct: bool, elapsed_ms: int, seconds: int, speed: bool) -> int:
 @dataclass(frozen=True, slots=True)
 class Lobby:
     session: LiveRecord
-    players: tuple[LivePlayer, ...]
+    joined: int  # how many people joined
     took_over: bool = False  # an admin became the host of a running session
 
 
@@ -261,7 +261,8 @@ class Live:
         running = await self.storage.live_in_chat(chat.key)
         if running is not None:
             record = await self._change(running, host_key=person.key)
-            return Lobby(record, await self._players(record), took_over=True)
+            return Lobby(record, await self.storage.live_player_count(record.id),
+                         took_over=True)
         total = check_count(count)
         team_count = check_teams(teams)
         limit = check_seconds(seconds)
@@ -273,13 +274,13 @@ class Live:
             locale, self.clock.now()))
         if created is None:  # another admin opened one a moment ago
             raise session_running()
-        return Lobby(created, ())
+        return Lobby(created, 0)
 
     async def join(self, chat_key: str, person: Person) -> Lobby:
         record = await self._session(chat_key)
         await self.storage.join_live(record.id, person.key, person.known_name, record.teams,
                                      self.clock.now())
-        return Lobby(record, await self._players(record))
+        return Lobby(record, await self.storage.live_player_count(record.id))
 
     async def next(self, chat_key: str, person: Person) -> Asked | Podium:
         """The next question, or the podium after the last one."""
@@ -340,7 +341,7 @@ class Live:
                 or record.steps[-1].post_id != post_id or record.state != "open"
                 or not 0 <= shown_option < len(post.order)):
             return LiveAnswer("closed")
-        if not any(p.person_key == person.key for p in await self._players(record)):
+        if not await self.storage.is_live_player(record.id, person.key):
             raise join_first()
         now = self.clock.now()
         canonical = post.order[shown_option]
@@ -356,7 +357,8 @@ class Live:
         correct = canonical == question.answer
         scored = points(correct, elapsed, record.seconds, record.speed)
         closed = None
-        if await self.storage.answer_count(post.id) >= len(await self._players(record)):
+        if await self.storage.answer_count(post.id) >= await self.storage.live_player_count(
+                record.id):
             closed = await self._close(record)
         return LiveAnswer("accepted", correct, scored, closed)
 

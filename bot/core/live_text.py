@@ -17,7 +17,7 @@ def lobby_text(lobby: Lobby, t: Translator) -> str:
     lines = [
         t.gettext("🎤 Live quiz: {total} questions, {seconds} s each.",
                   total=t.number(s.total), seconds=t.number(s.seconds)),
-        t.ngettext("{n} player joined.", "{n} players joined.", len(lobby.players)),
+        t.ngettext("{n} player joined.", "{n} players joined.", lobby.joined),
     ]
     if s.teams:
         lines.append(t.gettext("Teams: {teams} (a team scores its members' average).",

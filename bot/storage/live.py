@@ -135,6 +135,17 @@ async def live_players(db: Sql, session_id: int) -> list[LivePlayer]:
     ]
 
 
+async def live_player_count(db: Sql, session_id: int) -> int:
+    return int(await db.value(
+        "SELECT count(*) FROM live_players WHERE session_id = $1", session_id))
+
+
+async def is_live_player(db: Sql, session_id: int, person_key: str) -> bool:
+    return await db.value(
+        "SELECT 1 FROM live_players WHERE session_id = $1 AND person_key = $2",
+        session_id, person_key) is not None
+
+
 async def revotes(db: Sql, post_id: int) -> list[Revote]:
     return [
         Revote(r[0], int(r[1]), bool(r[2]), db.at(r[3]))
@@ -191,6 +202,12 @@ class LiveSql(ABC):
     async def live_players(self, session_id: int) -> list[LivePlayer]:
         result: list[LivePlayer] = await self._read(live_players, session_id)
         return result
+
+    async def live_player_count(self, session_id: int) -> int:
+        return int(await self._read(live_player_count, session_id))
+
+    async def is_live_player(self, session_id: int, person_key: str) -> bool:
+        return bool(await self._read(is_live_player, session_id, person_key))
 
     async def record_revote(self, post_id: int, vote: Revote) -> bool:
         return bool(await self._write(record_revote, post_id, vote))

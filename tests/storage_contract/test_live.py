@@ -98,10 +98,15 @@ async def test_people_join_once_and_teams_fill_in_turn(store: Store) -> None:
     assert [(p.person_key, p.name, p.team, p.joined_at) for p in players] == [
         ("tg:1", "Ptg:1", 0, NOW), ("tg:2", "Ptg:2", 1, NOW + timedelta(seconds=1)),
         ("tg:3", "Ptg:3", 0, NOW + timedelta(seconds=2))]
+    assert await store.live_player_count(record.id) == 3
+    assert await store.is_live_player(record.id, "tg:2")
+    assert not await store.is_live_player(record.id, "tg:4")
     solo = await store.create_live(new_live("tg:-2"))
     assert solo is not None
     assert await store.join_live(solo.id, "tg:1", "A", 0, NOW)
     assert [p.team for p in await store.live_players(solo.id)] == [None]
+    assert not await store.is_live_player(solo.id, "tg:2")
+    assert await store.live_player_count(solo.id) == 1
 
 
 async def test_a_revote_is_kept_once_per_person(store: Store) -> None:

@@ -15,8 +15,10 @@ peer.py); this shows them.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
+from collections import OrderedDict
 from datetime import timedelta
 
 import telegram
@@ -47,6 +49,28 @@ log = logging.getLogger(__name__)
 COUNTDOWN_EVERY = timedelta(seconds=5)
 ANSWER = re.compile(r"la:(\d{1,18}):(\d{1,2})")
 PRESSES = r"^(lj|la:\d{1,18}:\d{1,2})$"
+
+
+class EditPacer:
+    """At most one edit per `every` seconds per chat: a crowd joining at once would
+    otherwise meet Telegram's flood limit (the count shown then lags a few joins)."""
+
+    def __init__(self, every: float, kept: int = 1024) -> None:
+        self.every, self.kept = every, kept
+        self._last: OrderedDict[int, float] = OrderedDict()
+
+    def due(self, chat_id: int, now: float) -> bool:
+        last = self._last.get(chat_id)
+        if last is not None and now - last < self.every:
+            return False
+        self._last[chat_id] = now
+        self._last.move_to_end(chat_id)
+        while len(self._last) > self.kept:
+            self._last.popitem(last=False)
+        return True
+
+
+LOBBY_EDITS = EditPacer(COUNTDOWN_EVERY.total_seconds())
 
 
 def join_keyboard(label: str) -> InlineKeyboardMarkup:
@@ -147,11 +171,12 @@ async def pressed(update: Update, context: Context) -> None:
         lobby = await service.join_live(chat_of(query.message.chat), person)
         t = translator(lobby.session.locale)
         await query.answer(fit(t.gettext("You joined."), TG_ALERT))
-        try:  # the joined count on the lobby message
-            await query.edit_message_text(fit(live_text.lobby_text(lobby, t)),
-                                          reply_markup=join_keyboard(t.gettext("Join")))
-        except BadRequest as exc:  # "message is not modified": a second press
-            log.debug("lobby not edited: %s", exc)
+        if LOBBY_EDITS.due(query.message.chat.id, asyncio.get_running_loop().time()):
+            try:  # the joined count on the lobby message
+                await query.edit_message_text(fit(live_text.lobby_text(lobby, t)),
+                                              reply_markup=join_keyboard(t.gettext("Join")))
+            except BadRequest as exc:  # "message is not modified": a second press
+                log.debug("lobby not edited: %s", exc)
         return
     match = ANSWER.fullmatch(query.data or "")
     if match is None:

@@ -96,6 +96,13 @@ class MemoryLive(ABC):
         return sorted(self._db.live.players.get(session_id, []),
                       key=lambda p: (p.joined_at, p.person_key))
 
+    async def live_player_count(self, session_id: int) -> int:
+        return len(self._db.live.players.get(session_id, []))
+
+    async def is_live_player(self, session_id: int, person_key: str) -> bool:
+        return any(p.person_key == person_key
+                   for p in self._db.live.players.get(session_id, []))
+
     async def record_revote(self, post_id: int, vote: Revote) -> bool:
         votes = self._db.live.revotes.setdefault(post_id, [])
         if any(v.person_key == vote.person_key for v in votes):
