@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -135,6 +136,26 @@ def check_seconds(seconds: int | str) -> int:
     if not MIN_LIVE_SECONDS <= value <= MAX_LIVE_SECONDS:
         raise bad_seconds(text)
     return value
+
+
+class EditPacer:
+    """At most one edit per `every` seconds per chat (a lobby's joined count): a crowd
+    joining at once would otherwise meet the platform's edit limits (the count shown then
+    lags a few joins)."""
+
+    def __init__(self, every: float, kept: int = 1024) -> None:
+        self.every, self.kept = every, kept
+        self._last: OrderedDict[object, float] = OrderedDict()
+
+    def due(self, chat_id: object, now: float) -> bool:
+        last = self._last.get(chat_id)
+        if last is not None and now - last < self.every:
+            return False
+        self._last[chat_id] = now
+        self._last.move_to_end(chat_id)
+        while len(self._last) > self.kept:
+            self._last.popitem(last=False)
+        return True
 
 
 def points(correct: bool, elapsed_ms: int, seconds: int, speed: bool) -> int:

@@ -74,7 +74,9 @@ async def test_a_full_host_session_with_three_players(
     for p in room.players:
         joined = await room.click(p, lobby.id, "lv:join")
         assert joined.ephemeral and joined.text == "You joined."
-    assert "3 players joined" in room.fake.messages[lobby.id]["content"]
+    # three joins at once: one edit of the lobby (a crowd must not meet the edit limits)
+    assert len(room.fake.edits(lobby.id)) == 1
+    assert "1 player joined" in room.fake.messages[lobby.id]["content"]
     refused = await room.slash(bob, "next")
     assert refused.ephemeral and "Only the host" in refused.text
     # 1: everyone answers; it closes at once with the distribution and the explanation

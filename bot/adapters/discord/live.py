@@ -12,6 +12,7 @@ the Join, answer and "My place" buttons. The rules are the core's (live.py, peer
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from datetime import timedelta
@@ -32,7 +33,7 @@ from bot.adapters.discord.identity import (
 )
 from bot.adapters.discord.replies import Reply, Responder, reader
 from bot.core import live_text
-from bot.core.live import Asked, Countdown, Lobby, Paused, Podium, Revealed
+from bot.core.live import Asked, Countdown, EditPacer, Lobby, Paused, Podium, Revealed
 from bot.core.models import ShownQuestion
 from bot.core.peer import PeerResult, Revoting, Split
 from bot.core.render import LETTERS, letter
@@ -42,6 +43,7 @@ from bot.i18n import _, translator
 log = logging.getLogger(__name__)
 
 COUNTDOWN_EVERY = timedelta(seconds=3)
+LOBBY_EDITS = EditPacer(COUNTDOWN_EVERY.total_seconds())  # the joined count on the lobby
 
 
 # wide enough that a forged number still reaches the core, which refuses it politely
@@ -173,7 +175,8 @@ class LiveCog(commands.Cog):
             if what == "join":
                 lobby = await self.service.join_live(chat, person)
                 await responder.send(Reply.text(t.gettext("You joined.")))
-                if interaction.message is not None:  # the joined count on the lobby
+                if interaction.message is not None and LOBBY_EDITS.due(
+                        interaction.message.id, asyncio.get_running_loop().time()):
                     shown = translator(lobby.session.locale)
                     await interaction.message.edit(content=message_text(
                         live_text.lobby_text(lobby, shown)))

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections import OrderedDict
 from datetime import timedelta
 
 import telegram
@@ -38,7 +37,7 @@ from bot.adapters.telegram.identity import (
 from bot.adapters.telegram.text import fit
 from bot.content.limits import TG_ALERT
 from bot.core import live_text
-from bot.core.live import Asked, Countdown, Lobby, Paused, Podium, Revealed
+from bot.core.live import Asked, Countdown, EditPacer, Lobby, Paused, Podium, Revealed
 from bot.core.models import Person, ShownQuestion
 from bot.core.peer import PeerResult, Revoting, Split
 from bot.core.render import letter
@@ -49,25 +48,6 @@ log = logging.getLogger(__name__)
 COUNTDOWN_EVERY = timedelta(seconds=5)
 ANSWER = re.compile(r"la:(\d{1,18}):(\d{1,2})")
 PRESSES = r"^(lj|la:\d{1,18}:\d{1,2})$"
-
-
-class EditPacer:
-    """At most one edit per `every` seconds per chat: a crowd joining at once would
-    otherwise meet Telegram's flood limit (the count shown then lags a few joins)."""
-
-    def __init__(self, every: float, kept: int = 1024) -> None:
-        self.every, self.kept = every, kept
-        self._last: OrderedDict[int, float] = OrderedDict()
-
-    def due(self, chat_id: int, now: float) -> bool:
-        last = self._last.get(chat_id)
-        if last is not None and now - last < self.every:
-            return False
-        self._last[chat_id] = now
-        self._last.move_to_end(chat_id)
-        while len(self._last) > self.kept:
-            self._last.popitem(last=False)
-        return True
 
 
 LOBBY_EDITS = EditPacer(COUNTDOWN_EVERY.total_seconds())
