@@ -109,6 +109,21 @@ async def test_people_join_once_and_teams_fill_in_turn(store: Store) -> None:
     assert await store.live_player_count(solo.id) == 1
 
 
+async def test_a_deleted_person_leaves_no_join_revote_or_host_behind(store: Store) -> None:
+    record = await store.create_live(new_live())
+    assert record is not None
+    post = await store.add_live_step(record.id, 0, new_post())
+    assert post is not None
+    for key in ("tg:1", "tg:2"):
+        await store.join_live(record.id, key, "P", 0, NOW)
+        await store.record_revote(post.id, Revote(key, 0, False, NOW))
+    assert await store.delete_person("tg:1")
+    assert [p.person_key for p in await store.live_players(record.id)] == ["tg:2"]
+    assert [v.person_key for v in await store.revotes(post.id)] == ["tg:2"]
+    kept = await store.get_live(record.id)
+    assert kept is not None and kept.host_key == ""
+
+
 async def test_a_revote_is_kept_once_per_person(store: Store) -> None:
     record = await store.create_live(new_live())
     assert record is not None

@@ -17,6 +17,24 @@ class LiveTables:
     players: dict[int, list[LivePlayer]] = dataclasses.field(default_factory=dict)
     revotes: dict[int, list[Revote]] = dataclasses.field(default_factory=dict)
 
+    def forget(self, person_key: str) -> int:
+        """A person deleted (/mydata delete): their joins and revotes, and their name as a
+        session's host; how many rows went."""
+        removed = 0
+        for players in self.players.values():
+            kept = [p for p in players if p.person_key != person_key]
+            removed += len(players) - len(kept)
+            players[:] = kept
+        for votes in self.revotes.values():
+            left = [v for v in votes if v.person_key != person_key]
+            removed += len(votes) - len(left)
+            votes[:] = left
+        for session_id, record in list(self.sessions.items()):
+            if record.host_key == person_key:
+                self.sessions[session_id] = dataclasses.replace(record, host_key="")
+                removed += 1
+        return removed
+
 
 class _Database(Protocol):
     live: LiveTables
