@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from bot.content import Catalog
+from bot.core.analysis_text import analysis_blocks
 from bot.core.errors import BadCount, NotAllowed, UnknownQuiz
 from bot.core.live import (
     Asked,
@@ -25,6 +26,7 @@ from bot.core.models import Chat, Person, ShownQuestion
 from bot.core.peer import PeerResult, Revoting, Split
 from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
+from bot.i18n import translator
 from bot.storage.memory.storage import MemoryStorage
 from tests.clock import FakeClock
 from tests.ports import FakePort
@@ -291,6 +293,11 @@ async def test_a_split_peer_round_discusses_and_revotes(
                for a in await service.storage.answers_for_post(q.post_id)}
     assert answers[people[0].key] and not answers[people[2].key]
     assert await service.live.session(GROUP.key) is None
+    # item analysis: the discussion gain, 40 % right at first, 80 % after the revote
+    analysis = await service.analysis(GROUP, allowed=True)
+    assert analysis.gains == {(q.quiz_id, q.question_id): pytest.approx(0.4)}
+    text = "\n".join(analysis_blocks(analysis, translator("en")))
+    assert "discussion gain: +40 percentage points" in text
 
 
 async def test_a_peer_round_above_the_threshold_skips_the_discussion(
@@ -305,6 +312,7 @@ async def test_a_peer_round_above_the_threshold_skips_the_discussion(
     (result,) = port.live
     assert isinstance(result, PeerResult)
     assert result.second_right is None and result.first_right == 0.75
+    assert (await service.analysis(GROUP, allowed=True)).gains == {}  # no revote
     assert await service.live.session(GROUP.key) is None
 
 

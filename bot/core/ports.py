@@ -456,6 +456,18 @@ class Revote:
     answered_at: datetime
 
 
+@dataclass(frozen=True, slots=True)
+class PeerVotes:
+    """One peer round's question that went to a revote: right answers of each vote."""
+
+    quiz_id: str
+    question_id: str
+    first: int  # first votes
+    first_right: int
+    second: int  # revotes
+    second_right: int
+
+
 class LiveStore(Protocol):
     async def create_live(self, new: NewLive) -> LiveRecord | None:
         """A new session in the lobby; None while the chat has an unfinished one."""
@@ -491,6 +503,9 @@ class LiveStore(Protocol):
         """A peer round's second vote, once per person (True the first time)."""
         ...
     async def revotes(self, post_id: int) -> list[Revote]: ...
+    async def peer_votes(self, chat_key: str, quiz_id: str | None = None) -> list[PeerVotes]:
+        """The chat's peer rounds that went to a revote (of one quiz), oldest first."""
+        ...
 
 
 class ReviewStore(Protocol):

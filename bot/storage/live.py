@@ -8,7 +8,16 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import Any
 
-from bot.core.ports import LivePlayer, LiveRecord, LiveStep, NewLive, NewPost, PostRecord, Revote
+from bot.core.ports import (
+    LivePlayer,
+    LiveRecord,
+    LiveStep,
+    NewLive,
+    NewPost,
+    PeerVotes,
+    PostRecord,
+    Revote,
+)
 from bot.storage.ops import ensure_chat, insert_post
 from bot.storage.sql import Row, Sql, at_or_none
 
@@ -146,6 +155,26 @@ async def is_live_player(db: Sql, session_id: int, person_key: str) -> bool:
         session_id, person_key) is not None
 
 
+async def peer_votes(db: Sql, chat_key: str, quiz_id: str | None) -> list[PeerVotes]:
+    args: list[Any] = [chat_key]
+    sql = (
+        "SELECT p.quiz_id, p.question_id,"
+        " (SELECT count(*) FROM answers a WHERE a.post_id = p.id),"
+        " (SELECT count(*) FROM answers a WHERE a.post_id = p.id AND a.correct),"
+        " (SELECT count(*) FROM live_revotes v WHERE v.post_id = p.id),"
+        " (SELECT count(*) FROM live_revotes v WHERE v.post_id = p.id AND v.correct)"
+        " FROM live_steps s JOIN live_sessions l ON l.id = s.session_id"
+        " JOIN posts p ON p.id = s.post_id"
+        " WHERE l.kind = 'peer' AND p.chat_key = $1"
+        " AND EXISTS (SELECT 1 FROM live_revotes v WHERE v.post_id = p.id)"
+    )
+    if quiz_id is not None:
+        args.append(quiz_id)
+        sql += " AND p.quiz_id = $2"
+    return [PeerVotes(r[0], r[1], int(r[2]), int(r[3]), int(r[4]), int(r[5]))
+            for r in await db.rows(sql + " ORDER BY p.id", *args)]
+
+
 async def revotes(db: Sql, post_id: int) -> list[Revote]:
     return [
         Revote(r[0], int(r[1]), bool(r[2]), db.at(r[3]))
@@ -214,4 +243,8 @@ class LiveSql(ABC):
 
     async def revotes(self, post_id: int) -> list[Revote]:
         result: list[Revote] = await self._read(revotes, post_id)
+        return result
+
+    async def peer_votes(self, chat_key: str, quiz_id: str | None = None) -> list[PeerVotes]:
+        result: list[PeerVotes] = await self._read(peer_votes, chat_key, quiz_id)
         return result

@@ -8,7 +8,7 @@ import asyncio
 import dataclasses
 from datetime import UTC, datetime, timedelta
 
-from bot.core.ports import NewLive, NewPost, Revote
+from bot.core.ports import AnswerRecord, NewLive, NewPost, Revote
 from tests.storage_contract.backends import Backend, Store
 
 NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
@@ -20,7 +20,8 @@ def new_live(chat: str = CHAT, teams: int = 0) -> NewLive:
 
 
 def new_post(question: str = "s-one") -> NewPost:
-    return NewPost(CHAT, "sample", question, (2, 0, 1), "bn", NOW, kind="live")
+    return NewPost(CHAT, "sample", question, (2, 0, 1), "bn", NOW - timedelta(minutes=1),
+                   kind="live")
 
 
 async def test_a_session_is_created_in_the_lobby_and_found_by_its_chat(store: Store) -> None:
@@ -122,6 +123,29 @@ async def test_a_deleted_person_leaves_no_join_revote_or_host_behind(store: Stor
     assert [v.person_key for v in await store.revotes(post.id)] == ["tg:2"]
     kept = await store.get_live(record.id)
     assert kept is not None and kept.host_key == ""
+
+
+async def test_peer_votes_count_both_votes_of_rounds_that_revoted(store: Store) -> None:
+    rounds = []
+    for question in ("s-one", "s-two", "s-one"):
+        record = await store.create_live(dataclasses.replace(new_live(), kind="peer", total=1))
+        assert record is not None
+        post = await store.add_live_step(record.id, 0, new_post(question))
+        assert post is not None
+        rounds.append(post)
+        await store.save_live(dataclasses.replace(record, state="over", finished_at=NOW))
+    for i, post in enumerate(rounds):
+        for n in range(4):  # first votes: 1 of 4 right
+            await store.record_answer(AnswerRecord(post.id, f"tg:{n}", 2, n == 0, NOW, 100))
+        if i != 1:  # the second round had no revote (above the threshold)
+            for n in range(4):  # revotes: 3 of 4 right
+                await store.record_revote(post.id, Revote(f"tg:{n}", 2, n != 0, NOW))
+    found = await store.peer_votes(CHAT)
+    assert [(v.quiz_id, v.question_id, v.first, v.first_right, v.second, v.second_right)
+            for v in found] == [("sample", "s-one", 4, 1, 4, 3)] * 2
+    assert await store.peer_votes(CHAT, "sample") == found
+    assert await store.peer_votes(CHAT, "other") == []
+    assert await store.peer_votes("tg:-2") == []
 
 
 async def test_a_revote_is_kept_once_per_person(store: Store) -> None:

@@ -5,10 +5,20 @@ from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Protocol
 
-from bot.core.ports import LivePlayer, LiveRecord, LiveStep, NewLive, NewPost, PostRecord, Revote
+from bot.core.ports import (
+    LivePlayer,
+    LiveRecord,
+    LiveStep,
+    NewLive,
+    NewPost,
+    PeerVotes,
+    PostRecord,
+    Revote,
+)
 
 
 @dataclasses.dataclass
@@ -36,8 +46,19 @@ class LiveTables:
         return removed
 
 
+class _Answer(Protocol):
+    @property
+    def post_id(self) -> int: ...
+    @property
+    def correct(self) -> bool: ...
+
+
 class _Database(Protocol):
     live: LiveTables
+    posts: dict[int, PostRecord]
+
+    @property
+    def answer_rows(self) -> Sequence[_Answer]: ...
 
     def next_id(self) -> int: ...
 
@@ -127,6 +148,22 @@ class MemoryLive(ABC):
             return False
         votes.append(dataclasses.replace(vote, answered_at=vote.answered_at.astimezone(UTC)))
         return True
+
+    async def peer_votes(self, chat_key: str, quiz_id: str | None = None) -> list[PeerVotes]:
+        db = self._db
+        found = []
+        for record in db.live.sessions.values():
+            for step in record.steps if record.kind == "peer" else ():
+                post = db.posts.get(step.post_id)
+                votes = db.live.revotes.get(step.post_id, [])
+                if post is None or not votes or post.chat_key != chat_key or (
+                        quiz_id is not None and post.quiz_id != quiz_id):
+                    continue
+                first = [a for a in db.answer_rows if a.post_id == post.id]
+                found.append((post.id, PeerVotes(
+                    post.quiz_id, post.question_id, len(first), sum(a.correct for a in first),
+                    len(votes), sum(v.correct for v in votes))))
+        return [v for _, v in sorted(found, key=lambda f: f[0])]
 
     async def revotes(self, post_id: int) -> list[Revote]:
         return sorted(self._db.live.revotes.get(post_id, []),

@@ -73,6 +73,10 @@ class MemoryDatabase:
     drafts: dict[str, Draft] = dataclasses.field(default_factory=dict)
     packs: dict[str, AuthoredPackRecord] = dataclasses.field(default_factory=dict)
     live: LiveTables = dataclasses.field(default_factory=LiveTables)
+
+    @property
+    def answer_rows(self) -> list[Answer]:
+        return list(self.answers.values())
     ids: itertools.count[int] = dataclasses.field(default_factory=lambda: itertools.count(1))
 
     def next_id(self) -> int:
