@@ -166,3 +166,93 @@ async def test_a_60_s_countdown_with_ten_players_stays_within_the_edit_rate(
     edits = len(room.fake.calls_of("editMessageText")) - edits_before
     # Telegram allows about 20 messages a minute in a group: one edit per 5 s at most
     assert 0 < edits <= 60 // 5
+
+
+async def test_a_teams_session(h: TelegramHarness) -> None:
+    room = Room(h, 4)
+    await room.command(room.host, "/host sample 1 teams 2")
+    await room.join_all()  # Bob, Dipa: team 1; Chandra, Esha: team 2
+    message, post_id, right = await room.question()
+    for p, option in zip(room.players, (right, room.wrong, right, right), strict=True):
+        await room.press(p, message, f"la:{post_id}:{option}")
+    (podium,) = await room.command(room.host, "/next")
+    assert podium.splitlines()[-2:] == [  # the members' average
+        "1. Team 1: 1,000 points (2 players)", "2. Team 2: 500 points (2 players)"]
+
+
+async def test_a_restart_mid_countdown_resumes_with_the_time_left(
+    h: TelegramHarness, clock: FakeClock
+) -> None:
+    room = Room(h, 2)
+    await room.command(room.host, "/host sample 1 30s")
+    await room.join_all()
+    message, post_id, right = await room.question()
+    await room.press(room.players[0], message, f"la:{post_id}:{right}")
+    clock.advance(10)
+    await h.restart()
+    clock.advance(19)
+    start = len(room.fake.calls)
+    await room.tick()
+    assert room.texts(start) == []
+    clock.advance(2)
+    await room.tick()
+    (reveal,) = room.texts(start)
+    assert "Question closed" in reveal and "1 person answered" in reveal
+
+
+async def peer_votes(room: Room, message: dict[str, Any], post_id: int,
+                     options: list[int]) -> None:
+    for p, option in zip(room.players, options, strict=True):
+        assert await room.press(p, message, f"la:{post_id}:{option}") == "Your answer is in."
+
+
+async def test_a_split_peer_round_discusses_and_revotes(
+    h: TelegramHarness, clock: FakeClock
+) -> None:
+    room = Room(h, 5)
+    await room.command(room.host, "/peer sample")
+    message = room.last_message("la:")
+    post_id = int(message["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
+                  .split(":")[1])
+    shown = await h.service.show(post_id)
+    assert shown is not None
+    right, wrong = shown.correct, (shown.correct + 1) % len(shown.options)
+    await peer_votes(room, message, post_id, [right, right, wrong, wrong, wrong])
+    start = len(room.fake.calls)
+    clock.advance(61)
+    await room.tick()
+    (split,) = room.texts(start)
+    assert "5 voted" in split and "Discuss for 2 min" in split
+    assert "✓" not in split  # the answer is not shown yet
+    clock.advance(121)
+    await room.tick()
+    revote = room.last_message("la:")
+    assert "Vote again" in revote["text"]
+    await peer_votes(room, revote, post_id, [right, right, right, right, wrong])
+    start = len(room.fake.calls)
+    clock.advance(61)
+    await room.tick()
+    (result,) = room.texts(start)
+    assert "right: 40% → 80%" in result
+    # the first vote is what each person's review saw
+    answers = {a.person_key: a.correct for a in await h.service.storage.answers_for_post(post_id)}
+    assert [answers[h.person_key(p)] for p in room.players] == [True, True, False, False, False]
+
+
+async def test_a_peer_round_above_the_threshold_has_no_discussion(
+    h: TelegramHarness, clock: FakeClock
+) -> None:
+    room = Room(h, 4)
+    await room.command(room.host, "/peer sample")
+    message = room.last_message("la:")
+    post_id = int(message["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
+                  .split(":")[1])
+    shown = await h.service.show(post_id)
+    assert shown is not None
+    right, wrong = shown.correct, (shown.correct + 1) % len(shown.options)
+    await peer_votes(room, message, post_id, [right, right, right, wrong])
+    start = len(room.fake.calls)
+    clock.advance(61)
+    await room.tick()
+    (result,) = room.texts(start)
+    assert "75% were right at the first vote: no discussion needed." in result
