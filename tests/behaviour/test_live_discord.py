@@ -141,3 +141,90 @@ async def test_a_60_s_countdown_with_ten_players_stays_within_the_edit_rate(
         await room.tick()
     edits = len(room.fake.edits(message))
     assert 0 < edits <= 60 // 3  # one edit per 3 s at most
+
+
+async def test_a_teams_session(h: DiscordHarness) -> None:
+    room = Room(h, 4)
+    lobby = await room.slash(room.host, "host", quiz="sample", questions=1, teams=2)
+    for p in room.players:  # Bob, Dipa: team 1; Chandra, Esha: team 2
+        await room.click(p, lobby.id, "lv:join")
+    message, post_id, right, wrong = await room.question()
+    for p, option in zip(room.players, (right, wrong, right, right), strict=True):
+        await room.click(p, message, f"lv:{post_id}:{option}")
+    podium = await room.slash(room.host, "next")
+    assert podium.content.splitlines()[-2:] == [
+        "1. Team 1: 1,000 points (2 players)", "2. Team 2: 500 points (2 players)"]
+
+
+async def test_a_restart_mid_countdown_resumes_with_the_time_left(
+    h: DiscordHarness, clock: FakeClock
+) -> None:
+    room = Room(h, 2)
+    lobby = await room.slash(room.host, "host", quiz="sample", questions=1, seconds=30)
+    for p in room.players:
+        await room.click(p, lobby.id, "lv:join")
+    message, post_id, right, _ = await room.question()
+    await room.click(room.players[0], message, f"lv:{post_id}:{right}")
+    clock.advance(10)
+    await h.restart()
+    clock.advance(19)
+    start = room.last_id()
+    await room.tick()
+    assert room.channel_texts(start) == []
+    clock.advance(2)
+    await room.tick()
+    (reveal,) = room.channel_texts(start)
+    assert "Question closed" in reveal and "1 person answered" in reveal
+
+
+async def start_peer(room: Room) -> tuple[int, int, int, int]:
+    reply = await room.slash(room.host, "peer", quiz="sample")
+    post_id = int(all_buttons_of(reply.message)[0]["custom_id"].split(":")[1])
+    shown = await room.h.service.show(post_id)
+    assert shown is not None
+    return reply.id, post_id, shown.correct, (shown.correct + 1) % len(shown.options)
+
+
+async def votes(room: Room, message: int, post_id: int, options: list[int]) -> None:
+    for p, option in zip(room.players, options, strict=True):
+        seen = await room.click(p, message, f"lv:{post_id}:{option}")
+        assert seen.ephemeral and seen.text == "Your answer is in."
+
+
+async def test_a_split_peer_round_discusses_and_revotes(
+    h: DiscordHarness, clock: FakeClock
+) -> None:
+    room = Room(h, 5)
+    message, post_id, right, wrong = await start_peer(room)
+    await votes(room, message, post_id, [right, right, wrong, wrong, wrong])
+    start = room.last_id()
+    clock.advance(61)
+    await room.tick()
+    (split,) = room.channel_texts(start)
+    assert "5 voted" in split and "Discuss for 2 min" in split and "✓" not in split
+    start = room.last_id()
+    clock.advance(121)
+    await room.tick()
+    (revote,) = [k for k in room.fake.messages if k > start]
+    assert "Vote again" in room.fake.messages[revote]["content"]
+    await votes(room, revote, post_id, [right, right, right, right, wrong])
+    start = room.last_id()
+    clock.advance(61)
+    await room.tick()
+    (result,) = room.channel_texts(start)
+    assert "right: 40% → 80%" in result
+    answers = {a.person_key: a.correct for a in await h.service.storage.answers_for_post(post_id)}
+    assert [answers[h.person_key(p)] for p in room.players] == [True, True, False, False, False]
+
+
+async def test_a_peer_round_above_the_threshold_has_no_discussion(
+    h: DiscordHarness, clock: FakeClock
+) -> None:
+    room = Room(h, 4)
+    message, post_id, right, wrong = await start_peer(room)
+    await votes(room, message, post_id, [right, right, right, wrong])
+    start = room.last_id()
+    clock.advance(61)
+    await room.tick()
+    (result,) = room.channel_texts(start)
+    assert "75% were right at the first vote: no discussion needed." in result
