@@ -116,26 +116,24 @@ def join_first() -> LiveError:
     return LiveError(_("Join the session first (the Join button), then answer."))
 
 
-def check_teams(teams: int | str) -> int:
-    text = str(teams)
+def _whole(value: int | str, ok: Callable[[int], bool], error: Callable[[str], LiveError]) -> int:
+    """A whole number from a number or what a person typed; `error(text)` unless `ok`."""
+    text = str(value)
     try:
-        value = int(text.strip())
+        number = int(text.strip())
     except ValueError:
-        raise bad_teams(text) from None
-    if value != 0 and not 2 <= value <= MAX_TEAMS:
-        raise bad_teams(text)
-    return value
+        raise error(text) from None
+    if not ok(number):
+        raise error(text)
+    return number
+
+
+def check_teams(teams: int | str) -> int:
+    return _whole(teams, lambda n: n == 0 or 2 <= n <= MAX_TEAMS, bad_teams)
 
 
 def check_seconds(seconds: int | str) -> int:
-    text = str(seconds)
-    try:
-        value = int(text.strip())
-    except ValueError:
-        raise bad_seconds(text) from None
-    if not MIN_LIVE_SECONDS <= value <= MAX_LIVE_SECONDS:
-        raise bad_seconds(text)
-    return value
+    return _whole(seconds, lambda n: MIN_LIVE_SECONDS <= n <= MAX_LIVE_SECONDS, bad_seconds)
 
 
 class EditPacer:

@@ -200,6 +200,17 @@ async def test_a_restart_mid_countdown_resumes_with_the_time_left(
     assert "Question closed" in reveal and "1 person answered" in reveal
 
 
+async def start_peer(room: Room) -> tuple[dict[str, Any], int, int, int]:
+    """/peer by the host: the question message, its post, the right and a wrong option."""
+    await room.command(room.host, "/peer sample")
+    message = room.last_message("la:")
+    post_id = int(message["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
+                  .split(":")[1])
+    shown = await room.h.service.show(post_id)
+    assert shown is not None
+    return message, post_id, shown.correct, (shown.correct + 1) % len(shown.options)
+
+
 async def peer_votes(room: Room, message: dict[str, Any], post_id: int,
                      options: list[int]) -> None:
     for p, option in zip(room.players, options, strict=True):
@@ -210,13 +221,7 @@ async def test_a_split_peer_round_discusses_and_revotes(
     h: TelegramHarness, clock: FakeClock
 ) -> None:
     room = Room(h, 5)
-    await room.command(room.host, "/peer sample")
-    message = room.last_message("la:")
-    post_id = int(message["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
-                  .split(":")[1])
-    shown = await h.service.show(post_id)
-    assert shown is not None
-    right, wrong = shown.correct, (shown.correct + 1) % len(shown.options)
+    message, post_id, right, wrong = await start_peer(room)
     await peer_votes(room, message, post_id, [right, right, wrong, wrong, wrong])
     start = len(room.fake.calls)
     clock.advance(61)
@@ -243,13 +248,7 @@ async def test_a_peer_round_above_the_threshold_has_no_discussion(
     h: TelegramHarness, clock: FakeClock
 ) -> None:
     room = Room(h, 4)
-    await room.command(room.host, "/peer sample")
-    message = room.last_message("la:")
-    post_id = int(message["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
-                  .split(":")[1])
-    shown = await h.service.show(post_id)
-    assert shown is not None
-    right, wrong = shown.correct, (shown.correct + 1) % len(shown.options)
+    message, post_id, right, wrong = await start_peer(room)
     await peer_votes(room, message, post_id, [right, right, right, wrong])
     start = len(room.fake.calls)
     clock.advance(61)
