@@ -88,8 +88,9 @@ async def test_a_full_host_session_with_three_players(
     again = await room.click(bob, message, f"lv:{post_id}:{wrong}")
     assert again.text == "Your first answer stands."
     await room.click(dipa, message, f"lv:{post_id}:{wrong}")
-    assert any("Question closed" in t and "3 people answered" in t
-               for t in room.channel_texts(start))
+    # the reveal follows the last answer's ephemeral reply
+    await room.fake.until(lambda: any("Question closed" in t and "3 people answered" in t
+                                      for t in room.channel_texts(start)), 10, "the reveal")
     # 2: paused for a while, then it runs out
     message, post_id, right, _ = await room.question()
     await room.click(bob, message, f"lv:{post_id}:{right}")
