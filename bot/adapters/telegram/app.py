@@ -51,6 +51,8 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("report", _("Report a wrong question: /report <question id> <what is wrong>")),
     ("analysis", _("Which questions work: item analysis with a chart (admins)")),
     ("reports", _("Open reports about questions asked here (admins)")),
+    ("host", _("Host a live quiz: /host [quiz] [N] [teams K] [speed] (admins)")),
+    ("peer", _("A peer-instruction round: vote, discuss, vote again (admins)")),
     ("mydata", _("What the bot stores about you, as a file; /mydata delete")),
     ("help", _("What this bot does and how to use it")),
     ("start", _("Start here")),
