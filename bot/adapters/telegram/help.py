@@ -50,7 +50,7 @@ ENTRIES = (
     Entry(_("/analysis [quiz] — which questions work, with a chart"), admin=True),
     Entry(_("/reports — open reports about questions asked here; /reports resolve <id> "
             "[note]"), admin=True),
-    Entry(_("/host [quiz] [N] [teams K] [speed] [45s] — a live quiz you pace: /next, /pause, "
+    Entry(_("/host [quiz] [N] [teams K] [speed] — a live quiz you pace: /next, /pause, "
             "/skip, /end"), Where.SHARED, admin=True),
     Entry(_("/peer [quiz] — vote alone, discuss, vote again"), Where.SHARED, admin=True),
 )
