@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
@@ -26,8 +27,10 @@ from bot.core.ports import (
     AnswerRecord,
     AuthoredPackRecord,
     ChatSettingsRecord,
+    NewLive,
     NewPost,
     NewProblemReport,
+    Revote,
     StorageError,
 )
 from bot.core.schedule import Schedule
@@ -94,6 +97,23 @@ async def community(path: Path, posts: int = 30, people: int = 120) -> None:
         assert await store.resolve_problem_report(problem.id, NOW, "fixed") == "resolved"
         await store.add_draft_question("tg:7", "bn", '{"prompt": "?"}', "tg-msg:7:1", NOW)
         await store.publish_draft(AuthoredPackRecord("authored", "tg:8", "id: authored\n", NOW))
+        # a peer round that went to a revote, and a live session paused mid-question
+        peer = await store.create_live(NewLive("tg:-3", "peer", "tg:1", None, 1, 60, False, 0,
+                                               "bn", NOW))
+        assert peer is not None
+        asked = await store.add_live_step(peer.id, 0, NewPost(
+            "tg:-3", "sample", "s-one", (2, 0, 1), "bn", NOW, kind="live"))
+        assert asked is not None
+        await store.record_revote(asked.id, Revote("tg:2", 2, True, NOW))
+        await store.save_live(replace(peer, state="over", finished_at=NOW))
+        live = await store.create_live(NewLive("tg:-4", "host", "tg:1", "sample", 3, 30, True,
+                                               2, "hi", NOW))
+        assert live is not None
+        await store.join_live(live.id, "tg:2", "প্রিয়", 2, NOW)
+        await store.add_live_step(live.id, 0, NewPost(
+            "tg:-4", "sample", "s-two", (0, 1, 2), "hi", NOW, kind="live"))
+        await store.skip_live_step(live.id, 0)
+        await store.save_live(replace(live, state="paused", paused_ms=12_000))
 
 
 async def rows(database: str | Path) -> dict[str, list[tuple[Any, ...]]]:
@@ -152,7 +172,7 @@ async def test_sqlite_to_postgres_and_back_keeps_every_row_and_board(
     for database in (pg, back):
         async with storage_for(database) as store:
             post = await store.create_post("tg:-1", "sample", "s-one", (0, 1, 2), "en", NOW)
-            assert post.id == 37  # 30 posts, 2 daily and 4 round questions copied
+            assert post.id == 39  # 30 posts, 2 daily, 4 round and 2 live questions copied
             outcome, _ = await store.record_answer(AnswerRecord(post.id, "tg:1", 0, True, NOW, 1))
             assert outcome == "inserted"
 

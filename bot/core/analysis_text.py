@@ -43,7 +43,9 @@ def flags_text(item: ItemStats, t: Translator) -> str:
     return "⚠️ " + "; ".join(words) if words else ""
 
 
-def item_block(item: ItemStats, number: int, t: Translator) -> str:
+def item_block(
+    item: ItemStats, number: int, t: Translator, gain: float | None = None
+) -> str:
     disc = "–" if item.discrimination is None else f"{item.discrimination:+.2f}"
     lines = [
         f"{t.number(number)}. {short(item.prompt, PROMPT_CHARS)} ({item.question_id})",
@@ -55,6 +57,10 @@ def item_block(item: ItemStats, number: int, t: Translator) -> str:
     ]
     lines += [option_share(t, o.letter, o.text, o.count, o.share or 0.0, o.correct)
               for o in item.shown_options()]
+    if gain is not None:  # peer rounds of this question went to a revote
+        lines.append(t.gettext(
+            "discussion gain: {gain} percentage points (right at the revote minus right at "
+            "the first vote)", gain=f"{round(gain * 100):+d}"))
     if flags := flags_text(item, t):
         lines.append(flags)
     return "\n".join(lines)
@@ -77,7 +83,8 @@ def analysis_blocks(analysis: ChatAnalysis, t: Translator) -> list[str]:
         ))
         for number, item in enumerate(report.items, start=1):
             if item.answered:
-                blocks.append(item_block(item, number, t))
+                blocks.append(item_block(item, number, t,
+                                         analysis.gains.get((report.quiz_id, item.question_id))))
     key = [
         t.gettext("Each person's first answer counts. ✓ marks the correct option.") + " "
         + t.gettext("Letters as this chat last saw each question."),

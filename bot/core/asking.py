@@ -14,6 +14,8 @@ The one rule set every platform follows:
 - In a shared chat, a count N (1..20) asks N questions in a row: a round (rounds.py). An
   admin's /quiz replaces a running round, which ends with its summary. A question stays open for the
   chat's question time (/settings), else the bot's default. In a private chat N is ignored.
+- While a live session runs in the chat (live.py), a member's /quiz is refused with a
+  pointer to it.
 """
 
 from __future__ import annotations
@@ -28,10 +30,11 @@ from typing import Protocol
 
 from bot.core.delivery import Delivery
 from bot.core.errors import StillOpen, UnknownQuiz, may_not_ask
+from bot.core.live import refuse_quiz
 from bot.core.locales import Locales
 from bot.core.locks import KeyedLocks
 from bot.core.models import Chat, Person, ShownQuestion
-from bot.core.ports import LeaseStore, PostStore, RoundStore
+from bot.core.ports import LeaseStore, LiveStore, PostStore, RoundStore
 from bot.core.questions import Questions, is_open
 from bot.core.rounds import Rounds, check_count
 from bot.core.runs import Runs
@@ -43,7 +46,7 @@ log = logging.getLogger(__name__)
 CHAT_LEASE = timedelta(seconds=15)
 
 
-class AskingStorage(LeaseStore, PostStore, RoundStore, Protocol):
+class AskingStorage(LeaseStore, PostStore, RoundStore, LiveStore, Protocol):
     """What Asking reads and writes: the chat's lease, its open questions and rounds."""
 
 
@@ -99,6 +102,7 @@ class Asking:
             if person is not None and (chat.is_private or run):
                 question = await self._for_one(chat, person, selector, whole=bool(run))
             else:
+                await refuse_quiz(self.storage, chat, is_admin)
                 await self._may_ask(chat, person, is_admin)
                 question = await self._for_chat(chat, person, selector, size, mode)
             if mode is None and self.rounds is not None:

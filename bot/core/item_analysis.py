@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from typing import TypeVar
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Protocol, TypeVar
 
 from bot.core.analysis import ItemStats, QuizReport, analyse, as_seen_in_chat
 from bot.core.errors import UnknownQuiz, may_not_see_analysis
 from bot.core.models import Chat, PostSummary
-from bot.core.ports import ChartRenderer, ItemStore, SettingsStore
+from bot.core.ports import ChartRenderer, ItemStore, LiveStore, PeerVotes, SettingsStore
 from bot.core.questions import Questions
 
 log = logging.getLogger(__name__)
@@ -51,6 +51,8 @@ class ChatAnalysis:
     reports: tuple[QuizReport, ...]  # in the reader's language; only quizzes with answers
     charted: tuple[QuizReport, ...] = ()  # what the chart shows (answered questions, capped)
     chart: bytes | None = None  # PNG; None: nothing answered, no renderer, or drawing failed
+    # (quiz, question) -> share right after peer rounds' revotes minus at their first votes
+    gains: Mapping[tuple[str, str], float] = field(default_factory=dict)
 
     @property
     def empty(self) -> bool:
@@ -128,8 +130,27 @@ class Charts:
         return summary if png is None else replace(summary, chart=png)
 
 
+def discussion_gains(votes: Iterable[PeerVotes]) -> dict[tuple[str, str], float]:
+    """Per question, over the chat's peer rounds that had a discussion: the share right at
+    the revotes minus the share right at the first votes (pooled over the rounds)."""
+    sums: dict[tuple[str, str], list[int]] = {}
+    for v in votes:
+        row = sums.setdefault((v.quiz_id, v.question_id), [0, 0, 0, 0])
+        row[0] += v.first
+        row[1] += v.first_right
+        row[2] += v.second
+        row[3] += v.second_right
+    return {key: r[3] / r[2] - r[1] / r[0] for key, r in sums.items() if r[0] and r[2]}
+
+
+class ItemAnalysisStorage(ItemStore, LiveStore, Protocol):
+    """What ItemAnalysis reads: the answers, and peer rounds' revotes."""
+
+
 class ItemAnalysis:
-    def __init__(self, questions: Questions, storage: ItemStore, charts: Charts) -> None:
+    def __init__(
+        self, questions: Questions, storage: ItemAnalysisStorage, charts: Charts
+    ) -> None:
         self.questions = questions
         self.storage = storage
         self.charts = charts
@@ -162,4 +183,5 @@ class ItemAnalysis:
         if chart and renderer is not None:
             png = await self.charts.draw(f"the item analysis of {chat.key}",
                                          lambda: renderer.report_chart(charted, locale))
-        return ChatAnalysis(chat.key, quiz_id, reports, charted, png)
+        gains = discussion_gains(await self.storage.peer_votes(chat.key, quiz_id))
+        return ChatAnalysis(chat.key, quiz_id, reports, charted, png, gains)

@@ -441,6 +441,119 @@ class RoundStore(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class NewLive:
+    chat_key: str
+    kind: str  # "host" (/host) or "peer" (/peer)
+    host_key: str
+    selector: str | None
+    total: int
+    seconds: int  # how long each question is open
+    speed: bool
+    teams: int  # 0: everyone for themselves, else 2..6
+    locale: str
+    started_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class LiveStep:
+    step: int  # 0-based
+    post_id: int
+    skipped: bool
+
+
+@dataclass(frozen=True, slots=True)
+class LiveRecord:
+    """A live session; `state` and the countdown are saved by `save_live` (compare and set
+    on `version`), so two processes or a restart never run it twice."""
+
+    id: int
+    chat_key: str
+    kind: str
+    host_key: str
+    selector: str | None
+    total: int
+    seconds: int
+    speed: bool
+    teams: int
+    locale: str
+    state: str
+    closes_at: datetime | None
+    paused_ms: int | None
+    version: int
+    started_at: datetime
+    finished_at: datetime | None
+    steps: tuple[LiveStep, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LivePlayer:
+    person_key: str
+    name: str
+    team: int | None  # 0-based
+    joined_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Revote:
+    person_key: str
+    option: int  # canonical index
+    correct: bool
+    answered_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class PeerVotes:
+    """One peer round's question that went to a revote: right answers of each vote."""
+
+    quiz_id: str
+    question_id: str
+    first: int  # first votes
+    first_right: int
+    second: int  # revotes
+    second_right: int
+
+
+class LiveStore(Protocol):
+    async def create_live(self, new: NewLive) -> LiveRecord | None:
+        """A new session in the lobby; None while the chat has an unfinished one."""
+        ...
+    async def get_live(self, session_id: int) -> LiveRecord | None: ...
+    async def live_in_chat(self, chat_key: str) -> LiveRecord | None:
+        """The chat's unfinished session."""
+        ...
+    async def active_lives(self) -> list[LiveRecord]:
+        """Every unfinished session, oldest first."""
+        ...
+    async def save_live(self, record: LiveRecord) -> LiveRecord | None:
+        """Store host_key, state, closes_at, paused_ms and finished_at if the stored version
+        is still `record.version`; the stored record (version + 1), else None."""
+        ...
+    async def add_live_step(self, session_id: int, step: int, post: NewPost) -> PostRecord | None:
+        """The session's question number `step` (0-based) as a new post, only if the
+        session is unfinished and has exactly `step` questions; None otherwise."""
+        ...
+    async def skip_live_step(self, session_id: int, step: int) -> None: ...
+    async def join_live(
+        self, session_id: int, person_key: str, name: str, teams: int, when: datetime
+    ) -> bool:
+        """Join once (True the first time); with `teams`, the team is the number of players
+        who joined before, modulo `teams`, so teams stay even."""
+        ...
+    async def live_players(self, session_id: int) -> list[LivePlayer]:
+        """In the order they joined."""
+        ...
+    async def live_player_count(self, session_id: int) -> int: ...
+    async def is_live_player(self, session_id: int, person_key: str) -> bool: ...
+    async def record_revote(self, post_id: int, vote: Revote) -> bool:
+        """A peer round's second vote, once per person (True the first time)."""
+        ...
+    async def revotes(self, post_id: int) -> list[Revote]: ...
+    async def peer_votes(self, chat_key: str, quiz_id: str | None = None) -> list[PeerVotes]:
+        """The chat's peer rounds that went to a revote (of one quiz), oldest first."""
+        ...
+
+
 class ReviewStore(Protocol):
     """Spaced review: the cards are replayed from the answers; a reminder is a Schedule whose
     chat_key is the person's key, claimed once per person and local date."""
@@ -687,7 +800,7 @@ class Storage(
     PeopleStore, ChatStore, PostStore, ClosingStore, LeaseStore, AnswerStore, ItemStore,
     RunStore, BoardStore, ScheduleStore, DailyStore, SettingsStore, RoundStore, ReviewStore,
     ReportStore, DraftStore, PrivacyStore, DashboardStore, UploadStore, CommandStore,
-    DeliveryStore, Protocol,
+    DeliveryStore, LiveStore, Protocol,
 ):
     """Every role at once: what a backend implements and QuizService is wired with."""
 

@@ -23,6 +23,7 @@ from bot.core.delivery import (
     SUMMARY_WINDOW,
     backoff,
 )
+from bot.core.live import LivePort
 from bot.core.models import Chat, Person
 from bot.core.service import QuizService
 from bot.i18n import translator
@@ -63,6 +64,7 @@ class Scheduler:
         closed = await self.service.questions.close_due()
         await delivery.summaries(closed)  # this process closed them: it delivers them now
         asked = await self._advance_rounds()
+        await self._live()
         posted = await self._post_dailies() + await self._republish()
         await delivery.pending()  # any refused earlier, or closed by a process that died
         await self._pending_rounds()
@@ -105,6 +107,39 @@ class Scheduler:
                if delivery.port_for(s.chat_key) is not None]
         await delivery.round_summaries(due)
         delivery.settle_rounds(due)
+
+    async def _live(self) -> None:
+        """Live sessions whose countdown ran out move on; running countdowns are edited at
+        the rate their platform allows (LivePort.countdown_every)."""
+        delivery = self.service.delivery
+
+        def port(chat_key: str) -> LivePort | None:
+            found = delivery.port_for(chat_key)
+            return found if isinstance(found, LivePort) else None
+
+        def every(chat_key: str) -> timedelta | None:
+            found = port(chat_key)
+            return None if found is None else found.countdown_every
+
+        try:
+            events, countdowns = await self.service.live.tick(
+                lambda chat_key: port(chat_key) is not None, every)
+        except Exception:
+            log.exception("live sessions: tick failed")
+            return
+        for event in events:
+            session = getattr(event, "session", None)
+            if session is not None and (target := port(session.chat_key)) is not None:
+                try:
+                    await target.live_event(event)
+                except Exception:
+                    log.exception("live event for %s not shown", session.chat_key)
+        for countdown in countdowns:
+            if (target := port(countdown.session.chat_key)) is not None:
+                try:
+                    await target.live_countdown(countdown)
+                except Exception:  # the next tick edits it again
+                    log.exception("countdown for %s not edited", countdown.session.chat_key)
 
     async def _remind(self) -> int:
         """Each person's review reminder, once per local day (the database's claim decides

@@ -18,6 +18,7 @@ The parts, each with its dependencies passed in:
 - authoring.py  quiz polls sent by an author become a draft pack, published
 - privacy.py    /mydata: a person's data sent to them, or deleted everywhere
 - dashboard.py  /dashboard: signed links to a chat's web dashboard (dashboard_reads.py: its pages)
+- live.py       /host: a live session paced by its host; peer.py: /peer rounds
 The loop that drives time (scheduler.py) calls into the same parts.
 """
 
@@ -48,6 +49,17 @@ from bot.core.delivery import Delivery
 from bot.core.errors import BadPeriod, DashboardOff, UnknownQuiz, may_not_change_language
 from bot.core.item_analysis import Charts, ChatAnalysis, ItemAnalysis
 from bot.core.leadership import Leadership
+from bot.core.live import (
+    LIVE_SECONDS,
+    Asked,
+    Live,
+    LiveAnswer,
+    Lobby,
+    Paused,
+    Podium,
+    Revealed,
+    Standing,
+)
 from bot.core.locales import Locales
 from bot.core.models import (
     AnswerResult,
@@ -61,6 +73,7 @@ from bot.core.models import (
     ScheduleStatus,
     ShownQuestion,
 )
+from bot.core.peer import PEER_SECONDS, Peer, PeerResult, Revoting, Split
 from bot.core.ports import (
     KEEP_COMMAND_KEYS,
     CardRenderer,
@@ -141,6 +154,8 @@ class QuizService:
         self.privacy = Privacy(storage, clock)
         self.dashboard = DashboardAccess(storage, clock, *(web or (None, None)))
         self.dashboard_reads = DashboardReads(catalog, storage, clock)
+        self.live = Live(self.questions, storage, clock)
+        self.peer = Peer(self.live, storage, clock)
 
     # platforms ---------------------------------------------------------------------------
     def connect(self, port: ChatPort) -> None:
@@ -204,6 +219,61 @@ class QuizService:
         default): its running round's choice, else its /settings. (A question the core
         hands an adapter carries it already: ShownQuestion.mode.)"""
         return await self.rounds.mode(chat if isinstance(chat, str) else chat.key)
+
+    # live sessions -----------------------------------------------------------------------
+    async def host(
+        self, chat: Chat, person: Person, selector: str | None = None, count: int | str = 5,
+        *, allowed: bool, teams: int | str = 0, seconds: int | str = LIVE_SECONDS,
+        speed: bool = False,
+    ) -> Lobby:
+        """/host (`allowed`: the platform says the person is an admin): a live session's
+        lobby, or an admin taking over the running one (see live.py)."""
+        locale = await self.locales.for_audience(chat, person)
+        return await self.live.host(chat, person, selector, count, allowed=allowed,
+                                    locale=locale, teams=teams, seconds=seconds, speed=speed)
+
+    async def peer_round(
+        self, chat: Chat, person: Person, selector: str | None = None, *, allowed: bool,
+        seconds: int | str = PEER_SECONDS,
+    ) -> Asked | Lobby:
+        """/peer: a peer-instruction round's question, open for the first vote (peer.py)."""
+        locale = await self.locales.for_audience(chat, person)
+        return await self.peer.start(chat, person, selector, allowed=allowed, locale=locale,
+                                     seconds=seconds)
+
+    async def join_live(self, chat: Chat, person: Person) -> Lobby:
+        return await self.live.join(chat.key, person)
+
+    async def live_next(
+        self, chat: Chat, person: Person
+    ) -> Asked | Podium | Split | Revoting | PeerResult | None:
+        """/next: the host's next question (the podium after the last), or a peer round's
+        next phase now."""
+        record = await self.live.session(chat.key)
+        if record is not None and record.kind == "peer":
+            return await self.peer.next(chat.key, person)
+        return await self.live.next(chat.key, person)
+
+    async def live_pause(self, chat: Chat, person: Person) -> Paused:
+        return await self.live.pause(chat.key, person)
+
+    async def live_skip(self, chat: Chat, person: Person) -> Revealed:
+        return await self.live.skip(chat.key, person)
+
+    async def live_end(self, chat: Chat, person: Person) -> Podium:
+        return await self.live.end(chat.key, person)
+
+    async def live_place(self, session_id: int, person: Person) -> tuple[Standing, int] | None:
+        """The person's standing in a session and how many played; None if they did not."""
+        return await self.live.place(session_id, person.key)
+
+    async def live_answer(self, post_id: int, person: Person, shown_option: int) -> LiveAnswer:
+        """A click on a live question's option: a player's answer, or a peer round's vote."""
+        post = await self.storage.get_post(post_id)
+        record = None if post is None else await self.live.session(post.chat_key)
+        if record is not None and record.kind == "peer":
+            return await self.peer.vote(post_id, person, shown_option)
+        return await self.live.answer(post_id, person, shown_option)
 
     # chat settings -----------------------------------------------------------------------
     async def settings(self, chat: Chat) -> ChatSettings:

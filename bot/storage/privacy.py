@@ -85,6 +85,10 @@ async def delete_person(db: Sql, key: str, private_chats: Sequence[str] = ()) ->
     for table in ("reminders", "reminder_days"):
         removed += await db.run(f"DELETE FROM {table} WHERE person_key = $1", key)
     removed += await db.run("DELETE FROM problem_reports WHERE person_key = $1", key)
+    for table in ("live_players", "live_revotes"):
+        removed += await db.run(f"DELETE FROM {table} WHERE person_key = $1", key)
+    removed += await db.run(  # a session they hosted stays the chat's, without its host
+        "UPDATE live_sessions SET host_key = '' WHERE host_key = $1", key)
     removed += int(await delete_draft(db, key))
     removed += await db.run(
         "UPDATE authored_packs SET author_key = '' WHERE author_key = $1", key)

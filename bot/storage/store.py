@@ -42,6 +42,7 @@ from bot.core.schedule import Schedule
 from bot.storage import dashboard, deliveries, drafts, ops, privacy, queries, review, rounds
 from bot.storage import problem_reports as reports
 from bot.storage.cache import CachedStorage
+from bot.storage.live import LiveSql
 
 
 class PostCreation(ABC):
@@ -69,7 +70,7 @@ class PostCreation(ABC):
     async def _create_post(self, new: NewPost) -> PostRecord: ...
 
 
-class Store(PostCreation, CachedStorage):
+class Store(PostCreation, CachedStorage, LiveSql):
     boards: ClassVar[ModuleType]  # the backend's reads of the aggregates: leaderboard (and its
     # Roll), person_streaks, daily_days_for
     # the write that deletes a person; each backend's also takes them out of the rank counts

@@ -43,11 +43,13 @@ import yarl
 from discord.gateway import DiscordWebSocket
 
 from bot.adapters import ConnectionLost, CredentialsRejected
+from bot.adapters.discord import live
 from bot.adapters.discord.client import IDENTIFY_WINDOW, QuizBot, build_bot
 from bot.adapters.discord.identity import PREFIX
 from bot.adapters.discord.intake import Intake
 from bot.adapters.discord.noise import describe, quiet_library_noise
 from bot.adapters.discord.publish import ChannelPublisher, as_port_errors
+from bot.core.live import Countdown
 from bot.core.models import PostSummary, ShownQuestion
 from bot.core.ports import RoundSummary, TryLater
 from bot.core.service import QuizService
@@ -361,6 +363,24 @@ class DiscordAdapter:
 
     async def round_over(self, summary: RoundSummary) -> None:
         await self.publisher.round_over(summary)
+
+    # LivePort: what the scheduler's tick decided for a live session (live.py)
+    countdown_every = live.COUNTDOWN_EVERY
+
+    def _live(self) -> live.LiveCog:
+        cog = None if self.client is None else self.client.get_cog("LiveCog")
+        if not isinstance(cog, live.LiveCog):
+            raise TryLater("the Discord adapter is not running")
+        return cog
+
+    async def live_event(self, event: object) -> None:
+        chat_key = getattr(getattr(event, "session", None), "chat_key", "")
+        with as_port_errors(chat_key):
+            await self._live().show(event)
+
+    async def live_countdown(self, countdown: Countdown) -> None:
+        with as_port_errors(countdown.session.chat_key):
+            await self._live().edit_countdown(countdown)
 
     async def send_private(self, person_key: str, text: str) -> None:
         """A review reminder as a DM (ChatGone when the person does not take DMs from the

@@ -28,6 +28,7 @@ from bot.adapters.discord.daily import DailyCog
 from bot.adapters.discord.dashboard import DashboardCog
 from bot.adapters.discord.help import HelpCog
 from bot.adapters.discord.intake import Intake
+from bot.adapters.discord.live import LiveCog
 from bot.adapters.discord.localize import CatalogTranslator
 from bot.adapters.discord.privacy import PrivacyCog
 from bot.adapters.discord.publish import ChannelPublisher
@@ -160,11 +161,12 @@ def build_bot(service: QuizService, publisher: ChannelPublisher, *,
                                 ReviewCog(service, publisher), reports,
                                 AnalysisCog(service), HelpCog(service),
                                 PrivacyCog(service, errors, intake), ReviewExportCog(service),
-                                DashboardCog(service)]
+                                DashboardCog(service), live := LiveCog(service)]
     options: dict[str, Any] = {"intake": intake, "errors": errors,
                                "guild_ready_timeout": guild_ready_timeout,
                                "identify_interval": identify_interval}
     bot = QuizBot(cogs, buttons, **options) if shards is None else \
         ShardedQuizBot(cogs, buttons, shard_ids=shards[0], shard_count=shards[1], **options)
     publisher.client, publisher.buttons = bot, buttons
+    live.client = bot
     return bot

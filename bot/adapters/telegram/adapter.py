@@ -20,7 +20,7 @@ from telegram import Update
 from telegram.error import BadRequest, EndPointNotFound, InvalidToken, NetworkError
 
 from bot.adapters import ConnectionLost, CredentialsRejected
-from bot.adapters.telegram import routes
+from bot.adapters.telegram import live, routes
 from bot.adapters.telegram.app import build_application, register_commands
 from bot.adapters.telegram.context import TelegramApp
 from bot.adapters.telegram.identity import PREFIX, chat_id_of
@@ -30,6 +30,7 @@ from bot.adapters.telegram.publish import Poster, platform_errors
 from bot.adapters.telegram.webhook import WebhookServer
 from bot.core import render
 from bot.core.leadership import default_holder
+from bot.core.live import Countdown
 from bot.core.models import PostSummary, ShownQuestion
 from bot.core.ports import RoundSummary
 from bot.core.service import QuizService
@@ -195,6 +196,17 @@ class TelegramAdapter:
         with platform_errors():
             await self.poster.text_once(chat_id_of(summary.chat_key), text,
                                         what=f"the summary of round {summary.round_id}")
+
+    # LivePort: what the scheduler's tick decided for a live session (live.py)
+    countdown_every = live.COUNTDOWN_EVERY
+
+    async def live_event(self, event: object) -> None:
+        with platform_errors():
+            await live.show(self.application.bot_data, event)
+
+    async def live_countdown(self, countdown: Countdown) -> None:
+        with platform_errors():
+            await live.edit_countdown(self.application.bot_data, countdown)
 
     async def send_private(self, person_key: str, text: str) -> None:
         """A review reminder: a message in the person's private chat with the bot (its id

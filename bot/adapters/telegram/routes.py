@@ -28,6 +28,7 @@ from bot.adapters.telegram import (
     dashboard,
     handlers,
     help,
+    live,
     privacy,
     reports,
     review_export,
@@ -70,6 +71,15 @@ def register(app: TelegramApp) -> None:
     # a person's own data: the deletion's confirmation before `button`
     app.add_handler(CommandHandler("mydata", send_once(privacy.mydata), filters=COMMAND_UPDATES))
     app.add_handler(CallbackQueryHandler(privacy.confirm_pressed, pattern=privacy.CONFIRM_PRESSES))
+
+    # live sessions and peer rounds: their Join and answer buttons before `button`
+    live_commands = {
+        "host": live.host, "peer": live.peer, "next": live.next_step, "pause": live.pause,
+        "skip": live.skip, "end": live.end,
+    }
+    for name, callback in live_commands.items():
+        app.add_handler(CommandHandler(name, callback, filters=COMMAND_UPDATES))
+    app.add_handler(CallbackQueryHandler(live.pressed, pattern=live.PRESSES))
 
     # the quiz; `/review export` (a deck file) before /review
     app.add_handler(CommandHandler("review", review_export.review_export,

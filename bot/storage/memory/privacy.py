@@ -95,6 +95,7 @@ def delete_person(db: MemoryDatabase, key: str, private_chats: Sequence[str] = (
     drop(db.reports, [i for i, r in db.reports.items()
                       if r.person_key == key or r.chat_key in chats])
     drop(db.drafts, [k for k in db.drafts if k == key])
+    removed += db.live.forget(key)
     for quiz_id, pack in list(db.packs.items()):
         if pack.author_key == key:
             db.packs[quiz_id] = dataclasses.replace(pack, author_key="")

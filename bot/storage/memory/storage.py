@@ -43,6 +43,7 @@ from bot.core.ports import (
 from bot.core.schedule import Schedule
 from bot.storage.aggregation import aggregate, streaks
 from bot.storage.memory import privacy
+from bot.storage.memory.live import LiveTables, MemoryLive
 from bot.storage.memory.tables import Answer, Chat, Daily, Draft, Person, Round
 from bot.storage.problem_reports import appended
 from bot.storage.store import PostCreation
@@ -116,13 +117,18 @@ class MemoryDatabase:
     packs: dict[str, AuthoredPackRecord] = dataclasses.field(default_factory=dict)
     dashboards: dict[str, int] = dataclasses.field(default_factory=dict)  # chat: generation
     handled_commands: dict[str, datetime] = dataclasses.field(default_factory=dict)
+    live: LiveTables = dataclasses.field(default_factory=LiveTables)
+
+    @property
+    def answer_rows(self) -> list[Answer]:
+        return list(self.answers.values())
     ids: itertools.count[int] = dataclasses.field(default_factory=lambda: itertools.count(1))
 
     def next_id(self) -> int:
         return next(self.ids)
 
 
-class MemoryStorage(PostCreation):
+class MemoryStorage(PostCreation, MemoryLive):
     def __init__(self, database: MemoryDatabase | None = None) -> None:
         self.database = database or MemoryDatabase()
         self._open = False

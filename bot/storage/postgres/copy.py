@@ -117,6 +117,19 @@ TABLES = (
                                            "withdrawn_at"),
           times=("published_at", "withdrawn_at")),
     Table("dashboard_access", ("chat_key",), ("chat_key", "generation")),
+    Table("live_sessions", ("id",), ("id", "chat_key", "kind", "host_key", "selector", "total",
+                                     "seconds", "speed", "teams", "locale", "state",
+                                     "closes_at", "paused_ms", "version", "started_at",
+                                     "finished_at"),
+          times=("closes_at", "started_at", "finished_at"), flags=("speed",)),
+    Table("live_steps", ("session_id", "step"), ("session_id", "step", "post_id", "skipped"),
+          flags=("skipped",)),
+    Table("live_players", ("session_id", "person_key"), ("session_id", "person_key", "name",
+                                                         "team", "joined_at"),
+          times=("joined_at",)),
+    Table("live_revotes", ("post_id", "person_key"), ("post_id", "person_key", "option",
+                                                      "correct", "answered_at"),
+          times=("answered_at",), flags=("correct",)),
 )
 # derived from the answers, rebuilt by the destination: counted to check, never copied
 REBUILT = ("totals", "scores")

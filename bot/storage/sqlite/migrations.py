@@ -501,6 +501,52 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (name, step)
     ) WITHOUT ROWID;
     """,
+    # live sessions (/host, /peer): one unfinished per chat; each question is a post of kind
+    # 'live' whose answers are ordinary answers; a peer round's revotes are kept apart
+    """
+    CREATE TABLE live_sessions (
+        id INTEGER PRIMARY KEY,
+        chat_key TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        host_key TEXT NOT NULL,
+        selector TEXT,
+        total INTEGER NOT NULL,
+        seconds INTEGER NOT NULL,
+        speed INTEGER NOT NULL,
+        teams INTEGER NOT NULL,
+        locale TEXT NOT NULL,
+        state TEXT NOT NULL,
+        closes_at INTEGER,
+        paused_ms INTEGER,
+        version INTEGER NOT NULL DEFAULT 0,
+        started_at INTEGER NOT NULL,
+        finished_at INTEGER
+    );
+    CREATE UNIQUE INDEX live_one_per_chat ON live_sessions(chat_key) WHERE finished_at IS NULL;
+    CREATE TABLE live_steps (
+        session_id INTEGER NOT NULL REFERENCES live_sessions(id),
+        step INTEGER NOT NULL,
+        post_id INTEGER NOT NULL,
+        skipped INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (session_id, step)
+    );
+    CREATE TABLE live_players (
+        session_id INTEGER NOT NULL REFERENCES live_sessions(id),
+        person_key TEXT NOT NULL,
+        name TEXT NOT NULL,
+        team INTEGER,
+        joined_at INTEGER NOT NULL,
+        PRIMARY KEY (session_id, person_key)
+    );
+    CREATE TABLE live_revotes (
+        post_id INTEGER NOT NULL,
+        person_key TEXT NOT NULL,
+        option INTEGER NOT NULL,
+        correct INTEGER NOT NULL,
+        answered_at INTEGER NOT NULL,
+        PRIMARY KEY (post_id, person_key)
+    );
+    """,
 ]
 
 

@@ -1,0 +1,236 @@
+"""Live sessions and peer rounds on Telegram: /host, /peer, /next, /pause, /skip, /end, the
+Join button and the answer buttons of a live question. The rules are the core's (live.py,
+peer.py); this shows them.
+
+- A live question is a message with one button per option ("la:<post>:<option>"), not a quiz
+  poll: a poll shows its counts to whoever voted, and a peer round's first vote must stay
+  hidden. A press is answered privately (the button's small notice), so nobody sees others'
+  choices before the question closes.
+- The countdown is the question message edited by the scheduler's tick at most once per
+  COUNTDOWN_EVERY: Telegram allows about 20 messages a minute in a group, and edits count,
+  so a 60 s question costs 12 edits and leaves room for the reveal and the podium.
+- Each person's rank goes to their private chat with the bot, where they have started it;
+  Telegram refuses the others (a bot cannot write first), and they are not told.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from datetime import timedelta
+
+import telegram
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram.error import BadRequest, Forbidden, TelegramError
+
+from bot.adapters.telegram.context import BotData, Context
+from bot.adapters.telegram.handlers import Command, command, press
+from bot.adapters.telegram.identity import (
+    PREFIX,
+    chat_id_of,
+    chat_of,
+    message_ref,
+    parse_message_ref,
+    person_of,
+)
+from bot.adapters.telegram.text import fit
+from bot.content.limits import TG_ALERT
+from bot.core import live_text
+from bot.core.live import Asked, Countdown, EditPacer, Lobby, Paused, Podium, Revealed
+from bot.core.models import Person, ShownQuestion
+from bot.core.peer import PeerResult, Revoting, Split
+from bot.core.render import letter
+from bot.i18n import translator
+
+log = logging.getLogger(__name__)
+
+COUNTDOWN_EVERY = timedelta(seconds=5)
+ANSWER = re.compile(r"la:(\d{1,18}):(\d{1,2})")
+PRESSES = r"^(lj|la:\d{1,18}:\d{1,2})$"
+
+
+LOBBY_EDITS = EditPacer(COUNTDOWN_EVERY.total_seconds())
+
+
+def join_keyboard(label: str) -> InlineKeyboardMarkup:
+    return InlineKeyboardMarkup([[InlineKeyboardButton(label, callback_data="lj")]])
+
+
+def answer_keyboard(question: ShownQuestion) -> InlineKeyboardMarkup:
+    buttons = [InlineKeyboardButton(letter(i), callback_data=f"la:{question.post_id}:{i}")
+               for i in range(len(question.options))]
+    return InlineKeyboardMarkup([buttons[i:i + 4] for i in range(0, len(buttons), 4)])
+
+
+# commands ------------------------------------------------------------------------------------
+def host_words(args: list[str]) -> tuple[str | None, str | None, str, bool, str | None]:
+    """/host [quiz or topic] [N] [teams K] [speed] [Ss]: (selector, count, teams, speed,
+    seconds); the core checks the values."""
+    words, count, teams, speed, seconds = list(args), None, "0", False, None
+    timed = [w for w in words if re.fullmatch(r"\d+s", w.lower())]
+    if timed:
+        seconds = timed[-1][:-1]
+        words = [w for w in words if w not in timed]
+    if "speed" in (w.lower() for w in words):
+        speed = True
+        words = [w for w in words if w.lower() != "speed"]
+    lowered = [w.lower() for w in words]
+    if "teams" in lowered:
+        at = lowered.index("teams")
+        teams = words[at + 1] if at + 1 < len(words) else ""
+        words = words[:at] + words[at + 2:]
+    if words and words[-1].lstrip("+-").isdigit():
+        count, words = words[-1], words[:-1]
+    return " ".join(words) or None, count, teams, speed, seconds
+
+
+async def host(update: Update, context: Context) -> None:
+    if (cmd := command(update, context)) is None or cmd.person is None:
+        return
+    selector, count, teams, speed, seconds = host_words(cmd.args)
+    lobby = await cmd.data.service.host(
+        cmd.chat, cmd.person, selector, count or 5, allowed=await cmd.may_manage(),
+        teams=teams, speed=speed, **({"seconds": seconds} if seconds else {}))
+    await show_lobby(cmd, lobby)
+
+
+async def peer(update: Update, context: Context) -> None:
+    if (cmd := command(update, context)) is None or cmd.person is None:
+        return
+    shown = await cmd.data.service.peer_round(cmd.chat, cmd.person, " ".join(cmd.args) or None,
+                                              allowed=await cmd.may_manage())
+    if isinstance(shown, Lobby):
+        await show_lobby(cmd, shown)
+    else:
+        await show(cmd.data, shown)
+
+
+async def next_step(update: Update, context: Context) -> None:
+    if (cmd := command(update, context)) is None or cmd.person is None:
+        return
+    if (event := await cmd.data.service.live_next(cmd.chat, cmd.person)) is not None:
+        await show(cmd.data, event)
+
+
+async def pause(update: Update, context: Context) -> None:
+    if (cmd := command(update, context)) is None or cmd.person is None:
+        return
+    await show(cmd.data, await cmd.data.service.live_pause(cmd.chat, cmd.person))
+
+
+async def skip(update: Update, context: Context) -> None:
+    if (cmd := command(update, context)) is None or cmd.person is None:
+        return
+    await show(cmd.data, await cmd.data.service.live_skip(cmd.chat, cmd.person))
+
+
+async def end(update: Update, context: Context) -> None:
+    if (cmd := command(update, context)) is None or cmd.person is None:
+        return
+    await show(cmd.data, await cmd.data.service.live_end(cmd.chat, cmd.person))
+
+
+async def show_lobby(cmd: Command, lobby: Lobby) -> None:
+    t = translator(lobby.session.locale)
+    if lobby.took_over:
+        await cmd.reply(live_text.took_over_text(t))
+        return
+    await cmd.message.reply_text(fit(live_text.lobby_text(lobby, t)),
+                                 reply_markup=join_keyboard(t.gettext("Join")))
+
+
+# presses -------------------------------------------------------------------------------------
+async def pressed(update: Update, context: Context) -> None:
+    """Join, or an answer to the open live question (a peer round's vote)."""
+    if (query := press(update, context)) is None or query.message is None:
+        return
+    data, person = context.bot_data, person_of(query.from_user)
+    service = data.service
+    if query.data == "lj":
+        lobby = await service.join_live(chat_of(query.message.chat), person)
+        t = translator(lobby.session.locale)
+        await query.answer(fit(t.gettext("You joined."), TG_ALERT))
+        if LOBBY_EDITS.due(query.message.chat.id, asyncio.get_running_loop().time()):
+            try:  # the joined count on the lobby message
+                await query.edit_message_text(fit(live_text.lobby_text(lobby, t)),
+                                              reply_markup=join_keyboard(t.gettext("Join")))
+            except BadRequest as exc:  # "message is not modified": a second press
+                log.debug("lobby not edited: %s", exc)
+        return
+    match = ANSWER.fullmatch(query.data or "")
+    if match is None:
+        return
+    result = await service.live_answer(int(match.group(1)), person, int(match.group(2)))
+    t = translator(await service.locale_for(person, chat_of(query.message.chat)))
+    notice = {"accepted": t.gettext("Your answer is in."),
+              "duplicate": t.gettext("Your first answer stands."),
+              "closed": t.gettext("This question is closed.")}[result.status]
+    await alert_quietly(query, notice)
+    if result.closed is not None:
+        await show(data, result.closed)
+
+
+async def alert_quietly(query: telegram.CallbackQuery, text: str) -> None:
+    try:
+        await query.answer(fit(text, TG_ALERT))
+    except TelegramError as exc:
+        log.info("could not answer press %s: %s", query.id, exc)
+
+
+# what the chat sees ----------------------------------------------------------------------------
+async def show(data: BotData, event: object) -> None:
+    """Any event of a live session or a peer round, in its chat."""
+    session = getattr(event, "session", None)
+    if session is None:
+        return
+    t = translator(session.locale)
+    chat_id = chat_id_of(session.chat_key)
+    bot = data.poster.bot
+    if isinstance(event, Asked | Revoting):
+        text = (live_text.question_text(event.question, event.session.seconds, t)
+                if isinstance(event, Asked) else live_text.revote_text(event, t) + "\n\n"
+                + live_text.question_text(event.question, event.session.seconds, t))
+        sent = await bot.send_message(chat_id, fit(text),
+                                      reply_markup=answer_keyboard(event.question))
+        await data.service.bind(event.question.post_id, message_ref(chat_id, sent.message_id))
+    elif isinstance(event, Revealed):
+        await bot.send_message(chat_id, fit(live_text.revealed_text(event, t)))
+    elif isinstance(event, Paused):
+        await bot.send_message(chat_id, fit(live_text.paused_text(event, t)))
+    elif isinstance(event, Split):
+        await bot.send_message(chat_id, fit(live_text.split_text(event, t)))
+    elif isinstance(event, PeerResult):
+        await bot.send_message(chat_id, fit(live_text.peer_result_text(event, t)))
+    elif isinstance(event, Podium):
+        await bot.send_message(chat_id, fit(live_text.podium_text(event, t)))
+        await tell_ranks(data, event)
+
+
+async def tell_ranks(data: BotData, podium: Podium) -> None:
+    """Each person's place in their private chat with the bot, where Telegram lets it."""
+    for standing in podium.standings:
+        t = translator(await data.service.locale_for(Person(standing.person_key, "")))
+        try:
+            await data.poster.text(int(standing.person_key.removeprefix(PREFIX)),
+                                   live_text.rank_text(standing, len(podium.standings), t))
+        except (Forbidden, BadRequest) as exc:  # never started the bot, or blocked it
+            log.info("rank not sent to %s: %s", standing.person_key, exc)
+
+
+async def edit_countdown(data: BotData, countdown: Countdown) -> None:
+    """The countdown line of the question message (at most once per COUNTDOWN_EVERY)."""
+    if countdown.question is None:
+        return
+    t = translator(countdown.session.locale)
+    for ref in countdown.refs:
+        if (where := parse_message_ref(ref)) is None:
+            continue
+        try:
+            await data.poster.bot.edit_message_text(
+                fit(live_text.countdown_text(countdown, countdown.question, t)),
+                chat_id=where[0], message_id=where[1],
+                reply_markup=answer_keyboard(countdown.question))
+        except BadRequest as exc:  # not modified, or deleted by an admin
+            log.debug("countdown not edited: %s", exc)
+

@@ -1,0 +1,133 @@
+"""What live sessions and peer rounds say, in the reader's language and script (numbers
+through the Translator), the same on every platform."""
+
+from __future__ import annotations
+
+from bot.core.live import Countdown, Lobby, Paused, Podium, Revealed, Standing
+from bot.core.models import ShownQuestion
+from bot.core.peer import PeerResult, Revoting, Split
+from bot.core.render import letter, option_share, person_name, summary_text
+from bot.i18n import Translator
+
+MEDALS = ("🥇", "🥈", "🥉")
+
+
+def lobby_text(lobby: Lobby, t: Translator) -> str:
+    s = lobby.session
+    lines = [
+        t.gettext("🎤 Live quiz: {total} questions, {seconds} s each.",
+                  total=t.number(s.total), seconds=t.number(s.seconds)),
+        t.ngettext("{n} player joined.", "{n} players joined.", lobby.joined),
+    ]
+    if s.teams:
+        lines.append(t.gettext("Teams: {teams} (a team scores its members' average).",
+                               teams=t.number(s.teams)))
+    if s.speed:
+        lines.append(t.gettext("Speed points: faster right answers score more."))
+    lines.append(t.gettext("Press Join to play. The host starts with /next."))
+    return "\n".join(lines)
+
+
+def took_over_text(t: Translator) -> str:
+    return t.gettext("🎤 A new host runs this session now.")
+
+
+def question_text(question: ShownQuestion, remaining_s: int | None, t: Translator) -> str:
+    """A live question with its countdown (`remaining_s`; None: paused)."""
+    lines = []
+    if question.number is not None and question.total is not None:
+        lines.append(t.gettext("Question {number} of {total}",
+                               number=t.number(question.number),
+                               total=t.number(question.total)))
+    lines.append(question.prompt)
+    lines += [f"{letter(i)}) {o}" for i, o in enumerate(question.options)]
+    lines.append("")
+    lines.append(countdown_line(remaining_s, t))
+    return "\n".join(lines)
+
+
+def countdown_line(remaining_s: int | None, t: Translator) -> str:
+    if remaining_s is None:
+        return t.gettext("⏸ Paused")
+    if remaining_s <= 0:
+        return t.gettext("⌛ Time is up")
+    return t.gettext("⏳ {seconds} s left", seconds=t.number(remaining_s))
+
+
+def countdown_text(countdown: Countdown, question: ShownQuestion, t: Translator) -> str:
+    return question_text(question, countdown.remaining_s, t)
+
+
+def paused_text(paused: Paused, t: Translator) -> str:
+    if paused.remaining_ms is None:
+        return t.gettext("▶️ Resumed.")
+    return t.gettext("⏸ Paused with {seconds} s left. /pause again resumes.",
+                     seconds=t.number(round(paused.remaining_ms / 1000)))
+
+
+def revealed_text(revealed: Revealed, t: Translator) -> str:
+    text = summary_text(revealed.summary, t)
+    if revealed.skipped:
+        text = t.gettext("⏭ Skipped: this question counts for nobody.") + "\n" + text
+    hint = (t.gettext("/next shows the podium.") if revealed.last
+            else t.gettext("/next asks the next question."))
+    return text + "\n\n" + hint
+
+
+def podium_text(podium: Podium, t: Translator) -> str:
+    lines = [t.gettext("🏆 Podium after {asked} questions",
+                       asked=t.number(podium.asked))]
+    if not podium.standings:
+        lines.append(t.gettext("Nobody joined."))
+    for i, s in enumerate(podium.top):
+        lines.append(f"{MEDALS[s.rank - 1] if s.rank <= len(MEDALS) else ''} " + t.gettext(
+            "{name}: {score} points, {right} right, {seconds} s",
+            name=person_name(s.name, i + 1, t), score=t.number(s.score),
+            right=t.number(s.right), seconds=t.number(round(s.time_ms / 1000))))
+    for team in podium.teams:
+        lines.append(t.gettext("{rank}. Team {team}: {score} points ({members} players)",
+                               rank=t.number(team.rank), team=t.number(team.team + 1),
+                               score=t.number(round(team.score)),
+                               members=t.number(team.members)))
+    return "\n".join(lines)
+
+
+def rank_text(standing: Standing, players: int, t: Translator) -> str:
+    """Each person's own place, told privately."""
+    return t.gettext("Your place: {rank} of {players}, with {score} points.",
+                     rank=t.number(standing.rank), players=t.number(players),
+                     score=t.number(standing.score))
+
+
+def split_text(split: Split, t: Translator) -> str:
+    """The first vote's split, without the answer."""
+    q = split.question
+    lines = [t.gettext("🗳 First vote: {n} voted. How the group is split:",
+                       n=t.number(split.voted))]
+    lines += [option_share(t, letter(i), q.options[i], n, n / split.voted if split.voted
+                           else 0.0, False) for i, n in enumerate(split.per_option)]
+    lines.append("")
+    lines.append(t.gettext(
+        "💬 Discuss for {minutes} min: convince your neighbours, then vote again.",
+        minutes=t.number(round(split.until.total_seconds() / 60))))
+    return "\n".join(lines)
+
+
+def revote_text(revoting: Revoting, t: Translator) -> str:
+    return t.gettext("🗳 Vote again: {prompt}", prompt=revoting.question.prompt)
+
+
+def peer_result_text(result: PeerResult, t: Translator) -> str:
+    q = result.summary.question
+    lines = [t.gettext("Answer: {answer}", answer=f"{letter(q.correct)}) {q.options[q.correct]}")]
+    if result.second_right is None:
+        lines.append(t.gettext(
+            "{share} were right at the first vote: no discussion needed.",
+            share=t.percent(result.first_right)))
+    else:
+        lines.append(t.gettext("right: {before} → {after}",
+                               before=t.percent(result.first_right),
+                               after=t.percent(result.second_right)))
+    lines.append("")
+    lines.append(q.details or q.explanation)
+    return "\n".join(lines)

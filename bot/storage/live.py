@@ -1,0 +1,250 @@
+"""Live sessions (/host, /peer), written once for every database (like rounds.py), and
+`LiveSql`, the Store's methods that run them through its `_read` / `_write`."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime
+from typing import Any
+
+from bot.core.ports import (
+    LivePlayer,
+    LiveRecord,
+    LiveStep,
+    NewLive,
+    NewPost,
+    PeerVotes,
+    PostRecord,
+    Revote,
+)
+from bot.storage.ops import ensure_chat, insert_post
+from bot.storage.sql import Row, Sql, at_or_none
+
+LIVE_COLUMNS = ("id, chat_key, kind, host_key, selector, total, seconds, speed, teams, locale,"
+                " state, closes_at, paused_ms, version, started_at, finished_at")
+
+
+# writes -------------------------------------------------------------------------------------
+async def create_live(db: Sql, new: NewLive) -> int | None:
+    await ensure_chat(db, new.chat_key)
+    found = await db.value(  # the unique index on unfinished sessions decides between processes
+        "INSERT INTO live_sessions(chat_key, kind, host_key, selector, total, seconds, speed,"
+        " teams, locale, state, started_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,"
+        " 'lobby', $10) ON CONFLICT DO NOTHING RETURNING id",
+        new.chat_key, new.kind, new.host_key, new.selector, new.total, new.seconds, new.speed,
+        new.teams, new.locale, db.when(new.started_at),
+    )
+    return None if found is None else int(found)
+
+
+async def save_live(db: Sql, record: LiveRecord) -> bool:
+    return await db.run(
+        "UPDATE live_sessions SET host_key = $1, state = $2, closes_at = $3, paused_ms = $4,"
+        " finished_at = $5, version = version + 1 WHERE id = $6 AND version = $7",
+        record.host_key, record.state, _when(db, record.closes_at), record.paused_ms,
+        _when(db, record.finished_at), record.id, record.version,
+    ) == 1
+
+
+async def add_live_step(db: Sql, session_id: int, step: int, post: NewPost) -> int | None:
+    """The session's row lock orders racing processes: the second one sees the first's step."""
+    finished = await db.row(
+        f"SELECT finished_at FROM live_sessions WHERE id = $1{db.for_update}", session_id
+    )
+    if finished is None or finished[0] is not None:
+        return None
+    if await db.value(
+        "SELECT count(*) FROM live_steps WHERE session_id = $1", session_id
+    ) != step:
+        return None
+    post_id = await insert_post(db, post)
+    await db.run("INSERT INTO live_steps(session_id, step, post_id) VALUES ($1, $2, $3)",
+                 session_id, step, post_id)
+    return post_id
+
+
+async def skip_live_step(db: Sql, session_id: int, step: int) -> None:
+    await db.run("UPDATE live_steps SET skipped = $1 WHERE session_id = $2 AND step = $3",
+                 True, session_id, step)
+
+
+async def join_live(
+    db: Sql, session_id: int, person_key: str, name: str, teams: int, when: datetime
+) -> bool:
+    return await db.run(
+        "INSERT INTO live_players(session_id, person_key, name, team, joined_at)"
+        " SELECT $1, $2, $3, CASE WHEN $4 > 0 THEN (SELECT count(*) FROM live_players"
+        " WHERE session_id = $1) % $4 END, $5 ON CONFLICT DO NOTHING",
+        session_id, person_key, name, teams, db.when(when),
+    ) == 1
+
+
+async def record_revote(db: Sql, post_id: int, vote: Revote) -> bool:
+    return await db.run(
+        "INSERT INTO live_revotes(post_id, person_key, option, correct, answered_at)"
+        " VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+        post_id, vote.person_key, vote.option, vote.correct, db.when(vote.answered_at),
+    ) == 1
+
+
+# reads --------------------------------------------------------------------------------------
+def _when(db: Sql, moment: datetime | None) -> Any:
+    return None if moment is None else db.when(moment)
+
+
+async def _sessions(db: Sql, rows: Sequence[Row]) -> list[LiveRecord]:
+    steps: dict[int, list[LiveStep]] = {int(r[0]): [] for r in rows}
+    if steps:
+        ids = ", ".join(f"${i}" for i in range(1, len(steps) + 1))
+        for session_id, step, post_id, skipped in await db.rows(
+            f"SELECT session_id, step, post_id, skipped FROM live_steps"
+            f" WHERE session_id IN ({ids}) ORDER BY session_id, step", *steps,
+        ):
+            steps[int(session_id)].append(LiveStep(int(step), int(post_id), bool(skipped)))
+    return [
+        LiveRecord(
+            id=int(r[0]), chat_key=r[1], kind=r[2], host_key=r[3], selector=r[4],
+            total=int(r[5]), seconds=int(r[6]), speed=bool(r[7]), teams=int(r[8]),
+            locale=r[9], state=r[10], closes_at=at_or_none(db, r[11]),
+            paused_ms=None if r[12] is None else int(r[12]), version=int(r[13]),
+            started_at=db.at(r[14]), finished_at=at_or_none(db, r[15]),
+            steps=tuple(steps[int(r[0])]),
+        )
+        for r in rows
+    ]
+
+
+async def get_live(db: Sql, session_id: int) -> LiveRecord | None:
+    rows = await db.rows(f"SELECT {LIVE_COLUMNS} FROM live_sessions WHERE id = $1", session_id)
+    return next(iter(await _sessions(db, rows)), None)
+
+
+async def live_in_chat(db: Sql, chat_key: str) -> LiveRecord | None:
+    rows = await db.rows(
+        f"SELECT {LIVE_COLUMNS} FROM live_sessions WHERE chat_key = $1 AND finished_at IS NULL",
+        chat_key,
+    )
+    return next(iter(await _sessions(db, rows)), None)
+
+
+async def active_lives(db: Sql) -> list[LiveRecord]:
+    rows = await db.rows(
+        f"SELECT {LIVE_COLUMNS} FROM live_sessions WHERE finished_at IS NULL ORDER BY id")
+    return await _sessions(db, rows)
+
+
+async def live_players(db: Sql, session_id: int) -> list[LivePlayer]:
+    return [
+        LivePlayer(r[0], r[1], None if r[2] is None else int(r[2]), db.at(r[3]))
+        for r in await db.rows(
+            "SELECT person_key, name, team, joined_at FROM live_players WHERE session_id = $1"
+            " ORDER BY joined_at, person_key", session_id,
+        )
+    ]
+
+
+async def live_player_count(db: Sql, session_id: int) -> int:
+    return int(await db.value(
+        "SELECT count(*) FROM live_players WHERE session_id = $1", session_id))
+
+
+async def is_live_player(db: Sql, session_id: int, person_key: str) -> bool:
+    return await db.value(
+        "SELECT 1 FROM live_players WHERE session_id = $1 AND person_key = $2",
+        session_id, person_key) is not None
+
+
+async def peer_votes(db: Sql, chat_key: str, quiz_id: str | None) -> list[PeerVotes]:
+    args: list[Any] = [chat_key]
+    sql = (
+        "SELECT p.quiz_id, p.question_id,"
+        " (SELECT count(*) FROM answers a WHERE a.post_id = p.id),"
+        " (SELECT count(*) FROM answers a WHERE a.post_id = p.id AND a.correct),"
+        " (SELECT count(*) FROM live_revotes v WHERE v.post_id = p.id),"
+        " (SELECT count(*) FROM live_revotes v WHERE v.post_id = p.id AND v.correct)"
+        " FROM live_steps s JOIN live_sessions l ON l.id = s.session_id"
+        " JOIN posts p ON p.id = s.post_id"
+        " WHERE l.kind = 'peer' AND p.chat_key = $1"
+        " AND EXISTS (SELECT 1 FROM live_revotes v WHERE v.post_id = p.id)"
+    )
+    if quiz_id is not None:
+        args.append(quiz_id)
+        sql += " AND p.quiz_id = $2"
+    return [PeerVotes(r[0], r[1], int(r[2]), int(r[3]), int(r[4]), int(r[5]))
+            for r in await db.rows(sql + " ORDER BY p.id", *args)]
+
+
+async def revotes(db: Sql, post_id: int) -> list[Revote]:
+    return [
+        Revote(r[0], int(r[1]), bool(r[2]), db.at(r[3]))
+        for r in await db.rows(
+            "SELECT person_key, option, correct, answered_at FROM live_revotes"
+            " WHERE post_id = $1 ORDER BY answered_at, person_key", post_id,
+        )
+    ]
+
+
+class LiveSql(ABC):
+    """The LiveStore port of a Store (store.py): each call one read or one write."""
+
+    @abstractmethod
+    def _read(self, fn: Callable[..., Any], *args: Any) -> Awaitable[Any]: ...
+    @abstractmethod
+    def _write(self, fn: Callable[..., Any], *args: Any) -> Awaitable[Any]: ...
+    @abstractmethod
+    async def get_post(self, post_id: int) -> PostRecord | None: ...
+
+    async def create_live(self, new: NewLive) -> LiveRecord | None:
+        session_id = await self._write(create_live, new)
+        return None if session_id is None else await self.get_live(session_id)
+
+    async def get_live(self, session_id: int) -> LiveRecord | None:
+        result: LiveRecord | None = await self._read(get_live, session_id)
+        return result
+
+    async def live_in_chat(self, chat_key: str) -> LiveRecord | None:
+        result: LiveRecord | None = await self._read(live_in_chat, chat_key)
+        return result
+
+    async def active_lives(self) -> list[LiveRecord]:
+        result: list[LiveRecord] = await self._read(active_lives)
+        return result
+
+    async def save_live(self, record: LiveRecord) -> LiveRecord | None:
+        if not await self._write(save_live, record):
+            return None
+        return await self.get_live(record.id)
+
+    async def add_live_step(self, session_id: int, step: int, post: NewPost) -> PostRecord | None:
+        post_id = await self._write(add_live_step, session_id, step, post)
+        return None if post_id is None else await self.get_post(post_id)
+
+    async def skip_live_step(self, session_id: int, step: int) -> None:
+        await self._write(skip_live_step, session_id, step)
+
+    async def join_live(
+        self, session_id: int, person_key: str, name: str, teams: int, when: datetime
+    ) -> bool:
+        return bool(await self._write(join_live, session_id, person_key, name, teams, when))
+
+    async def live_players(self, session_id: int) -> list[LivePlayer]:
+        result: list[LivePlayer] = await self._read(live_players, session_id)
+        return result
+
+    async def live_player_count(self, session_id: int) -> int:
+        return int(await self._read(live_player_count, session_id))
+
+    async def is_live_player(self, session_id: int, person_key: str) -> bool:
+        return bool(await self._read(is_live_player, session_id, person_key))
+
+    async def record_revote(self, post_id: int, vote: Revote) -> bool:
+        return bool(await self._write(record_revote, post_id, vote))
+
+    async def revotes(self, post_id: int) -> list[Revote]:
+        result: list[Revote] = await self._read(revotes, post_id)
+        return result
+
+    async def peer_votes(self, chat_key: str, quiz_id: str | None = None) -> list[PeerVotes]:
+        result: list[PeerVotes] = await self._read(peer_votes, chat_key, quiz_id)
+        return result
