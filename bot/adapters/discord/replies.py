@@ -36,6 +36,7 @@ from bot.adapters.discord.identity import chat_of, message_ids, person_of
 from bot.adapters.discord.outbox import Kind, Unanswered, outbox
 from bot.core import render
 from bot.core.errors import StillOpen, UserError
+from bot.core.ports import AlreadyHandled
 from bot.core.service import QuizService
 from bot.core.storage_faults import storage_unavailable
 from bot.i18n import Translator, normalize, translator
@@ -220,6 +221,9 @@ class ErrorReplies:
     async def failed(self, interaction: discord.Interaction, error: BaseException,
                      what: str) -> None:
         """`what` names the command or click for the log."""
+        if isinstance(error, AlreadyHandled):  # a copy of an interaction handled before:
+            log.info("%s: %s", what, error)  # its effect and reply exist; nothing to say
+            return
         try:
             if isinstance(error, UserError):
                 t = await reader(self.service, interaction)
