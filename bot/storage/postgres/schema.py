@@ -488,6 +488,7 @@ MIGRATIONS: list[str] = [
         step text NOT NULL,
         done_at timestamptz NOT NULL,
         PRIMARY KEY (name, step)
+    );
     """,
     # live sessions (/host, /peer): one unfinished per chat; each question is a post of kind
     # 'live' whose answers are ordinary answers; a peer round's revotes are kept apart
