@@ -38,6 +38,7 @@ from bot.core.errors import (
     UnsupportedLocale,
     UserError,
 )
+from bot.core.live import LiveError
 from bot.core.models import Chat, Person
 from bot.core.privacy import PrivacyError
 from bot.core.service import QuizService
@@ -148,6 +149,7 @@ REFUSALS: dict[str, tuple[type[UserError], Raise]] = {
     "a made-up delete confirmation": (PrivacyError, lambda s: s.delete_my_data(
         ADA, "4102444800.0123456789abcdef0123", "the bot token")),
     "progress with the dashboard off": (DashboardOff, lambda s: progress(s)),
+    "join with no live session": (LiveError, lambda s: s.join_live(GROUP, ADA)),
 }
 
 
