@@ -301,6 +301,11 @@ async def bare_telegram(fake: dict[str, Any], poller: bool) -> None:
 
         quiet_library_deprecations()
         app = builder.updater(None).context_types(ContextTypes(bot_data=BotData)).build()
+        # the poller stamps each update's idempotency key with the service's clock
+        from types import SimpleNamespace
+
+        from bot.core.clock import SystemClock
+        app.bot_data.service = SimpleNamespace(clock=SystemClock())
     else:
         app = builder.concurrent_updates(TG_CONCURRENCY).build()
     app.add_handler(CallbackQueryHandler(on_press))
