@@ -28,7 +28,7 @@ from bot.content.formats import READERS, import_file
 from bot.content.formats.export import FORMATS as EXPORT_FORMATS
 from bot.content.formats.export import export as export_bank
 from bot.content.formats.export import replace_file
-from bot.content.loader import _quiz_files as quiz_files  # the files load_catalog reads
+from bot.content.loader import quiz_files  # the files load_catalog reads
 from bot.content.problems import Problem, has_errors
 from bot.content.schema import LOCALES
 from bot.core import render

@@ -217,7 +217,7 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _quiz_files(root: Path) -> list[Path]:
+def quiz_files(root: Path) -> list[Path]:
     if not root.is_dir():
         return [root]  # a file, or a pipe or device that _read refuses with a clear message
     # hidden files are editor locks and macOS metadata, not packs
@@ -253,7 +253,7 @@ def load_catalog(root: Path | str, cache_dir: Path | str | None = None) -> Catal
     if not root.exists():
         raise ContentError([Problem(str(root), 0, "no such file or directory")])
     try:
-        files = _quiz_files(root)
+        files = quiz_files(root)
     except OSError as exc:
         message = f"cannot list the directory: {exc.strerror or type(exc).__name__}"
         raise ContentError([Problem(str(root), 0, message)]) from None
