@@ -12,6 +12,7 @@ Time moves only through `clock` and `tick()`.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -219,3 +220,13 @@ class Harness(Protocol):
     async def restart(self) -> None:
         """A new bot process on the same database (a new adapter and client)."""
         ...
+
+
+async def stored_refs(storage: Any, post_id: int) -> None:
+    """The question's message is known to the countdown once its send returned, which may
+    be after the fake saw it: wait for that (on a loaded machine), then let time run."""
+    for _ in range(1000):
+        if await storage.refs(post_id):
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"post {post_id}: no message stored")

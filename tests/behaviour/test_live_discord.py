@@ -10,6 +10,7 @@ import pytest
 
 from bot.core.service import QuizService
 from tests.behaviour.discord import DiscordHarness, Place, discord_harness
+from tests.behaviour.harness import stored_refs
 from tests.clock import FakeClock
 from tests.errorlog import failing_on_errors
 from tests.fakes.discord_api import Reply, User, all_buttons_of
@@ -136,7 +137,8 @@ async def test_a_60_s_countdown_with_ten_players_stays_within_the_edit_rate(
     lobby = await room.slash(room.host, "host", quiz="sample", questions=1, seconds=60)
     for p in room.players:
         await room.click(p, lobby.id, "lv:join")
-    message, *_ = await room.question()
+    message, post_id, *_ = await room.question()
+    await stored_refs(h.service.storage, post_id)
     for _ in range(130):  # a tick every half second, past the end
         clock.advance(0.5)
         await room.tick()

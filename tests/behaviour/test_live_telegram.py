@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from bot.core.service import QuizService
+from tests.behaviour.harness import stored_refs
 from tests.behaviour.telegram import TelegramHarness, telegram_harness
 from tests.clock import FakeClock
 from tests.errorlog import failing_on_errors
@@ -158,7 +159,8 @@ async def test_a_60_s_countdown_with_ten_players_stays_within_the_edit_rate(
     room = Room(h, 10)
     await room.command(room.host, "/host sample 1 60s")
     await room.join_all()
-    await room.question()
+    _, post_id, _ = await room.question()
+    await stored_refs(h.service.storage, post_id)
     edits_before = len(room.fake.calls_of("editMessageText"))
     for _ in range(130):  # a tick every half second, past the end
         clock.advance(0.5)
