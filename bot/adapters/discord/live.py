@@ -43,7 +43,6 @@ from bot.i18n import _, translator
 log = logging.getLogger(__name__)
 
 COUNTDOWN_EVERY = timedelta(seconds=3)
-LOBBY_EDITS = EditPacer(COUNTDOWN_EVERY.total_seconds())  # the joined count on the lobby
 
 
 # wide enough that a forged number still reaches the core, which refuses it politely
@@ -78,6 +77,8 @@ class LiveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPLA
 class LiveCog(commands.Cog):
     def __init__(self, service: QuizService) -> None:
         self.service = service
+        # the joined count on the lobby: per bot, never shared by two bots in one process
+        self.lobby_edits = EditPacer(COUNTDOWN_EVERY.total_seconds())
 
         class BoundLiveButton(LiveButton, template=TEMPLATE):
             pass
@@ -175,7 +176,7 @@ class LiveCog(commands.Cog):
             if what == "join":
                 lobby = await self.service.join_live(chat, person)
                 await responder.send(Reply.text(t.gettext("You joined.")))
-                if interaction.message is not None and LOBBY_EDITS.due(
+                if interaction.message is not None and self.lobby_edits.due(
                         interaction.message.id, asyncio.get_running_loop().time()):
                     shown = translator(lobby.session.locale)
                     await interaction.message.edit(content=message_text(

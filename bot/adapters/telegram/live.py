@@ -19,6 +19,7 @@ import asyncio
 import logging
 import re
 from datetime import timedelta
+from weakref import WeakKeyDictionary
 
 import telegram
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
@@ -50,7 +51,13 @@ ANSWER = re.compile(r"la:(\d{1,18}):(\d{1,2})")
 PRESSES = r"^(lj|la:\d{1,18}:\d{1,2})$"
 
 
-LOBBY_EDITS = EditPacer(COUNTDOWN_EVERY.total_seconds())
+# the joined count on the lobby, paced per application (two bots in one process, as in the
+# tests, never share it)
+_LOBBY_EDITS: WeakKeyDictionary[BotData, EditPacer] = WeakKeyDictionary()
+
+
+def lobby_edits(data: BotData) -> EditPacer:
+    return _LOBBY_EDITS.setdefault(data, EditPacer(COUNTDOWN_EVERY.total_seconds()))
 
 
 def join_keyboard(label: str) -> InlineKeyboardMarkup:
@@ -151,7 +158,7 @@ async def pressed(update: Update, context: Context) -> None:
         lobby = await service.join_live(chat_of(query.message.chat), person)
         t = translator(lobby.session.locale)
         await query.answer(fit(t.gettext("You joined."), TG_ALERT))
-        if LOBBY_EDITS.due(query.message.chat.id, asyncio.get_running_loop().time()):
+        if lobby_edits(data).due(query.message.chat.id, asyncio.get_running_loop().time()):
             try:  # the joined count on the lobby message
                 await query.edit_message_text(fit(live_text.lobby_text(lobby, t)),
                                               reply_markup=join_keyboard(t.gettext("Join")))
