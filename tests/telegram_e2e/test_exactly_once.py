@@ -20,13 +20,12 @@ from bot.content import Catalog
 from bot.core.models import Chat
 from bot.core.service import QuizService
 from bot.settings import Settings
-from tests.behaviour.telegram import free_port, webhook_settings
 from tests.clock import FakeClock
 from tests.errorlog import ErrorLog
 from tests.fakes.telegram_api import FakeTelegramAPI
 from tests.storage_contract.backends import Backend, backend_for
 from tests.telegram_e2e.conftest import GROUP_ID, QUESTION_SECONDS, Harness
-from tests.telegram_e2e.test_webhook import Process
+from tests.telegram_e2e.test_webhook import Process, behind_load_balancer
 
 AUTHOR = 1001
 
@@ -43,19 +42,9 @@ async def two(
     backend: Backend,
 ) -> AsyncIterator[list[Process]]:
     """Two processes behind the fake's round-robin load balancer."""
-    shared = webhook_settings()
-    processes = []
-    for _ in range(2):
-        settings = tg_settings.model_copy(update={
-            **shared, "quizbot_telegram_webhook_listen": f"127.0.0.1:{free_port()}"})
-        processes.append(Process(sample_catalog, backend.store(), clock, settings,
-                                 authors={f"tg:{AUTHOR}"}))
-    for process in processes:
-        await process.start()
-    fake_tg.webhook_targets = [p.url for p in processes]
-    yield processes
-    for process in processes:
-        await process.stop()
+    async with behind_load_balancer(fake_tg, sample_catalog, clock, tg_settings, backend.store,
+                                    authors={f"tg:{AUTHOR}"}) as processes:
+        yield processes
 
 
 async def test_undo_delivered_again_to_another_process_removes_one_question(

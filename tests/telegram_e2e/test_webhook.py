@@ -19,7 +19,8 @@ import secrets
 import signal
 import sys
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -483,26 +484,37 @@ class Process:
         return f"http://{self.settings.quizbot_telegram_webhook_listen}/telegram"
 
 
+@asynccontextmanager
+async def behind_load_balancer(
+    fake_tg: FakeTelegramAPI, catalog: Catalog, clock: FakeClock, tg_settings: Settings,
+    storage: Callable[[], Any], count: int = 2, **options: Any,
+) -> AsyncIterator[list[Process]]:
+    """`count` webhook processes, each with `storage()` on the shared database."""
+    shared = webhook_settings()
+    processes = []
+    for _ in range(count):
+        settings = tg_settings.model_copy(update={
+            **shared, "quizbot_telegram_webhook_listen": f"127.0.0.1:{free_port()}"})
+        processes.append(Process(catalog, storage(), clock, settings, **options))
+    for process in processes:
+        await process.start()
+    # the public URL is the load balancer's: the fake delivers to each process in turn
+    fake_tg.webhook_targets = [p.url for p in processes]
+    try:
+        yield processes
+    finally:
+        for process in processes:
+            await process.stop()
+
+
 @pytest.fixture
 async def two(
     fake_tg: FakeTelegramAPI, sample_catalog: Catalog, clock: FakeClock, tg_settings: Settings,
     tmp_path: Any,
 ) -> AsyncIterator[list[Process]]:
-    shared = webhook_settings()
-    processes = []
-    for _ in range(2):
-        port = free_port()
-        settings = tg_settings.model_copy(update={
-            **shared, "quizbot_telegram_webhook_listen": f"127.0.0.1:{port}"})
-        processes.append(Process(sample_catalog, SqliteStorage(tmp_path / "shared.db"), clock,
-                                 settings))
-    for process in processes:
-        await process.start()
-    # the public URL is the load balancer's: the fake delivers to each process in turn
-    fake_tg.webhook_targets = [p.url for p in processes]
-    yield processes
-    for process in processes:
-        await process.stop()
+    async with behind_load_balancer(fake_tg, sample_catalog, clock, tg_settings,
+                                    lambda: SqliteStorage(tmp_path / "shared.db")) as processes:
+        yield processes
 
 
 async def test_a_vote_racing_another_process_bind_waits_for_it(
