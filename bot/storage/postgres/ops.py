@@ -40,10 +40,13 @@ async def migrate_chat(db: Db, old: str, new: str) -> bool:
     """Move everything of chat `old` to key `new` (a Telegram group that became a supergroup
     gets a new id). Aggregates are added up if `new` has some. Holds the materializer's
     position lock, so no application of answers read under the old key lands after the
-    move."""
-    if await db.fetchval("SELECT 1 FROM chats WHERE key = $1", old) is None:
-        return False
+    move. The old chat's row is locked too: a post another process is inserting for it
+    (its foreign key holds a share lock on that row) commits before the move reads the
+    posts, or waits until the move committed and then finds the chat gone (and makes it
+    again), never committing between the move and the old row's deletion."""
     await db.execute("SELECT 1 FROM materialized WHERE name = 'scores' FOR UPDATE")
+    if await db.fetchval("SELECT 1 FROM chats WHERE key = $1 FOR UPDATE", old) is None:
+        return False
     await db.execute(
         "INSERT INTO chats(key, title, locale, platform_locale)"
         " SELECT $1, title, locale, platform_locale FROM chats WHERE key = $2"
