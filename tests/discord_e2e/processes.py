@@ -37,6 +37,8 @@ START_WITHIN = 20.0  # seconds; only reached when something is broken
 ANSWER_WITHIN = 20.0
 STOP_WITHIN = 5.0  # SIGTERM to exit; the drain is bounded at 5 s, bot.app's at 8 s
 APOLOGY = "Sorry, something went wrong"
+NOT_SAVED = "Your answer was not saved"
+NOT_SAVED_RETRIES = 5
 
 
 class BotProcess:
@@ -177,9 +179,27 @@ class Burst:
             made.append(await self.click(user, self.fake.messages[message_id], shown))
         return made
 
+    def not_saved(self, it: Interaction) -> bool:
+        """Was the click answered that its answer was not saved (the storage could not be
+        used for a moment, e.g. a loaded PostgreSQL server out of connection slots)? That
+        reply acknowledges nothing: it asks the person to click again."""
+        message = self.fake.messages.get(it.original_id or 0)
+        return message is not None and NOT_SAVED in text_of(message)
+
     async def answered(self, interactions: list[Interaction]) -> None:
-        await self.fake.until(lambda: all(it.callback for it in interactions), ANSWER_WITHIN,
-                              f"answers to {len(interactions)} clicks")
+        """Wait until every click is answered; whoever was told their answer was not saved
+        clicks again, as the reply asks (a few times at most)."""
+        for _ in range(NOT_SAVED_RETRIES):
+            pending = list(interactions)
+            await self.fake.until(lambda: all(it.callback for it in pending),  # noqa: B023
+                                  ANSWER_WITHIN, f"answers to {len(pending)} clicks")
+            refused = [it for it in interactions if self.not_saved(it)]
+            if not refused:
+                return
+            await asyncio.sleep(0.5)
+            interactions = await self.again(refused)
+        raise AssertionError(f"{len(interactions)} clicks were still not saved after "
+                             f"{NOT_SAVED_RETRIES} tries")
 
 
 async def stored_answers(backend: Backend) -> dict[tuple[int, str], list[int]]:
@@ -212,13 +232,17 @@ async def assert_acknowledged_clicks_stored(backend: Backend, burst: Burst,
         post, order = posts[message_id]
         key = (post, f"dc:{it.payload['member']['user']['id']}")
         clicked.setdefault(key, set()).add(order[shown])
-        if it.callback is not None:
+        if it.callback is not None and not burst.not_saved(it):
             acknowledged.add(key)
             message = burst.fake.messages.get(it.original_id or 0) or {}
             assert APOLOGY not in json.dumps(message), f"an apology for {it.id}"
             assert it.callback["type"] == CHANNEL_MESSAGE, "answered in time, not deferred"
     missing = acknowledged - set(stored)
-    assert not missing, f"{len(missing)} of {len(acknowledged)} acknowledged clicks were lost"
+    told = [(it.id, it.shard, text_of(burst.fake.messages.get(it.original_id or 0) or {}))
+            for it, message_id, _ in burst.clicks if it.callback is not None
+            and (posts[message_id][0], f"dc:{it.payload['member']['user']['id']}") in missing]
+    assert not missing, (f"{len(missing)} of {len(acknowledged)} acknowledged clicks were lost;"
+                         f" the first (interaction, shard, reply): {told[:3]}")
     assert set(stored) <= set(clicked), "answers nobody gave"
     twice = {key: options for key, options in stored.items() if len(options) != 1}
     assert not twice, f"stored more than once: {twice}"

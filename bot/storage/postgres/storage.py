@@ -56,6 +56,7 @@ Db = Any  # an asyncpg.Connection
 
 POOL_SIZE = 8  # read connections; each process also has a writer, a materializer, a listener
 CONNECT_TIMEOUT = 10.0
+SLOTS_WAIT = 2.0  # s a read waits for a pooled connection when the server has no free slot
 
 
 def unusable(where: str, exc: BaseException) -> StorageError:
@@ -88,6 +89,7 @@ class PostgresStorage(Store):
         self._acknowledged: Position = (0, 0)  # the newest answer this process acknowledged
         self._writer: Writer | None = None
         self._pool: Any = None
+        self._slots_warned = False  # "no free connection slot" is logged once per process
         self._listener: Db | None = None
         self._relisten: asyncio.Future[None] | None = None
         super().__init__()  # the caches (cache.py)
@@ -249,8 +251,24 @@ class PostgresStorage(Store):
         pool = self._pool
         if pool is None:
             raise RuntimeError("storage is not open")
-        async with pool.acquire() as db:
-            return await fn(PgSql(db), *args)
+        waited, pause = 0.0, 0.02
+        while True:
+            try:
+                async with pool.acquire() as db:
+                    return await fn(PgSql(db), *args)
+            except asyncpg.TooManyConnectionsError:
+                # The pool grows on demand and the server is out of slots (max_connections):
+                # the reads in flight give their connections back within milliseconds, so
+                # wait for one rather than tell someone their answer was not saved.
+                if waited >= SLOTS_WAIT:
+                    raise
+                if not self._slots_warned:
+                    self._slots_warned = True
+                    log.warning("%s has no free connection slot (max_connections); reads "
+                                "wait for this process's %d open connections", self.where,
+                                pool.get_size())
+                await asyncio.sleep(pause)
+                waited, pause = waited + pause, min(0.2, pause * 2)
 
     # what differs between the backends ---------------------------------------------
     async def _roll_week(self, until: date) -> None:
