@@ -902,7 +902,9 @@ class FakeTelegramAPI:
         return True
 
     def _api_deleteMessage(self, params: dict[str, Any]) -> bool:
-        self._message(params)
+        chat = self._chat(params)
+        if self.messages.pop((chat["id"], params.get("message_id")), None) is None:
+            raise bad_request("message to delete not found")
         return True
 
     def _member(self, chat_id: int, user_id: int) -> dict[str, Any]:
