@@ -100,6 +100,7 @@ class _Question:
     texts: dict[str, dict[str, str]]  # prompt/explanation/details -> locale -> text
     options: list[dict[str, str]]  # locale -> text, in order
     answer: int  # 0-based
+    image: str | None = None  # a picture beside the pack (authoring: a photo sent with it)
 
 
 @dataclass
@@ -453,6 +454,9 @@ def _pack(quiz: _Quiz, source: str, header: Sequence[str] = (), where: str = "ro
                     if oi == q.answer:
                         pack.add(q.row, "        correct: true")
                     pack.name(q.row, (*base, "options", oi), f"option_{oi + 1}")
+                if q.image is not None:
+                    pack.add(q.row, f"    image: {scalar(q.image)}")
+                    pack.name(q.row, (*base, "image"), "image")
     return pack
 
 
@@ -487,23 +491,45 @@ def _validated(pack: _Pack, file: Path) -> tuple[Imported | None, list[tuple[int
     return (None if loaded is None else Imported(loaded.id, len(loaded.questions), yaml)), problems
 
 
+Files = Sequence[tuple[str, bytes]]  # a pack's pictures: (path relative to it, bytes)
+
+
 def check_pack(
-    quiz: PackSource, header: Sequence[str]
+    quiz: PackSource, header: Sequence[str], files: Files = ()
 ) -> tuple[Imported | None, list[tuple[int, Problem]]]:
     """One pack validated as the import validates it (schema, platform limits, giveaways as
-    warnings): the pack (its YAML opening with the `header` comment lines) if it has no
-    error, and each problem with its question's row (the quiz's own row for the title and
-    the pack as a whole)."""
+    warnings, its `files` as any pack's images): the pack (its YAML opening with the
+    `header` comment lines) if it has no error, and each problem with its question's row
+    (the quiz's own row for the title and the pack as a whole)."""
     with tempfile.TemporaryDirectory(prefix="quizbot-pack-") as tmp:
+        write_files(Path(tmp), files)
         return _validated(_pack(quiz, "", header), Path(tmp) / "pack.yaml")
 
 
-def load_pack(text: str) -> tuple[Quiz | None, list[Problem]]:
-    """A pack's YAML (one stored in a database) loaded like a pack file."""
-    with tempfile.TemporaryDirectory(prefix="quizbot-pack-") as tmp:
-        file = Path(tmp) / "pack.yaml"
-        file.write_text(text, encoding="utf-8")
-        return load_file(file)
+def load_pack(
+    text: str, files: Files = (), folder: Path | None = None
+) -> tuple[Quiz | None, list[Problem]]:
+    """A pack's YAML (one stored in a database) loaded like a pack file. With `files`, they
+    and the pack are written to `folder` (created), which the quiz's images are read from
+    as long as it is used."""
+    if folder is None:
+        with tempfile.TemporaryDirectory(prefix="quizbot-pack-") as tmp:
+            return load_pack(text, files, Path(tmp))
+    folder.mkdir(parents=True, exist_ok=True)
+    write_files(folder, files)
+    file = folder / "pack.yaml"
+    file.write_text(text, encoding="utf-8")
+    return load_file(file)
+
+
+def write_files(folder: Path, files: Files) -> None:
+    """Each file at its path inside `folder` (a path leading outside is refused)."""
+    from bot.content.media import resolve
+
+    for relative, data in files:
+        path = resolve(folder, relative)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
 
 
 def _existing(out: Path, replacing: set[str]) -> Iterable[tuple[Path, str, list[str]]]:
