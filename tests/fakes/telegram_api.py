@@ -956,7 +956,7 @@ class FakeTelegramAPI:
 
     def _api_deleteMessage(self, params: dict[str, Any]) -> bool:
         chat = self._chat(params)
-        if self.messages.pop((chat["id"], params.get("message_id")), None) is None:
+        if self.messages.pop((chat["id"], int(params.get("message_id") or 0)), None) is None:
             raise bad_request("message to delete not found")
         return True
 

@@ -5,6 +5,7 @@ with a clear message and changes nothing."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import random
 from pathlib import Path
@@ -91,7 +92,7 @@ async def test_a_photo_before_a_poll_is_its_picture_on_the_published_card(
     await tg.start()
     quiz = tg.service.catalog.quizzes["stages"]
     path = quiz.image_path(quiz.questions[0], "en")
-    assert path is not None and Path(path).read_bytes() == jpeg
+    assert path is not None and await asyncio.to_thread(Path(path).read_bytes) == jpeg
     await tg.command(group, bob, "/quiz stages")
     assert png_size(tg.fake.calls_of("sendPhoto")[-1].params["photo"])[0] == WIDTH
 
