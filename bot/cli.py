@@ -23,7 +23,7 @@ from bot.app import (
     run_adapters,
 )
 from bot.content import ContentError, glossary, load_catalog
-from bot.content.csv_import import CsvImportError, Imported, import_csv, write, write_files
+from bot.content.csv_import import CsvImportError, Imported, import_csv, write
 from bot.content.formats import READERS, import_file
 from bot.content.formats.export import FORMATS as EXPORT_FORMATS
 from bot.content.formats.export import export as export_bank
@@ -382,9 +382,8 @@ async def _export_authored(settings: Settings, out: Path) -> int:
     finally:
         await storage.close()
     try:
-        written = write([Imported(p.quiz_id, 0, p.text) for p in packs], out)
-        for pack in packs:  # its pictures beside it, where its YAML names them
-            write_files(out, pack.files)
+        # each with its pictures beside it, where its YAML names them
+        written = write([Imported(p.quiz_id, 0, p.text, p.files) for p in packs], out)
     except (OSError, BadImage) as exc:  # BadImage: a stored path leading outside DIR
         print(f"quizbot: cannot write to {out}: {getattr(exc, 'strerror', None) or exc}",
               file=sys.stderr)

@@ -101,6 +101,8 @@ class _Question:
     options: list[dict[str, str]]  # locale -> text, in order
     answer: int  # 0-based
     image: str | None = None  # a picture beside the pack (authoring: a photo sent with it)
+    code: tuple[str, str] | None = None  # (Pygments language, text): a question bank's
+    formula: str | None = None  # mathtext
 
 
 @dataclass
@@ -113,6 +115,8 @@ class _Quiz:
     # the languages the pack declares (schema.QuizModel.language): one, or several with the
     # required one first; None: every locale, English required
     language: str | list[str] | None = None
+    # its pictures (a question bank's embedded files): (path relative to the pack, bytes)
+    files: list[tuple[str, bytes]] = field(default_factory=list)
 
 
 # What a pack is made of before it is YAML; authoring (bot/core/authoring.py) builds them from
@@ -128,6 +132,7 @@ class Imported:
     quiz_id: str
     questions: int
     text: str  # the YAML
+    files: tuple[tuple[str, bytes], ...] = ()  # its pictures, written beside it
 
 
 # --- reading the spreadsheet -----------------------------------------------------------------
@@ -454,6 +459,14 @@ def _pack(quiz: _Quiz, source: str, header: Sequence[str] = (), where: str = "ro
                     if oi == q.answer:
                         pack.add(q.row, "        correct: true")
                     pack.name(q.row, (*base, "options", oi), f"option_{oi + 1}")
+                if q.code is not None:
+                    pack.add(q.row, "    code:")
+                    pack.add(q.row, f"      language: {scalar(q.code[0])}")
+                    pack.text_value(q.row, "      ", "text", q.code[1])
+                    pack.name(q.row, (*base, "code"), "code")
+                if q.formula is not None:
+                    pack.add(q.row, f"    formula: {scalar(q.formula)}")
+                    pack.name(q.row, (*base, "formula"), "formula")
                 if q.image is not None:
                     pack.add(q.row, f"    image: {scalar(q.image)}")
                     pack.name(q.row, (*base, "image"), "image")
@@ -482,13 +495,16 @@ def _in_columns(message: str, names: list[tuple[str, str]]) -> str:
 
 
 def _validated(pack: _Pack, file: Path) -> tuple[Imported | None, list[tuple[int, Problem]]]:
-    """The pack written to `file` and loaded like any pack: the pack if it has no error, and
-    each of the loader's problems with the row it comes from."""
+    """The pack written to `file` (its files beside it) and loaded like any pack: the pack if
+    it has no error, and each of the loader's problems with the row it comes from."""
     yaml = "\n".join(pack.lines) + "\n"
+    write_files(file.parent, pack.quiz.files)
     file.write_text(yaml, encoding="utf-8")
     loaded, found = load_file(file)
     problems = [(pack.row_of(p.line), p) for p in found]
-    return (None if loaded is None else Imported(loaded.id, len(loaded.questions), yaml)), problems
+    if loaded is None:
+        return None, problems
+    return Imported(loaded.id, len(loaded.questions), yaml, tuple(pack.quiz.files)), problems
 
 
 Files = Sequence[tuple[str, bytes]]  # a pack's pictures: (path relative to it, bytes)
@@ -588,13 +604,15 @@ def finish_import(
     imported: list[Imported] = []
     with tempfile.TemporaryDirectory(prefix="quizbot-import-") as tmp:
         for n, quiz in enumerate(quizzes):
+            folder = Path(tmp) / f"pack-{n}"  # each pack's pictures apart
+            folder.mkdir()
             required = declared_languages(quiz.language)[:1] or ("en",)
             if not quiz.questions or required[0] not in quiz.title:
                 if not quiz.questions and not any(p.row == quiz.row for p in problems):
                     add(quiz.row, f"quiz {quiz.id!r} has no valid question")
                 continue
             pack = _pack(quiz, source, header(quiz) if header else (), where)
-            loaded, found = _validated(pack, Path(tmp) / f"pack-{n}.yaml")
+            loaded, found = _validated(pack, folder / "pack.yaml")
             for row, p in found:
                 message = _in_columns(p.message, pack.names.get(row, []))
                 if row == quiz.row and p.line <= pack.lines.index("questions:") + 1:
@@ -631,10 +649,12 @@ def finish_import(
 
 
 def write(imported: Iterable[Imported], out: Path) -> list[Path]:
-    """Write each pack as OUT/<quiz id>.yaml, each file replaced whole (never half written)."""
+    """Write each pack as OUT/<quiz id>.yaml, each file replaced whole (never half written),
+    its pictures first, where it names them."""
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for pack in imported:
+        write_files(out, pack.files)
         target = out / f"{pack.quiz_id}.yaml"
         fd, tmp = tempfile.mkstemp(prefix=f".{pack.quiz_id}.", suffix=".tmp", dir=out)
         try:
