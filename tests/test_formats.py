@@ -464,3 +464,20 @@ def test_import_file_raises_only_its_error(tmp_path):
     assert [str(p) for p in caught.value.problems] == [
         f"{tmp_path / 'empty.txt'}:1: error: no multiple-choice or true/false question "
         "found in this aiken file"]
+
+
+def test_html_code_and_formula_come_back_but_dollars_in_a_sentence_stay_text(tmp_path):
+    xml = """<quiz><question type="multichoice">
+<name><text>money</text></name>
+<questiontext format="html"><text><![CDATA[<p>It costs $$ and $$ more; why?</p>
+<pre><code class="language-bash">du -sh ~/.cache</code></pre>
+<p>\\( a^2 + b^2 \\)</p>]]></text></questiontext>
+<generalfeedback format="html"><text>Because.</text></generalfeedback>
+<answer fraction="100"><text>Yes</text></answer><answer fraction="0"><text>No</text></answer>
+</question></quiz>"""
+    [quiz] = imported(tmp_path, "moodle-xml", bank(tmp_path, xml, "m.xml"))
+    [q] = quiz.questions
+    assert q.prompt.en == "It costs $$ and $$ more; why?"
+    assert q.code is not None and (q.code.language, q.code.text.en) == ("bash", "du -sh ~/.cache")
+    assert q.formula is not None and q.formula.en == "a^2 + b^2"
+    assert q.image is None

@@ -143,16 +143,18 @@ def html_text(html: str) -> str:
 _PRE = re.compile(r"<pre\b[^>]*>(.*?)</pre\s*>", re.IGNORECASE | re.DOTALL)
 _LANGUAGE = re.compile(r"""class\s*=\s*["'][^"']*\blanguage-([\w+#.-]+)""", re.IGNORECASE)
 _TAG = re.compile(r"<[^>]+>")
-_FORMULA = re.compile(r"\$\$(.+?)\$\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
+# display math, a paragraph of its own (as the exports write it): "$$" inside a sentence is text
+_FORMULA = re.compile(r"<p>\s*(?:\$\$(.+?)\$\$|\\\((.+?)\\\)|\\\[(.+?)\\\])\s*</p>",
+                      re.DOTALL | re.IGNORECASE)
 _PLUGIN_IMG = re.compile(
     r"""<img\b[^>]*\bsrc\s*=\s*["']@@PLUGINFILE@@/([^"']+)["'][^>]*>""", re.IGNORECASE)
 
 
 def html_media(html: str, files: dict[str, bytes] | None = None) -> tuple[str, Media | None]:
     """An HTML prompt's first code block (`<pre>`, its language from a `language-X` class),
-    first formula (`$$…$$`, `\\(…\\)` or `\\[…\\]`) and first picture among `files` (an
-    `<img>` of `@@PLUGINFILE@@/name`, Moodle's reference to a file embedded in the
-    question), and the HTML without them."""
+    first formula (a paragraph of `$$…$$`, `\\(…\\)` or `\\[…\\]` that mathtext draws) and
+    first picture among `files` (an `<img>` of `@@PLUGINFILE@@/name`, Moodle's reference to
+    a file embedded in the question), and the HTML without them."""
     from html import unescape
     from urllib.parse import unquote
 
@@ -165,7 +167,7 @@ def html_media(html: str, files: dict[str, bytes] | None = None) -> tuple[str, M
             html = html[: pre.start()] + html[pre.end():]
     if formula := _FORMULA.search(html):
         tex = unescape(next(g for g in formula.groups() if g is not None)).strip()
-        if tex:
+        if tex and _draws(tex):  # else text that happens to hold "$$" stays text
             media.formula = tex
             html = html[: formula.start()] + html[formula.end():]
     for img in _PLUGIN_IMG.finditer(html):
@@ -176,6 +178,16 @@ def html_media(html: str, files: dict[str, bytes] | None = None) -> tuple[str, M
             break
     found = media.code is not None or media.formula is not None or media.image is not None
     return html, media if found else None
+
+
+def _draws(tex: str) -> bool:
+    from bot.content.mathtext import MathError, check
+
+    try:
+        check(tex)
+    except MathError:
+        return False
+    return True
 
 
 # --- items to packs --------------------------------------------------------------------------
