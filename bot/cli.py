@@ -29,6 +29,7 @@ from bot.content.formats.export import FORMATS as EXPORT_FORMATS
 from bot.content.formats.export import export as export_bank
 from bot.content.formats.export import replace_file
 from bot.content.loader import quiz_files  # the files load_catalog reads
+from bot.content.media import BadImage
 from bot.content.problems import Problem, has_errors
 from bot.content.schema import LOCALES
 from bot.core import render
@@ -368,7 +369,8 @@ def _content_export(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def _export_authored(settings: Settings, out: Path) -> int:
-    """`content export --authored DIR`: the published packs, each as DIR/<id>.yaml."""
+    """`content export --authored DIR`: the published packs, each as DIR/<id>.yaml, and
+    their pictures as DIR/images/<id>-<n>.png|jpg."""
     storage = storage_for(settings.quizbot_database)
     try:
         await storage.open()
@@ -380,9 +382,11 @@ async def _export_authored(settings: Settings, out: Path) -> int:
     finally:
         await storage.close()
     try:
-        written = write([Imported(p.quiz_id, 0, p.text) for p in packs], out)
-    except OSError as exc:
-        print(f"quizbot: cannot write to {out}: {exc.strerror or exc}", file=sys.stderr)
+        # each with its pictures beside it, where its YAML names them
+        written = write([Imported(p.quiz_id, 0, p.text, p.files) for p in packs], out)
+    except (OSError, BadImage) as exc:  # BadImage: a stored path leading outside DIR
+        print(f"quizbot: cannot write to {out}: {getattr(exc, 'strerror', None) or exc}",
+              file=sys.stderr)
         return 1
     for pack, path in zip(packs, written, strict=True):
         withdrawn = " (withdrawn with /unpublish)" if pack.withdrawn_at is not None else ""

@@ -15,7 +15,9 @@ load average are taken at the start and end of each table.
    just this one (and 7).
 7. question cards: CPU per card drawn (prompt, code, formula and options; en, bn, hi), then
    read back from the card cache; floor: the close summary chart of the same question, drawn
-   by the same text path (bot/reports/png.py).
+   by the same text path (bot/reports/png.py). Then /quiz latency through the real
+   python-telegram-bot and the fake Bot API, from the update to the poll sent, in new
+   groups: a card question (its photo re-sent by file_id) against a plain one in turns.
 2. burst: 1,000 people answer one question at once through QuizService.answer (each a new
    person); floor: raw sqlite3 inserting the same rows, one commit per row. With Prometheus
    metrics on, the same burst's CPU per answer against itself with metrics off.
@@ -683,6 +685,68 @@ def card_rows(base: Path, quick: bool) -> list[Row]:
     ]
 
 
+# 8. /quiz with a card ---------------------------------------------------------------------------
+async def quiz_rows(base: Path, quick: bool) -> list[Row]:
+    """/quiz in a new group through the real python-telegram-bot and the fake Bot API, from
+    the update pushed to the poll sent: a question with a card (its photo re-sent by file_id,
+    one more call before sendPoll) against a plain one, taking turns; the card's first post
+    (drawn, uploaded) once."""
+    import logging
+
+    from bot.adapters.telegram import TelegramAdapter
+    from bot.reports.cards import PngCards
+    from bot.settings import Settings
+    from tests.fakes.telegram_api import FakeTelegramAPI
+
+    logging.getLogger("bot").setLevel(logging.WARNING)
+    runs, per_run = (2, 5) if quick else (3, 20)
+    fake = FakeTelegramAPI()
+    await fake.start()
+    user = fake.user(1001, "Alice", language_code="en")
+    groups = iter(range(-1_002_000_000_000, 0))
+    try:
+        async with SqliteStorage(base / "quiz.db") as store:
+            service = QuizService(load_catalog(ROOT / "tests" / "data" / "cards"), store,
+                                  SystemClock(), random.Random(1),
+                                  cards=PngCards(base / "quiz-cache"))
+            adapter = TelegramAdapter(service, Settings(
+                _env_file=None, telegram_bot_token=fake.token,
+                telegram_api_base_url=fake.base_url))
+            await adapter.start()
+            try:
+                async def latency(quiz: str) -> float:
+                    """Seconds from /quiz pushed to its sendPoll, in a new group."""
+                    group = fake.group(next(groups), "Bench")
+                    sent = len(fake.calls_of("sendPoll"))
+                    start = time.monotonic()
+                    fake.command(group, user, f"/quiz {quiz}")
+                    call = (await fake.wait_for("sendPoll", sent + 1, within=30))[sent]
+                    return call.at - start
+
+                first = await latency("cards") * 1e3  # drawn and uploaded
+                await latency("plain")
+                card: list[float] = []
+                plain: list[float] = []
+                for _ in range(runs):
+                    pairs = [(await latency("cards"), await latency("plain"))
+                             for _ in range(per_run)]
+                    card.append(statistics.median(c for c, _ in pairs) * 1e3)
+                    plain.append(statistics.median(p for _, p in pairs) * 1e3)
+            finally:
+                await adapter.stop()
+    finally:
+        await fake.stop()
+    print(f"/quiz: card {statistics.median(card):.1f} ms, plain "
+          f"{statistics.median(plain):.1f} ms (median of medians); first card {first:.0f} ms",
+          flush=True)
+    floor = "a plain question's /quiz, the same run (one call less: no sendPhoto)"
+    return [
+        Row(f"/quiz to its poll sent, card re-sent by file_id (median of {per_run} new groups)",
+            "ms", card, plain, floor,
+            note=f"the card's first post (drawn, uploaded): {first:.0f} ms"),
+    ]
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="small sizes, to try the script")
@@ -699,7 +763,8 @@ async def main() -> None:
     rows = content_rows(base, quick)
     parts.append(part("content", "Content load", calibration.end(), rows))
     calibration = Calibration()
-    parts.append(part("cards", "Question cards", calibration.end(), card_rows(base, quick)))
+    parts.append(part("cards", "Question cards", calibration.end(),
+                      [*card_rows(base, quick), *await quiz_rows(base, quick)]))
     if not args.content_only:
         calibration = Calibration()
         rows, more = await answer_rows(base, quick)

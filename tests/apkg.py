@@ -41,3 +41,10 @@ def notes(data: bytes) -> list[Note]:
                         for name, value in zip(FIELDS, flds.split("\x1f"), strict=True)},
                  tags.strip(), decks[did])
             for guid, flds, tags, did in rows]
+
+
+def media(data: bytes) -> dict[str, bytes]:
+    """The package's media files by the names the notes use."""
+    with zipfile.ZipFile(io.BytesIO(data)) as apkg:
+        names = json.loads(apkg.read("media"))
+        return {name: apkg.read(number) for number, name in names.items()}

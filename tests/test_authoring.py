@@ -339,3 +339,63 @@ async def test_a_round_of_a_withdrawn_quiz_ends_and_other_rounds_go_on(
     [summary] = port.rounds  # the withdrawn quiz's round ends with what it asked
     assert (summary.chat_key, summary.asked, summary.total) == (group.key, 1, 3)
     assert [q.chat_key for q in port.sent] == [group.key, other.key, other.key]
+
+
+def _png(size: tuple[int, int] = (40, 30)) -> bytes:
+    from io import BytesIO
+
+    from PIL import Image
+
+    out = BytesIO()
+    Image.new("RGB", size, (200, 40, 40)).save(out, "PNG")
+    return out.getvalue()
+
+
+@pytest.mark.sqlite_only(reason="the command is given the SQLite file")
+async def test_a_published_picture_is_exported_beside_its_pack(
+    authoring_service: QuizService, storage: Storage, tmp_path: Path,
+) -> None:
+    if not isinstance(storage, SqliteStorage):
+        pytest.skip("the command is given the SQLite file")
+    png = _png()
+
+    async def fetch() -> bytes:
+        return png
+
+    await authoring_service.picture_for_draft(AUTHOR, "en", None, fetch)
+    await authoring_service.add_to_draft(AUTHOR, "en", poll(1), "m1")
+    await authoring_service.add_to_draft(AUTHOR, "en", poll(2), "m2")
+    await authoring_service.name_draft(AUTHOR, "Pictured")
+    assert (await authoring_service.publish_draft(AUTHOR)).quiz_id == "pictured"
+
+    out = tmp_path / "exported"
+    proc = quizbot(tmp_path, "content", "export", "--authored", str(out),
+                   env=clean_env(tmp_path, QUIZBOT_DATABASE=str(storage.path)))
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "images" / "pictured-1.png").read_bytes() == png
+    exported = load_catalog(out).quizzes["pictured"]
+    first, second = exported.questions
+    assert exported.image_path(first, "en") == str(out / "images" / "pictured-1.png")
+    assert second.image is None
+    assert quizbot(tmp_path, "content", "validate", str(out)).returncode == 0
+
+
+async def test_a_picture_is_fetched_only_for_an_author_and_within_the_cap(
+    authoring_service: QuizService, storage: Storage,
+) -> None:
+    fetched = []
+
+    async def fetch() -> bytes:
+        fetched.append(1)
+        return b"GIF89a not a picture we take"
+
+    stranger = Person("tg:1009", "Mallory")
+    with pytest.raises(AuthoringError, match="Only the bot's authors"):
+        await authoring_service.picture_for_draft(stranger, "en", 10, fetch)
+    with pytest.raises(AuthoringError, match="too large"):
+        await authoring_service.picture_for_draft(AUTHOR, "en", 3 * 2**20, fetch)
+    assert fetched == []
+    with pytest.raises(AuthoringError, match="not a picture"):
+        await authoring_service.picture_for_draft(AUTHOR, "en", None, fetch)
+    assert fetched == [1]
+    assert await storage.get_draft(AUTHOR.key) is None  # nothing started, nothing kept

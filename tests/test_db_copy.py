@@ -96,7 +96,10 @@ async def community(path: Path, posts: int = 30, people: int = 120) -> None:
         assert problem is not None  # the last question's
         assert await store.resolve_problem_report(problem.id, NOW, "fixed") == "resolved"
         await store.add_draft_question("tg:7", "bn", '{"prompt": "?"}', "tg-msg:7:1", NOW)
-        await store.publish_draft(AuthoredPackRecord("authored", "tg:8", "id: authored\n", NOW))
+        await store.set_draft_photo("tg:7", "bn", b"\x89PNG\r\n\x1a\n\x00 waiting", NOW)
+        await store.publish_draft(AuthoredPackRecord(
+            "authored", "tg:8", "id: authored\n", NOW,
+            files=(("images/authored-1.jpg", bytes(range(256))),)))
         # a peer round that went to a revote, and a live session paused mid-question
         peer = await store.create_live(NewLive("tg:-3", "peer", "tg:1", None, 1, 60, False, 0,
                                                "bn", NOW))

@@ -1,6 +1,6 @@
 """Which cards /review export puts in a person's deck (bot/core/review_export.py): the due
 ones, longest overdue first, then every question whose latest answer was wrong, each once;
-questions gone from the catalog left out."""
+questions gone from the catalog left out; a card's picture goes into the deck as media."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from tests import apkg
 from tests.clock import FakeClock
 
 SAMPLE = Path(__file__).parent / "data" / "packs"
+CARDS = Path(__file__).parent / "data" / "cards"
 
 
 class Answers:
@@ -55,3 +56,19 @@ async def test_no_card_no_deck_and_a_deck_is_in_the_person_s_language() -> None:
     assert deck is not None and deck.cards == 1
     [note] = apkg.notes(deck.content)
     assert note.fields["Prompt"] == "এক যোগ এক কত?" and note.deck == "quizbot review (bn)"
+
+
+async def test_a_card_with_a_picture_brings_it_into_the_deck() -> None:
+    clock = FakeClock()
+    catalog = load_catalog(CARDS)
+    history = [answer(clock, "cards-accumulation", False, quiz_id="cards")]
+    deck = await ReviewExport(catalog, Answers(history), clock).apkg(Person("tg:1", "Ann"), "hi")
+    assert deck is not None
+    [note] = apkg.notes(deck.content)
+    [(name, data)] = apkg.media(deck.content).items()
+    assert data == (CARDS / "stages.png").read_bytes()
+    assert f'<img src="{name}"' in note.fields["Prompt"]
+    question = catalog.question("cards", "cards-accumulation")
+    assert question.code is not None and question.formula is not None
+    assert question.code.text.get("hi") in note.fields["Prompt"]
+    assert f"\\[{question.formula.get('hi')}\\]" in note.fields["Prompt"]

@@ -38,8 +38,8 @@ ALLOWED = frozenset({
     "Asia", "Kolkata", "Dhaka", "UTC", "IANA",
     # platforms, the platform's own labels, keys, the field
     "Telegram", "Discord", "Quiz", "Ctrl", "D", "ML", "quizbot", "JSON",
-    # the dashboard's file formats (its exports)
-    "CSV", "Excel",
+    # the dashboard's file formats (its exports); the pictures an author may send, their cap
+    "CSV", "Excel", "PNG", "JPEG", "MiB",
     # the setting an operator puts a person's id in (/whoami, the authors' refusal)
     "QUIZBOT", "AUTHORS",
 })

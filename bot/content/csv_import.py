@@ -100,6 +100,9 @@ class _Question:
     texts: dict[str, dict[str, str]]  # prompt/explanation/details -> locale -> text
     options: list[dict[str, str]]  # locale -> text, in order
     answer: int  # 0-based
+    image: str | None = None  # a picture beside the pack (authoring: a photo sent with it)
+    code: tuple[str, str] | None = None  # (Pygments language, text): a question bank's
+    formula: str | None = None  # mathtext
 
 
 @dataclass
@@ -112,6 +115,8 @@ class _Quiz:
     # the languages the pack declares (schema.QuizModel.language): one, or several with the
     # required one first; None: every locale, English required
     language: str | list[str] | None = None
+    # its pictures (a question bank's embedded files): (path relative to the pack, bytes)
+    files: list[tuple[str, bytes]] = field(default_factory=list)
 
 
 # What a pack is made of before it is YAML; authoring (bot/core/authoring.py) builds them from
@@ -127,6 +132,7 @@ class Imported:
     quiz_id: str
     questions: int
     text: str  # the YAML
+    files: tuple[tuple[str, bytes], ...] = ()  # its pictures, written beside it
 
 
 # --- reading the spreadsheet -----------------------------------------------------------------
@@ -453,6 +459,17 @@ def _pack(quiz: _Quiz, source: str, header: Sequence[str] = (), where: str = "ro
                     if oi == q.answer:
                         pack.add(q.row, "        correct: true")
                     pack.name(q.row, (*base, "options", oi), f"option_{oi + 1}")
+                if q.code is not None:
+                    pack.add(q.row, "    code:")
+                    pack.add(q.row, f"      language: {scalar(q.code[0])}")
+                    pack.text_value(q.row, "      ", "text", q.code[1])
+                    pack.name(q.row, (*base, "code"), "code")
+                if q.formula is not None:
+                    pack.add(q.row, f"    formula: {scalar(q.formula)}")
+                    pack.name(q.row, (*base, "formula"), "formula")
+                if q.image is not None:
+                    pack.add(q.row, f"    image: {scalar(q.image)}")
+                    pack.name(q.row, (*base, "image"), "image")
     return pack
 
 
@@ -478,32 +495,57 @@ def _in_columns(message: str, names: list[tuple[str, str]]) -> str:
 
 
 def _validated(pack: _Pack, file: Path) -> tuple[Imported | None, list[tuple[int, Problem]]]:
-    """The pack written to `file` and loaded like any pack: the pack if it has no error, and
-    each of the loader's problems with the row it comes from."""
+    """The pack written to `file` (its files beside it) and loaded like any pack: the pack if
+    it has no error, and each of the loader's problems with the row it comes from."""
     yaml = "\n".join(pack.lines) + "\n"
+    write_files(file.parent, pack.quiz.files)
     file.write_text(yaml, encoding="utf-8")
     loaded, found = load_file(file)
     problems = [(pack.row_of(p.line), p) for p in found]
-    return (None if loaded is None else Imported(loaded.id, len(loaded.questions), yaml)), problems
+    if loaded is None:
+        return None, problems
+    return Imported(loaded.id, len(loaded.questions), yaml, tuple(pack.quiz.files)), problems
+
+
+Files = Sequence[tuple[str, bytes]]  # a pack's pictures: (path relative to it, bytes)
 
 
 def check_pack(
-    quiz: PackSource, header: Sequence[str]
+    quiz: PackSource, header: Sequence[str], files: Files = ()
 ) -> tuple[Imported | None, list[tuple[int, Problem]]]:
     """One pack validated as the import validates it (schema, platform limits, giveaways as
-    warnings): the pack (its YAML opening with the `header` comment lines) if it has no
-    error, and each problem with its question's row (the quiz's own row for the title and
-    the pack as a whole)."""
+    warnings, its `files` as any pack's images): the pack (its YAML opening with the
+    `header` comment lines) if it has no error, and each problem with its question's row
+    (the quiz's own row for the title and the pack as a whole)."""
     with tempfile.TemporaryDirectory(prefix="quizbot-pack-") as tmp:
+        write_files(Path(tmp), files)
         return _validated(_pack(quiz, "", header), Path(tmp) / "pack.yaml")
 
 
-def load_pack(text: str) -> tuple[Quiz | None, list[Problem]]:
-    """A pack's YAML (one stored in a database) loaded like a pack file."""
-    with tempfile.TemporaryDirectory(prefix="quizbot-pack-") as tmp:
-        file = Path(tmp) / "pack.yaml"
-        file.write_text(text, encoding="utf-8")
-        return load_file(file)
+def load_pack(
+    text: str, files: Files = (), folder: Path | None = None
+) -> tuple[Quiz | None, list[Problem]]:
+    """A pack's YAML (one stored in a database) loaded like a pack file. With `files`, they
+    and the pack are written to `folder` (created), which the quiz's images are read from
+    as long as it is used."""
+    if folder is None:
+        with tempfile.TemporaryDirectory(prefix="quizbot-pack-") as tmp:
+            return load_pack(text, files, Path(tmp))
+    folder.mkdir(parents=True, exist_ok=True)
+    write_files(folder, files)
+    file = folder / "pack.yaml"
+    file.write_text(text, encoding="utf-8")
+    return load_file(file)
+
+
+def write_files(folder: Path, files: Files) -> None:
+    """Each file at its path inside `folder` (a path leading outside is refused)."""
+    from bot.content.media import resolve
+
+    for relative, data in files:
+        path = resolve(folder, relative)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
 
 
 def _existing(out: Path, replacing: set[str]) -> Iterable[tuple[Path, str, list[str]]]:
@@ -562,13 +604,15 @@ def finish_import(
     imported: list[Imported] = []
     with tempfile.TemporaryDirectory(prefix="quizbot-import-") as tmp:
         for n, quiz in enumerate(quizzes):
+            folder = Path(tmp) / f"pack-{n}"  # each pack's pictures apart
+            folder.mkdir()
             required = declared_languages(quiz.language)[:1] or ("en",)
             if not quiz.questions or required[0] not in quiz.title:
                 if not quiz.questions and not any(p.row == quiz.row for p in problems):
                     add(quiz.row, f"quiz {quiz.id!r} has no valid question")
                 continue
             pack = _pack(quiz, source, header(quiz) if header else (), where)
-            loaded, found = _validated(pack, Path(tmp) / f"pack-{n}.yaml")
+            loaded, found = _validated(pack, folder / "pack.yaml")
             for row, p in found:
                 message = _in_columns(p.message, pack.names.get(row, []))
                 if row == quiz.row and p.line <= pack.lines.index("questions:") + 1:
@@ -605,10 +649,12 @@ def finish_import(
 
 
 def write(imported: Iterable[Imported], out: Path) -> list[Path]:
-    """Write each pack as OUT/<quiz id>.yaml, each file replaced whole (never half written)."""
+    """Write each pack as OUT/<quiz id>.yaml, each file replaced whole (never half written),
+    its pictures first, where it names them."""
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for pack in imported:
+        write_files(out, pack.files)
         target = out / f"{pack.quiz_id}.yaml"
         fd, tmp = tempfile.mkstemp(prefix=f".{pack.quiz_id}.", suffix=".tmp", dir=out)
         try:

@@ -26,6 +26,10 @@ class BadImage(Exception):
     """Why an image cannot be used, as a sentence for its author."""
 
 
+class ImageTooLarge(BadImage):
+    """An image that decodes to more pixels than a card takes."""
+
+
 def resolve(folder: Path, relative: str) -> Path:
     """The image's file, which must stay inside `folder` (also through symbolic links)."""
     root = folder.resolve()
@@ -62,8 +66,8 @@ def check_raster(data: bytes) -> tuple[int, int]:
                 raise BadImage(f"the file is {image.format or 'unknown'}, not a PNG or JPEG")
             size = image.size
             if size[0] * size[1] > limits.IMAGE_PIXELS:
-                raise BadImage(f"the image is {size[0]}x{size[1]} pixels, more than "
-                               f"{limits.IMAGE_PIXELS:,} in all; scale it down")
+                raise ImageTooLarge(f"the image is {size[0]}x{size[1]} pixels, more than "
+                                    f"{limits.IMAGE_PIXELS:,} in all; scale it down")
             image.load()
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
         raise BadImage(f"the image does not decode ({exc})") from None

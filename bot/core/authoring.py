@@ -20,19 +20,28 @@ their draft, which they name and publish as a pack.
   space-blind).
 - `/unpublish <id>` (the author who published it) withdraws a pack: no longer offered, kept in
   the catalog by id and in the database, so its answers, boards and id stay.
+- A photo (or a PNG or JPEG file) sent just before a quiz poll becomes that question's
+  picture (`image:`): checked as a pack's images are (size cap, PNG or JPEG that decodes,
+  pixel cap) when it arrives, a bad one refused with nothing changed; it waits in the draft
+  (database) until the next poll takes it. A published pack's pictures are stored with it
+  and written beside its YAML wherever it is loaded (`images/<pack id>-<n>.png|jpg`).
 """
 
 from __future__ import annotations
 
+import asyncio
+import base64
 import json
 import logging
 import re
+import tempfile
 import unicodedata
-from collections.abc import Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from bot.content import Catalog
-from bot.content.csv_import import PackSource, QuestionSource, check_pack, load_pack
+from bot.content import Catalog, limits, media
+from bot.content.csv_import import Files, PackSource, QuestionSource, check_pack, load_pack
 from bot.content.problems import Problem
 from bot.core import errors
 from bot.core.clock import Clock
@@ -80,6 +89,8 @@ class DraftView:
     title: str | None
     locale: str
     prompts: tuple[str, ...]
+    pictures: tuple[bool, ...] = ()  # per question: whether it has a picture
+    photo_waiting: bool = False  # a photo sent for the next question
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +139,11 @@ def _in_latin(text: str) -> str:
     return text
 
 
+def picture_type(data: bytes) -> str:
+    """The file type of a checked picture: "png" or "jpg"."""
+    return "png" if data.startswith(b"\x89PNG") else "jpg"
+
+
 def title_key(title: str) -> str:
     """A title as two titles are compared: case, width and spacing aside."""
     return " ".join(unicodedata.normalize("NFKC", title).casefold().split())
@@ -144,6 +160,8 @@ class Authoring:
         self._version: str | None = None  # of the packs this catalog holds (refresh())
         self._seen: set[str] = set()  # published ids already added or left out here
         self._added: set[str] = set()  # those added to the catalog
+        # where published packs with pictures are written, for this process's life
+        self._folders: tempfile.TemporaryDirectory[str] | None = None
 
     def may_author(self, person: Person) -> bool:
         return person.key in self.authors
@@ -176,9 +194,30 @@ class Authoring:
         draft = await self.storage.get_draft(person.key)
         return False, len(draft.questions) if draft else 0
 
+    async def photo(self, person: Person, locale: str, size: int | None,
+                    fetch: Callable[[], Awaitable[bytes]]) -> None:
+        """A picture sent by `person` (`size` bytes, if the platform says; `fetch` downloads
+        it): kept in their draft (started in `locale` if they have none) for the next poll,
+        once it passes a pack image's checks."""
+        self._check(person)
+        cap = limits.IMAGE_BYTES
+        if size is not None and size > cap:
+            raise errors.picture_too_big(cap // 2**20)
+        data = await fetch()
+        if len(data) > cap:
+            raise errors.picture_too_big(cap // 2**20)
+        try:
+            await asyncio.to_thread(media.check_raster, data)  # decoding: off the event loop
+        except media.ImageTooLarge:
+            raise errors.picture_too_big(cap // 2**20) from None
+        except media.BadImage:
+            raise errors.not_a_picture() from None
+        await self.storage.set_draft_photo(person.key, locale, data, self.clock.now())
+
     async def add(self, person: Person, locale: str, poll: PollQuestion, ref: str) -> Added:
         """A poll sent by `person`: stored as the next question of their draft (started in
-        `locale` if they have none). `ref` names the message: sent again, it adds nothing."""
+        `locale` if they have none), with the photo waiting there. `ref` names the message:
+        sent again, it adds nothing."""
         self._check(person)
         if not poll.quiz:
             raise errors.not_a_quiz()
@@ -186,9 +225,12 @@ class Authoring:
             raise errors.no_right_option()
         if len(poll.correct) > 1:
             raise errors.several_right_options()
+        before = await self.storage.get_draft(person.key)
+        photo = before.photo if before is not None else None
         question = json.dumps({
             "prompt": poll.prompt, "options": list(poll.options), "answer": poll.correct[0],
             "explanation": poll.explanation or None,
+            **({"image": base64.b64encode(photo).decode("ascii")} if photo else {}),
         }, ensure_ascii=False)
         number = await self.storage.add_draft_question(person.key, locale, question, ref,
                                                        self.clock.now())
@@ -196,15 +238,16 @@ class Authoring:
         problems: tuple[PackProblem, ...] = ()
         if draft is not None and number <= len(draft.questions):
             # this question alone, so the author can /undo it at once
-            source = _source(draft, "draft", [number])
-            problems = tuple(p for p in _problems(check_pack(source, _header(person))[1])
-                             if p.question == number)
+            source, files = _source(draft, "draft", [number])
+            found = check_pack(source, _header(person), files)[1]
+            problems = tuple(p for p in _problems(found) if p.question == number)
         return Added(number, problems)
 
     async def view(self, person: Person) -> DraftView:
         draft = await self._draft(person)
-        prompts = tuple(json.loads(q)["prompt"] for q in draft.questions)
-        return DraftView(draft.title, draft.locale, prompts)
+        questions = [json.loads(q) for q in draft.questions]
+        return DraftView(draft.title, draft.locale, tuple(q["prompt"] for q in questions),
+                         tuple("image" in q for q in questions), draft.photo is not None)
 
     async def undo(self, person: Person) -> tuple[int | None, int]:
         """(the number of the question removed or None, questions left)."""
@@ -245,15 +288,17 @@ class Authoring:
             raise errors.pack_id_needed()
         if quiz_id in self.catalog.quizzes:  # withdrawn ones too: their answers keep the id
             raise errors.pack_exists(quiz_id)
-        imported, found = check_pack(_source(draft, quiz_id), _header(person))
+        source, files = _source(draft, quiz_id)
+        imported, found = check_pack(source, _header(person), files)
         if imported is None:
             return Published(None, draft.title, len(draft.questions), tuple(_problems(found)))
-        quiz = load_pack(imported.text)[0]
+        quiz = load_pack(imported.text, files, self._folder(quiz_id, files))[0]
         assert quiz is not None  # the same text just validated
         taken = {q.id for other in self.catalog.quizzes.values() for q in other.questions}
         if any(q.id in taken for q in quiz.questions):
             raise errors.pack_exists(quiz_id)
-        record = AuthoredPackRecord(quiz_id, person.key, imported.text, self.clock.now())
+        record = AuthoredPackRecord(quiz_id, person.key, imported.text, self.clock.now(),
+                                    files=tuple(files))
         if not await self.storage.publish_draft(record):
             raise errors.pack_exists(quiz_id)
         self.catalog.quizzes[quiz.id] = quiz
@@ -311,7 +356,8 @@ class Authoring:
             log.warning("published quiz %s left out: the catalog has a quiz with its id",
                         record.quiz_id)
             return False
-        quiz, problems = load_pack(record.text)
+        quiz, problems = load_pack(record.text, record.files,
+                                   self._folder(record.quiz_id, record.files))
         if quiz is None:
             log.warning("published quiz %s left out: %s", record.quiz_id,
                         "; ".join(p.message for p in problems if not p.warning))
@@ -323,26 +369,45 @@ class Authoring:
         return True
 
 
+    def _folder(self, quiz_id: str, files: Files) -> Path | None:
+        """Where a published pack with pictures is written (a folder of this process's, gone
+        when it ends; its card is kept by content in the card cache); None without any."""
+        if not files:
+            return None
+        if self._folders is None:
+            self._folders = tempfile.TemporaryDirectory(prefix="quizbot-authored-")
+        return Path(self._folders.name) / quiz_id
+
+
 def _header(person: Person) -> tuple[str, ...]:
     return (f"# Written in a chat by {person.key} (quiz polls, published with /publish).",)
 
 
-def _source(draft: DraftRecord, quiz_id: str, only: Sequence[int] = ()) -> PackSource:
-    """The draft as a pack to validate (only the questions numbered `only`, if given)."""
+def _source(draft: DraftRecord, quiz_id: str,
+            only: Sequence[int] = ()) -> tuple[PackSource, list[tuple[str, bytes]]]:
+    """The draft as a pack to validate (only the questions numbered `only`, if given), and
+    its pictures by the path the pack names them with."""
     locale = draft.locale
     questions = []
+    files = []
     for number, text in enumerate(draft.questions, start=1):
         if only and number not in only:
             continue
         q = json.loads(text)
         explanation = {locale: q["explanation"]} if q.get("explanation") else {}
+        image = None
+        if q.get("image"):
+            data = base64.b64decode(q["image"])
+            image = f"images/{quiz_id}-{number}.{picture_type(data)}"
+            files.append((image, data))
         questions.append(QuestionSource(
             row=number, id=f"{quiz_id}-{number}",
             texts={"prompt": {locale: q["prompt"]}, "explanation": explanation, "details": {}},
-            options=[{locale: o} for o in q["options"]], answer=int(q["answer"]),
+            options=[{locale: o} for o in q["options"]], answer=int(q["answer"]), image=image,
         ))
-    return PackSource(row=0, id=quiz_id, title={locale: draft.title or quiz_id}, tags=[],
-                      questions=questions, language=locale)
+    source = PackSource(row=0, id=quiz_id, title={locale: draft.title or quiz_id}, tags=[],
+                        questions=questions, language=locale)
+    return source, files
 
 
 # the loader's messages as problems the author reads in their language ----------------------
@@ -430,12 +495,21 @@ def draft_text(view: DraftView, t: Translator) -> str:
         t.gettext("Language: {name}. Questions: {count}.", name=LANGUAGE_NAMES[view.locale],
                   count=t.number(len(view.prompts))),
     ]
-    for number, prompt in enumerate(view.prompts, start=1):
+    pictures = view.pictures or (False,) * len(view.prompts)
+    for number, (prompt, picture) in enumerate(zip(view.prompts, pictures, strict=True),
+                                               start=1):
         short = prompt if len(prompt) <= SHOWN_PROMPT else prompt[: SHOWN_PROMPT - 1] + "…"
-        lines.append(f"{number}. {short}")
+        lines.append(f"{number}. {'🖼 ' if picture else ''}{short}")
+    if view.photo_waiting:
+        lines.append(t.gettext("A photo is waiting: it goes with the next quiz poll you send."))
     lines.append(t.gettext("/undo removes the last question, /publish publishes it, "
                            "/discard drops it."))
     return "\n".join(lines)
+
+
+def photo_kept_text(t: Translator) -> str:
+    return t.gettext("Photo kept: it becomes the picture of the next quiz poll you send "
+                     "(a photo sent before that replaces it).")
 
 
 def published_text(result: Published, t: Translator) -> str:
@@ -473,4 +547,5 @@ def help_text(t: Translator) -> str:
         "Writing a quiz: send me quiz polls here, one per question (with the right answer "
         "and an explanation). /draft shows your draft, /undo removes the last question, "
         "/name <title> names it, /publish publishes it (/publish <id> with an id you choose), "
-        "/discard drops it, /unpublish <id> withdraws a quiz you published.")
+        "/discard drops it, /unpublish <id> withdraws a quiz you published.") + "\n" + \
+        t.gettext("A photo sent just before a quiz poll becomes that question's picture.")

@@ -252,6 +252,18 @@ def no_right_option() -> AuthoringError:
         "here yourself and mark the right answer."))
 
 
+def picture_too_big(limit_mib: int) -> AuthoringError:
+    return AuthoringError(_(
+        "That picture is too large: at most {limit} MiB and 4096×4096 pixels. Send a smaller "
+        "one; nothing changed."), limit=limit_mib)
+
+
+def not_a_picture() -> AuthoringError:
+    return AuthoringError(_(
+        "That file is not a picture I can use: send a photo, or a PNG or JPEG file. Nothing "
+        "changed."))
+
+
 def several_right_options() -> AuthoringError:
     return AuthoringError(_("A question here has exactly one right option; mark only one."))
 

@@ -185,6 +185,7 @@ class DraftRecord:
     title: str | None
     created_at: datetime
     questions: tuple[str, ...] = ()
+    photo: bytes | None = None  # sent for the next question (a PNG or JPEG, checked)
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +198,8 @@ class AuthoredPackRecord:
     published_at: datetime
     # /unpublish: no longer offered; kept so its answers keep their quiz and its id stays taken
     withdrawn_at: datetime | None = None
+    # its pictures by the path the YAML names them with (relative to the pack's folder)
+    files: tuple[tuple[str, bytes], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -606,8 +609,14 @@ class DraftStore(Protocol):
         self, author_key: str, locale: str, question: str, ref: str, when: datetime
     ) -> int:
         """Append a question (JSON) to the author's draft, starting one in `locale` if there
-        is none; its number (from 1). The same `ref` again adds nothing and returns the
-        number it got."""
+        is none; its number (from 1). The question takes the draft's photo (it is no longer
+        waiting). The same `ref` again adds nothing and returns the number it got."""
+        ...
+    async def set_draft_photo(
+        self, author_key: str, locale: str, photo: bytes, when: datetime
+    ) -> None:
+        """Keep a photo for the author's next question (replacing one waiting), starting a
+        draft in `locale` if there is none."""
         ...
     async def undo_draft_question(self, author_key: str) -> int | None:
         """Remove the draft's last question; its number, None if there was none."""
@@ -615,8 +624,8 @@ class DraftStore(Protocol):
     async def name_draft(self, author_key: str, title: str) -> bool: ...
     async def delete_draft(self, author_key: str) -> bool: ...
     async def publish_draft(self, pack: AuthoredPackRecord) -> bool:
-        """Store the pack and delete its author's draft in one transaction; False (nothing
-        changed) if a pack with that id was published already."""
+        """Store the pack (and its files) and delete its author's draft in one transaction;
+        False (nothing changed) if a pack with that id was published already."""
         ...
     async def authored_packs(self) -> list[AuthoredPackRecord]:
         """Every published pack, oldest first (withdrawn ones too)."""

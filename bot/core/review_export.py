@@ -80,4 +80,6 @@ class ReviewExport:
         cards = await self.cards(person.key)
         if not cards:
             return None
-        return ReviewDeck(await asyncio.to_thread(anki.review_deck, cards, locale), len(cards))
+        # each with its quiz, whose folder has the question's picture
+        pairs = [(self.catalog.quizzes[quiz_id], q) for quiz_id, q in cards]
+        return ReviewDeck(await asyncio.to_thread(anki.review_deck, pairs, locale), len(cards))

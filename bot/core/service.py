@@ -537,6 +537,10 @@ class QuizService:
     ) -> Added:
         return await self.authoring.add(person, locale, poll, ref)
 
+    async def picture_for_draft(self, person: Person, locale: str, size: int | None,
+                                fetch: Callable[[], Awaitable[bytes]]) -> None:
+        await self.authoring.photo(person, locale, size, fetch)
+
     async def draft(self, person: Person) -> DraftView:
         return await self.authoring.view(person)
 

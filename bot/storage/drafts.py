@@ -28,12 +28,21 @@ async def add_draft_question(
     )
     if number is not None:
         return int(number)
-    return int(await db.value(
+    added = int(await db.value(
         "INSERT INTO draft_questions(author_key, number, question, ref, added_at)"
         " SELECT $1, COALESCE(max(number), 0) + 1, $2, $3, $4 FROM draft_questions"
         " WHERE author_key = $1 RETURNING number",
         author_key, question, ref, db.when(when),
     ))
+    await db.run("UPDATE drafts SET photo = NULL WHERE author_key = $1", author_key)
+    return added
+
+
+async def set_draft_photo(
+    db: Sql, author_key: str, locale: str, photo: bytes, when: datetime
+) -> None:
+    await create_draft(db, author_key, locale, when)
+    await db.run("UPDATE drafts SET photo = $1 WHERE author_key = $2", photo, author_key)
 
 
 async def undo_draft_question(db: Sql, author_key: str) -> int | None:
@@ -63,6 +72,9 @@ async def publish_draft(db: Sql, pack: AuthoredPackRecord) -> bool:
         pack.quiz_id, pack.author_key, pack.text, db.when(pack.published_at),
     ) != 1:
         return False
+    for path, data in pack.files:
+        await db.run("INSERT INTO authored_files(quiz_id, path, data) VALUES ($1, $2, $3)",
+                     pack.quiz_id, path, data)
     await delete_draft(db, pack.author_key)
     return True
 
@@ -77,7 +89,7 @@ async def withdraw_pack(db: Sql, quiz_id: str, when: datetime) -> bool:
 # reads --------------------------------------------------------------------------------------
 async def draft(db: Sql, author_key: str) -> DraftRecord | None:
     row = await db.row(
-        "SELECT locale, title, created_at FROM drafts WHERE author_key = $1", author_key
+        "SELECT locale, title, created_at, photo FROM drafts WHERE author_key = $1", author_key
     )
     if row is None:
         return None
@@ -85,7 +97,8 @@ async def draft(db: Sql, author_key: str) -> DraftRecord | None:
         "SELECT question FROM draft_questions WHERE author_key = $1 ORDER BY number",
         author_key,
     ))
-    return DraftRecord(author_key, row[0], row[1], db.at(row[2]), questions)
+    photo = None if row[3] is None else bytes(row[3])
+    return DraftRecord(author_key, row[0], row[1], db.at(row[2]), questions, photo)
 
 
 async def authored_packs(db: Sql) -> list[AuthoredPackRecord]:
@@ -93,7 +106,13 @@ async def authored_packs(db: Sql) -> list[AuthoredPackRecord]:
         "SELECT quiz_id, author_key, pack, published_at, withdrawn_at FROM authored_packs"
         " ORDER BY published_at, quiz_id"
     )
-    return [AuthoredPackRecord(r[0], r[1], r[2], db.at(r[3]), at_or_none(db, r[4]))
+    files: dict[str, list[tuple[str, bytes]]] = {}
+    for quiz_id, path, data in await db.rows(
+        "SELECT quiz_id, path, data FROM authored_files ORDER BY quiz_id, path"
+    ):
+        files.setdefault(quiz_id, []).append((path, bytes(data)))
+    return [AuthoredPackRecord(r[0], r[1], r[2], db.at(r[3]), at_or_none(db, r[4]),
+                               tuple(files.get(r[0], ())))
             for r in rows]
 
 

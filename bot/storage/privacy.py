@@ -16,6 +16,7 @@ draft. A pack they published stays (other people answered it) without its author
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -130,12 +131,17 @@ async def person_data(db: Sql, key: str) -> dict[str, Any]:
         "SELECT quiz_id, question_id, chat_key, text, created_at, resolved_at, resolution"
         " FROM problem_reports WHERE person_key = $1 ORDER BY created_at, id", key)
     draft = await db.row(
-        "SELECT locale, title, created_at FROM drafts WHERE author_key = $1", key)
+        "SELECT locale, title, created_at, photo FROM drafts WHERE author_key = $1", key)
     draft_questions = await db.rows(
         "SELECT question FROM draft_questions WHERE author_key = $1 ORDER BY number", key)
     packs = await db.rows(
         "SELECT quiz_id, pack, published_at, withdrawn_at FROM authored_packs"
         " WHERE author_key = $1 ORDER BY quiz_id", key)
+    pictures: dict[str, dict[str, str]] = {}
+    for quiz_id, path, data in await db.rows(
+        "SELECT f.quiz_id, f.path, f.data FROM authored_files f JOIN authored_packs p"
+        " ON p.quiz_id = f.quiz_id WHERE p.author_key = $1 ORDER BY f.quiz_id, f.path", key):
+        pictures.setdefault(quiz_id, {})[path] = _b64(bytes(data))
     return {
         "person": {
             "key": key,
@@ -166,13 +172,19 @@ async def person_data(db: Sql, key: str) -> dict[str, Any]:
         "draft": None if draft is None else {
             "language": draft[0], "title": draft[1], "created_at": _iso(db.at(draft[2])),
             "questions": [r[0] for r in draft_questions],
+            "photo": None if draft[3] is None else _b64(bytes(draft[3])),
         },
         "published_packs": [
             {"quiz": r[0], "pack": r[1], "published_at": _iso(db.at(r[2])),
-             "withdrawn_at": _iso(at_or_none(db, r[3]))}
+             "withdrawn_at": _iso(at_or_none(db, r[3])), "pictures": pictures.get(r[0], {})}
             for r in packs
         ],
     }
+
+
+def _b64(data: bytes) -> str:
+    """A picture in the person's data (JSON): base64."""
+    return base64.b64encode(data).decode("ascii")
 
 
 def _iso(moment: datetime | None) -> str | None:

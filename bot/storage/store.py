@@ -467,6 +467,11 @@ class Store(PostCreation, CachedStorage, LiveSql):
         return int(await self._write(drafts.add_draft_question, author_key,
                                      locale, question, ref, when))
 
+    async def set_draft_photo(
+        self, author_key: str, locale: str, photo: bytes, when: datetime
+    ) -> None:
+        await self._effect(drafts.set_draft_photo, author_key, locale, photo, when)
+
     async def undo_draft_question(self, author_key: str) -> int | None:
         result: int | None = await self._effect(
             drafts.undo_draft_question, author_key)

@@ -1,10 +1,11 @@
 """A question with code, a formula or an image shows its card as the embed's image, attached
-to the question message; the live count's edits keep it. The real discord.py against the fake
-REST API."""
+to the question message; the live count's edits and the closing edit keep it (a closing
+chart is attached beside it). The real discord.py against the fake REST API."""
 
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from bot.adapters.discord import DiscordAdapter
 from bot.content import Catalog, load_catalog
 from bot.core.ports import Storage
 from bot.core.service import QuizService
+from bot.reports import summary_png
 from bot.reports.card import WIDTH
 from bot.reports.cards import PngCards
 from tests.clock import FakeClock
@@ -64,3 +66,31 @@ async def test_a_plain_question_has_no_image(
     reply, _ = await post_quiz(fake, service, alice, quiz="plain")
     assert reply.id not in fake.files
     assert "image" not in fake.messages[reply.id]["embeds"][0]
+
+
+async def test_the_closing_edit_keeps_the_card(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User
+) -> None:
+    reply, q = await post_quiz(fake, service, alice, quiz="cards")
+    [(name, _)] = fake.files[reply.id]
+    summary = await service.questions.close(q.post_id)
+    assert summary is not None
+    await bot.close_question(summary)
+    message = fake.messages[reply.id]
+    assert message["embeds"][0]["title"].startswith("⏱")  # the closed embed
+    assert message["embeds"][0]["image"]["url"] == f"attachment://{name}"
+    assert [a["filename"] for a in message["attachments"]] == [name]
+
+
+async def test_a_closing_chart_keeps_the_card_beside_it(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User
+) -> None:
+    reply, q = await post_quiz(fake, service, alice, quiz="cards")
+    [(card_name, card)] = fake.files[reply.id]
+    summary = await service.questions.close(q.post_id)
+    assert summary is not None
+    await bot.close_question(replace(summary, chart=summary_png(summary)))
+    files = dict(fake.files[reply.id])
+    assert files[card_name] == card and len(files) == 2
+    [chart_name] = set(files) - {card_name}
+    assert fake.messages[reply.id]["embeds"][0]["image"]["url"] == f"attachment://{chart_name}"

@@ -16,6 +16,8 @@ aiohttp on 127.0.0.1 (random port). Point PTB at `fake.base_url`. What it honour
   be injected per method, and a call can be answered late (`delay_next`: the server acts at
   once and replies after a delay, as a slow Telegram does); getChatMember and
   getChatAdministrators answer from configurable admins.
+- Users send photos and files (`send_photo`, `send_document`); getFile gives a file_path and
+  GET /file/bot<token>/<file_path> its bytes (`downloads` records them), as Telegram serves.
 - A vote on one of the bot's polls brings a `poll_answer` and then a `poll` update with the
   poll's new state, as Telegram sends both for polls the bot sent.
 - `confirmed_below` is the offset the bot last confirmed: every update below it is gone for
@@ -137,6 +139,8 @@ class FakeTelegramAPI:
         self.messages: dict[tuple[int, int], dict[str, Any]] = {}
         self.polls: dict[str, dict[str, Any]] = {}  # poll id -> poll
         self.photos: dict[str, bytes] = {}  # file_id -> the bytes sent (sendPhoto by file_id)
+        self.files: dict[str, tuple[str, bytes]] = {}  # users' files: file_id -> (path, bytes)
+        self.downloads: list[str] = []  # file paths downloaded (GET /file/bot<token>/<path>)
         self.poll_messages: dict[str, tuple[int, int]] = {}  # poll id -> (chat, message)
         self.commands: dict[str, list[dict[str, Any]]] = {}  # language_code -> commands
         self.admins: dict[int, set[int]] = defaultdict(set)
@@ -188,6 +192,7 @@ class FakeTelegramAPI:
     async def start(self) -> None:
         app = web.Application()
         app.router.add_route("*", "/bot{token}/{method}", self._handle)
+        app.router.add_get("/file/bot{token}/{path:.+}", self._download)
         # no access log: it would print the token in every request line
         self._runner = web.AppRunner(app, shutdown_timeout=0.5, access_log=None)
         await self._runner.setup()
@@ -253,6 +258,17 @@ class FakeTelegramAPI:
             return self._reply(exc.status, body)
         call.replied = True
         return self._reply(200, {"ok": True, "result": result})
+
+    async def _download(self, request: web.Request) -> web.Response:
+        """A file's bytes by the file_path getFile gave (as api.telegram.org/file/ serves)."""
+        if request.match_info["token"] != self.token:
+            return web.Response(status=401)
+        path = request.match_info["path"]
+        found = next((data for p, data in self.files.values() if p == path), None)
+        if found is None:
+            return web.Response(status=404)
+        self.downloads.append(path)
+        return web.Response(body=found, content_type="application/octet-stream")
 
     @staticmethod
     def _reply(status: int, body: dict[str, Any]) -> web.Response:
@@ -447,6 +463,32 @@ class FakeTelegramAPI:
             fields["forward_origin"] = {"type": "user", "sender_user": user,
                                         "date": int(time.time())}
         return self.push("message", self._new_message(chat, **fields))
+
+    def _user_file(self, data: bytes, path: str) -> dict[str, Any]:
+        """A file a user sent, kept for getFile and its download."""
+        file_id = f"user-file{next(self._ids)}"
+        self.files[file_id] = (f"{path}/file_{next(self._ids)}", data)
+        return {"file_id": file_id, "file_unique_id": f"u{next(self._ids)}",
+                "file_size": len(data)}
+
+    def send_photo(self, chat: dict[str, Any], user: dict[str, Any], data: bytes, *,
+                   width: int = 640, height: int = 480) -> int:
+        """A user sends a photo: Telegram offers a small size and the full one, largest last
+        (both download as `data` here)."""
+        thumb = {**self._user_file(data, "photos"), "width": 90, "height": 68}
+        full = {**self._user_file(data, "photos"), "width": width, "height": height}
+        return self.push("message", self._new_message(chat, photo=[thumb, full],
+                                                      **{"from": user}))
+
+    def send_document(self, chat: dict[str, Any], user: dict[str, Any], data: bytes,
+                      file_name: str, mime_type: str, *, file_size: int | None = None) -> int:
+        """A user sends a file (`file_size`: what Telegram reports, if not len(data))."""
+        document = {**self._user_file(data, "documents"), "file_name": file_name,
+                    "mime_type": mime_type}
+        if file_size is not None:
+            document["file_size"] = file_size
+        return self.push("message", self._new_message(chat, document=document,
+                                                      **{"from": user}))
 
     def answer_poll(self, poll_id: str, user: dict[str, Any], option_ids: list[int]) -> int:
         poll = self.polls[poll_id]
@@ -901,8 +943,21 @@ class FakeTelegramAPI:
             raise bad_request("MESSAGE_TOO_LONG")
         return True
 
+    def _api_getFile(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A user's file by its file_id; over 20 MB Telegram lets no bot download it."""
+        found = self.files.get(str(params.get("file_id")))
+        if found is None:
+            raise bad_request("invalid file_id")
+        path, data = found
+        if len(data) > 20 * 1024 * 1024:
+            raise bad_request("file is too big")
+        return {"file_id": params["file_id"], "file_unique_id": f"u{params['file_id']}",
+                "file_size": len(data), "file_path": path}
+
     def _api_deleteMessage(self, params: dict[str, Any]) -> bool:
-        self._message(params)
+        chat = self._chat(params)
+        if self.messages.pop((chat["id"], int(params.get("message_id") or 0)), None) is None:
+            raise bad_request("message to delete not found")
         return True
 
     def _member(self, chat_id: int, user_id: int) -> dict[str, Any]:

@@ -106,3 +106,39 @@ async def test_the_packs_version_changes_with_every_publish_and_withdrawal_seen_
         assert await second.authored_packs_version() == published
         assert await first.withdraw_pack("cats", NOW + timedelta(1))
         assert await second.authored_packs_version() not in seen
+
+
+async def test_a_photo_waits_for_the_next_question_which_takes_it(backend: Backend) -> None:
+    async with backend.opened() as store:
+        await store.set_draft_photo(AUTHOR, "bn", b"\x89PNG one", NOW)  # starts a draft
+        await store.set_draft_photo(AUTHOR, "en", b"\xff\xd8 two", NOW)  # replaces it
+        draft = await store.get_draft(AUTHOR)
+        assert draft is not None and (draft.locale, draft.photo) == ("bn", b"\xff\xd8 two")
+    async with backend.opened() as store:  # kept across a restart
+        draft = await store.get_draft(AUTHOR)
+        assert draft is not None and draft.photo == b"\xff\xd8 two"
+        assert await store.add_draft_question(AUTHOR, "bn", '"q"', "m1", NOW) == 1
+        draft = await store.get_draft(AUTHOR)
+        assert draft is not None and draft.photo is None and draft.questions == ('"q"',)
+        await store.set_draft_photo(AUTHOR, "bn", b"three", NOW)
+        # the same message again adds nothing, and leaves the waiting photo
+        assert await store.add_draft_question(AUTHOR, "bn", '"q"', "m1", NOW) == 1
+        draft = await store.get_draft(AUTHOR)
+        assert draft is not None and draft.photo == b"three"
+        assert await store.delete_draft(AUTHOR)
+        assert await store.get_draft(AUTHOR) is None
+
+
+async def test_a_published_pack_keeps_its_files(backend: Backend) -> None:
+    image = bytes(range(256)) * 40  # every byte value, NUL included
+    files = (("images/cats-1.png", image), ("images/cats-3.jpg", b"\xff\xd8\xff"))
+    pack = AuthoredPackRecord("cats", AUTHOR, "id: cats\n", NOW, files=files)
+    plain = AuthoredPackRecord("dogs", AUTHOR, "id: dogs\n", NOW + timedelta(1))
+    async with backend.opened() as store:
+        assert await store.publish_draft(pack)
+        assert await store.publish_draft(plain)
+        # refused: the files of the pack already published stay as they were
+        assert not await store.publish_draft(AuthoredPackRecord(
+            "cats", AUTHOR, "id: cats\n", NOW, files=(("images/cats-1.png", b"other"),)))
+    async with backend.opened() as store:
+        assert await store.authored_packs() == [pack, plain]

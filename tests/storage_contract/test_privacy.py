@@ -65,8 +65,10 @@ async def populate(store: Store) -> None:
     await store.add_problem_report(
         NewProblemReport("sample", "s-one", KEY, NAME, GROUP, "typo in option 2", WHEN),
         since=WHEN - timedelta(days=1), daily_cap=10, max_chars=500)
-    await store.publish_draft(AuthoredPackRecord("vera-pack", KEY, "id: vera-pack\n", WHEN))
+    await store.publish_draft(AuthoredPackRecord("vera-pack", KEY, "id: vera-pack\n", WHEN,
+                                                 files=(("images/vera-pack-1.png", b"\x89P"),)))
     await store.add_draft_question(KEY, "bn", '{"question": "2 + 2?"}', "m1", WHEN)
+    await store.set_draft_photo(KEY, "bn", b"\xff\xd8\xff", WHEN)  # for the next question
     await store.take_lease(f"chat:{KEY}", "a process", WHEN + timedelta(hours=1), WHEN)
     await store.revoke_dashboard(KEY)  # /dashboard revoke in their private chat (bot/web)
     await store.materialize()
@@ -134,6 +136,9 @@ async def test_export_holds_everything_stored(store: Store) -> None:
     assert [r["text"] for r in data["problem_reports"]] == ["typo in option 2"]
     assert data["draft"]["questions"] == ['{"question": "2 + 2?"}']
     assert [p["quiz"] for p in data["published_packs"]] == ["vera-pack"]
+    # their pictures too, as base64
+    assert data["draft"]["photo"] == "/9j/"
+    assert data["published_packs"][0]["pictures"] == {"images/vera-pack-1.png": "iVA="}
     nobody = await store.person_data("tg:999")
     assert nobody["person"]["name"] is None and nobody["answers"] == []
 

@@ -17,7 +17,7 @@ from bot.reports.card import WIDTH
 from bot.reports.cards import PngCards
 from tests.clock import FakeClock
 from tests.fakes.telegram_api import png_size
-from tests.telegram_e2e.conftest import Harness
+from tests.telegram_e2e.conftest import QUESTION_SECONDS, Harness
 
 CARDS = Path(__file__).parent.parent / "data" / "cards"
 
@@ -100,3 +100,48 @@ async def test_a_refused_card_leaves_the_question(
     await tg.command(group, alice, "/quiz cards")
     assert tg.fake.calls_of("sendPhoto") == []
     assert len(tg.fake.calls_of("sendPoll")) == 1
+
+
+async def test_the_card_is_deleted_when_its_poll_closes(
+    tg: Harness, group: dict[str, Any], alice: dict[str, Any], clock: FakeClock
+) -> None:
+    await tg.command(group, alice, "/quiz cards")
+    [photo] = tg.fake.calls_of("sendPhoto")
+    card = (group["id"], photo.result["message_id"])
+    assert card in tg.fake.messages
+    clock.advance(QUESTION_SECONDS + 1)
+    assert (await tg.tick()).closed == 1
+    [delete] = tg.fake.calls_of("deleteMessage")
+    assert (delete.params["chat_id"], delete.params["message_id"]) == card
+    assert card not in tg.fake.messages
+    assert len(tg.fake.calls_of("stopPoll")) == 1
+    for _ in range(2):  # later rounds of the scheduler delete nothing more
+        clock.advance(60)
+        await tg.tick()
+    assert len(tg.fake.calls_of("deleteMessage", ok_only=False)) == 1
+
+
+async def test_a_replaced_buttons_question_takes_its_card_along(
+    tg: Harness, group: dict[str, Any], alice: dict[str, Any]
+) -> None:
+    tg.fake.set_admins(group["id"], alice["id"])  # an admin replaces the open question
+    await tg.command(group, alice, "/quiz buttons cards")
+    await tg.command(group, alice, "/quiz buttons cards")
+    first, second = tg.fake.calls_of("sendPhoto")
+    [delete] = tg.fake.calls_of("deleteMessage")
+    assert delete.params["message_id"] == first.result["message_id"]
+    [edit] = tg.fake.calls_of("editMessageReplyMarkup")  # the old buttons go too
+    assert edit.params["message_id"] != first.result["message_id"]
+    assert (group["id"], second.result["message_id"]) in tg.fake.messages  # the open one's
+
+
+async def test_a_card_telegram_will_not_delete_leaves_the_summary(
+    tg: Harness, group: dict[str, Any], alice: dict[str, Any], clock: FakeClock
+) -> None:
+    await tg.command(group, alice, "/quiz cards")
+    tg.fake.fail_next("deleteMessage", status=400,
+                      description="Bad Request: message can't be deleted for everyone")
+    clock.advance(QUESTION_SECONDS + 1)
+    assert (await tg.tick()).closed == 1
+    assert [t for t in tg.texts(group) if "Question closed" in t]
+    assert len(tg.fake.calls_of("stopPoll")) == 1

@@ -208,14 +208,18 @@ class ChannelPublisher:
         await self._stop_live(summary.post_id)
         channel = self._channel(summary.chat_key)
         embed = closed_embed(summary, translator(summary.question.locale))
+        card = f"attachment://{CARD}" if summary.question.has_card else None
+        if card is not None:  # the question's attachment stays: the closed embed shows it
+            embed.set_image(url=card)
         ids = message_ids(summary.refs)
         with as_port_errors(summary.chat_key):
             if not ids:
                 async def post(files: list[discord.File]) -> object:
+                    files = [*files, *await self._card_file(summary.question)]
                     return await (channel.send(embed=embed, files=files) if files
                                   else channel.send(embed=embed))
 
-                await self._with_chart(summary, embed, post)
+                await self._with_chart(summary, embed, post, card)
             for message_id in ids:
                 message = channel.get_partial_message(message_id)
                 view = self.buttons.closed_view(summary)
@@ -223,11 +227,15 @@ class ChannelPublisher:
                 async def edit(files: list[discord.File],
                                message: discord.PartialMessage = message,
                                view: discord.ui.View = view) -> object:
-                    return await (message.edit(embed=embed, view=view, attachments=files)
-                                  if files else message.edit(embed=embed, view=view))
+                    if not files:
+                        return await message.edit(embed=embed, view=view)
+                    # new files replace the message's: the card goes again, beside the chart
+                    kept = await self._card_file(summary.question)
+                    return await message.edit(embed=embed, view=view,
+                                              attachments=[*files, *kept])
 
                 try:
-                    await self._with_chart(summary, embed, edit)
+                    await self._with_chart(summary, embed, edit, card)
                 except discord.NotFound as exc:
                     if exc.code != UNKNOWN_MESSAGE:
                         raise
@@ -235,10 +243,21 @@ class ChannelPublisher:
                     log.info("closing edit of post %s skipped: message %s is gone (%s)",
                              summary.post_id, message_id, exc)
 
+    async def _card_file(self, question: ShownQuestion) -> list[discord.File]:
+        """The question's card as a file to attach again (none when it has none)."""
+        if not question.has_card:
+            return []
+        card = await self.service.cards.card(question, "dc", upload=True)
+        if card is None or card.png is None:
+            return []
+        return [discord.File(io.BytesIO(card.png), CARD)]
+
     async def _with_chart(self, summary: PostSummary, embed: discord.Embed,
-                          send: Callable[[list[discord.File]], Awaitable[object]]) -> None:
+                          send: Callable[[list[discord.File]], Awaitable[object]],
+                          image: str | None = None) -> None:
         """`send(files)` with the summary's chart as the embed's image (/settings chart on),
-        or with no file. A chart Discord refuses (400, too large) leaves the text."""
+        or with no file. A chart Discord refuses (400, too large) leaves the text (and
+        `image`, the embed's image before the chart, as it was)."""
         if summary.chart is None:
             await send([])
             return
@@ -250,7 +269,7 @@ class ChannelPublisher:
                 raise
             log.warning("the chart of post %s was refused (%s); text only",
                         summary.post_id, exc)
-            embed.set_image(url=None)
+            embed.set_image(url=image)
             await send([])
 
     async def round_over(self, summary: RoundSummary) -> None:

@@ -62,6 +62,27 @@ async def poll_sent(update: Update, context: Context) -> None:
     await cmd.reply(authoring.added_text(added, t))
 
 
+async def picture_sent(update: Update, context: Context) -> None:
+    """A photo (or a file, which should be a PNG or JPEG) in the private chat: the picture of
+    the sender's next quiz poll. The core refuses a non-author before anything is
+    downloaded, and a file too big (by the size Telegram gives) before it is."""
+    if (found := await _author(update, context)) is None:
+        return
+    cmd, person, t = found
+    message = cmd.message
+    item: telegram.PhotoSize | telegram.Document | None = (
+        message.photo[-1] if message.photo else message.document)  # the largest photo size
+    if item is None:
+        return
+
+    async def fetch() -> bytes:
+        file = await item.get_file()
+        return bytes(await file.download_as_bytearray())
+
+    await context.bot_data.service.picture_for_draft(person, t.locale, item.file_size, fetch)
+    await cmd.reply(authoring.photo_kept_text(t))
+
+
 async def new_pack(update: Update, context: Context) -> None:
     if (found := await _author(update, context)) is None:
         return

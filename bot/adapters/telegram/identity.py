@@ -43,3 +43,16 @@ def parse_message_ref(ref: str) -> tuple[int, int] | None:
         return int(chat), int(message)
     except ValueError:
         return None
+
+
+def card_ref(chat_id: int, message_id: int) -> str:
+    """A question's card (the photo sent just before it), retired with it."""
+    return f"tg-card:{chat_id}:{message_id}"
+
+
+def parse_card_ref(ref: str) -> tuple[int, int] | None:
+    """(chat_id, message_id) of a "tg-card:" reference, else None."""
+    kind, _, rest = ref.partition(":")
+    if kind != "tg-card":
+        return None
+    return parse_message_ref(f"tg-msg:{rest}")

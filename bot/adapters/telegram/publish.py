@@ -36,8 +36,10 @@ from telegram.error import (
 
 from bot.adapters.telegram.identity import (
     PREFIX,
+    card_ref,
     chat_id_of,
     message_ref,
+    parse_card_ref,
     parse_message_ref,
     poll_ref,
 )
@@ -176,15 +178,18 @@ class Poster:
 
     async def _send_card(self, chat_id: int, question: ShownQuestion) -> None:
         """The question's card as a photo just before it: by its file_id once Telegram has
-        it (bot/core/cards.py), else uploaded and its file_id kept. A card refused, or sent
-        with no reply, leaves the question as text (it is not sent again: it may be there);
-        a chat that is gone, moved or over its rate limit stops the question too."""
+        it (bot/core/cards.py), else uploaded and its file_id kept. The photo is bound to
+        the post (card_ref) so it is deleted when the question closes. A card refused, or
+        sent with no reply, leaves the question as text (it is not sent again: it may be
+        there); a chat that is gone, moved or over its rate limit stops the question too."""
         cards = self.service.cards
         card = await cards.card(question, "tg")
         try:
             if card is not None and card.ref is not None:
                 try:
-                    await self.bot.send_photo(chat_id, card.ref)
+                    sent = await self.bot.send_photo(chat_id, card.ref)
+                    await self.service.bind(question.post_id,
+                                            card_ref(chat_id, sent.message_id))
                     return
                 except BadRequest as exc:  # a file_id Telegram no longer knows: upload again
                     log.info("card %s was refused by file id (%s); uploading it", card.key, exc)
@@ -196,6 +201,7 @@ class Poster:
             log.warning("the card of question %s was not sent to %s (%s); text only",
                         question.question_id, chat_id, exc or type(exc).__name__)
             return
+        await self.service.bind(question.post_id, card_ref(chat_id, message.message_id))
         if message.photo:
             await cards.uploaded(card, message.photo[-1].file_id)
 
@@ -293,6 +299,9 @@ class Poster:
         is_poll = any(ref.startswith("tg-poll:") for ref in summary.refs)
         anchor = None
         for ref in summary.refs:
+            if (card := parse_card_ref(ref)) is not None and card[0] == chat_id:
+                await self._delete_card(*card)
+                continue
             parsed = parse_message_ref(ref)
             if parsed is None or parsed[0] != chat_id:
                 continue
@@ -380,6 +389,15 @@ class Poster:
             # Already closed by its open_period, not modified, deleted, or the group moved:
             # nothing to retire.
             log.debug("retiring message %s in %s: %s", message_id, chat_id, exc)
+
+    async def _delete_card(self, chat_id: int, message_id: int) -> None:
+        """A closed or replaced question's card goes with it (its poll or buttons are
+        retired; the summary says what was asked and what was right)."""
+        try:
+            await self.bot.delete_message(chat_id, message_id)
+        except (BadRequest, ChatMigrated) as exc:
+            # already deleted, older than Telegram lets a bot delete, or the group moved
+            log.debug("deleting card %s in %s: %s", message_id, chat_id, exc)
 
     # anything else -----------------------------------------------------------------------
     async def text(self, chat_id: int, text: str) -> None:

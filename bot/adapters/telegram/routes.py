@@ -65,6 +65,8 @@ def register(app: TelegramApp) -> None:
     app.add_handler(CommandHandler("whoami", authoring.whoami,
                                    filters=filters.UpdateType.MESSAGE))
     app.add_handler(MessageHandler(PRIVATE_MESSAGES & filters.POLL, authoring.poll_sent))
+    app.add_handler(MessageHandler(PRIVATE_MESSAGES & (filters.PHOTO | filters.Document.ALL),
+                                   authoring.picture_sent))
     app.add_handler(CallbackQueryHandler(authoring.discard_pressed,
                                          pattern=authoring.DRAFT_BUTTONS))
 

@@ -1,10 +1,11 @@
 """Anki decks (.apkg) through genanki: one note per question, one deck per language.
 
 A note's front is the prompt and its lettered options, its back the right answer and the
-explanation. Its GUID comes from the question id and the language, and the note type and
-the decks have fixed ids, so importing a newer export into Anki updates the notes it has
-instead of adding copies. Used by `quizbot content export --format anki` (every question)
-and by /review export (a person's due and missed cards).
+explanation; a question's code, formula and picture are in the prompt's field (the picture a
+media file of the package). Its GUID comes from the question id and the language, and the
+note type and the decks have fixed ids, so importing a newer export into Anki updates the
+notes it has instead of adding copies. Used by `quizbot content export --format anki` (every
+question) and by /review export (a person's due and missed cards).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import hashlib
 import html
 import io
 import itertools
+import json
 import sqlite3
 import time
 import zipfile
@@ -20,6 +22,7 @@ from collections.abc import Iterable, Sequence
 
 import genanki
 
+from bot.content.formats.media import picture, prompt_html
 from bot.content.schema import Question, Quiz
 
 FIELDS = ("Prompt", "Options", "Answer", "Explanation", "Question id")
@@ -52,13 +55,27 @@ def _html(text: str) -> str:
     return html.escape(text, quote=False).replace("\n", "<br>")
 
 
-def note(question: Question, language: str, tags: Sequence[str] = ()) -> genanki.Note:
-    """One question as a note in `language` (a text it lacks falls back as the bot's does)."""
+class Media(dict[str, bytes]):
+    """A deck's media files by name (pictures the notes show)."""
+
+
+def note(question: Question, language: str, tags: Sequence[str] = (),
+         quiz: Quiz | None = None, media: Media | None = None) -> genanki.Note:
+    """One question as a note in `language` (a text it lacks falls back as the bot's does).
+    Its code and formula (`\\[…\\]`, Anki's MathJax) are in the prompt's field, and its
+    picture (found through `quiz`'s folder) too, the file added to `media`."""
     options = [o.text.get(language) for o in question.options]
     lettered = "<br>".join(f"{LETTERS[i]}. {_html(text)}" for i, text in enumerate(options))
     answer = f"{LETTERS[question.answer]}. {_html(options[question.answer])}"
-    fields = [_html(question.prompt.get(language)), lettered, answer,
-              _html(question.explanation.get(language)), question.id]
+    prompt = _html(question.prompt.get(language))
+    if question.has_media:
+        found = picture(quiz, question, language) if quiz is not None else None
+        if found is not None and media is not None:
+            media[found.name] = found.data
+        prompt = prompt_html(question, language, formula=("\\[", "\\]"),
+                             src=found.name if found is not None and media is not None
+                             else None)
+    fields = [prompt, lettered, answer, _html(question.explanation.get(language)), question.id]
     return genanki.Note(model=_MODEL, fields=fields, guid=genanki.guid_for(question.id, language),
                         tags=list(tags))
 
@@ -70,19 +87,23 @@ def deck(name: str, notes: Iterable[genanki.Note]) -> genanki.Deck:
     return built
 
 
-def quiz_decks(quizzes: Sequence[Quiz], languages: Sequence[str]) -> list[genanki.Deck]:
+def quiz_decks(quizzes: Sequence[Quiz], languages: Sequence[str],
+               media: Media | None = None) -> list[genanki.Deck]:
     """One deck per language holding every question, tagged with its quiz's id."""
     return [deck(f"quizbot ({language})",
-                 (note(q, language, [quiz.id]) for quiz in quizzes for q in quiz.questions))
+                 (note(q, language, [quiz.id], quiz, media)
+                  for quiz in quizzes for q in quiz.questions))
             for language in languages]
 
 
-def package(decks: Sequence[genanki.Deck], timestamp: float | None = None) -> bytes:
-    """The .apkg file's bytes.
+def package(decks: Sequence[genanki.Deck], timestamp: float | None = None,
+            media: Media | None = None) -> bytes:
+    """The .apkg file's bytes, with the `media` files the notes show.
 
     genanki's own write_to_file builds the collection in a temporary file that it leaves
     behind, one fsync per statement of its schema; the same collection is built here in
-    memory and serialized into the zip.
+    memory and serialized into the zip (media as Anki packs them: files named 0, 1, … and
+    a `media` map of those names to the file names).
     """
     when = time.time() if timestamp is None else timestamp
     connection = sqlite3.connect(":memory:")
@@ -94,13 +115,24 @@ def package(decks: Sequence[genanki.Deck], timestamp: float | None = None) -> by
     finally:
         connection.close()
     out = io.BytesIO()
+    files = sorted((media or {}).items())
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as apkg:
         apkg.writestr("collection.anki2", collection)
-        apkg.writestr("media", "{}")
+        for number, (_, data) in enumerate(files):
+            apkg.writestr(str(number), data)
+        apkg.writestr("media", json.dumps({str(n): name for n, (name, _) in enumerate(files)}))
     return out.getvalue()
 
 
-def review_deck(questions: Sequence[tuple[str, Question]], language: str) -> bytes:
-    """A person's cards to review, (quiz id, question) each, as one deck in their language."""
+def quiz_package(quizzes: Sequence[Quiz], languages: Sequence[str]) -> bytes:
+    """`content export --format anki`: the decks and their pictures."""
+    media = Media()
+    return package(quiz_decks(quizzes, languages, media), media=media)
+
+
+def review_deck(questions: Sequence[tuple[Quiz, Question]], language: str) -> bytes:
+    """A person's cards to review, (quiz, question) each, as one deck in their language."""
     name = f"quizbot review ({language})"
-    return package([deck(name, (note(q, language, [quiz_id]) for quiz_id, q in questions))])
+    media = Media()
+    return package([deck(name, (note(q, language, [quiz.id], quiz, media)
+                                for quiz, q in questions))], media=media)

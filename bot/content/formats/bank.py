@@ -53,6 +53,16 @@ class Item:
     feedback: str = ""  # the general feedback (or the right answer's): the explanation
     name: str = ""  # the bank's name for it (GIFT `::title::`, Moodle `<name>`): its id
     category: str = ""  # its pack
+    media: Media | None = None  # code, a formula, a picture shown with the prompt (HTML)
+
+
+@dataclass
+class Media:
+    """What an HTML prompt shows beside its text, as a pack has it (schema.QuestionModel)."""
+
+    code: tuple[str, str] | None = None  # (Pygments language, text)
+    formula: str | None = None
+    image: tuple[str, bytes] | None = None  # (file name, bytes)
 
 
 Reader = Callable[[bytes, Report], list[Item]]
@@ -128,6 +138,58 @@ def html_text(html: str) -> str:
     return re.sub(r"\n{2,}", "\n", "\n".join(line for line in lines)).strip()
 
 
+# --- code, formulas and pictures in HTML (what the exports write, bot/content/formats/media.py)
+
+_PRE = re.compile(r"<pre\b[^>]*>(.*?)</pre\s*>", re.IGNORECASE | re.DOTALL)
+_LANGUAGE = re.compile(r"""class\s*=\s*["'][^"']*\blanguage-([\w+#.-]+)""", re.IGNORECASE)
+_TAG = re.compile(r"<[^>]+>")
+# display math, a paragraph of its own (as the exports write it): "$$" inside a sentence is text
+_FORMULA = re.compile(r"<p>\s*(?:\$\$(.+?)\$\$|\\\((.+?)\\\)|\\\[(.+?)\\\])\s*</p>",
+                      re.DOTALL | re.IGNORECASE)
+_PLUGIN_IMG = re.compile(
+    r"""<img\b[^>]*\bsrc\s*=\s*["']@@PLUGINFILE@@/([^"']+)["'][^>]*>""", re.IGNORECASE)
+
+
+def html_media(html: str, files: dict[str, bytes] | None = None) -> tuple[str, Media | None]:
+    """An HTML prompt's first code block (`<pre>`, its language from a `language-X` class),
+    first formula (a paragraph of `$$…$$`, `\\(…\\)` or `\\[…\\]` that mathtext draws) and
+    first picture among `files` (an `<img>` of `@@PLUGINFILE@@/name`, Moodle's reference to
+    a file embedded in the question), and the HTML without them."""
+    from html import unescape
+    from urllib.parse import unquote
+
+    media = Media()
+    if pre := _PRE.search(html):
+        language = _LANGUAGE.search(pre.group(0))
+        code = unescape(_TAG.sub("", pre.group(1))).strip("\n")
+        if code.strip():
+            media.code = (language.group(1).lower() if language else "text", code)
+            html = html[: pre.start()] + html[pre.end():]
+    if formula := _FORMULA.search(html):
+        tex = unescape(next(g for g in formula.groups() if g is not None)).strip()
+        if tex and _draws(tex):  # else text that happens to hold "$$" stays text
+            media.formula = tex
+            html = html[: formula.start()] + html[formula.end():]
+    for img in _PLUGIN_IMG.finditer(html):
+        name = unquote(img.group(1))
+        if files and name in files:
+            media.image = (name, files[name])
+            html = html[: img.start()] + html[img.end():]
+            break
+    found = media.code is not None or media.formula is not None or media.image is not None
+    return html, media if found else None
+
+
+def _draws(tex: str) -> bool:
+    from bot.content.mathtext import MathError, check
+
+    try:
+        check(tex)
+    except MathError:
+        return False
+    return True
+
+
 # --- items to packs --------------------------------------------------------------------------
 
 
@@ -188,9 +250,16 @@ class _Packs:
         lang = self.language
         texts = {"prompt": {lang: item.prompt}, "explanation": {lang: explanation},
                  "details": {lang: details} if details else {}}
-        quiz.questions.append(QuestionSource(
+        question = QuestionSource(
             item.line, _unique(wanted, self.question_ids), texts,
-            [{lang: option} for option in item.options], item.answer))
+            [{lang: option} for option in item.options], item.answer)
+        if (media := item.media) is not None:
+            question.code, question.formula = media.code, media.formula
+            if media.image is not None:  # beside the pack, named after its question
+                name, data = media.image
+                question.image = f"images/{question.id}{Path(name).suffix.lower()}"
+                quiz.files.append((question.image, data))
+        quiz.questions.append(question)
 
 
 def header(format_name: str, source: str) -> Callable[[PackSource], Sequence[str]]:

@@ -21,7 +21,7 @@ def export(quizzes: Sequence[Quiz], format_name: str, languages: Sequence[str]) 
     if format_name == "moodle-xml":
         return moodle_xml.dump(quizzes, languages[0])
     if format_name == "anki":
-        return anki.package(anki.quiz_decks(quizzes, languages))
+        return anki.quiz_package(quizzes, languages)
     raise ValueError(f"unknown format {format_name!r}")
 
 

@@ -15,12 +15,13 @@
 Read: multiple choice (one `=`, the rest `~`; `~%100%` counts as `=`), true/false (`{T}`,
 `{TRUE}`, `{F}`, `{FALSE}`), the "missing word" form (text after the answers: the prompt
 shows `_____` where they stood), `::title::` (the question's id when it makes one),
-`$CATEGORY` (one pack per category), comments, the escapes `\\~ \\= \\# \\{ \\} \\:` and `\\n`,
-format markers (`[html]` text is reduced to plain text). Feedback: the general `####`
-feedback, else the right answer's `#`, is the explanation. Skipped, each with its line:
-essay `{}`, short answer (only `=`), matching (`->`), numerical `{#…}`, descriptions (no
-answers). Refused: several answers earning credit together (`~%50%` twice), no right
-answer; partial credit beside one right answer is dropped with a warning.
+`$CATEGORY` (one pack per category), comments, the escapes `\\~ \\= \\# \\{ \\} \\:` and
+`\\n`, format markers (`[html]` text is reduced to plain text, except that its code `<pre>`
+and formula `$$…$$` become the question's `code` and `formula`, as the export writes them).
+Feedback: the general `####` feedback, else the right answer's `#`, is the explanation.
+Skipped, each with its line: essay `{}`, short answer (only `=`), matching (`->`), numerical
+`{#…}`, descriptions (no answers). Refused: several answers earning credit together (`~%50%`
+twice), no right answer; partial credit beside one right answer is dropped with a warning.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ from collections.abc import Iterable
 from itertools import islice, pairwise
 
 from bot.content import limits
-from bot.content.formats.bank import Item, Report, html_text, key_of, text_of
+from bot.content.formats.bank import Item, Report, html_media, html_text, key_of, text_of
+from bot.content.formats.media import prompt_html
 from bot.content.problems import short
 from bot.content.schema import Quiz
 
@@ -146,12 +148,20 @@ def _question(line: int, text: str, report: Report) -> Item | None:
         report(line, "skipped: several answer blocks {…} in one question (a cloze); quizbot "
                "asks multiple-choice and true/false questions", warning=True)
         return None
-    prompt = _plain(before, html)
+    media = None
+    if html:  # code and a formula as the export writes them
+        raw, media = html_media(unescape(re.sub(r"[ \t]*\r?\n[ \t]*", " ", before.strip())))
+        prompt = html_text(raw)
+    else:
+        prompt = _plain(before, html)
     if after.strip():
         rest = _plain(after, html)
         space = "" if rest[:1] in ".,;:!?)" else " "
         prompt = f"{prompt} _____{space}{rest}".strip()
-    return _answers(line, prompt, block.strip(), name, html, report)
+    item = _answers(line, prompt, block.strip(), name, html, report)
+    if item is not None:
+        item.media = media
+    return item
 
 
 def _answers(
@@ -240,14 +250,18 @@ def _answer(mark: str, text: str) -> str:
 def dump(quizzes: Iterable[Quiz], language: str) -> str:
     """The quizzes as GIFT in one language (a text it lacks falls back as the bot's does):
     one category per quiz, each question titled with its id, its explanation as the general
-    feedback."""
+    feedback. A question with code or a formula is `[html]` (media.prompt_html); GIFT has
+    no way to carry a file, so a picture is left out."""
     out = ["// quiz packs exported by `quizbot content export --format gift`", ""]
     for quiz in quizzes:
         title = quiz.title.get(language).replace("/", "∕")
         out += [f"// quiz {quiz.id}", f"$CATEGORY: $course$/top/{title}", ""]
         for q in quiz.questions:
-            prompt = escape(q.prompt.get(language))
-            out.append(f"::{q.id}::{'[plain]' if prompt.startswith('[') else ''}{prompt} {{")
+            if q.code is not None or q.formula is not None:  # HTML; a picture is left out
+                out.append(f"::{q.id}::[html]{escape(prompt_html(q, language))} {{")
+            else:
+                prompt = escape(q.prompt.get(language))
+                out.append(f"::{q.id}::{'[plain]' if prompt.startswith('[') else ''}{prompt} {{")
             for i, option in enumerate(q.options):
                 out.append(_answer("=" if i == q.answer else "~", option.text.get(language)))
             out += [f"####{escape(q.explanation.get(language))}", "}", ""]

@@ -16,14 +16,17 @@
 Read: `multichoice` (the answer at 100% is the key; a multiple-answer question, whose answers
 earn credit together, is refused; partial credit beside one answer at 100% is dropped with a
 warning) and `truefalse`; a `category` question starts a new pack; every other type is
-skipped at its line. HTML text is reduced to plain text. The general feedback, else the
-right answer's, is the explanation. Parsed by the standard library's expat through
-defusedxml: a DOCTYPE, an entity declaration or an external reference is refused, so no
-entity is ever expanded (a "billion laughs" file costs nothing).
+skipped at its line. HTML text is reduced to plain text, except that a question's code
+(`<pre>`), formula (`$$…$$`) and picture (an embedded `<file>` its `<img>` shows) become its
+`code`, `formula` and `image` (written beside the pack), as the export writes them. The
+general feedback, else the right answer's, is the explanation. Parsed by the standard
+library's expat through defusedxml: a DOCTYPE, an entity declaration or an external reference
+is refused, so no entity is ever expanded (a "billion laughs" file costs nothing).
 """
 
 from __future__ import annotations
 
+import base64
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 
@@ -31,7 +34,8 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import DefusedXMLParser
 
 from bot.content import limits
-from bot.content.formats.bank import Item, Report, html_text, key_of
+from bot.content.formats.bank import Item, Report, html_media, html_text, key_of
+from bot.content.formats.media import picture, plugin_src, prompt_html
 from bot.content.problems import short
 from bot.content.schema import Quiz
 
@@ -138,29 +142,51 @@ def _question(question: ET.Element, kind: str, line: int, report: Report) -> Ite
     if key is None:
         return None
     name = _text(question.find("name")).strip()
-    prompt = _text(question.find("questiontext"))
+    text = question.find("questiontext")
+    media = None
+    if text is not None and text.get("format", "html") not in _PLAIN_FORMATS:
+        raw, media = html_media("".join(node.itertext()) if (node := text.find("text"))
+                                is not None else "", _files(text, line, report))
+        prompt = html_text(raw)
+    else:
+        prompt = _text(text)
     feedback = _text(question.find("generalfeedback")) or _text(answers[key].find("feedback"))
     if kind == "truefalse":
         said = _text(answers[key]).strip().lower()
         if said not in ("true", "false"):
             report(line, f"a true/false answer is {short(said)!r}, not true or false")
             return None
-        return Item(line, prompt, [], 0 if said == "true" else 1, feedback, name)
-    return Item(line, prompt, [_text(a) for a in answers], key, feedback, name)
+        return Item(line, prompt, [], 0 if said == "true" else 1, feedback, name,
+                    media=media)
+    return Item(line, prompt, [_text(a) for a in answers], key, feedback, name, media=media)
+
+
+def _files(text: ET.Element, line: int, report: Report) -> dict[str, bytes]:
+    """The files embedded in a question's text (`<file encoding="base64">`), by name."""
+    files = {}
+    for file in text.findall("file"):
+        try:
+            files[file.get("name", "")] = base64.b64decode(file.text or "", validate=True)
+        except ValueError:
+            report(line, f"the embedded file {short(file.get('name', ''))!r} is not valid "
+                   "base64; left out", warning=True)
+    return files
 
 
 # --- writing ---------------------------------------------------------------------------------
 
 
 def _texts(parent: ET.Element, tag: str, text: str, **attrs: str) -> ET.Element:
-    element = ET.SubElement(parent, tag, {"format": "plain_text", **attrs})
+    element = ET.SubElement(parent, tag, {"format": "plain_text"} | attrs)
     ET.SubElement(element, "text").text = text
     return element
 
 
 def dump(quizzes: Iterable[Quiz], language: str) -> bytes:
     """The quizzes as Moodle XML in one language: a category per quiz, each question named
-    by its id, its explanation as the general feedback, the right answer at 100%."""
+    by its id, its explanation as the general feedback, the right answer at 100%. A question
+    with code, a formula or a picture has HTML text (media.prompt_html), its picture
+    embedded as a base64 `<file>` that `@@PLUGINFILE@@/name` shows."""
     root = ET.Element("quiz")
     for quiz in quizzes:
         category = ET.SubElement(root, "question", type="category")
@@ -169,7 +195,17 @@ def dump(quizzes: Iterable[Quiz], language: str) -> bytes:
         for q in quiz.questions:
             question = ET.SubElement(root, "question", type="multichoice")
             ET.SubElement(ET.SubElement(question, "name"), "text").text = q.id
-            _texts(question, "questiontext", q.prompt.get(language))
+            if q.has_media:  # HTML: the code, the formula, the picture embedded as a file
+                found = picture(quiz, q, language)
+                src = None if found is None else plugin_src(found.name)
+                text = _texts(question, "questiontext", prompt_html(q, language, src=src),
+                              format="html")
+                if found is not None:
+                    ET.SubElement(text, "file", name=found.name, path="/",
+                                  encoding="base64").text = base64.b64encode(
+                                      found.data).decode("ascii")
+            else:
+                _texts(question, "questiontext", q.prompt.get(language))
             _texts(question, "generalfeedback", q.explanation.get(language))
             for tag, value in (("defaultgrade", "1"), ("penalty", "0"), ("hidden", "0"),
                                ("single", "true"), ("shuffleanswers", "false"),

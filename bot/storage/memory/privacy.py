@@ -4,6 +4,7 @@ answers when read, so removing the answers is all a board needs."""
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 from collections.abc import Sequence
 from datetime import datetime
@@ -53,13 +54,20 @@ def person_data(db: MemoryDatabase, key: str) -> dict[str, Any]:
         "draft": None if draft is None else {
             "language": draft.locale, "title": draft.title,
             "created_at": _iso(draft.created_at), "questions": list(draft.questions.values()),
+            "photo": None if draft.photo is None else _b64(draft.photo),
         },
         "published_packs": [
             {"quiz": p.quiz_id, "pack": p.text, "published_at": _iso(p.published_at),
-             "withdrawn_at": _iso(p.withdrawn_at)}
+             "withdrawn_at": _iso(p.withdrawn_at),
+             "pictures": {path: _b64(data) for path, data in sorted(p.files)}}
             for _, p in sorted(db.packs.items()) if p.author_key == key
         ],
     }
+
+
+def _b64(data: bytes) -> str:
+    """A picture in the person's data (JSON): base64."""
+    return base64.b64encode(data).decode("ascii")
 
 
 def delete_person(db: MemoryDatabase, key: str, private_chats: Sequence[str] = ()) -> bool:

@@ -736,7 +736,7 @@ class MemoryStorage(PostCreation, MemoryLive):
         if draft is None:
             return None
         return DraftRecord(author_key, draft.locale, draft.title, draft.created_at,
-                           tuple(draft.questions.values()))
+                           tuple(draft.questions.values()), draft.photo)
 
     @effect
     async def create_draft(self, author_key: str, locale: str, when: datetime) -> bool:
@@ -750,10 +750,17 @@ class MemoryStorage(PostCreation, MemoryLive):
         self, author_key: str, locale: str, question: str, ref: str, when: datetime
     ) -> int:
         self._db.drafts.setdefault(author_key, Draft(locale, _utc(when)))
-        questions = self._db.drafts[author_key].questions
-        if ref not in questions:
-            questions[ref] = question
-        return list(questions).index(ref) + 1
+        draft = self._db.drafts[author_key]
+        if ref not in draft.questions:
+            draft.questions[ref] = question
+            draft.photo = None
+        return list(draft.questions).index(ref) + 1
+
+    @effect
+    async def set_draft_photo(
+        self, author_key: str, locale: str, photo: bytes, when: datetime
+    ) -> None:
+        self._db.drafts.setdefault(author_key, Draft(locale, _utc(when))).photo = photo
 
     @effect
     async def undo_draft_question(self, author_key: str) -> int | None:

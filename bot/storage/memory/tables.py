@@ -62,3 +62,4 @@ class Draft:
     created_at: datetime
     title: str | None = None
     questions: dict[str, str] = field(default_factory=dict)  # ref -> question, in order
+    photo: bytes | None = None  # for the next question

@@ -536,6 +536,17 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (post_id, person_key)
     );
     """,
+    # authoring with pictures: a photo an author sent, waiting for their next quiz poll (which
+    # takes it); a published pack's pictures, by the path its YAML names them with
+    """
+    ALTER TABLE drafts ADD COLUMN photo bytea;
+    CREATE TABLE authored_files (
+        quiz_id text NOT NULL REFERENCES authored_packs(quiz_id),
+        path text NOT NULL,
+        data bytea NOT NULL,
+        PRIMARY KEY (quiz_id, path)
+    );
+    """,
 ]
 
 

@@ -547,6 +547,17 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (post_id, person_key)
     );
     """,
+    # authoring with pictures: a photo an author sent, waiting for their next quiz poll (which
+    # takes it); a published pack's pictures, by the path its YAML names them with
+    """
+    ALTER TABLE drafts ADD COLUMN photo BLOB;
+    CREATE TABLE authored_files (
+        quiz_id TEXT NOT NULL REFERENCES authored_packs(quiz_id),
+        path TEXT NOT NULL,               -- relative to the pack's folder, e.g. images/x-1.jpg
+        data BLOB NOT NULL,
+        PRIMARY KEY (quiz_id, path)
+    );
+    """,
 ]
 
 
