@@ -31,7 +31,8 @@ from bot.adapters.discord.identity import (
     message_ref,
     person_of,
 )
-from bot.adapters.discord.replies import Reply, Responder, reader
+from bot.adapters.discord.intake import Intake
+from bot.adapters.discord.replies import ErrorReplies, Reply, Responder, reader
 from bot.core import live_text
 from bot.core.live import Asked, Countdown, EditPacer, Lobby, Paused, Podium, Revealed
 from bot.core.models import ShownQuestion
@@ -69,14 +70,21 @@ class LiveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPLA
     ) -> LiveButton:
         return cls(match["what"], match["arg"], label=getattr(item, "label", "") or "?")
 
+    async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
+        # runs in the task that handles the click: a copy is dropped, a stop waits for it
+        return self.cog is None or self.cog.intake is None or self.cog.intake.admit(interaction)
+
     async def callback(self, interaction: discord.Interaction) -> None:
         if self.cog is not None:
             await self.cog.clicked(interaction, self.what, self.arg)
 
 
 class LiveCog(commands.Cog):
-    def __init__(self, service: QuizService) -> None:
+    def __init__(self, service: QuizService, intake: Intake | None = None,
+                 errors: ErrorReplies | None = None) -> None:
         self.service = service
+        self.intake = intake
+        self.errors = errors or ErrorReplies(service)
         # the joined count on the lobby: per bot, never shared by two bots in one process
         self.lobby_edits = EditPacer(COUNTDOWN_EVERY.total_seconds())
 
@@ -170,6 +178,14 @@ class LiveCog(commands.Cog):
 
     # clicks ------------------------------------------------------------------------------
     async def clicked(self, interaction: discord.Interaction, what: str, arg: str) -> None:
+        try:
+            await self._clicked(interaction, what, arg)
+        except Exception as exc:
+            # explained here (a refusal, ephemeral); discord.py would only log it and leave
+            # the click unanswered ("This interaction failed")
+            await self.errors.failed(interaction, exc, f"live click lv:{what}:{arg}")
+
+    async def _clicked(self, interaction: discord.Interaction, what: str, arg: str) -> None:
         person, chat = person_of(interaction), chat_of(interaction)
         async with Responder(interaction, ephemeral=True) as responder:
             t = await reader(self.service, interaction)
