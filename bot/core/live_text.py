@@ -6,7 +6,7 @@ from __future__ import annotations
 from bot.core.live import Countdown, Lobby, Paused, Podium, Revealed, Standing
 from bot.core.models import ShownQuestion
 from bot.core.peer import PeerResult, Revoting, Split
-from bot.core.render import letter, option_share, person_name, summary_text
+from bot.core.render import duration_text, letter, option_share, person_name, summary_text
 from bot.i18n import Translator
 
 MEDALS = ("🥇", "🥈", "🥉")
@@ -108,8 +108,8 @@ def split_text(split: Split, t: Translator) -> str:
                            else 0.0, False) for i, n in enumerate(split.per_option)]
     lines.append("")
     lines.append(t.gettext(
-        "💬 Discuss for {minutes} min: convince your neighbours, then vote again.",
-        minutes=t.number(round(split.until.total_seconds() / 60))))
+        "💬 Discuss for {time}: convince your neighbours, then vote again.",
+        time=duration_text(round(split.until.total_seconds()), t)))
     return "\n".join(lines)
 
 

@@ -112,6 +112,9 @@ class ChatSettingsRecord:
     mode: str | None = None  # "polls" or "buttons"
     chart: bool | None = None  # a chart of the answers on each close summary; None: off
     admins_only: bool | None = None  # only admins start or replace questions; None: anyone
+    peer_threshold: int | None = None  # percent right at a peer round's first vote that
+    # skips the discussion; None: the default
+    peer_discussion: int | None = None  # seconds a peer round's discussion lasts
 
 
 @dataclass(frozen=True, slots=True)
@@ -453,6 +456,7 @@ class NewLive:
     teams: int  # 0: everyone for themselves, else 2..6
     locale: str
     started_at: datetime
+    choose: bool = False  # people choose their team on joining (else filled in turn)
 
 
 @dataclass(frozen=True, slots=True)
@@ -484,6 +488,7 @@ class LiveRecord:
     started_at: datetime
     finished_at: datetime | None
     steps: tuple[LiveStep, ...] = ()
+    choose: bool = False  # people choose their team on joining
 
 
 @dataclass(frozen=True, slots=True)
@@ -535,10 +540,13 @@ class LiveStore(Protocol):
         ...
     async def skip_live_step(self, session_id: int, step: int) -> None: ...
     async def join_live(
-        self, session_id: int, person_key: str, name: str, teams: int, when: datetime
+        self, session_id: int, person_key: str, name: str, teams: int, when: datetime,
+        team: int | None = None, gap: int = 0,
     ) -> bool:
         """Join once (True the first time); with `teams`, the team is the number of players
-        who joined before, modulo `teams`, so teams stay even."""
+        who joined before, modulo `teams`, so teams stay even. A chosen `team` (0-based) is
+        joined only while it has fewer than `gap` players more than the smallest of the
+        `teams` teams (False: already joined, or that team is full for now)."""
         ...
     async def live_players(self, session_id: int) -> list[LivePlayer]:
         """In the order they joined."""

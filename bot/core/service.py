@@ -155,7 +155,7 @@ class QuizService:
         self.dashboard = DashboardAccess(storage, clock, *(web or (None, None)))
         self.dashboard_reads = DashboardReads(catalog, storage, clock)
         self.live = Live(self.questions, storage, clock)
-        self.peer = Peer(self.live, storage, clock)
+        self.peer = Peer(self.live, storage, clock, settings=self.chat_settings)
 
     # platforms ---------------------------------------------------------------------------
     def connect(self, port: ChatPort) -> None:
@@ -284,6 +284,7 @@ class QuizService:
         self, chat: Chat, *, by: Person | None = None, allowed: bool,
         seconds: int | str | None = None, mode: str | None = None,
         chart: bool | str | None = None, admins_only: bool | str | None = None,
+        peer_threshold: int | str | None = None, peer_discussion: int | str | None = None,
         words: Sequence[str] = (),
     ) -> ChatSettings:
         """/settings (admins: `allowed` is the platform's word). None leaves a setting as it
@@ -292,7 +293,9 @@ class QuizService:
         changes."""
         return await self.chat_settings.change(chat, by=by, allowed=allowed, seconds=seconds,
                                                mode=mode, chart=chart,
-                                               admins_only=admins_only, words=words)
+                                               admins_only=admins_only,
+                                               peer_threshold=peer_threshold,
+                                               peer_discussion=peer_discussion, words=words)
 
     async def analysis(
         self, chat: Chat, quiz: str | None = None, *, allowed: bool,

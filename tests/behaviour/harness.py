@@ -75,9 +75,11 @@ class Harness(Protocol):
 
     async def change_settings(self, where: Place, who: Person, *, seconds: int | None = None,
                        mode: str | None = None, chart: bool | None = None,
-                       quiz: str | None = None) -> Seen:
+                       quiz: str | None = None, peer: int | str | None = None,
+                       discussion: str | None = None) -> Seen:
         """/settings: shows the chat's settings, or changes the ones given (`quiz`: who
-        starts questions, "admins" or "anyone")."""
+        starts questions, "admins" or "anyone"; `peer`: a peer round's threshold in
+        percent; `discussion`: its discussion time as typed, "2" minutes or "90s")."""
         ...
 
     async def analysis(self, where: Place, who: Person, quiz: str | None = None) -> Seen:

@@ -248,3 +248,34 @@ async def test_a_peer_round_above_the_threshold_has_no_discussion(h: Harness) ->
     (result,) = room.new_texts(before)
     assert "75% were right at the first vote: no discussion needed." in result
     assert await h.service.storage.revotes(post_id) == []
+
+
+async def test_admins_set_the_peer_threshold_and_discussion_time(h: Harness) -> None:
+    room = Room.of(h, 4)
+    member = room.players[0]
+    shown = (await h.change_settings(room.group, member)).text
+    assert "no discussion when 70% or more are right at the first vote (the default)" in shown
+    assert "discussion for 2 min (the default)" in shown
+    refused = await h.change_settings(room.group, member, peer=90)
+    assert "admins" in refused.text
+    for bad, said in (({"peer": 150}, "“150” is not a share of right first votes"),
+                      ({"peer": 0}, "“0” is not a share of right first votes"),
+                      ({"discussion": "20s"}, "“20s” is not a discussion time"),
+                      ({"discussion": "soon"}, "“soon” is not a discussion time")):
+        assert said in (await h.change_settings(room.group, room.host, **bad)).text
+    assert "(the default)" in (await h.change_settings(room.group, member)).text
+    changed = (await h.change_settings(room.group, room.host, peer=90, discussion="1")).text
+    assert "no discussion when 90% or more are right at the first vote\n" in changed + "\n"
+    assert "discussion for 1 min\n" in changed + "\n"
+    # 3 of 4 right is under 90 %: they discuss, for a minute
+    post_id, question = await start_peer(room)
+    right = question.correct
+    await room.answers(post_id, [right, right, right, wrong(question)])
+    before = len(h.live_texts(room.group))
+    h.clock.advance(61)
+    await h.tick()
+    (split,) = room.new_texts(before)
+    assert "Discuss for 1 min" in split
+    h.clock.advance(61)
+    await h.tick()
+    assert len(h.live_questions(post_id)) == 2  # the revote

@@ -536,6 +536,16 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (post_id, person_key)
     );
     """,
+    # /settings peer PERCENT and discussion TIME: a peer round's threshold (percent right at
+    # the first vote that skips the discussion) and its discussion (seconds); NULL: defaults
+    """
+    ALTER TABLE chat_settings ADD COLUMN peer_threshold integer;
+    ALTER TABLE chat_settings ADD COLUMN peer_discussion integer;
+    """,
+    # /host ... teams N choose: people choose their team on joining
+    """
+    ALTER TABLE live_sessions ADD COLUMN team_choice boolean NOT NULL DEFAULT false;
+    """,
 ]
 
 
