@@ -6,7 +6,14 @@ from __future__ import annotations
 from bot.core.live import Countdown, Lobby, Paused, Podium, Revealed, Standing
 from bot.core.models import ShownQuestion
 from bot.core.peer import PeerResult, Revoting, Split
-from bot.core.render import duration_text, letter, option_share, person_name, summary_text
+from bot.core.render import (
+    duration_text,
+    letter,
+    option_share,
+    person_name,
+    short,
+    summary_text,
+)
 from bot.i18n import Translator
 
 MEDALS = ("🥇", "🥈", "🥉")
@@ -99,18 +106,36 @@ def rank_text(standing: Standing, players: int, t: Translator) -> str:
                      score=t.number(standing.score))
 
 
-def split_text(split: Split, t: Translator) -> str:
-    """The first vote's split, without the answer."""
+def split_text(split: Split, t: Translator, place: str | None = None) -> str:
+    """The first vote's split, without the answer; `place`: the topic or thread the
+    discussion opened in (None: here, in the chat)."""
     q = split.question
     lines = [t.gettext("🗳 First vote: {n} voted. How the group is split:",
                        n=t.number(split.voted))]
     lines += [option_share(t, letter(i), q.options[i], n, n / split.voted if split.voted
                            else 0.0, False) for i, n in enumerate(split.per_option)]
     lines.append("")
+    time = duration_text(round(split.until.total_seconds()), t)
     lines.append(t.gettext(
-        "💬 Discuss for {time}: convince your neighbours, then vote again.",
-        time=duration_text(round(split.until.total_seconds()), t)))
+        "💬 Discuss for {time}: convince your neighbours, then vote again.", time=time)
+        if place is None else t.gettext(
+        "💬 Discuss for {time} in “{place}”: convince your neighbours, then vote again here.",
+        time=time, place=place))
     return "\n".join(lines)
+
+
+def discussion_name(split: Split, t: Translator) -> str:
+    """The discussion's topic or thread name (Discord allows 100 characters)."""
+    return short(t.gettext("💬 Discuss: {prompt}", prompt=split.question.prompt), 100)
+
+
+def discussion_text(split: Split, t: Translator) -> str:
+    """What opens the discussion in its topic or thread: the question, not the answer."""
+    q = split.question
+    return "\n".join([
+        t.gettext("💬 Convince your neighbours for {time}; the revote opens in the chat.",
+                  time=duration_text(round(split.until.total_seconds()), t)),
+        "", q.prompt, *(f"{letter(i)}) {o}" for i, o in enumerate(q.options))])
 
 
 def revote_text(revoting: Revoting, t: Translator) -> str:

@@ -10,7 +10,8 @@ each ended by the scheduler's tick when its time is up (or by the host's /next):
   right, the round ends there: the answer and the explanation (discussing a question most
   already get right teaches little).
 - "discuss": the split is shown without the answer; people talk for the chat's discussion
-  time (/settings discussion, 2 minutes by default).
+  time (/settings discussion, 2 minutes by default), in a Telegram forum topic or a Discord
+  thread where the bot may open one (the adapters try), else in the chat.
 - "revote": everyone votes again (kept apart: live_revotes, once per person).
 - The result: the answer, the explanation, and the shift ("right: 35% → 80%").
 """
@@ -40,6 +41,8 @@ class Split:
     per_option: tuple[int, ...]  # first votes per shown option
     voted: int
     until: timedelta  # how long the discussion lasts
+    refs: tuple[str, ...] = ()  # the platform's references to the question's message (a
+    # Discord thread starts from it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +149,8 @@ class Peer:
             if saved is None:
                 return None
             return Split(saved, _numbered(summary.question), summary.per_option,
-                         summary.answered, chosen.discussion_time)
+                         summary.answered, chosen.discussion_time,
+                         await storage.refs(post_id))
         if fresh.state == "discuss":
             saved = await storage.save_live(dataclasses.replace(
                 fresh, state="revote", closes_at=now + timedelta(seconds=fresh.seconds)))

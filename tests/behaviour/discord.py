@@ -68,6 +68,7 @@ class DiscordHarness:
         self.clock = clock
         self.adapter: DiscordAdapter | None = None
         self.scheduler = Scheduler(service)
+        fake.threads_allowed = False  # like the Telegram group, until allow_threads()
         self._people: dict[int, User] = {}
         self._admins: set[int] = set()
         self._clicks: dict[tuple[int, int, int], Interaction] = {}  # (user, post, option)
@@ -369,6 +370,19 @@ class DiscordHarness:
     def question_edits(self, post_id: int) -> int:
         return sum(len(self.fake.edits(key)) for key, m in self.fake.messages.items()
                    if live_post(m, post_id) is not None)
+
+    def allow_threads(self, where: Place) -> None:
+        self.fake.threads_allowed = True
+
+    def discussion(self, where: Place) -> tuple[str, list[str]] | None:
+        threads = [c for c in self.fake.channels.values()
+                   if c["type"] == 11 and c.get("parent_id") == where.channel_id]
+        if not threads:
+            return None
+        thread = max(threads, key=lambda c: int(c["id"]))
+        return str(thread["name"]), [
+            m.get("content") or "" for _, m in sorted(self.fake.messages.items())
+            if int(m["channel_id"]) == int(thread["id"])]
 
     async def my_place(self, where: Place, who: User) -> str:
         podium = self._live_message(where, lambda c: c.startswith("lv:place:"))

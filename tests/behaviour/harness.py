@@ -258,6 +258,17 @@ class Harness(Protocol):
         """How many edits the messages showing the live question got (its countdown)."""
         ...
 
+    def allow_threads(self, where: Place) -> None:
+        """The bot may open a discussion apart in `where` (Telegram: the group is a forum and
+        the bot may create topics; Discord: the bot may start threads). By default it may
+        not."""
+        ...
+
+    def discussion(self, where: Place) -> tuple[str, list[str]] | None:
+        """The topic or thread the bot opened from `where` (the latest), with the texts it
+        posted there; None if it opened none."""
+        ...
+
     async def my_place(self, where: Place, who: Person) -> str:
         """Their place after the podium, as told to them alone (Telegram: their private chat;
         Discord: the podium's "My place" button, ephemeral)."""

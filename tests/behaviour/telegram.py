@@ -380,6 +380,18 @@ class TelegramHarness:
         return sum((c.params["chat_id"], c.params["message_id"]) in shown
                    for c in self.fake.calls_of("editMessageText"))
 
+    def allow_threads(self, where: Chat) -> None:
+        self.fake.make_forum(where)
+
+    def discussion(self, where: Chat) -> tuple[str, list[str]] | None:
+        topics = self.fake.topics[where["id"]]
+        if not topics:
+            return None
+        thread = max(topics)
+        return topics[thread], [
+            c.params["text"] for c in self.fake.calls_of("sendMessage")
+            if c.params["chat_id"] == where["id"] and c.params.get("message_thread_id") == thread]
+
     async def my_place(self, where: Chat, who: User) -> str:
         told = [c.params["text"] for c in self.fake.calls_of("sendMessage")
                 if c.params["chat_id"] == who["id"]]

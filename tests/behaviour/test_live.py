@@ -213,8 +213,9 @@ async def test_a_split_peer_round_discusses_and_revotes(h: Harness) -> None:
     h.clock.advance(61)
     await h.tick()
     (split,) = room.new_texts(before)
-    assert "5 voted" in split and "Discuss for 2 min" in split
+    assert "5 voted" in split and "Discuss for 2 min: convince your neighbours" in split
     assert "✓" not in split and question.explanation not in split  # no answer yet
+    assert h.discussion(room.group) is None  # no topic or thread may be opened here
     h.clock.advance(121)
     await h.tick()
     _, revote = h.live_questions(post_id)
@@ -279,3 +280,29 @@ async def test_admins_set_the_peer_threshold_and_discussion_time(h: Harness) -> 
     h.clock.advance(61)
     await h.tick()
     assert len(h.live_questions(post_id)) == 2  # the revote
+
+
+async def test_the_discussion_opens_in_a_topic_or_thread_where_the_bot_may(h: Harness) -> None:
+    room = Room.of(h, 3)
+    h.allow_threads(room.group)
+    post_id, question = await start_peer(room)
+    await room.answers(post_id, [question.correct, wrong(question), wrong(question)])
+    before = len(h.live_texts(room.group))
+    h.clock.advance(61)
+    await h.tick()
+    opened = h.discussion(room.group)
+    assert opened is not None
+    name, [prompt] = opened
+    assert name.startswith("💬 Discuss: ") and len(name) <= 100
+    assert question.prompt in prompt and "Convince your neighbours for 2 min" in prompt
+    assert "✓" not in prompt and question.explanation not in prompt
+    (split,) = room.new_texts(before)  # the split stays in the chat, pointing there
+    assert "3 voted" in split and f"Discuss for 2 min in “{name}”" in split
+    # the revote and the result come in the chat
+    h.clock.advance(121)
+    await h.tick()
+    assert len(h.live_questions(post_id)) == 2
+    await room.answers(post_id, [question.correct] * 3)
+    h.clock.advance(61)
+    await h.tick()
+    assert "right: 33% → 100%" in room.new_texts(before)[-1]

@@ -8,6 +8,8 @@ the Join, answer and "My place" buttons. The rules are the core's (live.py, peer
 - The countdown is the question message edited by the scheduler's tick at most once per
   COUNTDOWN_EVERY; discord.py keeps to the per-route limits Discord sends (it waits on 429).
 - The podium carries a "My place" button: each person's rank, ephemeral.
+- A peer round's discussion opens in a thread started from the question's message where the
+  bot may create one (Create Public Threads); else it stays in the channel.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from bot.core.models import ShownQuestion
 from bot.core.peer import PeerResult, Revoting, Split
 from bot.core.render import LETTERS, letter
 from bot.core.service import QuizService
-from bot.i18n import _, translator
+from bot.i18n import Translator, _, translator
 
 log = logging.getLogger(__name__)
 
@@ -221,7 +223,8 @@ class LiveCog(commands.Cog):
         if session is None:
             return
         t = translator(session.locale)
-        text = self.text_of(event, t)
+        text = live_text.split_text(event, t, await self._discussion(event, t)) \
+            if isinstance(event, Split) else self.text_of(event, t)
         view = self.place_view(session.id, t.gettext("My place")) \
             if isinstance(event, Podium) else None
         await responder.send(Reply(content=message_text(text), view=view)
@@ -275,7 +278,30 @@ class LiveCog(commands.Cog):
             await channel.send(content=message_text(self.text_of(event, t)),
                                view=self.place_view(session.id, t.gettext("My place")))
             return
+        if isinstance(event, Split):
+            text = live_text.split_text(event, t, await self._discussion(event, t))
+            await channel.send(content=message_text(text))
+            return
         await channel.send(content=message_text(self.text_of(event, t)))
+
+    async def _discussion(self, split: Split, t: Translator) -> str | None:
+        """A thread started from the question's message, opened by the discussion's prompt:
+        its name; None where the bot may not start one (the discussion is in the channel)."""
+        ids = message_ids(split.refs)
+        if self.client is None or not ids:
+            return None
+        name = live_text.discussion_name(split, t)
+        try:
+            thread = await self.client.http.start_thread_with_message(
+                channel_id_of(split.session.chat_key), ids[0], name=name,
+                auto_archive_duration=60)
+            await self.client.get_partial_messageable(int(thread["id"])).send(
+                content=message_text(live_text.discussion_text(split, t)))
+        except discord.HTTPException as exc:  # no Create Public Threads, or not a text channel
+            log.info("the discussion in %s stays in the channel: %s", split.session.chat_key,
+                     exc)
+            return None
+        return str(thread.get("name") or name)
 
     async def edit_countdown(self, countdown: Countdown) -> None:
         if countdown.question is None or (

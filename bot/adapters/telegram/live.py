@@ -11,6 +11,9 @@ peer.py); this shows them.
   so a 60 s question costs 12 edits and leaves room for the reveal and the podium.
 - Each person's rank goes to their private chat with the bot, where they have started it;
   Telegram refuses the others (a bot cannot write first), and they are not told.
+- A peer round's discussion opens in a new forum topic where the chat is a forum and the bot
+  may create topics (createForumTopic); Telegram refuses it anywhere else, and the
+  discussion stays in the chat.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from bot.core.live import Asked, Countdown, EditPacer, Lobby, Paused, Podium, Re
 from bot.core.models import Person, ShownQuestion
 from bot.core.peer import PeerResult, Revoting, Split
 from bot.core.render import letter
-from bot.i18n import translator
+from bot.i18n import Translator, translator
 
 log = logging.getLogger(__name__)
 
@@ -206,12 +209,27 @@ async def show(data: BotData, event: object) -> None:
     elif isinstance(event, Paused):
         await bot.send_message(chat_id, fit(live_text.paused_text(event, t)))
     elif isinstance(event, Split):
-        await bot.send_message(chat_id, fit(live_text.split_text(event, t)))
+        place = await open_discussion(data, chat_id, event, t)
+        await bot.send_message(chat_id, fit(live_text.split_text(event, t, place)))
     elif isinstance(event, PeerResult):
         await bot.send_message(chat_id, fit(live_text.peer_result_text(event, t)))
     elif isinstance(event, Podium):
         await bot.send_message(chat_id, fit(live_text.podium_text(event, t)))
         await tell_ranks(data, event)
+
+
+async def open_discussion(data: BotData, chat_id: int, split: Split, t: Translator) -> str | None:
+    """A forum topic for the discussion, opened by its prompt: the topic's name; None where
+    the chat is no forum or the bot may not create topics (the discussion is in the chat)."""
+    bot = data.poster.bot
+    try:
+        topic = await bot.create_forum_topic(chat_id, live_text.discussion_name(split, t))
+        await bot.send_message(chat_id, fit(live_text.discussion_text(split, t)),
+                               message_thread_id=topic.message_thread_id)
+    except (BadRequest, Forbidden) as exc:
+        log.info("the discussion in %s stays in the chat: %s", chat_id, exc)
+        return None
+    return topic.name
 
 
 async def tell_ranks(data: BotData, podium: Podium) -> None:
