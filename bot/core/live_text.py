@@ -29,10 +29,27 @@ def lobby_text(lobby: Lobby, t: Translator) -> str:
     if s.teams:
         lines.append(t.gettext("Teams: {teams} (a team scores its members' average).",
                                teams=t.number(s.teams)))
+    if lobby.sizes:
+        lines.append(" · ".join(
+            t.ngettext("Team {team}: {n} player", "Team {team}: {n} players", size,
+                       team=t.number(k + 1)) for k, size in enumerate(lobby.sizes)))
     if s.speed:
         lines.append(t.gettext("Speed points: faster right answers score more."))
-    lines.append(t.gettext("Press Join to play. The host starts with /next."))
+    lines.append(t.gettext("Press your team's button to play. The host starts with /next.")
+                 if s.choose else t.gettext("Press Join to play. The host starts with /next."))
     return "\n".join(lines)
+
+
+def team_label(team: int, t: Translator) -> str:
+    """A team's join button (`team` 0-based)."""
+    return t.gettext("Team {team}", team=t.number(team + 1))
+
+
+def joined_text(lobby: Lobby, t: Translator) -> str:
+    """What the person who pressed Join is told."""
+    if lobby.session.choose and lobby.team is not None:
+        return t.gettext("You are in team {team}.", team=t.number(lobby.team + 1))
+    return t.gettext("You joined.")
 
 
 def took_over_text(t: Translator) -> str:

@@ -224,13 +224,14 @@ class QuizService:
     async def host(
         self, chat: Chat, person: Person, selector: str | None = None, count: int | str = 5,
         *, allowed: bool, teams: int | str = 0, seconds: int | str = LIVE_SECONDS,
-        speed: bool = False,
+        speed: bool = False, choose: bool = False,
     ) -> Lobby:
         """/host (`allowed`: the platform says the person is an admin): a live session's
         lobby, or an admin taking over the running one (see live.py)."""
         locale = await self.locales.for_audience(chat, person)
         return await self.live.host(chat, person, selector, count, allowed=allowed,
-                                    locale=locale, teams=teams, seconds=seconds, speed=speed)
+                                    locale=locale, teams=teams, seconds=seconds, speed=speed,
+                                    choose=choose)
 
     async def peer_round(
         self, chat: Chat, person: Person, selector: str | None = None, *, allowed: bool,
@@ -241,8 +242,9 @@ class QuizService:
         return await self.peer.start(chat, person, selector, allowed=allowed, locale=locale,
                                      seconds=seconds)
 
-    async def join_live(self, chat: Chat, person: Person) -> Lobby:
-        return await self.live.join(chat.key, person)
+    async def join_live(self, chat: Chat, person: Person, team: int | str | None = None) -> Lobby:
+        """The Join button, or a team's (0-based) where people choose their team."""
+        return await self.live.join(chat.key, person, team)
 
     async def live_next(
         self, chat: Chat, person: Person

@@ -176,6 +176,31 @@ async def test_a_teams_session_scores_each_team_by_its_average(h: Harness) -> No
         "1. Team 1: 1,000 points (2 players)", "2. Team 2: 500 points (2 players)"]
 
 
+async def test_people_choose_their_team_while_it_is_not_too_big(h: Harness) -> None:
+    room = Room.of(h, 5)
+    bob, chandra, dipa, esha, farid = room.players
+    refused = await h.host(room.group, room.host, "sample", 1, choose=True)
+    assert "say how many, e.g. /host teams 3 choose" in refused.text
+    (lobby,) = (await h.host(room.group, room.host, "sample", 1, teams=2, choose=True)).texts
+    assert "Team 1: 0 players · Team 2: 0 players" in lobby
+    assert "Press your team's button" in lobby
+    for who, team in ((bob, 1), (chandra, 1)):
+        assert (await h.join_live(room.group, who, team)).texts == ["You are in team 1."]
+    # team 1 has two more than team 2: full until team 2 grows
+    assert "Team 1 is full for now" in (await h.join_live(room.group, dipa, 1)).text
+    assert (await h.join_live(room.group, dipa, 2)).texts == ["You are in team 2."]
+    assert (await h.join_live(room.group, bob, 2)).texts == ["You are in team 1."]  # once
+    assert (await h.join_live(room.group, esha, 1)).texts == ["You are in team 1."]
+    assert "Team 1 is full for now" in (await h.join_live(room.group, farid, 1)).text
+    assert (await h.join_live(room.group, farid, 2)).texts == ["You are in team 2."]
+    post_id, question = await room.question()  # team 1: Bob, Chandra, Esha; 2: Dipa, Farid
+    right, other = question.correct, wrong(question)
+    await room.answers(post_id, [right, other, right, right, right])
+    podium = (await h.live_step(room.group, room.host, "next")).texts[0]
+    assert podium.splitlines()[-2:] == [
+        "1. Team 2: 1,000 points (2 players)", "2. Team 1: 667 points (3 players)"]
+
+
 async def test_a_restart_mid_countdown_resumes_with_the_time_left(h: Harness) -> None:
     room = Room.of(h, 2)
     await h.host(room.group, room.host, "sample", 1, seconds=30)

@@ -99,9 +99,15 @@ class LiveCog(commands.Cog):
         self.client: discord.Client | None = None  # set by build_bot
 
     # views -------------------------------------------------------------------------------
-    def join_view(self, label: str) -> discord.ui.View:
+    def join_view(self, lobby: Lobby, t: Translator) -> discord.ui.View:
+        """Join, or one button per team where people choose theirs."""
         view = discord.ui.View(timeout=None)
-        view.add_item(self.button("join", label=label, style=discord.ButtonStyle.success))
+        if not lobby.session.choose:
+            view.add_item(self.button("join", label=t.gettext("Join"),
+                                      style=discord.ButtonStyle.success))
+        for k in range(lobby.session.teams if lobby.session.choose else 0):
+            view.add_item(self.button("join", str(k), label=live_text.team_label(k, t),
+                                      style=discord.ButtonStyle.success))
         return view
 
     def answer_view(self, question: ShownQuestion) -> discord.ui.View:
@@ -124,21 +130,23 @@ class LiveCog(commands.Cog):
         teams=_("Teams (2 to 6; empty: everyone for themselves)"),
         speed=_("Faster right answers score more"),
         seconds=_("Seconds per question (5 to 600)"),
+        choose=_("People choose their team on joining (with teams)"),
     )
     async def host_command(
         self, interaction: discord.Interaction, quiz: str | None = None, questions: int = 5,
-        teams: int = 0, speed: bool = False, seconds: int = 30,
+        teams: int = 0, speed: bool = False, seconds: int = 30, choose: bool = False,
     ) -> None:
         async with Responder(interaction, ephemeral=False) as responder:
             lobby = await self.service.host(
                 chat_of(interaction), person_of(interaction), quiz, questions,
-                allowed=can_manage(interaction), teams=teams, speed=speed, seconds=seconds)
+                allowed=can_manage(interaction), teams=teams, speed=speed, seconds=seconds,
+                choose=choose)
             t = translator(lobby.session.locale)
             if lobby.took_over:
                 await responder.send(Reply.text(live_text.took_over_text(t)))
             else:
                 await responder.send(Reply(content=message_text(live_text.lobby_text(lobby, t)),
-                                           view=self.join_view(t.gettext("Join"))))
+                                           view=self.join_view(lobby, t)))
 
     @app_commands.command(name="peer", description=_("A peer-instruction round: vote, "
                                                      "discuss, vote again"))
@@ -192,8 +200,8 @@ class LiveCog(commands.Cog):
         async with Responder(interaction, ephemeral=True) as responder:
             t = await reader(self.service, interaction)
             if what == "join":
-                lobby = await self.service.join_live(chat, person)
-                await responder.send(Reply.text(t.gettext("You joined.")))
+                lobby = await self.service.join_live(chat, person, arg or None)
+                await responder.send(Reply.text(live_text.joined_text(lobby, t)))
                 if interaction.message is not None and self.lobby_edits.due(
                         interaction.message.id, asyncio.get_running_loop().time()):
                     shown = translator(lobby.session.locale)
