@@ -530,6 +530,11 @@ class LiveStore(Protocol):
     async def active_lives(self) -> list[LiveRecord]:
         """Every unfinished session, oldest first."""
         ...
+    async def chat_lives(
+        self, chat_key: str, before: int | None = None, limit: int = 50
+    ) -> list[LiveRecord]:
+        """The chat's sessions, newest first: up to `limit` with an id below `before`."""
+        ...
     async def save_live(self, record: LiveRecord) -> LiveRecord | None:
         """Store host_key, state, closes_at, paused_ms and finished_at if the stored version
         is still `record.version`; the stored record (version + 1), else None."""

@@ -18,7 +18,8 @@ The parts, each with its dependencies passed in:
 - authoring.py  quiz polls sent by an author become a draft pack, published
 - privacy.py    /mydata: a person's data sent to them, or deleted everywhere
 - dashboard.py  /dashboard: signed links to a chat's web dashboard (dashboard_reads.py: its pages)
-- live.py       /host: a live session paced by its host; peer.py: /peer rounds
+- live.py       /host: a live session paced by its host; peer.py: /peer rounds;
+                live_reports.py: the sessions on the dashboard
 The loop that drives time (scheduler.py) calls into the same parts.
 """
 
@@ -60,6 +61,7 @@ from bot.core.live import (
     Revealed,
     Standing,
 )
+from bot.core.live_reports import LiveReports, SessionPage, SessionReport
 from bot.core.locales import Locales
 from bot.core.models import (
     AnswerResult,
@@ -156,6 +158,7 @@ class QuizService:
         self.dashboard_reads = DashboardReads(catalog, storage, clock)
         self.live = Live(self.questions, storage, clock)
         self.peer = Peer(self.live, storage, clock, settings=self.chat_settings)
+        self.live_reports = LiveReports(self.live, storage)
 
     # platforms ---------------------------------------------------------------------------
     def connect(self, port: ChatPort) -> None:
@@ -268,6 +271,15 @@ class QuizService:
     async def live_place(self, session_id: int, person: Person) -> tuple[Standing, int] | None:
         """The person's standing in a session and how many played; None if they did not."""
         return await self.live.place(session_id, person.key)
+
+    async def live_sessions(self, chat: Chat, before: int | None = None) -> SessionPage:
+        """The chat's live sessions and peer rounds, newest first (the dashboard)."""
+        return await self.live_reports.sessions(chat.key, before)
+
+    async def live_report(self, chat: Chat, session_id: int,
+                          locale: str = DEFAULT_LOCALE) -> SessionReport | None:
+        """One of the chat's sessions: podium, teams, questions (None: not this chat's)."""
+        return await self.live_reports.report(chat.key, session_id, locale)
 
     async def live_answer(self, post_id: int, person: Person, shown_option: int) -> LiveAnswer:
         """A click on a live question's option: a player's answer, or a peer round's vote."""

@@ -154,6 +154,14 @@ async def active_lives(db: Sql) -> list[LiveRecord]:
     return await _sessions(db, rows)
 
 
+async def chat_lives(db: Sql, chat_key: str, before: int | None, limit: int
+                     ) -> list[LiveRecord]:
+    rows = await db.rows(
+        f"SELECT {LIVE_COLUMNS} FROM live_sessions WHERE chat_key = $1 AND id < $2"
+        " ORDER BY id DESC LIMIT $3", chat_key, 2**62 if before is None else before, limit)
+    return await _sessions(db, rows)
+
+
 async def live_players(db: Sql, session_id: int) -> list[LivePlayer]:
     return [
         LivePlayer(r[0], r[1], None if r[2] is None else int(r[2]), db.at(r[3]))
@@ -229,6 +237,12 @@ class LiveSql(ABC):
 
     async def active_lives(self) -> list[LiveRecord]:
         result: list[LiveRecord] = await self._read(active_lives)
+        return result
+
+    async def chat_lives(
+        self, chat_key: str, before: int | None = None, limit: int = 50
+    ) -> list[LiveRecord]:
+        result: list[LiveRecord] = await self._read(chat_lives, chat_key, before, limit)
         return result
 
     async def save_live(self, record: LiveRecord) -> LiveRecord | None:

@@ -181,3 +181,18 @@ async def test_a_revote_is_kept_once_per_person(store: Store) -> None:
     assert await store.record_revote(post.id, Revote("tg:2", 0, False, NOW))
     assert await store.revotes(post.id) == [first, Revote("tg:2", 0, False, NOW)]
     assert await store.revotes(post.id + 1000) == []
+
+
+async def test_a_chats_sessions_are_listed_newest_first_a_page_at_a_time(store: Store) -> None:
+    made = []
+    assert await store.create_live(new_live("tg:-2")) is not None  # another chat's
+    for _ in range(5):
+        record = await store.create_live(new_live())
+        assert record is not None
+        made.append(record.id)
+        await store.save_live(dataclasses.replace(record, state="over", finished_at=NOW))
+    first = await store.chat_lives(CHAT, limit=3)
+    assert [r.id for r in first] == made[::-1][:3]
+    assert [r.id for r in await store.chat_lives(CHAT, first[-1].id, 3)] == made[1::-1]
+    assert all(r.chat_key == CHAT for r in first)
+    assert await store.chat_lives("tg:-3") == []

@@ -92,6 +92,12 @@ class MemoryLive(ABC):
     async def active_lives(self) -> list[LiveRecord]:
         return [r for _, r in sorted(self._db.live.sessions.items()) if r.finished_at is None]
 
+    async def chat_lives(
+        self, chat_key: str, before: int | None = None, limit: int = 50
+    ) -> list[LiveRecord]:
+        return [r for _, r in sorted(self._db.live.sessions.items(), reverse=True)
+                if r.chat_key == chat_key and (before is None or r.id < before)][:limit]
+
     async def save_live(self, record: LiveRecord) -> LiveRecord | None:
         sessions = self._db.live.sessions
         stored = sessions.get(record.id)

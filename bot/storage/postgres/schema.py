@@ -542,9 +542,11 @@ MIGRATIONS: list[str] = [
     ALTER TABLE chat_settings ADD COLUMN peer_threshold integer;
     ALTER TABLE chat_settings ADD COLUMN peer_discussion integer;
     """,
-    # /host ... teams N choose: people choose their team on joining
+    # /host ... teams N choose: people choose their team on joining; a chat's sessions newest
+    # first (the dashboard's Sessions page)
     """
     ALTER TABLE live_sessions ADD COLUMN team_choice boolean NOT NULL DEFAULT false;
+    CREATE INDEX live_sessions_of_chat ON live_sessions(chat_key, id);
     """,
 ]
 

@@ -553,9 +553,11 @@ MIGRATIONS: list[str] = [
     ALTER TABLE chat_settings ADD COLUMN peer_threshold INTEGER;
     ALTER TABLE chat_settings ADD COLUMN peer_discussion INTEGER;
     """,
-    # /host ... teams N choose: people choose their team on joining
+    # /host ... teams N choose: people choose their team on joining; a chat's sessions newest
+    # first (the dashboard's Sessions page)
     """
     ALTER TABLE live_sessions ADD COLUMN team_choice INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX live_sessions_of_chat ON live_sessions(chat_key, id);
     """,
 ]
 
