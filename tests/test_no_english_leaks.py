@@ -33,7 +33,8 @@ ALLOWED = frozenset({
     # what a person types: languages, periods, modes, switches, formats, a boolean option
     "en", "bn", "hi", "auto", "day", "week", "all", "polls", "buttons", "on", "off",
     "default", "time", "mode", "chart", "channel", "True", "HH", "MM", "N", "y",
-    "quiz", "admins", "anyone", "teams", "speed",
+    "quiz", "admins", "anyone", "teams", "speed", "peer", "discussion", "choose",
+    "s",  # seconds as typed: 90s
     # time zones
     "Asia", "Kolkata", "Dhaka", "UTC", "IANA",
     # platforms, the platform's own labels, keys, the field

@@ -1,13 +1,16 @@
 """A chat's own settings (/settings): how long a /quiz question stays open, whether
 questions come as polls or as buttons, whether a question's close summary carries a chart
-of the answers (off by default), and who may start questions and rounds (anyone by default;
-asking.py keeps a member from cutting an open question short either way). Stored per chat;
+of the answers (off by default), who may start questions and rounds (anyone by default;
+asking.py keeps a member from cutting an open question short either way), and a peer round's
+threshold (the share right at the first vote that skips the discussion, 70 %) and discussion
+time (2 minutes). Stored per chat;
 unset, the bot's defaults apply (QUIZBOT_QUESTION_SECONDS; the platform's usual way to ask;
 no chart; anyone asks). Only the chat's admins change them: the platform says who
 (`allowed=`), the core refuses everyone else."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -19,7 +22,9 @@ from bot.core.errors import (
     MIN_QUESTION_SECONDS,
     BadAsker,
     BadChart,
+    BadDiscussion,
     BadMode,
+    BadPeerThreshold,
     BadQuestionTime,
     SettingsError,
     bad_setting,
@@ -27,6 +32,10 @@ from bot.core.errors import (
 )
 from bot.core.models import Chat, Person
 from bot.core.ports import ChatSettingsRecord, ChatStore, SettingsStore
+
+PEER_THRESHOLD = 70  # percent: Mazur's usual rule for skipping the discussion
+PEER_DISCUSSION = 120  # seconds
+MIN_DISCUSSION, MAX_DISCUSSION = 30, 900
 
 
 class ChatSettingsStorage(SettingsStore, ChatStore, Protocol):
@@ -38,6 +47,7 @@ DEFAULT = "default"  # a value that puts a setting back to the bot's default
 _MODE_WORDS = {"polls": "polls", "poll": "polls", "buttons": "buttons", "button": "buttons"}
 _ASKER_WORDS = {"admins": True, "admin": True, "anyone": False, "everyone": False,
                 "all": False}
+_DURATION = re.compile(r"(\d{1,4})\s*(s|sec|secs|seconds?|m|min|mins|minutes?)?")
 _CHART_WORDS = {"on": True, "yes": True, "true": True, "off": False, "no": False,
                 "false": False}
 
@@ -51,10 +61,19 @@ class ChatSettings:
     mode: str | None  # "polls", "buttons", or None: the platform's default
     chart: bool = False  # a chart of the answers on each question's close summary
     admins_only: bool = False  # only the chat's admins start questions and rounds
+    peer_threshold: int = PEER_THRESHOLD  # percent right at a peer round's first vote that
+    # skips the discussion
+    peer_discussion: int = PEER_DISCUSSION  # seconds a peer round's discussion lasts
+    own_peer_threshold: bool = False
+    own_peer_discussion: bool = False
 
     @property
     def question_time(self) -> timedelta:
         return timedelta(seconds=self.question_seconds)
+
+    @property
+    def discussion_time(self) -> timedelta:
+        return timedelta(seconds=self.peer_discussion)
 
 
 def parse_seconds(value: int | str) -> int | None:
@@ -86,9 +105,42 @@ def parse_words(words: Sequence[str]) -> dict[str, str]:
             changes["chart"] = value
         elif name == "quiz":
             changes["quiz"] = value
+        elif name in ("peer", "threshold"):
+            changes["peer"] = value
+        elif name == "discussion":
+            changes["discussion"] = value
         else:
             raise bad_setting(words[i])
     return changes
+
+
+def parse_threshold(value: int | str) -> int | None:
+    """A percentage ("80", "80%") of right first votes, 1..100; None for "default"."""
+    text = str(value).strip().lower()
+    if text == DEFAULT:
+        return None
+    try:
+        number = int(text.removesuffix("%").strip())
+    except ValueError:
+        raise BadPeerThreshold(str(value)) from None
+    if not 1 <= number <= 100:
+        raise BadPeerThreshold(str(value))
+    return number
+
+
+def parse_discussion(value: int | str) -> int | None:
+    """Seconds from minutes ("2", "2m", "2min") or seconds ("90s"), 30 s..15 min; None for
+    "default"."""
+    text = str(value).strip().lower()
+    if text == DEFAULT:
+        return None
+    found = _DURATION.fullmatch(text)
+    if found is None:
+        raise BadDiscussion(str(value))
+    seconds = int(found[1]) * (1 if (found[2] or "m").startswith("s") else 60)
+    if not MIN_DISCUSSION <= seconds <= MAX_DISCUSSION:
+        raise BadDiscussion(str(value))
+    return seconds
 
 
 def parse_mode(value: str) -> str | None:
@@ -139,6 +191,11 @@ class ChatSettingsRules:
             mode=own.mode if own else None,
             chart=bool(own and own.chart),
             admins_only=bool(own and own.admins_only),
+            peer_threshold=own.peer_threshold if own and own.peer_threshold else PEER_THRESHOLD,
+            peer_discussion=own.peer_discussion if own and own.peer_discussion
+            else PEER_DISCUSSION,
+            own_peer_threshold=bool(own and own.peer_threshold),
+            own_peer_discussion=bool(own and own.peer_discussion),
         )
 
     async def question_time(self, chat_key: str) -> timedelta:
@@ -148,6 +205,7 @@ class ChatSettingsRules:
         self, chat: Chat, *, by: Person | None, allowed: bool,
         seconds: int | str | None = None, mode: str | None = None,
         chart: bool | str | None = None, admins_only: bool | str | None = None,
+        peer_threshold: int | str | None = None, peer_discussion: int | str | None = None,
         words: Sequence[str] = (),
     ) -> ChatSettings:
         """Change what is given (None: unchanged; "default": back to the default), or what
@@ -160,10 +218,15 @@ class ChatSettingsRules:
         mode = typed.get("mode", mode)
         chart = typed.get("chart", chart)
         admins_only = typed.get("quiz", admins_only)
+        peer_threshold = typed.get("peer", peer_threshold)
+        peer_discussion = typed.get("discussion", peer_discussion)
         new_seconds = parse_seconds(seconds) if seconds is not None else None
         new_mode = parse_mode(mode) if mode is not None else None
         new_chart = parse_chart(chart) if chart is not None else None
         new_asker = parse_asker(admins_only) if admins_only is not None else None
+        new_threshold = parse_threshold(peer_threshold) if peer_threshold is not None else None
+        new_discussion = parse_discussion(peer_discussion) if peer_discussion is not None \
+            else None
         old = await self.storage.get_chat_settings(chat.key) or ChatSettingsRecord(chat.key)
         record = ChatSettingsRecord(
             chat.key,
@@ -171,6 +234,9 @@ class ChatSettingsRules:
             mode=new_mode if mode is not None else old.mode,
             chart=new_chart if chart is not None else old.chart,
             admins_only=new_asker if admins_only is not None else old.admins_only,
+            peer_threshold=new_threshold if peer_threshold is not None else old.peer_threshold,
+            peer_discussion=new_discussion if peer_discussion is not None
+            else old.peer_discussion,
         )
         if record != old:
             await self.storage.upsert_chat(chat.key, chat.title, chat.platform_locale)

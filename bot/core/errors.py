@@ -104,6 +104,18 @@ class BadMode(SettingsError):
         super().__init__(_("“{text}” is not a mode: choose polls or buttons."), text=text)
 
 
+class BadPeerThreshold(SettingsError):
+    def __init__(self, text: str) -> None:
+        super().__init__(_("“{text}” is not a share of right first votes: /settings peer 1 to "
+                           "100 (percent)."), text=text)
+
+
+class BadDiscussion(SettingsError):
+    def __init__(self, text: str) -> None:
+        super().__init__(_("“{text}” is not a discussion time: /settings discussion 1 to 15 "
+                           "(minutes), or 30s to 900s."), text=text)
+
+
 class BadChart(SettingsError):
     def __init__(self, text: str) -> None:
         super().__init__(_("“{text}” is neither on nor off: /settings chart on or off."),
@@ -118,8 +130,8 @@ class BadAsker(SettingsError):
 
 def bad_setting(text: str) -> SettingsError:
     return SettingsError(
-        _("“{text}” is not a setting: use time SECONDS, mode polls|buttons, chart on|off "
-          "or quiz admins|anyone."), text=text
+        _("“{text}” is not a setting: use time SECONDS, mode polls|buttons, chart on|off, "
+          "quiz admins|anyone, peer PERCENT or discussion MINUTES."), text=text
     )
 
 

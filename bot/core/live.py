@@ -10,8 +10,9 @@ The rules, written once for every platform:
   then counts for nobody). After each: the distribution and the explanation.
 - The podium: the top 3 by score (then the least total answer time); each person's rank.
   A right answer scores 1000; with speed points on, 1000 × (1 − t / 2T) for an answer after
-  t seconds of T (500..1000). Teams (2..6) fill in turn as people join; a team scores its
-  members' average, so its size does not decide.
+  t seconds of T (500..1000). Teams (2..6) fill in turn as people join, or (`choose`) each
+  person picks one, while it has fewer than TEAM_GAP players more than the smallest; a team
+  scores its members' average, so its size does not decide.
 - Every state change is saved with compare-and-set on the session's version, so a second
   process or a restart never runs a step twice; the countdown's end is a time in the
   database, paused as the milliseconds left. The scheduler's tick (`Live.tick`) closes what
@@ -53,6 +54,7 @@ log = logging.getLogger(__name__)
 LIVE_SECONDS = 30  # a question's countdown unless /host says otherwise
 MIN_LIVE_SECONDS, MAX_LIVE_SECONDS = 5, 600
 MAX_TEAMS = 6
+TEAM_GAP = 2  # a chosen team is full while it has this many players more than the smallest
 FULL_POINTS = 1000
 PODIUM = 3
 
@@ -94,6 +96,22 @@ def bad_teams(text: str) -> LiveError:
 
 def bad_seconds(text: str) -> LiveError:
     return LiveError(_("“{text}” is not a countdown: choose 5 to 600 seconds."), text=text)
+
+
+def choose_needs_teams() -> LiveError:
+    return LiveError(_("People choose among teams: say how many, e.g. /host teams 3 choose."))
+
+
+def choose_a_team() -> LiveError:
+    return LiveError(_("Choose a team: press its button on the session's message."))
+
+
+def not_a_team(text: str) -> LiveError:
+    return LiveError(_("“{text}” is not one of this session's teams."), text=text)
+
+
+def team_full(team: int) -> LiveError:
+    return LiveError(_("Team {team} is full for now: choose a smaller team."), team=team)
 
 
 def still_open() -> LiveError:
@@ -172,6 +190,8 @@ class Lobby:
     session: LiveRecord
     joined: int  # how many people joined
     took_over: bool = False  # an admin became the host of a running session
+    sizes: tuple[int, ...] = ()  # players per team, when people choose their team
+    team: int | None = None  # the team (0-based) the person who joined is in
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,6 +291,7 @@ class Live:
         self, chat: Chat, person: Person, selector: str | None = None,
         count: int | str = 5, *, allowed: bool, locale: str, teams: int | str = 0,
         seconds: int | str = LIVE_SECONDS, speed: bool = False, kind: str = "host",
+        choose: bool = False,
     ) -> Lobby:
         """Open a session in the lobby, or (an admin, while one runs) take it over."""
         if chat.is_private:
@@ -284,22 +305,41 @@ class Live:
                          took_over=True)
         total = check_count(count)
         team_count = check_teams(teams)
+        if choose and not team_count:
+            raise choose_needs_teams()
         limit = check_seconds(seconds)
         if selector:
             self.questions.select(selector)  # UnknownQuiz before anything is stored
         await self.storage.upsert_chat(chat.key, chat.title, chat.platform_locale)
         created = await self.storage.create_live(NewLive(
             chat.key, kind, person.key, selector or None, total, limit, speed, team_count,
-            locale, self.clock.now()))
+            locale, self.clock.now(), choose))
         if created is None:  # another admin opened one a moment ago
             raise session_running()
-        return Lobby(created, 0)
+        return Lobby(created, 0, sizes=(0,) * team_count if choose else ())
 
-    async def join(self, chat_key: str, person: Person) -> Lobby:
+    async def join(self, chat_key: str, person: Person, team: int | str | None = None) -> Lobby:
+        """Join once (again: nothing changes); where people choose, `team` (0-based) is
+        theirs while it is not full."""
         record = await self._session(chat_key)
-        await self.storage.join_live(record.id, person.key, person.known_name, record.teams,
-                                     self.clock.now())
-        return Lobby(record, await self.storage.live_player_count(record.id))
+        chosen = None
+        if record.choose:
+            if team is None:
+                raise choose_a_team()
+            chosen = _whole(team, lambda n: 0 <= n < record.teams, not_a_team)
+        joined = await self.storage.join_live(
+            record.id, person.key, person.known_name, record.teams, self.clock.now(), chosen,
+            TEAM_GAP)
+        if not record.teams:  # one count, not every player (a crowd joins at once)
+            return Lobby(record, await self.storage.live_player_count(record.id))
+        players = await self._players(record)
+        if not joined and chosen is not None and all(p.person_key != person.key
+                                                      for p in players):
+            raise team_full(chosen + 1)
+        mine = next((p.team for p in players if p.person_key == person.key), None)
+        sizes = tuple(sum(p.team == k for p in players) for k in range(record.teams)) \
+            if record.choose else ()
+        return Lobby(record, len(players), sizes=sizes, team=mine)
 
     async def next(self, chat_key: str, person: Person) -> Asked | Podium:
         """The next question, or the podium after the last one."""

@@ -6,7 +6,14 @@ from __future__ import annotations
 from bot.core.live import Countdown, Lobby, Paused, Podium, Revealed, Standing
 from bot.core.models import ShownQuestion
 from bot.core.peer import PeerResult, Revoting, Split
-from bot.core.render import letter, option_share, person_name, summary_text
+from bot.core.render import (
+    duration_text,
+    letter,
+    option_share,
+    person_name,
+    short,
+    summary_text,
+)
 from bot.i18n import Translator
 
 MEDALS = ("🥇", "🥈", "🥉")
@@ -22,10 +29,27 @@ def lobby_text(lobby: Lobby, t: Translator) -> str:
     if s.teams:
         lines.append(t.gettext("Teams: {teams} (a team scores its members' average).",
                                teams=t.number(s.teams)))
+    if lobby.sizes:
+        lines.append(" · ".join(
+            t.ngettext("Team {team}: {n} player", "Team {team}: {n} players", size,
+                       team=t.number(k + 1)) for k, size in enumerate(lobby.sizes)))
     if s.speed:
         lines.append(t.gettext("Speed points: faster right answers score more."))
-    lines.append(t.gettext("Press Join to play. The host starts with /next."))
+    lines.append(t.gettext("Press your team's button to play. The host starts with /next.")
+                 if s.choose else t.gettext("Press Join to play. The host starts with /next."))
     return "\n".join(lines)
+
+
+def team_label(team: int, t: Translator) -> str:
+    """A team's join button (`team` 0-based)."""
+    return t.gettext("Team {team}", team=t.number(team + 1))
+
+
+def joined_text(lobby: Lobby, t: Translator) -> str:
+    """What the person who pressed Join is told."""
+    if lobby.session.choose and lobby.team is not None:
+        return t.gettext("You are in team {team}.", team=t.number(lobby.team + 1))
+    return t.gettext("You joined.")
 
 
 def took_over_text(t: Translator) -> str:
@@ -99,18 +123,36 @@ def rank_text(standing: Standing, players: int, t: Translator) -> str:
                      score=t.number(standing.score))
 
 
-def split_text(split: Split, t: Translator) -> str:
-    """The first vote's split, without the answer."""
+def split_text(split: Split, t: Translator, place: str | None = None) -> str:
+    """The first vote's split, without the answer; `place`: the topic or thread the
+    discussion opened in (None: here, in the chat)."""
     q = split.question
     lines = [t.gettext("🗳 First vote: {n} voted. How the group is split:",
                        n=t.number(split.voted))]
     lines += [option_share(t, letter(i), q.options[i], n, n / split.voted if split.voted
                            else 0.0, False) for i, n in enumerate(split.per_option)]
     lines.append("")
+    time = duration_text(round(split.until.total_seconds()), t)
     lines.append(t.gettext(
-        "💬 Discuss for {minutes} min: convince your neighbours, then vote again.",
-        minutes=t.number(round(split.until.total_seconds() / 60))))
+        "💬 Discuss for {time}: convince your neighbours, then vote again.", time=time)
+        if place is None else t.gettext(
+        "💬 Discuss for {time} in “{place}”: convince your neighbours, then vote again here.",
+        time=time, place=place))
     return "\n".join(lines)
+
+
+def discussion_name(split: Split, t: Translator) -> str:
+    """The discussion's topic or thread name (Discord allows 100 characters)."""
+    return short(t.gettext("💬 Discuss: {prompt}", prompt=split.question.prompt), 100)
+
+
+def discussion_text(split: Split, t: Translator) -> str:
+    """What opens the discussion in its topic or thread: the question, not the answer."""
+    q = split.question
+    return "\n".join([
+        t.gettext("💬 Convince your neighbours for {time}; the revote opens in the chat.",
+                  time=duration_text(round(split.until.total_seconds()), t)),
+        "", q.prompt, *(f"{letter(i)}) {o}" for i, o in enumerate(q.options))])
 
 
 def revote_text(revoting: Revoting, t: Translator) -> str:

@@ -6,9 +6,12 @@ each ended by the scheduler's tick when its time is up (or by the host's /next):
 - "vote": everyone votes alone; counts stay hidden until it closes. These are ordinary
   answers of the question's post, so the first vote grades each person's review card (the
   honest signal) and feeds item analysis.
-- If at least `threshold` of the first votes are right, the round ends there: the answer and
-  the explanation (discussing a question most already get right teaches little).
-- "discuss": the split is shown without the answer; people talk for `discussion`.
+- If at least the chat's threshold (/settings peer, 70 % by default) of the first votes are
+  right, the round ends there: the answer and the explanation (discussing a question most
+  already get right teaches little).
+- "discuss": the split is shown without the answer; people talk for the chat's discussion
+  time (/settings discussion, 2 minutes by default), in a Telegram forum topic or a Discord
+  thread where the bot may open one (the adapters try), else in the chat.
 - "revote": everyone votes again (kept apart: live_revotes, once per person).
 - The result: the answer, the explanation, and the shift ("right: 35% → 80%").
 """
@@ -20,13 +23,12 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Protocol
 
+from bot.core.chat_settings import ChatSettings
 from bot.core.clock import Clock
 from bot.core.live import Asked, Live, LiveAnswer, Lobby, not_the_host
 from bot.core.models import Chat, Person, PostSummary, ShownQuestion
 from bot.core.ports import AnswerRecord, AnswerStore, LiveRecord, LiveStore, PostStore, Revote
 
-PEER_THRESHOLD = 0.7  # a first vote this right skips the discussion
-PEER_DISCUSSION = timedelta(minutes=2)
 PEER_SECONDS = 60  # each vote's time
 
 
@@ -39,6 +41,8 @@ class Split:
     per_option: tuple[int, ...]  # first votes per shown option
     voted: int
     until: timedelta  # how long the discussion lasts
+    refs: tuple[str, ...] = ()  # the platform's references to the question's message (a
+    # Discord thread starts from it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,17 +65,21 @@ class PeerStorage(LiveStore, PostStore, AnswerStore, Protocol):
     """What Peer reads and writes."""
 
 
+class PeerSettings(Protocol):
+    """A chat's peer-round settings (chat_settings.py)."""
+
+    async def get(self, chat_key: str) -> ChatSettings: ...
+
+
 class Peer:
     def __init__(
-        self, live: Live, storage: PeerStorage, clock: Clock, *,
-        threshold: float = PEER_THRESHOLD, discussion: timedelta = PEER_DISCUSSION,
+        self, live: Live, storage: PeerStorage, clock: Clock, *, settings: PeerSettings,
     ) -> None:
         self.live = live
         self.storage = storage
         self.clock = clock
+        self.settings = settings
         self.questions = live.questions
-        self.threshold = threshold
-        self.discussion = discussion
         live.phases["peer"] = self.due
 
     async def start(
@@ -132,14 +140,17 @@ class Peer:
         if fresh.state == "vote":
             await self.questions.close(post_id, quiet=True)
             summary = await self.questions.summary(post, fresh.locale)
-            if summary.answered and summary.share_right >= self.threshold:
+            chosen = await self.settings.get(fresh.chat_key)
+            # a float's share of 100, so 7 of 10 meets a 70 % threshold
+            if summary.answered and summary.share_right * 100 + 1e-9 >= chosen.peer_threshold:
                 return await self._result(fresh, summary, discussed=False)
             saved = await storage.save_live(dataclasses.replace(
-                fresh, state="discuss", closes_at=now + self.discussion))
+                fresh, state="discuss", closes_at=now + chosen.discussion_time))
             if saved is None:
                 return None
             return Split(saved, _numbered(summary.question), summary.per_option,
-                         summary.answered, self.discussion)
+                         summary.answered, chosen.discussion_time,
+                         await storage.refs(post_id))
         if fresh.state == "discuss":
             saved = await storage.save_live(dataclasses.replace(
                 fresh, state="revote", closes_at=now + timedelta(seconds=fresh.seconds)))

@@ -112,6 +112,9 @@ class ChatSettingsRecord:
     mode: str | None = None  # "polls" or "buttons"
     chart: bool | None = None  # a chart of the answers on each close summary; None: off
     admins_only: bool | None = None  # only admins start or replace questions; None: anyone
+    peer_threshold: int | None = None  # percent right at a peer round's first vote that
+    # skips the discussion; None: the default
+    peer_discussion: int | None = None  # seconds a peer round's discussion lasts
 
 
 @dataclass(frozen=True, slots=True)
@@ -456,6 +459,7 @@ class NewLive:
     teams: int  # 0: everyone for themselves, else 2..6
     locale: str
     started_at: datetime
+    choose: bool = False  # people choose their team on joining (else filled in turn)
 
 
 @dataclass(frozen=True, slots=True)
@@ -487,6 +491,7 @@ class LiveRecord:
     started_at: datetime
     finished_at: datetime | None
     steps: tuple[LiveStep, ...] = ()
+    choose: bool = False  # people choose their team on joining
 
 
 @dataclass(frozen=True, slots=True)
@@ -528,6 +533,11 @@ class LiveStore(Protocol):
     async def active_lives(self) -> list[LiveRecord]:
         """Every unfinished session, oldest first."""
         ...
+    async def chat_lives(
+        self, chat_key: str, before: int | None = None, limit: int = 50
+    ) -> list[LiveRecord]:
+        """The chat's sessions, newest first: up to `limit` with an id below `before`."""
+        ...
     async def save_live(self, record: LiveRecord) -> LiveRecord | None:
         """Store host_key, state, closes_at, paused_ms and finished_at if the stored version
         is still `record.version`; the stored record (version + 1), else None."""
@@ -538,10 +548,13 @@ class LiveStore(Protocol):
         ...
     async def skip_live_step(self, session_id: int, step: int) -> None: ...
     async def join_live(
-        self, session_id: int, person_key: str, name: str, teams: int, when: datetime
+        self, session_id: int, person_key: str, name: str, teams: int, when: datetime,
+        team: int | None = None, gap: int = 0,
     ) -> bool:
         """Join once (True the first time); with `teams`, the team is the number of players
-        who joined before, modulo `teams`, so teams stay even."""
+        who joined before, modulo `teams`, so teams stay even. A chosen `team` (0-based) is
+        joined only while it has fewer than `gap` players more than the smallest of the
+        `teams` teams (False: already joined, or that team is full for now)."""
         ...
     async def live_players(self, session_id: int) -> list[LivePlayer]:
         """In the order they joined."""

@@ -387,7 +387,20 @@ def settings_text(settings: ChatSettings, t: Translator, *, modes: bool = True) 
         t.gettext("Who starts questions and rounds: admins only") if settings.admins_only
         else t.gettext("Who starts questions and rounds: anyone (only admins replace an "
                        "open one)"),
+        t.gettext("Peer rounds: no discussion when {share} or more are right at the first "
+                  "vote", share=t.percent(settings.peer_threshold / 100))
+        + ("" if settings.own_peer_threshold else " " + t.gettext("(the default)")),
+        t.gettext("Peer rounds: discussion for {time}",
+                  time=duration_text(settings.peer_discussion, t))
+        + ("" if settings.own_peer_discussion else " " + t.gettext("(the default)")),
     ])
+
+
+def duration_text(seconds: int, t: Translator) -> str:
+    """Whole minutes as minutes ("2 min"), anything else as seconds ("90 s")."""
+    if seconds % 60 == 0:
+        return t.gettext("{minutes} min", minutes=t.number(seconds // 60))
+    return t.gettext("{seconds} s", seconds=t.number(seconds))
 
 
 def error_text(error: UserError, t: Translator, quizzes: Sequence[QuizInfo]) -> str:

@@ -18,7 +18,8 @@ The parts, each with its dependencies passed in:
 - authoring.py  quiz polls sent by an author become a draft pack, published
 - privacy.py    /mydata: a person's data sent to them, or deleted everywhere
 - dashboard.py  /dashboard: signed links to a chat's web dashboard (dashboard_reads.py: its pages)
-- live.py       /host: a live session paced by its host; peer.py: /peer rounds
+- live.py       /host: a live session paced by its host; peer.py: /peer rounds;
+                live_reports.py: the sessions on the dashboard
 The loop that drives time (scheduler.py) calls into the same parts.
 """
 
@@ -60,6 +61,7 @@ from bot.core.live import (
     Revealed,
     Standing,
 )
+from bot.core.live_reports import LiveReports, SessionPage, SessionReport
 from bot.core.locales import Locales
 from bot.core.models import (
     AnswerResult,
@@ -155,7 +157,8 @@ class QuizService:
         self.dashboard = DashboardAccess(storage, clock, *(web or (None, None)))
         self.dashboard_reads = DashboardReads(catalog, storage, clock)
         self.live = Live(self.questions, storage, clock)
-        self.peer = Peer(self.live, storage, clock)
+        self.peer = Peer(self.live, storage, clock, settings=self.chat_settings)
+        self.live_reports = LiveReports(self.live, storage)
 
     # platforms ---------------------------------------------------------------------------
     def connect(self, port: ChatPort) -> None:
@@ -224,13 +227,14 @@ class QuizService:
     async def host(
         self, chat: Chat, person: Person, selector: str | None = None, count: int | str = 5,
         *, allowed: bool, teams: int | str = 0, seconds: int | str = LIVE_SECONDS,
-        speed: bool = False,
+        speed: bool = False, choose: bool = False,
     ) -> Lobby:
         """/host (`allowed`: the platform says the person is an admin): a live session's
         lobby, or an admin taking over the running one (see live.py)."""
         locale = await self.locales.for_audience(chat, person)
         return await self.live.host(chat, person, selector, count, allowed=allowed,
-                                    locale=locale, teams=teams, seconds=seconds, speed=speed)
+                                    locale=locale, teams=teams, seconds=seconds, speed=speed,
+                                    choose=choose)
 
     async def peer_round(
         self, chat: Chat, person: Person, selector: str | None = None, *, allowed: bool,
@@ -241,8 +245,9 @@ class QuizService:
         return await self.peer.start(chat, person, selector, allowed=allowed, locale=locale,
                                      seconds=seconds)
 
-    async def join_live(self, chat: Chat, person: Person) -> Lobby:
-        return await self.live.join(chat.key, person)
+    async def join_live(self, chat: Chat, person: Person, team: int | str | None = None) -> Lobby:
+        """The Join button, or a team's (0-based) where people choose their team."""
+        return await self.live.join(chat.key, person, team)
 
     async def live_next(
         self, chat: Chat, person: Person
@@ -267,6 +272,15 @@ class QuizService:
         """The person's standing in a session and how many played; None if they did not."""
         return await self.live.place(session_id, person.key)
 
+    async def live_sessions(self, chat: Chat, before: int | None = None) -> SessionPage:
+        """The chat's live sessions and peer rounds, newest first (the dashboard)."""
+        return await self.live_reports.sessions(chat.key, before)
+
+    async def live_report(self, chat: Chat, session_id: int,
+                          locale: str = DEFAULT_LOCALE) -> SessionReport | None:
+        """One of the chat's sessions: podium, teams, questions (None: not this chat's)."""
+        return await self.live_reports.report(chat.key, session_id, locale)
+
     async def live_answer(self, post_id: int, person: Person, shown_option: int) -> LiveAnswer:
         """A click on a live question's option: a player's answer, or a peer round's vote."""
         post = await self.storage.get_post(post_id)
@@ -284,6 +298,7 @@ class QuizService:
         self, chat: Chat, *, by: Person | None = None, allowed: bool,
         seconds: int | str | None = None, mode: str | None = None,
         chart: bool | str | None = None, admins_only: bool | str | None = None,
+        peer_threshold: int | str | None = None, peer_discussion: int | str | None = None,
         words: Sequence[str] = (),
     ) -> ChatSettings:
         """/settings (admins: `allowed` is the platform's word). None leaves a setting as it
@@ -292,7 +307,9 @@ class QuizService:
         changes."""
         return await self.chat_settings.change(chat, by=by, allowed=allowed, seconds=seconds,
                                                mode=mode, chart=chart,
-                                               admins_only=admins_only, words=words)
+                                               admins_only=admins_only,
+                                               peer_threshold=peer_threshold,
+                                               peer_discussion=peer_discussion, words=words)
 
     async def analysis(
         self, chat: Chat, quiz: str | None = None, *, allowed: bool,

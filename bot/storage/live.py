@@ -22,7 +22,7 @@ from bot.storage.ops import ensure_chat, insert_post
 from bot.storage.sql import Row, Sql, at_or_none
 
 LIVE_COLUMNS = ("id, chat_key, kind, host_key, selector, total, seconds, speed, teams, locale,"
-                " state, closes_at, paused_ms, version, started_at, finished_at")
+                " state, closes_at, paused_ms, version, started_at, finished_at, team_choice")
 
 
 # writes -------------------------------------------------------------------------------------
@@ -30,10 +30,10 @@ async def create_live(db: Sql, new: NewLive) -> int | None:
     await ensure_chat(db, new.chat_key)
     found = await db.value(  # the unique index on unfinished sessions decides between processes
         "INSERT INTO live_sessions(chat_key, kind, host_key, selector, total, seconds, speed,"
-        " teams, locale, state, started_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,"
-        " 'lobby', $10) ON CONFLICT DO NOTHING RETURNING id",
+        " teams, locale, state, started_at, team_choice) VALUES ($1, $2, $3, $4, $5, $6, $7,"
+        " $8, $9, 'lobby', $10, $11) ON CONFLICT DO NOTHING RETURNING id",
         new.chat_key, new.kind, new.host_key, new.selector, new.total, new.seconds, new.speed,
-        new.teams, new.locale, db.when(new.started_at),
+        new.teams, new.locale, db.when(new.started_at), new.choose,
     )
     return None if found is None else int(found)
 
@@ -70,13 +70,33 @@ async def skip_live_step(db: Sql, session_id: int, step: int) -> None:
 
 
 async def join_live(
-    db: Sql, session_id: int, person_key: str, name: str, teams: int, when: datetime
+    db: Sql, session_id: int, person_key: str, name: str, teams: int, when: datetime,
+    team: int | None = None, gap: int = 0,
 ) -> bool:
+    if team is not None:
+        return await _join_team(db, session_id, person_key, name, teams, when, team, gap)
     return await db.run(
         "INSERT INTO live_players(session_id, person_key, name, team, joined_at)"
         " SELECT $1, $2, $3, CASE WHEN $4 > 0 THEN (SELECT count(*) FROM live_players"
         " WHERE session_id = $1) % $4 END, $5 ON CONFLICT DO NOTHING",
         session_id, person_key, name, teams, db.when(when),
+    ) == 1
+
+
+async def _join_team(
+    db: Sql, session_id: int, person_key: str, name: str, teams: int, when: datetime,
+    team: int, gap: int,
+) -> bool:
+    """The session's row lock orders racing joins: each sees the sizes the last one left."""
+    await db.row(f"SELECT id FROM live_sessions WHERE id = $1{db.for_update}", session_id)
+    return await db.run(
+        "INSERT INTO live_players(session_id, person_key, name, team, joined_at)"
+        " SELECT $1, $2, $3, $4, $5 WHERE (SELECT count(*) FROM live_players"
+        " WHERE session_id = $1 AND team = $4) < $6 + (CASE WHEN (SELECT count(DISTINCT team)"
+        " FROM live_players WHERE session_id = $1) < $7 THEN 0 ELSE (SELECT min(n) FROM"
+        " (SELECT count(*) AS n FROM live_players WHERE session_id = $1 GROUP BY team) AS"
+        " sizes) END) ON CONFLICT DO NOTHING",
+        session_id, person_key, name, team, db.when(when), gap, teams,
     ) == 1
 
 
@@ -109,7 +129,7 @@ async def _sessions(db: Sql, rows: Sequence[Row]) -> list[LiveRecord]:
             locale=r[9], state=r[10], closes_at=at_or_none(db, r[11]),
             paused_ms=None if r[12] is None else int(r[12]), version=int(r[13]),
             started_at=db.at(r[14]), finished_at=at_or_none(db, r[15]),
-            steps=tuple(steps[int(r[0])]),
+            steps=tuple(steps[int(r[0])]), choose=bool(r[16]),
         )
         for r in rows
     ]
@@ -131,6 +151,14 @@ async def live_in_chat(db: Sql, chat_key: str) -> LiveRecord | None:
 async def active_lives(db: Sql) -> list[LiveRecord]:
     rows = await db.rows(
         f"SELECT {LIVE_COLUMNS} FROM live_sessions WHERE finished_at IS NULL ORDER BY id")
+    return await _sessions(db, rows)
+
+
+async def chat_lives(db: Sql, chat_key: str, before: int | None, limit: int
+                     ) -> list[LiveRecord]:
+    rows = await db.rows(
+        f"SELECT {LIVE_COLUMNS} FROM live_sessions WHERE chat_key = $1 AND id < $2"
+        " ORDER BY id DESC LIMIT $3", chat_key, 2**62 if before is None else before, limit)
     return await _sessions(db, rows)
 
 
@@ -211,6 +239,12 @@ class LiveSql(ABC):
         result: list[LiveRecord] = await self._read(active_lives)
         return result
 
+    async def chat_lives(
+        self, chat_key: str, before: int | None = None, limit: int = 50
+    ) -> list[LiveRecord]:
+        result: list[LiveRecord] = await self._read(chat_lives, chat_key, before, limit)
+        return result
+
     async def save_live(self, record: LiveRecord) -> LiveRecord | None:
         if not await self._write(save_live, record):
             return None
@@ -224,9 +258,11 @@ class LiveSql(ABC):
         await self._write(skip_live_step, session_id, step)
 
     async def join_live(
-        self, session_id: int, person_key: str, name: str, teams: int, when: datetime
+        self, session_id: int, person_key: str, name: str, teams: int, when: datetime,
+        team: int | None = None, gap: int = 0,
     ) -> bool:
-        return bool(await self._write(join_live, session_id, person_key, name, teams, when))
+        return bool(await self._write(join_live, session_id, person_key, name, teams, when,
+                                      team, gap))
 
     async def live_players(self, session_id: int) -> list[LivePlayer]:
         result: list[LivePlayer] = await self._read(live_players, session_id)

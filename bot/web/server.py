@@ -17,6 +17,7 @@ from aiohttp import web
 
 from bot.core.service import QuizService
 from bot.web.pages import Pages
+from bot.web.sessions import SessionPages
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +46,7 @@ def build_app(service: QuizService, *, secure: bool, bot_token: str | None = Non
     app = web.Application(middlewares=[request_log], client_max_size=64 * 1024)
     pages = Pages(service, secure, bot_token)
     app.add_routes(pages.routes())
+    app.add_routes(SessionPages(service, secure, bot_token).routes())
     app.router.add_static("/static/", STATIC, append_version=True)
     return app
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+import re
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +37,7 @@ from tests.fakes.discord_api import (
     Interaction,
     Reply,
     User,
+    all_buttons_of,
     buttons_of,
     flag_of,
 )
@@ -66,6 +68,7 @@ class DiscordHarness:
         self.clock = clock
         self.adapter: DiscordAdapter | None = None
         self.scheduler = Scheduler(service)
+        fake.threads_allowed = False  # like the Telegram group, until allow_threads()
         self._people: dict[int, User] = {}
         self._admins: set[int] = set()
         self._clicks: dict[tuple[int, int, int], Interaction] = {}  # (user, post, option)
@@ -116,9 +119,11 @@ class DiscordHarness:
 
     async def change_settings(self, where: Place, who: User, *, seconds: int | None = None,
                        mode: str | None = None, chart: bool | None = None,
-                       quiz: str | None = None) -> Seen:
+                       quiz: str | None = None, peer: int | str | None = None,
+                       discussion: str | None = None) -> Seen:
         options = {k: v for k, v in (("time", seconds), ("mode", mode), ("chart", chart),
-                                     ("quiz", quiz)) if v is not None}
+                                     ("quiz", quiz), ("peer", peer),
+                                     ("discussion", discussion)) if v is not None}
         return await self._slash(where, who, "settings", options)
 
     async def analysis(self, where: Place, who: User, quiz: str | None = None) -> Seen:
@@ -319,6 +324,119 @@ class DiscordHarness:
             for m in shown
         )
 
+    # live sessions and peer rounds ---------------------------------------------------------
+    countdown_every = 3.0  # the per-route edit buckets discord.py keeps to, with room to spare
+
+    async def host(self, where: Place, who: User, quiz: str | None = None,
+                   questions: int | None = None, *, teams: int | None = None,
+                   choose: bool = False, seconds: int | None = None) -> Seen:
+        options = {k: v for k, v in (("quiz", quiz), ("questions", questions),
+                                     ("teams", teams), ("seconds", seconds)) if v is not None}
+        return await self._live_slash(where, who, "host", options | (
+            {"choose": True} if choose else {}))
+
+    async def peer(self, where: Place, who: User, quiz: str | None = None) -> Seen:
+        return await self._live_slash(where, who, "peer", {"quiz": quiz} if quiz else {})
+
+    async def live_step(self, where: Place, who: User, step: str) -> Seen:
+        return await self._live_slash(where, who, step, {})
+
+    async def join_live(self, where: Place, who: User, team: int | None = None) -> Seen:
+        custom_id = "lv:join" if team is None else f"lv:join:{team - 1}"
+        lobby = self._live_message(where, lambda c: c.startswith("lv:join"))
+        return await self._live_click(where, who, lobby, custom_id)
+
+    async def live_answer(self, where: Place, who: User, post_id: int, option: int) -> Seen:
+        message = self._live_message(where, lambda c: c.startswith(f"lv:{post_id}:"))
+        return await self._live_click(where, who, message, f"lv:{post_id}:{option}")
+
+    def live_texts(self, where: Place) -> list[str]:
+        return [m.get("content") or "" for _, m in sorted(self.fake.messages.items())
+                if int(m["channel_id"]) == where.channel_id
+                and not int(m.get("flags") or 0) & EPHEMERAL and live_post(m) is None]
+
+    def lobby(self, where: Place) -> tuple[str, int]:
+        message = self._live_message(where, lambda c: c.startswith("lv:join"))
+        return str(message.get("content") or ""), len(self.fake.edits(int(message["id"])))
+
+    def live_questions(self, post_id: int) -> list[str]:
+        # the content as sent: a countdown edit changes the stored message
+        bodies: list[dict[str, Any]] = [
+            r.json["data"] if isinstance(r.json.get("data"), dict) else r.json
+            for r in self.fake.requests if r.method == "POST" and isinstance(r.json, dict)]
+        return [body.get("content") or "" for body in bodies
+                if live_post(body, post_id) is not None]
+
+    def question_edits(self, post_id: int) -> int:
+        return sum(len(self.fake.edits(key)) for key, m in self.fake.messages.items()
+                   if live_post(m, post_id) is not None)
+
+    def allow_threads(self, where: Place) -> None:
+        self.fake.threads_allowed = True
+
+    def discussion(self, where: Place) -> tuple[str, list[str]] | None:
+        threads = [c for c in self.fake.channels.values()
+                   if c["type"] == 11 and c.get("parent_id") == where.channel_id]
+        if not threads:
+            return None
+        thread = max(threads, key=lambda c: int(c["id"]))
+        return str(thread["name"]), [
+            m.get("content") or "" for _, m in sorted(self.fake.messages.items())
+            if int(m["channel_id"]) == int(thread["id"])]
+
+    async def my_place(self, where: Place, who: User) -> str:
+        podium = self._live_message(where, lambda c: c.startswith("lv:place:"))
+        [button] = [b for b in all_buttons_of(podium) if b["custom_id"].startswith("lv:place:")]
+        it = await self.fake.click(int(podium["id"]), button["custom_id"], user=who,
+                                   permissions=self._permissions(who))
+        reply = await self.fake.reply(it, within=SETTLE_WITHIN)
+        assert reply.ephemeral, "a place is told to its person alone"
+        return reply.text
+
+    async def _live_slash(self, where: Place, who: User, name: str,
+                          options: dict[str, Any]) -> Seen:
+        start = max(self.fake.messages, default=0)
+        it = await self.fake.slash(name, options, user=who, dm=where.dm,
+                                   channel_id=where.channel_id,
+                                   permissions=None if where.dm else self._permissions(who))
+        return await self._live_seen(it, start, where)
+
+    async def _live_click(self, where: Place, who: User, message: dict[str, Any],
+                          custom_id: str) -> Seen:
+        start = max(self.fake.messages, default=0)
+        it = await self.fake.click(int(message["id"]), custom_id, user=who,
+                                   permissions=self._permissions(who))
+        return await self._live_seen(it, start, where)
+
+    async def _live_seen(self, it: Interaction, start: int, where: Place) -> Seen:
+        """The bot's reply to `who` (ephemeral or not), then what it posted in the channel
+        once the handler is done; a question as its post."""
+        reply = await self.fake.reply(it, within=SETTLE_WITHIN)
+        assert self.adapter is not None
+        intake = self.adapter.intake
+        await self.fake.until(lambda: intake.in_flight == 0, SETTLE_WITHIN, "the handler")
+        await self._settle()
+        seen = Seen()
+        for key, message in sorted(self.fake.messages.items()):
+            if key <= start or (key != reply.id and (
+                    int(message["channel_id"]) != where.channel_id
+                    or int(message.get("flags") or 0) & EPHEMERAL)):
+                continue
+            if (post_id := live_post(message)) is not None:
+                await self._bound(Reply(message))
+                seen.post_ids.append(post_id)
+            else:
+                seen.texts.append(Reply(message).text)
+        return seen
+
+    def _live_message(self, where: Place, wanted: Callable[[str], bool]) -> dict[str, Any]:
+        """The latest message in `where` with a button whose custom_id is `wanted`."""
+        for _, message in sorted(self.fake.messages.items(), reverse=True):
+            if int(message["channel_id"]) == where.channel_id and any(
+                    wanted(b.get("custom_id", "")) for b in all_buttons_of(message)):
+                return message
+        raise AssertionError("no such live message")
+
     async def tick(self) -> None:
         before = set(self.fake.messages)
         await self.scheduler.tick()  # its posts and closing edits are awaited within
@@ -386,6 +504,16 @@ class DiscordHarness:
         if option is not None:
             return f"qz:{post_id}:{option}" in ids
         return any(i.startswith(f"qz:{post_id}:") for i in ids)
+
+
+def live_post(message: dict[str, Any], post_id: int | None = None) -> int | None:
+    """The post of a live question's message (`post_id`'s only, if given); None for any
+    other."""
+    for button in all_buttons_of(message):
+        found = re.fullmatch(r"lv:(\d+):\d+", button.get("custom_id", ""))
+        if found and (post_id is None or int(found[1]) == post_id):
+            return int(found[1])
+    return None
 
 
 @contextlib.asynccontextmanager

@@ -75,9 +75,11 @@ class Harness(Protocol):
 
     async def change_settings(self, where: Place, who: Person, *, seconds: int | None = None,
                        mode: str | None = None, chart: bool | None = None,
-                       quiz: str | None = None) -> Seen:
+                       quiz: str | None = None, peer: int | str | None = None,
+                       discussion: str | None = None) -> Seen:
         """/settings: shows the chat's settings, or changes the ones given (`quiz`: who
-        starts questions, "admins" or "anyone")."""
+        starts questions, "admins" or "anyone"; `peer`: a peer round's threshold in
+        percent; `discussion`: its discussion time as typed, "2" minutes or "90s")."""
         ...
 
     async def analysis(self, where: Place, who: Person, quiz: str | None = None) -> Seen:
@@ -205,6 +207,71 @@ class Harness(Protocol):
     async def join_again(self, where: Place) -> None:
         """The join of `where` seen again: Telegram delivers its update a second time (as
         after a crash), Discord reconnects (its GUILD_CREATEs are no new join)."""
+        ...
+
+    # live sessions and peer rounds ---------------------------------------------------------
+    countdown_every: float  # seconds: the platform's least spacing of one message's edits
+
+    async def host(self, where: Place, who: Person, quiz: str | None = None,
+                   questions: int | None = None, *, teams: int | None = None,
+                   choose: bool = False, seconds: int | None = None) -> Seen:
+        """/host [quiz] [N] [teams K [choose]] [seconds]: texts has the lobby (or a refusal,
+        or that `who` took the session over)."""
+        ...
+
+    async def peer(self, where: Place, who: Person, quiz: str | None = None) -> Seen:
+        """/peer [quiz]: post_ids has the round's question."""
+        ...
+
+    async def live_step(self, where: Place, who: Person, step: str) -> Seen:
+        """/next, /pause, /skip or /end (`step`): post_ids has a question that appeared,
+        texts what else the chat or `who` saw (a refusal, the pause, the reveal, the
+        podium)."""
+        ...
+
+    async def join_live(self, where: Place, who: Person, team: int | None = None) -> Seen:
+        """The lobby's Join button (that team's, 1-based, when people choose): texts has the
+        notice `who` saw."""
+        ...
+
+    async def live_answer(self, where: Place, who: Person, post_id: int, option: int) -> Seen:
+        """A press on option `option` of the latest message showing the live question (a
+        peer round's revote is a new message): the notice first in texts, then whatever
+        the chat saw because of it (the reveal when everyone has answered)."""
+        ...
+
+    def live_texts(self, where: Place) -> list[str]:
+        """Every message the bot posted in `where` that the whole chat sees, as sent, oldest
+        first, but the questions (lobby, reveals, split, results, podium)."""
+        ...
+
+    def lobby(self, where: Place) -> tuple[str, int]:
+        """The latest lobby's text now, and how many times it was edited."""
+        ...
+
+    def live_questions(self, post_id: int) -> list[str]:
+        """The texts of the messages that showed the live question, as sent, oldest first
+        (a peer round's revote is a second one)."""
+        ...
+
+    def question_edits(self, post_id: int) -> int:
+        """How many edits the messages showing the live question got (its countdown)."""
+        ...
+
+    def allow_threads(self, where: Place) -> None:
+        """The bot may open a discussion apart in `where` (Telegram: the group is a forum and
+        the bot may create topics; Discord: the bot may start threads). By default it may
+        not."""
+        ...
+
+    def discussion(self, where: Place) -> tuple[str, list[str]] | None:
+        """The topic or thread the bot opened from `where` (the latest), with the texts it
+        posted there; None if it opened none."""
+        ...
+
+    async def my_place(self, where: Place, who: Person) -> str:
+        """Their place after the podium, as told to them alone (Telegram: their private chat;
+        Discord: the podium's "My place" button, ephemeral)."""
         ...
 
     async def tick(self) -> None:

@@ -20,7 +20,7 @@ import asyncio
 import contextlib
 import secrets
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -130,11 +130,14 @@ class TelegramHarness:
 
     async def change_settings(self, where: Chat, who: User, *, seconds: int | None = None,
                        mode: str | None = None, chart: bool | None = None,
-                       quiz: str | None = None) -> Seen:
+                       quiz: str | None = None, peer: int | str | None = None,
+                       discussion: str | None = None) -> Seen:
         words = ["/settings", *(["time", str(seconds)] if seconds is not None else []),
                  *(["mode", mode] if mode is not None else []),
                  *(["chart", "on" if chart else "off"] if chart is not None else []),
-                 *(["quiz", quiz] if quiz is not None else [])]
+                 *(["quiz", quiz] if quiz is not None else []),
+                 *(["peer", str(peer)] if peer is not None else []),
+                 *(["discussion", discussion] if discussion is not None else [])]
         return await self._command(where, who, " ".join(words))
 
     async def analysis(self, where: Chat, who: User, quiz: str | None = None) -> Seen:
@@ -327,6 +330,115 @@ class TelegramHarness:
         sent = [s for s in self._sent if s.post_id == post_id]
         return bool(sent) and all(s.chat_id in self._private for s in sent)
 
+    # live sessions and peer rounds ---------------------------------------------------------
+    countdown_every = 5.0  # about 20 messages a minute in a group, edits included
+
+    async def host(self, where: Chat, who: User, quiz: str | None = None,
+                   questions: int | None = None, *, teams: int | None = None,
+                   choose: bool = False, seconds: int | None = None) -> Seen:
+        words = ["/host", *([quiz] if quiz else []), *([str(questions)] if questions else []),
+                 *(["teams", str(teams)] if teams is not None else []),
+                 *(["choose"] if choose else []), *([f"{seconds}s"] if seconds else [])]
+        return await self._live_command(where, who, " ".join(words))
+
+    async def peer(self, where: Chat, who: User, quiz: str | None = None) -> Seen:
+        return await self._live_command(where, who, f"/peer {quiz}" if quiz else "/peer")
+
+    async def live_step(self, where: Chat, who: User, step: str) -> Seen:
+        return await self._live_command(where, who, f"/{step}")
+
+    async def join_live(self, where: Chat, who: User, team: int | None = None) -> Seen:
+        lobby = self._live_message(where, lambda data: data.startswith("lj"))
+        data = "lj" if team is None else f"lj:{team - 1}"
+        return await self._live_press(where, who, lobby, data)
+
+    async def live_answer(self, where: Chat, who: User, post_id: int, option: int) -> Seen:
+        message = self._live_message(where, lambda data: data.startswith(f"la:{post_id}:"))
+        return await self._live_press(where, who, message, f"la:{post_id}:{option}")
+
+    def live_texts(self, where: Chat) -> list[str]:
+        return [c.params["text"] for c in self.fake.calls
+                if c.ok and c.method == "sendMessage" and c.params["chat_id"] == where["id"]
+                and not c.params.get("message_thread_id")
+                and not live_question(c.params.get("reply_markup"))]
+
+    def lobby(self, where: Chat) -> tuple[str, int]:
+        message = self._live_message(where, lambda data: data.startswith("lj"))
+        key = (where["id"], message["message_id"])
+        edits = [c for c in self.fake.calls_of("editMessageText")
+                 if (c.params["chat_id"], c.params["message_id"]) == key]
+        return str(self.fake.messages[key]["text"]), len(edits)
+
+    def live_questions(self, post_id: int) -> list[str]:
+        return [c.params["text"] for c in self.fake.calls_of("sendMessage")
+                if live_question(c.params.get("reply_markup"), post_id) is not None]
+
+    def question_edits(self, post_id: int) -> int:
+        shown = {(c.result["chat"]["id"], c.result["message_id"])
+                 for c in self.fake.calls_of("sendMessage")
+                 if live_question(c.params.get("reply_markup"), post_id) is not None}
+        return sum((c.params["chat_id"], c.params["message_id"]) in shown
+                   for c in self.fake.calls_of("editMessageText"))
+
+    def allow_threads(self, where: Chat) -> None:
+        self.fake.make_forum(where)
+
+    def discussion(self, where: Chat) -> tuple[str, list[str]] | None:
+        topics = self.fake.topics[where["id"]]
+        if not topics:
+            return None
+        thread = max(topics)
+        return topics[thread], [
+            c.params["text"] for c in self.fake.calls_of("sendMessage")
+            if c.params["chat_id"] == where["id"] and c.params.get("message_thread_id") == thread]
+
+    async def my_place(self, where: Chat, who: User) -> str:
+        told = [c.params["text"] for c in self.fake.calls_of("sendMessage")
+                if c.params["chat_id"] == who["id"]]
+        return told[-1] if told else ""
+
+    async def _live_command(self, where: Chat, who: User, text: str) -> Seen:
+        start = len(self.fake.calls)
+        update_id = self.fake.command(where, who, text)
+        await self._settle(update_id)
+        return self._live_seen(start, where, who)
+
+    async def _live_press(self, where: Chat, who: User, message: dict[str, Any],
+                          data: str) -> Seen:
+        start = len(self.fake.calls)
+        update_id = self.fake.press(message, who, data)
+        await self._settle(update_id)
+        press = self._update(update_id)["callback_query"]
+        seen = self._live_seen(start, where, who)
+        seen.texts[:0] = [c.params.get("text") or "" for c in self.fake.calls[start:]
+                          if c.ok and c.method == "answerCallbackQuery"
+                          and c.params["callback_query_id"] == press["id"]]
+        return seen
+
+    def _live_seen(self, start: int, where: Chat, who: User) -> Seen:
+        """The messages the action brought in the chat and to `who` privately; a question
+        as its post."""
+        seen = Seen()
+        for call in self.fake.calls[start:]:
+            if not call.ok or call.method != "sendMessage" \
+                    or call.params["chat_id"] not in (where["id"], who["id"]):
+                continue
+            if (post_id := live_question(call.params.get("reply_markup"))) is not None:
+                seen.post_ids.append(post_id)
+            else:
+                seen.texts.append(call.params["text"])
+        return seen
+
+    def _live_message(self, where: Chat, wanted: Callable[[str], bool]) -> dict[str, Any]:
+        """The latest message in `where` with a button whose data is `wanted`, as it is now."""
+        for call in reversed(self.fake.calls):
+            rows = (call.params.get("reply_markup") or {}).get("inline_keyboard") or []
+            if call.ok and call.method == "sendMessage" \
+                    and call.params["chat_id"] == where["id"] \
+                    and any(wanted(str(b.get("callback_data", ""))) for r in rows for b in r):
+                return dict(self.fake.messages[(where["id"], call.result["message_id"])])
+        raise AssertionError("no such live message")
+
     async def tick(self) -> None:
         start = len(self.fake.calls)
         await self.scheduler.tick()
@@ -377,9 +489,10 @@ class TelegramHarness:
                 message = call.result
                 poll_id = message["poll"]["id"] if "poll" in message else None
                 markup = call.params.get("reply_markup") or {}
-                if poll_id is None and ("inline_keyboard" not in markup
+                if poll_id is None and ("inline_keyboard" not in markup or is_live(markup)
                                         or is_confirmation(markup) or opens_web_app(markup)):
-                    continue  # a plain message, a ForceReply prompt, /mydata's or a Mini App's
+                    continue  # a plain message, a ForceReply prompt, /mydata's, a Mini App's
+                    # or a live session's (read by the live methods)
                 ref = (f"tg-poll:{poll_id}" if poll_id is not None
                        else f"tg-msg:{message['chat']['id']}:{message['message_id']}")
                 post_id = await self.service.post_id_for(ref)
@@ -448,6 +561,26 @@ def opens_web_app(markup: Any) -> bool:
     """A keyboard of Mini App buttons only (/dashboard's, /progress's): a reply, not a question."""
     rows = (markup or {}).get("inline_keyboard") or []
     return bool(rows) and all("web_app" in b for row in rows for b in row)
+
+
+def is_live(markup: Any) -> bool:
+    """A live session's keyboard: its lobby's Join, or a live question's answers."""
+    rows = (markup or {}).get("inline_keyboard") or []
+    return any(str(b.get("callback_data", "")).startswith(("lj", "la:"))
+               for row in rows for b in row)
+
+
+def live_question(markup: Any, post_id: int | None = None) -> int | None:
+    """The post of a live question's keyboard (`post_id`'s only, if given); None for any
+    other."""
+    rows = (markup or {}).get("inline_keyboard") or []
+    for row in rows:
+        for button in row:
+            data = str(button.get("callback_data", ""))
+            if data.startswith("la:") and (post_id is None
+                                           or data.startswith(f"la:{post_id}:")):
+                return int(data.split(":")[1])
+    return None
 
 
 def is_confirmation(markup: Any) -> bool:

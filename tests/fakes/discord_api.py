@@ -313,6 +313,7 @@ class FakeDiscord:
             self.channel_id: {"id": self.channel_id, "name": "general", "type": 0,
                               "guild_id": self.guild_id}
         }
+        self.threads_allowed = True  # the bot may start public threads (Create Public Threads)
         self.requests: list[Request] = []
         self.messages: dict[int, dict[str, Any]] = {}
         self.files: dict[int, list[tuple[str, bytes]]] = {}  # message id -> its uploads
@@ -875,6 +876,8 @@ class FakeDiscord:
         if match := re.fullmatch(r"/channels/(\d+)/messages", p):
             if m == "POST":
                 return self._create_message(int(match[1]), r.json)
+        if m == "POST" and (match := re.fullmatch(r"/channels/(\d+)/messages/(\d+)/threads", p)):
+            return self._start_thread(int(match[1]), int(match[2]), r.json)
         if match := re.fullmatch(r"/channels/(\d+)/messages/(\d+)", p):
             message = self._message(int(match[2]), int(match[1]))
             if message["flags"] & EPHEMERAL:
@@ -947,6 +950,35 @@ class FakeDiscord:
         if message is None or (channel_id is not None and int(message["channel_id"]) != channel_id):
             raise ApiError(404, "Unknown Message", 10008)
         return message
+
+    def _start_thread(self, channel_id: int, message_id: int,
+                      body: dict[str, Any]) -> dict[str, Any]:
+        """A public thread from a message (Start Thread from Message): a new channel of type
+        11 whose id is the message's, in a guild text channel, with the permission."""
+        message = self._message(message_id, channel_id)
+        parent = self.channels[channel_id]
+        if parent["type"] != 0 or parent.get("guild_id") is None:
+            raise ApiError(400, "Cannot execute action on this channel type", 50024)
+        if not self.threads_allowed:
+            raise ApiError(403, "Missing Permissions", 50013)
+        if message.get("thread"):
+            raise ApiError(400, "A thread has already been created for this message", 160004)
+        name = body.get("name") or ""
+        if not 1 <= len(name) <= 100:
+            raise invalid_form("name: must be between 1 and 100 in length")
+        if body.get("auto_archive_duration") not in (60, 1440, 4320, 10080):
+            raise invalid_form("auto_archive_duration: not a valid duration")
+        self.channels[message_id] = {"id": message_id, "name": name, "type": 11,
+                                     "guild_id": parent["guild_id"], "parent_id": channel_id}
+        thread = {"id": str(message_id), "type": 11, "name": name,
+                  "guild_id": str(parent["guild_id"]), "parent_id": str(channel_id),
+                  "owner_id": str(self.bot.id), "message_count": 0, "member_count": 1,
+                  "rate_limit_per_user": 0, "flags": 0,
+                  "thread_metadata": {"archived": False, "auto_archive_duration":
+                                      body["auto_archive_duration"], "locked": False,
+                                      "archive_timestamp": now_iso()}}
+        message["thread"] = thread
+        return thread
 
     def _create_message(self, channel_id: int, body: dict[str, Any], *, flags: int = 0,
                         interaction: Interaction | None = None) -> dict[str, Any]:

@@ -144,6 +144,9 @@ class FakeTelegramAPI:
         self.poll_messages: dict[str, tuple[int, int]] = {}  # poll id -> (chat, message)
         self.commands: dict[str, list[dict[str, Any]]] = {}  # language_code -> commands
         self.admins: dict[int, set[int]] = defaultdict(set)
+        # forums where the bot is an admin with can_manage_topics (createForumTopic)
+        self.topic_rights: set[int] = set()
+        self.topics: dict[int, dict[int, str]] = defaultdict(dict)  # chat -> thread id -> name
         self.owners: dict[int, int] = {}
         self.users: dict[int, dict[str, Any]] = {}
         self.allowed_updates: list[str] | None = None
@@ -345,6 +348,13 @@ class FakeTelegramAPI:
         chat = {"id": chat_id, "type": kind, "title": title}
         self.chats[chat_id] = chat
         return chat
+
+    def make_forum(self, chat: dict[str, Any], *, bot_manages_topics: bool = True) -> None:
+        """The supergroup becomes a forum (its topics on); the bot may create topics there
+        if `bot_manages_topics`."""
+        chat["is_forum"] = True
+        if bot_manages_topics:
+            self.topic_rights.add(chat["id"])
 
     def channel(self, chat_id: int, title: str) -> dict[str, Any]:
         return self.group(chat_id, title, kind="channel")
@@ -792,10 +802,31 @@ class FakeTelegramAPI:
         self._check_markup(params.get("reply_markup"))
         self._check_reply(chat, params.get("reply_parameters"))
         fields: dict[str, Any] = {"from": self.bot, "text": text}
+        if (thread := params.get("message_thread_id")) is not None:
+            if int(thread) not in self.topics[chat["id"]]:
+                raise bad_request("message thread not found")
+            fields |= {"message_thread_id": int(thread), "is_topic_message": True}
         if (params.get("reply_markup") or {}).get("inline_keyboard"):
             # a message shows only an inline keyboard; a ForceReply is not kept with it
             fields["reply_markup"] = params["reply_markup"]
         return self._new_message(chat, **fields)
+
+    def _api_createForumTopic(self, params: dict[str, Any]) -> dict[str, Any]:
+        """As Telegram: a forum supergroup only, the bot an admin with can_manage_topics; the
+        topic's id is that of the service message that opens it."""
+        chat = self._chat(params)
+        name = params.get("name") or ""
+        if not chat.get("is_forum"):
+            raise bad_request("the chat is not a forum")
+        if chat["id"] not in self.topic_rights:
+            raise bad_request("not enough rights to create a topic")
+        if not 1 <= len(name) <= 128:
+            raise bad_request("TOPIC_NAME_INVALID")
+        opened = self._new_message(chat, **{"from": self.bot, "forum_topic_created": {
+            "name": name, "icon_color": 7322096}})
+        self.topics[chat["id"]][opened["message_id"]] = name
+        return {"message_thread_id": opened["message_id"], "name": name,
+                "icon_color": 7322096}
 
     def _api_sendPoll(self, params: dict[str, Any]) -> dict[str, Any]:
         chat = self._chat(params)

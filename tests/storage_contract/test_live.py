@@ -110,6 +110,28 @@ async def test_people_join_once_and_teams_fill_in_turn(store: Store) -> None:
     assert await store.live_player_count(solo.id) == 1
 
 
+async def test_a_chosen_team_is_joined_while_it_is_within_the_gap(backend: Backend) -> None:
+    async with backend.opened() as one, backend.opened() as two:
+        made = await one.create_live(dataclasses.replace(new_live(teams=3), choose=True))
+        assert made is not None and made.choose
+        assert (await two.get_live(made.id) or made).choose
+        # everyone wants team 0; with a gap of 2 it takes 2 while the others are empty
+        keys = [f"tg:{i}" for i in range(10, 16)]
+        joined = await asyncio.gather(*(
+            (one, two)[i % 2].join_live(made.id, key, "P", 3, NOW, 0, 2)
+            for i, key in enumerate(keys)))
+        assert sum(joined) == 2
+        assert await one.join_live(made.id, "tg:20", "P", 3, NOW, 1, 2)
+        assert await one.join_live(made.id, "tg:21", "P", 3, NOW, 2, 2)
+        assert await two.join_live(made.id, "tg:22", "P", 3, NOW, 0, 2)  # sizes 2, 1, 1
+        assert not await two.join_live(made.id, "tg:23", "P", 3, NOW, 0, 2)
+        assert not await two.join_live(made.id, "tg:20", "P", 3, NOW, 2, 2)  # joined already
+        teams = [p.team or 0 for p in await one.live_players(made.id)]
+        assert sorted(teams) == [0, 0, 0, 1, 2]
+    plain = new_live("tg:-9")
+    assert not plain.choose
+
+
 async def test_a_deleted_person_leaves_no_join_revote_or_host_behind(store: Store) -> None:
     record = await store.create_live(new_live())
     assert record is not None
@@ -159,3 +181,18 @@ async def test_a_revote_is_kept_once_per_person(store: Store) -> None:
     assert await store.record_revote(post.id, Revote("tg:2", 0, False, NOW))
     assert await store.revotes(post.id) == [first, Revote("tg:2", 0, False, NOW)]
     assert await store.revotes(post.id + 1000) == []
+
+
+async def test_a_chats_sessions_are_listed_newest_first_a_page_at_a_time(store: Store) -> None:
+    made = []
+    assert await store.create_live(new_live("tg:-2")) is not None  # another chat's
+    for _ in range(5):
+        record = await store.create_live(new_live())
+        assert record is not None
+        made.append(record.id)
+        await store.save_live(dataclasses.replace(record, state="over", finished_at=NOW))
+    first = await store.chat_lives(CHAT, limit=3)
+    assert [r.id for r in first] == made[::-1][:3]
+    assert [r.id for r in await store.chat_lives(CHAT, first[-1].id, 3)] == made[1::-1]
+    assert all(r.chat_key == CHAT for r in first)
+    assert await store.chat_lives("tg:-3") == []

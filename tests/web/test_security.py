@@ -15,7 +15,7 @@ from bot.logs import Redactor
 from bot.web.auth import SESSION
 from tests.web.conftest import CHAT_A, CHAT_B, SECRET, Site
 
-PAGES = ("", "people", "person/tg:1", "questions", "reports", "settings",
+PAGES = ("", "people", "person/tg:1", "questions", "reports", "settings", "sessions",
          "export/answers.csv", "export/answers.xlsx", "export/board.csv?period=all",
          "export/board.xlsx?period=week")
 ASK_AGAIN = "Ask the bot again with /dashboard in the chat for a new link."

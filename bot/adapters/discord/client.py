@@ -161,7 +161,7 @@ def build_bot(service: QuizService, publisher: ChannelPublisher, *,
                                 ReviewCog(service, publisher), reports,
                                 AnalysisCog(service), HelpCog(service),
                                 PrivacyCog(service, errors, intake), ReviewExportCog(service),
-                                DashboardCog(service), live := LiveCog(service)]
+                                DashboardCog(service), live := LiveCog(service, intake, errors)]
     options: dict[str, Any] = {"intake": intake, "errors": errors,
                                "guild_ready_timeout": guild_ready_timeout,
                                "identify_interval": identify_interval}

@@ -8,6 +8,8 @@ the Join, answer and "My place" buttons. The rules are the core's (live.py, peer
 - The countdown is the question message edited by the scheduler's tick at most once per
   COUNTDOWN_EVERY; discord.py keeps to the per-route limits Discord sends (it waits on 429).
 - The podium carries a "My place" button: each person's rank, ephemeral.
+- A peer round's discussion opens in a thread started from the question's message where the
+  bot may create one (Create Public Threads); else it stays in the channel.
 """
 
 from __future__ import annotations
@@ -31,14 +33,15 @@ from bot.adapters.discord.identity import (
     message_ref,
     person_of,
 )
-from bot.adapters.discord.replies import Reply, Responder, reader
+from bot.adapters.discord.intake import Intake
+from bot.adapters.discord.replies import ErrorReplies, Reply, Responder, reader
 from bot.core import live_text
 from bot.core.live import Asked, Countdown, EditPacer, Lobby, Paused, Podium, Revealed
 from bot.core.models import ShownQuestion
 from bot.core.peer import PeerResult, Revoting, Split
 from bot.core.render import LETTERS, letter
 from bot.core.service import QuizService
-from bot.i18n import _, translator
+from bot.i18n import Translator, _, translator
 
 log = logging.getLogger(__name__)
 
@@ -69,14 +72,21 @@ class LiveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPLA
     ) -> LiveButton:
         return cls(match["what"], match["arg"], label=getattr(item, "label", "") or "?")
 
+    async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
+        # runs in the task that handles the click: a copy is dropped, a stop waits for it
+        return self.cog is None or self.cog.intake is None or self.cog.intake.admit(interaction)
+
     async def callback(self, interaction: discord.Interaction) -> None:
         if self.cog is not None:
             await self.cog.clicked(interaction, self.what, self.arg)
 
 
 class LiveCog(commands.Cog):
-    def __init__(self, service: QuizService) -> None:
+    def __init__(self, service: QuizService, intake: Intake | None = None,
+                 errors: ErrorReplies | None = None) -> None:
         self.service = service
+        self.intake = intake
+        self.errors = errors or ErrorReplies(service)
         # the joined count on the lobby: per bot, never shared by two bots in one process
         self.lobby_edits = EditPacer(COUNTDOWN_EVERY.total_seconds())
 
@@ -89,9 +99,15 @@ class LiveCog(commands.Cog):
         self.client: discord.Client | None = None  # set by build_bot
 
     # views -------------------------------------------------------------------------------
-    def join_view(self, label: str) -> discord.ui.View:
+    def join_view(self, lobby: Lobby, t: Translator) -> discord.ui.View:
+        """Join, or one button per team where people choose theirs."""
         view = discord.ui.View(timeout=None)
-        view.add_item(self.button("join", label=label, style=discord.ButtonStyle.success))
+        if not lobby.session.choose:
+            view.add_item(self.button("join", label=t.gettext("Join"),
+                                      style=discord.ButtonStyle.success))
+        for k in range(lobby.session.teams if lobby.session.choose else 0):
+            view.add_item(self.button("join", str(k), label=live_text.team_label(k, t),
+                                      style=discord.ButtonStyle.success))
         return view
 
     def answer_view(self, question: ShownQuestion) -> discord.ui.View:
@@ -114,21 +130,23 @@ class LiveCog(commands.Cog):
         teams=_("Teams (2 to 6; empty: everyone for themselves)"),
         speed=_("Faster right answers score more"),
         seconds=_("Seconds per question (5 to 600)"),
+        choose=_("People choose their team on joining (with teams)"),
     )
     async def host_command(
         self, interaction: discord.Interaction, quiz: str | None = None, questions: int = 5,
-        teams: int = 0, speed: bool = False, seconds: int = 30,
+        teams: int = 0, speed: bool = False, seconds: int = 30, choose: bool = False,
     ) -> None:
         async with Responder(interaction, ephemeral=False) as responder:
             lobby = await self.service.host(
                 chat_of(interaction), person_of(interaction), quiz, questions,
-                allowed=can_manage(interaction), teams=teams, speed=speed, seconds=seconds)
+                allowed=can_manage(interaction), teams=teams, speed=speed, seconds=seconds,
+                choose=choose)
             t = translator(lobby.session.locale)
             if lobby.took_over:
                 await responder.send(Reply.text(live_text.took_over_text(t)))
             else:
                 await responder.send(Reply(content=message_text(live_text.lobby_text(lobby, t)),
-                                           view=self.join_view(t.gettext("Join"))))
+                                           view=self.join_view(lobby, t)))
 
     @app_commands.command(name="peer", description=_("A peer-instruction round: vote, "
                                                      "discuss, vote again"))
@@ -170,12 +188,20 @@ class LiveCog(commands.Cog):
 
     # clicks ------------------------------------------------------------------------------
     async def clicked(self, interaction: discord.Interaction, what: str, arg: str) -> None:
+        try:
+            await self._clicked(interaction, what, arg)
+        except Exception as exc:
+            # explained here (a refusal, ephemeral); discord.py would only log it and leave
+            # the click unanswered ("This interaction failed")
+            await self.errors.failed(interaction, exc, f"live click lv:{what}:{arg}")
+
+    async def _clicked(self, interaction: discord.Interaction, what: str, arg: str) -> None:
         person, chat = person_of(interaction), chat_of(interaction)
         async with Responder(interaction, ephemeral=True) as responder:
             t = await reader(self.service, interaction)
             if what == "join":
-                lobby = await self.service.join_live(chat, person)
-                await responder.send(Reply.text(t.gettext("You joined.")))
+                lobby = await self.service.join_live(chat, person, arg or None)
+                await responder.send(Reply.text(live_text.joined_text(lobby, t)))
                 if interaction.message is not None and self.lobby_edits.due(
                         interaction.message.id, asyncio.get_running_loop().time()):
                     shown = translator(lobby.session.locale)
@@ -205,7 +231,8 @@ class LiveCog(commands.Cog):
         if session is None:
             return
         t = translator(session.locale)
-        text = self.text_of(event, t)
+        text = live_text.split_text(event, t, await self._discussion(event, t)) \
+            if isinstance(event, Split) else self.text_of(event, t)
         view = self.place_view(session.id, t.gettext("My place")) \
             if isinstance(event, Podium) else None
         await responder.send(Reply(content=message_text(text), view=view)
@@ -259,7 +286,30 @@ class LiveCog(commands.Cog):
             await channel.send(content=message_text(self.text_of(event, t)),
                                view=self.place_view(session.id, t.gettext("My place")))
             return
+        if isinstance(event, Split):
+            text = live_text.split_text(event, t, await self._discussion(event, t))
+            await channel.send(content=message_text(text))
+            return
         await channel.send(content=message_text(self.text_of(event, t)))
+
+    async def _discussion(self, split: Split, t: Translator) -> str | None:
+        """A thread started from the question's message, opened by the discussion's prompt:
+        its name; None where the bot may not start one (the discussion is in the channel)."""
+        ids = message_ids(split.refs)
+        if self.client is None or not ids:
+            return None
+        name = live_text.discussion_name(split, t)
+        try:
+            thread = await self.client.http.start_thread_with_message(
+                channel_id_of(split.session.chat_key), ids[0], name=name,
+                auto_archive_duration=60)
+            await self.client.get_partial_messageable(int(thread["id"])).send(
+                content=message_text(live_text.discussion_text(split, t)))
+        except discord.HTTPException as exc:  # no Create Public Threads, or not a text channel
+            log.info("the discussion in %s stays in the channel: %s", split.session.chat_key,
+                     exc)
+            return None
+        return str(thread.get("name") or name)
 
     async def edit_countdown(self, countdown: Countdown) -> None:
         if countdown.question is None or (

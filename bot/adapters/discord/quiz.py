@@ -126,6 +126,8 @@ class QuizCog(commands.Cog):
         time=_("Seconds a question stays open (10 to 600)"),
         chart=_("A chart of the answers when a question closes"),
         quiz=_("Who starts questions and rounds"),
+        peer=_("Peer rounds: percent right at the first vote that skips the discussion"),
+        discussion=_("Peer rounds: discussion time, in minutes (1 to 15) or seconds (90s)"),
     )
     @app_commands.choices(quiz=[
         Choice(name=_("admins only"), value="admins"), Choice(name=_("anyone"), value="anyone"),
@@ -133,24 +135,27 @@ class QuizCog(commands.Cog):
     async def settings_command(
         self, interaction: discord.Interaction, time: int | None = None,
         chart: bool | None = None, quiz: str | None = None,
+        peer: int | None = None, discussion: str | None = None,
     ) -> None:
         """Shows the channel's settings (anyone); with an option, changes them (Manage
         Server, checked on every use: the core refuses anyone else). No mode: Discord's
         questions always come with buttons."""
         person, chat = person_of(interaction), chat_of(interaction)
         async with Responder(interaction, ephemeral=True) as responder:
-            if time is None and chart is None and quiz is None:
+            if time is None and chart is None and quiz is None and peer is None \
+                    and discussion is None:
                 settings = await self.service.settings(chat)
             else:
                 settings = await self.service.change_settings(
                     chat, by=person, allowed=can_manage(interaction), seconds=time,
-                    chart=chart, admins_only=quiz,
+                    chart=chart, admins_only=quiz, peer_threshold=peer,
+                    peer_discussion=discussion,
                 )
             t = translator(await self.service.locale_of_chat(chat, person))
             await responder.send(Reply.text(
                 render.settings_text(settings, t, modes=False) + "\n" + t.gettext(
-                    "Admins (Manage Server) change them with /settings time, chart and "
-                    "quiz.")))
+                    "Admins (Manage Server) change them with /settings time, chart, quiz, "
+                    "peer and discussion.")))
 
     @app_commands.command(name="lang", description=_("Choose your language, or the channel's"))
     @app_commands.describe(

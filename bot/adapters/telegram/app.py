@@ -53,7 +53,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("reports", _("Open reports about questions asked here (admins)")),
     ("dashboard", _("A private link to this chat's web dashboard (admins)")),
     ("progress", _("Your answers, accuracy per topic and due reviews, in Telegram")),
-    ("host", _("Host a live quiz: /host [quiz] [N] [teams K] [speed] (admins)")),
+    ("host", _("Host a live quiz: /host [quiz] [N] [teams K [choose]] [speed] (admins)")),
     ("peer", _("A peer-instruction round: vote, discuss, vote again (admins)")),
     ("mydata", _("What the bot stores about you, as a file; /mydata delete")),
     ("help", _("What this bot does and how to use it")),

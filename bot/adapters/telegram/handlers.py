@@ -303,9 +303,10 @@ async def daily_command(update: Update, context: Context) -> None:
 
 
 async def settings_command(update: Update, context: Context) -> None:
-    """/settings shows the chat's question time, mode, chart and who asks (anyone);
-    /settings time SECONDS, mode polls|buttons, chart on|off and quiz admins|anyone change
-    them (the chat's admins)."""
+    """/settings shows the chat's question time, mode, chart, who asks and the peer rounds'
+    threshold and discussion time (anyone); /settings time SECONDS, mode polls|buttons,
+    chart on|off, quiz admins|anyone, peer PERCENT and discussion MINUTES change them (the
+    chat's admins)."""
     if (cmd := command(update, context)) is None:
         return
     service = cmd.data.service
@@ -320,8 +321,9 @@ async def settings_command(update: Update, context: Context) -> None:
     t = await cmd.for_chat()
     await cmd.reply(render.settings_text(settings, t) + "\n" + t.gettext(
         "Admins change them with /settings time SECONDS (10 to 600), /settings mode "
-        "polls|buttons, /settings chart on|off or /settings quiz admins|anyone; “default” "
-        "puts one back."))
+        "polls|buttons, /settings chart on|off, /settings quiz admins|anyone, /settings peer "
+        "PERCENT (1 to 100) or /settings discussion MINUTES (1 to 15); “default” puts one "
+        "back."))
 
 
 async def daily_status(cmd: Command) -> str:

@@ -54,7 +54,7 @@ ENTRIES = (
             "[note]"), admin=True),
     Entry(_("/dashboard — a private link to this chat's web dashboard; /dashboard revoke"),
           admin=True),
-    Entry(_("/host [quiz] [N] [teams K] [speed] — a live quiz you pace: /next, /pause, "
+    Entry(_("/host [quiz] [N] [teams K [choose]] [speed] — a live quiz you pace: /next, /pause, "
             "/skip, /end"), Where.SHARED, admin=True),
     Entry(_("/peer [quiz] — vote alone, discuss, vote again"), Where.SHARED, admin=True),
 )

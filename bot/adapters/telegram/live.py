@@ -11,6 +11,9 @@ peer.py); this shows them.
   so a 60 s question costs 12 edits and leaves room for the reveal and the podium.
 - Each person's rank goes to their private chat with the bot, where they have started it;
   Telegram refuses the others (a bot cannot write first), and they are not told.
+- A peer round's discussion opens in a new forum topic where the chat is a forum and the bot
+  may create topics (createForumTopic); Telegram refuses it anywhere else, and the
+  discussion stays in the chat.
 """
 
 from __future__ import annotations
@@ -42,13 +45,14 @@ from bot.core.live import Asked, Countdown, EditPacer, Lobby, Paused, Podium, Re
 from bot.core.models import Person, ShownQuestion
 from bot.core.peer import PeerResult, Revoting, Split
 from bot.core.render import letter
-from bot.i18n import translator
+from bot.i18n import Translator, translator
 
 log = logging.getLogger(__name__)
 
 COUNTDOWN_EVERY = timedelta(seconds=5)
 ANSWER = re.compile(r"la:(\d{1,18}):(\d{1,2})")
-PRESSES = r"^(lj|la:\d{1,18}:\d{1,2})$"
+JOIN = re.compile(r"lj(?::(\d{1,2}))?")  # Join, or a chosen team's (0-based)
+PRESSES = r"^(lj(:\d{1,2})?|la:\d{1,18}:\d{1,2})$"
 
 
 # the joined count on the lobby, paced per application (two bots in one process, as in the
@@ -60,8 +64,14 @@ def lobby_edits(data: BotData) -> EditPacer:
     return _LOBBY_EDITS.setdefault(data, EditPacer(COUNTDOWN_EVERY.total_seconds()))
 
 
-def join_keyboard(label: str) -> InlineKeyboardMarkup:
-    return InlineKeyboardMarkup([[InlineKeyboardButton(label, callback_data="lj")]])
+def join_keyboard(lobby: Lobby, t: Translator) -> InlineKeyboardMarkup:
+    """Join, or one button per team where people choose theirs."""
+    if not lobby.session.choose:
+        return InlineKeyboardMarkup([[InlineKeyboardButton(t.gettext("Join"),
+                                                           callback_data="lj")]])
+    buttons = [InlineKeyboardButton(live_text.team_label(k, t), callback_data=f"lj:{k}")
+               for k in range(lobby.session.teams)]
+    return InlineKeyboardMarkup([buttons[i:i + 3] for i in range(0, len(buttons), 3)])
 
 
 def answer_keyboard(question: ShownQuestion) -> InlineKeyboardMarkup:
@@ -71,10 +81,14 @@ def answer_keyboard(question: ShownQuestion) -> InlineKeyboardMarkup:
 
 
 # commands ------------------------------------------------------------------------------------
-def host_words(args: list[str]) -> tuple[str | None, str | None, str, bool, str | None]:
-    """/host [quiz or topic] [N] [teams K] [speed] [Ss]: (selector, count, teams, speed,
-    seconds); the core checks the values."""
+def host_words(
+    args: list[str],
+) -> tuple[str | None, str | None, str, bool, str | None, bool]:
+    """/host [quiz or topic] [N] [teams K [choose]] [speed] [Ss]: (selector, count, teams,
+    speed, seconds, choose); the core checks the values."""
     words, count, teams, speed, seconds = list(args), None, "0", False, None
+    choose = "choose" in (w.lower() for w in words)
+    words = [w for w in words if w.lower() != "choose"]
     timed = [w for w in words if re.fullmatch(r"\d+s", w.lower())]
     if timed:
         seconds = timed[-1][:-1]
@@ -89,16 +103,16 @@ def host_words(args: list[str]) -> tuple[str | None, str | None, str, bool, str 
         words = words[:at] + words[at + 2:]
     if words and words[-1].lstrip("+-").isdigit():
         count, words = words[-1], words[:-1]
-    return " ".join(words) or None, count, teams, speed, seconds
+    return " ".join(words) or None, count, teams, speed, seconds, choose
 
 
 async def host(update: Update, context: Context) -> None:
     if (cmd := command(update, context)) is None or cmd.person is None:
         return
-    selector, count, teams, speed, seconds = host_words(cmd.args)
+    selector, count, teams, speed, seconds, choose = host_words(cmd.args)
     lobby = await cmd.data.service.host(
         cmd.chat, cmd.person, selector, count or 5, allowed=await cmd.may_manage(),
-        teams=teams, speed=speed, **({"seconds": seconds} if seconds else {}))
+        teams=teams, speed=speed, choose=choose, **({"seconds": seconds} if seconds else {}))
     await show_lobby(cmd, lobby)
 
 
@@ -144,7 +158,7 @@ async def show_lobby(cmd: Command, lobby: Lobby) -> None:
         await cmd.reply(live_text.took_over_text(t))
         return
     await cmd.message.reply_text(fit(live_text.lobby_text(lobby, t)),
-                                 reply_markup=join_keyboard(t.gettext("Join")))
+                                 reply_markup=join_keyboard(lobby, t))
 
 
 # presses -------------------------------------------------------------------------------------
@@ -154,14 +168,14 @@ async def pressed(update: Update, context: Context) -> None:
         return
     data, person = context.bot_data, person_of(query.from_user)
     service = data.service
-    if query.data == "lj":
-        lobby = await service.join_live(chat_of(query.message.chat), person)
+    if (join := JOIN.fullmatch(query.data or "")) is not None:
+        lobby = await service.join_live(chat_of(query.message.chat), person, join.group(1))
         t = translator(lobby.session.locale)
-        await query.answer(fit(t.gettext("You joined."), TG_ALERT))
+        await query.answer(fit(live_text.joined_text(lobby, t), TG_ALERT))
         if lobby_edits(data).due(query.message.chat.id, asyncio.get_running_loop().time()):
             try:  # the joined count on the lobby message
                 await query.edit_message_text(fit(live_text.lobby_text(lobby, t)),
-                                              reply_markup=join_keyboard(t.gettext("Join")))
+                                              reply_markup=join_keyboard(lobby, t))
             except BadRequest as exc:  # "message is not modified": a second press
                 log.debug("lobby not edited: %s", exc)
         return
@@ -206,12 +220,27 @@ async def show(data: BotData, event: object) -> None:
     elif isinstance(event, Paused):
         await bot.send_message(chat_id, fit(live_text.paused_text(event, t)))
     elif isinstance(event, Split):
-        await bot.send_message(chat_id, fit(live_text.split_text(event, t)))
+        place = await open_discussion(data, chat_id, event, t)
+        await bot.send_message(chat_id, fit(live_text.split_text(event, t, place)))
     elif isinstance(event, PeerResult):
         await bot.send_message(chat_id, fit(live_text.peer_result_text(event, t)))
     elif isinstance(event, Podium):
         await bot.send_message(chat_id, fit(live_text.podium_text(event, t)))
         await tell_ranks(data, event)
+
+
+async def open_discussion(data: BotData, chat_id: int, split: Split, t: Translator) -> str | None:
+    """A forum topic for the discussion, opened by its prompt: the topic's name; None where
+    the chat is no forum or the bot may not create topics (the discussion is in the chat)."""
+    bot = data.poster.bot
+    try:
+        topic = await bot.create_forum_topic(chat_id, live_text.discussion_name(split, t))
+        await bot.send_message(chat_id, fit(live_text.discussion_text(split, t)),
+                               message_thread_id=topic.message_thread_id)
+    except (BadRequest, Forbidden) as exc:
+        log.info("the discussion in %s stays in the chat: %s", chat_id, exc)
+        return None
+    return topic.name
 
 
 async def tell_ranks(data: BotData, podium: Podium) -> None:

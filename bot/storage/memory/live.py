@@ -77,7 +77,7 @@ class MemoryLive(ABC):
         record = LiveRecord(
             self._db.next_id(), new.chat_key, new.kind, new.host_key, new.selector, new.total,
             new.seconds, new.speed, new.teams, new.locale, "lobby", None, None, 0,
-            new.started_at.astimezone(UTC), None,
+            new.started_at.astimezone(UTC), None, choose=new.choose,
         )
         tables.sessions[record.id] = record
         return record
@@ -91,6 +91,12 @@ class MemoryLive(ABC):
 
     async def active_lives(self) -> list[LiveRecord]:
         return [r for _, r in sorted(self._db.live.sessions.items()) if r.finished_at is None]
+
+    async def chat_lives(
+        self, chat_key: str, before: int | None = None, limit: int = 50
+    ) -> list[LiveRecord]:
+        return [r for _, r in sorted(self._db.live.sessions.items(), reverse=True)
+                if r.chat_key == chat_key and (before is None or r.id < before)][:limit]
 
     async def save_live(self, record: LiveRecord) -> LiveRecord | None:
         sessions = self._db.live.sessions
@@ -122,12 +128,18 @@ class MemoryLive(ABC):
                 for s in stored.steps))
 
     async def join_live(
-        self, session_id: int, person_key: str, name: str, teams: int, when: datetime
+        self, session_id: int, person_key: str, name: str, teams: int, when: datetime,
+        team: int | None = None, gap: int = 0,
     ) -> bool:
         players = self._db.live.players.setdefault(session_id, [])
         if any(p.person_key == person_key for p in players):
             return False
-        team = len(players) % teams if teams > 0 else None
+        if team is None:
+            team = len(players) % teams if teams > 0 else None
+        else:
+            sizes = [sum(p.team == k for p in players) for k in range(teams)]
+            if sizes[team] >= min(sizes) + gap:
+                return False
         players.append(LivePlayer(person_key, name, team, when.astimezone(UTC)))
         return True
 

@@ -558,6 +558,18 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (quiz_id, path)
     );
     """,
+    # /settings peer PERCENT and discussion TIME: a peer round's threshold (percent right at
+    # the first vote that skips the discussion) and its discussion (seconds); NULL: defaults
+    """
+    ALTER TABLE chat_settings ADD COLUMN peer_threshold INTEGER;
+    ALTER TABLE chat_settings ADD COLUMN peer_discussion INTEGER;
+    """,
+    # /host ... teams N choose: people choose their team on joining; a chat's sessions newest
+    # first (the dashboard's Sessions page)
+    """
+    ALTER TABLE live_sessions ADD COLUMN team_choice INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX live_sessions_of_chat ON live_sessions(chat_key, id);
+    """,
 ]
 
 
