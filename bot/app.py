@@ -54,7 +54,8 @@ async def open_service(
     settings: Settings, clock: Clock | None = None
 ) -> AsyncIterator[QuizService]:
     """Load and validate the content (all or nothing), open the database, build the core."""
-    catalog = load_catalog(settings.quizbot_content_dir, settings.quizbot_cache_dir)
+    catalog = load_catalog(settings.quizbot_content_dir, settings.quizbot_cache_dir,
+                           parse_apart=True)
     storage = storage_for(settings.quizbot_database)  # a file: SQLite; a URL: PostgreSQL
     await storage.open()
     drawing = DrawingProcess()  # charts and cards are drawn in a child process (worker.py)

@@ -84,25 +84,29 @@ def _installed(name: str) -> str:
         return "none"
 
 
+def _with_libyaml() -> bool:
+    """Whether PyYAML was built with libyaml (its C extension is installed)."""
+    try:
+        files = importlib.metadata.files("PyYAML") or []
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return any(f.name.startswith("_yaml.") and f.parent.name == "yaml" for f in files)
+
+
 @functools.cache
 def version() -> str | None:
     """What a loaded pack depends on besides its bytes; None: our sources cannot be read, so a
     change could not be told (no cache then)."""
     import pydantic
     import pydantic_core
-    import ruamel.yaml
 
-    try:
-        import yaml  # type: ignore[import-untyped, unused-ignore]
-
-        libyaml = f"{yaml.__version__} libyaml={getattr(yaml, '__with_libyaml__', False)}"
-    except ImportError:
-        libyaml = "none"
+    # the parsers' versions read from their metadata: a cached load never imports them
+    libyaml = f"{_installed('PyYAML')} libyaml={_with_libyaml()}"
     # what formulas and code languages are accepted (read from the metadata: not imported)
     checkers = "\0".join(_installed(name) for name in ("matplotlib", "pygments"))
     digest = hashlib.sha256(
         f"{FORMAT}\0{sys.version}\0{sys.implementation.cache_tag}\0{pydantic.VERSION}\0"
-        f"{pydantic_core.__version__}\0{libyaml}\0{ruamel.yaml.__version__}\0"
+        f"{pydantic_core.__version__}\0{libyaml}\0{_installed('ruamel.yaml')}\0"
         f"{checkers}\0".encode()
     )
     for name in _SOURCES:
@@ -166,6 +170,10 @@ class ContentCache:
 
     def _path(self, key: str) -> Path:
         return self.directory / f"{key}.json"
+
+    def has(self, key: str) -> bool:
+        """Whether an entry by this name is there (not whether it is usable)."""
+        return self.usable and self._path(key).is_file()
 
     # --- reading ---------------------------------------------------------------------------
 

@@ -30,15 +30,18 @@ import re
 import unicodedata
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from bot.content import Catalog
-from bot.content.csv_import import PackSource, QuestionSource, check_pack, load_pack
 from bot.content.problems import Problem
 from bot.core import errors
 from bot.core.clock import Clock
 from bot.core.models import Person
 from bot.core.ports import AuthoredPackRecord, DraftRecord, DraftStore
 from bot.i18n import LANGUAGE_NAMES, Translator, _
+
+if TYPE_CHECKING:  # the YAML parsers and validators load with the first pack checked
+    from bot.content.csv_import import PackSource
 
 log = logging.getLogger(__name__)
 
@@ -197,6 +200,8 @@ class Authoring:
         if draft is not None and number <= len(draft.questions):
             # this question alone, so the author can /undo it at once
             source = _source(draft, "draft", [number])
+            from bot.content.csv_import import check_pack
+
             problems = tuple(p for p in _problems(check_pack(source, _header(person))[1])
                              if p.question == number)
         return Added(number, problems)
@@ -245,6 +250,8 @@ class Authoring:
             raise errors.pack_id_needed()
         if quiz_id in self.catalog.quizzes:  # withdrawn ones too: their answers keep the id
             raise errors.pack_exists(quiz_id)
+        from bot.content.csv_import import check_pack, load_pack
+
         imported, found = check_pack(_source(draft, quiz_id), _header(person))
         if imported is None:
             return Published(None, draft.title, len(draft.questions), tuple(_problems(found)))
@@ -311,6 +318,8 @@ class Authoring:
             log.warning("published quiz %s left out: the catalog has a quiz with its id",
                         record.quiz_id)
             return False
+        from bot.content.csv_import import load_pack
+
         quiz, problems = load_pack(record.text)
         if quiz is None:
             log.warning("published quiz %s left out: %s", record.quiz_id,
@@ -329,6 +338,8 @@ def _header(person: Person) -> tuple[str, ...]:
 
 def _source(draft: DraftRecord, quiz_id: str, only: Sequence[int] = ()) -> PackSource:
     """The draft as a pack to validate (only the questions numbered `only`, if given)."""
+    from bot.content.csv_import import PackSource, QuestionSource
+
     locale = draft.locale
     questions = []
     for number, text in enumerate(draft.questions, start=1):

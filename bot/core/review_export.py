@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from bot.content import Catalog, Question
-from bot.content.formats import anki
 from bot.core.clock import Clock
 from bot.core.models import Person
 from bot.core.ports import ReviewAnswer
@@ -80,4 +79,6 @@ class ReviewExport:
         cards = await self.cards(person.key)
         if not cards:
             return None
+        from bot.content.formats import anki  # genanki: imported by the first deck only
+
         return ReviewDeck(await asyncio.to_thread(anki.review_deck, cards, locale), len(cards))
