@@ -396,3 +396,17 @@ def test_parsed_apart_the_process_keeps_no_parser(packs: Path, cache_dir: Path) 
                          timeout=120, cwd=Path(__file__).resolve().parent.parent)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split(" ", 1) == [str(len(list(packs.glob("*.yaml")))), "[]\n"]
+
+
+def test_a_cached_question_reads_its_explanation_and_details_when_asked_for(
+    packs: Path, cache_dir: Path
+) -> None:
+    cold = load_catalog(packs)
+    load_catalog(packs, cache_dir)
+    cached = load_catalog(packs, cache_dir)
+    shutil.rmtree(cache_dir)  # a running bot's entries pruned or rebuilt: still readable
+    for a, b in zip(cold, cached, strict=True):
+        for x, y in zip(a.questions, b.questions, strict=True):
+            assert not x.deferred and y.deferred  # held only by the cold load
+            assert (x.explanation, x.details) == (y.explanation, y.details)
+            assert y.model_copy(update={"id": "copy"}).explanation == x.explanation
