@@ -331,6 +331,7 @@ async def bare_telegram(fake: dict[str, Any], poller: bool) -> None:
 async def quizbot(platform: str, fake: dict[str, Any], content: Path, db: Path,
                   cache: Path | None) -> None:
     """The service as `quizbot run` opens it, and one platform's adapter."""
+    import bot.cli  # noqa: F401 - the module `quizbot run` runs in, and what it imports
     from bot.adapters import Adapter
     from bot.app import freeze_startup_objects, open_service
     from bot.settings import Settings
