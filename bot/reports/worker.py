@@ -9,13 +9,13 @@ gives that memory back. The bot keeps only the bytes of the PNG.
 
 from __future__ import annotations
 
-import multiprocessing
 import signal
 import threading
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:  # imported by the first drawing (a bot that draws nothing never does)
+    from concurrent.futures import ProcessPoolExecutor
 
 T = TypeVar("T")
 
@@ -41,6 +41,10 @@ class DrawingProcess:
         self._timer: threading.Timer | None = None
 
     def run(self, fn: Callable[..., T], *args: object) -> T:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures.process import BrokenProcessPool
+
         with self._lock:
             if self._timer is not None:
                 self._timer.cancel()
