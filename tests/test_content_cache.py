@@ -227,6 +227,7 @@ def test_a_read_only_cache_still_loads(packs: Path, cache_dir: Path) -> None:
     (cache_dir / cache.SUBDIR).chmod(0o500)
     try:
         same(load_catalog(packs), load_catalog(packs, cache_dir))
+        same(load_catalog(packs), load_catalog(packs, cache_dir, parse_apart=True))
     finally:
         (cache_dir / cache.SUBDIR).chmod(0o700)
 

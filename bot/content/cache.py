@@ -172,6 +172,16 @@ class ContentCache:
     def _path(self, key: str) -> Path:
         return self.directory / f"{key}.json"
 
+    def may_write(self) -> bool:
+        """Whether entries can be written here, as far as the permissions tell (the
+        directory, or the nearest existing folder it would be created in)."""
+        if not self.writable:
+            return False
+        folder = self.directory
+        while not folder.exists() and folder.parent != folder:
+            folder = folder.parent
+        return folder.is_dir() and os.access(folder, os.W_OK | os.X_OK)
+
     def has(self, key: str) -> bool:
         """Whether an entry by this name is there (not whether it is usable)."""
         return self.usable and self._path(key).is_file()

@@ -303,7 +303,8 @@ def load_catalog(root: Path | str, cache_dir: Path | str | None = None, *,
     if not files:
         raise ContentError([Problem(str(root), 0, "no quiz files (*.yaml) found")])
     cache = ContentCache.at(Path(cache_dir)) if cache_dir is not None else None
-    if parse_apart and cache is not None and cache.usable and _missing(files, cache):
+    if (parse_apart and cache is not None and cache.usable and cache.may_write()
+            and _missing(files, cache)):
         assert cache_dir is not None
         _fill_cache_apart(root, Path(cache_dir))
     with _gc_paused():
