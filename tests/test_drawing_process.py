@@ -15,10 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from bot.core.analysis import ItemStats, QuizReport
 from bot.core.models import PostSummary, ShownQuestion
 from bot.reports.card import CardText, card_png
 from bot.reports.cards import PngCards
-from bot.reports.png import PngCharts, summary_png
+from bot.reports.png import PngCharts, chart_png, summary_png
 from bot.reports.worker import DrawingProcess
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,9 +49,13 @@ def test_a_card_drawn_in_the_child_is_the_card_drawn_here(tmp_path: Path) -> Non
 
 def test_a_chart_drawn_in_the_child_is_the_chart_drawn_here() -> None:
     summary = PostSummary(7, "tg:-1", shown(), 4, 3, (3, 1), ())
+    reports = [QuizReport("q", "Quiz", 3, (ItemStats("q1", "What?", 0, (2, 1), None, 0, None,
+                                                      (), ("a", "b")),))]
     drawing = DrawingProcess()
     try:
         assert PngCharts(drawing).summary_chart(summary) == summary_png(summary)
+        assert PngCharts(drawing).report_chart(reports, "bn") == chart_png(reports, None, "bn")
+        assert drawing.started == 1  # one child for every drawing
     finally:
         drawing.close()
 
