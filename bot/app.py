@@ -29,6 +29,7 @@ from bot.core.service import QuizService
 from bot.i18n import translator
 from bot.reports.cards import PngCards
 from bot.reports.png import PngCharts
+from bot.reports.worker import DrawingProcess
 from bot.settings import Settings
 from bot.storage import storage_for
 
@@ -53,15 +54,17 @@ async def open_service(
     settings: Settings, clock: Clock | None = None
 ) -> AsyncIterator[QuizService]:
     """Load and validate the content (all or nothing), open the database, build the core."""
-    catalog = load_catalog(settings.quizbot_content_dir, settings.quizbot_cache_dir)
+    catalog = load_catalog(settings.quizbot_content_dir, settings.quizbot_cache_dir,
+                           parse_apart=True)
     storage = storage_for(settings.quizbot_database)  # a file: SQLite; a URL: PostgreSQL
     await storage.open()
+    drawing = DrawingProcess()  # charts and cards are drawn in a child process (worker.py)
     try:
         service = QuizService(
             catalog, storage, clock,
             question_time=timedelta(seconds=settings.quizbot_question_seconds),
-            charts=PngCharts(),  # Pillow is loaded only when a chart is drawn
-            cards=PngCards(settings.quizbot_cache_dir),  # kept beside the content cache
+            charts=PngCharts(drawing),
+            cards=PngCards(settings.quizbot_cache_dir, drawing),  # kept beside the content cache
             authors=author_keys(settings.quizbot_authors),
             meter=metrics.METER if settings.metrics_listen else None,
             web=None if settings.web is None else (settings.web[2], settings.web[1]),
@@ -70,6 +73,7 @@ async def open_service(
         await service.load_published()  # packs written in chats (authoring.py)
         yield service
     finally:
+        drawing.close()
         await storage.close()
 
 

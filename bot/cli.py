@@ -9,7 +9,9 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import overload
 
 from bot import __version__, cli_privacy, cli_reports, health, logs
 from bot.adapters import ConnectionLost, CredentialsRejected
@@ -22,12 +24,7 @@ from bot.app import (
     open_service,
     run_adapters,
 )
-from bot.content import ContentError, glossary, load_catalog
-from bot.content.csv_import import CsvImportError, Imported, import_csv, write
-from bot.content.formats import READERS, import_file
-from bot.content.formats.export import FORMATS as EXPORT_FORMATS
-from bot.content.formats.export import export as export_bank
-from bot.content.formats.export import replace_file
+from bot.content import ContentError, load_catalog
 from bot.content.loader import quiz_files  # the files load_catalog reads
 from bot.content.media import BadImage
 from bot.content.problems import Problem, has_errors
@@ -40,9 +37,9 @@ from bot.i18n import translator
 from bot.reports import Scope, chart_png, report_text
 from bot.settings import Settings, SettingsError, load_settings
 from bot.storage import DatabaseUrl, describe, migrate_database, storage_for
-from bot.storage.backup import BackupError, backup_database, restore_database
-from bot.storage.postgres.copy import copy_database
-from bot.storage.postgres.copy import interrupted as copy_interrupted
+
+# The content formats (with the YAML parsers and genanki), backups and `db copy` (asyncpg)
+# are imported by the commands that use them: `quizbot run` keeps none of them in memory.
 
 # Without a terminal there is nobody to take the console quiz: a deployment that forgot its
 # token must fail visibly instead of exiting 0.
@@ -57,6 +54,45 @@ EN = translator("en")
 
 LIMIT_RANGE = range(1, 101)
 WHOLE_BOARD = 2**62  # --limit all: more rows than any board has (a SQL LIMIT)
+
+
+class _Later(Sequence[str]):
+    """An argument's choices, listed by a module imported when they are first looked at
+    (parsing that argument, its --help), not by every command."""
+
+    def __init__(self, first: list[str], rest: Callable[[], Iterable[str]]) -> None:
+        self._first = first
+        self._rest = rest
+        self._all: list[str] | None = None
+
+    def _items(self) -> list[str]:
+        if self._all is None:
+            self._all = [*self._first, *self._rest()]
+        return self._all
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        return self._items()[index]
+
+    def __len__(self) -> int:
+        return len(self._items())
+
+
+def _export_formats() -> Iterable[str]:
+    from bot.content.formats.export import FORMATS
+
+    return FORMATS
+
+
+def _import_formats() -> Iterable[str]:
+    from bot.content.formats import READERS
+
+    return READERS
 
 
 class _Default(int):
@@ -174,8 +210,8 @@ def _parser() -> argparse.ArgumentParser:
         "export", help="print all quizzes as JSON, or write them as a question bank (GIFT, "
         "Moodle XML) or an Anki deck (docs/formats.md)")
     export.add_argument(
-        "--format", choices=["json", *EXPORT_FORMATS], default="json",
-        help="output format (default: %(default)s)",
+        "--format", choices=_Later(["json"], _export_formats), default="json",
+        metavar="FORMAT", help="output format: %(choices)s (default: %(default)s)",
     )
     export.add_argument("path", nargs="?", type=Path, help=pack_help)
     export.add_argument("--lang", choices=LOCALES,
@@ -194,7 +230,8 @@ def _parser() -> argparse.ArgumentParser:
         "import", help="write validated packs from a spreadsheet (docs/csv-format.md) or a "
         "question bank: Aiken, GIFT, Moodle XML (docs/formats.md)"
     )
-    importer.add_argument("format", choices=["csv", *READERS], help="the file's format")
+    importer.add_argument("format", choices=_Later(["csv"], _import_formats), metavar="FORMAT",
+                          help="the file's format: %(choices)s")
     importer.add_argument("file", type=Path, help="the file: a CSV sheet (one row per "
                           "question) or a question bank")
     importer.add_argument(
@@ -261,6 +298,9 @@ def _database_arg(text: str) -> Path | DatabaseUrl:
 
 
 async def _db(settings: Settings, args: argparse.Namespace) -> int:
+    from bot.storage.backup import BackupError, backup_database, restore_database
+    from bot.storage.postgres.copy import copy_database
+
     if args.action == "migrate":
         print(await migrate_database(settings.quizbot_database))
         return 0
@@ -287,6 +327,8 @@ _copy_phase: list[str] = []  # where `db copy` is, for the line a Ctrl-C prints
 
 
 def _copy_interrupted(args: argparse.Namespace) -> int:
+    from bot.storage.postgres.copy import interrupted as copy_interrupted
+
     phase = _copy_phase[-1] if _copy_phase else "checking"
     print(f"\nquizbot: {copy_interrupted(phase, describe(args.destination))}", file=sys.stderr)
     return 130
@@ -316,6 +358,8 @@ def _content_validate(settings: Settings, path: Path | None, strict: bool = Fals
                           "{n} errors: nothing loaded from {target}", errors, target=target),
               file=sys.stderr)
         return 1
+    from bot.content import glossary
+
     problems = catalog.warnings + glossary.check(Path(target), quiz_files(Path(target)))
     if strict:  # CI: a cue or a glossary slip fails the build like an error
         problems = [Problem(p.file, p.line, p.message) for p in problems]
@@ -351,6 +395,9 @@ def _content_export(settings: Settings, args: argparse.Namespace) -> int:
     if args.format == "anki" and args.out is None:
         print("quizbot: an Anki deck is a file: give --out FILE.apkg", file=sys.stderr)
         return 2
+    from bot.content.formats.export import export as export_bank
+    from bot.content.formats.export import replace_file
+
     languages = [args.lang] if args.lang else ["en"] if args.format != "anki" else list(LOCALES)
     data = export_bank(quizzes, args.format, languages)
     if args.out is None:
@@ -371,6 +418,8 @@ def _content_export(settings: Settings, args: argparse.Namespace) -> int:
 async def _export_authored(settings: Settings, out: Path) -> int:
     """`content export --authored DIR`: the published packs, each as DIR/<id>.yaml, and
     their pictures as DIR/images/<id>-<n>.png|jpg."""
+    from bot.content.csv_import import Imported, write
+
     storage = storage_for(settings.quizbot_database)
     try:
         await storage.open()
@@ -397,6 +446,9 @@ async def _export_authored(settings: Settings, out: Path) -> int:
 
 
 def _content_import(settings: Settings, args: argparse.Namespace) -> int:
+    from bot.content.csv_import import CsvImportError, import_csv, write
+    from bot.content.formats import import_file
+
     out = args.out or settings.quizbot_content_dir
     if args.format == "csv" and args.lang is not None:
         print("quizbot: --lang is for question banks; a spreadsheet's columns name their "

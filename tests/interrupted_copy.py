@@ -29,7 +29,7 @@ def main() -> int:
 
         return await real(*args, on_phase=phase, **options)
 
-    cli.copy_database = interrupted  # type: ignore[attr-defined]
+    copy.copy_database = interrupted  # what `db copy` imports when it runs
     return cli.main(argv)
 
 

@@ -227,6 +227,7 @@ def test_a_read_only_cache_still_loads(packs: Path, cache_dir: Path) -> None:
     (cache_dir / cache.SUBDIR).chmod(0o500)
     try:
         same(load_catalog(packs), load_catalog(packs, cache_dir))
+        same(load_catalog(packs), load_catalog(packs, cache_dir, parse_apart=True))
     finally:
         (cache_dir / cache.SUBDIR).chmod(0o700)
 
@@ -360,3 +361,53 @@ def test_garbage_collection_is_back_on_after_a_load(packs: Path, cache_dir: Path
     with pytest.raises(ContentError):
         load_catalog(packs / "missing", cache_dir)
     assert gc.isenabled()
+
+
+def test_parsed_apart_a_cold_load_is_parsed_by_a_child_and_is_the_same(
+    packs: Path, cache_dir: Path, parses: list[str]
+) -> None:
+    cold = load_catalog(packs)
+    parses.clear()
+    apart = load_catalog(packs, cache_dir, parse_apart=True)
+    assert parses == []  # the child parsed and stored every pack; this process read them
+    assert len(entries(cache_dir)) == len(list(packs.glob("*.yaml")))
+    same(cold, apart)
+
+
+def test_parsed_apart_an_error_is_still_reported_here(
+    packs: Path, cache_dir: Path, parses: list[str]
+) -> None:
+    path = packs / "warned.yaml"
+    path.write_text(warned_pack().replace('{en: "no"}', '{en: "no", correct: true}', 1),
+                    encoding="utf-8")
+    with pytest.raises(ContentError) as info:
+        load_catalog(packs, cache_dir, parse_apart=True)
+    assert parses == ["id: warned"]  # the child stored the others, not this one
+    assert [str(p) for p in info.value.problems if not p.warning] == [
+        f"{path}:7: error: question 1.options: exactly one option must have "
+        "'correct: true', found 2"]
+
+
+def test_parsed_apart_the_process_keeps_no_parser(packs: Path, cache_dir: Path) -> None:
+    script = (f"import sys; from bot.content import load_catalog; "
+              f"c = load_catalog({str(packs)!r}, {str(cache_dir)!r}, parse_apart=True); "
+              "print(len(c.quizzes), sorted({m.split('.')[0] for m in sys.modules} "
+              "& {'ruamel', 'yaml'}))")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=120, cwd=Path(__file__).resolve().parent.parent)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split(" ", 1) == [str(len(list(packs.glob("*.yaml")))), "[]\n"]
+
+
+def test_a_cached_question_reads_its_explanation_and_details_when_asked_for(
+    packs: Path, cache_dir: Path
+) -> None:
+    cold = load_catalog(packs)
+    load_catalog(packs, cache_dir)
+    cached = load_catalog(packs, cache_dir)
+    shutil.rmtree(cache_dir)  # a running bot's entries pruned or rebuilt: still readable
+    for a, b in zip(cold, cached, strict=True):
+        for x, y in zip(a.questions, b.questions, strict=True):
+            assert not x.deferred and y.deferred  # held only by the cold load
+            assert (x.explanation, x.details) == (y.explanation, y.details)
+            assert y.model_copy(update={"id": "copy"}).explanation == x.explanation

@@ -28,6 +28,7 @@ import hashlib
 import importlib.metadata
 import json
 import logging
+import mmap
 import os
 import re
 import stat
@@ -45,7 +46,7 @@ from bot.content.schema import Code, Localized, Option, Question, Quiz
 
 log = logging.getLogger(__name__)
 
-FORMAT = 2  # the entry layout below; the sources are part of the version anyway
+FORMAT = 3  # the entry layout below; the sources are part of the version anyway
 MAGIC = b"quizbot-content-cache"
 SUBDIR = "content"  # under QUIZBOT_CACHE_DIR
 SPARE_ENTRIES = 64  # entries kept beyond those the last load used (edits, other folders)
@@ -84,25 +85,29 @@ def _installed(name: str) -> str:
         return "none"
 
 
+def _with_libyaml() -> bool:
+    """Whether PyYAML was built with libyaml (its C extension is installed)."""
+    try:
+        files = importlib.metadata.files("PyYAML") or []
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return any(f.name.startswith("_yaml.") and f.parent.name == "yaml" for f in files)
+
+
 @functools.cache
 def version() -> str | None:
     """What a loaded pack depends on besides its bytes; None: our sources cannot be read, so a
     change could not be told (no cache then)."""
     import pydantic
     import pydantic_core
-    import ruamel.yaml
 
-    try:
-        import yaml  # type: ignore[import-untyped, unused-ignore]
-
-        libyaml = f"{yaml.__version__} libyaml={getattr(yaml, '__with_libyaml__', False)}"
-    except ImportError:
-        libyaml = "none"
+    # the parsers' versions read from their metadata: a cached load never imports them
+    libyaml = f"{_installed('PyYAML')} libyaml={_with_libyaml()}"
     # what formulas and code languages are accepted (read from the metadata: not imported)
     checkers = "\0".join(_installed(name) for name in ("matplotlib", "pygments"))
     digest = hashlib.sha256(
         f"{FORMAT}\0{sys.version}\0{sys.implementation.cache_tag}\0{pydantic.VERSION}\0"
-        f"{pydantic_core.__version__}\0{libyaml}\0{ruamel.yaml.__version__}\0"
+        f"{pydantic_core.__version__}\0{libyaml}\0{_installed('ruamel.yaml')}\0"
         f"{checkers}\0".encode()
     )
     for name in _SOURCES:
@@ -167,6 +172,20 @@ class ContentCache:
     def _path(self, key: str) -> Path:
         return self.directory / f"{key}.json"
 
+    def may_write(self) -> bool:
+        """Whether entries can be written here, as far as the permissions tell (the
+        directory, or the nearest existing folder it would be created in)."""
+        if not self.writable:
+            return False
+        folder = self.directory
+        while not folder.exists() and folder.parent != folder:
+            folder = folder.parent
+        return folder.is_dir() and os.access(folder, os.W_OK | os.X_OK)
+
+    def has(self, key: str) -> bool:
+        """Whether an entry by this name is there (not whether it is usable)."""
+        return self.usable and self._path(key).is_file()
+
     # --- reading ---------------------------------------------------------------------------
 
     def get(self, data: bytes, key: str | None = None) -> Entry | None:
@@ -187,14 +206,18 @@ class ContentCache:
             if not stat.S_ISREG(info.st_mode) or info.st_size > ENTRY_BYTES:
                 return self._unusable(key, "not one of our entries")
             raw = read_at_most(fd, info.st_size)
-        except OSError as exc:
-            return self._unusable(key, f"cannot read it ({exc.strerror or type(exc).__name__})")
+            mapped = mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if raw else None
+        except (OSError, ValueError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) else None
+            return self._unusable(key, f"cannot read it ({why or type(exc).__name__})")
         finally:
             os.close(fd)
         try:
-            entry = decode(raw, self.version, key)
+            entry = decode(raw, self.version, key, mapped)
         except (ValueError, TypeError, KeyError, IndexError, AttributeError, StopIteration,
                 RecursionError, MemoryError) as exc:
+            if mapped is not None:
+                mapped.close()
             return self._unusable(key, str(exc) or type(exc).__name__)
         self.used.add(key)
         self.hits += 1
@@ -281,38 +304,98 @@ class ContentCache:
 # --- the entry: a header line, then JSON of plain lists ------------------------------------
 #
 # header: MAGIC FORMAT version key payload-length payload-crc32
-# payload: [quiz_line, [[line, warning], ...], [id, title, tags, [question, ...], language]]
-# question: [id, line, prompt, [option text, ...], answer, explanation, details or null,
-#            [code language, code text] or null, formula or null, image or null]
+# payload: one line of JSON, then the explanations and details, a line of JSON per question:
+# [quiz_line, [[line, warning], ...], images, [id, title, tags, [question, ...], language]]
+# question: [id, line, prompt, [option text, ...], answer, [offset, length] of its line of
+#            explanation and details (from the first one's start), [code language, code text]
+#            or null, formula or null, image or null]
+# its line of explanation and details: [explanation, details or null]
 # a text: [en, bn or null, hi or null]
+#
+# The explanations and details are most of a catalog's text, read only when someone answers
+# or asks for more: a question loaded from an entry keeps where its line is in the entry file
+# (mapped, not read; the file is never changed in place, and a mapping outlives its removal)
+# and reads it when asked for.
 
 
 def _text(text: Localized) -> list[str | None]:
     return [text.en, text.bn, text.hi]
 
 
+def _json(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
 def encode(entry: Entry, version: str, key: str) -> bytes:
     quiz = entry.quiz
-    questions = [
-        [q.id, line, _text(q.prompt), [_text(o.text) for o in q.options], q.answer,
-         _text(q.explanation), _text(q.details) if q.details is not None else None,
-         [q.code.language, _text(q.code.text)] if q.code is not None else None,
-         _text(q.formula) if q.formula is not None else None,
-         _text(q.image) if q.image is not None else None]
-        for q, line in zip(quiz.questions, entry.question_lines, strict=True)
-    ]
-    payload = json.dumps(
+    questions = []
+    lines = []
+    at = 0
+    for q, line in zip(quiz.questions, entry.question_lines, strict=True):
+        texts = _json([_text(q.explanation),
+                       _text(q.details) if q.details is not None else None])
+        questions.append(
+            [q.id, line, _text(q.prompt), [_text(o.text) for o in q.options], q.answer,
+             [at, len(texts)],
+             [q.code.language, _text(q.code.text)] if q.code is not None else None,
+             _text(q.formula) if q.formula is not None else None,
+             _text(q.image) if q.image is not None else None])
+        lines.append(texts)
+        at += len(texts) + 1
+    payload = b"\n".join([_json(
         [entry.quiz_line, [list(w) for w in entry.warnings], entry.images,
-         [quiz.id, _text(quiz.title), list(quiz.tags), questions, quiz.language]],
-        ensure_ascii=False, separators=(",", ":"),
-    ).encode("utf-8")
+         [quiz.id, _text(quiz.title), list(quiz.tags), questions, quiz.language]]), *lines])
     header = b" ".join((MAGIC, str(FORMAT).encode(), version.encode(), key.encode(),
                         str(len(payload)).encode(), str(zlib.crc32(payload)).encode()))
     return header + b"\n" + payload
 
 
-def decode(raw: bytes, version: str, key: str) -> Entry:
-    """The entry in `raw`; ValueError (or another lookup error) if it is not a whole one."""
+def _texts(line: bytes) -> tuple[Localized, Localized | None]:
+    explanation, details = json.loads(line)
+    return Localized(*explanation), Localized(*details) if details is not None else None
+
+
+class _EntryFile:
+    """An entry file mapped for its questions' explanations and details."""
+
+    __slots__ = ("_map",)
+
+    def __init__(self, mapped: mmap.mmap) -> None:
+        self._map = mapped
+
+    def read(self, offset: int, length: int) -> bytes:
+        line = self._map[offset:offset + length]
+        # the pages go out of the process's memory again (they stay in the page cache)
+        start = offset - offset % mmap.PAGESIZE
+        if hasattr(self._map, "madvise"):
+            self._map.madvise(mmap.MADV_DONTNEED, start, offset + length - start)
+        return line
+
+
+@functools.lru_cache(maxsize=256)  # a storm on one question reads its texts once
+def _read_texts(file: _EntryFile, offset: int, length: int
+                ) -> tuple[Localized, Localized | None]:
+    return _texts(file.read(offset, length))
+
+
+class _Deferred:
+    """Where one question's explanation and details are (schema.Deferred)."""
+
+    __slots__ = ("file", "length", "offset")
+
+    def __init__(self, file: _EntryFile, offset: int, length: int) -> None:
+        self.file = file
+        self.offset = offset
+        self.length = length
+
+    def load(self) -> tuple[Localized, Localized | None]:
+        return _read_texts(self.file, self.offset, self.length)
+
+
+def decode(raw: bytes, version: str, key: str, mapped: mmap.mmap | None = None) -> Entry:
+    """The entry in `raw`; ValueError (or another lookup error) if it is not a whole one.
+    With `mapped` (the same file), explanations and details are read from it when asked
+    for; without, they are read now."""
     end = raw.find(b"\n", 0, 512)
     if end < 0:
         raise ValueError("no header")
@@ -326,22 +409,33 @@ def decode(raw: bytes, version: str, key: str) -> Entry:
         raise ValueError("truncated")
     if int(fields[5]) != zlib.crc32(payload):
         raise ValueError("corrupt (checksum)")
-    quiz_line, warnings, images, (quiz_id, title, tags, rows, language) = json.loads(payload)
+    first = payload.index(b"\n") if b"\n" in payload else len(payload)
+    tail = end + 1 + first + 1  # where the lines of explanations and details start in `raw`
+    quiz_line, warnings, images, (quiz_id, title, tags, rows, language) = json.loads(
+        payload[:first])
+    file = _EntryFile(mapped) if mapped is not None else None
     text = Localized
     questions: list[Question] = []
     lines: list[int] = []
-    for (question_id, line, prompt, options, answer, explanation, details, code, formula,
-         image) in rows:
+    for question_id, line, prompt, options, answer, (at, length), code, formula, image in rows:
+        if not (isinstance(at, int) and isinstance(length, int) and 0 <= at
+                and tail + at + length <= len(raw)):
+            raise ValueError("a question's texts are outside the entry")
+        if file is not None:
+            explanation, details, deferred = None, None, _Deferred(file, tail + at, length)
+        else:
+            (explanation, details), deferred = _texts(raw[tail + at:tail + at + length]), None
         questions.append(Question(
             question_id,
             text(*prompt),
             [Option(text(*option), i == answer) for i, option in enumerate(options)],
-            text(*explanation),
-            text(*details) if details is not None else None,
+            explanation,
+            details,
             answer,
             code=Code(code[0], text(*code[1])) if code is not None else None,
             formula=text(*formula) if formula is not None else None,
             image=text(*image) if image is not None else None,
+            deferred=deferred,
         ))
         lines.append(line)
     quiz = Quiz(quiz_id, text(*title), tags, questions, language)

@@ -16,19 +16,23 @@ from __future__ import annotations
 import contextlib
 import gc
 import hashlib
+import subprocess
+import sys
 from collections import defaultdict, deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bot.content import limits, media, validate, yaml_lines
+from bot.content import limits, media
 from bot.content.cache import ContentCache, Entry
 from bot.content.files import Unreadable, read_regular
 from bot.content.problems import ContentError, Problem, clean, has_errors, order, short
 from bot.content.schema import Question, Quiz
-from bot.content.yaml_lines import Loc, check_characters, decode
+
+if TYPE_CHECKING:  # the parsers and validators are imported by the first pack not cached
+    from bot.content.yaml_lines import Loc
 
 __all__ = ["Catalog", "ContentError", "Problem", "load_catalog", "load_file"]
 
@@ -122,7 +126,9 @@ def _load(path: Path, cache: ContentCache | None = None, read: Read | None = Non
     if (cache is not None and (entry := cache.get(data, key)) is not None
             and _images_unchanged(path.parent, entry.images)):
         return _from_cache(result, entry, path.parent)
-    text = check_characters(decode(data, result.add), result.add)
+    from bot.content import yaml_lines
+
+    text = yaml_lines.check_characters(yaml_lines.decode(data, result.add), result.add)
     parsed = yaml_lines.parse(text, result.add)
     if parsed is not None:
         _check(result, *parsed)
@@ -193,6 +199,8 @@ def _check(result: _File, data: Any, lines: dict[Loc, int]) -> None:
         for qi, raw in enumerate(questions if isinstance(questions, list) else ()):
             if isinstance(raw, dict) and isinstance(question_id := raw.get("id"), str):
                 result.question_ids.append((question_id, lines[("questions", qi, "id")]))
+    from bot.content import validate
+
     result.quiz = validate.check(data, lines, result.add, Path(result.name).parent)
 
 
@@ -241,13 +249,48 @@ def _used_twice(kind: str, places: dict[str, list[tuple[str, int]]]) -> Iterable
                           f"(also at {others})")
 
 
-def load_catalog(root: Path | str, cache_dir: Path | str | None = None) -> Catalog:
+def _missing(files: list[Path], cache: ContentCache) -> bool:
+    """Whether a readable pack has no entry in the cache yet."""
+    for path in files:
+        try:
+            data = _read(path)
+        except Unreadable:
+            continue  # reported by the load itself
+        if not cache.has(cache.key(data)):
+            return True
+    return False
+
+
+_FILL = """
+import contextlib, sys
+sys.path.insert(0, sys.argv[1])
+from bot.content.loader import ContentError, load_catalog
+with contextlib.suppress(ContentError):
+    load_catalog(sys.argv[2], sys.argv[3])
+"""
+
+
+def _fill_cache_apart(root: Path, cache_dir: Path) -> None:
+    """Parsing and validating leave tens of MB behind in the process that does it (the YAML
+    parsers, pydantic's validators, freed memory that stays mapped), so a bot that will run
+    for days has a child process parse what is not cached yet and store it; whatever the
+    child could not store (a pack with errors never is) is parsed here as before."""
+    package_root = str(Path(__file__).resolve().parent.parent.parent)
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        subprocess.run([sys.executable, "-c", _FILL, package_root, str(root), str(cache_dir)],
+                       stdin=subprocess.DEVNULL, check=False)
+
+
+def load_catalog(root: Path | str, cache_dir: Path | str | None = None, *,
+                 parse_apart: bool = False) -> Catalog:
     """Load every pack under `root`; raise ContentError listing every problem if any.
 
     With `cache_dir`, a pack whose exact bytes were loaded before (by this version of the
     loader, schema and limits, on this Python) is taken from the cache there instead of being
     parsed and validated again (bot/content/cache.py); a pack with errors never is. Without
-    it, every pack is parsed and validated.
+    it, every pack is parsed and validated. `parse_apart` (with a usable `cache_dir`): the
+    packs not cached yet are parsed by a child process that stores them (what `quizbot run`
+    does, to keep its own memory small), then everything is read from the cache.
     """
     root = Path(root)
     if not root.exists():
@@ -260,6 +303,10 @@ def load_catalog(root: Path | str, cache_dir: Path | str | None = None) -> Catal
     if not files:
         raise ContentError([Problem(str(root), 0, "no quiz files (*.yaml) found")])
     cache = ContentCache.at(Path(cache_dir)) if cache_dir is not None else None
+    if (parse_apart and cache is not None and cache.usable and cache.may_write()
+            and _missing(files, cache)):
+        assert cache_dir is not None
+        _fill_cache_apart(root, Path(cache_dir))
     with _gc_paused():
         if cache is None:
             loaded = [_load(path) for path in files]

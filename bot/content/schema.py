@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Final, Literal
+from typing import Annotated, Any, ClassVar, Final, Literal, Protocol
 
 from pydantic import (
     AfterValidator,
@@ -424,12 +424,22 @@ class Code(_Light):
         return f"Code({self.language!r}, {self.text!r})"
 
 
+class Deferred(Protocol):
+    """Where a question's explanation and details are kept until they are asked for (the
+    content cache's entry file, bot/content/cache.py): they are most of a catalog's text and
+    only read when someone answers or asks for more."""
+
+    def load(self) -> tuple[Localized, Localized | None]: ...
+
+
 class Question(_Light):
     """`answer` is the index of the correct option (stored, not searched). `code`, `formula`
-    and `image` (a path relative to the pack's folder) are drawn on the question's card."""
+    and `image` (a path relative to the pack's folder) are drawn on the question's card.
+    `explanation` and `details` are held, or read when asked for from where `deferred` says
+    (a question from the content cache)."""
 
-    __slots__ = ("answer", "code", "details", "explanation", "formula", "id", "image",
-                 "options", "prompt")
+    __slots__ = ("_deferred", "_details", "_explanation", "answer", "code", "formula", "id",
+                 "image", "options", "prompt")
     _fields = ("id", "prompt", "options", "explanation", "details", "code", "formula", "image")
 
     def __init__(
@@ -437,25 +447,47 @@ class Question(_Light):
         id: str,
         prompt: Localized,
         options: list[Option],
-        explanation: Localized,
+        explanation: Localized | None,
         details: Localized | None = None,
         answer: int | None = None,
         *,
         code: Code | None = None,
         formula: Localized | None = None,
         image: Localized | None = None,
+        deferred: Deferred | None = None,
     ) -> None:
+        if (explanation is None) == (deferred is None):
+            raise ValueError("a question's explanation is held or deferred, one of the two")
         self.id: Final = id
         self.prompt: Final = prompt
         self.options: Final = options
-        self.explanation: Final = explanation
-        self.details: Final = details
+        self._explanation: Final = explanation
+        self._details: Final = details
+        self._deferred: Final = deferred
         self.answer: Final[int] = (
             next(i for i, o in enumerate(options) if o.correct) if answer is None else answer
         )
         self.code: Final = code
         self.formula: Final = formula
         self.image: Final = image
+
+    @property
+    def explanation(self) -> Localized:
+        if self._deferred is not None:
+            return self._deferred.load()[0]
+        assert self._explanation is not None
+        return self._explanation
+
+    @property
+    def details(self) -> Localized | None:
+        if self._deferred is not None:
+            return self._deferred.load()[1]
+        return self._details
+
+    @property
+    def deferred(self) -> bool:
+        """Whether its explanation and details are read when asked for, not held."""
+        return self._deferred is not None
 
     @property
     def has_media(self) -> bool:

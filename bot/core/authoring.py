@@ -39,15 +39,18 @@ import unicodedata
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.content import Catalog, limits, media
-from bot.content.csv_import import Files, PackSource, QuestionSource, check_pack, load_pack
 from bot.content.problems import Problem
 from bot.core import errors
 from bot.core.clock import Clock
 from bot.core.models import Person
 from bot.core.ports import AuthoredPackRecord, DraftRecord, DraftStore
 from bot.i18n import LANGUAGE_NAMES, Translator, _
+
+if TYPE_CHECKING:  # the YAML parsers and validators load with the first pack checked
+    from bot.content.csv_import import Files, PackSource
 
 log = logging.getLogger(__name__)
 
@@ -238,6 +241,8 @@ class Authoring:
         problems: tuple[PackProblem, ...] = ()
         if draft is not None and number <= len(draft.questions):
             # this question alone, so the author can /undo it at once
+            from bot.content.csv_import import check_pack
+
             source, files = _source(draft, "draft", [number])
             found = check_pack(source, _header(person), files)[1]
             problems = tuple(p for p in _problems(found) if p.question == number)
@@ -288,6 +293,8 @@ class Authoring:
             raise errors.pack_id_needed()
         if quiz_id in self.catalog.quizzes:  # withdrawn ones too: their answers keep the id
             raise errors.pack_exists(quiz_id)
+        from bot.content.csv_import import check_pack, load_pack
+
         source, files = _source(draft, quiz_id)
         imported, found = check_pack(source, _header(person), files)
         if imported is None:
@@ -356,6 +363,8 @@ class Authoring:
             log.warning("published quiz %s left out: the catalog has a quiz with its id",
                         record.quiz_id)
             return False
+        from bot.content.csv_import import load_pack
+
         quiz, problems = load_pack(record.text, record.files,
                                    self._folder(record.quiz_id, record.files))
         if quiz is None:
@@ -387,6 +396,8 @@ def _source(draft: DraftRecord, quiz_id: str,
             only: Sequence[int] = ()) -> tuple[PackSource, list[tuple[str, bytes]]]:
     """The draft as a pack to validate (only the questions numbered `only`, if given), and
     its pictures by the path the pack names them with."""
+    from bot.content.csv_import import PackSource, QuestionSource
+
     locale = draft.locale
     questions = []
     files = []

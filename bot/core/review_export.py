@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from bot.content import Catalog, Question
-from bot.content.formats import anki
 from bot.core.clock import Clock
 from bot.core.models import Person
 from bot.core.ports import ReviewAnswer
@@ -80,6 +79,8 @@ class ReviewExport:
         cards = await self.cards(person.key)
         if not cards:
             return None
+        from bot.content.formats import anki  # genanki: imported by the first deck only
+
         # each with its quiz, whose folder has the question's picture
         pairs = [(self.catalog.quizzes[quiz_id], q) for quiz_id, q in cards]
         return ReviewDeck(await asyncio.to_thread(anki.review_deck, pairs, locale), len(cards))

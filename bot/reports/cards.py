@@ -18,6 +18,7 @@ from pathlib import Path
 
 from bot.core.models import ShownQuestion
 from bot.reports.card import STYLE, CardText, card_png
+from bot.reports.worker import DrawingProcess
 
 log = logging.getLogger(__name__)
 
@@ -46,10 +47,13 @@ def card_key(card: CardText) -> str:
 
 
 class PngCards:
-    """The core's CardRenderer (bot/core/ports.py): blocking, called in a worker thread."""
+    """The core's CardRenderer (bot/core/ports.py): blocking, called in a worker thread.
+    With `drawing`, a card not kept yet is drawn in that child process (worker.py), so the
+    bot's process never loads Pillow, mathtext or Pygments for it; `quizbot run` does that."""
 
-    def __init__(self, cache_dir: Path | None) -> None:
+    def __init__(self, cache_dir: Path | None, drawing: DrawingProcess | None = None) -> None:
         self.directory = cache_dir / SUBDIR if cache_dir is not None else None
+        self.drawing = drawing
         self.drawn = 0  # cards drawn (not read back) by this process
 
     def card_key(self, question: ShownQuestion) -> str:
@@ -64,7 +68,7 @@ class PngCards:
                 return path.read_bytes()
             except OSError:
                 pass  # not drawn yet
-        png = card_png(card)
+        png = card_png(card) if self.drawing is None else self.drawing.run(card_png, card)
         self.drawn += 1
         if path is not None:
             self._store(path, png)

@@ -32,6 +32,7 @@ from bot.core.render import letter
 from bot.i18n import Translator, translator
 from bot.reports import fonts
 from bot.reports.fonts import drawable
+from bot.reports.worker import DrawingProcess
 
 if TYPE_CHECKING:  # Pillow is imported when a chart is drawn
     from PIL import Image, ImageFont
@@ -310,11 +311,20 @@ def chart_png(reports: Sequence[QuizReport], title: str | None = None,
 
 
 class PngCharts:
-    """The core's ChartRenderer (bot/core/ports.py), wired in by bot/app.py."""
+    """The core's ChartRenderer (bot/core/ports.py), wired in by bot/app.py. With `drawing`,
+    every chart is drawn in that child process (bot/reports/worker.py), so the bot's process
+    never loads Pillow and its fonts."""
+
+    def __init__(self, drawing: DrawingProcess | None = None) -> None:
+        self.drawing = drawing
 
     def report_chart(self, reports: Sequence[QuizReport], locale: str) -> bytes:
+        if self.drawing is not None:
+            return self.drawing.run(chart_png, reports, None, locale)
         return chart_png(reports, None, locale)
 
     def summary_chart(self, summary: PostSummary) -> bytes:
+        if self.drawing is not None:
+            return self.drawing.run(summary_png, summary)
         return summary_png(summary)
 
