@@ -323,3 +323,15 @@ async def test_the_host_moves_a_peer_round_on(service: QuizService) -> None:
         await service.live_next(GROUP, ADA)
     assert isinstance(await service.live_next(GROUP, HOST), Split)
     assert isinstance(await service.live_next(GROUP, HOST), Revoting)
+
+
+@pytest.mark.parametrize(("team", "shown"), [(2, "“3”"), (-1, "“0”"), ("x", "“x”")])
+async def test_a_forged_team_is_refused_counted_from_one(
+        service: QuizService, team: int | str, shown: str) -> None:
+    await service.host(GROUP, HOST, "sample", 1, allowed=True, teams=2, choose=True)
+    with pytest.raises(LiveError) as refused:
+        await service.join_live(GROUP, ADA, team)
+    text = str(refused.value)
+    assert shown in text and "not one of this session's teams" in text
+    lobby = await service.join_live(GROUP, ADA, 1)
+    assert lobby.team == 1 and lobby.sizes == (0, 1)

@@ -146,6 +146,14 @@ def _whole(value: int | str, ok: Callable[[int], bool], error: Callable[[str], L
     return number
 
 
+def _not_a_team_counted(text: str) -> LiveError:
+    """A team number that is not one, from a button (0-based): shown as people count teams."""
+    try:
+        return not_a_team(str(int(text.strip()) + 1))
+    except ValueError:
+        return not_a_team(text)
+
+
 def check_teams(teams: int | str) -> int:
     return _whole(teams, lambda n: n == 0 or 2 <= n <= MAX_TEAMS, bad_teams)
 
@@ -326,7 +334,7 @@ class Live:
         if record.choose:
             if team is None:
                 raise choose_a_team()
-            chosen = _whole(team, lambda n: 0 <= n < record.teams, not_a_team)
+            chosen = _whole(team, lambda n: 0 <= n < record.teams, _not_a_team_counted)
         joined = await self.storage.join_live(
             record.id, person.key, person.known_name, record.teams, self.clock.now(), chosen,
             TEAM_GAP)
