@@ -21,7 +21,9 @@ from bot.core.errors import (
     BadAsker,
     BadChart,
     BadCount,
+    BadDiscussion,
     BadMode,
+    BadPeerThreshold,
     BadPeriod,
     BadQuestionTime,
     BadZone,
@@ -108,6 +110,10 @@ REFUSALS: dict[str, tuple[type[UserError], Raise]] = {
     "bad question time": (BadQuestionTime, lambda s: s.change_settings(
         GROUP, words=["time", "soon"], allowed=True)),
     "bad mode": (BadMode, lambda s: s.change_settings(GROUP, mode="pigeon", allowed=True)),
+    "bad peer threshold": (BadPeerThreshold, lambda s: s.change_settings(
+        GROUP, peer_threshold="150", allowed=True)),
+    "bad discussion time": (BadDiscussion, lambda s: s.change_settings(
+        GROUP, peer_discussion="forever", allowed=True)),
     "not an author": (AuthoringError, lambda s: s.add_to_draft(ADA, "en", POLL, "m")),
     "a regular poll": (AuthoringError, lambda s: as_author(s).add_to_draft(
         ADA, "en", PollQuestion("Two?", ("a", "b"), (), quiz=False), "m")),

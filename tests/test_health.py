@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from pathlib import Path
 
@@ -31,11 +32,13 @@ def test_each_process_beats_on_its_own_and_health_lists_them(tmp_path: Path) -> 
     lines = either.stdout.splitlines()
     assert lines[0] == "ok"
     assert lines[1].startswith(f"bot-1 (pid {os.getpid()}): fresh, ") and "Telegram" in lines[1]
-    assert lines[2].startswith("bot-2 (pid 4242): stale, 60") and "Discord" in lines[2]
+    # 600 s old when written; a loaded machine may take seconds to run each `health`
+    assert re.match(r"bot-2 \(pid 4242\): stale, 6\d\d s ago", lines[2]), lines[2]
+    assert "Discord" in lines[2]
 
     mine = run(tmp_path, "health", QUIZBOT_DATABASE=str(db), QUIZBOT_INSTANCE="bot-2")
     assert mine.returncode == 1
-    assert mine.stderr.strip().startswith("unhealthy: no heartbeat for 60")
+    assert re.match(r"unhealthy: no heartbeat for 6\d\d s", mine.stderr.strip()), mine.stderr
     assert len(mine.stdout.splitlines()) == 2  # both still listed
     assert run(tmp_path, "health", "--instance", "bot-1", QUIZBOT_DATABASE=str(db),
                QUIZBOT_INSTANCE="bot-2").returncode == 0
@@ -45,7 +48,7 @@ def test_each_process_beats_on_its_own_and_health_lists_them(tmp_path: Path) -> 
 
     health.heartbeat_path(db, "bot-1").unlink()  # only the stale one left
     alone = run(tmp_path, "health", QUIZBOT_DATABASE=str(db))
-    assert alone.returncode == 1 and "no heartbeat for 60" in alone.stderr
+    assert alone.returncode == 1 and re.search(r"no heartbeat for 6\d\d s", alone.stderr)
 
 
 def test_a_running_process_is_seen_by_db_copy_whichever_beats(tmp_path: Path) -> None:
