@@ -16,6 +16,7 @@ from typing import Protocol
 from zoneinfo import ZoneInfo
 
 from bot.content import Catalog
+from bot.core.analysis import QuizReport, analyse_figures, as_seen_in_chat
 from bot.core.clock import Clock
 from bot.core.ports import (
     AnswerCursor,
@@ -24,6 +25,7 @@ from bot.core.ports import (
     ChatStore,
     DashboardStore,
     DayCount,
+    ItemStore,
     PeopleCursor,
     PeopleStore,
     ReportStore,
@@ -41,7 +43,7 @@ WEAKEST = 2  # topics named per person
 
 
 class DashboardStorage(DashboardStore, BoardStore, ReviewStore, ReportStore, ScheduleStore,
-                       SettingsStore, PeopleStore, ChatStore, Protocol):
+                       SettingsStore, PeopleStore, ChatStore, ItemStore, Protocol):
     """What the dashboard reads."""
 
 
@@ -260,6 +262,19 @@ class DashboardReads:
                                   a.answered_at) for a in reversed(answers[-recent:]))
         name = await self.storage.person_name(person_key) or ""
         return Progress(person_key, name, tuple(topics), due, len(deck.cards), newest)
+
+    async def questions(self, chat_key: str, locale: str, quiz_id: str | None = None
+                        ) -> tuple[QuizReport, ...]:
+        """The chat's item analysis (of one quiz) from the figures the materializer keeps:
+        a few rows per question, however many answers the chat has; lettered as the chat saw
+        each question."""
+        await self.storage.materialize()
+        figures = await self.storage.item_figures(chat_key, quiz_id)
+        reports = [r for r in analyse_figures(self.catalog, figures, locale) if r.answers]
+        if not reports:
+            return ()
+        orders = await self.storage.shown_orders(chat_key, quiz_id)
+        return tuple(as_seen_in_chat(r, orders) for r in reports)
 
     async def every_answer(self, chat_key: str, locale: str) -> AsyncIterator[AnswerLine]:
         """Every answer in the chat, read EXPORT_PAGE at a time (an export's rows)."""

@@ -209,6 +209,29 @@ class DayCount:
 
 
 @dataclass(frozen=True, slots=True)
+class ItemGroup:
+    """People who gave the same first answers in a quiz: `answered` first answers there,
+    `correct` of them right, and right (1) or wrong (0) on this question. Enough to compute a
+    question's discrimination (bot/core/analysis.py) without reading one answer."""
+
+    quiz_id: str
+    question_id: str
+    answered: int
+    correct: int
+    right: int
+    people: int
+
+
+@dataclass(frozen=True, slots=True)
+class ItemFigures:
+    """A chat's item-analysis inputs as the materializer keeps them (storage/item_figures.py):
+    first answers per option, and the people grouped by their first answers in each quiz."""
+
+    options: tuple[tuple[str, str, int, int], ...]  # (quiz, question, option, people)
+    groups: tuple[ItemGroup, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class PersonTotals:
     """One person's all-time figures in one chat (the dashboard's People page)."""
 
@@ -662,6 +685,10 @@ class DashboardStore(Protocol):
     ) -> list[AnswerRow]:
         """The chat's answers (of one person) by person, time and id, `limit` after the
         cursor: an index range, never the whole table."""
+        ...
+    async def item_figures(self, chat_key: str, quiz_id: str | None = None) -> ItemFigures:
+        """The chat's item-analysis inputs (of one quiz), kept from first answers (one per
+        person and question): an index range of a few rows per question."""
         ...
 
 

@@ -23,6 +23,7 @@ from bot.core.ports import (
     ChatSettingsRecord,
     DayCount,
     DraftRecord,
+    ItemFigures,
     ItemResponse,
     NewPost,
     NewProblemReport,
@@ -39,7 +40,17 @@ from bot.core.ports import (
     ScoreRow,
 )
 from bot.core.schedule import Schedule
-from bot.storage import dashboard, deliveries, drafts, ops, privacy, queries, review, rounds
+from bot.storage import (
+    dashboard,
+    deliveries,
+    drafts,
+    item_figures,
+    ops,
+    privacy,
+    queries,
+    review,
+    rounds,
+)
 from bot.storage import problem_reports as reports
 from bot.storage.cache import CachedStorage
 from bot.storage.live import LiveSql
@@ -546,4 +557,8 @@ class Store(PostCreation, CachedStorage, LiveSql):
     ) -> list[AnswerRow]:
         result: list[AnswerRow] = await self._read(dashboard.chat_answers, chat_key, after,
                                                    limit, person_key)
+        return result
+
+    async def item_figures(self, chat_key: str, quiz_id: str | None = None) -> ItemFigures:
+        result: ItemFigures = await self._read(item_figures.item_figures, chat_key, quiz_id)
         return result

@@ -237,7 +237,7 @@ class Pages:
 
     @guarded
     async def questions(self, request: web.Request, reader: Reader) -> web.StreamResponse:
-        analysis = await self.service.dashboard_questions(Chat(reader.chat_key), reader.locale)
+        analysis = await self.reads.questions(reader.chat_key, reader.locale)
         reports = await self.service.chat_reports(Chat(reader.chat_key), allowed=True)
         by_question: dict[str, int] = {}
         for r in reports:
@@ -246,13 +246,13 @@ class Pages:
         bars = {
             (item.question_id, o.canonical): charts.share_bar(
                 o.share or 0.0, o.correct, f"{o.letter}) {o.text}: {share(o.share or 0)}")
-            for report in analysis.reports for item in report.items if item.answered
+            for report in analysis for item in report.items if item.answered
             for o in item.shown_options()
         }
         flags = {item.question_id: flags_text(item, reader.t)
-                 for report in analysis.reports for item in report.items}
+                 for report in analysis for item in report.items}
         return html("questions.html", reader.context(
-            self.csrf(reader), page="questions", reports=analysis.reports, bars=bars,
+            self.csrf(reader), page="questions", reports=analysis, bars=bars,
             reported=by_question, flags=flags))
 
     @guarded

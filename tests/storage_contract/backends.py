@@ -15,7 +15,9 @@ from typing import Any, NoReturn
 import asyncpg
 import pytest
 
+from bot.core.ports import ItemFigures
 from bot.storage import SqliteStorage
+from bot.storage.item_figures import figures_of
 from bot.storage.memory import MemoryDatabase, MemoryStorage
 from bot.storage.postgres.materializer import Materializer as PgMaterializer
 from bot.storage.postgres.storage import PostgresStorage
@@ -50,6 +52,7 @@ class Backend:
             assert await self.stored() == await self.recount()
             await self.check_rank_counts()
             await self.check_figures()
+            await self.check_item_figures()
 
     async def check_rank_counts(self) -> None:
         """rank_counts holds, for every board, how many people have each number of correct
@@ -89,6 +92,34 @@ class Backend:
         ))
         assert [tuple(int(v) if i > 1 else v for i, v in enumerate(r)) for r in kept] == [
             tuple(int(v) if i > 1 else v for i, v in enumerate(r)) for r in counted]
+
+    async def check_item_figures(self) -> None:
+        """The dashboard's item figures of every chat are those of the first answers, in
+        the order the materializer applies them (rows emptied to 0 may stay)."""
+        if not self.has_aggregates:
+            return
+        order = "id" if self.name == "sqlite" else "tx, id"
+        firsts: dict[tuple[str, str, str, str], tuple[str, str, str, int, bool]] = {}
+        for chat, quiz, question, person, option, correct in await self.fetch(
+            "SELECT chat_key, quiz_id, question_id, person_key, option, correct FROM answers"
+            f" ORDER BY {order}"
+        ):
+            firsts.setdefault((chat, quiz, question, person),
+                              (quiz, question, person, int(option), bool(correct)))
+        expected: dict[str, ItemFigures] = {}
+        for chat in {key[0] for key in firsts}:
+            expected[chat] = figures_of(v for k, v in firsts.items() if k[0] == chat)
+        options = await self.fetch(
+            "SELECT chat_key, quiz_id, question_id, option, people FROM item_options"
+            " WHERE people != 0")
+        groups = await self.fetch(
+            "SELECT chat_key, quiz_id, question_id, answered, correct, item_right, people"
+            " FROM item_groups WHERE people != 0")
+        assert sorted((r[0], r[1], r[2], int(r[3]), int(r[4])) for r in options) == sorted(
+            (chat, *o) for chat, f in expected.items() for o in f.options)
+        assert sorted((r[0], r[1], r[2], *(int(v) for v in r[3:])) for r in groups) == sorted(
+            (chat, g.quiz_id, g.question_id, g.answered, g.correct, g.right, g.people)
+            for chat, f in expected.items() for g in f.groups)
 
     def store(self, **options: Any) -> Store:
         """A storage on this database, not opened (another process, if one is open)."""

@@ -8,7 +8,8 @@ from __future__ import annotations
 import random
 from datetime import UTC, date, datetime, timedelta
 
-from bot.core.ports import AnswerRecord, DayCount, NewPost
+from bot.core.ports import AnswerRecord, DayCount, ItemFigures, NewPost
+from bot.storage.item_figures import figures_of
 from tests.storage_contract.backends import Backend, Store
 
 DAY0 = datetime(2026, 3, 1, 12, tzinfo=UTC)
@@ -141,3 +142,30 @@ async def test_the_figures_follow_a_moved_chat_and_a_deleted_person(store: Store
     await fill(store, "tg:-2", seed=6)  # later answers are added to what is left
     for chat in ("tg:-3", "tg:-2"):
         assert await figures(store, chat) == await recount(store, chat)
+
+
+async def expected_items(store: Store, chat: str) -> ItemFigures:
+    """A chat's item figures from its first answers alone."""
+    return figures_of((r.quiz_id, r.question_id, r.person_key, r.option, r.correct)
+                      for r in await store.item_responses(None, chat))
+
+
+async def test_item_figures_are_the_first_answers_through_a_move_and_a_deletion(
+    backend: Backend, store: Store
+) -> None:
+    await fill(store, "tg:-1", people=9)  # each question asked twice: repeats are no firsts
+    await fill(store, "tg:-2", seed=4)
+    kept = await store.item_figures("tg:-1")
+    assert kept == await expected_items(store, "tg:-1") and kept.groups
+    assert {o[1] for o in kept.options} == {"s-0", "s-1", "s-2"}
+    assert await store.item_figures("tg:-1", "other") == ItemFigures((), ())
+    assert await store.migrate_chat("tg:-1", "tg:-3")
+    await store.materialize()
+    assert await store.item_figures("tg:-1") == ItemFigures((), ())
+    assert await store.item_figures("tg:-3") == await expected_items(store, "tg:-3")
+    assert await store.delete_person("tg:2")
+    await fill(store, "tg:-2", seed=6)  # later answers join what is left
+    await fill(store, "tg:-3", seed=7)
+    for chat in ("tg:-3", "tg:-2"):
+        assert await store.item_figures(chat) == await expected_items(store, chat)
+    await backend.check_aggregates()

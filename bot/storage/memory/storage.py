@@ -24,6 +24,7 @@ from bot.core.ports import (
     ChatSettingsRecord,
     DayCount,
     DraftRecord,
+    ItemFigures,
     ItemResponse,
     NewPost,
     NewProblemReport,
@@ -42,6 +43,7 @@ from bot.core.ports import (
 )
 from bot.core.schedule import Schedule
 from bot.storage.aggregation import aggregate, streaks
+from bot.storage.item_figures import figures_of
 from bot.storage.memory import privacy
 from bot.storage.memory.live import LiveTables, MemoryLive
 from bot.storage.memory.tables import Answer, Chat, Daily, Draft, Person, Round
@@ -830,6 +832,10 @@ class MemoryStorage(PostCreation, MemoryLive):
         people = [PersonTotals(key, persons[key].name if key in persons else "", *values)
                   for key, values in sums.items()]
         return sorted(people, key=lambda p: (-p.correct, p.time_ms, p.person_key))
+
+    async def item_figures(self, chat_key: str, quiz_id: str | None = None) -> ItemFigures:
+        return figures_of((r.quiz_id, r.question_id, r.person_key, r.option, r.correct)
+                          for r in await self.item_responses(quiz_id, chat_key))
 
     async def chat_totals(self, chat_key: str) -> tuple[int, int, int]:
         people = self._totals(chat_key)

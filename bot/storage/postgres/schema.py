@@ -536,6 +536,59 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (post_id, person_key)
     );
     """,
+    # the dashboard's item analysis (bot/storage/item_figures.py): each person's first answer
+    # to each question per chat, first answers per option, and per question the people
+    # grouped by their first answers in the quiz; kept by the materializer, counted here once
+    # under its position lock (no application runs meanwhile)
+    """
+    SELECT 1 FROM materialized WHERE name = 'scores' FOR UPDATE;
+    CREATE TABLE item_firsts (
+        chat_key text COLLATE "C" NOT NULL,
+        quiz_id text COLLATE "C" NOT NULL,
+        person_key text COLLATE "C" NOT NULL,
+        question_id text COLLATE "C" NOT NULL,
+        option integer NOT NULL,
+        correct integer NOT NULL,
+        PRIMARY KEY (chat_key, quiz_id, person_key, question_id)
+    );
+    CREATE INDEX item_firsts_person ON item_firsts(person_key);
+    CREATE TABLE item_options (
+        chat_key text COLLATE "C" NOT NULL,
+        quiz_id text COLLATE "C" NOT NULL,
+        question_id text COLLATE "C" NOT NULL,
+        option integer NOT NULL,
+        people integer NOT NULL,
+        PRIMARY KEY (chat_key, quiz_id, question_id, option)
+    );
+    CREATE TABLE item_groups (
+        chat_key text COLLATE "C" NOT NULL,
+        quiz_id text COLLATE "C" NOT NULL,
+        question_id text COLLATE "C" NOT NULL,
+        answered integer NOT NULL,
+        correct integer NOT NULL,
+        item_right integer NOT NULL,
+        people integer NOT NULL,
+        PRIMARY KEY (chat_key, quiz_id, question_id, answered, correct, item_right)
+    );
+    INSERT INTO item_firsts(chat_key, quiz_id, question_id, person_key, option, correct)
+        SELECT a.chat_key, a.quiz_id, a.question_id, a.person_key, a.option,
+               CASE WHEN a.correct THEN 1 ELSE 0 END
+        FROM answers AS a JOIN (SELECT min(id) AS id FROM answers
+                                GROUP BY chat_key, person_key, quiz_id, question_id) AS f
+        ON f.id = a.id;
+    INSERT INTO item_options(chat_key, quiz_id, question_id, option, people)
+        SELECT chat_key, quiz_id, question_id, option, count(*) FROM item_firsts
+        GROUP BY chat_key, quiz_id, question_id, option;
+    INSERT INTO item_groups(chat_key, quiz_id, question_id, answered, correct, item_right,
+                            people)
+        SELECT chat_key, quiz_id, question_id, answered, right_in_quiz, correct, count(*)
+        FROM (SELECT chat_key, quiz_id, question_id, correct,
+                     count(*) OVER (PARTITION BY chat_key, quiz_id, person_key) AS answered,
+                     sum(correct) OVER (PARTITION BY chat_key, quiz_id, person_key)
+                         AS right_in_quiz
+              FROM item_firsts) AS f
+        GROUP BY chat_key, quiz_id, question_id, answered, right_in_quiz, correct;
+    """,
 ]
 
 
