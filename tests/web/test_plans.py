@@ -15,6 +15,7 @@ import pytest
 
 from bot.storage import SqliteStorage
 from bot.storage import dashboard as reads
+from bot.storage import item_figures, queries
 from bot.storage.sql import Row
 from bot.storage.sqlite.sql import SqliteSql, numbered
 
@@ -68,6 +69,9 @@ CALLS = [
     (reads.chat_answers, ("tg:-1", None, 1000, None)),
     (reads.chat_answers, ("tg:-1", ("tg:5", AT, 77), 1000, None)),
     (reads.chat_answers, ("tg:-1", ("tg:5", AT, 77), 51, "tg:5")),
+    (item_figures.item_figures, ("tg:-1", None)),
+    (item_figures.item_figures, ("tg:-1", "sample")),
+    (queries.shown_orders, ("tg:-1", None)),
 ]
 
 
