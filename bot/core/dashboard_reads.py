@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 from bot.content import Catalog
 from bot.core.analysis import QuizReport, analyse_figures, as_seen_in_chat
 from bot.core.clock import Clock
+from bot.core.models import Period
 from bot.core.ports import (
     AnswerCursor,
     AnswerRow,
@@ -28,6 +29,7 @@ from bot.core.ports import (
     ItemStore,
     PeopleCursor,
     PeopleStore,
+    PersonTotals,
     ReportStore,
     ReviewStore,
     ScheduleStore,
@@ -275,6 +277,36 @@ class DashboardReads:
             return ()
         orders = await self.storage.shown_orders(chat_key, quiz_id)
         return tuple(as_seen_in_chat(r, orders) for r in reports)
+
+    async def every_board_row(self, chat_key: str, period: Period
+                              ) -> AsyncIterator[tuple[int, PersonTotals]]:
+        """The chat's whole board of `period` in rank order with each rank, read EXPORT_PAGE
+        people at a time by keyset (an export's rows)."""
+        today = self.clock.now().astimezone(UTC).replace(hour=0, minute=0, second=0,
+                                                         microsecond=0)
+        since = {Period.DAY: today, Period.WEEK: today - timedelta(days=6),
+                 Period.ALL: None}[period]
+        await self.storage.materialize()
+        # the board's own read first: it moves the week window to today when it must
+        await self.storage.leaderboard(chat_key, since, 1, None)
+        day = None if since is None else since.date()
+        after: PeopleCursor | None = None
+        rank = 0
+        while True:
+            rows = await self.storage.board_people(chat_key, day, after, EXPORT_PAGE)
+            if rows is None:  # no one table holds it: the board's read, whole
+                whole, _ = await self.storage.leaderboard(chat_key, since, 10**9, None)
+                for ranked in whole:
+                    yield ranked.rank, PersonTotals(ranked.person_key, ranked.name,
+                                                    ranked.answered, ranked.correct,
+                                                    ranked.time_ms)
+                return
+            for row in rows:
+                rank += 1
+                yield rank, row
+            if len(rows) < EXPORT_PAGE:
+                return
+            after = (rows[-1].correct, rows[-1].time_ms, rows[-1].person_key)
 
     async def every_answer(self, chat_key: str, locale: str) -> AsyncIterator[AnswerLine]:
         """Every answer in the chat, read EXPORT_PAGE at a time (an export's rows)."""

@@ -674,6 +674,13 @@ class DashboardStore(Protocol):
     ) -> list[PersonTotals]:
         """The chat's people in board order, `limit` after the cursor."""
         ...
+    async def board_people(
+        self, chat_key: str, since: date | None, after: PeopleCursor | None, limit: int
+    ) -> list[PersonTotals] | None:
+        """The chat's board from `since` (None: all time; today: the day's; the week
+        window's first day: the week's), `limit` after the cursor in rank order; None if no
+        one table holds that board (a week window behind: BoardStore.leaderboard reads it)."""
+        ...
     async def people_activity(
         self, chat_key: str, person_keys: Sequence[str]
     ) -> dict[str, tuple[datetime, dict[str, tuple[int, int]]]]:

@@ -544,6 +544,13 @@ class Store(PostCreation, CachedStorage, LiveSql):
                                                       limit)
         return result
 
+    async def board_people(
+        self, chat_key: str, since: date | None, after: PeopleCursor | None, limit: int
+    ) -> list[PersonTotals] | None:
+        result: list[PersonTotals] | None = await self._read(
+            dashboard.board_people, chat_key, since, after, limit)
+        return result
+
     async def people_activity(
         self, chat_key: str, person_keys: Sequence[str]
     ) -> dict[str, tuple[datetime, dict[str, tuple[int, int]]]]:

@@ -41,7 +41,6 @@ from bot.web.miniapp import launch_of
 
 log = logging.getLogger(__name__)
 
-BOARD_EXPORT_MAX = 100_000  # people in a board export (the board port reads a ranked list)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 Page = Callable[["Pages", web.Request, "Reader"], Awaitable[web.StreamResponse]]
 
@@ -306,12 +305,10 @@ class Pages:
             period = Period(request.query.get("period", "all"))
         except ValueError:
             raise web.HTTPBadRequest(text="period: day, week or all") from None
-        board = await self.service.boards.leaderboard(reader.chat_key, period,
-                                                      limit=BOARD_EXPORT_MAX)
 
         async def rows() -> AsyncIterator[Sequence[exports.Cell]]:
-            for r in board.rows:
-                yield (r.rank, r.person_key, r.name, r.correct, r.answered, r.time_ms / 1000)
+            async for rank, r in self.reads.every_board_row(reader.chat_key, period):
+                yield (rank, r.person_key, r.name, r.correct, r.answered, r.time_ms / 1000)
 
         return await self._send(request, f"board-{period.value}",
                                 exports.board_header(reader.t), rows())

@@ -169,3 +169,26 @@ async def test_item_figures_are_the_first_answers_through_a_move_and_a_deletion(
     for chat in ("tg:-3", "tg:-2"):
         assert await store.item_figures(chat) == await expected_items(store, chat)
     await backend.check_aggregates()
+
+
+async def test_board_pages_walk_each_board_in_its_ranks(store: Store) -> None:
+    await fill(store, people=13)
+    await fill(store, "tg:-2", seed=8)
+    last = DAY0 + timedelta(days=2)  # the newest answers' day: the week window ends on it
+    for since in (None, last, last - timedelta(days=6), last - timedelta(days=1)):
+        board, _ = await store.leaderboard("tg:-1", since, 1000, None)
+        day = None if since is None else since.date()
+        paged: list[tuple[str, int, int, int]] = []
+        after = None
+        while True:
+            page = await store.board_people("tg:-1", day, after, 4)
+            if page is None:  # a board no one table holds (a day before the newest)
+                assert since == last - timedelta(days=1) and not paged
+                break
+            paged += [(p.person_key, p.correct, p.answered, p.time_ms) for p in page]
+            if len(page) < 4:
+                break
+            after = (page[-1].correct, page[-1].time_ms, page[-1].person_key)
+        if page is not None:
+            assert paged == [(r.person_key, r.correct, r.answered, r.time_ms) for r in board]
+            assert len(paged) > 4

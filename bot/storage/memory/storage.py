@@ -820,10 +820,11 @@ class MemoryStorage(PostCreation, MemoryLive):
         dashboards[chat_key] = dashboards.get(chat_key, 0) + 1
         return dashboards[chat_key]
 
-    def _totals(self, chat_key: str) -> list[PersonTotals]:
+    def _totals(self, chat_key: str, since: date | None = None) -> list[PersonTotals]:
         sums: dict[str, list[int]] = {}
         for a in self._db.answers.values():
-            if a.chat_key == chat_key:
+            if a.chat_key == chat_key and (
+                    since is None or a.answered_at.astimezone(UTC).date() >= since):
                 row = sums.setdefault(a.person_key, [0, 0, 0])
                 row[0] += 1
                 row[1] += int(a.correct)
@@ -853,7 +854,14 @@ class MemoryStorage(PostCreation, MemoryLive):
     async def chat_people(
         self, chat_key: str, after: PeopleCursor | None, limit: int
     ) -> list[PersonTotals]:
-        people = self._totals(chat_key)
+        page = await self.board_people(chat_key, None, after, limit)
+        assert page is not None
+        return page
+
+    async def board_people(
+        self, chat_key: str, since: date | None, after: PeopleCursor | None, limit: int
+    ) -> list[PersonTotals] | None:
+        people = self._totals(chat_key, since)
         if after is not None:
             correct, time_ms, key = after
             people = [p for p in people
