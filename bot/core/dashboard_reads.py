@@ -58,6 +58,9 @@ class Overview:
     days: tuple[DayCount, ...]  # the last CHART_DAYS UTC days with answers
     open_reports: int
     schedule: Schedule | None
+    on_streak: int = 0  # people on a daily question's day streak in the chat now
+    longest_streak: int = 0  # the longest of those, in days
+    best_streak: int = 0  # the longest ever in the chat
 
     @property
     def accuracy(self) -> float:
@@ -165,7 +168,8 @@ class DashboardReads:
         days = await self.storage.chat_days(chat_key, since)
         reports = await self.storage.problem_reports(chat_key=chat_key)
         return Overview(chat_key, people, answered, correct, tuple(days), len(reports),
-                        await self.storage.get_schedule(chat_key))
+                        await self.storage.get_schedule(chat_key),
+                        *await self.storage.chat_streaks(chat_key))
 
     def quiz_title(self, quiz_id: str, locale: str) -> str:
         quiz = self.catalog.quizzes.get(quiz_id)

@@ -693,6 +693,10 @@ class DashboardStore(Protocol):
         """The chat's answers (of one person) by person, time and id, `limit` after the
         cursor: an index range, never the whole table."""
         ...
+    async def chat_streaks(self, chat_key: str) -> tuple[int, int, int]:
+        """The daily question's streaks in the chat: (people on a streak now, the longest
+        current one, the longest ever), in days; kept by the materializer."""
+        ...
     async def item_figures(self, chat_key: str, quiz_id: str | None = None) -> ItemFigures:
         """The chat's item-analysis inputs (of one quiz), kept from first answers (one per
         person and question): an index range of a few rows per question."""

@@ -42,6 +42,7 @@ from bot.core.ports import (
 from bot.core.schedule import Schedule
 from bot.storage import (
     dashboard,
+    day_runs,
     deliveries,
     drafts,
     item_figures,
@@ -564,6 +565,10 @@ class Store(PostCreation, CachedStorage, LiveSql):
     ) -> list[AnswerRow]:
         result: list[AnswerRow] = await self._read(dashboard.chat_answers, chat_key, after,
                                                    limit, person_key)
+        return result
+
+    async def chat_streaks(self, chat_key: str) -> tuple[int, int, int]:
+        result: tuple[int, int, int] = await self._read(day_runs.streaks, chat_key)
         return result
 
     async def item_figures(self, chat_key: str, quiz_id: str | None = None) -> ItemFigures:

@@ -192,3 +192,37 @@ async def test_board_pages_walk_each_board_in_its_ranks(store: Store) -> None:
         if page is not None:
             assert paged == [(r.person_key, r.correct, r.answered, r.time_ms) for r in board]
             assert len(paged) > 4
+
+
+async def daily(store: Store, chat: str, day: int, right: set[int], wrong: set[int]) -> None:
+    """The daily question of DAY0 + `day` in `chat`, answered right by `right`."""
+    when = DAY0 + timedelta(days=day)
+    post = await store.claim_daily(chat, when.date(), NewPost(
+        chat, "sample", f"s-{day % 3}", (0, 1, 2), "en", when, kind="daily"), when)
+    assert post is not None
+    for p in sorted(right | wrong):
+        await store.record_answer(AnswerRecord(post.id, f"tg:{p}", 0, p in right,
+                                               when + timedelta(seconds=p), 1000, f"P{p}"))
+
+
+async def test_daily_streaks_are_counted_per_chat_through_a_move_and_a_deletion(
+    backend: Backend, store: Store
+) -> None:
+    assert await store.chat_streaks("tg:-1") == (0, 0, 0)
+    for day, right, wrong in ((0, {1, 2, 3}, {4}), (1, {1, 2, 4}, {3}), (2, {1, 2}, {3}),
+                              (4, {2, 3}, set()), (5, {2, 3, 5}, set())):
+        await daily(store, "tg:-1", day, right, wrong)
+    await daily(store, "tg:-2", 5, {1}, set())
+    await store.materialize()
+    # tg:1 ran days 0-2 and stopped (3 best); tg:2 ran 0-2, missed 3, then 4-5; tg:3 4-5
+    assert await store.chat_streaks("tg:-1") == (3, 2, 3)
+    assert await store.chat_streaks("tg:-2") == (1, 1, 1)
+    assert await store.migrate_chat("tg:-1", "tg:-3")
+    await store.materialize()
+    assert await store.chat_streaks("tg:-3") == (3, 2, 3)
+    assert await store.delete_person("tg:2")
+    await daily(store, "tg:-3", 6, {3}, set())
+    await store.materialize()
+    # tg:3 ran days 4-6; tg:5's day 5 still counts (day 6's question may be open)
+    assert await store.chat_streaks("tg:-3") == (2, 3, 3)
+    await backend.check_aggregates()

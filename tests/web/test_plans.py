@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from bot.storage import SqliteStorage, item_figures, queries
+from bot.storage import SqliteStorage, day_runs, item_figures, queries
 from bot.storage import dashboard as reads
 from bot.storage.sql import Row
 from bot.storage.sqlite.sql import SqliteSql, numbered
@@ -70,6 +70,7 @@ CALLS = [
     (reads.chat_answers, ("tg:-1", ("tg:5", AT, 77), 51, "tg:5")),
     (reads.board_people, ("tg:-1", date(2026, 2, 1), None, 1000)),
     (reads.board_people, ("tg:-1", date(2026, 2, 1), (3, 1200, "tg:9"), 1000)),
+    (day_runs.streaks, ("tg:-1",)),
     (item_figures.item_figures, ("tg:-1", None)),
     (item_figures.item_figures, ("tg:-1", "sample")),
     (queries.shown_orders, ("tg:-1", None)),

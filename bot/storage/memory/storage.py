@@ -43,6 +43,7 @@ from bot.core.ports import (
 )
 from bot.core.schedule import Schedule
 from bot.storage.aggregation import aggregate, streaks
+from bot.storage.day_runs import Run, continued
 from bot.storage.item_figures import figures_of
 from bot.storage.memory import privacy
 from bot.storage.memory.live import LiveTables, MemoryLive
@@ -833,6 +834,19 @@ class MemoryStorage(PostCreation, MemoryLive):
         people = [PersonTotals(key, persons[key].name if key in persons else "", *values)
                   for key, values in sums.items()]
         return sorted(people, key=lambda p: (-p.correct, p.time_ms, p.person_key))
+
+    async def chat_streaks(self, chat_key: str) -> tuple[int, int, int]:
+        runs: dict[str, Run] = {}
+        for a in self._answers():  # in id order, as the materializers apply them
+            if a.chat_key == chat_key and a.daily_date is not None and a.correct:
+                runs[a.person_key] = continued(runs.get(a.person_key), a.daily_date)
+        best = max((run[2] for run in runs.values()), default=0)
+        days = [day for chat, day in self._db.dailies if chat == chat_key]
+        if not days:
+            return 0, 0, best
+        since = max(days) - timedelta(days=1)
+        current = [run[1] for run in runs.values() if run[0] >= since]
+        return len(current), max(current, default=0), best
 
     async def item_figures(self, chat_key: str, quiz_id: str | None = None) -> ItemFigures:
         return figures_of((r.quiz_id, r.question_id, r.person_key, r.option, r.correct)

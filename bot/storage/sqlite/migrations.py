@@ -598,6 +598,34 @@ MIGRATIONS: list[str] = [
               FROM item_firsts) AS f
         GROUP BY chat_key, quiz_id, question_id, answered, right_in_quiz, correct;
     """,
+    # the daily question's streaks per chat (bot/storage/day_runs.py): each person's run of
+    # days with a right daily answer there, kept by the materializer, counted here once
+    """
+    CREATE TABLE day_runs (
+        chat_key TEXT NOT NULL,
+        person_key TEXT NOT NULL,
+        last_day TEXT NOT NULL,
+        run INTEGER NOT NULL,
+        best INTEGER NOT NULL,
+        PRIMARY KEY (chat_key, person_key)
+    ) WITHOUT ROWID;
+    CREATE INDEX day_runs_current ON day_runs(chat_key, last_day, run);
+    CREATE INDEX day_runs_best ON day_runs(chat_key, best);
+    CREATE INDEX day_runs_person ON day_runs(person_key);
+    INSERT INTO day_runs(chat_key, person_key, last_day, run, best)
+        SELECT chat_key, person_key, last_day, run, best FROM (
+            SELECT chat_key, person_key, max(d) AS last_day, count(*) AS run,
+                   max(count(*)) OVER (PARTITION BY chat_key, person_key) AS best,
+                   row_number() OVER (PARTITION BY chat_key, person_key
+                                      ORDER BY max(d) DESC) AS newest
+            FROM (SELECT chat_key, person_key, d,
+                         julianday(d) - row_number() OVER (
+                             PARTITION BY chat_key, person_key ORDER BY d) AS island
+                  FROM (SELECT DISTINCT chat_key, person_key, daily_date AS d FROM answers
+                        WHERE daily_date IS NOT NULL AND correct) AS days) AS numbered
+            GROUP BY chat_key, person_key, island) AS runs
+        WHERE newest = 1;
+    """,
 ]
 
 
