@@ -229,12 +229,15 @@ async def sqlite_part(base: Path, catalog: Catalog, answers: int, people: int,
     async with SqliteStorage(path):
         pass
     posts, rows = data(catalog, answers, people)
+    print(f"SQLite: {len(rows):,} answers made", flush=True)
     t0 = time.perf_counter()
     fill_sqlite(path, posts, rows, people)
     filled = time.perf_counter() - t0
+    print(f"SQLite: filled in {filled:.0f} s; applying them", flush=True)
     t0 = time.perf_counter()
     async with SqliteStorage(path) as store:
         materialized = time.perf_counter() - t0  # opening applies every answer
+        print(f"SQLite: applied in {materialized:.0f} s; requesting pages", flush=True)
         times = await pages(store, catalog, repeats)
     print(f"dashboard (SQLite): worst p99 "
           f"{max(pct(t, 0.99) for k, t in times.items() if k != 'floor') * 1000:.1f} ms",
@@ -259,9 +262,11 @@ async def postgres_part(server: str, catalog: Catalog, answers: int, people: int
         t0 = time.perf_counter()
         await fill_postgres(url, posts, rows, people)
         filled = time.perf_counter() - t0
+        print(f"PostgreSQL: filled in {filled:.0f} s; applying them", flush=True)
         t0 = time.perf_counter()
         async with PostgresStorage(url) as store:
             materialized = time.perf_counter() - t0
+            print(f"PostgreSQL: applied in {materialized:.0f} s; requesting pages", flush=True)
             times = await pages(store, catalog, repeats)
     finally:
         await drop_database(server, url)
