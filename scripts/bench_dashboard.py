@@ -13,8 +13,9 @@ over HTTP with the session cookie of a `/dashboard` link, the pages taking turns
 `repeats` times: p50 and p99 from the client. Floor: a static file (the stylesheet) served by
 the same aiohttp app in the same turns.
 
-PostgreSQL (`--postgres` or QUIZBOT_BENCH_POSTGRES_URL, any database on the server): the same
-data written with COPY into a new database, dropped afterwards.
+PostgreSQL (`--postgres` or QUIZBOT_BENCH_POSTGRES_URL or QUIZBOT_TEST_POSTGRES_URL, any
+database on the server): the same data written with COPY into a new database, dropped
+afterwards.
 """
 
 from __future__ import annotations
@@ -290,7 +291,8 @@ async def main() -> None:
     catalog = load_catalog(ROOT / "content")
     base = Path(tempfile.mkdtemp(prefix="quizbot-bench-", dir=args.dir))
     parts = [await sqlite_part(base, catalog, answers, people, repeats)]
-    server = args.postgres or os.environ.get("QUIZBOT_BENCH_POSTGRES_URL")
+    server = args.postgres or os.environ.get("QUIZBOT_BENCH_POSTGRES_URL") or os.environ.get(
+        "QUIZBOT_TEST_POSTGRES_URL")
     if server:
         parts.append(await postgres_part(server, catalog, answers, people, repeats))
     else:

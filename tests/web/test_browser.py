@@ -182,10 +182,10 @@ AUDIT = """() => {
   return problems;
 }"""
 FOCUSABLE = "a[href], button, input:not([type=hidden]), select, textarea"
-FOCUS_SHOWN = """() => { const e = document.activeElement, s = getComputedStyle(e);
-  return [Array.from(document.querySelectorAll('%s')).indexOf(e), e.textContent.trim(),
-          (s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) > 0)
-          || s.boxShadow !== 'none']; }""" % FOCUSABLE
+FOCUS_SHOWN = ("() => { const e = document.activeElement, s = getComputedStyle(e);"
+               f" return [Array.from(document.querySelectorAll('{FOCUSABLE}')).indexOf(e),"
+               " e.textContent.trim(), (s.outlineStyle !== 'none'"
+               " && parseFloat(s.outlineWidth) > 0) || s.boxShadow !== 'none']; }")
 
 
 async def test_every_page_is_labelled_readable_and_keyboard_usable(site: Site, shots: Path
