@@ -49,25 +49,9 @@ TOUCHED = (  # every first answer, in the quiz, of each person the chunk answere
     " WHERE (chat_key, quiz_id, person_key) IN"
     " (SELECT chat_key, quiz_id, person_key FROM answers WHERE {where})"
 )
-ADD_GROUP = (
-    "INSERT INTO item_groups(chat_key, quiz_id, question_id, answered, correct, item_right,"
-    " people) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT"
-    " (chat_key, quiz_id, question_id, answered, correct, item_right)"
-    " DO UPDATE SET people = item_groups.people + excluded.people"
-)
-EMPTY_GROUP = (
-    "DELETE FROM item_groups WHERE chat_key = $1 AND quiz_id = $2 AND question_id = $3"
-    " AND answered = $4 AND correct = $5 AND item_right = $6 AND people <= 0"
-)
-ADD_OPTION = (
-    "INSERT INTO item_options(chat_key, quiz_id, question_id, option, people)"
-    " VALUES ($1, $2, $3, $4, $5) ON CONFLICT (chat_key, quiz_id, question_id, option)"
-    " DO UPDATE SET people = item_options.people + excluded.people"
-)
-EMPTY_OPTION = (
-    "DELETE FROM item_options WHERE chat_key = $1 AND quiz_id = $2 AND question_id = $3"
-    " AND option = $4 AND people <= 0"
-)
+GROUP_KEY = "chat_key, quiz_id, question_id, answered, correct, item_right"
+OPTION_KEY = "chat_key, quiz_id, question_id, option"
+ROWS_PER_STATEMENT = 500  # rows of one multi-row upsert (a statement's parameters stay few)
 # recounted from the answers (a chat's move; the migration does it for every chat)
 RECOUNT_FIRSTS = (
     "INSERT INTO item_firsts(chat_key, quiz_id, question_id, person_key, option, correct)"
@@ -132,12 +116,23 @@ def figures_of(firsts: Iterable[tuple[str, str, str, int, bool]]) -> ItemFigures
                        tuple(ItemGroup(*k, n) for k, n in sorted(groups.items())))
 
 
-async def _add(db: Sql, add: str, empty: str, delta: Counter[Any]) -> None:
-    for key, n in sorted(delta.items()):
-        if n:
-            await db.run(add, *key, n)
-            if n < 0:
-                await db.run(empty, *key)
+async def _add(db: Sql, table: str, key: str, delta: Counter[Any]) -> None:
+    """Add `delta` (key -> people) to `table` in multi-row upserts; rows left with no one
+    go."""
+    rows = [(*k, n) for k, n in sorted(delta.items()) if n]
+    width = len(key.split(",")) + 1
+    for start in range(0, len(rows), ROWS_PER_STATEMENT):
+        part = rows[start:start + ROWS_PER_STATEMENT]
+        values = ", ".join(
+            "(" + ", ".join(f"${i * width + j + 1}" for j in range(width)) + ")"
+            for i in range(len(part)))
+        await db.run(
+            f"INSERT INTO {table}({key}, people) VALUES {values} ON CONFLICT ({key})"
+            f" DO UPDATE SET people = {table}.people + excluded.people",
+            *(v for row in part for v in row))
+    for chat, quiz in sorted({(r[0], r[1]) for r in rows if r[-1] < 0}):
+        await db.run(f"DELETE FROM {table} WHERE chat_key = $1 AND quiz_id = $2"
+                     " AND people <= 0", chat, quiz)
 
 
 async def apply_chunk(db: Sql, where: str, order: str, *args: object) -> None:
@@ -149,8 +144,8 @@ async def apply_chunk(db: Sql, where: str, order: str, *args: object) -> None:
     options: OptionDelta = Counter((r[0], r[1], r[3], int(r[4])) for r in added)
     new = {(r[0], r[1], r[2], r[3]) for r in added}
     touched = await db.rows(TOUCHED.format(where=where), *args)
-    await _add(db, ADD_OPTION, EMPTY_OPTION, options)
-    await _add(db, ADD_GROUP, EMPTY_GROUP, group_deltas(
+    await _add(db, "item_options", OPTION_KEY, options)
+    await _add(db, "item_groups", GROUP_KEY, group_deltas(
         ((r[0], r[1], r[2], r[3], int(r[4])) for r in touched), new))
 
 
@@ -180,8 +175,8 @@ async def forget_person(db: Sql, person_key: str) -> None:
     options: OptionDelta = Counter()
     for r in rows:
         options[(r[0], r[1], r[3], int(r[5]))] -= 1
-    await _add(db, ADD_OPTION, EMPTY_OPTION, options)
-    await _add(db, ADD_GROUP, EMPTY_GROUP, groups)
+    await _add(db, "item_options", OPTION_KEY, options)
+    await _add(db, "item_groups", GROUP_KEY, groups)
     await db.run("DELETE FROM item_firsts WHERE person_key = $1", person_key)
 
 
