@@ -121,6 +121,15 @@ class PersonPage:
 
 
 @dataclass(frozen=True, slots=True)
+class QuestionsPage:
+    """The Questions page: one quiz's item analysis at a time, and the chat's quizzes."""
+
+    quizzes: tuple[tuple[str, str], ...]  # (id, title) of every quiz answered in the chat
+    quiz_id: str | None  # the one shown
+    report: QuizReport | None
+
+
+@dataclass(frozen=True, slots=True)
 class TopicLine:
     title: str
     answered: int
@@ -270,17 +279,27 @@ class DashboardReads:
         return Progress(person_key, name, tuple(topics), due, len(deck.cards), newest)
 
     async def questions(self, chat_key: str, locale: str, quiz_id: str | None = None
-                        ) -> tuple[QuizReport, ...]:
-        """The chat's item analysis (of one quiz) from the figures the materializer keeps:
-        a few rows per question, however many answers the chat has; lettered as the chat saw
-        each question."""
+                        ) -> QuestionsPage | None:
+        """The item analysis of one quiz answered in the chat (`quiz_id`, else the first in
+        the catalog's order) from the figures the materializer keeps: a few rows per
+        question, however many answers the chat has; lettered as the chat saw each question.
+        None: the chat has no answers to `quiz_id`."""
         await self.storage.materialize()
+        answered = set(await self.storage.item_quizzes(chat_key))
+        quizzes = tuple((q.id, q.title.get(locale)) for q in self.catalog if q.id in answered)
+        if quiz_id is None:
+            if not quizzes:
+                return QuestionsPage((), None, None)
+            quiz_id = quizzes[0][0]
+        elif quiz_id not in {q for q, _ in quizzes}:
+            return None
         figures = await self.storage.item_figures(chat_key, quiz_id)
-        reports = [r for r in analyse_figures(self.catalog, figures, locale) if r.answers]
+        reports = analyse_figures(self.catalog, figures, locale)  # this quiz's, if answered
         if not reports:
-            return ()
+            return QuestionsPage(quizzes, quiz_id, None)
+        report = reports[0]
         orders = await self.storage.shown_orders(chat_key, quiz_id)
-        return tuple(as_seen_in_chat(r, orders) for r in reports)
+        return QuestionsPage(quizzes, quiz_id, as_seen_in_chat(report, orders))
 
     async def every_board_row(self, chat_key: str, period: Period
                               ) -> AsyncIterator[tuple[int, PersonTotals]]:

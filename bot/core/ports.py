@@ -697,6 +697,9 @@ class DashboardStore(Protocol):
         """The daily question's streaks in the chat: (people on a streak now, the longest
         current one, the longest ever), in days; kept by the materializer."""
         ...
+    async def item_quizzes(self, chat_key: str) -> list[str]:
+        """The quizzes with first answers in the chat (the Questions page's list)."""
+        ...
     async def item_figures(self, chat_key: str, quiz_id: str | None = None) -> ItemFigures:
         """The chat's item-analysis inputs (of one quiz), kept from first answers (one per
         person and question): an index range of a few rows per question."""

@@ -180,6 +180,12 @@ async def forget_person(db: Sql, person_key: str) -> None:
     await db.run("DELETE FROM item_firsts WHERE person_key = $1", person_key)
 
 
+async def item_quizzes(db: Sql, chat_key: str) -> list[str]:
+    rows = await db.rows("SELECT DISTINCT quiz_id FROM item_options WHERE chat_key = $1"
+                         " AND people > 0 ORDER BY quiz_id", chat_key)
+    return [r[0] for r in rows]
+
+
 async def item_figures(db: Sql, chat_key: str, quiz_id: str | None) -> ItemFigures:
     where, args = ("chat_key = $1", [chat_key]) if quiz_id is None else (
         "chat_key = $1 AND quiz_id = $2", [chat_key, quiz_id])

@@ -571,6 +571,10 @@ class Store(PostCreation, CachedStorage, LiveSql):
         result: tuple[int, int, int] = await self._read(day_runs.streaks, chat_key)
         return result
 
+    async def item_quizzes(self, chat_key: str) -> list[str]:
+        result: list[str] = await self._read(item_figures.item_quizzes, chat_key)
+        return result
+
     async def item_figures(self, chat_key: str, quiz_id: str | None = None) -> ItemFigures:
         result: ItemFigures = await self._read(item_figures.item_figures, chat_key, quiz_id)
         return result

@@ -236,7 +236,11 @@ class Pages:
 
     @guarded
     async def questions(self, request: web.Request, reader: Reader) -> web.StreamResponse:
-        analysis = await self.reads.questions(reader.chat_key, reader.locale)
+        found = await self.reads.questions(reader.chat_key, reader.locale,
+                                           request.query.get("quiz"))
+        if found is None:
+            raise web.HTTPNotFound(text="no answers to that quiz in this chat")
+        analysis = () if found.report is None else (found.report,)
         reports = await self.service.chat_reports(Chat(reader.chat_key), allowed=True)
         by_question: dict[str, int] = {}
         for r in reports:
@@ -252,6 +256,7 @@ class Pages:
                  for report in analysis for item in report.items}
         return html("questions.html", reader.context(
             self.csrf(reader), page="questions", reports=analysis, bars=bars,
+            quizzes=found.quizzes if len(found.quizzes) > 1 else (), shown=found.quiz_id,
             reported=by_question, flags=flags))
 
     @guarded

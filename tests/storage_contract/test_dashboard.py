@@ -159,9 +159,12 @@ async def test_item_figures_are_the_first_answers_through_a_move_and_a_deletion(
     assert kept == await expected_items(store, "tg:-1") and kept.groups
     assert {o[1] for o in kept.options} == {"s-0", "s-1", "s-2"}
     assert await store.item_figures("tg:-1", "other") == ItemFigures((), ())
+    assert await store.item_figures("tg:-1", "sample") == kept
+    assert await store.item_quizzes("tg:-1") == ["sample"]
     assert await store.migrate_chat("tg:-1", "tg:-3")
     await store.materialize()
     assert await store.item_figures("tg:-1") == ItemFigures((), ())
+    assert await store.item_quizzes("tg:-1") == []
     assert await store.item_figures("tg:-3") == await expected_items(store, "tg:-3")
     assert await store.delete_person("tg:2")
     await fill(store, "tg:-2", seed=6)  # later answers join what is left

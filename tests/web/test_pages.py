@@ -54,6 +54,10 @@ async def test_every_page_renders(site: Site) -> None:
     assert "রাজা" in people and "सीता" in people and "=SUM(A1)" in people
     questions = await (await site.client.get(f"/chat/{CHAT_A}/questions")).text()
     assert "What is one plus one?" in questions and "Red" in questions
+    assert await (await site.client.get(f"/chat/{CHAT_A}/questions?quiz=sample")).text() \
+        == questions
+    unknown = await site.client.get(f"/chat/{CHAT_A}/questions?quiz=nope")
+    assert unknown.status == 404 and "no answers to that quiz" in await unknown.text()
 
 
 async def test_the_language_switches_and_sticks(site: Site) -> None:

@@ -71,6 +71,7 @@ CALLS = [
     (reads.board_people, ("tg:-1", date(2026, 2, 1), None, 1000)),
     (reads.board_people, ("tg:-1", date(2026, 2, 1), (3, 1200, "tg:9"), 1000)),
     (day_runs.streaks, ("tg:-1",)),
+    (item_figures.item_quizzes, ("tg:-1",)),
     (item_figures.item_figures, ("tg:-1", None)),
     (item_figures.item_figures, ("tg:-1", "sample")),
     (queries.shown_orders, ("tg:-1", None)),

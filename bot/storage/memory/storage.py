@@ -848,6 +848,9 @@ class MemoryStorage(PostCreation, MemoryLive):
         current = [run[1] for run in runs.values() if run[0] >= since]
         return len(current), max(current, default=0), best
 
+    async def item_quizzes(self, chat_key: str) -> list[str]:
+        return sorted({r.quiz_id for r in await self.item_responses(None, chat_key)})
+
     async def item_figures(self, chat_key: str, quiz_id: str | None = None) -> ItemFigures:
         return figures_of((r.quiz_id, r.question_id, r.person_key, r.option, r.correct)
                           for r in await self.item_responses(quiz_id, chat_key))
