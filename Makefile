@@ -49,7 +49,7 @@ validate: $(STAMP)
 # Everything docs/performance.md publishes, each figure beside its floor from the same run:
 # bench.json (all figures, every run) and bench.md (the tables); `make bench BENCH=--quick`
 # is a smoke run at small sizes (3 minutes; the full one 13: both at load average 8-12 on 2 CPUs;
-# the dashboard's million answers add 4 minutes and 12 more to apply them, SQLite and PostgreSQL).
+# the dashboard's million answers add 10-20 minutes to fill and apply, SQLite and PostgreSQL).
 # PostgreSQL: QUIZBOT_BENCH_POSTGRES_URL or QUIZBOT_TEST_POSTGRES_URL (else left out).
 # `scripts/bench_report.py bench.json --write docs/performance.md` puts the tables in the doc.
 BENCH ?=
