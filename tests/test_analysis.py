@@ -4,6 +4,8 @@ read it uses (each person's first answer per question)."""
 from __future__ import annotations
 
 import math
+import random
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -16,10 +18,12 @@ from bot.core.analysis import (
     ItemStats,
     _flagged,
     analyse,
+    analyse_figures,
     analyse_quiz,
     correlation,
 )
 from bot.core.ports import AnswerRecord, ItemResponse, Storage
+from bot.storage.item_figures import figures_of
 
 pytestmark = pytest.mark.memory_store  # the core needs a store, not a database
 
@@ -313,3 +317,39 @@ def test_negative_discrimination_only_below_the_noise_floor(r: float, flagged: b
     """A correlation a hair under zero is noise, not a broken question."""
     item = ItemStats("q", "?", 0, (6, 2, 1, 1), r, MIN_ANSWERS, 1000.0, ())
     assert (Flag.NEGATIVE in _flagged(item).flags) is flagged
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_kept_figures_give_what_the_answers_give(seed: int) -> None:
+    """analyse_figures (the dashboard's, from the materializer's figures) reports what
+    analyse reports from the first answers, but the median time it has no figures for."""
+    rng = random.Random(seed)
+    quizzes = [quiz("a", [rng.randrange(4) for _ in range(6)]), quiz("b", [1, 0, 2], 3)]
+    catalog = Catalog({q.id: q for q in quizzes})
+    table = []
+    for n in range(rng.randrange(20, 120)):
+        for q in quizzes:
+            for question in rng.sample(q.questions, rng.randrange(len(q.questions) + 1)):
+                skill = (n % 7) / 7
+                option = question.answer if rng.random() < skill else rng.randrange(
+                    len(question.options))
+                table.append(ItemResponse(f"tg:{n}", "tg:-1", q.id, question.id, option,
+                                          option == question.answer, rng.randrange(9000)))
+    table.append(ItemResponse("tg:1", "tg:-1", "a", "a-q1", 3, False, 5))  # not a first
+    table.append(ItemResponse("tg:1", "tg:-1", "gone", "gone-q1", 0, False, 5))  # no quiz
+    firsts: dict[tuple[str, str, str], ItemResponse] = {}
+    for r in table:
+        firsts.setdefault((r.person_key, r.quiz_id, r.question_id), r)
+    figures = figures_of((r.quiz_id, r.question_id, r.person_key, r.option, r.correct)
+                         for r in firsts.values())
+    expected = analyse(catalog, table)
+    kept = analyse_figures(catalog, figures)
+    assert [r.quiz_id for r in kept] == [r.quiz_id for r in expected]
+    for mine, theirs in zip(kept, expected, strict=True):
+        assert (mine.title, mine.people, mine.stale) == (theirs.title, theirs.people,
+                                                         theirs.stale)
+        for a, b in zip(mine.items, theirs.items, strict=True):
+            assert a.median_ms is None
+            assert replace(a, median_ms=b.median_ms, discrimination=None) == replace(
+                b, discrimination=None)
+            assert a.discrimination == pytest.approx(b.discrimination, abs=1e-9)

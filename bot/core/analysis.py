@@ -30,14 +30,14 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from bot.content import Catalog, Quiz
 from bot.content.schema import DEFAULT_LOCALE
-from bot.core.ports import ItemResponse
+from bot.core.ports import ItemFigures, ItemGroup, ItemResponse
 from bot.core.render import letter
 
 MIN_ANSWERS = 10  # below this, no flag: the shares are too noisy to act on
@@ -209,6 +209,74 @@ def analyse_quiz(
         )
         items.append(_flagged(item))
     return QuizReport(quiz.id, quiz.title.get(locale), len(scores), tuple(items), stale)
+
+
+def analyse_figures(
+    catalog: Catalog, figures: ItemFigures, locale: str = DEFAULT_LOCALE
+) -> list[QuizReport]:
+    """What `analyse` reports of a chat, from the figures the materializer keeps of its first
+    answers (ItemStore.item_figures) instead of the answers: the same counts, shares,
+    discrimination and flags, whatever the chat's size; no median time (no times are kept).
+    A group's rightness is the answers' as scored when given (`analyse` scores the first
+    answers against the current key: the two differ only after an answer key was fixed)."""
+    options: dict[str, dict[str, dict[int, int]]] = defaultdict(lambda: defaultdict(dict))
+    for quiz_id, question_id, option, people in figures.options:
+        options[quiz_id][question_id][option] = people
+    groups: dict[str, dict[str, list[ItemGroup]]] = defaultdict(lambda: defaultdict(list))
+    for group in figures.groups:
+        groups[group.quiz_id][group.question_id].append(group)
+    reports = []
+    for quiz in catalog:
+        if quiz.id not in options:
+            continue
+        counted = options[quiz.id]
+        known = {q.id: q for q in quiz.questions}
+        stale = sum(n for question_id, by_option in counted.items()
+                    for option, n in by_option.items()
+                    if question_id not in known or option >= len(known[question_id].options))
+        # each person is in `answered` rows of each size: people = sum of rows / size
+        sizes: Counter[int] = Counter()
+        for rows in groups[quiz.id].values():
+            for group in rows:
+                sizes[group.answered] += group.people
+        items = []
+        for question in quiz.questions:
+            by_option = counted.get(question.id, {})
+            discrimination, discriminated = group_correlation(groups[quiz.id][question.id])
+            items.append(_flagged(ItemStats(
+                question_id=question.id,
+                prompt=question.prompt.get(locale),
+                answer=question.answer,
+                option_counts=tuple(by_option.get(i, 0) for i in range(len(question.options))),
+                discrimination=discrimination,
+                discriminated=discriminated,
+                median_ms=None,
+                flags=(),
+                options=tuple(option.text.get(locale) for option in question.options),
+            )))
+        reports.append(QuizReport(quiz.id, quiz.title.get(locale),
+                                  sum(n // size for size, n in sizes.items()), tuple(items),
+                                  stale))
+    return reports
+
+
+def group_correlation(groups: Iterable[ItemGroup]) -> tuple[float | None, int]:
+    """`correlation` of right-here and the share right on the other questions, over the
+    people of `groups` who answered another question of the quiz (each group's people share
+    both values); and how many people that is."""
+    pairs = [(float(g.right), (g.correct - g.right) / (g.answered - 1), g.people)
+             for g in groups if g.answered > 1 and g.people > 0]
+    n = sum(w for *_, w in pairs)
+    if n < 2:
+        return None, n
+    mx = math.fsum(x * w for x, _, w in pairs) / n
+    my = math.fsum(y * w for _, y, w in pairs) / n
+    sxx = math.fsum(w * (x - mx) ** 2 for x, _, w in pairs)
+    syy = math.fsum(w * (y - my) ** 2 for _, y, w in pairs)
+    if sxx <= 1e-12 or syy <= 1e-12:
+        return None, n
+    sxy = math.fsum(w * (x - mx) * (y - my) for x, y, w in pairs)
+    return max(-1.0, min(1.0, sxy / math.sqrt(sxx * syy))), n
 
 
 def _flagged(item: ItemStats) -> ItemStats:

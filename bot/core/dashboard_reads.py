@@ -16,7 +16,9 @@ from typing import Protocol
 from zoneinfo import ZoneInfo
 
 from bot.content import Catalog
+from bot.core.analysis import QuizReport, analyse_figures, as_seen_in_chat
 from bot.core.clock import Clock
+from bot.core.models import Period
 from bot.core.ports import (
     AnswerCursor,
     AnswerRow,
@@ -24,8 +26,10 @@ from bot.core.ports import (
     ChatStore,
     DashboardStore,
     DayCount,
+    ItemStore,
     PeopleCursor,
     PeopleStore,
+    PersonTotals,
     ReportStore,
     ReviewStore,
     ScheduleStore,
@@ -41,7 +45,7 @@ WEAKEST = 2  # topics named per person
 
 
 class DashboardStorage(DashboardStore, BoardStore, ReviewStore, ReportStore, ScheduleStore,
-                       SettingsStore, PeopleStore, ChatStore, Protocol):
+                       SettingsStore, PeopleStore, ChatStore, ItemStore, Protocol):
     """What the dashboard reads."""
 
 
@@ -54,6 +58,9 @@ class Overview:
     days: tuple[DayCount, ...]  # the last CHART_DAYS UTC days with answers
     open_reports: int
     schedule: Schedule | None
+    on_streak: int = 0  # people on a daily question's day streak in the chat now
+    longest_streak: int = 0  # the longest of those, in days
+    best_streak: int = 0  # the longest ever in the chat
 
     @property
     def accuracy(self) -> float:
@@ -114,6 +121,15 @@ class PersonPage:
 
 
 @dataclass(frozen=True, slots=True)
+class QuestionsPage:
+    """The Questions page: one quiz's item analysis at a time, and the chat's quizzes."""
+
+    quizzes: tuple[tuple[str, str], ...]  # (id, title) of every quiz answered in the chat
+    quiz_id: str | None  # the one shown
+    report: QuizReport | None
+
+
+@dataclass(frozen=True, slots=True)
 class TopicLine:
     title: str
     answered: int
@@ -161,7 +177,8 @@ class DashboardReads:
         days = await self.storage.chat_days(chat_key, since)
         reports = await self.storage.problem_reports(chat_key=chat_key)
         return Overview(chat_key, people, answered, correct, tuple(days), len(reports),
-                        await self.storage.get_schedule(chat_key))
+                        await self.storage.get_schedule(chat_key),
+                        *await self.storage.chat_streaks(chat_key))
 
     def quiz_title(self, quiz_id: str, locale: str) -> str:
         quiz = self.catalog.quizzes.get(quiz_id)
@@ -260,6 +277,59 @@ class DashboardReads:
                                   a.answered_at) for a in reversed(answers[-recent:]))
         name = await self.storage.person_name(person_key) or ""
         return Progress(person_key, name, tuple(topics), due, len(deck.cards), newest)
+
+    async def questions(self, chat_key: str, locale: str, quiz_id: str | None = None
+                        ) -> QuestionsPage | None:
+        """The item analysis of one quiz answered in the chat (`quiz_id`, else the first in
+        the catalog's order) from the figures the materializer keeps: a few rows per
+        question, however many answers the chat has; lettered as the chat saw each question.
+        None: the chat has no answers to `quiz_id`."""
+        await self.storage.materialize()
+        answered = set(await self.storage.item_quizzes(chat_key))
+        quizzes = tuple((q.id, q.title.get(locale)) for q in self.catalog if q.id in answered)
+        if quiz_id is None:
+            if not quizzes:
+                return QuestionsPage((), None, None)
+            quiz_id = quizzes[0][0]
+        elif quiz_id not in {q for q, _ in quizzes}:
+            return None
+        figures = await self.storage.item_figures(chat_key, quiz_id)
+        reports = analyse_figures(self.catalog, figures, locale)  # this quiz's, if answered
+        if not reports:
+            return QuestionsPage(quizzes, quiz_id, None)
+        report = reports[0]
+        orders = await self.storage.shown_orders(chat_key, quiz_id)
+        return QuestionsPage(quizzes, quiz_id, as_seen_in_chat(report, orders))
+
+    async def every_board_row(self, chat_key: str, period: Period
+                              ) -> AsyncIterator[tuple[int, PersonTotals]]:
+        """The chat's whole board of `period` in rank order with each rank, read EXPORT_PAGE
+        people at a time by keyset (an export's rows)."""
+        today = self.clock.now().astimezone(UTC).replace(hour=0, minute=0, second=0,
+                                                         microsecond=0)
+        since = {Period.DAY: today, Period.WEEK: today - timedelta(days=6),
+                 Period.ALL: None}[period]
+        await self.storage.materialize()
+        # the board's own read first: it moves the week window to today when it must
+        await self.storage.leaderboard(chat_key, since, 1, None)
+        day = None if since is None else since.date()
+        after: PeopleCursor | None = None
+        rank = 0
+        while True:
+            rows = await self.storage.board_people(chat_key, day, after, EXPORT_PAGE)
+            if rows is None:  # no one table holds it: the board's read, whole
+                whole, _ = await self.storage.leaderboard(chat_key, since, 10**9, None)
+                for ranked in whole:
+                    yield ranked.rank, PersonTotals(ranked.person_key, ranked.name,
+                                                    ranked.answered, ranked.correct,
+                                                    ranked.time_ms)
+                return
+            for row in rows:
+                rank += 1
+                yield rank, row
+            if len(rows) < EXPORT_PAGE:
+                return
+            after = (rows[-1].correct, rows[-1].time_ms, rows[-1].person_key)
 
     async def every_answer(self, chat_key: str, locale: str) -> AsyncIterator[AnswerLine]:
         """Every answer in the chat, read EXPORT_PAGE at a time (an export's rows)."""

@@ -215,6 +215,29 @@ class DayCount:
 
 
 @dataclass(frozen=True, slots=True)
+class ItemGroup:
+    """People who gave the same first answers in a quiz: `answered` first answers there,
+    `correct` of them right, and right (1) or wrong (0) on this question. Enough to compute a
+    question's discrimination (bot/core/analysis.py) without reading one answer."""
+
+    quiz_id: str
+    question_id: str
+    answered: int
+    correct: int
+    right: int
+    people: int
+
+
+@dataclass(frozen=True, slots=True)
+class ItemFigures:
+    """A chat's item-analysis inputs as the materializer keeps them (storage/item_figures.py):
+    first answers per option, and the people grouped by their first answers in each quiz."""
+
+    options: tuple[tuple[str, str, int, int], ...]  # (quiz, question, option, people)
+    groups: tuple[ItemGroup, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class PersonTotals:
     """One person's all-time figures in one chat (the dashboard's People page)."""
 
@@ -673,6 +696,13 @@ class DashboardStore(Protocol):
     ) -> list[PersonTotals]:
         """The chat's people in board order, `limit` after the cursor."""
         ...
+    async def board_people(
+        self, chat_key: str, since: date | None, after: PeopleCursor | None, limit: int
+    ) -> list[PersonTotals] | None:
+        """The chat's board from `since` (None: all time; today: the day's; the week
+        window's first day: the week's), `limit` after the cursor in rank order; None if no
+        one table holds that board (a week window behind: BoardStore.leaderboard reads it)."""
+        ...
     async def people_activity(
         self, chat_key: str, person_keys: Sequence[str]
     ) -> dict[str, tuple[datetime, dict[str, tuple[int, int]]]]:
@@ -684,6 +714,17 @@ class DashboardStore(Protocol):
     ) -> list[AnswerRow]:
         """The chat's answers (of one person) by person, time and id, `limit` after the
         cursor: an index range, never the whole table."""
+        ...
+    async def chat_streaks(self, chat_key: str) -> tuple[int, int, int]:
+        """The daily question's streaks in the chat: (people on a streak now, the longest
+        current one, the longest ever), in days; kept by the materializer."""
+        ...
+    async def item_quizzes(self, chat_key: str) -> list[str]:
+        """The quizzes with first answers in the chat (the Questions page's list)."""
+        ...
+    async def item_figures(self, chat_key: str, quiz_id: str | None = None) -> ItemFigures:
+        """The chat's item-analysis inputs (of one quiz), kept from first answers (one per
+        person and question): an index range of a few rows per question."""
         ...
 
 

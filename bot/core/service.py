@@ -488,10 +488,6 @@ class QuizService:
             raise DashboardOff()
         return url
 
-    async def dashboard_questions(self, chat: Chat, locale: str) -> ChatAnalysis:
-        """The chat's item analysis without its PNG chart (the web page draws its own)."""
-        return await self.item_analysis.for_chat(chat, None, locale, allowed=True, chart=False)
-
     # chats -------------------------------------------------------------------------------
     # exactly once (core/ports.py CommandKey) ----------------------------------------------
     async def claim_command(self) -> bool:

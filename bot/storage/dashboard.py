@@ -16,7 +16,7 @@ costs what page 1 does.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from bot.core.ports import AnswerCursor, AnswerRow, DayCount, PeopleCursor, PersonTotals
 from bot.storage.sql import Sql
@@ -71,27 +71,62 @@ async def chat_days(db: Sql, chat_key: str, since: date) -> list[DayCount]:
 
 # people -------------------------------------------------------------------------------------
 PEOPLE = ("SELECT t.person_key, COALESCE(p.name, ''), t.answered, t.correct, t.time_ms"
-          " FROM totals t LEFT JOIN persons p ON p.key = t.person_key WHERE t.chat_key = $1")
+          " FROM {table} t{indexed} LEFT JOIN persons p ON p.key = t.person_key"
+          " WHERE t.chat_key = $1")
+RANK_INDEX = {"totals": "totals_rank", "scores": "scores_rank", "week_scores": "week_rank"}
+WEEK_DAYS = 7  # the materializers' week window: week_scores holds its days
 
 
 async def chat_people(
     db: Sql, chat_key: str, after: PeopleCursor | None, limit: int
 ) -> list[PersonTotals]:
+    return await _ranked(db, "totals", (chat_key,), after, limit)
+
+
+async def board_people(
+    db: Sql, chat_key: str, since: date | None, after: PeopleCursor | None, limit: int
+) -> list[PersonTotals] | None:
+    """A page of the board from `since` (None: all time; a day: that day's; the week
+    window's first day: the week's) in rank order, after the cursor: a range of its rank
+    index. None: no one table holds that board now (read it with the board's own read)."""
+    if since is None:
+        return await _ranked(db, "totals", (chat_key,), after, limit)
+    value = await db.value("SELECT until FROM week_window WHERE id = 1")
+    until = None if value is None else db.on(value)
+    if until is None or since >= until:  # no scores row is later than `until`
+        return await _ranked(db, "scores", (chat_key, db.day(since)), after, limit)
+    if since == until - timedelta(days=WEEK_DAYS - 1):
+        return await _ranked(db, "week_scores", (chat_key,), after, limit)
+    return None
+
+
+async def _ranked(
+    db: Sql, table: str, key: tuple[object, ...], after: PeopleCursor | None, limit: int
+) -> list[PersonTotals]:
+    """Rows of `table` for `key` (the chat, and the day of scores) in rank order."""
+    # SQLite (no row locks: for_update is "") is told the rank index: without statistics it
+    # may take the primary key of (chat, day) and sort a whole day
+    indexed = "" if db.for_update else f" INDEXED BY {RANK_INDEX[table]}"
+    where = PEOPLE.format(table=table, indexed=indexed) + (
+        " AND t.day = $2" if len(key) > 1 else "")
+    n = len(key)
     if after is None:
-        rows = await db.rows(f"{PEOPLE} ORDER BY t.correct DESC, t.time_ms, t.person_key"
-                             " LIMIT $2", chat_key, limit)
+        rows = await db.rows(f"{where} ORDER BY t.correct DESC, t.time_ms, t.person_key"
+                             f" LIMIT ${n + 1}", *key, limit)
     else:
-        # two seeks in totals_rank, not one filter over the chat: the rest of the cursor's
-        # `correct`, then the rows below it (a mixed-direction key has no single range)
+        # two seeks in the rank index, not one filter over the chat: the rest of the
+        # cursor's `correct`, then the rows below it (a mixed-direction key has no single
+        # range)
         correct, time_ms, person_key = after
         rows = await db.rows(
-            f"{PEOPLE} AND t.correct = $3 AND (t.time_ms, t.person_key) > ($4, $5)"
-            " ORDER BY t.time_ms, t.person_key LIMIT $2",
-            chat_key, limit, correct, time_ms, person_key)
+            f"{where} AND t.correct = ${n + 2} AND (t.time_ms, t.person_key) >"
+            f" (${n + 3}, ${n + 4}) ORDER BY t.time_ms, t.person_key LIMIT ${n + 1}",
+            *key, limit, correct, time_ms, person_key)
         if len(rows) < limit:
             rows += await db.rows(
-                f"{PEOPLE} AND t.correct < $3 ORDER BY t.correct DESC, t.time_ms, t.person_key"
-                " LIMIT $2", chat_key, limit - len(rows), correct)
+                f"{where} AND t.correct < ${n + 2}"
+                f" ORDER BY t.correct DESC, t.time_ms, t.person_key LIMIT ${n + 1}",
+                *key, limit - len(rows), correct)
     return [PersonTotals(r[0], r[1], int(r[2]), int(r[3]), int(r[4])) for r in rows]
 
 
@@ -99,14 +134,19 @@ async def people_activity(
     db: Sql, chat_key: str, person_keys: Sequence[str]
 ) -> dict[str, tuple[datetime, dict[str, tuple[int, int]]]]:
     found: dict[str, tuple[datetime, dict[str, tuple[int, int]]]] = {}
-    for key in person_keys:  # one index range each (a page holds a few dozen people)
-        rows = await db.rows(
-            "SELECT quiz_id, count(*), count(*) FILTER (WHERE correct), max(answered_at)"
-            " FROM answers"
-            " WHERE chat_key = $1 AND person_key = $2 GROUP BY quiz_id", chat_key, key)
-        if rows:
-            last = max(db.at(r[3]) for r in rows)
-            found[key] = (last, {r[0]: (int(r[1]), int(r[2])) for r in rows})
+    if not person_keys:
+        return found
+    # one statement, an index range per person (a page holds a few dozen people): one round
+    # trip to PostgreSQL instead of one per person
+    marks = ", ".join(f"${n + 2}" for n in range(len(person_keys)))
+    rows = await db.rows(
+        "SELECT person_key, quiz_id, count(*), count(*) FILTER (WHERE correct),"
+        f" max(answered_at) FROM answers WHERE chat_key = $1 AND person_key IN ({marks})"
+        " GROUP BY person_key, quiz_id", chat_key, *person_keys)
+    for key, quiz, answered, right, last in rows:
+        seen, quizzes = found.get(key, (db.at(last), {}))
+        quizzes[quiz] = (int(answered), int(right))
+        found[key] = (max(seen, db.at(last)), quizzes)
     return found
 
 

@@ -55,7 +55,11 @@ async def set_chat_locale(db: Sql, key: str, locale: str | None) -> None:
 
 
 async def ensure_chat(db: Sql, key: str) -> None:
-    await db.run("INSERT INTO chats(key) VALUES ($1) ON CONFLICT (key) DO NOTHING", key)
+    # DO UPDATE ... WHERE false changes nothing but locks the row (DO NOTHING would not): on
+    # PostgreSQL, a chat's move that holds it (and deletes it) is waited for, and then the
+    # row is inserted again, so the caller's row that refers to it never meets a deleted chat
+    await db.run("INSERT INTO chats(key) VALUES ($1) ON CONFLICT (key)"
+                 " DO UPDATE SET key = excluded.key WHERE false", key)
 
 
 async def ensure_person(db: Sql, key: str) -> None:

@@ -23,6 +23,7 @@ from bot.core.ports import (
     ChatSettingsRecord,
     DayCount,
     DraftRecord,
+    ItemFigures,
     ItemResponse,
     NewPost,
     NewProblemReport,
@@ -39,7 +40,18 @@ from bot.core.ports import (
     ScoreRow,
 )
 from bot.core.schedule import Schedule
-from bot.storage import dashboard, deliveries, drafts, ops, privacy, queries, review, rounds
+from bot.storage import (
+    dashboard,
+    day_runs,
+    deliveries,
+    drafts,
+    item_figures,
+    ops,
+    privacy,
+    queries,
+    review,
+    rounds,
+)
 from bot.storage import problem_reports as reports
 from bot.storage.cache import CachedStorage
 from bot.storage.live import LiveSql
@@ -538,6 +550,13 @@ class Store(PostCreation, CachedStorage, LiveSql):
                                                       limit)
         return result
 
+    async def board_people(
+        self, chat_key: str, since: date | None, after: PeopleCursor | None, limit: int
+    ) -> list[PersonTotals] | None:
+        result: list[PersonTotals] | None = await self._read(
+            dashboard.board_people, chat_key, since, after, limit)
+        return result
+
     async def people_activity(
         self, chat_key: str, person_keys: Sequence[str]
     ) -> dict[str, tuple[datetime, dict[str, tuple[int, int]]]]:
@@ -551,4 +570,16 @@ class Store(PostCreation, CachedStorage, LiveSql):
     ) -> list[AnswerRow]:
         result: list[AnswerRow] = await self._read(dashboard.chat_answers, chat_key, after,
                                                    limit, person_key)
+        return result
+
+    async def chat_streaks(self, chat_key: str) -> tuple[int, int, int]:
+        result: tuple[int, int, int] = await self._read(day_runs.streaks, chat_key)
+        return result
+
+    async def item_quizzes(self, chat_key: str) -> list[str]:
+        result: list[str] = await self._read(item_figures.item_quizzes, chat_key)
+        return result
+
+    async def item_figures(self, chat_key: str, quiz_id: str | None = None) -> ItemFigures:
+        result: ItemFigures = await self._read(item_figures.item_figures, chat_key, quiz_id)
         return result

@@ -41,7 +41,6 @@ from bot.web.miniapp import launch_of
 
 log = logging.getLogger(__name__)
 
-BOARD_EXPORT_MAX = 100_000  # people in a board export (the board port reads a ranked list)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 Page = Callable[["Pages", web.Request, "Reader"], Awaitable[web.StreamResponse]]
 
@@ -237,7 +236,11 @@ class Pages:
 
     @guarded
     async def questions(self, request: web.Request, reader: Reader) -> web.StreamResponse:
-        analysis = await self.service.dashboard_questions(Chat(reader.chat_key), reader.locale)
+        found = await self.reads.questions(reader.chat_key, reader.locale,
+                                           request.query.get("quiz"))
+        if found is None:
+            raise web.HTTPNotFound(text="no answers to that quiz in this chat")
+        analysis = () if found.report is None else (found.report,)
         reports = await self.service.chat_reports(Chat(reader.chat_key), allowed=True)
         by_question: dict[str, int] = {}
         for r in reports:
@@ -246,13 +249,14 @@ class Pages:
         bars = {
             (item.question_id, o.canonical): charts.share_bar(
                 o.share or 0.0, o.correct, f"{o.letter}) {o.text}: {share(o.share or 0)}")
-            for report in analysis.reports for item in report.items if item.answered
+            for report in analysis for item in report.items if item.answered
             for o in item.shown_options()
         }
         flags = {item.question_id: flags_text(item, reader.t)
-                 for report in analysis.reports for item in report.items}
+                 for report in analysis for item in report.items}
         return html("questions.html", reader.context(
-            self.csrf(reader), page="questions", reports=analysis.reports, bars=bars,
+            self.csrf(reader), page="questions", reports=analysis, bars=bars,
+            quizzes=found.quizzes if len(found.quizzes) > 1 else (), shown=found.quiz_id,
             reported=by_question, flags=flags))
 
     @guarded
@@ -306,12 +310,10 @@ class Pages:
             period = Period(request.query.get("period", "all"))
         except ValueError:
             raise web.HTTPBadRequest(text="period: day, week or all") from None
-        board = await self.service.boards.leaderboard(reader.chat_key, period,
-                                                      limit=BOARD_EXPORT_MAX)
 
         async def rows() -> AsyncIterator[Sequence[exports.Cell]]:
-            for r in board.rows:
-                yield (r.rank, r.person_key, r.name, r.correct, r.answered, r.time_ms / 1000)
+            async for rank, r in self.reads.every_board_row(reader.chat_key, period):
+                yield (rank, r.person_key, r.name, r.correct, r.answered, r.time_ms / 1000)
 
         return await self._send(request, f"board-{period.value}",
                                 exports.board_header(reader.t), rows())

@@ -9,7 +9,9 @@ from bot.i18n import _
 WORDS = (
     _("Dashboard"), _("Overview"), _("People"), _("Questions"), _("Reports"), _("Settings"),
     _("Exports"), _("Language"), _("Answers"), _("Right"), _("Accuracy"), _("Last seen"),
-    _("Day streak"), _("Weakest topics"), _("Answers per day"), _("Accuracy over time"),
+    _("Day streak"), _("On a day streak now"), _("Longest day streak now"),
+    _("Longest day streak ever"), _("Weakest topics"), _("Answers per day"),
+    _("Accuracy over time"),
     _("Open reports"), _("Daily question"), _("off"), _("on"), _("Next page"),
     _("Question"), _("Option chosen"), _("When"), _("Seconds"), _("Round"),
     _("Review cards"), _("Due"), _("Stability"), _("Difficulty"), _("Discrimination"),

@@ -15,7 +15,10 @@ from typing import Any, NoReturn
 import asyncpg
 import pytest
 
+from bot.core.ports import ItemFigures
 from bot.storage import SqliteStorage
+from bot.storage.day_runs import Run, continued
+from bot.storage.item_figures import figures_of
 from bot.storage.memory import MemoryDatabase, MemoryStorage
 from bot.storage.postgres.materializer import Materializer as PgMaterializer
 from bot.storage.postgres.storage import PostgresStorage
@@ -50,6 +53,8 @@ class Backend:
             assert await self.stored() == await self.recount()
             await self.check_rank_counts()
             await self.check_figures()
+            await self.check_item_figures()
+            await self.check_day_runs()
 
     async def check_rank_counts(self) -> None:
         """rank_counts holds, for every board, how many people have each number of correct
@@ -89,6 +94,53 @@ class Backend:
         ))
         assert [tuple(int(v) if i > 1 else v for i, v in enumerate(r)) for r in kept] == [
             tuple(int(v) if i > 1 else v for i, v in enumerate(r)) for r in counted]
+
+    async def check_item_figures(self) -> None:
+        """The dashboard's item figures of every chat are those of the first answers, in
+        the order the materializer applies them (rows emptied to 0 may stay)."""
+        if not self.has_aggregates:
+            return
+        order = "id" if self.name == "sqlite" else "tx, id"
+        firsts: dict[tuple[str, str, str, str], tuple[str, str, str, int, bool]] = {}
+        for chat, quiz, question, person, option, correct in await self.fetch(
+            "SELECT chat_key, quiz_id, question_id, person_key, option, correct FROM answers"
+            f" ORDER BY {order}"
+        ):
+            firsts.setdefault((chat, quiz, question, person),
+                              (quiz, question, person, int(option), bool(correct)))
+        expected: dict[str, ItemFigures] = {}
+        for chat in {key[0] for key in firsts}:
+            expected[chat] = figures_of(v for k, v in firsts.items() if k[0] == chat)
+        options = await self.fetch(
+            "SELECT chat_key, quiz_id, question_id, option, people FROM item_options"
+            " WHERE people != 0")
+        groups = await self.fetch(
+            "SELECT chat_key, quiz_id, question_id, answered, correct, item_right, people"
+            " FROM item_groups WHERE people != 0")
+        assert sorted((r[0], r[1], r[2], int(r[3]), int(r[4])) for r in options) == sorted(
+            (chat, *o) for chat, f in expected.items() for o in f.options)
+        assert sorted((r[0], r[1], r[2], *(int(v) for v in r[3:])) for r in groups) == sorted(
+            (chat, g.quiz_id, g.question_id, g.answered, g.correct, g.right, g.people)
+            for chat, f in expected.items() for g in f.groups)
+
+    async def check_day_runs(self) -> None:
+        """day_runs holds each person's run of daily questions answered right in each chat,
+        continued in the order the materializer applies the answers."""
+        if not self.has_aggregates:
+            return
+        order = "id" if self.name == "sqlite" else "tx, id"
+        runs: dict[tuple[str, str], Run] = {}
+        for chat, person, day in await self.fetch(
+            "SELECT chat_key, person_key, daily_date FROM answers"
+            f" WHERE daily_date IS NOT NULL AND correct ORDER BY {order}"
+        ):
+            runs[(chat, person)] = continued(runs.get((chat, person)), date.fromisoformat(
+                day) if isinstance(day, str) else day)
+        kept = {(r[0], r[1]): (date.fromisoformat(r[2]) if isinstance(r[2], str) else r[2],
+                               int(r[3]), int(r[4]))
+                for r in await self.fetch(
+                    "SELECT chat_key, person_key, last_day, run, best FROM day_runs")}
+        assert kept == runs
 
     def store(self, **options: Any) -> Store:
         """A storage on this database, not opened (another process, if one is open)."""

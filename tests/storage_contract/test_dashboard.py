@@ -8,7 +8,8 @@ from __future__ import annotations
 import random
 from datetime import UTC, date, datetime, timedelta
 
-from bot.core.ports import AnswerRecord, DayCount, NewPost
+from bot.core.ports import AnswerRecord, DayCount, ItemFigures, NewPost
+from bot.storage.item_figures import figures_of
 from tests.storage_contract.backends import Backend, Store
 
 DAY0 = datetime(2026, 3, 1, 12, tzinfo=UTC)
@@ -141,3 +142,90 @@ async def test_the_figures_follow_a_moved_chat_and_a_deleted_person(store: Store
     await fill(store, "tg:-2", seed=6)  # later answers are added to what is left
     for chat in ("tg:-3", "tg:-2"):
         assert await figures(store, chat) == await recount(store, chat)
+
+
+async def expected_items(store: Store, chat: str) -> ItemFigures:
+    """A chat's item figures from its first answers alone."""
+    return figures_of((r.quiz_id, r.question_id, r.person_key, r.option, r.correct)
+                      for r in await store.item_responses(None, chat))
+
+
+async def test_item_figures_are_the_first_answers_through_a_move_and_a_deletion(
+    backend: Backend, store: Store
+) -> None:
+    await fill(store, "tg:-1", people=9)  # each question asked twice: repeats are no firsts
+    await fill(store, "tg:-2", seed=4)
+    kept = await store.item_figures("tg:-1")
+    assert kept == await expected_items(store, "tg:-1") and kept.groups
+    assert {o[1] for o in kept.options} == {"s-0", "s-1", "s-2"}
+    assert await store.item_figures("tg:-1", "other") == ItemFigures((), ())
+    assert await store.item_figures("tg:-1", "sample") == kept
+    assert await store.item_quizzes("tg:-1") == ["sample"]
+    assert await store.migrate_chat("tg:-1", "tg:-3")
+    await store.materialize()
+    assert await store.item_figures("tg:-1") == ItemFigures((), ())
+    assert await store.item_quizzes("tg:-1") == []
+    assert await store.item_figures("tg:-3") == await expected_items(store, "tg:-3")
+    assert await store.delete_person("tg:2")
+    await fill(store, "tg:-2", seed=6)  # later answers join what is left
+    await fill(store, "tg:-3", seed=7)
+    for chat in ("tg:-3", "tg:-2"):
+        assert await store.item_figures(chat) == await expected_items(store, chat)
+    await backend.check_aggregates()
+
+
+async def test_board_pages_walk_each_board_in_its_ranks(store: Store) -> None:
+    await fill(store, people=13)
+    await fill(store, "tg:-2", seed=8)
+    last = DAY0 + timedelta(days=2)  # the newest answers' day: the week window ends on it
+    for since in (None, last, last - timedelta(days=6), last - timedelta(days=1)):
+        board, _ = await store.leaderboard("tg:-1", since, 1000, None)
+        day = None if since is None else since.date()
+        paged: list[tuple[str, int, int, int]] = []
+        after = None
+        while True:
+            page = await store.board_people("tg:-1", day, after, 4)
+            if page is None:  # a board no one table holds (a day before the newest)
+                assert since == last - timedelta(days=1) and not paged
+                break
+            paged += [(p.person_key, p.correct, p.answered, p.time_ms) for p in page]
+            if len(page) < 4:
+                break
+            after = (page[-1].correct, page[-1].time_ms, page[-1].person_key)
+        if page is not None:
+            assert paged == [(r.person_key, r.correct, r.answered, r.time_ms) for r in board]
+            assert len(paged) > 4
+
+
+async def daily(store: Store, chat: str, day: int, right: set[int], wrong: set[int]) -> None:
+    """The daily question of DAY0 + `day` in `chat`, answered right by `right`."""
+    when = DAY0 + timedelta(days=day)
+    post = await store.claim_daily(chat, when.date(), NewPost(
+        chat, "sample", f"s-{day % 3}", (0, 1, 2), "en", when, kind="daily"), when)
+    assert post is not None
+    for p in sorted(right | wrong):
+        await store.record_answer(AnswerRecord(post.id, f"tg:{p}", 0, p in right,
+                                               when + timedelta(seconds=p), 1000, f"P{p}"))
+
+
+async def test_daily_streaks_are_counted_per_chat_through_a_move_and_a_deletion(
+    backend: Backend, store: Store
+) -> None:
+    assert await store.chat_streaks("tg:-1") == (0, 0, 0)
+    for day, right, wrong in ((0, {1, 2, 3}, {4}), (1, {1, 2, 4}, {3}), (2, {1, 2}, {3}),
+                              (4, {2, 3}, set()), (5, {2, 3, 5}, set())):
+        await daily(store, "tg:-1", day, right, wrong)
+    await daily(store, "tg:-2", 5, {1}, set())
+    await store.materialize()
+    # tg:1 ran days 0-2 and stopped (3 best); tg:2 ran 0-2, missed 3, then 4-5; tg:3 4-5
+    assert await store.chat_streaks("tg:-1") == (3, 2, 3)
+    assert await store.chat_streaks("tg:-2") == (1, 1, 1)
+    assert await store.migrate_chat("tg:-1", "tg:-3")
+    await store.materialize()
+    assert await store.chat_streaks("tg:-3") == (3, 2, 3)
+    assert await store.delete_person("tg:2")
+    await daily(store, "tg:-3", 6, {3}, set())
+    await store.materialize()
+    # tg:3 ran days 4-6; tg:5's day 5 still counts (day 6's question may be open)
+    assert await store.chat_streaks("tg:-3") == (2, 3, 3)
+    await backend.check_aggregates()

@@ -177,6 +177,7 @@ async def test_a_chat_moved_while_another_process_applies_keeps_its_board(
     assert await backend.stored() == await backend.recount()
     await backend.check_rank_counts()
     await backend.check_figures()
+    await backend.check_item_figures()
 
 
 CHILD = textwrap.dedent("""

@@ -121,3 +121,108 @@ async def test_the_mini_app_opens_a_learners_own_page(site: Site, shots: Path) -
             await page.screenshot(path=str(shots / "phone-progress.png"), full_page=True)
         finally:
             await browser.close()
+
+
+# What an accessibility checker (axe-core is not on PyPI) would look at, in plain Playwright:
+# names, contrast by WCAG's formula, and a keyboard walk.
+AUDIT = """() => {
+  const problems = [];
+  const where = (e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') +
+    (e.className && typeof e.className === 'string' ? '.' + e.className.split(' ')[0] : '');
+  const named = (e) => (e.getAttribute('aria-label') || '').trim() ||
+    (e.getAttribute('aria-labelledby') && document.getElementById(
+      e.getAttribute('aria-labelledby'))?.textContent.trim()) ||
+    (e.id && document.querySelector(`label[for="${e.id}"]`)?.textContent.trim()) ||
+    e.closest('label')?.textContent.trim() ||
+    (['BUTTON', 'A'].includes(e.tagName) && e.textContent.trim()) ||
+    (e.tagName === 'INPUT' && ['submit', 'button'].includes(e.type) && e.value.trim());
+  const controls = 'a[href], button, input:not([type=hidden]), select, textarea';
+  for (const e of document.querySelectorAll(controls))
+    if (!named(e)) problems.push('no name: ' + where(e));
+  for (const e of document.querySelectorAll('img')) if (!e.hasAttribute('alt'))
+    problems.push('no alt: ' + where(e));
+  for (const e of document.querySelectorAll('svg'))
+    if (!(e.getAttribute('aria-hidden') === 'true' || (e.getAttribute('role') === 'img'
+          && (e.getAttribute('aria-label') || e.querySelector('title')))))
+    problems.push('svg without role=img and a name: ' + where(e));
+  for (const e of document.querySelectorAll('table')) if (!e.querySelector('th'))
+    problems.push('table without headers: ' + where(e));
+  if (!document.documentElement.lang) problems.push('no lang');
+  if (!document.title.trim()) problems.push('no title');
+  const rgba = (s) => (s.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+    .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const background = (e) => {
+    for (let n = e; n; n = n.parentElement) {
+      const c = rgba(getComputedStyle(n).backgroundColor);
+      if (c.length >= 3 && (c.length === 3 || c[3] > 0.5)) return c.slice(0, 3);
+    }
+    return rgba(getComputedStyle(document.documentElement).backgroundColor).slice(0, 3);
+  };
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const seen = new Set();
+  while (walker.nextNode()) {
+    const e = walker.currentNode.parentElement;
+    if (!walker.currentNode.textContent.trim() || seen.has(e) || e.closest('svg')) continue;
+    seen.add(e);
+    const s = getComputedStyle(e), box = e.getBoundingClientRect();
+    if (s.visibility === 'hidden' || s.display === 'none' || box.width <= 1 || box.height <= 1)
+      continue;
+    const fg = rgba(s.color), bg = background(e);
+    const alpha = fg.length > 3 ? fg[3] : 1;
+    const mixed = fg.slice(0, 3).map((v, i) => v * alpha + bg[i] * (1 - alpha));
+    const [hi, lo] = [lum(mixed), lum(bg)].sort((a, b) => b - a);
+    const ratio = (hi + 0.05) / (lo + 0.05);
+    const size = parseFloat(s.fontSize), bold = parseInt(s.fontWeight) >= 700;
+    const need = size >= 24 || (bold && size >= 18.66) ? 3 : 4.5;
+    if (ratio < need) problems.push(`contrast ${ratio.toFixed(2)} < ${need}: ${where(e)} "` +
+                                    e.textContent.trim().slice(0, 30) + '"');
+  }
+  return problems;
+}"""
+FOCUSABLE = "a[href], button, input:not([type=hidden]), select, textarea"
+FOCUS_SHOWN = ("() => { const e = document.activeElement, s = getComputedStyle(e);"
+               f" return [Array.from(document.querySelectorAll('{FOCUSABLE}')).indexOf(e),"
+               " e.textContent.trim(), (s.outlineStyle !== 'none'"
+               " && parseFloat(s.outlineWidth) > 0) || s.boxShadow !== 'none']; }")
+
+
+async def test_every_page_is_labelled_readable_and_keyboard_usable(site: Site, shots: Path
+                                                                   ) -> None:
+    """Every control and chart named, every text at WCAG AA contrast in light and dark mode,
+    and Tab reaches every link and control in turn with a visible focus ring."""
+    from playwright.async_api import async_playwright
+
+    await site.login()
+    link = str(site.client.make_url(await site.link()))
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = await browser.new_page(viewport={"width": 1280, "height": 900})
+            # the audit finds what it looks for: a faint text and an unnamed field
+            await page.set_content('<html lang="en"><title>t</title><body style="background:'
+                                   '#fff"><p style="color:#bbb">faint</p><input id="q"></body>')
+            assert len(await page.evaluate(AUDIT)) == 2
+            await page.goto(link)
+            for scheme in ("light", "dark"):
+                await page.emulate_media(color_scheme=scheme)
+                for path in ("", "people", "person/tg:1", "questions", "reports", "settings"):
+                    await page.goto(f"{site.client.make_url(f'/chat/{CHAT_A}/')}{path}")
+                    assert await page.evaluate(AUDIT) == [], (scheme, path)
+            await page.emulate_media(color_scheme="light")
+            for path in ("", "reports"):
+                await page.goto(f"{site.client.make_url(f'/chat/{CHAT_A}/')}{path}")
+                focusable = await page.locator(FOCUSABLE).count()
+                reached = []
+                for _ in range(focusable):
+                    await page.keyboard.press("Tab")
+                    index, text, shown = await page.evaluate(FOCUS_SHOWN)
+                    assert shown, (path, index, text)
+                    reached.append(index)
+                assert reached == list(range(focusable)), path  # every one, in page order
+            await page.goto(f"{site.client.make_url(f'/chat/{CHAT_A}/')}reports")
+            await page.keyboard.press("Tab")
+            await page.screenshot(path=str(shots / "desktop-reports-focus.png"))
+        finally:
+            await browser.close()

@@ -4,7 +4,9 @@ figures as the database has them, in the reader's language."""
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
+from bot.core.ports import AnswerRecord, NewPost
 from tests.web.conftest import CHAT_A, Site
 
 
@@ -26,6 +28,23 @@ async def test_a_link_opens_the_overview_with_the_chats_figures(site: Site) -> N
     assert answered > 20 and "<svg" in page
 
 
+async def test_the_overview_shows_the_daily_questions_streaks(site: Site) -> None:
+    today = site.clock.now()
+    for days_ago, right in ((2, ("tg:1", "tg:2")), (1, ("tg:1", "tg:2")), (0, ("tg:1",))):
+        when = today - timedelta(days=days_ago)
+        post = await site.storage.claim_daily(CHAT_A, when.date(), NewPost(
+            CHAT_A, "sample", "s-one", (0, 1, 2), "en", when, kind="daily"), when)
+        assert post is not None
+        for person in ("tg:1", "tg:2", "tg:3"):
+            await site.storage.record_answer(AnswerRecord(
+                post.id, person, 1 if person in right else 0, person in right, when, 2000))
+    await site.login()
+    page = await (await site.client.get(f"/chat/{CHAT_A}/")).text()
+    # tg:1 three days; tg:2 two, still alive (today's question may be open); tg:3 none
+    assert (figure(page, "on-streak"), figure(page, "longest-streak"),
+            figure(page, "best-streak")) == ("2", "3", "3")
+
+
 async def test_every_page_renders(site: Site) -> None:
     await site.login()
     for path in ("people", "questions", "reports", "settings", "person/tg:1"):
@@ -35,6 +54,10 @@ async def test_every_page_renders(site: Site) -> None:
     assert "রাজা" in people and "सीता" in people and "=SUM(A1)" in people
     questions = await (await site.client.get(f"/chat/{CHAT_A}/questions")).text()
     assert "What is one plus one?" in questions and "Red" in questions
+    assert await (await site.client.get(f"/chat/{CHAT_A}/questions?quiz=sample")).text() \
+        == questions
+    unknown = await site.client.get(f"/chat/{CHAT_A}/questions?quiz=nope")
+    assert unknown.status == 404 and "no answers to that quiz" in await unknown.text()
 
 
 async def test_the_language_switches_and_sticks(site: Site) -> None:

@@ -24,6 +24,7 @@ from bot.core.ports import (
     ChatSettingsRecord,
     DayCount,
     DraftRecord,
+    ItemFigures,
     ItemResponse,
     NewPost,
     NewProblemReport,
@@ -42,6 +43,8 @@ from bot.core.ports import (
 )
 from bot.core.schedule import Schedule
 from bot.storage.aggregation import aggregate, streaks
+from bot.storage.day_runs import Run, continued
+from bot.storage.item_figures import figures_of
 from bot.storage.memory import privacy
 from bot.storage.memory.live import LiveTables, MemoryLive
 from bot.storage.memory.tables import Answer, Chat, Daily, Draft, Person, Round
@@ -825,10 +828,11 @@ class MemoryStorage(PostCreation, MemoryLive):
         dashboards[chat_key] = dashboards.get(chat_key, 0) + 1
         return dashboards[chat_key]
 
-    def _totals(self, chat_key: str) -> list[PersonTotals]:
+    def _totals(self, chat_key: str, since: date | None = None) -> list[PersonTotals]:
         sums: dict[str, list[int]] = {}
         for a in self._db.answers.values():
-            if a.chat_key == chat_key:
+            if a.chat_key == chat_key and (
+                    since is None or a.answered_at.astimezone(UTC).date() >= since):
                 row = sums.setdefault(a.person_key, [0, 0, 0])
                 row[0] += 1
                 row[1] += int(a.correct)
@@ -837,6 +841,26 @@ class MemoryStorage(PostCreation, MemoryLive):
         people = [PersonTotals(key, persons[key].name if key in persons else "", *values)
                   for key, values in sums.items()]
         return sorted(people, key=lambda p: (-p.correct, p.time_ms, p.person_key))
+
+    async def chat_streaks(self, chat_key: str) -> tuple[int, int, int]:
+        runs: dict[str, Run] = {}
+        for a in self._answers():  # in id order, as the materializers apply them
+            if a.chat_key == chat_key and a.daily_date is not None and a.correct:
+                runs[a.person_key] = continued(runs.get(a.person_key), a.daily_date)
+        best = max((run[2] for run in runs.values()), default=0)
+        days = [day for chat, day in self._db.dailies if chat == chat_key]
+        if not days:
+            return 0, 0, best
+        since = max(days) - timedelta(days=1)
+        current = [run[1] for run in runs.values() if run[0] >= since]
+        return len(current), max(current, default=0), best
+
+    async def item_quizzes(self, chat_key: str) -> list[str]:
+        return sorted({r.quiz_id for r in await self.item_responses(None, chat_key)})
+
+    async def item_figures(self, chat_key: str, quiz_id: str | None = None) -> ItemFigures:
+        return figures_of((r.quiz_id, r.question_id, r.person_key, r.option, r.correct)
+                          for r in await self.item_responses(quiz_id, chat_key))
 
     async def chat_totals(self, chat_key: str) -> tuple[int, int, int]:
         people = self._totals(chat_key)
@@ -854,7 +878,14 @@ class MemoryStorage(PostCreation, MemoryLive):
     async def chat_people(
         self, chat_key: str, after: PeopleCursor | None, limit: int
     ) -> list[PersonTotals]:
-        people = self._totals(chat_key)
+        page = await self.board_people(chat_key, None, after, limit)
+        assert page is not None
+        return page
+
+    async def board_people(
+        self, chat_key: str, since: date | None, after: PeopleCursor | None, limit: int
+    ) -> list[PersonTotals] | None:
+        people = self._totals(chat_key, since)
         if after is not None:
             correct, time_ms, key = after
             people = [p for p in people

@@ -139,7 +139,8 @@ REBUILT = ("totals", "scores")
 # tables a copy leaves behind on purpose: derived data, bookkeeping, short-lived claims
 NOT_COPIED = {
     "scores", "totals", "week_scores", "week_window", "rank_counts", "streaks",
-    "chat_figures", "chat_day_figures",
+    "chat_figures", "chat_day_figures", "item_firsts", "item_options", "item_groups",
+    "day_runs",
     "materialized", "schema_version", PROGRESS, "leases", "sqlite_sequence",
     "handled_commands", "delivery_steps",
 }

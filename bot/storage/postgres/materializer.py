@@ -11,6 +11,8 @@ connection, applies committed answers to the aggregate tables in batches:
       scores, totals (per chat and '*'), week_scores += chunk, summed by the server
       rank_counts += how those rows moved between groups     -- one statement (APPLY)
       chat_figures, chat_day_figures += people, answers, right answers per chat (and day)
+      item_firsts, item_options, item_groups += first answers (item_figures.py)
+      day_runs += right daily answers (day_runs.py)
       streaks continued through chunk, in order
       materialized.position = (tx, id) of the last row   -- in the same transaction
     COMMIT
@@ -49,8 +51,10 @@ from collections.abc import Awaitable, Callable
 from datetime import date, timedelta
 from typing import Any
 
+from bot.storage import day_runs, item_figures
 from bot.storage.aggregation import streaks
 from bot.storage.postgres import rank_counts
+from bot.storage.postgres.sql import PgSql
 
 log = logging.getLogger(__name__)
 Db = Any  # an asyncpg.Connection
@@ -247,6 +251,11 @@ async def apply(db: Db, limit: int = CHUNK, roll_first: bool = False) -> tuple[i
     # week_scores as week_scores holds it (without this chunk's rows of that day)
     until = await roll_week(db, max(row[4] for row in rows))
     await db.execute(APPLY, *start, *end, week_start(until))
+    for kept in (item_figures, day_runs):
+        await kept.apply_chunk(
+            PgSql(db),
+            "(tx, id) > ($1::xid8, $2::bigint) AND (tx, id) <= ($3::xid8, $4::bigint)",
+            "tx, id", *start, *end)
     runs: dict[str, list[bool]] = {}
     for row in rows:
         runs.setdefault(row[2], []).append(row[3])

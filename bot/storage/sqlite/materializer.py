@@ -11,6 +11,8 @@ order, whichever process committed them):
       week_scores += the rows of the week window's days (the window rolled forward first)
       rank_counts += how many people left and reached each number of correct answers
       chat_figures, chat_day_figures += people, answers and right answers per chat (day)
+      item_firsts, item_options, item_groups += first answers (item_figures.py)
+      day_runs += right daily answers (day_runs.py)
       materialized.position = last id of rows                -- in the same transaction
     COMMIT
 
@@ -55,7 +57,9 @@ from datetime import date, timedelta
 from typing import Any
 
 from bot import metrics
+from bot.storage import day_runs, item_figures
 from bot.storage.aggregation import Batch, Sums, aggregate, streaks
+from bot.storage.sqlite.sql import SqliteSql, drive
 
 log = logging.getLogger(__name__)
 Db = sqlite3.Connection
@@ -285,6 +289,8 @@ def apply(db: Db, limit: int = CHUNK) -> tuple[int, int]:
     add_figures(db, "all", chat_figures)
     _streaks(db, batch.runs)
     end = int(rows[-1][0])
+    for kept in (item_figures, day_runs):
+        drive(kept.apply_chunk(SqliteSql(db), "id > $1 AND id <= $2", "id", start, end))
     db.execute("UPDATE materialized SET position=? WHERE name='scores'", (end,))
     return len(rows), end
 

@@ -570,6 +570,85 @@ MIGRATIONS: list[str] = [
     ALTER TABLE live_sessions ADD COLUMN team_choice INTEGER NOT NULL DEFAULT 0;
     CREATE INDEX live_sessions_of_chat ON live_sessions(chat_key, id);
     """,
+    # the dashboard's item analysis (bot/storage/item_figures.py): each person's first answer
+    # to each question per chat, first answers per option, and per question the people
+    # grouped by their first answers in the quiz; kept by the materializer, counted here once
+    """
+    CREATE TABLE item_firsts (
+        chat_key TEXT NOT NULL,
+        quiz_id TEXT NOT NULL,
+        person_key TEXT NOT NULL,
+        question_id TEXT NOT NULL,
+        option INTEGER NOT NULL,
+        correct INTEGER NOT NULL,
+        PRIMARY KEY (chat_key, quiz_id, person_key, question_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX item_firsts_person ON item_firsts(person_key);
+    CREATE TABLE item_options (
+        chat_key TEXT NOT NULL,
+        quiz_id TEXT NOT NULL,
+        question_id TEXT NOT NULL,
+        option INTEGER NOT NULL,
+        people INTEGER NOT NULL,
+        PRIMARY KEY (chat_key, quiz_id, question_id, option)
+    ) WITHOUT ROWID;
+    CREATE TABLE item_groups (
+        chat_key TEXT NOT NULL,
+        quiz_id TEXT NOT NULL,
+        question_id TEXT NOT NULL,
+        answered INTEGER NOT NULL,
+        correct INTEGER NOT NULL,
+        item_right INTEGER NOT NULL,
+        people INTEGER NOT NULL,
+        PRIMARY KEY (chat_key, quiz_id, question_id, answered, correct, item_right)
+    ) WITHOUT ROWID;
+    INSERT INTO item_firsts(chat_key, quiz_id, question_id, person_key, option, correct)
+        SELECT a.chat_key, a.quiz_id, a.question_id, a.person_key, a.option,
+               CASE WHEN a.correct THEN 1 ELSE 0 END
+        FROM answers AS a JOIN (SELECT min(id) AS id FROM answers
+                                GROUP BY chat_key, person_key, quiz_id, question_id) AS f
+        ON f.id = a.id;
+    INSERT INTO item_options(chat_key, quiz_id, question_id, option, people)
+        SELECT chat_key, quiz_id, question_id, option, count(*) FROM item_firsts
+        GROUP BY chat_key, quiz_id, question_id, option;
+    INSERT INTO item_groups(chat_key, quiz_id, question_id, answered, correct, item_right,
+                            people)
+        SELECT chat_key, quiz_id, question_id, answered, right_in_quiz, correct, count(*)
+        FROM (SELECT chat_key, quiz_id, question_id, correct,
+                     count(*) OVER (PARTITION BY chat_key, quiz_id, person_key) AS answered,
+                     sum(correct) OVER (PARTITION BY chat_key, quiz_id, person_key)
+                         AS right_in_quiz
+              FROM item_firsts) AS f
+        GROUP BY chat_key, quiz_id, question_id, answered, right_in_quiz, correct;
+    """,
+    # the daily question's streaks per chat (bot/storage/day_runs.py): each person's run of
+    # days with a right daily answer there, kept by the materializer, counted here once
+    """
+    CREATE TABLE day_runs (
+        chat_key TEXT NOT NULL,
+        person_key TEXT NOT NULL,
+        last_day TEXT NOT NULL,
+        run INTEGER NOT NULL,
+        best INTEGER NOT NULL,
+        PRIMARY KEY (chat_key, person_key)
+    ) WITHOUT ROWID;
+    CREATE INDEX day_runs_current ON day_runs(chat_key, last_day, run);
+    CREATE INDEX day_runs_best ON day_runs(chat_key, best);
+    CREATE INDEX day_runs_person ON day_runs(person_key);
+    INSERT INTO day_runs(chat_key, person_key, last_day, run, best)
+        SELECT chat_key, person_key, last_day, run, best FROM (
+            SELECT chat_key, person_key, max(d) AS last_day, count(*) AS run,
+                   max(count(*)) OVER (PARTITION BY chat_key, person_key) AS best,
+                   row_number() OVER (PARTITION BY chat_key, person_key
+                                      ORDER BY max(d) DESC) AS newest
+            FROM (SELECT chat_key, person_key, d,
+                         julianday(d) - row_number() OVER (
+                             PARTITION BY chat_key, person_key ORDER BY d) AS island
+                  FROM (SELECT DISTINCT chat_key, person_key, daily_date AS d FROM answers
+                        WHERE daily_date IS NOT NULL AND correct) AS days) AS numbered
+            GROUP BY chat_key, person_key, island) AS runs
+        WHERE newest = 1;
+    """,
 ]
 
 
