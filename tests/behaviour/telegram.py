@@ -469,13 +469,14 @@ class TelegramHarness:
         update_id = self.fake.command(where, who, text)
         return await self._seen(start, update_id, where, who, questions=questions)
 
-    async def _settle(self, update_id: int | None = None) -> None:
-        """Until the bot fetched every update so far and handled all it fetched."""
+    async def _settle(self, update_id: int | None = None, within: float = SETTLE_WITHIN) -> None:
+        """Until the bot fetched every update so far and handled all it fetched (`within`:
+        longer for a burst of hundreds of updates on a loaded machine)."""
         assert self.adapter is not None
         if update_id is not None:
-            await self.fake.wait_confirmed(update_id, SETTLE_WITHIN)
-        await self.fake.wait_all_confirmed(SETTLE_WITHIN)
-        await asyncio.wait_for(self.adapter.idle(), SETTLE_WITHIN)
+            await self.fake.wait_confirmed(update_id, within)
+        await self.fake.wait_all_confirmed(within)
+        await asyncio.wait_for(self.adapter.idle(), within)
 
     async def _scan(self) -> None:
         """Note every question the bot sent since the last scan, with its post."""

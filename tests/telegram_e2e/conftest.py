@@ -19,6 +19,9 @@ from tests.fakes.telegram_api import Call, FakeTelegramAPI
 GROUP_ID = -1001234567890
 OTHER_GROUP_ID = -1009876543210
 CHANNEL_ID = -1005555555555
+# seconds for the bot to fetch and handle what was sent: only reached when something is broken
+# (a first card drawn cold, on 2 cores shared by 4 test workers, takes seconds)
+SETTLE_WITHIN = 15.0
 QUESTION_SECONDS = int(DEFAULT_QUESTION_TIME.total_seconds())  # the service fixture's
 
 
@@ -62,11 +65,11 @@ class Harness:
     async def settle(self) -> None:
         """Wait until every pushed update was fetched and fully handled."""
         assert self.adapter is not None
-        await self.fake.wait_all_confirmed()
-        await asyncio.wait_for(self.adapter.idle(), 5)
+        await self.fake.wait_all_confirmed(SETTLE_WITHIN)
+        await asyncio.wait_for(self.adapter.idle(), SETTLE_WITHIN)
 
     async def send(self, update_id: int) -> None:
-        await self.fake.wait_confirmed(update_id)
+        await self.fake.wait_confirmed(update_id, SETTLE_WITHIN)
         await self.settle()
 
     # shortcuts ---------------------------------------------------------------------------
