@@ -5,6 +5,7 @@ asserts nothing.
     .venv/bin/python scripts/bench_storm.py [--clicks 1000] [--repeat 3] [--quick]
                                             [--json bench_storm.json] [--skip-telegram]
                                             [--skip-discord] [--skip-memory]
+                                            [--command-storm 5000]
 
 The fake (tests/fakes/) runs in one process and times what it receives; the bot under test
 runs in another, so its CPU is its own: utime + stime of every thread of the bot's process
@@ -27,6 +28,9 @@ The floor runs in the same run on the same fake, in a process of its own too.
    floors: a bare PTB Application whose CallbackQueryHandler answers at once, fed (a) by PTB's
    stock Updater (concurrent_updates=100) and (b) by quizbot's own poller
    (bot/adapters/telegram/polling.py), as quizbot is. quizbot: TelegramAdapter.
+   A command during a storm (Discord): a storm of 5,000 clicks, whose answers queue, and a
+   clicker's /stats sent as the last click goes out; the time until its answer is shown,
+   beside the same /stats on the same bot after the storm (goal: within Discord's 3 s).
 3. Memory: the RSS of each bot process (VmRSS, and its peak VmHWM) after start-up, a posted
    question and 100 clicks: the bare libraries; quizbot with the bundled content; quizbot with
    10,000 questions (scripts/bench.py's generated packs, loaded from the content cache as a
@@ -133,17 +137,30 @@ async def fake_discord() -> None:
                 return it
             return super()._interaction_for(iid, token)
 
-    async def storm(n: int, message_id: int, custom_id: str) -> None:
+    def clicker(i: int) -> Any:
+        return User(900_000_000_000_000_000 + 10_000_000 + i, f"P{i}")
+
+    async def shown_after(command: str, user: Any) -> tuple[float, float | None]:
+        """A slash command: when it was dispatched, and when its answer was shown."""
+        t0 = time.monotonic()
+        it = await fake.slash(command, {}, user=user, within=30)
+        await until(lambda: it.id in fake.shown, 120)
+        return t0, fake.shown.get(it.id)
+
+    async def storm(n: int, message_id: int, custom_id: str, command: str | None = None
+                    ) -> None:
         sent: dict[int, float] = {}
         start = time.monotonic()
         for i in range(n):
             ahead = start + SPREAD * i / n - time.monotonic()
             if ahead > 0.001:
                 await asyncio.sleep(ahead)
-            user = User(900_000_000_000_000_000 + 10_000_000 + i, f"P{i}")
             t0 = time.monotonic()
-            it = await fake.click(message_id, custom_id, user=user)
+            it = await fake.click(message_id, custom_id, user=clicker(i))
             sent[it.id] = t0
+        # a clicker's command sent as the last click goes out: it must not wait behind the
+        # storm's follow-ups (answered within Discord's 3 s)
+        during = asyncio.create_task(shown_after(command, clicker(0))) if command else None
         await until(lambda: all(i in fake.acked for i in sent), 30 + n / 50)
         say({"acked": len([i for i in sent if i in fake.acked])})
         lat = [fake.acked[i] - t for i, t in sent.items() if i in fake.acked]
@@ -160,6 +177,11 @@ async def fake_discord() -> None:
         calls = sum(1 for r in fake.requests if r.at >= start
                     and r.path.startswith(("/interactions/", "/webhooks/")))
         out["rest_per_click"] = round(calls / n, 3) if n else None
+        if during is not None and command is not None:
+            t0, seen = await during
+            out["command_s"] = None if seen is None else round(seen - t0, 4)
+            t0, seen = await shown_after(command, clicker(1))  # the same, the storm over
+            out["command_quiet_s"] = None if seen is None else round(seen - t0, 4)
         say(out)
 
     fake = TimedDiscord()
@@ -176,7 +198,7 @@ async def fake_discord() -> None:
             message = fake._create_message(fake.channel_id, cmd["body"])
             say({"message_id": int(message["id"])})
         elif cmd["cmd"] == "storm":
-            await storm(cmd["n"], cmd["message_id"], cmd["custom_id"])
+            await storm(cmd["n"], cmd["message_id"], cmd["custom_id"], cmd.get("command"))
         else:
             break
     await fake.close()
@@ -417,9 +439,11 @@ class Child:
 
 
 async def one_run(platform: str, who: str, n: int, tmp: Path, content: Path,
-                  shape: dict[str, Any], cache: Path | None = None) -> dict[str, Any]:
+                  shape: dict[str, Any], cache: Path | None = None,
+                  command: str | None = None) -> dict[str, Any]:
     """A fresh fake and a fresh bot process (`who`: bare, poller or quizbot); a storm of `n`
-    on the bot's question (quizbot) or a message of its shape (the floors)."""
+    on the bot's question (quizbot) or a message of its shape (the floors); `command`: a
+    clicker's slash command sent as the last click goes out, and again after the storm."""
     fake = await Child.start(f"fake-{platform}")
     bot: Child | None = None
     try:
@@ -452,7 +476,8 @@ async def one_run(platform: str, who: str, n: int, tmp: Path, content: Path,
             posted = await fake.ask({"cmd": "message"})
             target = {"message": posted["message"], "data": posted["data"][0]}
         cpu0, fake0, st0 = proc_cpu(bot.pid), proc_cpu(fake.pid), proc_status(bot.pid)
-        await fake.send({"cmd": "storm", "n": n, **target})
+        await fake.send({"cmd": "storm", "n": n, **target,
+                         **({"command": command} if command else {})})
         await fake.read()  # every click acknowledged (or given up on)
         acked = proc_cpu(bot.pid)
         out = await fake.read()  # and every deferred click's follow-up sent
@@ -517,6 +542,30 @@ async def storms(platform: str, n: int, repeat: int, tmp: Path,
             Row(f"{title}, REST calls per click", "", runs_of(ours, "rest_per_click"),
                 runs_of(runs["bare"], "rest_per_click"), names["bare"]),
         ]
+    return runs, rows
+
+
+async def command_storm(n: int, repeat: int, tmp: Path, shape: dict[str, Any]
+                        ) -> tuple[list[dict[str, Any]], list[Row]]:
+    """Discord: a storm of `n` clicks (enough that their answers queue) and a clicker's
+    /stats sent as the last click goes out; floor: the same command on the same bot once the
+    storm is over. Goal: answered within Discord's 3 s."""
+    runs = []
+    for r in range(repeat):
+        runs.append(await one_run("discord", "quizbot", n, tmp, PACKS, shape, command="stats"))
+        print(f"  discord {n} with /stats, run {r + 1}: /stats shown after "
+              f"{runs[-1].get('command_s')} s (quiet {runs[-1].get('command_quiet_s')} s), "
+              f"clicks p99 {runs[-1]['p99_s']} s", flush=True)
+    title = f"Discord, {n:,} clicks"
+    answers = ", ".join(f"{r.get('answer_p99_s')} s" for r in runs)
+    rows = [
+        Row(f"{title}, a clicker's /stats sent with the last click: until its answer shows",
+            "s", runs_of(runs, "command_s"), runs_of(runs, "command_quiet_s"),
+            "the same /stats on the same bot after the storm", goal_value=DEADLINE,
+            note=f"the clicks' p99 to their answer in the same runs: {answers}"),
+        Row(f"{title}, p99 to the acknowledgement", "s", runs_of(runs, "p99_s"),
+            note="quizbot alone (the command runs): the storm the command competes with"),
+    ]
     return runs, rows
 
 
@@ -631,6 +680,10 @@ async def drive(args: argparse.Namespace) -> None:
                 runs, found = await storms(platform, n, args.repeat, tmp, shape)
                 raw[f"{platform}-{n}"] = runs
                 rows += found
+            if platform == "discord" and args.command_storm:
+                runs_c, found = await command_storm(args.command_storm, args.repeat, tmp, shape)
+                raw[f"discord-{args.command_storm}-command"] = runs_c
+                rows += found
         storm_part = part("storms", "Click storms", calibration.end(), rows, runs=raw,
                           repeat=args.repeat, spread_s=SPREAD)
         parts = [] if args.memory_only else [storm_part]
@@ -652,6 +705,8 @@ def main() -> None:
     parser.add_argument("--skip-telegram", action="store_true")
     parser.add_argument("--skip-discord", action="store_true")
     parser.add_argument("--skip-memory", action="store_true")
+    parser.add_argument("--command-storm", type=int, default=None, help="clicks of the "
+                        "storm a /stats is sent into (default 5,000; --quick 1,000; 0: none)")
     parser.add_argument("--memory-only", action="store_true")
     parser.add_argument("--role", help=argparse.SUPPRESS)
     parser.add_argument("--fake", help=argparse.SUPPRESS)
@@ -675,6 +730,8 @@ def main() -> None:
         return
     args.clicks = args.clicks or ([300] if args.quick else [1000])
     args.repeat = args.repeat or (1 if args.quick else 3)
+    if args.command_storm is None:
+        args.command_storm = 1000 if args.quick else 5000
     asyncio.run(drive(args))
 
 
