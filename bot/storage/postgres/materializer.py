@@ -293,12 +293,14 @@ class Materializer:
     def __init__(
         self, interval: float = INTERVAL, backlog: int = BACKLOG, chunk: int = CHUNK,
         idle_check: float = IDLE_CHECK, wait_limit: float = WAIT_LIMIT,
+        close_wait: float = CLOSE_WAIT,
     ) -> None:
         self.interval = interval
         self.backlog = backlog
         self.chunk = chunk
         self.idle_check = idle_check
         self.wait_limit = wait_limit
+        self.close_wait = close_wait
         self.position: Position = (0, 0)  # as far as this process knows
         self.applied = 0  # answers this process applied (bench and tests)
         self._connect: Callable[[], Awaitable[Db]] | None = None
@@ -328,7 +330,7 @@ class Materializer:
             self._task = None
         try:
             if self._db is not None and not self._db.is_closed():
-                await self._catch_up_to_newest(CLOSE_WAIT)
+                await self._catch_up_to_newest(self.close_wait)
         except Exception:
             log.exception("applying answers at close failed; it runs at the next start")
         finally:
