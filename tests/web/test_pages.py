@@ -4,10 +4,11 @@ figures as the database has them, in the reader's language."""
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
+from bot.core.deck import Deck
 from bot.core.ports import AnswerRecord, NewPost
-from tests.web.conftest import CHAT_A, Site
+from tests.web.conftest import CHAT_A, CHAT_B, Site
 
 
 def figure(page: str, name: str) -> str:
@@ -43,6 +44,52 @@ async def test_the_overview_shows_the_daily_questions_streaks(site: Site) -> Non
     # tg:1 three days; tg:2 two, still alive (today's question may be open); tg:3 none
     assert (figure(page, "on-streak"), figure(page, "longest-streak"),
             figure(page, "best-streak")) == ("2", "3", "3")
+
+
+async def replayed_cards(site: Site) -> dict[tuple[str, str, str], tuple[str, datetime, float]]:
+    """Every card of the two chats as /review replays it, with the chat of its last
+    answer: (person, quiz, question) -> (chat, due, stability)."""
+    last: dict[tuple[str, str, str], tuple[datetime, int, str]] = {}
+    for chat in (CHAT_A, CHAT_B):
+        for a in await site.storage.chat_answers(chat, None, 10_000):
+            key = (a.person_key, a.quiz_id, a.question_id)
+            last[key] = max(last.get(key, (a.answered_at, a.id, chat)), (a.answered_at, a.id, chat))
+    cards = {}
+    for person in {key[0] for key in last}:
+        deck = Deck()
+        for answer in await site.storage.review_answers(person):
+            deck.apply(answer)
+        for (quiz, question), card in deck.cards.items():
+            assert card.stability is not None
+            cards[(person, quiz, question)] = (last[(person, quiz, question)][2], card.due,
+                                               card.stability)
+    return cards
+
+
+async def test_the_overview_counts_the_chats_review_cards(site: Site) -> None:
+    await site.login()
+    page = await (await site.client.get(f"/chat/{CHAT_A}/")).text()
+    today = site.clock.now().astimezone(UTC).date()
+    mine = [due for chat, due, _ in (await replayed_cards(site)).values() if chat == CHAT_A]
+    due = sum(d.astimezone(UTC).date() <= today for d in mine)
+    assert (figure(page, "cards"), figure(page, "cards-due")) == (str(len(mine)), str(due))
+    assert 0 < due < len(mine)  # some cards are due today, some later
+
+
+async def test_the_person_page_lists_their_cards_as_review_replays_them(site: Site) -> None:
+    await site.login()
+    page = await (await site.client.get(f"/chat/{CHAT_A}/person/tg:2")).text()
+    table = page[page.index('id="cards-table"'):]
+    shown = re.findall(r"<tr><td>([^<]*)</td><td>([^<]*)</td><td class=\"num\">([^<]*)</td>",
+                       table)
+    theirs = sorted((due, question, stability) for (person, _, question), (_, due, stability)
+                    in (await replayed_cards(site)).items() if person == "tg:2")
+    prompts = {"s-one": "What is one plus one?"}
+    assert len(shown) == len(theirs) > 0
+    for (prompt, when, stability), (due, question, kept) in zip(shown, theirs, strict=True):
+        assert when == due.strftime("%Y-%m-%d %H:%M")  # the chat has no time zone: UTC
+        assert float(stability) == round(kept, 1)
+        assert prompts.get(question, prompt) == prompt
 
 
 async def test_every_page_renders(site: Site) -> None:
