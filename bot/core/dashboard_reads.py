@@ -30,6 +30,7 @@ from bot.core.ports import (
     PeopleCursor,
     PeopleStore,
     PersonTotals,
+    ProblemReportRecord,
     ReportStore,
     ReviewStore,
     ScheduleStore,
@@ -131,6 +132,12 @@ class QuestionsPage:
 
 
 @dataclass(frozen=True, slots=True)
+class ReportsPage:
+    reports: tuple[ProblemReportRecord, ...]  # open, oldest first
+    next: int | None  # the last report's id when there is a next page
+
+
+@dataclass(frozen=True, slots=True)
 class TopicLine:
     title: str
     answered: int
@@ -176,9 +183,9 @@ class DashboardReads:
         people, answered, correct = await self.storage.chat_totals(chat_key)
         since = self.clock.now().astimezone(UTC).date() - timedelta(days=CHART_DAYS - 1)
         days = await self.storage.chat_days(chat_key, since)
-        reports = await self.storage.problem_reports(chat_key=chat_key)
+        reports = await self.storage.open_report_count(chat_key)
         today = self.clock.now().astimezone(UTC).date()
-        return Overview(chat_key, people, answered, correct, tuple(days), len(reports),
+        return Overview(chat_key, people, answered, correct, tuple(days), reports,
                         await self.storage.get_schedule(chat_key),
                         *await self.storage.chat_streaks(chat_key),
                         *await self.storage.chat_cards(chat_key, today))
@@ -244,6 +251,14 @@ class DashboardReads:
         name = await self.storage.person_name(person_key) or ""
         return PersonPage(person_key, name, tuple(self.line(r, locale, zone) for r in shown),
                           cursor, cards)
+
+    async def reports(self, chat_key: str, after: int | None, limit: int = PAGE
+                      ) -> ReportsPage:
+        """A page of the chat's open problem reports, by keyset (the id after which it
+        starts), like People."""
+        rows = await self.storage.open_reports(chat_key, after, limit + 1)
+        shown = tuple(rows[:limit])
+        return ReportsPage(shown, shown[-1].id if len(rows) > limit else None)
 
     def prompt(self, quiz_id: str, question_id: str, locale: str) -> str:
         quiz = self.catalog.quizzes.get(quiz_id)

@@ -738,6 +738,15 @@ class DashboardStore(Protocol):
         """The chat's item-analysis inputs (of one quiz), kept from first answers (one per
         person and question): an index range of a few rows per question."""
         ...
+    async def open_reports(
+        self, chat_key: str, after: int | None, limit: int
+    ) -> list[ProblemReportRecord]:
+        """The chat's open problem reports by id, `limit` after the id `after`: a range of
+        an index of open reports, however many there are."""
+        ...
+    async def open_report_count(self, chat_key: str) -> int:
+        """How many problem reports made in the chat are open."""
+        ...
     async def person_cards(self, person_key: str) -> list[CardRecord]:
         """Every review card of the person, the soonest due first, as the materializer
         keeps them (the same as their answers replayed: bot/core/deck.py)."""

@@ -586,6 +586,16 @@ class Store(PostCreation, CachedStorage, LiveSql):
         result: ItemFigures = await self._read(item_figures.item_figures, chat_key, quiz_id)
         return result
 
+    async def open_reports(
+        self, chat_key: str, after: int | None, limit: int
+    ) -> list[ProblemReportRecord]:
+        result: list[ProblemReportRecord] = await self._read(
+            dashboard.open_reports, chat_key, after, limit)
+        return result
+
+    async def open_report_count(self, chat_key: str) -> int:
+        return int(await self._read(dashboard.open_report_count, chat_key))
+
     async def person_cards(self, person_key: str) -> list[CardRecord]:
         result: list[CardRecord] = await self._read(cards.person_cards, person_key)
         return result

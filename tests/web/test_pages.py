@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
+from bot.core.dashboard_reads import PAGE
 from bot.core.deck import Deck
-from bot.core.ports import AnswerRecord, NewPost
+from bot.core.ports import AnswerRecord, NewPost, NewProblemReport
 from tests.web.conftest import CHAT_A, CHAT_B, Site
 
 
@@ -113,3 +114,22 @@ async def test_the_language_switches_and_sticks(site: Site) -> None:
     assert '<html lang="bn">' in page
     again = await (await site.client.get(f"/chat/{CHAT_A}/")).text()
     assert '<html lang="bn">' in again
+
+
+async def test_the_reports_page_is_paged_by_keyset(site: Site) -> None:
+    for n in range(PAGE + 5):
+        await site.storage.add_problem_report(NewProblemReport(
+            "sample", "s-one", f"tg:{100 + n}", f"R{n}", CHAT_A, f"report {n}",
+            site.clock.now()), since=site.clock.now() - timedelta(days=1), daily_cap=5,
+            max_chars=500)
+    await site.login()
+    seen: list[str] = []
+    path = f"/chat/{CHAT_A}/reports"
+    while path:
+        page = await (await site.client.get(path)).text()
+        seen += re.findall(r'<section class="question" id="report-(\d+)">', page)
+        found = re.search(r'href="([^"]*reports\?after=\d+)"', page)
+        path = found.group(1) if found else ""
+    expected = [str(r.id) for r in await site.storage.problem_reports(chat_key=CHAT_A)]
+    assert seen == expected and len(expected) == PAGE + 6  # the fixture's one too
+    assert (await site.client.get(f"/chat/{CHAT_A}/reports?after=x")).status == 400

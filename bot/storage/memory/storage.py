@@ -864,6 +864,15 @@ class MemoryStorage(PostCreation, MemoryLive):
         return figures_of((r.quiz_id, r.question_id, r.person_key, r.option, r.correct)
                           for r in await self.item_responses(quiz_id, chat_key))
 
+    async def open_reports(
+        self, chat_key: str, after: int | None, limit: int
+    ) -> list[ProblemReportRecord]:
+        return [r for r in await self.problem_reports(chat_key=chat_key)
+                if after is None or r.id > after][:limit]
+
+    async def open_report_count(self, chat_key: str) -> int:
+        return len(await self.problem_reports(chat_key=chat_key))
+
     def _cards(self, person_key: str | None = None) -> dict[Key, Kept]:
         """The cards of the answers (of one person), replayed as review.py does."""
         rows = sorted((a for a in self._db.answers.values()

@@ -645,7 +645,8 @@ MIGRATIONS: list[str] = [
     # review cards (bot/storage/cards.py): each person's FSRS card per question, with the chat
     # that last moved it, and per chat and UTC due day how many cards fall due; kept by the
     # materializer. FSRS is not SQL: every person with answers is left pending here, and
-    # opening the storage replays them (cards.count_pending)
+    # opening the storage replays them (cards.count_pending). And the dashboard's Reports
+    # page: a chat's open reports by id, a page at a time
     """
     SELECT 1 FROM materialized WHERE name = 'scores' FOR UPDATE;
     CREATE TABLE cards (
@@ -673,6 +674,8 @@ MIGRATIONS: list[str] = [
     );
     CREATE TABLE cards_pending (person_key text COLLATE "C" PRIMARY KEY);
     INSERT INTO cards_pending(person_key) SELECT DISTINCT person_key FROM answers;
+    CREATE INDEX problem_reports_chat_open ON problem_reports(chat_key, id)
+        WHERE resolved_at IS NULL;
     """,
 ]
 

@@ -652,7 +652,8 @@ MIGRATIONS: list[str] = [
     # review cards (bot/storage/cards.py): each person's FSRS card per question, with the chat
     # that last moved it, and per chat and UTC due day how many cards fall due; kept by the
     # materializer. FSRS is not SQL: every person with answers is left pending here, and
-    # opening the storage replays them (cards.count_pending)
+    # opening the storage replays them (cards.count_pending). And the dashboard's Reports
+    # page: a chat's open reports by id, a page at a time
     """
     CREATE TABLE cards (
         person_key TEXT NOT NULL,
@@ -679,6 +680,8 @@ MIGRATIONS: list[str] = [
     ) WITHOUT ROWID;
     CREATE TABLE cards_pending (person_key TEXT PRIMARY KEY) WITHOUT ROWID;
     INSERT INTO cards_pending(person_key) SELECT DISTINCT person_key FROM answers;
+    CREATE INDEX problem_reports_chat_open ON problem_reports(chat_key, id)
+        WHERE resolved_at IS NULL;
     """,
 ]
 
