@@ -122,7 +122,6 @@ async def apply_chunk(db: Sql, where: str, order: str, *args: Any) -> None:
     """Move the cards the answers `where` selects (a materializer's chunk, its arguments
     `args`) touch, inside the caller's transaction. `order` (the chunk's) is not needed: each
     card's answers are taken in replay order."""
-    del order
     rows = await db.rows(CHUNK.format(where=where), *args)
     if not rows:
         return
