@@ -10,10 +10,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from fsrs import Card, Rating
 
+from bot.core.deck import FAST, FSRS, SLOW, rating
 from bot.core.errors import BadZone, ScheduleError
 from bot.core.models import Chat, Person, ShownQuestion
 from bot.core.ports import ReviewAnswer
-from bot.core.review import FAST, FSRS, SLOW, rating
 from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
 from tests.clock import FakeClock

@@ -30,12 +30,12 @@ from bot.core.ports import (
     PeopleCursor,
     PeopleStore,
     PersonTotals,
+    ProblemReportRecord,
     ReportStore,
     ReviewStore,
     ScheduleStore,
     SettingsStore,
 )
-from bot.core.review import Deck
 from bot.core.schedule import Schedule, day_streaks
 
 PAGE = 50  # people or answers on one page
@@ -61,6 +61,8 @@ class Overview:
     on_streak: int = 0  # people on a daily question's day streak in the chat now
     longest_streak: int = 0  # the longest of those, in days
     best_streak: int = 0  # the longest ever in the chat
+    cards: int = 0  # review cards last answered in the chat ("open": every card is)
+    cards_due: int = 0  # of those, due by the end of today (UTC)
 
     @property
     def accuracy(self) -> float:
@@ -130,6 +132,12 @@ class QuestionsPage:
 
 
 @dataclass(frozen=True, slots=True)
+class ReportsPage:
+    reports: tuple[ProblemReportRecord, ...]  # open, oldest first
+    next: int | None  # the last report's id when there is a next page
+
+
+@dataclass(frozen=True, slots=True)
 class TopicLine:
     title: str
     answered: int
@@ -175,10 +183,12 @@ class DashboardReads:
         people, answered, correct = await self.storage.chat_totals(chat_key)
         since = self.clock.now().astimezone(UTC).date() - timedelta(days=CHART_DAYS - 1)
         days = await self.storage.chat_days(chat_key, since)
-        reports = await self.storage.problem_reports(chat_key=chat_key)
-        return Overview(chat_key, people, answered, correct, tuple(days), len(reports),
+        reports = await self.storage.open_report_count(chat_key)
+        today = self.clock.now().astimezone(UTC).date()
+        return Overview(chat_key, people, answered, correct, tuple(days), reports,
                         await self.storage.get_schedule(chat_key),
-                        *await self.storage.chat_streaks(chat_key))
+                        *await self.storage.chat_streaks(chat_key),
+                        *await self.storage.chat_cards(chat_key, today))
 
     def quiz_title(self, quiz_id: str, locale: str) -> str:
         quiz = self.catalog.quizzes.get(quiz_id)
@@ -234,23 +244,21 @@ class DashboardReads:
         shown = rows[:limit]
         cursor = None if len(rows) <= limit else (
             shown[-1].person_key, shown[-1].answered_at, shown[-1].id)
-        deck = Deck()
-        for answer in await self.storage.review_answers(person_key):
-            deck.apply(answer)
-        cards = []
-        for (quiz_id, question_id), card in sorted(deck.cards.items(),
-                                                   key=lambda kv: kv[1].due):
-            prompt = question_id
-            quiz = self.catalog.quizzes.get(quiz_id)
-            found = next((q for q in quiz.questions if q.id == question_id), None) \
-                if quiz is not None else None
-            if found is not None:
-                prompt = found.prompt.get(locale)
-            cards.append(CardLine(question_id, prompt, card.due.astimezone(zone),
-                                  card.stability))
+        await self.storage.materialize()
+        cards = tuple(CardLine(c.question_id, self.prompt(c.quiz_id, c.question_id, locale),
+                               c.due.astimezone(zone), c.stability)
+                      for c in await self.storage.person_cards(person_key))
         name = await self.storage.person_name(person_key) or ""
         return PersonPage(person_key, name, tuple(self.line(r, locale, zone) for r in shown),
-                          cursor, tuple(cards))
+                          cursor, cards)
+
+    async def reports(self, chat_key: str, after: int | None, limit: int = PAGE
+                      ) -> ReportsPage:
+        """A page of the chat's open problem reports, by keyset (the id after which it
+        starts), like People."""
+        rows = await self.storage.open_reports(chat_key, after, limit + 1)
+        shown = tuple(rows[:limit])
+        return ReportsPage(shown, shown[-1].id if len(rows) > limit else None)
 
     def prompt(self, quiz_id: str, question_id: str, locale: str) -> str:
         quiz = self.catalog.quizzes.get(quiz_id)
@@ -264,19 +272,15 @@ class DashboardReads:
         topics = sorted((TopicLine(self.quiz_title(q, locale), n, right)
                          for q, (n, right) in totals.items()),
                         key=lambda t: (t.accuracy, t.title))
-        answers = await self.storage.review_answers(person_key)
-        deck = Deck()
-        for answer in answers:
-            deck.apply(answer)
+        cards = await self.storage.person_cards(person_key)  # the soonest due first
         now = self.clock.now()
-        due = tuple(CardLine(question_id, self.prompt(quiz_id, question_id, locale),
-                             deck.cards[(quiz_id, question_id)].due,
-                             deck.cards[(quiz_id, question_id)].stability)
-                    for quiz_id, question_id in deck.due(now))
+        due = tuple(CardLine(c.question_id, self.prompt(c.quiz_id, c.question_id, locale),
+                             c.due, c.stability) for c in cards if c.due <= now)
+        answers = await self.storage.recent_answers(person_key, recent)
         newest = tuple(RecentLine(self.prompt(a.quiz_id, a.question_id, locale), a.correct,
-                                  a.answered_at) for a in reversed(answers[-recent:]))
+                                  a.answered_at) for a in answers)
         name = await self.storage.person_name(person_key) or ""
-        return Progress(person_key, name, tuple(topics), due, len(deck.cards), newest)
+        return Progress(person_key, name, tuple(topics), due, len(cards), newest)
 
     async def questions(self, chat_key: str, locale: str, quiz_id: str | None = None
                         ) -> QuestionsPage | None:

@@ -215,6 +215,18 @@ class DayCount:
 
 
 @dataclass(frozen=True, slots=True)
+class CardRecord:
+    """A person's review card as the materializers keep it (bot/storage/cards.py): the
+    question, the chat of the answer that last moved it, when it is due, its stability."""
+
+    quiz_id: str
+    question_id: str
+    chat_key: str
+    due: datetime
+    stability: float | None
+
+
+@dataclass(frozen=True, slots=True)
 class ItemGroup:
     """People who gave the same first answers in a quiz: `answered` first answers there,
     `correct` of them right, and right (1) or wrong (0) on this question. Enough to compute a
@@ -725,6 +737,26 @@ class DashboardStore(Protocol):
     async def item_figures(self, chat_key: str, quiz_id: str | None = None) -> ItemFigures:
         """The chat's item-analysis inputs (of one quiz), kept from first answers (one per
         person and question): an index range of a few rows per question."""
+        ...
+    async def open_reports(
+        self, chat_key: str, after: int | None, limit: int
+    ) -> list[ProblemReportRecord]:
+        """The chat's open problem reports by id, `limit` after the id `after`: a range of
+        an index of open reports, however many there are."""
+        ...
+    async def open_report_count(self, chat_key: str) -> int:
+        """How many problem reports made in the chat are open."""
+        ...
+    async def person_cards(self, person_key: str) -> list[CardRecord]:
+        """Every review card of the person, the soonest due first, as the materializer
+        keeps them (the same as their answers replayed: bot/core/deck.py)."""
+        ...
+    async def recent_answers(self, person_key: str, limit: int) -> list[ReviewAnswer]:
+        """The person's newest `limit` answers (every chat), newest first."""
+        ...
+    async def chat_cards(self, chat_key: str, today: date) -> tuple[int, int]:
+        """(the chat's cards, those due by the end of the UTC day `today`): a chat's cards
+        are the cards last answered in it; a range of per-day counts, not of cards."""
         ...
 
 

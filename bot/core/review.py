@@ -1,11 +1,14 @@
 """Spaced review with FSRS: every question a person answered is a card, scheduled by `fsrs`.
 
-Cards are derived, not stored: a person's cards are their answers replayed through the FSRS
-scheduler, oldest first (fuzzing off, so a replay always gives the same due dates). An
-answer therefore stays one write on the hot path, the materializers of both backends do not
-change, and a card can never disagree with the answers it comes from (a second process, a
-crash between two writes, an answer committed late). The cost is a replay of the person's
-answers when their cards are read (/review, /stats, a reminder): microseconds per answer.
+Cards are derived from the answers: a person's cards are their answers replayed through one
+FSRS scheduler (bot/core/deck.py), oldest first (fuzzing off, so a replay always gives the same
+due dates). An answer therefore stays one write on the hot path, and a card can never disagree
+with the answers it comes from (a second process, a crash between two writes, an answer
+committed late). /review, /stats and a reminder replay the person's answers when they read
+their cards (microseconds per answer): they must see the answer just given, which the
+materializer may not have applied yet. The dashboard and the Mini App's /progress read the
+same cards from the table the materializers keep with the same rules (bot/storage/cards.py:
+`cards`, and per chat and due day `card_days`), lagging the answers as the boards do.
 
 Each answer rates its card:
 - wrong → Again;
@@ -22,15 +25,12 @@ when cards are due, claimed once per person and local date in the database.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from datetime import UTC, date, datetime, timedelta
+from dataclasses import dataclass, replace
+from datetime import date, timedelta
 from typing import Protocol
 
-from fsrs import Card, Rating
-from fsrs import Scheduler as Fsrs
-
 from bot.core.clock import Clock
+from bot.core.deck import Deck
 from bot.core.locales import Locales
 from bot.core.models import AnswerResult, Chat, Person, ShownQuestion
 from bot.core.ports import (
@@ -38,7 +38,6 @@ from bot.core.ports import (
     PeopleStore,
     PostRecord,
     PostStore,
-    ReviewAnswer,
     ReviewStore,
 )
 from bot.core.questions import Questions
@@ -49,54 +48,7 @@ class ReviewStorage(ReviewStore, PostStore, PeopleStore, DeliveryStore, Protocol
     """What Review reads and writes."""
 
 
-FAST = timedelta(seconds=10)  # right within this on one's own question: Easy
-SLOW = timedelta(seconds=60)  # right after more than this: Hard
 KIND = "review"
-
-FSRS = Fsrs(enable_fuzzing=False)  # deterministic: a replay gives the same due dates
-
-
-def rating(answer: ReviewAnswer) -> Rating:
-    if not answer.correct:
-        return Rating.Again
-    if not answer.personal:
-        return Rating.Good
-    elapsed = timedelta(milliseconds=answer.elapsed_ms)
-    if elapsed <= FAST:
-        return Rating.Easy
-    if elapsed > SLOW:
-        return Rating.Hard
-    return Rating.Good
-
-
-@dataclass
-class Deck:
-    """A person's cards, replayed from their answers."""
-
-    cards: dict[tuple[str, str], Card] = field(default_factory=dict)
-    reviews: int = 0  # answers to a card already seen before
-    right: int = 0  # of those, answered right
-
-    def apply(self, answer: ReviewAnswer) -> None:
-        key = (answer.quiz_id, answer.question_id)
-        when = answer.answered_at.astimezone(UTC)
-        card = self.cards.get(key)
-        if card is None:
-            card = Card(card_id=len(self.cards) + 1, due=when)  # an id: Card() would sleep
-        else:
-            self.reviews += 1
-            self.right += answer.correct
-        self.cards[key], _ = FSRS.review_card(card, rating(answer), when)
-
-    def due(self, now: datetime) -> list[tuple[str, str]]:
-        """Cards due at `now`, the longest overdue first."""
-        due = [(card.due, key) for key, card in self.cards.items() if card.due <= now]
-        return [key for _, key in sorted(due)]
-
-    def next_due(self, now: datetime, keep: Callable[[tuple[str, str]], bool]) -> datetime | None:
-        """When the first card not due at `now` (of those `keep` accepts) becomes due."""
-        return min((card.due for key, card in self.cards.items()
-                    if card.due > now and keep(key)), default=None)
 
 
 @dataclass(frozen=True, slots=True)

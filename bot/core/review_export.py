@@ -16,9 +16,9 @@ from typing import Protocol
 
 from bot.content import Catalog, Question
 from bot.core.clock import Clock
+from bot.core.deck import Deck
 from bot.core.models import Person
 from bot.core.ports import ReviewAnswer
-from bot.core.review import Deck
 from bot.i18n import Translator
 
 FILE_NAME = "quizbot-review.apkg"

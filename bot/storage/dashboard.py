@@ -18,7 +18,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 
-from bot.core.ports import AnswerCursor, AnswerRow, DayCount, PeopleCursor, PersonTotals
+from bot.core.ports import (
+    AnswerCursor,
+    AnswerRow,
+    DayCount,
+    PeopleCursor,
+    PersonTotals,
+    ProblemReportRecord,
+)
+from bot.storage.problem_reports import COLUMNS as REPORT_COLUMNS
+from bot.storage.problem_reports import record_of
 from bot.storage.sql import Sql
 
 ANSWER_COLUMNS = (
@@ -177,3 +186,21 @@ async def chat_answers(
                   db.at(r[8]), int(r[9]), None if r[10] is None else int(r[10]))
         for r in rows
     ]
+
+
+# problem reports ----------------------------------------------------------------------------
+async def open_reports(
+    db: Sql, chat_key: str, after: int | None, limit: int
+) -> list[ProblemReportRecord]:
+    """A page of the chat's open reports by id (the partial index problem_reports_chat_open)."""
+    rows = await db.rows(
+        f"SELECT {REPORT_COLUMNS} FROM problem_reports WHERE chat_key = $1"
+        " AND resolved_at IS NULL AND id > $2 ORDER BY id LIMIT $3",
+        chat_key, -1 if after is None else after, limit)
+    return [record_of(db, r) for r in rows]
+
+
+async def open_report_count(db: Sql, chat_key: str) -> int:
+    return int(await db.value(
+        "SELECT count(*) FROM problem_reports WHERE chat_key = $1 AND resolved_at IS NULL",
+        chat_key))

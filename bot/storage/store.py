@@ -20,6 +20,7 @@ from bot.core.ports import (
     AnswerRecord,
     AnswerRow,
     AuthoredPackRecord,
+    CardRecord,
     ChatSettingsRecord,
     DayCount,
     DraftRecord,
@@ -41,6 +42,7 @@ from bot.core.ports import (
 )
 from bot.core.schedule import Schedule
 from bot.storage import (
+    cards,
     dashboard,
     day_runs,
     deliveries,
@@ -583,3 +585,36 @@ class Store(PostCreation, CachedStorage, LiveSql):
     async def item_figures(self, chat_key: str, quiz_id: str | None = None) -> ItemFigures:
         result: ItemFigures = await self._read(item_figures.item_figures, chat_key, quiz_id)
         return result
+
+    async def open_reports(
+        self, chat_key: str, after: int | None, limit: int
+    ) -> list[ProblemReportRecord]:
+        result: list[ProblemReportRecord] = await self._read(
+            dashboard.open_reports, chat_key, after, limit)
+        return result
+
+    async def open_report_count(self, chat_key: str) -> int:
+        return int(await self._read(dashboard.open_report_count, chat_key))
+
+    async def person_cards(self, person_key: str) -> list[CardRecord]:
+        result: list[CardRecord] = await self._read(cards.person_cards, person_key)
+        return result
+
+    async def recent_answers(self, person_key: str, limit: int) -> list[ReviewAnswer]:
+        result: list[ReviewAnswer] = await self._read(review.recent_answers, person_key, limit)
+        return result
+
+    async def chat_cards(self, chat_key: str, today: date) -> tuple[int, int]:
+        result: tuple[int, int] = await self._read(cards.chat_cards, chat_key, today)
+        return result
+
+    async def _count_cards(self) -> None:
+        """At the end of open(): replay the people a migration left pending into the card
+        table (cards.py), a few hundred per transaction; nothing once done. A failure
+        closes the storage again."""
+        try:
+            while await self._write(cards.count_pending):
+                pass
+        except BaseException:
+            await self.close()
+            raise

@@ -261,11 +261,14 @@ class Pages:
 
     @guarded
     async def reports(self, request: web.Request, reader: Reader) -> web.StreamResponse:
-        reports = await self.service.chat_reports(Chat(reader.chat_key), allowed=True)
-        titles = self.service.report_titles(reports, reader.locale)
+        after = request.query.get("after")
+        if after is not None and not (after.isdigit() and len(after) <= 18):
+            raise web.HTTPBadRequest(text="bad cursor")
+        found = await self.reads.reports(reader.chat_key, None if after is None else int(after))
+        titles = self.service.report_titles(found.reports, reader.locale)
         return html("reports.html", reader.context(
-            self.csrf(reader), page="reports", reports=reports, titles=titles,
-            done=request.query.get("done"), error=None))
+            self.csrf(reader), page="reports", reports=found.reports, titles=titles,
+            next=found.next, done=request.query.get("done"), error=None))
 
     @guarded
     async def resolve(self, request: web.Request, reader: Reader) -> web.StreamResponse:
@@ -275,10 +278,10 @@ class Pages:
             done = await self.service.resolve_chat_report(
                 Chat(reader.chat_key), request.match_info["report"], note, allowed=True)
         except UserError as error:
-            reports = await self.service.chat_reports(Chat(reader.chat_key), allowed=True)
+            found = await self.reads.reports(reader.chat_key, None)
             return html("reports.html", reader.context(
-                self.csrf(reader), page="reports", reports=reports,
-                titles=self.service.report_titles(reports, reader.locale), done=None,
+                self.csrf(reader), page="reports", reports=found.reports, next=found.next,
+                titles=self.service.report_titles(found.reports, reader.locale), done=None,
                 error=error_text(error, reader.t, ())), status=400)
         raise web.HTTPSeeOther(f"{reader.base}reports?done={done}")
 

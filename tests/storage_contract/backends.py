@@ -6,23 +6,27 @@ The in-memory store has no tables: a test that reads them is skipped there, with
 from __future__ import annotations
 
 import sqlite3
+from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any, NoReturn
 
 import asyncpg
 import pytest
 
-from bot.core.ports import ItemFigures
+from bot.core.ports import ItemFigures, ReviewAnswer
 from bot.storage import SqliteStorage
+from bot.storage.cards import COLUMNS as CARD_COLUMNS
+from bot.storage.cards import Kept, step
 from bot.storage.day_runs import Run, continued
 from bot.storage.item_figures import figures_of
 from bot.storage.memory import MemoryDatabase, MemoryStorage
 from bot.storage.postgres.materializer import Materializer as PgMaterializer
 from bot.storage.postgres.storage import PostgresStorage
 from bot.storage.sqlite.materializer import Materializer as SqliteMaterializer
+from bot.storage.sqlite.sql import to_ms
 from tests.storage_contract.pg import fresh_database
 
 Store = SqliteStorage | PostgresStorage | MemoryStorage
@@ -55,6 +59,7 @@ class Backend:
             await self.check_figures()
             await self.check_item_figures()
             await self.check_day_runs()
+            await self.check_cards()
 
     async def check_rank_counts(self) -> None:
         """rank_counts holds, for every board, how many people have each number of correct
@@ -141,6 +146,40 @@ class Backend:
                 for r in await self.fetch(
                     "SELECT chat_key, person_key, last_day, run, best FROM day_runs")}
         assert kept == runs
+
+    async def check_cards(self) -> None:
+        """cards holds each person's card per question as their answers replayed in
+        (answered_at, id) order give it (bot/core/deck.py, /review's rules), in the chat of
+        its last answer; card_days counts them per chat and UTC due day; nobody is left
+        pending."""
+        if not self.has_aggregates:
+            return
+        expected: dict[tuple[str, str, str], Kept] = {}
+        for person, quiz, question, chat, correct, at, elapsed, personal in await self.fetch(
+            "SELECT a.person_key, a.quiz_id, a.question_id, a.chat_key, a.correct,"
+            " a.answered_at, a.elapsed_ms, p.owner_key IS NOT NULL FROM answers AS a"
+            " JOIN posts AS p ON p.id = a.post_id ORDER BY a.answered_at, a.id"
+        ):
+            when = at if isinstance(at, datetime) else datetime.fromtimestamp(at / 1000, UTC)
+            key = (person, quiz, question)
+            expected[key] = step(expected.get(key), chat, ReviewAnswer(
+                quiz, question, bool(correct), when, int(elapsed), bool(personal)))
+
+        def ms(at: Any) -> int:
+            return int(at) if isinstance(at, int) else to_ms(at)
+
+        kept = {(r[0], r[1], r[2]): (r[3], ms(r[4]), r[5], r[6], int(r[7]), r[8], ms(r[9]),
+                                     int(r[10]), int(r[11]))
+                for r in await self.fetch(f"SELECT {CARD_COLUMNS} FROM cards")}
+        assert kept == {key: (k.chat_key, to_ms(k.card.due), k.card.stability,
+                              k.card.difficulty, int(k.card.state), k.card.step,
+                              to_ms(k.card.last_review or k.card.due), k.reps, k.lapses)
+                        for key, k in expected.items()}
+        days = Counter((k.chat_key, k.day.isoformat()) for k in expected.values())
+        assert {(r[0], r[1] if isinstance(r[1], str) else r[1].isoformat()): int(r[2])
+                for r in await self.fetch("SELECT chat_key, day, cards FROM card_days")
+                } == dict(days)
+        assert await self.count("cards_pending") == 0
 
     def store(self, **options: Any) -> Store:
         """A storage on this database, not opened (another process, if one is open)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from datetime import UTC, date, datetime, timedelta
 
-from bot.core.ports import AnswerRecord, DayCount, ItemFigures, NewPost
+from bot.core.ports import AnswerRecord, DayCount, ItemFigures, NewPost, NewProblemReport
 from bot.storage.item_figures import figures_of
 from tests.storage_contract.backends import Backend, Store
 
@@ -229,3 +229,24 @@ async def test_daily_streaks_are_counted_per_chat_through_a_move_and_a_deletion(
     # tg:3 ran days 4-6; tg:5's day 5 still counts (day 6's question may be open)
     assert await store.chat_streaks("tg:-3") == (2, 3, 3)
     await backend.check_aggregates()
+
+
+async def test_open_reports_are_paged_by_id_in_their_chat(store: Store) -> None:
+    made = []
+    for n in range(7):
+        outcome, report = await store.add_problem_report(NewProblemReport(
+            "sample", f"s-{n}", f"tg:{n}", f"P{n}", "tg:-1" if n != 3 else "tg:-2", f"typo {n}",
+            DAY0 + timedelta(minutes=n)), since=DAY0 - timedelta(days=1), daily_cap=5,
+            max_chars=500)
+        assert outcome == "inserted" and report is not None
+        made.append(report)
+    assert await store.resolve_problem_report(made[5].id, DAY0 + timedelta(hours=1)) == \
+        "resolved"
+    paged, after = [], None
+    while page := await store.open_reports("tg:-1", after, 2):
+        paged += page
+        after = page[-1].id
+    assert paged == await store.problem_reports(chat_key="tg:-1")
+    assert [r.question_id for r in paged] == ["s-0", "s-1", "s-2", "s-4", "s-6"]
+    assert await store.open_report_count("tg:-1") == 5
+    assert await store.open_report_count("tg:-9") == 0

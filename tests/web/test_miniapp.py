@@ -14,6 +14,7 @@ from urllib.parse import urlencode
 import pytest
 
 from bot.core.dashboard import Denied
+from bot.core.deck import Deck
 from bot.web.auth import PERSON, SESSION
 from bot.web.miniapp import MAX_AGE, launch_of
 from tests.web.conftest import BOT_TOKEN, CHAT_A, Site
@@ -75,6 +76,17 @@ async def test_a_launch_opens_the_persons_own_progress_page(site: Site) -> None:
     totals = await site.storage.person_totals("tg:2")
     answered = sum(n for n, _right in totals.values())
     assert re.search(rf'<b id="answers">{answered}</b>', text), text
+    deck = Deck()  # the cards read from the table are /review's replay
+    replayed = await site.storage.review_answers("tg:2")
+    for answer in replayed:
+        deck.apply(answer)
+    due = deck.due(site.clock.now())
+    assert re.search(rf'<b id="cards">{len(deck.cards)}</b>', text), text
+    assert re.search(rf'<b id="due">{len(due)}</b>', text), text
+    assert len(re.findall("<li>", text[text.index('id="due-list"'):].split("</ul>")[0])) \
+        == len(due) > 0
+    recent = text[text.index('id="recent-table"'):]
+    assert recent.count("<tr><td>") == len(replayed)  # fewer than a page: all, newest first
 
 
 async def test_a_refused_launch_sets_no_session(site: Site) -> None:

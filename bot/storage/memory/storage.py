@@ -21,6 +21,7 @@ from bot.core.ports import (
     AnswerRecord,
     AnswerRow,
     AuthoredPackRecord,
+    CardRecord,
     ChatSettingsRecord,
     DayCount,
     DraftRecord,
@@ -43,6 +44,7 @@ from bot.core.ports import (
 )
 from bot.core.schedule import Schedule
 from bot.storage.aggregation import aggregate, streaks
+from bot.storage.cards import Kept, Key, replayed
 from bot.storage.day_runs import Run, continued
 from bot.storage.item_figures import figures_of
 from bot.storage.memory import privacy
@@ -861,6 +863,37 @@ class MemoryStorage(PostCreation, MemoryLive):
     async def item_figures(self, chat_key: str, quiz_id: str | None = None) -> ItemFigures:
         return figures_of((r.quiz_id, r.question_id, r.person_key, r.option, r.correct)
                           for r in await self.item_responses(quiz_id, chat_key))
+
+    async def open_reports(
+        self, chat_key: str, after: int | None, limit: int
+    ) -> list[ProblemReportRecord]:
+        return [r for r in await self.problem_reports(chat_key=chat_key)
+                if after is None or r.id > after][:limit]
+
+    async def open_report_count(self, chat_key: str) -> int:
+        return len(await self.problem_reports(chat_key=chat_key))
+
+    def _cards(self, person_key: str | None = None) -> dict[Key, Kept]:
+        """The cards of the answers (of one person), replayed as review.py does."""
+        rows = sorted((a for a in self._db.answers.values()
+                       if person_key is None or a.person_key == person_key),
+                      key=lambda a: (a.answered_at, a.id))
+        posts = self._db.posts
+        return replayed(((a.person_key, a.quiz_id, a.question_id), a.chat_key, ReviewAnswer(
+            a.quiz_id, a.question_id, a.correct, a.answered_at, a.elapsed_ms,
+            posts[a.post_id].owner_key is not None)) for a in rows)
+
+    async def person_cards(self, person_key: str) -> list[CardRecord]:
+        return sorted((CardRecord(k[1], k[2], v.chat_key, v.card.due, v.card.stability)
+                       for k, v in self._cards(person_key).items()),
+                      key=lambda c: (c.due, c.quiz_id, c.question_id))
+
+    async def recent_answers(self, person_key: str, limit: int) -> list[ReviewAnswer]:
+        return list(reversed(await self.review_answers(person_key)))[:limit]
+
+    async def chat_cards(self, chat_key: str, today: date) -> tuple[int, int]:
+        days = [v.day for v in self._cards().values() if v.chat_key == chat_key]
+        return len(days), sum(day <= today for day in days)
 
     async def chat_totals(self, chat_key: str) -> tuple[int, int, int]:
         people = self._totals(chat_key)

@@ -13,6 +13,7 @@ connection, applies committed answers to the aggregate tables in batches:
       chat_figures, chat_day_figures += people, answers, right answers per chat (and day)
       item_firsts, item_options, item_groups += first answers (item_figures.py)
       day_runs += right daily answers (day_runs.py)
+      cards, card_days moved by every answer (cards.py)
       streaks continued through chunk, in order
       materialized.position = (tx, id) of the last row   -- in the same transaction
     COMMIT
@@ -51,7 +52,7 @@ from collections.abc import Awaitable, Callable
 from datetime import date, timedelta
 from typing import Any
 
-from bot.storage import day_runs, item_figures
+from bot.storage import cards, day_runs, item_figures
 from bot.storage.aggregation import streaks
 from bot.storage.postgres import rank_counts
 from bot.storage.postgres.sql import PgSql
@@ -251,7 +252,7 @@ async def apply(db: Db, limit: int = CHUNK, roll_first: bool = False) -> tuple[i
     # week_scores as week_scores holds it (without this chunk's rows of that day)
     until = await roll_week(db, max(row[4] for row in rows))
     await db.execute(APPLY, *start, *end, week_start(until))
-    for kept in (item_figures, day_runs):
+    for kept in (item_figures, day_runs, cards):
         await kept.apply_chunk(
             PgSql(db),
             "(tx, id) > ($1::xid8, $2::bigint) AND (tx, id) <= ($3::xid8, $4::bigint)",

@@ -642,6 +642,41 @@ MIGRATIONS: list[str] = [
             GROUP BY chat_key, person_key, island) AS runs
         WHERE newest = 1;
     """,
+    # review cards (bot/storage/cards.py): each person's FSRS card per question, with the chat
+    # that last moved it, and per chat and UTC due day how many cards fall due; kept by the
+    # materializer. FSRS is not SQL: every person with answers is left pending here, and
+    # opening the storage replays them (cards.count_pending). And the dashboard's Reports
+    # page: a chat's open reports by id, a page at a time
+    """
+    SELECT 1 FROM materialized WHERE name = 'scores' FOR UPDATE;
+    CREATE TABLE cards (
+        person_key text COLLATE "C" NOT NULL,
+        quiz_id text COLLATE "C" NOT NULL,
+        question_id text COLLATE "C" NOT NULL,
+        chat_key text COLLATE "C" NOT NULL,
+        due timestamptz NOT NULL,
+        stability double precision,
+        difficulty double precision,
+        state integer NOT NULL,
+        step integer,
+        last_review timestamptz NOT NULL,
+        reps integer NOT NULL,
+        lapses integer NOT NULL,
+        PRIMARY KEY (person_key, quiz_id, question_id)
+    );
+    CREATE INDEX cards_person_due ON cards(person_key, due, quiz_id, question_id);
+    CREATE INDEX cards_chat ON cards(chat_key);
+    CREATE TABLE card_days (
+        chat_key text COLLATE "C" NOT NULL,
+        day date NOT NULL,
+        cards integer NOT NULL,
+        PRIMARY KEY (chat_key, day)
+    );
+    CREATE TABLE cards_pending (person_key text COLLATE "C" PRIMARY KEY);
+    INSERT INTO cards_pending(person_key) SELECT DISTINCT person_key FROM answers;
+    CREATE INDEX problem_reports_chat_open ON problem_reports(chat_key, id)
+        WHERE resolved_at IS NULL;
+    """,
 ]
 
 

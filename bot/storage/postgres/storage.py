@@ -148,6 +148,7 @@ class PostgresStorage(Store):
                 raise unusable(self.where, exc) from None
             raise
         self._writer, self._pool = writer, pool
+        await self._count_cards()
 
     async def close(self) -> None:
         """Run every queued write, apply what is left to the boards, close everything."""

@@ -13,6 +13,7 @@ order, whichever process committed them):
       chat_figures, chat_day_figures += people, answers and right answers per chat (day)
       item_firsts, item_options, item_groups += first answers (item_figures.py)
       day_runs += right daily answers (day_runs.py)
+      cards, card_days moved by every answer (cards.py)
       materialized.position = last id of rows                -- in the same transaction
     COMMIT
 
@@ -57,7 +58,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from bot import metrics
-from bot.storage import day_runs, item_figures
+from bot.storage import cards, day_runs, item_figures
 from bot.storage.aggregation import Batch, Sums, aggregate, streaks
 from bot.storage.sqlite.sql import SqliteSql, drive
 
@@ -289,7 +290,7 @@ def apply(db: Db, limit: int = CHUNK) -> tuple[int, int]:
     add_figures(db, "all", chat_figures)
     _streaks(db, batch.runs)
     end = int(rows[-1][0])
-    for kept in (item_figures, day_runs):
+    for kept in (item_figures, day_runs, cards):
         drive(kept.apply_chunk(SqliteSql(db), "id > $1 AND id <= $2", "id", start, end))
     db.execute("UPDATE materialized SET position=? WHERE name='scores'", (end,))
     return len(rows), end

@@ -649,6 +649,40 @@ MIGRATIONS: list[str] = [
             GROUP BY chat_key, person_key, island) AS runs
         WHERE newest = 1;
     """,
+    # review cards (bot/storage/cards.py): each person's FSRS card per question, with the chat
+    # that last moved it, and per chat and UTC due day how many cards fall due; kept by the
+    # materializer. FSRS is not SQL: every person with answers is left pending here, and
+    # opening the storage replays them (cards.count_pending). And the dashboard's Reports
+    # page: a chat's open reports by id, a page at a time
+    """
+    CREATE TABLE cards (
+        person_key TEXT NOT NULL,
+        quiz_id TEXT NOT NULL,
+        question_id TEXT NOT NULL,
+        chat_key TEXT NOT NULL,
+        due INTEGER NOT NULL,
+        stability REAL,
+        difficulty REAL,
+        state INTEGER NOT NULL,
+        step INTEGER,
+        last_review INTEGER NOT NULL,
+        reps INTEGER NOT NULL,
+        lapses INTEGER NOT NULL,
+        PRIMARY KEY (person_key, quiz_id, question_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX cards_person_due ON cards(person_key, due, quiz_id, question_id);
+    CREATE INDEX cards_chat ON cards(chat_key);
+    CREATE TABLE card_days (
+        chat_key TEXT NOT NULL,
+        day TEXT NOT NULL,
+        cards INTEGER NOT NULL,
+        PRIMARY KEY (chat_key, day)
+    ) WITHOUT ROWID;
+    CREATE TABLE cards_pending (person_key TEXT PRIMARY KEY) WITHOUT ROWID;
+    INSERT INTO cards_pending(person_key) SELECT DISTINCT person_key FROM answers;
+    CREATE INDEX problem_reports_chat_open ON problem_reports(chat_key, id)
+        WHERE resolved_at IS NULL;
+    """,
 ]
 
 

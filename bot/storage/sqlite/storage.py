@@ -88,6 +88,7 @@ class SqliteStorage(Store):
         self._writer, self._reader = writer, reader
         # one object for every answer's write: the writer runs a run of them as one batch
         self._answers = ops.AnswerWrites(self.materializer.noted)
+        await self._count_cards()
 
     async def close(self) -> None:
         """Run every queued write, then stop both threads."""

@@ -1,0 +1,73 @@
+"""The FSRS rules of spaced review, pure: how an answer rates its card and moves it. One
+FSRS (fuzzing off, so a replay always gives the same due dates), used by review.py's replay and
+by the materializers' card table (bot/storage/cards.py), so the two cannot differ."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from fsrs import Card, Rating, State
+from fsrs import Scheduler as Fsrs
+
+from bot.core.ports import ReviewAnswer
+
+FAST = timedelta(seconds=10)  # right within this on one's own question: Easy
+SLOW = timedelta(seconds=60)  # right after more than this: Hard
+
+FSRS = Fsrs(enable_fuzzing=False)  # deterministic: a replay gives the same due dates
+
+
+def rating(answer: ReviewAnswer) -> Rating:
+    if not answer.correct:
+        return Rating.Again
+    if not answer.personal:
+        return Rating.Good
+    elapsed = timedelta(milliseconds=answer.elapsed_ms)
+    if elapsed <= FAST:
+        return Rating.Easy
+    if elapsed > SLOW:
+        return Rating.Hard
+    return Rating.Good
+
+
+def moved(card: Card | None, answer: ReviewAnswer, card_id: int = 1) -> Card:
+    """The card after `answer` (None: its first answer creates it)."""
+    when = answer.answered_at.astimezone(UTC)
+    if card is None:
+        card = Card(card_id=card_id, due=when)  # an id: Card() would sleep
+    after, _ = FSRS.review_card(card, rating(answer), when)
+    return after
+
+
+def lapsed(card: Card | None, answer: ReviewAnswer) -> bool:
+    """A wrong answer to a card in review (a lapse, as Anki counts them)."""
+    return card is not None and card.state == State.Review and not answer.correct
+
+
+@dataclass
+class Deck:
+    """A person's cards, replayed from their answers."""
+
+    cards: dict[tuple[str, str], Card] = field(default_factory=dict)
+    reviews: int = 0  # answers to a card already seen before
+    right: int = 0  # of those, answered right
+
+    def apply(self, answer: ReviewAnswer) -> None:
+        key = (answer.quiz_id, answer.question_id)
+        card = self.cards.get(key)
+        if card is not None:
+            self.reviews += 1
+            self.right += answer.correct
+        self.cards[key] = moved(card, answer, len(self.cards) + 1)
+
+    def due(self, now: datetime) -> list[tuple[str, str]]:
+        """Cards due at `now`, the longest overdue first."""
+        due = [(card.due, key) for key, card in self.cards.items() if card.due <= now]
+        return [key for _, key in sorted(due)]
+
+    def next_due(self, now: datetime, keep: Callable[[tuple[str, str]], bool]) -> datetime | None:
+        """When the first card not due at `now` (of those `keep` accepts) becomes due."""
+        return min((card.due for key, card in self.cards.items()
+                    if card.due > now and keep(key)), default=None)
