@@ -19,6 +19,7 @@ from bot.core.ports import AnswerRecord, NewPost, ScoreRow
 from bot.storage import SqliteStorage
 from bot.storage.sqlite import boards
 from bot.storage.sqlite.materializer import Materializer
+from tests.storage_contract.backends import rank_groups, rank_rows
 
 DAY0 = datetime(2026, 3, 1, 12, tzinfo=UTC)
 
@@ -77,18 +78,12 @@ async def check_every_board(
 
 def assert_rank_counts(path: Path) -> None:
     """rank_counts holds, for every board, how many people have each number of correct
-    answers (rows emptied to 0 may stay)."""
+    answers and time bucket (rows emptied to 0 may stay)."""
     with sqlite3.connect(path) as db:
         kept = sorted(db.execute(
-            "SELECT board, chat_key, day, correct, people FROM rank_counts WHERE people != 0"
-        ))
-        counted = sorted(db.execute(
-            "SELECT 'all', chat_key, '', correct, COUNT(*) FROM totals GROUP BY chat_key, correct"
-            " UNION ALL SELECT 'week', chat_key, '', correct, COUNT(*) FROM week_scores"
-            " GROUP BY chat_key, correct UNION ALL SELECT 'day', chat_key, day, correct,"
-            " COUNT(*) FROM scores GROUP BY chat_key, day, correct"
-        ))
-    assert kept == counted
+            "SELECT board, chat_key, day, correct, bucket, people FROM rank_counts"
+            " WHERE people != 0"))
+        assert kept == rank_groups(db.execute(rank_rows()).fetchall())
 
 
 async def test_every_board_equals_a_recount_as_days_go_by(tmp_path: Path) -> None:
