@@ -130,11 +130,12 @@ def _figures(table: str, columns: str, upserted: str, sums: str, key: str) -> st
     )
 
 
-# One statement applies a chunk (tx, id) in ($1, $2] .. ($3, $4] to every aggregate, summed on the
-# server, moves each changed row between its board's groups in rank_counts (the people with the same
-# number of correct answers and time bucket) and adds to the dashboard's figures. $5 is the week
-# window's first day. The chunk's answers have all committed (their transactions are older than
-# every running one), so the range holds the same rows for every statement of the transaction.
+# One statement applies a chunk (tx, id) in ($1, $2] .. ($3, $4] to every aggregate, summed on
+# the server, moves each changed row between its board's groups in rank_counts (the people with
+# the same number of correct answers and time bucket) and adds to the dashboard's figures. $5
+# is the week window's first day. The chunk's answers have all committed (their transactions
+# are older than every running one), so the range holds the same rows for every statement of
+# the transaction.
 APPLY = f"""
 WITH chunk AS (
     SELECT chat_key, person_key, correct::int AS correct, elapsed_ms,

@@ -1,10 +1,10 @@
 """rank_counts: how many people each board has per number of correct answers and time bucket
 (bot/storage/rank_buckets.py), so "my rank" sums this for those above me and counts in the rank
-index only those of my own bucket (boards.py). Kept in the same transaction by whoever writes the
-aggregate tables, all of them holding the materializer's position lock: the materializer (from what
-its upserts return), the week window's roll, a chat's move and a person's deletion. No triggers: a
-statement trigger cost every application about as much again as its upserts. The dashboard's figures
-(bot/storage/dashboard.py) are kept the same way, by the same writers.
+index only those of my own bucket (boards.py). Kept in the same transaction by whoever writes
+the aggregate tables, all of them holding the materializer's position lock: the materializer
+(from what its upserts return), the week window's roll, a chat's move and a person's deletion.
+No triggers: a statement trigger cost every application about as much again as its upserts. The
+dashboard's figures (bot/storage/dashboard.py) are kept the same way, by the same writers.
 
 A board is 'all' (totals), 'week' (week_scores) or 'day' (scores, one per day); the first two
 store the day as -infinity (date.min here). A group whose last person left stays, at 0.

@@ -23,8 +23,8 @@ the same rows: each reads the position inside its write transaction.
 rank_counts (people per board, number of correct answers and time bucket, for "my rank":
 bot/storage/rank_buckets.py) is kept here, in Python, from what each upsert returns: no trigger
 fires per aggregate row (a migration dropped the nine of migration 8 that did, and counted once
-more). So are the dashboard's figures (chat_figures, chat_day_figures: a chat's people, answers and
-right answers, all time and per day), from the same upserts of totals and scores.
+more). So are the dashboard's figures (chat_figures, chat_day_figures: a chat's people, answers
+and right answers, all time and per day), from the same upserts of totals and scores.
 
 These commits run with synchronous=NORMAL: everything they write can be derived again from the
 answers, and a power loss can only drop a whole application (WAL), which the next one redoes.
@@ -174,11 +174,10 @@ def _add_up(
     db: Db, sql: str, board: str, rows: dict[Any, Sums], delta: RankDelta,
     figures: FigureDelta | None = None,
 ) -> None:
-    """Upsert `rows` (key tuple -> sums) and count what moved between groups: a new row
-    reaches its (correct, time bucket), a changed one leaves the old one (its time grew even
-    if its correct answers did not). With
-    `figures`, add each row's answers to its chat's (and day's) figures, and a new row's
-    person."""
+    """Upsert `rows` (key tuple -> sums) and count what moved between groups: a new row reaches
+    its (correct, time bucket), a changed one leaves the old one (its time grew even if its
+    correct answers did not). With `figures`, add each row's answers to its chat's (and day's)
+    figures, and a new row's person."""
     if not rows:
         return
     day_board = board == "day"
