@@ -66,7 +66,9 @@ def ranked_sql(table: str, where: str, params: int) -> str:
               "  AND correct")
     level = f"(SELECT count(*) FROM {table} WHERE {where} AND correct = m.correct AND time_ms"
     # my own bucket counted in the rank index from its start up to me, or, in its slower
-    # half, its people less those from me to its end (rank_buckets.py)
+    # half, its people less those from me to its end (rank_buckets.py; numeric: bucket 0
+    # starts at the least bigint). My row and its bucket's bounds are MATERIALIZED: inlined,
+    # each use of them would be a copy of the bucket's expression to plan
     faster = (f"{groups} = m.correct AND bucket < m.bucket)"
               f" + {level} >= m.low AND time_ms < m.time_ms)"
               f" + {level} = m.time_ms AND person_key < m.person_key)")
@@ -76,19 +78,19 @@ def ranked_sql(table: str, where: str, params: int) -> str:
     return (
         f"WITH top AS (SELECT person_key, correct, answered, time_ms FROM {table}"
         f"  WHERE {where} ORDER BY {RANK} LIMIT {n}),"
-        f" mine AS (SELECT person_key, correct, answered, time_ms,"
+        f" mine AS MATERIALIZED (SELECT person_key, correct, answered, time_ms,"
         f"  {rank_buckets.sql('time_ms', postgres=True)} AS bucket FROM {table}"
         f"  WHERE {where} AND person_key = {me}::text"
         f"  AND NOT EXISTS (SELECT 1 FROM top WHERE top.person_key = {me}::text)),"
-        f" placed AS (SELECT *, {rank_buckets.low_sql('bucket')} AS low,"
+        f" placed AS MATERIALIZED (SELECT *, {rank_buckets.low_sql('bucket')} AS low,"
         f"  {rank_buckets.low_sql('bucket + 1')} AS high FROM mine)"
         " SELECT t.person_key, COALESCE(p.name, ''), t.correct, t.answered, t.time_ms,"
         " NULL::bigint FROM top AS t LEFT JOIN persons AS p ON p.key = t.person_key"
         " UNION ALL"
         " SELECT m.person_key, COALESCE(p.name, ''), m.correct, m.answered, m.time_ms,"
         f" {groups} > m.correct)"
-        f" + CASE WHEN m.bucket < {rank_buckets.LINEAR} THEN {faster}"
-        f" WHEN m.time_ms - m.low <= m.high - m.time_ms THEN {faster} ELSE {slower} END"
+        f" + CASE WHEN m.time_ms::numeric * 2 <= m.low::numeric + m.high THEN {faster}"
+        f" ELSE {slower} END"
         " FROM placed AS m LEFT JOIN persons AS p ON p.key = m.person_key"
     )
 

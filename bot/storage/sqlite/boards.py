@@ -110,7 +110,7 @@ def _above(
     group = "SELECT COALESCE(SUM(people), 0) FROM rank_counts WHERE board=? AND chat_key=?" \
         " AND day=? AND correct"
     mine = f"SELECT COUNT(*) FROM {ranked} WHERE {where} AND correct = ? AND time_ms"
-    if bucket < rank_buckets.LINEAR or time_ms - low <= high - time_ms:
+    if 2 * time_ms <= low + high:
         return int(db.execute(
             f"SELECT ({group} > ?) + ({group} = ? AND bucket < ?)"
             f" + ({mine} >= ? AND time_ms < ?) + ({mine} = ? AND person_key < ?)",
