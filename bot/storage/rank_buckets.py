@@ -2,15 +2,15 @@
 
 People level on correct answers are ranked by their total time (time_ms). rank_counts keeps,
 per board, the people of each (correct, bucket), where a bucket is a range of times growing
-with the time: 16 buckets per doubling (each about 4.4 % wide), every millisecond its own
+with the time: 16 buckets per doubling (each 3 to 6 % wide), every millisecond its own
 bucket below 32 ms. A tie group of thousands spreads over dozens of buckets, so my rank sums
 rank_counts for those in faster buckets and counts in the rank index only those in my own
 bucket (the nearer side of it: rank_counts has the bucket's people).
 
 The bucket is exact integer arithmetic, the same in Python (the materializers, from what their
 upserts return) and in SQL (recounts, migrations, PostgreSQL's set-based application): the
-highest set bit of the time, then its next four bits.
-Changing it needs a migration that counts rank_counts again.
+highest set bit of the time, then its next four bits. Changing it needs a migration that
+counts rank_counts again.
 """
 
 from __future__ import annotations
