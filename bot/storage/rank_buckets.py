@@ -41,9 +41,10 @@ def low(number: int) -> int:
 
 
 def bounds(time_ms: int) -> tuple[int, int, int]:
-    """(bucket, its least time, the least time of the next bucket) of a total time."""
+    """(bucket, its least time, the least time of the next bucket) of a total time (the
+    last bucket ends at the greatest bigint)."""
     number = bucket(time_ms)
-    return number, low(number), low(number + 1)
+    return number, low(number), min(low(number + 1), (1 << 63) - 1)
 
 
 def sql(column: str, postgres: bool = False) -> str:
