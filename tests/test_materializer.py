@@ -20,6 +20,7 @@ from bot.core.ports import AnswerRecord
 from bot.storage import SqliteStorage
 from bot.storage.sqlite.materializer import Materializer
 from bot.storage.sqlite.migrations import MIGRATIONS, split_sql
+from tests.storage_contract.backends import rank_groups, rank_rows
 
 ROOT = Path(__file__).resolve().parent.parent
 NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
@@ -157,15 +158,13 @@ def triggers(path: Path) -> list[str]:
 
 
 def rank_counts_match(path: Path) -> bool:
-    """rank_counts equals a count of every board's rows (rows emptied to 0 may stay)."""
+    """rank_counts equals a count of every board's rows per number of correct answers and
+    time bucket (rows emptied to 0 may stay)."""
     with sqlite3.connect(path) as db:
         kept = sorted(db.execute(
-            "SELECT board, chat_key, day, correct, people FROM rank_counts WHERE people != 0"))
-        counted = sorted(db.execute(
-            "SELECT 'all', chat_key, '', correct, COUNT(*) FROM totals GROUP BY chat_key, correct"
-            " UNION ALL SELECT 'week', chat_key, '', correct, COUNT(*) FROM week_scores"
-            " GROUP BY chat_key, correct UNION ALL SELECT 'day', chat_key, day, correct,"
-            " COUNT(*) FROM scores GROUP BY chat_key, day, correct"))
+            "SELECT board, chat_key, day, correct, bucket, people FROM rank_counts"
+            " WHERE people != 0"))
+        counted = rank_groups(db.execute(rank_rows()).fetchall())
     return kept == counted and bool(kept)
 
 

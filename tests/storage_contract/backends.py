@@ -17,7 +17,7 @@ import asyncpg
 import pytest
 
 from bot.core.ports import ItemFigures, ReviewAnswer
-from bot.storage import SqliteStorage
+from bot.storage import SqliteStorage, rank_buckets
 from bot.storage.cards import COLUMNS as CARD_COLUMNS
 from bot.storage.cards import Kept, step
 from bot.storage.day_runs import Run, continued
@@ -44,6 +44,23 @@ PG_ANSWERS = (
 )
 
 
+
+def rank_rows(day: str = "day") -> str:
+    """Every board row as (board, chat, day, correct, time_ms), for rank_groups."""
+    return (
+        "SELECT 'all', chat_key, '', correct, time_ms FROM totals UNION ALL"
+        " SELECT 'week', chat_key, '', correct, time_ms FROM week_scores UNION ALL"
+        f" SELECT 'day', chat_key, {day}, correct, time_ms FROM scores"
+    )
+
+
+def rank_groups(rows: Rows) -> Rows:
+    """What rank_counts should hold: (board, chat, day, correct, time bucket, people) of the
+    board rows, the bucket of each row's time in Python."""
+    counted = Counter((b, chat, day, int(correct), rank_buckets.bucket(int(time_ms)))
+                      for b, chat, day, correct, time_ms in rows)
+    return sorted((*key, people) for key, people in counted.items())
+
 class Backend:
     name: str
     database: str  # what QUIZBOT_DATABASE would say
@@ -63,22 +80,16 @@ class Backend:
 
     async def check_rank_counts(self) -> None:
         """rank_counts holds, for every board, how many people have each number of correct
-        answers (rows emptied to 0 may stay)."""
+        answers and time bucket (rows emptied to 0 may stay)."""
         if not self.has_aggregates:
             return
         day = "day" if self.name == "sqlite" else "to_char(day, 'YYYY-MM-DD')"
         none = "''" if self.name == "sqlite" else "'-infinity'"
         kept = sorted(await self.fetch(
             f"SELECT board, chat_key, CASE WHEN day = {none} THEN '' ELSE {day} END, correct,"
-            " people FROM rank_counts WHERE people != 0"
+            " bucket, people FROM rank_counts WHERE people != 0"
         ))
-        counted = sorted(await self.fetch(
-            "SELECT 'all', chat_key, '', correct, COUNT(*) FROM totals"
-            " GROUP BY chat_key, correct UNION ALL SELECT 'week', chat_key, '', correct,"
-            " COUNT(*) FROM week_scores GROUP BY chat_key, correct UNION ALL SELECT 'day',"
-            f" chat_key, {day}, correct, COUNT(*) FROM scores GROUP BY chat_key, {day}, correct"
-        ))
-        assert kept == counted
+        assert [tuple(r) for r in kept] == rank_groups(await self.fetch(rank_rows(day)))
 
     async def check_figures(self) -> None:
         """The dashboard's figures hold, for every chat (and day), the people, answers and

@@ -11,8 +11,10 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import asyncpg
+import pytest
 
 from bot.core.ports import AnswerRecord, ScoreRow
+from bot.storage import rank_buckets
 from tests.storage_contract.backends import Backend, PostgresBackend, Store
 from tests.storage_contract.pg import fresh_database
 
@@ -174,5 +176,139 @@ async def test_postgres_boards_walk_the_rank_indexes() -> None:
                     # a sort, if any, is of the N rows read (no sort below the LIMIT)
                     limit = next(n for n in nodes(plan) if n["Node Type"] == "Limit")
                     assert all(n["Node Type"] != "Sort" for n in nodes(limit)), (table, kinds)
+        finally:
+            await db.close()
+
+
+# my rank from time buckets ---------------------------------------------------------------------
+ELAPSED = (0, 1, 15, 16, 31, 32, 33, 63, 64, 1000, 1023, 1024, 1055, 1056, 1088, 19_999, 65_535,
+           65_536)  # about bucket bounds (rank_buckets.py), and anything below 70 s
+
+
+async def answer_in_clones(store: Store, rng: random.Random, chat: str, when: datetime,
+                           clones: list[list[int]]) -> None:
+    """One post answered by some of the groups of `clones`; the people of a group answer
+    alike (the same correctness and time), so they stay level in correct answers and time
+    and only their keys tell them apart."""
+    post = await store.create_post(chat, "sample", "s-one", (0, 1, 2), "en", when)
+    for group in clones:
+        if rng.random() < 0.3:
+            continue
+        right = rng.random() < 0.5
+        elapsed = rng.choice(ELAPSED) if rng.random() < 0.4 else rng.randrange(70_000)
+        for p in group:
+            await store.record_answer(AnswerRecord(post.id, f"tg:{p}", 0, right, when, elapsed,
+                                                   name=f"person {p}"))
+
+
+async def check_every_rank(store: Store, backend: Backend, today: date) -> None:
+    """Everyone's rank on every board equals their place in a brute-force sort of the
+    answers."""
+    for chat_key in (None, "tg:-1"):
+        for since in (None, today, today - timedelta(days=6)):
+            at = None if since is None else datetime.combine(since, datetime.min.time(), UTC)
+            for row in await expected_board(backend, chat_key, since):
+                _, me = await store.leaderboard(chat_key, at, 3, row[0])
+                assert me is not None and as_tuples([me]) == [row], (chat_key, since, row)
+
+
+async def test_every_rank_equals_a_brute_force_rank_with_ties_rolls_and_a_forget(
+    backend: Backend,
+) -> None:
+    """Random boards full of ties (in correct answers, in time, whole groups level in both),
+    times about the bucket bounds: every person's rank on every board equals a brute-force
+    rank as days go by (the week window rolls, and across a gap), after a person is forgotten
+    and after a chat's move; rank_counts equals a count of the board rows."""
+    rng = random.Random(21)
+    people = list(range(60))
+    rng.shuffle(people)
+    clones, i = [], 0
+    while i < len(people):  # groups of 1 to 5 people who answer alike
+        size = rng.randint(1, 5)
+        clones.append(people[i:i + size])
+        i += size
+    materializer = backend.materializer(interval=3600, idle_check=3600)
+    async with backend.opened(materializer=materializer) as store:
+        for n in [0, 1, 2, 4, 6, 8, 9, 17]:
+            day = DAY0 + timedelta(days=n)
+            for chat in ("tg:-1", "tg:-2"):
+                for _ in range(2):
+                    await answer_in_clones(store, rng, chat, day, clones)
+            await store.materialize()
+            if n in (2, 8, 9, 17):
+                await check_every_rank(store, backend, day.date())
+            await backend.check_rank_counts()
+        await store.delete_person(f"tg:{clones[0][0]}")  # forgotten: everyone below moves up
+        await store.delete_person(f"tg:{people[-1]}")
+        await store.materialize()
+        await check_every_rank(store, backend, (DAY0 + timedelta(days=17)).date())
+        await backend.check_rank_counts()
+        assert await store.migrate_chat("tg:-2", "tg:-1")
+        await check_every_rank(store, backend, (DAY0 + timedelta(days=17)).date())
+    await backend.check_aggregates()
+
+
+@pytest.mark.database
+async def test_the_sql_time_bucket_is_the_python_one(backend: Backend) -> None:
+    """rank_buckets.sql (recounts, migrations, PostgreSQL's application) gives the bucket
+    rank_buckets.bucket gives (the materializers' Python), at every bound and between."""
+    rng = random.Random(5)
+    times = sorted({*range(-3, 70), *(b + d for k in range(63) for d in (-1, 0, 1)
+                                      if 0 <= (b := 1 << k) + d < 1 << 63),
+                    *(rank_buckets.low(n) for n in range(1, 960)),
+                    *(rng.randrange(1 << rng.randrange(1, 63)) for _ in range(2000))})
+    async with backend.opened():
+        pass
+    if backend.name == "postgres":
+        rows = await backend.fetch(f"SELECT t, {rank_buckets.sql('t', postgres=True)}"
+                                   " FROM unnest($1::bigint[]) AS t", times)
+    else:
+        rows = await backend.fetch(f"SELECT value, {rank_buckets.sql('value')}"
+                                   " FROM json_each($1)", json.dumps(times))
+    assert [(int(t), int(b)) for t, b in rows] == [(t, rank_buckets.bucket(t)) for t in times]
+    buckets = [rank_buckets.bucket(t) for t in times]
+    assert buckets == sorted(buckets)  # monotonic: a faster time never has a later bucket
+    last = rank_buckets.bucket((1 << 63) - 1)  # ends at the greatest bigint
+    for t in times:
+        number, low, high = rank_buckets.bounds(t)
+        assert low <= t < high and (rank_buckets.bucket(high) == number + 1 or number == last)
+
+
+async def test_postgres_my_rank_reads_a_tenth_of_my_tie_group_at_most() -> None:
+    """Level with 20,000 people on PostgreSQL, my rank reads under a tenth of them from the
+    rank index (the rows its index scans return, from EXPLAIN ANALYZE), wherever I am in the
+    group, and is right: as on SQLite (tests/test_boards_perf.py), the faster time buckets
+    come from rank_counts."""
+    from bot.storage.postgres import boards, rank_counts
+
+    rng = random.Random(20_000)
+    level = [(f"p:{i}", 5, sum(rng.randrange(60_000) for _ in range(10))) for i in range(20_000)]
+    others = [(f"q:{i}", rng.choice((2, 3, 4, 6, 7, 8)), rng.randrange(600_000))
+              for i in range(5_000)]
+    async with fresh_database() as url:
+        async with PostgresBackend(url).opened():
+            pass
+        db = await asyncpg.connect(url)
+        try:
+            await db.copy_records_to_table(
+                "totals", columns=["chat_key", "person_key", "correct", "answered", "time_ms"],
+                records=[("c:1", key, correct, 10, ms) for key, correct, ms in level + others])
+            await rank_counts.recount(db, ["all"])
+            await db.execute("VACUUM ANALYZE")
+            group = [key for key, _, _ in sorted(level, key=lambda r: (r[2], r[0]))]
+            above = sum(1 for _, correct, _ in others if correct > 5)
+            sql = boards.ranked_sql("totals", "chat_key = $1", 1)
+            for place in (0, 2_000, 9_999, 10_000, 13_000, 19_999):
+                args = ("c:1", 10, group[place], "all", date.min)
+                mine = [r for r in await db.fetch(sql, *args) if r[5] is not None]
+                assert [int(r[5]) + 1 for r in mine] == [above + place + 1], place
+                text = await db.fetchval(f"EXPLAIN (ANALYZE, FORMAT JSON) {sql}", *args)
+                plan = nodes(json.loads(text)[0]["Plan"])
+                read = sum(n["Actual Rows"] * n["Actual Loops"] for n in plan
+                           if n.get("Relation Name") == "totals")
+                assert read * 10 < len(group), (place, read)
+                # my bucket's bounds are read from one row, not inlined into every count as
+                # copies of the bucket's expression (each a cost to plan, on every call)
+                assert any(n.get("CTE Name") == "placed" for n in plan), place
         finally:
             await db.close()

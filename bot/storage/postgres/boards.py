@@ -6,10 +6,11 @@ show, as on SQLite (bot/storage/sqlite/boards.py has the reasoning):
 - the week:  week_scores (chat_key, correct DESC, time_ms, person_key)   week_rank
 
 One statement reads the top N through the rank index (LIMIT first, the N names joined after)
-and, for someone outside it, their row and 1 + the people above: rank_counts (people per board
-and number of correct answers, kept beside the aggregates by their writers, rank_counts.py) gives
-those with more correct answers, and the rank index counts those level with me who were
-faster. A board is read in one REPEATABLE READ snapshot with the week window it depends on.
+and, for someone outside it, their row and 1 + the people above: rank_counts (people per board,
+number of correct answers and time bucket, kept beside the aggregates by their writers,
+rank_counts.py) gives those with more correct answers and those level with me in a faster
+bucket, and the rank index counts only those of my own bucket who were faster. A board is
+read in one REPEATABLE READ snapshot with the week window it depends on.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from bot.core.ports import ScoreRow
+from bot.storage import rank_buckets
 from bot.storage.postgres.materializer import WEEK_DAYS, week_start, week_until
 
 Db = Any  # an asyncpg.Connection
@@ -59,24 +61,37 @@ def ranked_sql(table: str, where: str, params: int) -> str:
     NULL), $params+3 and $params+4 the board and day of its rank_counts."""
     n, me = f"${params + 1}", f"${params + 2}"
     board, day = f"${params + 3}", f"${params + 4}"
+    groups = ("(SELECT COALESCE(sum(people), 0) FROM rank_counts"
+              f" WHERE board = {board}::text AND chat_key = $1 AND day = {day}::date"
+              "  AND correct")
+    level = f"(SELECT count(*) FROM {table} WHERE {where} AND correct = m.correct AND time_ms"
+    # my own bucket counted in the rank index from its start up to me, or, in its slower
+    # half, its people less those from me to its end (rank_buckets.py; numeric: bucket 0
+    # starts at the least bigint). My row and its bucket's bounds are MATERIALIZED: inlined,
+    # each use of them would be a copy of the bucket's expression to plan
+    faster = (f"{groups} = m.correct AND bucket < m.bucket)"
+              f" + {level} >= m.low AND time_ms < m.time_ms)"
+              f" + {level} = m.time_ms AND person_key < m.person_key)")
+    slower = (f"{groups} = m.correct AND bucket <= m.bucket)"
+              f" - {level} > m.time_ms AND time_ms < m.high)"
+              f" - {level} = m.time_ms AND person_key >= m.person_key)")
     return (
         f"WITH top AS (SELECT person_key, correct, answered, time_ms FROM {table}"
         f"  WHERE {where} ORDER BY {RANK} LIMIT {n}),"
-        f" mine AS (SELECT person_key, correct, answered, time_ms FROM {table}"
+        f" mine AS MATERIALIZED (SELECT person_key, correct, answered, time_ms,"
+        f"  {rank_buckets.sql('time_ms', postgres=True)} AS bucket FROM {table}"
         f"  WHERE {where} AND person_key = {me}::text"
-        f"  AND NOT EXISTS (SELECT 1 FROM top WHERE top.person_key = {me}::text))"
+        f"  AND NOT EXISTS (SELECT 1 FROM top WHERE top.person_key = {me}::text)),"
+        f" placed AS MATERIALIZED (SELECT *, {rank_buckets.low_sql('bucket')} AS low,"
+        f"  {rank_buckets.low_sql('bucket + 1')} AS high FROM mine)"
         " SELECT t.person_key, COALESCE(p.name, ''), t.correct, t.answered, t.time_ms,"
         " NULL::bigint FROM top AS t LEFT JOIN persons AS p ON p.key = t.person_key"
         " UNION ALL"
         " SELECT m.person_key, COALESCE(p.name, ''), m.correct, m.answered, m.time_ms,"
-        " (SELECT COALESCE(sum(people), 0) FROM rank_counts"
-        f"  WHERE board = {board}::text AND chat_key = $1 AND day = {day}::date"
-        "   AND correct > m.correct)"
-        f" + (SELECT count(*) FROM {table} WHERE {where} AND correct = m.correct"
-        "     AND time_ms < m.time_ms)"
-        f" + (SELECT count(*) FROM {table} WHERE {where} AND correct = m.correct"
-        "     AND time_ms = m.time_ms AND person_key < m.person_key)"
-        " FROM mine AS m LEFT JOIN persons AS p ON p.key = m.person_key"
+        f" {groups} > m.correct)"
+        f" + CASE WHEN m.time_ms::numeric * 2 <= m.low::numeric + m.high THEN {faster}"
+        f" ELSE {slower} END"
+        " FROM placed AS m LEFT JOIN persons AS p ON p.key = m.person_key"
     )
 
 

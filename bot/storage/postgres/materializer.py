@@ -10,6 +10,7 @@ connection, applies committed answers to the aggregate tables in batches:
                       ORDER BY tx, id LIMIT chunk
       scores, totals (per chat and '*'), week_scores += chunk, summed by the server
       rank_counts += how those rows moved between groups     -- one statement (APPLY)
+                     (a group: correct answers and time bucket, rank_buckets.py)
       chat_figures, chat_day_figures += people, answers, right answers per chat (and day)
       item_firsts, item_options, item_groups += first answers (item_figures.py)
       day_runs += right daily answers (day_runs.py)
@@ -52,7 +53,7 @@ from collections.abc import Awaitable, Callable
 from datetime import date, timedelta
 from typing import Any
 
-from bot.storage import cards, day_runs, item_figures
+from bot.storage import cards, day_runs, item_figures, rank_buckets
 from bot.storage.aggregation import streaks
 from bot.storage.postgres import rank_counts
 from bot.storage.postgres.sql import PgSql
@@ -96,17 +97,19 @@ def _upsert(table: str, key: str, sums: str) -> str:
         f" correct = {table}.correct + excluded.correct,"
         f" answered = {table}.answered + excluded.answered,"
         f" time_ms = {table}.time_ms + excluded.time_ms"
-        f" RETURNING chat_key, {key}, correct, answered"
+        f" RETURNING chat_key, {key}, correct, answered, time_ms"
     )
 
 
 def _moved(board: str, upserted: str, sums: str, key: str, day: str) -> str:
-    """Each upserted row's board, chat, day, new and old number of correct answers (NULL:
-    it is new). A row that existed had at least one answer, so a row that holds only this
-    chunk's answers is new."""
+    """Each upserted row's board, chat, day, new and old group: number of correct answers
+    (NULL: it is new) and time bucket. A row that existed had at least one answer, so a row
+    that holds only this chunk's answers is new."""
     return (
         f"SELECT '{board}'::text AS board, u.chat_key, {day} AS day, u.correct AS new,"
-        " CASE WHEN u.answered = s.answered THEN NULL ELSE u.correct - s.correct END AS old"
+        f" {rank_buckets.sql('u.time_ms', postgres=True)} AS new_bucket,"
+        " CASE WHEN u.answered = s.answered THEN NULL ELSE u.correct - s.correct END AS old,"
+        f" {rank_buckets.sql('u.time_ms - s.time_ms', postgres=True)} AS old_bucket"
         f" FROM {upserted} AS u JOIN {sums} AS s USING (chat_key, {key})"
     )
 
@@ -129,11 +132,11 @@ def _figures(table: str, columns: str, upserted: str, sums: str, key: str) -> st
 
 
 # One statement applies a chunk (tx, id) in ($1, $2] .. ($3, $4] to every aggregate, summed on
-# the server, moves each changed row between its board's groups in rank_counts (the people
-# with the same number of correct answers) and adds to the dashboard's figures. $5 is the week
-# window's first day. The chunk's answers have all committed (their transactions are older
-# than every running one), so the range holds the same rows for every statement of the
-# transaction.
+# the server, moves each changed row between its board's groups in rank_counts (the people with
+# the same number of correct answers and time bucket) and adds to the dashboard's figures. $5
+# is the week window's first day. The chunk's answers have all committed (their transactions
+# are older than every running one), so the range holds the same rows for every statement of
+# the transaction.
 APPLY = f"""
 WITH chunk AS (
     SELECT chat_key, person_key, correct::int AS correct, elapsed_ms,
@@ -165,15 +168,16 @@ WITH chunk AS (
     UNION ALL {_moved("all", "all_rows", "all_sums", "person_key", "'-infinity'::date")}
     UNION ALL {_moved("week", "week_rows", "week_sums", "person_key", "'-infinity'::date")}
 ), changes AS (
-    SELECT board, chat_key, day, new AS correct, 1 AS people FROM moved
-    WHERE old IS DISTINCT FROM new
-    UNION ALL SELECT board, chat_key, day, old, -1 FROM moved WHERE old <> new
+    SELECT board, chat_key, day, new AS correct, new_bucket AS bucket, 1 AS people FROM moved
+    WHERE (old, old_bucket) IS DISTINCT FROM (new, new_bucket)
+    UNION ALL SELECT board, chat_key, day, old, old_bucket, -1 FROM moved
+    WHERE old IS NOT NULL AND (old, old_bucket) <> (new, new_bucket)
 )
-INSERT INTO rank_counts(board, chat_key, day, correct, people)
-SELECT board, chat_key, day, correct, sum(people) FROM changes
-GROUP BY board, chat_key, day, correct HAVING sum(people) <> 0
-ORDER BY board, chat_key, day, correct
-ON CONFLICT (board, chat_key, day, correct)
+INSERT INTO rank_counts(board, chat_key, day, correct, bucket, people)
+SELECT board, chat_key, day, correct, bucket, sum(people) FROM changes
+GROUP BY board, chat_key, day, correct, bucket HAVING sum(people) <> 0
+ORDER BY board, chat_key, day, correct, bucket
+ON CONFLICT (board, chat_key, day, correct, bucket)
 DO UPDATE SET people = rank_counts.people + excluded.people
 """
 UPSERT_STREAKS = (

@@ -16,6 +16,7 @@ import logging
 from typing import Any
 
 from bot.core.ports import StorageError
+from bot.storage.rank_buckets import sql as bucket_sql
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +31,8 @@ CREATE TABLE IF NOT EXISTS schema_version (
     applied_at timestamptz NOT NULL DEFAULT now()
 )
 """
+
+BUCKET = bucket_sql("time_ms", postgres=True)  # the time bucket of a board row
 
 MIGRATIONS: list[str] = [
     # 1: people, chats, runs, posts and their platform references, answers (the first one is
@@ -676,6 +679,25 @@ MIGRATIONS: list[str] = [
     INSERT INTO cards_pending(person_key) SELECT DISTINCT person_key FROM answers;
     CREATE INDEX problem_reports_chat_open ON problem_reports(chat_key, id)
         WHERE resolved_at IS NULL;
+    """,
+    # rank_counts per number of correct answers and time bucket (bot/storage/rank_buckets.py):
+    # my rank sums the faster buckets of my tie group and counts in the rank index only my own
+    # bucket. Counted again under the materializer's position lock (no application meanwhile)
+    f"""
+    SELECT 1 FROM materialized WHERE name = 'scores' FOR UPDATE;
+    DELETE FROM rank_counts;
+    ALTER TABLE rank_counts DROP CONSTRAINT rank_counts_pkey;
+    ALTER TABLE rank_counts ADD COLUMN bucket integer NOT NULL;
+    ALTER TABLE rank_counts ADD PRIMARY KEY (board, chat_key, day, correct, bucket);
+    INSERT INTO rank_counts(board, chat_key, day, correct, bucket, people)
+        SELECT 'all', chat_key, '-infinity', correct, {BUCKET}, count(*) FROM totals
+        GROUP BY 2, 4, 5;
+    INSERT INTO rank_counts(board, chat_key, day, correct, bucket, people)
+        SELECT 'week', chat_key, '-infinity', correct, {BUCKET}, count(*) FROM week_scores
+        GROUP BY 2, 4, 5;
+    INSERT INTO rank_counts(board, chat_key, day, correct, bucket, people)
+        SELECT 'day', chat_key, day, correct, {BUCKET}, count(*) FROM scores
+        GROUP BY 2, 3, 4, 5;
     """,
 ]
 

@@ -7,10 +7,11 @@ A board is a source table walked in rank order through an index (migration 7):
 - the week:  week_scores (chat_key, correct DESC, time_ms, person_key)   week_rank
              the 7 days up to week_window.until, kept by the materializer
 The top N is read with LIMIT first and the names joined to those N rows only; "my rank" is
-1 + the people above me: rank_counts (people per board and number of correct answers, kept by
-triggers on these tables) gives those with more correct answers, and the index counts those
-level with me who were faster; the day streaks of every shown row come from one query of
-daily answers.
+1 + the people above me: rank_counts (people per board, number of correct answers and time
+bucket, kept by the materializer: bot/storage/rank_buckets.py) gives those with more correct
+answers and those level with me in a faster bucket, and the index counts only those of my own
+bucket who were faster, a small share of however many are level with me; the day streaks of
+every shown row come from one query of daily answers.
 
 A board whose period does not line up with those tables (a week window that has not rolled to
 today yet is rolled first, by the writer; a clock behind the newest answers) is summed from
@@ -26,6 +27,7 @@ from datetime import date
 from typing import Any
 
 from bot.core.ports import ScoreRow
+from bot.storage import rank_buckets
 from bot.storage.sqlite.materializer import WEEK_DAYS, week_start, week_until
 from bot.storage.sqlite.reader import snapshot
 
@@ -90,19 +92,37 @@ def _ranked(
     if mine is None:
         return top, None
     correct, answered, time_ms = mine
-    # the people above me: those with more correct answers from rank_counts (one row per
-    # score), those level with me and faster (or as fast, earlier key) counted in the rank
-    # index without reading a table row
-    above = db.execute(
-        "SELECT (SELECT COALESCE(SUM(people), 0) FROM rank_counts"
-        "        WHERE board=? AND chat_key=? AND day=? AND correct > ?)"
-        f" + (SELECT COUNT(*) FROM {ranked} WHERE {where} AND correct = ? AND time_ms < ?)"
-        f" + (SELECT COUNT(*) FROM {ranked} WHERE {where} AND correct = ? AND time_ms = ?"
-        "     AND person_key < ?)",
-        (*counts, correct, *params, correct, time_ms, *params, correct, time_ms, person_key),
-    ).fetchone()[0]
     return top, ScoreRow(person_key, _name(db, person_key), correct, answered, time_ms,
-                         above + 1)
+                         _above(db, ranked, where, params, counts, person_key, correct,
+                                time_ms) + 1)
+
+
+def _above(
+    db: Db, ranked: str, where: str, params: tuple[Any, ...], counts: tuple[str, str, str],
+    person_key: str, correct: int, time_ms: int,
+) -> int:
+    """The people above me: from rank_counts those with more correct answers and those level
+    with me in a faster time bucket (a few rows per group), and in the rank index, without
+    reading a table row, those of my own bucket who were faster (or as fast, with an earlier
+    key): from the bucket's start up to me, or, when I am in its slower half, the bucket's
+    people less those from me to its end."""
+    bucket, low, high = rank_buckets.bounds(time_ms)
+    group = "SELECT COALESCE(SUM(people), 0) FROM rank_counts WHERE board=? AND chat_key=?" \
+        " AND day=? AND correct"
+    mine = f"SELECT COUNT(*) FROM {ranked} WHERE {where} AND correct = ? AND time_ms"
+    if 2 * time_ms <= low + high:
+        return int(db.execute(
+            f"SELECT ({group} > ?) + ({group} = ? AND bucket < ?)"
+            f" + ({mine} >= ? AND time_ms < ?) + ({mine} = ? AND person_key < ?)",
+            (*counts, correct, *counts, correct, bucket, *params, correct, low, time_ms,
+             *params, correct, time_ms, person_key),
+        ).fetchone()[0])
+    return int(db.execute(
+        f"SELECT ({group} > ?) + ({group} = ? AND bucket <= ?)"
+        f" - ({mine} > ? AND time_ms < ?) - ({mine} = ? AND person_key >= ?)",
+        (*counts, correct, *counts, correct, bucket, *params, correct, time_ms, high,
+         *params, correct, time_ms, person_key),
+    ).fetchone()[0])
 
 
 def _rank_order(row: tuple[Any, ...]) -> tuple[int, int, str]:

@@ -9,7 +9,7 @@ order, whichever process committed them):
       rows     = answers WHERE id > position ORDER BY id LIMIT chunk
       scores, totals (per chat and '*'), persons' streaks  += rows, summed in memory first
       week_scores += the rows of the week window's days (the window rolled forward first)
-      rank_counts += how many people left and reached each number of correct answers
+      rank_counts += how many people left and reached each (correct, time bucket)
       chat_figures, chat_day_figures += people, answers and right answers per chat (day)
       item_firsts, item_options, item_groups += first answers (item_figures.py)
       day_runs += right daily answers (day_runs.py)
@@ -21,11 +21,11 @@ So a crash (kill -9, power loss) undoes a whole application or none of it: a res
 exactly what is missing, never an answer twice. Two processes on one file cannot both apply
 the same rows: each reads the position inside its write transaction.
 
-rank_counts (people per board and number of correct answers, for "my rank") is kept here, in
-Python, from what each upsert returns: no trigger fires per aggregate row (the last migration
-dropped the nine of migration 8 that did, and counted once more). So are the dashboard's
-figures (chat_figures, chat_day_figures: a chat's people, answers and right answers, all time
-and per day), from the same upserts of totals and scores.
+rank_counts (people per board, number of correct answers and time bucket, for "my rank":
+bot/storage/rank_buckets.py) is kept here, in Python, from what each upsert returns: no trigger
+fires per aggregate row (a migration dropped the nine of migration 8 that did, and counted once
+more). So are the dashboard's figures (chat_figures, chat_day_figures: a chat's people, answers
+and right answers, all time and per day), from the same upserts of totals and scores.
 
 These commits run with synchronous=NORMAL: everything they write can be derived again from the
 answers, and a power loss can only drop a whole application (WAL), which the next one redoes.
@@ -58,7 +58,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from bot import metrics
-from bot.storage import cards, day_runs, item_figures
+from bot.storage import cards, day_runs, item_figures, rank_buckets
 from bot.storage.aggregation import Batch, Sums, aggregate, streaks
 from bot.storage.sqlite.sql import SqliteSql, drive
 
@@ -75,8 +75,8 @@ FIRST_GUESS = 40e-6  # s per answer, until a chunk was measured
 IDLE_FACTOR = 10  # how much longer a chunk may take once the writer is idle
 MIN_CHUNK = 50  # answers: smaller transactions cost far more per answer (WAL pages written)
 
-# (board, chat_key, day, correct): the people that many correct answers more or fewer
-RankDelta = Counter[tuple[str, str, str, int]]
+# (board, chat_key, day, correct, time bucket): the people in that group more or fewer
+RankDelta = Counter[tuple[str, str, str, int, int]]
 # (chat_key,) or (chat_key, day): [people, answered, correct] to add (or take away)
 FigureDelta = dict[tuple[str, ...], list[int]]
 
@@ -100,7 +100,7 @@ def newest_day(db: Db) -> str:
 
 def _upsert(table: str, key: str) -> str:
     """Add a JSON list of [*key, correct, answered, time_ms] to `table`; RETURNING each row as
-    it now is, so the caller knows which rows are new and which changed their score."""
+    it now is, so the caller knows which rows are new and which changed their group."""
     keys = [k.strip() for k in key.split(",")]
     values = ", ".join(f"value ->> {i}" for i in range(len(keys) + 3))
     return (
@@ -108,7 +108,7 @@ def _upsert(table: str, key: str) -> str:
         " FROM json_each(?) WHERE true"
         f" ON CONFLICT({key}) DO UPDATE SET correct = correct + excluded.correct,"
         " answered = answered + excluded.answered, time_ms = time_ms + excluded.time_ms"
-        f" RETURNING {key}, correct, answered"
+        f" RETURNING {key}, correct, answered, time_ms"
     )
 
 
@@ -116,9 +116,9 @@ UPSERT_SCORES = _upsert("scores", "chat_key, day, person_key")
 UPSERT_TOTALS = _upsert("totals", "chat_key, person_key")
 UPSERT_WEEK = _upsert("week_scores", "chat_key, person_key")
 COUNT_RANKS = (
-    "INSERT INTO rank_counts(board, chat_key, day, correct, people)"
-    " SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4"
-    " FROM json_each(?) WHERE true ON CONFLICT(board, chat_key, day, correct)"
+    "INSERT INTO rank_counts(board, chat_key, day, correct, bucket, people)"
+    " SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5"
+    " FROM json_each(?) WHERE true ON CONFLICT(board, chat_key, day, correct, bucket)"
     " DO UPDATE SET people = people + excluded.people"
 )
 
@@ -135,14 +135,15 @@ def _add_figures(table: str, key: str) -> str:
 
 ADD_FIGURES = {"all": _add_figures("chat_figures", "chat_key"),
                "day": _add_figures("chat_day_figures", "chat_key, day")}
-# every board's counts from its table, as the triggers of migration 8 kept them
+# every board's counts from its table
+BUCKET = rank_buckets.sql("time_ms")
 RECOUNT_RANKS = {
-    "all": "SELECT 'all', chat_key, '', correct, COUNT(*) FROM totals WHERE true{cond}"
-           " GROUP BY chat_key, correct",
-    "week": "SELECT 'week', chat_key, '', correct, COUNT(*) FROM week_scores WHERE true{cond}"
-            " GROUP BY chat_key, correct",
-    "day": "SELECT 'day', chat_key, day, correct, COUNT(*) FROM scores WHERE true{cond}"
-           " GROUP BY chat_key, day, correct",
+    "all": f"SELECT 'all', chat_key, '', correct, {BUCKET}, COUNT(*) FROM totals"
+           " WHERE true{cond} GROUP BY 2, 4, 5",
+    "week": f"SELECT 'week', chat_key, '', correct, {BUCKET}, COUNT(*) FROM week_scores"
+            " WHERE true{cond} GROUP BY 2, 4, 5",
+    "day": f"SELECT 'day', chat_key, day, correct, {BUCKET}, COUNT(*) FROM scores"
+           " WHERE true{cond} GROUP BY 2, 3, 4, 5",
 }
 WEEK_DAYS = 7
 
@@ -153,8 +154,8 @@ def recount_ranks(db: Db, boards: Iterable[str] = RECOUNT_RANKS, chat: str | Non
     cond, params = ("", ()) if chat is None else (" AND chat_key = ?", (chat,))
     for board in boards:
         db.execute(f"DELETE FROM rank_counts WHERE board = ?{cond}", (board, *params))
-        db.execute("INSERT INTO rank_counts(board, chat_key, day, correct, people) "
-                   + RECOUNT_RANKS[board].format(cond=cond), params)
+        db.execute("INSERT INTO rank_counts(board, chat_key, day, correct, bucket, people) "
+                   + RECOUNT_RANKS[board].replace("{cond}", cond), params)
 
 
 def add_figures(db: Db, board: str, delta: FigureDelta) -> None:
@@ -174,27 +175,30 @@ def _add_up(
     db: Db, sql: str, board: str, rows: dict[Any, Sums], delta: RankDelta,
     figures: FigureDelta | None = None,
 ) -> None:
-    """Upsert `rows` (key tuple -> sums) and count what moved between ranks: a new row
-    reaches its number of correct answers, a changed one leaves the old number. With
-    `figures`, add each row's answers to its chat's (and day's) figures, and a new row's
-    person."""
+    """Upsert `rows` (key tuple -> sums) and count what moved between groups: a new row reaches
+    its (correct, time bucket), a changed one leaves the old one (its time grew even if its
+    correct answers did not). With `figures`, add each row's answers to its chat's (and day's)
+    figures, and a new row's person."""
     if not rows:
         return
     day_board = board == "day"
     for row in db.execute(sql, (json.dumps([(*k, *v) for k, v in rows.items()]),)):
-        key = row[:-2]
-        correct, answered = row[-2], row[-1]
-        added_correct, added_answered, _ = rows[key]
+        key = row[:-3]
+        correct, answered, time_ms = row[-3:]
+        added_correct, added_answered, added_time = rows[key]
         if figures is not None:
             sums = figures.setdefault(key[:2] if day_board else key[:1], [0, 0, 0])
             sums[0] += answered == added_answered
             sums[1] += added_answered
             sums[2] += added_correct
-        if answered != added_answered:  # it was there: it leaves its old number
-            if not added_correct:
+        group = (board, key[0], key[1] if day_board else "", correct,
+                 rank_buckets.bucket(time_ms))
+        if answered != added_answered:  # it was there: it leaves its old group
+            old = (*group[:3], correct - added_correct, rank_buckets.bucket(time_ms - added_time))
+            if old == group:
                 continue
-            delta[(board, key[0], key[1] if day_board else "", correct - added_correct)] -= 1
-        delta[(board, key[0], key[1] if day_board else "", correct)] += 1
+            delta[old] -= 1
+        delta[group] += 1
 
 
 def week_start(until: str) -> str:
@@ -247,16 +251,17 @@ def _leave_week(db: Db, gone: str, delta: RankDelta) -> None:
         " WHERE s.day = ?",
         (gone,),
     ):
+        was = ("week", chat, "", correct, rank_buckets.bucket(time_ms))
         if answered - d_answered <= 0:
             emptied.append((chat, person))
-        elif d_correct:
+        else:
             changed.append((correct - d_correct, answered - d_answered, time_ms - d_time,
                             chat, person))
-            delta[("week", chat, "", correct - d_correct)] += 1
-        else:
-            changed.append((correct, answered - d_answered, time_ms - d_time, chat, person))
-            continue
-        delta[("week", chat, "", correct)] -= 1
+            now = ("week", chat, "", correct - d_correct, rank_buckets.bucket(time_ms - d_time))
+            if now == was:
+                continue
+            delta[now] += 1
+        delta[was] -= 1
     db.executemany(
         "UPDATE week_scores SET correct=?, answered=?, time_ms=? WHERE chat_key=? AND"
         " person_key=?", changed)

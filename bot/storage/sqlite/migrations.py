@@ -6,7 +6,11 @@ import logging
 import sqlite3
 from pathlib import Path
 
+from bot.storage.rank_buckets import sql as bucket_sql
+
 log = logging.getLogger(__name__)
+
+BUCKET = bucket_sql("time_ms")  # the time bucket of a board row
 
 MIGRATIONS: list[str] = [
     # 1: people, chats, posts, answers, runs, and score aggregates kept by triggers (until 6)
@@ -682,6 +686,30 @@ MIGRATIONS: list[str] = [
     INSERT INTO cards_pending(person_key) SELECT DISTINCT person_key FROM answers;
     CREATE INDEX problem_reports_chat_open ON problem_reports(chat_key, id)
         WHERE resolved_at IS NULL;
+    """,
+    # rank_counts per number of correct answers and time bucket (bot/storage/rank_buckets.py):
+    # my rank sums the faster buckets of my tie group and counts in the rank index only my own
+    # bucket. Counted again here; bucket's DEFAULT serves statements of older migrations only
+    f"""
+    CREATE TABLE rank_groups (
+        board TEXT NOT NULL,
+        chat_key TEXT NOT NULL,
+        day TEXT NOT NULL,
+        correct INTEGER NOT NULL,
+        bucket INTEGER NOT NULL DEFAULT 0,
+        people INTEGER NOT NULL,
+        PRIMARY KEY (board, chat_key, day, correct, bucket)
+    ) WITHOUT ROWID;
+    INSERT INTO rank_groups(board, chat_key, day, correct, bucket, people)
+        SELECT 'all', chat_key, '', correct, {BUCKET}, COUNT(*) FROM totals GROUP BY 2, 4, 5;
+    INSERT INTO rank_groups(board, chat_key, day, correct, bucket, people)
+        SELECT 'week', chat_key, '', correct, {BUCKET}, COUNT(*) FROM week_scores
+        GROUP BY 2, 4, 5;
+    INSERT INTO rank_groups(board, chat_key, day, correct, bucket, people)
+        SELECT 'day', chat_key, day, correct, {BUCKET}, COUNT(*) FROM scores
+        GROUP BY 2, 3, 4, 5;
+    DROP TABLE rank_counts;
+    ALTER TABLE rank_groups RENAME TO rank_counts;
     """,
 ]
 

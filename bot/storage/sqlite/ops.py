@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from bot.core.ports import AnswerRecord, NewPost, RecordOutcome
-from bot.storage import cards, dashboard, day_runs, item_figures, ops, privacy
+from bot.storage import cards, dashboard, day_runs, item_figures, ops, privacy, rank_buckets
 from bot.storage.records import ANSWER_COLUMNS, answer_of
 from bot.storage.sql import Sql
 from bot.storage.sqlite.materializer import RankDelta, count_ranks, recount_ranks
@@ -267,10 +267,9 @@ async def delete_person(sql: Sql, key: str, private_chats: Sequence[str] = ()) -
     delta: RankDelta = Counter()
     for board, table, day in (("all", "totals", "''"), ("week", "week_scores", "''"),
                               ("day", "scores", "day")):
-        for chat, on, correct, people in db.execute(
-            f"SELECT chat_key, {day}, correct, COUNT(*) FROM {table} WHERE person_key=?"
-            f" GROUP BY chat_key, {day}, correct", (key,)
+        for chat, on, correct, time_ms in db.execute(
+            f"SELECT chat_key, {day}, correct, time_ms FROM {table} WHERE person_key=?", (key,)
         ):
-            delta[(board, chat, on, correct)] -= people
+            delta[(board, chat, on, correct, rank_buckets.bucket(time_ms))] -= 1
     count_ranks(db, delta)
     return await privacy.delete_person(sql, key, private_chats)
