@@ -10,6 +10,7 @@ visible line without it)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from collections.abc import AsyncIterator, Coroutine
 from contextlib import asynccontextmanager
@@ -125,6 +126,41 @@ async def test_a_batch_of_answers_is_one_statement_and_no_transaction() -> None:
         assert writer.statements == statements + 1
         assert await backend.count("answers") == 41
         assert await backend.count("persons") == 41
+
+
+def probes(plan: dict[str, Any]) -> dict[str, int]:
+    """How many times each table was scanned (its rows read, by index or not) in an EXPLAIN
+    ANALYZE plan: a node that never ran counts 0."""
+    counted: dict[str, int] = {}
+    if plan["Node Type"] != "ModifyTable" and "Relation Name" in plan:
+        name = plan["Relation Name"]
+        counted[name] = counted.get(name, 0) + plan["Actual Loops"]
+    for child in plan.get("Plans", []):
+        for name, loops in probes(child).items():
+            counted[name] = counted.get(name, 0) + loops
+    return counted
+
+
+async def test_an_answer_the_post_takes_reads_its_person_and_post_once_and_no_answer() -> None:
+    """The batch statement's cost per answer, from its plan: one probe of the person, one of
+    the post (and of its daily claim); the earlier answer is read only for the answers not
+    inserted (here the two given before), never for the ones the post takes."""
+    async with database() as backend, PostgresStorage(backend.url, quiet()) as store:
+        post = (await store.create_post("tg:-1", "sample", "s-one", (0, 1, 2), "en", NOW)).id
+        for earlier in answers(post, range(2)):
+            await store.record_answer(earlier)
+        calls = [(a, True) for a in answers(post, range(12))]
+        db = await asyncpg.connect(backend.url)
+        try:
+            transaction = db.transaction()
+            await transaction.start()
+            plan = json.loads(await db.fetchval(
+                "EXPLAIN (ANALYZE, FORMAT JSON) " + ops.RECORD_ANSWERS,
+                *ops.record_arguments(calls)))[0]["Plan"]
+            await transaction.rollback()
+        finally:
+            await db.close()
+        assert probes(plan) == {"persons": 12, "posts": 12, "daily_posts": 12, "answers": 2}
 
 
 async def test_a_batch_that_fails_as_a_whole_is_written_answer_by_answer() -> None:

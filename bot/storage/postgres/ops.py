@@ -107,20 +107,20 @@ async def migrate_chat(db: Db, old: str, new: str) -> bool:
 # unique key keeps the first answer, in the batch's order. An existing person's row is not
 # locked unless the name changes; people are written in key order, before the answers (the
 # lock order of LOCK_KEYS). Each input row comes back with its new answer's (id, tx) if it
-# was inserted, and else the earlier answer as this statement's snapshot saw it.
+# was inserted, and else the earlier answer as this statement's snapshot saw it: looked up
+# only for the rows not inserted, so an answer the post takes costs one index probe of its
+# person and one of its post, none of the answers.
 RECORD_ANSWERS = """
 WITH input AS (
     SELECT * FROM unnest($1::bigint[], $2::text[], $3::smallint[], $4::bool[],
                          $5::timestamptz[], $6::bigint[], $7::text[], $8::bool[])
         WITH ORDINALITY AS i(post_id, person_key, option, correct, answered_at, elapsed_ms,
                              name, upsert, n)
-), looked AS (  -- each row's post and earlier answer by key (LIMIT 1: one index probe each)
+), looked AS (  -- each row's person and post (LIMIT 1: one index probe each)
     SELECT i.*, p.id IS NOT NULL AS post_exists,
            p.closed_at IS NULL AND (p.closes_at IS NULL OR p.closes_at > i.answered_at)
                AS open,
            p.chat_key, p.quiz_id, p.question_id, p.daily,
-           a.option AS earlier_option, a.correct AS earlier_correct,
-           a.answered_at AS earlier_at, a.elapsed_ms AS earlier_ms,
            who.name AS stored_name, who.locale
     FROM input AS i
     LEFT JOIN LATERAL (
@@ -131,10 +131,6 @@ WITH input AS (
                (SELECT local_date FROM daily_posts AS d WHERE d.post_id = posts.id) AS daily
         FROM posts WHERE posts.id = i.post_id LIMIT 1
     ) AS p ON true
-    LEFT JOIN LATERAL (
-        SELECT option, correct, answered_at, elapsed_ms FROM answers
-        WHERE answers.post_id = i.post_id AND answers.person_key = i.person_key LIMIT 1
-    ) AS a ON true
 ), taken AS (
     SELECT * FROM looked WHERE post_exists AND open
 ), named AS (
@@ -159,10 +155,15 @@ WITH input AS (
     ON CONFLICT (post_id, person_key) DO NOTHING
     RETURNING post_id, person_key, id, tx
 )
-SELECT l.post_exists AND l.open, ins.id, ins.tx, l.earlier_option, l.earlier_correct,
-       l.earlier_at, l.earlier_ms, l.post_exists, l.locale
+SELECT l.post_exists AND l.open, ins.id, ins.tx, a.option, a.correct, a.answered_at,
+       a.elapsed_ms, l.post_exists, l.locale
 FROM looked AS l
 LEFT JOIN inserted AS ins ON ins.post_id = l.post_id AND ins.person_key = l.person_key
+LEFT JOIN LATERAL (
+    SELECT option, correct, answered_at, elapsed_ms FROM answers
+    WHERE ins.id IS NULL AND answers.post_id = l.post_id AND answers.person_key = l.person_key
+    LIMIT 1
+) AS a ON true
 ORDER BY l.n
 """
 EARLIER = (
@@ -173,17 +174,23 @@ EARLIER = (
 Recorded = tuple[RecordOutcome, AnswerRecord | None, str | None, tuple[int, int]]
 
 
+def record_arguments(calls: list[tuple[Any, ...]]) -> tuple[list[Any], ...]:
+    """RECORD_ANSWERS's arrays, one per column, for record_answer calls."""
+    answers: list[AnswerRecord] = [call[0] for call in calls]
+    return (
+        [a.post_id for a in answers], [a.person_key for a in answers],
+        [a.option for a in answers], [a.correct for a in answers],
+        [a.answered_at for a in answers], [a.elapsed_ms for a in answers],
+        [a.name for a in answers], [bool(call[1]) for call in calls],
+    )
+
+
 async def record_answers(db: Db, calls: list[tuple[Any, ...]]) -> list[tuple[bool, Any]]:
     """The hot path: a batch of record_answer calls ((answer, upsert_person) each) in one
     statement. Returns, per call, (True, what record_answer returns) or (False, LookupError)
     for an answer to a post that does not exist."""
     answers: list[AnswerRecord] = [call[0] for call in calls]
-    rows = await db.fetch(
-        RECORD_ANSWERS, [a.post_id for a in answers], [a.person_key for a in answers],
-        [a.option for a in answers], [a.correct for a in answers],
-        [a.answered_at for a in answers], [a.elapsed_ms for a in answers],
-        [a.name for a in answers], [bool(call[1]) for call in calls],
-    )
+    rows = await db.fetch(RECORD_ANSWERS, *record_arguments(calls))
     results: list[tuple[bool, Any]] = []
     first: dict[tuple[int, str], AnswerRecord] = {}  # the answers this batch inserted
     unsettled: list[int] = []  # refused by a conflict with an answer this snapshot misses
