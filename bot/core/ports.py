@@ -747,6 +747,11 @@ class DashboardStore(Protocol):
     async def open_report_count(self, chat_key: str) -> int:
         """How many problem reports made in the chat are open."""
         ...
+
+    async def open_reports_per_question(self, chat_key: str, quiz_id: str) -> dict[str, int]:
+        """How many open problem reports made in the chat each question of `quiz_id` has
+        (questions without one left out)."""
+        ...
     async def person_cards(self, person_key: str) -> list[CardRecord]:
         """Every review card of the person, the soonest due first, as the materializer
         keeps them (the same as their answers replayed: bot/core/deck.py)."""

@@ -204,3 +204,12 @@ async def open_report_count(db: Sql, chat_key: str) -> int:
     return int(await db.value(
         "SELECT count(*) FROM problem_reports WHERE chat_key = $1 AND resolved_at IS NULL",
         chat_key))
+
+
+async def open_reports_per_question(db: Sql, chat_key: str, quiz_id: str) -> dict[str, int]:
+    """How many open reports each question of `quiz_id` has in the chat (the chat's open
+    reports: the partial index problem_reports_chat_open)."""
+    rows = await db.rows(
+        "SELECT question_id, count(*) FROM problem_reports WHERE chat_key = $1"
+        " AND resolved_at IS NULL AND quiz_id = $2 GROUP BY question_id", chat_key, quiz_id)
+    return {r[0]: int(r[1]) for r in rows}

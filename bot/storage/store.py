@@ -596,6 +596,11 @@ class Store(PostCreation, CachedStorage, LiveSql):
     async def open_report_count(self, chat_key: str) -> int:
         return int(await self._read(dashboard.open_report_count, chat_key))
 
+    async def open_reports_per_question(self, chat_key: str, quiz_id: str) -> dict[str, int]:
+        result: dict[str, int] = await self._read(
+            dashboard.open_reports_per_question, chat_key, quiz_id)
+        return result
+
     async def person_cards(self, person_key: str) -> list[CardRecord]:
         result: list[CardRecord] = await self._read(cards.person_cards, person_key)
         return result

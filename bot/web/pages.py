@@ -241,10 +241,8 @@ class Pages:
         if found is None:
             raise web.HTTPNotFound(text="no answers to that quiz in this chat")
         analysis = () if found.report is None else (found.report,)
-        reports = await self.service.chat_reports(Chat(reader.chat_key), allowed=True)
-        by_question: dict[str, int] = {}
-        for r in reports:
-            by_question[r.question_id] = by_question.get(r.question_id, 0) + 1
+        by_question = {} if found.quiz_id is None else \
+            await self.reads.storage.open_reports_per_question(reader.chat_key, found.quiz_id)
         share = reader.t.percent
         bars = {
             (item.question_id, o.canonical): charts.share_bar(

@@ -250,3 +250,8 @@ async def test_open_reports_are_paged_by_id_in_their_chat(store: Store) -> None:
     assert [r.question_id for r in paged] == ["s-0", "s-1", "s-2", "s-4", "s-6"]
     assert await store.open_report_count("tg:-1") == 5
     assert await store.open_report_count("tg:-9") == 0
+    # the Questions page's counts: open reports of one quiz's questions in one chat
+    assert await store.open_reports_per_question("tg:-1", "sample") == {
+        "s-0": 1, "s-1": 1, "s-2": 1, "s-4": 1, "s-6": 1}
+    assert await store.open_reports_per_question("tg:-1", "other") == {}
+    assert await store.open_reports_per_question("tg:-2", "sample") == {"s-3": 1}

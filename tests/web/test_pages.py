@@ -102,6 +102,8 @@ async def test_every_page_renders(site: Site) -> None:
     assert "রাজা" in people and "सीता" in people and "=SUM(A1)" in people
     questions = await (await site.client.get(f"/chat/{CHAT_A}/questions")).text()
     assert "What is one plus one?" in questions and "Red" in questions
+    # this chat's one open report (on s-two), not chat B's (on s-one)
+    assert questions.count("Open reports: 1</a>") == 1
     assert await (await site.client.get(f"/chat/{CHAT_A}/questions?quiz=sample")).text() \
         == questions
     unknown = await site.client.get(f"/chat/{CHAT_A}/questions?quiz=nope")

@@ -78,6 +78,7 @@ CALLS = [
     (reads.open_reports, ("tg:-1", None, 51)),
     (reads.open_reports, ("tg:-1", 7, 51)),
     (reads.open_report_count, ("tg:-1",)),
+    (reads.open_reports_per_question, ("tg:-1", "sample")),
     (cards.person_cards, ("tg:5",)),
     (cards.chat_cards, ("tg:-1", date(2026, 3, 1))),
     (review.recent_answers, ("tg:5", 50)),

@@ -873,6 +873,13 @@ class MemoryStorage(PostCreation, MemoryLive):
     async def open_report_count(self, chat_key: str) -> int:
         return len(await self.problem_reports(chat_key=chat_key))
 
+    async def open_reports_per_question(self, chat_key: str, quiz_id: str) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for report in await self.problem_reports(chat_key=chat_key):
+            if report.quiz_id == quiz_id:
+                counts[report.question_id] = counts.get(report.question_id, 0) + 1
+        return counts
+
     def _cards(self, person_key: str | None = None) -> dict[Key, Kept]:
         """The cards of the answers (of one person), replayed as review.py does."""
         rows = sorted((a for a in self._db.answers.values()
