@@ -2,7 +2,7 @@
 
 from bot.content.loader import Catalog, load_catalog
 from bot.content.problems import ContentError, Problem
-from bot.content.schema import LOCALES, Option, Question, Quiz
+from bot.content.items import LOCALES, Option, Question, Quiz
 
 __all__ = [
     "LOCALES",

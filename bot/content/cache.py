@@ -42,7 +42,7 @@ from typing import Any
 
 from bot.content import limits
 from bot.content.files import read_at_most
-from bot.content.schema import Code, Localized, Option, Question, Quiz
+from bot.content.items import Code, Localized, Option, Question, Quiz
 
 log = logging.getLogger(__name__)
 
@@ -52,8 +52,8 @@ SUBDIR = "content"  # under QUIZBOT_CACHE_DIR
 SPARE_ENTRIES = 64  # entries kept beyond those the last load used (edits, other folders)
 TOUCH_AFTER = 3600.0  # s: a used entry's time is refreshed (for pruning) at most this often
 ENTRY_BYTES = 8 * limits.PACK_FILE_BYTES  # larger is not ours
-_SOURCES = ("cache.py", "cues.py", "files.py", "limits.py", "loader.py", "mathtext.py",
-            "media.py", "problems.py", "schema.py", "validate.py", "yaml_lines.py")
+_SOURCES = ("cache.py", "cues.py", "files.py", "items.py", "limits.py", "loader.py",
+            "mathtext.py", "media.py", "problems.py", "schema.py", "validate.py", "yaml_lines.py")
 _HERE = Path(__file__).resolve().parent
 
 _ENTRY = re.compile(r"[0-9a-f]{64}\.json")
@@ -98,16 +98,14 @@ def _with_libyaml() -> bool:
 def version() -> str | None:
     """What a loaded pack depends on besides its bytes; None: our sources cannot be read, so a
     change could not be told (no cache then)."""
-    import pydantic
-    import pydantic_core
-
-    # the parsers' versions read from their metadata: a cached load never imports them
+    # the validators' and parsers' versions read from their metadata: a cached load imports
+    # neither pydantic nor the parsers
     libyaml = f"{_installed('PyYAML')} libyaml={_with_libyaml()}"
     # what formulas and code languages are accepted (read from the metadata: not imported)
     checkers = "\0".join(_installed(name) for name in ("matplotlib", "pygments"))
     digest = hashlib.sha256(
-        f"{FORMAT}\0{sys.version}\0{sys.implementation.cache_tag}\0{pydantic.VERSION}\0"
-        f"{pydantic_core.__version__}\0{libyaml}\0{_installed('ruamel.yaml')}\0"
+        f"{FORMAT}\0{sys.version}\0{sys.implementation.cache_tag}\0{_installed('pydantic')}\0"
+        f"{_installed('pydantic-core')}\0{libyaml}\0{_installed('ruamel.yaml')}\0"
         f"{checkers}\0".encode()
     )
     for name in _SOURCES:

@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from bot.content import Catalog, Quiz
-from bot.content.schema import DEFAULT_LOCALE
+from bot.content.items import DEFAULT_LOCALE
 from bot.core.ports import ItemFigures, ItemGroup, ItemResponse
 from bot.core.render import letter
 

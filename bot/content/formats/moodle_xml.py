@@ -37,7 +37,7 @@ from bot.content import limits
 from bot.content.formats.bank import Item, Report, html_media, html_text, key_of
 from bot.content.formats.media import picture, plugin_src, prompt_html
 from bot.content.problems import short
-from bot.content.schema import Quiz
+from bot.content.items import Quiz
 
 _PLAIN_FORMATS = ("plain_text", "markdown")
 
