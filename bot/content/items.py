@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple, Protocol
 
 if TYPE_CHECKING:
     from bot.content.schema import LocalizedModel, QuestionModel, QuizModel
@@ -170,29 +170,38 @@ class Code(_Light):
         return f"Code({self.language!r}, {self.text!r})"
 
 
-class Deferred(Protocol):
-    """Where a question's explanation and details are kept until they are asked for (the
-    content cache's entry file, bot/content/cache.py): they are most of a catalog's text and
-    only read when someone answers or asks for more."""
+class Texts(NamedTuple):
+    """A question's texts: what a question from the content cache reads when asked for."""
 
-    def load(self) -> tuple[Localized, Localized | None]: ...
+    prompt: Localized
+    options: list[Option]
+    explanation: Localized
+    details: Localized | None
+
+
+class Deferred(Protocol):
+    """Where a question's texts are kept until they are asked for (the content cache's entry
+    file, bot/content/cache.py): they are nearly all of a catalog's memory, and only a
+    question being asked, answered or shown needs them."""
+
+    def load(self) -> Texts: ...
 
 
 class Question(_Light):
     """`answer` is the index of the correct option (stored, not searched). `code`, `formula`
     and `image` (a path relative to the pack's folder) are drawn on the question's card.
-    `explanation` and `details` are held, or read when asked for from where `deferred` says
-    (a question from the content cache)."""
+    The texts (prompt, options, explanation, details) are held, or read when asked for from
+    where `deferred` says (a question from the content cache)."""
 
-    __slots__ = ("_deferred", "_details", "_explanation", "answer", "code", "formula", "id",
-                 "image", "options", "prompt")
+    __slots__ = ("_deferred", "_details", "_explanation", "_options", "_prompt", "answer", "code",
+                 "formula", "id", "image")
     _fields = ("id", "prompt", "options", "explanation", "details", "code", "formula", "image")
 
     def __init__(
         self,
         id: str,
-        prompt: Localized,
-        options: list[Option],
+        prompt: Localized | None,
+        options: list[Option] | None,
         explanation: Localized | None,
         details: Localized | None = None,
         answer: int | None = None,
@@ -202,37 +211,54 @@ class Question(_Light):
         image: Localized | None = None,
         deferred: Deferred | None = None,
     ) -> None:
-        if (explanation is None) == (deferred is None):
-            raise ValueError("a question's explanation is held or deferred, one of the two")
+        given = [text is not None for text in (prompt, options, explanation)]
+        if not (all(given) if deferred is None else not any(given) and answer is not None):
+            raise ValueError("a question's texts are held or deferred (with its answer), one "
+                             "of the two")
         self.id: Final = id
-        self.prompt: Final = prompt
-        self.options: Final = options
+        self._prompt: Final = prompt
+        self._options: Final = options
         self._explanation: Final = explanation
         self._details: Final = details
         self._deferred: Final = deferred
         self.answer: Final[int] = (
-            next(i for i, o in enumerate(options) if o.correct) if answer is None else answer
+            next(i for i, o in enumerate(options or ()) if o.correct) if answer is None
+            else answer
         )
         self.code: Final = code
         self.formula: Final = formula
         self.image: Final = image
 
     @property
+    def prompt(self) -> Localized:
+        if self._deferred is not None:
+            return self._deferred.load().prompt
+        assert self._prompt is not None
+        return self._prompt
+
+    @property
+    def options(self) -> list[Option]:
+        if self._deferred is not None:
+            return self._deferred.load().options
+        assert self._options is not None
+        return self._options
+
+    @property
     def explanation(self) -> Localized:
         if self._deferred is not None:
-            return self._deferred.load()[0]
+            return self._deferred.load().explanation
         assert self._explanation is not None
         return self._explanation
 
     @property
     def details(self) -> Localized | None:
         if self._deferred is not None:
-            return self._deferred.load()[1]
+            return self._deferred.load().details
         return self._details
 
     @property
     def deferred(self) -> bool:
-        """Whether its explanation and details are read when asked for, not held."""
+        """Whether its texts are read when asked for, not held."""
         return self._deferred is not None
 
     @property

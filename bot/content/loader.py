@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any
 from bot.content import limits, media
 from bot.content.cache import ContentCache, Entry
 from bot.content.files import Unreadable, read_regular
-from bot.content.problems import ContentError, Problem, clean, has_errors, order, short
 from bot.content.items import Question, Quiz
+from bot.content.problems import ContentError, Problem, clean, has_errors, order, short
 
 if TYPE_CHECKING:  # the parsers and validators are imported by the first pack not cached
     from bot.content.yaml_lines import Loc
