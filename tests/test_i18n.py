@@ -558,3 +558,23 @@ def test_catalogs_use_latin_digits(locale: str) -> None:
         for text in strings:
             assert not any(unicodedata.decimal(c, None) is not None and not c.isascii()
                            for c in text or ""), (message.id, text)
+
+
+_NUMBERS = st.one_of(
+    st.integers(-10**15, 10**15),
+    st.floats(-1e9, 1e9, allow_nan=False, allow_infinity=False),
+    st.floats(0, 1),  # shares
+    st.decimals(-10**6, 10**6, places=4, allow_nan=False, allow_infinity=False),
+)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+@given(value=_NUMBERS)
+@settings(max_examples=300, deadline=None)
+def test_numbers_are_formatted_as_babel_does(locale: str, value: float) -> None:
+    """bot/i18n/numbers.py keeps Babel's locale data out of the process: same output."""
+    from babel.numbers import format_decimal, format_percent
+
+    t = i18n.Translator(locale)
+    assert t.number(value) == format_decimal(value, locale=locale)
+    assert t.percent(value) == format_percent(value, locale=locale)

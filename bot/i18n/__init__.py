@@ -1,7 +1,8 @@
 """Interface strings through gettext catalogs (Babel), with CLDR plurals and number formats.
 
-Catalogs are `.po` files under `locales/<code>/LC_MESSAGES/quizbot.po`, read with Babel at
-start-up, so there is no compile step to forget. English is the source language (the msgids);
+Catalogs are `.po` files under `locales/<code>/LC_MESSAGES/quizbot.po`, read with Babel when
+a locale is first spoken, so there is no compile step to forget; numbers are formatted as
+Babel does by numbers.py, without loading Babel's locale data. English is the source language (the msgids);
 a string missing from a catalog falls back to English, never to a blank: so does a fuzzy entry
 (not yet reviewed), a plural entry with an empty form, and a translation whose placeholders do
 not fit the values (a typo in one language must not break the message).
@@ -14,15 +15,11 @@ from __future__ import annotations
 import io
 import logging
 from functools import cache
+from gettext import GNUTranslations, NullTranslations
 from pathlib import Path
 
-from babel import Locale, UnknownLocaleError
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
-from babel.numbers import format_decimal, format_percent
-from babel.support import NullTranslations, Translations
-
 from bot.content.items import DEFAULT_LOCALE, LOCALES
+from bot.i18n.numbers import format_decimal, format_percent
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +47,9 @@ def _translations(locale: str) -> NullTranslations:
     path = catalog_path(locale)
     if locale == DEFAULT_LOCALE or not path.exists():
         return NullTranslations()
+    from babel.messages.mofile import write_mo  # English needs neither
+    from babel.messages.pofile import read_po
+
     with path.open("rb") as fh:
         catalog = read_po(fh, locale=locale)
     # write_mo would fill an empty plural form with the English one, mixing two languages in
@@ -60,7 +60,7 @@ def _translations(locale: str) -> NullTranslations:
     buffer = io.BytesIO()
     write_mo(buffer, catalog, use_fuzzy=False)
     buffer.seek(0)
-    return Translations(buffer, domain=DOMAIN)
+    return GNUTranslations(buffer)
 
 
 class Translator:
@@ -69,10 +69,6 @@ class Translator:
     def __init__(self, locale: str) -> None:
         self.locale = normalize(locale) or DEFAULT_LOCALE
         self._t = _translations(self.locale)
-        try:
-            self._babel_locale = Locale.parse(self.locale)
-        except (UnknownLocaleError, ValueError):
-            self._babel_locale = Locale.parse(DEFAULT_LOCALE)
 
     def gettext(self, message: str, **values: object) -> str:
         text = self._t.gettext(message)
@@ -101,10 +97,10 @@ class Translator:
             return english.format(n=number, **values)
 
     def number(self, value: float) -> str:
-        return format_decimal(value, locale=self._babel_locale)
+        return format_decimal(value, self.locale)  # Babel's output, without its locale data
 
     def percent(self, share: float) -> str:
-        return format_percent(share, locale=self._babel_locale)
+        return format_percent(share, self.locale)
 
 
 @cache
