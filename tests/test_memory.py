@@ -13,7 +13,7 @@ import pytest
 
 from bot.app import open_service, run_adapters
 from bot.content import load_catalog
-from bot.content.schema import Localized
+from bot.content.items import Localized
 from bot.settings import load_settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,3 +75,16 @@ async def test_run_freezes_what_start_up_left_alive(tmp_path: Path, unfrozen: No
             bot.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await bot
+
+
+def test_a_catalog_from_the_cache_holds_no_question_text(tmp_path: Path) -> None:
+    """Prompts, options, explanations and details are read from the cache's files when asked
+    for (bot/content/cache.py): the catalog keeps ids, answer indexes and where they are."""
+    load_catalog(ROOT / "content", tmp_path)
+    cold = load_catalog(ROOT / "content")
+    catalog = load_catalog(ROOT / "content", tmp_path)
+    for quiz, held in zip(catalog, cold, strict=True):
+        for q, h in zip(quiz.questions, held.questions, strict=True):
+            assert q.deferred and not h.deferred
+            assert (q._prompt, q._options, q._explanation, q._details) == (None,) * 4
+            assert (q.prompt, q.options, q.answer) == (h.prompt, h.options, h.answer)
