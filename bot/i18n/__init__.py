@@ -1,24 +1,25 @@
 """Interface strings through gettext catalogs (Babel), with CLDR plurals and number formats.
 
-Catalogs are `.po` files under `locales/<code>/LC_MESSAGES/quizbot.po`, read with Babel when
-a locale is first spoken, so there is no compile step to forget; numbers are formatted as
-Babel does by numbers.py, without loading Babel's locale data. English is the source language (the msgids);
-a string missing from a catalog falls back to English, never to a blank: so does a fuzzy entry
-(not yet reviewed), a plural entry with an empty form, and a translation whose placeholders do
-not fit the values (a typo in one language must not break the message).
+Catalogs are `.po` files under `locales/<code>/LC_MESSAGES/quizbot.po`, read when a locale
+is first spoken (po.py, as Babel would compile them), so there is no compile step to forget;
+numbers are formatted as Babel does by numbers.py. Neither loads Babel or its locale data.
+English is the source language (the msgids); a string missing from a catalog falls back to
+English, never to a blank: so does a fuzzy entry (not yet reviewed), a plural entry with an
+empty form, and a translation whose placeholders do not fit the values (a typo in one language
+must not break the message).
 
 `python scripts/i18n.py` refreshes the catalogs from the code; `--check` reports gaps.
 """
 
 from __future__ import annotations
 
-import io
 import logging
 from functools import cache
-from gettext import GNUTranslations, NullTranslations
+from gettext import NullTranslations
 from pathlib import Path
 
 from bot.content.items import DEFAULT_LOCALE, LOCALES
+from bot.i18n import po
 from bot.i18n.numbers import format_decimal, format_percent
 
 log = logging.getLogger(__name__)
@@ -47,20 +48,7 @@ def _translations(locale: str) -> NullTranslations:
     path = catalog_path(locale)
     if locale == DEFAULT_LOCALE or not path.exists():
         return NullTranslations()
-    from babel.messages.mofile import write_mo  # English needs neither
-    from babel.messages.pofile import read_po
-
-    with path.open("rb") as fh:
-        catalog = read_po(fh, locale=locale)
-    # write_mo would fill an empty plural form with the English one, mixing two languages in
-    # one entry and applying this locale's plural rule to English text: drop the entry instead
-    for message in list(catalog):
-        if message.id and message.pluralizable and not all(message.string or ()):
-            del catalog[message.id]
-    buffer = io.BytesIO()
-    write_mo(buffer, catalog, use_fuzzy=False)
-    buffer.seek(0)
-    return GNUTranslations(buffer)
+    return po.read(path)  # as Babel would compile it, without Babel (po.py)
 
 
 class Translator:

@@ -1,10 +1,11 @@
 """What a started bot's process holds, checked by structure rather than by an RSS figure
 (docs/performance.md, Memory): `quizbot run`'s modules and one adapter started as it starts
-them, in a process of its own, against the fake Bot API. It imports neither pydantic (the
-settings are read by hand, the content schema is validated apart) nor what it never uses
-(the webhook's aiohttp in polling mode, the dashboard, the other adapter, the content
-formats, the drawing libraries), and its catalog holds no question's text: every question
-reads its texts from the content cache's files when asked for."""
+them, in a process of its own, against the fake Bot API (which has it register its commands
+in every language). It imports neither pydantic (the settings are read by hand, the content
+schema is validated apart) nor Babel (bot/i18n reads the catalogs and formats numbers itself)
+nor what it never uses (the webhook's aiohttp in polling mode, the dashboard, the other
+adapter, the content formats, the drawing libraries), and its catalog holds no question's
+text: every question reads its texts from the content cache's files when asked for."""
 
 from __future__ import annotations
 
@@ -49,7 +50,8 @@ asyncio.run(main(*sys.argv[1:]))
 """
 
 # top-level packages and bot modules the running bot does not need
-NOT_LOADED = ("pydantic", "pydantic_core", "pydantic_settings", "aiohttp", "discord", "yaml",
+NOT_LOADED = ("pydantic", "pydantic_core", "pydantic_settings", "babel", "aiohttp", "discord",
+              "yaml",
               "ruamel", "asyncpg", "PIL", "matplotlib", "numpy", "pygments", "genanki",
               "jinja2", "xlsxwriter", "defusedxml", "bot.web", "bot.adapters.discord",
               "bot.content.schema", "bot.content.validate", "bot.content.formats",
