@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.metadata
 import json
 import logging
 import mmap
@@ -78,20 +77,55 @@ class Entry:
     images: dict[str, str] = field(default_factory=dict)
 
 
+@functools.cache
+def _distributions() -> dict[str, Path]:
+    """The installed distributions' metadata folders by normalised name, first on sys.path
+    first (what importlib.metadata finds, without importing it: about 1 MB with the zipfile,
+    csv and email modules it brings, in a process that runs for days)."""
+    found: dict[str, Path] = {}
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for name in names:
+            if name.endswith(".dist-info"):
+                found.setdefault(_normalised(name[:-10].partition("-")[0]),
+                                 Path(entry or ".") / name)
+    return found
+
+
+def _normalised(name: str) -> str:
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
 def _installed(name: str) -> str:
-    try:
-        return importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
+    """The distribution's version from its METADATA, "none" if it is not installed."""
+    folder = _distributions().get(_normalised(name))
+    if folder is None:
         return "none"
+    try:
+        with open(folder / "METADATA", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("Version:"):
+                    return line.removeprefix("Version:").strip()
+                if not line.strip():
+                    break  # the headers end at the first blank line
+    except OSError:
+        pass
+    return "none"
 
 
 def _with_libyaml() -> bool:
-    """Whether PyYAML was built with libyaml (its C extension is installed)."""
-    try:
-        files = importlib.metadata.files("PyYAML") or []
-    except importlib.metadata.PackageNotFoundError:
+    """Whether PyYAML was built with libyaml (its C extension is installed: RECORD lists it)."""
+    folder = _distributions().get(_normalised("PyYAML"))
+    if folder is None:
         return False
-    return any(f.name.startswith("_yaml.") and f.parent.name == "yaml" for f in files)
+    try:
+        record = (folder / "RECORD").read_text(encoding="utf-8")
+    except OSError:
+        return False
+    return any(re.match(r"(?:\./)?yaml/_yaml\.", line) for line in record.splitlines())
 
 
 @functools.cache
