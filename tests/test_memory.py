@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from bot import app
 from bot.app import open_service, run_adapters
 from bot.content import load_catalog
 from bot.content.items import Localized
@@ -56,7 +57,11 @@ def unfrozen() -> Iterator[None]:
     gc.unfreeze()
 
 
-async def test_run_freezes_what_start_up_left_alive(tmp_path: Path, unfrozen: None) -> None:
+async def test_run_freezes_what_start_up_left_alive(
+    tmp_path: Path, unfrozen: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    trimmed: list[bool] = []
+    monkeypatch.setattr(app, "_trim_malloc", lambda: trimmed.append(True))
     settings = load_settings(quizbot_database=tmp_path / "quiz.db", quizbot_cache_dir="off",
                              _env_file=None)
     async with open_service(settings) as service:
@@ -71,6 +76,7 @@ async def test_run_freezes_what_start_up_left_alive(tmp_path: Path, unfrozen: No
             questions = next(iter(service.catalog)).questions
             assert gc.get_freeze_count() > 0 and gc.is_tracked(questions)
             assert id(questions) not in {id(o) for g in range(3) for o in gc.get_objects(g)}
+            assert trimmed == [True]  # and what start-up freed given back to the system
         finally:
             bot.cancel()
             with pytest.raises(asyncio.CancelledError):
