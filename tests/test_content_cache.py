@@ -411,21 +411,3 @@ def test_a_cached_question_reads_its_explanation_and_details_when_asked_for(
             assert not x.deferred and y.deferred  # held only by the cold load
             assert (x.explanation, x.details) == (y.explanation, y.details)
             assert y.model_copy(update={"id": "copy"}).explanation == x.explanation
-
-
-@pytest.mark.parametrize("name", ["pydantic", "pydantic-core", "PyYAML", "ruamel.yaml",
-                                  "matplotlib", "pygments", "not-a-package"])
-def test_the_versions_in_the_key_are_importlib_metadatas(name: str) -> None:
-    """The cache reads them without importing importlib.metadata (the bot's memory)."""
-    import importlib.metadata
-
-    from bot.content import cache
-
-    try:
-        expected = importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
-        expected = "none"
-    assert cache._installed(name) == expected
-    files = importlib.metadata.files("PyYAML") or []
-    assert cache._with_libyaml() == any(
-        f.name.startswith("_yaml.") and f.parent.name == "yaml" for f in files)

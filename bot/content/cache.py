@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.metadata
 import json
 import logging
 import mmap
@@ -77,55 +78,20 @@ class Entry:
     images: dict[str, str] = field(default_factory=dict)
 
 
-@functools.cache
-def _distributions() -> dict[str, Path]:
-    """The installed distributions' metadata folders by normalised name, first on sys.path
-    first (what importlib.metadata finds, without importing it: about 1 MB with the zipfile,
-    csv and email modules it brings, in a process that runs for days)."""
-    found: dict[str, Path] = {}
-    for entry in sys.path:
-        try:
-            names = os.listdir(entry or ".")
-        except OSError:
-            continue
-        for name in names:
-            if name.endswith(".dist-info"):
-                found.setdefault(_normalised(name[:-10].partition("-")[0]),
-                                 Path(entry or ".") / name)
-    return found
-
-
-def _normalised(name: str) -> str:
-    return re.sub(r"[-_.]+", "_", name).lower()
-
-
 def _installed(name: str) -> str:
-    """The distribution's version from its METADATA, "none" if it is not installed."""
-    folder = _distributions().get(_normalised(name))
-    if folder is None:
-        return "none"
     try:
-        with open(folder / "METADATA", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("Version:"):
-                    return line.removeprefix("Version:").strip()
-                if not line.strip():
-                    break  # the headers end at the first blank line
-    except OSError:
-        pass
-    return "none"
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return "none"
 
 
 def _with_libyaml() -> bool:
-    """Whether PyYAML was built with libyaml (its C extension is installed: RECORD lists it)."""
-    folder = _distributions().get(_normalised("PyYAML"))
-    if folder is None:
-        return False
+    """Whether PyYAML was built with libyaml (its C extension is installed)."""
     try:
-        record = (folder / "RECORD").read_text(encoding="utf-8")
-    except OSError:
+        files = importlib.metadata.files("PyYAML") or []
+    except importlib.metadata.PackageNotFoundError:
         return False
-    return any(re.match(r"(?:\./)?yaml/_yaml\.", line) for line in record.splitlines())
+    return any(f.name.startswith("_yaml.") and f.parent.name == "yaml" for f in files)
 
 
 @functools.cache
@@ -133,7 +99,7 @@ def version() -> str | None:
     """What a loaded pack depends on besides its bytes; None: our sources cannot be read, so a
     change could not be told (no cache then)."""
     # the validators' and parsers' versions read from their metadata: a cached load imports
-    # neither pydantic nor the parsers
+    # neither the schema nor the parsers
     libyaml = f"{_installed('PyYAML')} libyaml={_with_libyaml()}"
     # what formulas and code languages are accepted (read from the metadata: not imported)
     checkers = "\0".join(_installed(name) for name in ("matplotlib", "pygments"))
