@@ -1,12 +1,14 @@
-"""Interface strings through gettext catalogs (Babel), with CLDR plurals and number formats.
+"""Interface strings through gettext catalogs, with CLDR plurals and number formats (Babel).
 
-Catalogs are `.po` files under `locales/<code>/LC_MESSAGES/quizbot.po`, read when a locale
-is first spoken (po.py, as Babel would compile them), so there is no compile step to forget;
-numbers are formatted as Babel does by numbers.py. Neither loads Babel or its locale data.
+Catalogs are `.po` files under `locales/<code>/LC_MESSAGES/quizbot.po`, compiled by Babel
+(`python scripts/i18n.py`) to the `quizbot.mo` beside each, which the standard library's
+gettext reads when a locale is first spoken: reading the `.po` itself would keep Babel's
+message machinery and the locale's data in the bot's process (about 3.5 MB). The `.mo` files
+are tracked, and `scripts/i18n.py --check` (run by the tests) fails when one is stale.
 English is the source language (the msgids); a string missing from a catalog falls back to
 English, never to a blank: so does a fuzzy entry (not yet reviewed), a plural entry with an
-empty form, and a translation whose placeholders do not fit the values (a typo in one language
-must not break the message).
+empty form (both left out of the `.mo`), and a translation whose placeholders do not fit the
+values (a typo in one language must not break the message).
 
 `python scripts/i18n.py` refreshes the catalogs from the code; `--check` reports gaps.
 """
@@ -14,13 +16,15 @@ must not break the message).
 from __future__ import annotations
 
 import logging
+import struct
 from functools import cache
-from gettext import NullTranslations
+from gettext import GNUTranslations, NullTranslations
 from pathlib import Path
 
+from babel import Locale, UnknownLocaleError
+from babel.numbers import format_decimal, format_percent
+
 from bot.content.items import DEFAULT_LOCALE, LOCALES
-from bot.i18n import po
-from bot.i18n.numbers import format_decimal, format_percent
 
 log = logging.getLogger(__name__)
 
@@ -43,12 +47,23 @@ def catalog_path(locale: str) -> Path:
     return LOCALE_DIR / locale / "LC_MESSAGES" / f"{DOMAIN}.po"
 
 
+def compiled_path(locale: str) -> Path:
+    return catalog_path(locale).with_suffix(".mo")
+
+
 @cache
 def _translations(locale: str) -> NullTranslations:
-    path = catalog_path(locale)
-    if locale == DEFAULT_LOCALE or not path.exists():
+    if locale == DEFAULT_LOCALE:
         return NullTranslations()
-    return po.read(path)  # as Babel would compile it, without Babel (po.py)
+    path = compiled_path(locale)
+    try:
+        with path.open("rb") as fh:
+            return GNUTranslations(fh)
+    except (OSError, ValueError, struct.error) as exc:  # missing or broken
+        if catalog_path(locale).exists():
+            log.error("%s: %s; %s is spoken in English until it is compiled "
+                      "(python scripts/i18n.py)", path.name, exc, locale)
+        return NullTranslations()
 
 
 class Translator:
@@ -57,6 +72,10 @@ class Translator:
     def __init__(self, locale: str) -> None:
         self.locale = normalize(locale) or DEFAULT_LOCALE
         self._t = _translations(self.locale)
+        try:
+            self._babel_locale = Locale.parse(self.locale)
+        except (UnknownLocaleError, ValueError):
+            self._babel_locale = Locale.parse(DEFAULT_LOCALE)
 
     def gettext(self, message: str, **values: object) -> str:
         text = self._t.gettext(message)
@@ -85,10 +104,10 @@ class Translator:
             return english.format(n=number, **values)
 
     def number(self, value: float) -> str:
-        return format_decimal(value, self.locale)  # Babel's output, without its locale data
+        return format_decimal(value, locale=self._babel_locale)
 
     def percent(self, share: float) -> str:
-        return format_percent(share, self.locale)
+        return format_percent(share, locale=self._babel_locale)
 
 
 @cache
