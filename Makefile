@@ -65,8 +65,7 @@ clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
 
 # Interface strings: `make i18n` re-extracts the msgids from bot/ into the .pot and merges them
-# into every locale's .po (translations are kept) and compiles each to the .mo the bot reads;
-# `make i18n-check` fails on any gap or stale .mo (CI).
+# into every locale's .po (translations are kept); `make i18n-check` fails on any gap (CI).
 .PHONY: i18n i18n-check
 i18n: $(STAMP)
 	$(BIN)/python scripts/i18n.py

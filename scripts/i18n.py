@@ -1,20 +1,13 @@
 """Refresh the interface-string catalogs, or check that they are complete.
 
     python scripts/i18n.py           # extract msgids from bot/, write the .pot, update each .po
-                                     # and compile it to the .mo the bot reads
-    python scripts/i18n.py --check   # exit 1 if the .pot or a .mo is stale or a locale misses
-                                     # a msgid
+    python scripts/i18n.py --check   # exit 1 if the .pot is stale or a locale misses a msgid
 
 Extraction uses Babel's Python extractor with the keywords the code uses: `t.gettext(msg)`,
 `t.ngettext(singular, plural, n)` and the `_()` marker. Updating keeps every existing
 translation; a msgid that changed slightly gets the old translation marked fuzzy (ignored at
 run time and reported by --check until a translator confirms it). Locations are written
 without line numbers, so moving code does not make the template stale.
-
-The bot reads the compiled `.mo` files with the standard library's gettext: reading a `.po`
-at run time would bring Babel's message machinery and the locale's data into every bot
-process (docs/performance.md, Memory). They are tracked beside their `.po`; --check fails
-when one no longer says what its `.po` says.
 
 Comments that start with `i18n:` right above a call are copied into the catalogs as notes
 for translators.
@@ -24,10 +17,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import gettext
 import io
 import string
-import struct
 import sys
 import tomllib
 from collections.abc import Iterable
@@ -35,7 +26,6 @@ from pathlib import Path
 
 from babel.messages.catalog import Catalog, Message
 from babel.messages.extract import extract_from_dir
-from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -85,10 +75,6 @@ def target_locales() -> list[str]:
 
 def po_path(locale: str) -> Path:
     return LOCALE_DIR / locale / "LC_MESSAGES" / f"{DOMAIN}.po"
-
-
-def mo_path(locale: str) -> Path:
-    return po_path(locale).with_suffix(".mo")
 
 
 # extraction -------------------------------------------------------------------------------
@@ -141,44 +127,6 @@ def render(catalog: Catalog) -> bytes:
 
 def message_ids(catalog: Catalog) -> set[str | tuple[str, ...]]:
     return {m.id if isinstance(m.id, str) else tuple(m.id) for m in catalog if m.id}
-
-
-# compiling --------------------------------------------------------------------------------
-
-def compile_catalog(path: Path, locale: str) -> bytes:
-    """The `.po` at `path` as the `.mo` the bot reads: without fuzzy (unreviewed) and empty
-    entries, and without a plural entry with an empty form, which write_mo would fill with the
-    English one, mixing two languages in one entry under this language's plural rule."""
-    catalog = read_catalog(path, locale)
-    for message in list(catalog):
-        if message.id and message.pluralizable and not all(message.string or ()):
-            del catalog[message.id]
-    buffer = io.BytesIO()
-    write_mo(buffer, catalog, use_fuzzy=False)
-    return buffer.getvalue()
-
-
-def mo_entries(data: bytes) -> tuple[dict[object, object], str | None]:
-    """What gettext reads from a `.mo`: its entries and plural rule (the header's other
-    lines, such as the Babel version that wrote it, change nothing the bot says)."""
-    translations = gettext.GNUTranslations(io.BytesIO(data))
-    entries = {k: v for k, v in vars(translations)["_catalog"].items() if k != ""}
-    return entries, translations.info().get("plural-forms")
-
-
-def stale_mo(locale: str) -> str | None:
-    """Why the locale's `.mo` is not its `.po` compiled, or None when it is."""
-    path = mo_path(locale)
-    if not path.exists():
-        return f"{path.relative_to(ROOT)} is missing; run python scripts/i18n.py"
-    try:
-        found = mo_entries(path.read_bytes())
-    except (OSError, ValueError, struct.error) as exc:
-        return f"{path.relative_to(ROOT)} is unreadable ({exc}); run python scripts/i18n.py"
-    if found != mo_entries(compile_catalog(po_path(locale), locale)):
-        return (f"{path.relative_to(ROOT)} is stale (its .po changed since); run python "
-                "scripts/i18n.py")
-    return None
 
 
 # checks -----------------------------------------------------------------------------------
@@ -276,14 +224,6 @@ def refresh_locale(template: Catalog, locale: str) -> tuple[bool, int]:
     return written, len(problems(template, catalog, locale))
 
 
-def refresh_mo(locale: str) -> bool:
-    """Compile the locale's .po unless its .mo already says the same (another Babel version
-    writing another header is no change)."""
-    if stale_mo(locale) is None:
-        return False
-    return write_if_changed(mo_path(locale), compile_catalog(po_path(locale), locale))
-
-
 def check(template: Catalog, locales: Iterable[str]) -> list[str]:
     found = []
     if not POT_PATH.exists():
@@ -302,8 +242,6 @@ def check(template: Catalog, locales: Iterable[str]) -> list[str]:
             found.append(f"{path.relative_to(ROOT)} is missing")
             continue
         found.extend(problems(template, read_catalog(path, locale), locale))
-        if (stale := stale_mo(locale)) is not None:
-            found.append(stale)
     return found
 
 
@@ -331,8 +269,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{po_path(locale).relative_to(ROOT)}: "
               + (f"{todo} to translate or review" if todo else "complete")
               + (" (updated)" if written else ""))
-        if refresh_mo(locale):
-            print(f"{mo_path(locale).relative_to(ROOT)}: compiled")
     return 0
 
 

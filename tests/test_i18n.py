@@ -211,39 +211,6 @@ def test_check_mode_catches_a_new_msgid(tmp_path: Path) -> None:
     assert "Choose a quiz:" in script.message_ids(template)
 
 
-@pytest.mark.parametrize("locale", TARGETS)
-def test_check_mode_catches_a_stale_or_missing_mo(
-    scratch_locales: Path, monkeypatch: pytest.MonkeyPatch, locale: str
-) -> None:
-    """The bot reads the compiled .mo: a .po edited without compiling fails --check, and
-    refreshing compiles it (a .mo from another Babel version, same entries, is not stale)."""
-    monkeypatch.setattr(script, "LOCALE_DIR", scratch_locales)
-    monkeypatch.setattr(script, "ROOT", scratch_locales.parent)
-    assert script.stale_mo(locale) is None
-    mo = script.mo_path(locale)
-    mo.write_bytes(mo.read_bytes().replace(b"Generated-By: Babel", b"Generated-By: Babe1"))
-    assert script.stale_mo(locale) is None and not script.refresh_mo(locale)
-    po = script.po_path(locale)
-    po.write_text(po.read_text(encoding="utf-8").replace(
-        'msgid "Available quizzes:"\nmsgstr "', 'msgid "Available quizzes:"\nmsgstr "edited '),
-        encoding="utf-8")
-    assert "is stale" in (script.stale_mo(locale) or "")
-    assert script.refresh_mo(locale) and script.stale_mo(locale) is None
-    mo.unlink()
-    assert "is missing" in (script.stale_mo(locale) or "")
-    mo.write_bytes(b"not a catalog")
-    assert "is unreadable" in (script.stale_mo(locale) or "")
-
-
-@pytest.mark.parametrize("locale", TARGETS)
-def test_a_locale_without_its_mo_is_spoken_in_english_and_said_so(
-    scratch_locales: Path, locale: str, caplog: pytest.LogCaptureFixture
-) -> None:
-    (scratch_locales / locale / "LC_MESSAGES" / "quizbot.mo").unlink()
-    assert Translator(locale).gettext("Available quizzes:") == "Available quizzes:"
-    assert "python scripts/i18n.py" in caplog.text
-
-
 def test_checker_catches_broken_catalogs(template: Catalog) -> None:
     """--check is only as good as `problems`: break a copy of a catalog four ways."""
     broken = catalog("bn")
@@ -327,7 +294,6 @@ def edit_catalog(
         cat[msgid].flags.add("fuzzy")
     with path.open("wb") as fh:
         write_po(fh, cat)
-    path.with_suffix(".mo").write_bytes(script.compile_catalog(path, locale))  # as i18n.py
 
 
 @pytest.mark.parametrize("locale", TARGETS)
@@ -592,4 +558,3 @@ def test_catalogs_use_latin_digits(locale: str) -> None:
         for text in strings:
             assert not any(unicodedata.decimal(c, None) is not None and not c.isascii()
                            for c in text or ""), (message.id, text)
-

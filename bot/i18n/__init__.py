@@ -1,28 +1,26 @@
-"""Interface strings through gettext catalogs, with CLDR plurals and number formats (Babel).
+"""Interface strings through gettext catalogs (Babel), with CLDR plurals and number formats.
 
-Catalogs are `.po` files under `locales/<code>/LC_MESSAGES/quizbot.po`, compiled by Babel
-(`python scripts/i18n.py`) to the `quizbot.mo` beside each, which the standard library's
-gettext reads when a locale is first spoken: reading the `.po` itself would keep Babel's
-message machinery and the locale's data in the bot's process (about 3.5 MB). The `.mo` files
-are tracked, and `scripts/i18n.py --check` (run by the tests) fails when one is stale.
-English is the source language (the msgids); a string missing from a catalog falls back to
-English, never to a blank: so does a fuzzy entry (not yet reviewed), a plural entry with an
-empty form (both left out of the `.mo`), and a translation whose placeholders do not fit the
-values (a typo in one language must not break the message).
+Catalogs are `.po` files under `locales/<code>/LC_MESSAGES/quizbot.po`, read with Babel at
+start-up, so there is no compile step to forget. English is the source language (the msgids);
+a string missing from a catalog falls back to English, never to a blank: so does a fuzzy entry
+(not yet reviewed), a plural entry with an empty form, and a translation whose placeholders do
+not fit the values (a typo in one language must not break the message).
 
 `python scripts/i18n.py` refreshes the catalogs from the code; `--check` reports gaps.
 """
 
 from __future__ import annotations
 
+import io
 import logging
-import struct
 from functools import cache
-from gettext import GNUTranslations, NullTranslations
 from pathlib import Path
 
 from babel import Locale, UnknownLocaleError
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
 from babel.numbers import format_decimal, format_percent
+from babel.support import NullTranslations, Translations
 
 from bot.content.items import DEFAULT_LOCALE, LOCALES
 
@@ -47,23 +45,22 @@ def catalog_path(locale: str) -> Path:
     return LOCALE_DIR / locale / "LC_MESSAGES" / f"{DOMAIN}.po"
 
 
-def compiled_path(locale: str) -> Path:
-    return catalog_path(locale).with_suffix(".mo")
-
-
 @cache
 def _translations(locale: str) -> NullTranslations:
-    if locale == DEFAULT_LOCALE:
+    path = catalog_path(locale)
+    if locale == DEFAULT_LOCALE or not path.exists():
         return NullTranslations()
-    path = compiled_path(locale)
-    try:
-        with path.open("rb") as fh:
-            return GNUTranslations(fh)
-    except (OSError, ValueError, struct.error) as exc:  # missing or broken
-        if catalog_path(locale).exists():
-            log.error("%s: %s; %s is spoken in English until it is compiled "
-                      "(python scripts/i18n.py)", path.name, exc, locale)
-        return NullTranslations()
+    with path.open("rb") as fh:
+        catalog = read_po(fh, locale=locale)
+    # write_mo would fill an empty plural form with the English one, mixing two languages in
+    # one entry and applying this locale's plural rule to English text: drop the entry instead
+    for message in list(catalog):
+        if message.id and message.pluralizable and not all(message.string or ()):
+            del catalog[message.id]
+    buffer = io.BytesIO()
+    write_mo(buffer, catalog, use_fuzzy=False)
+    buffer.seek(0)
+    return Translations(buffer, domain=DOMAIN)
 
 
 class Translator:

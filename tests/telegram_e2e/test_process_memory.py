@@ -1,12 +1,12 @@
 """What a started bot's process holds, checked by structure rather than by an RSS figure
 (docs/performance.md, Memory): `quizbot run`'s modules and one adapter started as it starts
 them, in a process of its own, against the fake Bot API (which has it register its commands
-in every language). Pydantic (the settings) and Babel (numbers) are there, but not the
-content schema's models (the catalog is read from the content cache and holds no pydantic
-model), Babel's message machinery (the catalogs are compiled `.mo` files read by gettext),
-nor what the bot never uses (the webhook's aiohttp in polling mode, the dashboard, the other
-adapter, the content formats, the drawing libraries); and its catalog holds no question's
-text: every question reads its texts from the content cache's files when asked for."""
+in every language). Pydantic (the settings) and Babel (the catalogs, numbers) are there, but
+not the content schema's models (the catalog is read from the content cache and holds no
+pydantic model), nor what the bot never uses (the webhook's aiohttp in polling mode, the
+dashboard, the other adapter, the content formats, the drawing libraries); and its catalog
+holds no question's text: every question reads its texts from the content cache's files when
+asked for."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ asyncio.run(main(*sys.argv[1:]))
 """
 
 # top-level packages and bot modules the running bot does not need
-NOT_LOADED = ("babel.messages", "aiohttp", "discord", "yaml", "ruamel", "asyncpg", "PIL",
+NOT_LOADED = ("aiohttp", "discord", "yaml", "ruamel", "asyncpg", "PIL",
               "matplotlib", "numpy", "pygments", "genanki", "jinja2", "xlsxwriter",
               "defusedxml", "bot.web", "bot.adapters.discord", "bot.content.schema",
               "bot.content.validate", "bot.content.formats", "bot.storage.postgres.storage")
