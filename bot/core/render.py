@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import timedelta
 
+from babel.dates import format_timedelta
+
 from bot.core.chat_settings import ChatSettings
 from bot.core.errors import (
     BadZone,
@@ -260,8 +262,6 @@ def nothing_due_text(t: Translator, wait: timedelta | None = None) -> str:
     if wait is None:
         return t.gettext("Nothing is due for review right now. Answer some questions, or "
                          "come back later.")
-    from babel.dates import format_timedelta  # its locale data loads only when needed
-
     # i18n: {delay} is a localised duration such as "3 days" or "5 hours"
     return t.gettext("Nothing is due for review right now. Your next card is due in {delay}.",
                      delay=format_timedelta(max(wait, timedelta(minutes=1)), locale=t.locale,
