@@ -25,10 +25,10 @@ from bot.app import (
     run_adapters,
 )
 from bot.content import ContentError, load_catalog
+from bot.content.items import LOCALES
 from bot.content.loader import quiz_files  # the files load_catalog reads
 from bot.content.media import BadImage
 from bot.content.problems import Problem, has_errors
-from bot.content.schema import LOCALES
 from bot.core import render
 from bot.core.analysis import analyse
 from bot.core.models import Period

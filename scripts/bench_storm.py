@@ -570,36 +570,38 @@ async def command_storm(n: int, repeat: int, tmp: Path, shape: dict[str, Any]
 
 
 def catalog_memory(catalog: Any) -> dict[str, float]:
-    """What the catalog's texts hold (MB, sys.getsizeof of each string once), what sharing a
+    """What the catalog's texts hold (MB, sys.getsizeof of each string once), what the
+    questions read from the content cache's files when asked for hold apart, what sharing a
     text left the same across languages saves, and a full garbage collection's time with the
     catalog alive, then with it frozen (gc.freeze, as quizbot run does after start-up)."""
     import gc
 
     seen: set[int] = set()
-    sizes = {"texts": 0, "details": 0, "explanation": 0, "shared": 0, "deferred": 0}
+    sizes = {"texts": 0, "shared": 0, "deferred": 0}
     for quiz in catalog:
+        media = [q.code.text if q.code is not None else None for q in quiz.questions]
+        media += [t for q in quiz.questions for t in (q.formula, q.image)]
+        held = [quiz.title, *media]
         for q in quiz.questions:
-            held = [("prompt", q.prompt), *(("option", o.text) for o in q.options)]
-            # read from the content cache's file when asked for: counted apart, not held
-            later = [("explanation", q.explanation), ("details", q.details)]
-            for name, text in held + ([] if q.deferred else later):
-                if text is None:
+            texts = [q.prompt, *(o.text for o in q.options), q.explanation, q.details]
+            if q.deferred:  # read from the content cache's file when asked for: not held
+                sizes["deferred"] += sum(sys.getsizeof(v) for text in texts if text is not None
+                                         for v in {id(v): v for v in
+                                                   text.as_dict().values()}.values())
+            else:
+                held += texts
+        for text in held:
+            if text is None:
+                continue
+            values = [v for v in (text.en, text.bn, text.hi) if v is not None]
+            for i, value in enumerate(values):
+                if any(value is other for other in values[:i]):  # kept once
+                    sizes["shared"] += sys.getsizeof(value)
                     continue
-                values = [v for v in (text.en, text.bn, text.hi) if v is not None]
-                for i, value in enumerate(values):
-                    if any(value is other for other in values[:i]):  # kept once
-                        sizes["shared"] += sys.getsizeof(value)
-                        continue
-                    if id(value) in seen:
-                        continue
-                    seen.add(id(value))
-                    sizes["texts"] += sys.getsizeof(value)
-                    if name in ("details", "explanation"):
-                        sizes[name] += sys.getsizeof(value)
-            if q.deferred:
-                sizes["deferred"] += sum(
-                    sys.getsizeof(v) for _, text in later if text is not None
-                    for v in set(text.as_dict().values()))
+                if id(value) in seen:
+                    continue
+                seen.add(id(value))
+                sizes["texts"] += sys.getsizeof(value)
 
     def collect_us() -> float:
         times = []
@@ -654,10 +656,9 @@ async def memory(tmp: Path, platforms: list[str], quick: bool,
     rows += [
         Row(f"catalog of {questions:,} questions: the texts it holds", "MB",
             [held["texts_mb"]],
-            note=f"loaded from the content cache; besides, {held['deferred_mb']} MB of "
-                 "explanations and details read from the cache's files when asked for; "
-                 f"{held['shared_mb']} MB saved by keeping a text once when another language "
-                 "leaves it the same"),
+            note=f"loaded from the content cache: titles, code, formulas; besides, "
+                 f"{held['deferred_mb']} MB of prompts, options, explanations and details "
+                 "read from the cache's files when asked for"),
         Row(f"a full garbage collection with {questions:,} questions loaded", "µs",
             [held["gc_full_frozen_us"]], [held["gc_full_us"]],
             "the same without gc.freeze() after start-up",

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from bot import app
 from bot.app import open_service, run_adapters
 from bot.content import load_catalog
-from bot.content.schema import Localized
+from bot.content.items import Localized
 from bot.settings import load_settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,7 +57,11 @@ def unfrozen() -> Iterator[None]:
     gc.unfreeze()
 
 
-async def test_run_freezes_what_start_up_left_alive(tmp_path: Path, unfrozen: None) -> None:
+async def test_run_freezes_what_start_up_left_alive(
+    tmp_path: Path, unfrozen: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    trimmed: list[bool] = []
+    monkeypatch.setattr(app, "_trim_malloc", lambda: trimmed.append(True))
     settings = load_settings(quizbot_database=tmp_path / "quiz.db", quizbot_cache_dir="off",
                              _env_file=None)
     async with open_service(settings) as service:
@@ -71,7 +76,21 @@ async def test_run_freezes_what_start_up_left_alive(tmp_path: Path, unfrozen: No
             questions = next(iter(service.catalog)).questions
             assert gc.get_freeze_count() > 0 and gc.is_tracked(questions)
             assert id(questions) not in {id(o) for g in range(3) for o in gc.get_objects(g)}
+            assert trimmed == [True]  # and what start-up freed given back to the system
         finally:
             bot.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await bot
+
+
+def test_a_catalog_from_the_cache_holds_no_question_text(tmp_path: Path) -> None:
+    """Prompts, options, explanations and details are read from the cache's files when asked
+    for (bot/content/cache.py): the catalog keeps ids, answer indexes and where they are."""
+    load_catalog(ROOT / "content", tmp_path)
+    cold = load_catalog(ROOT / "content")
+    catalog = load_catalog(ROOT / "content", tmp_path)
+    for quiz, held in zip(catalog, cold, strict=True):
+        for q, h in zip(quiz.questions, held.questions, strict=True):
+            assert q.deferred and not h.deferred
+            assert (q._prompt, q._options, q._explanation, q._details) == (None,) * 4
+            assert (q.prompt, q.options, q.answer) == (h.prompt, h.options, h.answer)

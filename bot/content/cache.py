@@ -42,18 +42,18 @@ from typing import Any
 
 from bot.content import limits
 from bot.content.files import read_at_most
-from bot.content.schema import Code, Localized, Option, Question, Quiz
+from bot.content.items import Code, Localized, Option, Question, Quiz, Texts
 
 log = logging.getLogger(__name__)
 
-FORMAT = 3  # the entry layout below; the sources are part of the version anyway
+FORMAT = 4  # the entry layout below; the sources are part of the version anyway
 MAGIC = b"quizbot-content-cache"
 SUBDIR = "content"  # under QUIZBOT_CACHE_DIR
 SPARE_ENTRIES = 64  # entries kept beyond those the last load used (edits, other folders)
 TOUCH_AFTER = 3600.0  # s: a used entry's time is refreshed (for pruning) at most this often
 ENTRY_BYTES = 8 * limits.PACK_FILE_BYTES  # larger is not ours
-_SOURCES = ("cache.py", "cues.py", "files.py", "limits.py", "loader.py", "mathtext.py",
-            "media.py", "problems.py", "schema.py", "validate.py", "yaml_lines.py")
+_SOURCES = ("cache.py", "cues.py", "files.py", "items.py", "limits.py", "loader.py",
+            "mathtext.py", "media.py", "problems.py", "schema.py", "validate.py", "yaml_lines.py")
 _HERE = Path(__file__).resolve().parent
 
 _ENTRY = re.compile(r"[0-9a-f]{64}\.json")
@@ -98,16 +98,14 @@ def _with_libyaml() -> bool:
 def version() -> str | None:
     """What a loaded pack depends on besides its bytes; None: our sources cannot be read, so a
     change could not be told (no cache then)."""
-    import pydantic
-    import pydantic_core
-
-    # the parsers' versions read from their metadata: a cached load never imports them
+    # the validators' and parsers' versions read from their metadata: a cached load imports
+    # neither the schema nor the parsers
     libyaml = f"{_installed('PyYAML')} libyaml={_with_libyaml()}"
     # what formulas and code languages are accepted (read from the metadata: not imported)
     checkers = "\0".join(_installed(name) for name in ("matplotlib", "pygments"))
     digest = hashlib.sha256(
-        f"{FORMAT}\0{sys.version}\0{sys.implementation.cache_tag}\0{pydantic.VERSION}\0"
-        f"{pydantic_core.__version__}\0{libyaml}\0{_installed('ruamel.yaml')}\0"
+        f"{FORMAT}\0{sys.version}\0{sys.implementation.cache_tag}\0{_installed('pydantic')}\0"
+        f"{_installed('pydantic-core')}\0{libyaml}\0{_installed('ruamel.yaml')}\0"
         f"{checkers}\0".encode()
     )
     for name in _SOURCES:
@@ -304,18 +302,17 @@ class ContentCache:
 # --- the entry: a header line, then JSON of plain lists ------------------------------------
 #
 # header: MAGIC FORMAT version key payload-length payload-crc32
-# payload: one line of JSON, then the explanations and details, a line of JSON per question:
+# payload: one line of JSON, then the texts, a line of JSON per question:
 # [quiz_line, [[line, warning], ...], images, [id, title, tags, [question, ...], language]]
-# question: [id, line, prompt, [option text, ...], answer, [offset, length] of its line of
-#            explanation and details (from the first one's start), [code language, code text]
-#            or null, formula or null, image or null]
-# its line of explanation and details: [explanation, details or null]
+# question: [id, line, answer, [offset, length] of its line of texts (from the first one's
+#            start), [code language, code text] or null, formula or null, image or null]
+# its line of texts: [prompt, [option text, ...], answer, explanation, details or null]
 # a text: [en, bn or null, hi or null]
 #
-# The explanations and details are most of a catalog's text, read only when someone answers
-# or asks for more: a question loaded from an entry keeps where its line is in the entry file
-# (mapped, not read; the file is never changed in place, and a mapping outlives its removal)
-# and reads it when asked for.
+# The texts are nearly all of a catalog's memory, and only a question being asked, answered
+# or shown needs them: a question loaded from an entry keeps where its line is in the entry
+# file (mapped, not read; the file is never changed in place, and a mapping outlives its
+# removal) and reads it when asked for.
 
 
 def _text(text: Localized) -> list[str | None]:
@@ -332,11 +329,11 @@ def encode(entry: Entry, version: str, key: str) -> bytes:
     lines = []
     at = 0
     for q, line in zip(quiz.questions, entry.question_lines, strict=True):
-        texts = _json([_text(q.explanation),
+        texts = _json([_text(q.prompt), [_text(o.text) for o in q.options], q.answer,
+                       _text(q.explanation),
                        _text(q.details) if q.details is not None else None])
         questions.append(
-            [q.id, line, _text(q.prompt), [_text(o.text) for o in q.options], q.answer,
-             [at, len(texts)],
+            [q.id, line, q.answer, [at, len(texts)],
              [q.code.language, _text(q.code.text)] if q.code is not None else None,
              _text(q.formula) if q.formula is not None else None,
              _text(q.image) if q.image is not None else None])
@@ -350,13 +347,15 @@ def encode(entry: Entry, version: str, key: str) -> bytes:
     return header + b"\n" + payload
 
 
-def _texts(line: bytes) -> tuple[Localized, Localized | None]:
-    explanation, details = json.loads(line)
-    return Localized(*explanation), Localized(*details) if details is not None else None
+def _texts(line: bytes) -> Texts:
+    prompt, options, answer, explanation, details = json.loads(line)
+    return Texts(Localized(*prompt),
+                 [Option(Localized(*option), i == answer) for i, option in enumerate(options)],
+                 Localized(*explanation), Localized(*details) if details is not None else None)
 
 
 class _EntryFile:
-    """An entry file mapped for its questions' explanations and details."""
+    """An entry file mapped for its questions' texts."""
 
     __slots__ = ("_map",)
 
@@ -373,13 +372,12 @@ class _EntryFile:
 
 
 @functools.lru_cache(maxsize=256)  # a storm on one question reads its texts once
-def _read_texts(file: _EntryFile, offset: int, length: int
-                ) -> tuple[Localized, Localized | None]:
+def _read_texts(file: _EntryFile, offset: int, length: int) -> Texts:
     return _texts(file.read(offset, length))
 
 
 class _Deferred:
-    """Where one question's explanation and details are (schema.Deferred)."""
+    """Where one question's texts are (items.Deferred)."""
 
     __slots__ = ("file", "length", "offset")
 
@@ -388,14 +386,14 @@ class _Deferred:
         self.offset = offset
         self.length = length
 
-    def load(self) -> tuple[Localized, Localized | None]:
+    def load(self) -> Texts:
         return _read_texts(self.file, self.offset, self.length)
 
 
 def decode(raw: bytes, version: str, key: str, mapped: mmap.mmap | None = None) -> Entry:
     """The entry in `raw`; ValueError (or another lookup error) if it is not a whole one.
-    With `mapped` (the same file), explanations and details are read from it when asked
-    for; without, they are read now."""
+    With `mapped` (the same file), the questions' texts are read from it when asked for;
+    without, they are read now."""
     end = raw.find(b"\n", 0, 512)
     if end < 0:
         raise ValueError("no header")
@@ -410,27 +408,27 @@ def decode(raw: bytes, version: str, key: str, mapped: mmap.mmap | None = None) 
     if int(fields[5]) != zlib.crc32(payload):
         raise ValueError("corrupt (checksum)")
     first = payload.index(b"\n") if b"\n" in payload else len(payload)
-    tail = end + 1 + first + 1  # where the lines of explanations and details start in `raw`
+    tail = end + 1 + first + 1  # where the lines of texts start in `raw`
     quiz_line, warnings, images, (quiz_id, title, tags, rows, language) = json.loads(
         payload[:first])
     file = _EntryFile(mapped) if mapped is not None else None
     text = Localized
     questions: list[Question] = []
     lines: list[int] = []
-    for question_id, line, prompt, options, answer, (at, length), code, formula, image in rows:
+    for question_id, line, answer, (at, length), code, formula, image in rows:
         if not (isinstance(at, int) and isinstance(length, int) and 0 <= at
                 and tail + at + length <= len(raw)):
             raise ValueError("a question's texts are outside the entry")
         if file is not None:
-            explanation, details, deferred = None, None, _Deferred(file, tail + at, length)
+            texts, deferred = None, _Deferred(file, tail + at, length)
         else:
-            (explanation, details), deferred = _texts(raw[tail + at:tail + at + length]), None
+            texts, deferred = _texts(raw[tail + at:tail + at + length]), None
         questions.append(Question(
             question_id,
-            text(*prompt),
-            [Option(text(*option), i == answer) for i, option in enumerate(options)],
-            explanation,
-            details,
+            texts.prompt if texts is not None else None,
+            texts.options if texts is not None else None,
+            texts.explanation if texts is not None else None,
+            texts.details if texts is not None else None,
             answer,
             code=Code(code[0], text(*code[1])) if code is not None else None,
             formula=text(*formula) if formula is not None else None,

@@ -1,21 +1,18 @@
-"""A quiz pack (one YAML file per quiz): the pydantic models that validate it, and the light
-objects the catalog holds.
+"""A quiz pack (one YAML file per quiz): the pydantic models that validate it.
 
 Validation is pydantic's (`QuizModel` and the models under it, with precise error
-locations). What the bot keeps in memory is `Quiz`, `Question`, `Option` and `Localized`: plain
-classes with slots, built from a validated model or from the content cache
-(bot/content/cache.py). Pydantic models cost about ten times as much to build, which is most of
-what loading 10,000 cached questions would cost (docs/performance.md, Content).
+locations). What the bot keeps in memory is `Quiz`, `Question`, `Option` and `Localized`
+(items.py, re-exported here): plain classes with slots, built from a validated model or from
+the content cache (bot/content/cache.py). Pydantic models cost about ten times as much to
+build, which is most of what loading 10,000 cached questions would cost
+(docs/performance.md, Content), and the bot's process, reading its catalog from the cache,
+never imports this module.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
-from pathlib import Path
-from typing import Annotated, Any, ClassVar, Final, Literal, Protocol
+from typing import Annotated, Any, ClassVar
 
 from pydantic import (
     AfterValidator,
@@ -30,17 +27,27 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-LOCALES: tuple[str, ...] = ("en", "bn", "hi")
-DEFAULT_LOCALE = "en"
-Language = Literal["en", "bn", "hi"]
+from bot.content.items import (
+    _PACK_LANGUAGE,
+    DEFAULT_LOCALE,
+    LOCALES,
+    Code,
+    Deferred,
+    Language,
+    Localized,
+    Option,
+    Question,
+    Quiz,
+    _Texts,
+    declared_languages,
+    expected_locales,
+    pack_language,
+)
 
-# The language every text of the pack being validated must have: English, unless the pack
-# says `language:` (a pack written in one language, e.g. from Telegram polls, or the first of
-# the languages it lists). Set by QuizModel.
-_PACK_LANGUAGE: ContextVar[str] = ContextVar("pack_language", default=DEFAULT_LOCALE)
-# The languages the pack declares (`language: bn`, `language: [en, bn]`), whose missing texts
-# are worth a warning; every locale when it declares none.
-_PACK_LANGUAGES: ContextVar[tuple[str, ...]] = ContextVar("pack_languages", default=LOCALES)
+__all__ = [
+    "DEFAULT_LOCALE", "LOCALES", "Code", "Deferred", "Language", "Localized", "Option",
+    "Question", "Quiz", "QuizModel", "declared_languages", "expected_locales", "pack_language",
+]
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]{0,47}$")]
 
@@ -62,58 +69,6 @@ def _printable(text: str) -> str:
 NonEmpty = Annotated[
     str, StringConstraints(strip_whitespace=True, min_length=1), AfterValidator(_printable)
 ]
-
-
-def declared_languages(language: object) -> tuple[str, ...]:
-    """A pack's `language:` (one locale or a list of them) as the locales it declares, the
-    first being the one every text must have; () when it declares none (or not validly)."""
-    listed = [language] if isinstance(language, str) else language
-    if not isinstance(listed, list):
-        return ()
-    known = tuple(dict.fromkeys(x for x in listed if isinstance(x, str) and x in LOCALES))
-    return known if len(known) == len(listed) else ()
-
-
-@contextmanager
-def pack_language(language: object) -> Iterator[None]:
-    """Validate parts of a pack (not the whole QuizModel, which sets it) in its `language:`."""
-    declared = declared_languages(language)
-    token = _PACK_LANGUAGE.set(declared[0] if declared else DEFAULT_LOCALE)
-    listed = _PACK_LANGUAGES.set(declared or LOCALES)
-    try:
-        yield
-    finally:
-        _PACK_LANGUAGE.reset(token)
-        _PACK_LANGUAGES.reset(listed)
-
-
-def expected_locales() -> tuple[str, ...]:
-    """The locales the pack being validated declares (every locale if it declares none)."""
-    return _PACK_LANGUAGES.get()
-
-
-class _Texts:
-    """Reading a text in several locales (`en`, `bn`, `hi` attributes): the same for the
-    validating model and the catalog's light object."""
-
-    __slots__ = ()
-
-    def get(self, locale: str) -> str:
-        """The text in `locale`, else English, else the language it has."""
-        text: str | None = getattr(self, locale) if locale in LOCALES else None
-        if not text:  # validation requires one
-            text = next(t for loc in LOCALES if (t := getattr(self, loc)))
-        return text
-
-    def items(self) -> list[tuple[str, str]]:
-        return [(loc, text) for loc in LOCALES if (text := getattr(self, loc)) is not None]
-
-    def missing(self) -> list[str]:
-        """The locales the pack declares (all if it declares none) this text lacks."""
-        return [loc for loc in expected_locales() if getattr(self, loc) is None]
-
-    def as_dict(self) -> dict[str, str]:
-        return dict(self.items())
 
 
 class LocalizedModel(_Texts, BaseModel):
@@ -331,280 +286,3 @@ class QuizModel(BaseModel):
                 )
             seen.add(q.id)
         return questions
-
-
-# --- what the catalog holds --------------------------------------------------------------------
-#
-# Immutable by contract (attributes are Final for the type checker; nothing assigns them). Built
-# from a validated QuizModel (`Quiz.of`) or from the cache's plain data (bot/content/cache.py),
-# never from unvalidated input.
-
-
-class _Light:
-    __slots__ = ()
-    _fields: tuple[str, ...] = ()  # the constructor's parameters, also attributes
-
-    def model_copy(self, *, update: dict[str, Any] | None = None) -> Any:
-        """A copy with some fields replaced (pydantic's name, which tests used)."""
-        return type(self)(**{**{f: getattr(self, f) for f in self._fields}, **(update or {})})
-
-
-class Localized(_Texts, _Light):
-    """A text in several locales: the pack's language always (English unless the pack names
-    another); the others fall back to English, else to the language the text has."""
-
-    __slots__ = ("bn", "en", "hi")
-    _fields = ("en", "bn", "hi")
-
-    def __init__(self, en: str | None, bn: str | None = None, hi: str | None = None) -> None:
-        # a text left the same in another language (a name, a number) is kept once: the
-        # catalog stays in memory for the process's life
-        if bn is not None and bn == en:
-            bn = en
-        if hi is not None and (hi == en or hi == bn):
-            hi = en if hi == en else bn
-        self.en: Final = en
-        self.bn: Final = bn
-        self.hi: Final = hi
-
-    @classmethod
-    def of(cls, model: LocalizedModel) -> Localized:
-        return cls(model.en, model.bn, model.hi)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Localized):
-            return NotImplemented
-        return (self.en, self.bn, self.hi) == (other.en, other.bn, other.hi)
-
-    def __hash__(self) -> int:
-        return hash((self.en, self.bn, self.hi))
-
-    def __repr__(self) -> str:
-        return f"Localized({', '.join(f'{k}={v!r}' for k, v in self.items())})"
-
-
-class Option(_Light):
-    __slots__ = ("correct", "text")
-    _fields = ("text", "correct")
-
-    def __init__(self, text: Localized, correct: bool = False) -> None:
-        self.text: Final = text
-        self.correct: Final = correct
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Option):
-            return NotImplemented
-        return (self.text, self.correct) == (other.text, other.correct)
-
-    __hash__ = None  # type: ignore[assignment]  # like the pydantic model it replaces
-
-    def __repr__(self) -> str:
-        return f"Option({self.text!r}{', correct=True' if self.correct else ''})"
-
-
-class Code(_Light):
-    """A snippet and the Pygments language it is highlighted as."""
-
-    __slots__ = ("language", "text")
-    _fields = ("language", "text")
-
-    def __init__(self, language: str, text: Localized) -> None:
-        self.language: Final = language
-        self.text: Final = text
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Code):
-            return NotImplemented
-        return (self.language, self.text) == (other.language, other.text)
-
-    def __hash__(self) -> int:
-        return hash((self.language, self.text))
-
-    def __repr__(self) -> str:
-        return f"Code({self.language!r}, {self.text!r})"
-
-
-class Deferred(Protocol):
-    """Where a question's explanation and details are kept until they are asked for (the
-    content cache's entry file, bot/content/cache.py): they are most of a catalog's text and
-    only read when someone answers or asks for more."""
-
-    def load(self) -> tuple[Localized, Localized | None]: ...
-
-
-class Question(_Light):
-    """`answer` is the index of the correct option (stored, not searched). `code`, `formula`
-    and `image` (a path relative to the pack's folder) are drawn on the question's card.
-    `explanation` and `details` are held, or read when asked for from where `deferred` says
-    (a question from the content cache)."""
-
-    __slots__ = ("_deferred", "_details", "_explanation", "answer", "code", "formula", "id",
-                 "image", "options", "prompt")
-    _fields = ("id", "prompt", "options", "explanation", "details", "code", "formula", "image")
-
-    def __init__(
-        self,
-        id: str,
-        prompt: Localized,
-        options: list[Option],
-        explanation: Localized | None,
-        details: Localized | None = None,
-        answer: int | None = None,
-        *,
-        code: Code | None = None,
-        formula: Localized | None = None,
-        image: Localized | None = None,
-        deferred: Deferred | None = None,
-    ) -> None:
-        if (explanation is None) == (deferred is None):
-            raise ValueError("a question's explanation is held or deferred, one of the two")
-        self.id: Final = id
-        self.prompt: Final = prompt
-        self.options: Final = options
-        self._explanation: Final = explanation
-        self._details: Final = details
-        self._deferred: Final = deferred
-        self.answer: Final[int] = (
-            next(i for i, o in enumerate(options) if o.correct) if answer is None else answer
-        )
-        self.code: Final = code
-        self.formula: Final = formula
-        self.image: Final = image
-
-    @property
-    def explanation(self) -> Localized:
-        if self._deferred is not None:
-            return self._deferred.load()[0]
-        assert self._explanation is not None
-        return self._explanation
-
-    @property
-    def details(self) -> Localized | None:
-        if self._deferred is not None:
-            return self._deferred.load()[1]
-        return self._details
-
-    @property
-    def deferred(self) -> bool:
-        """Whether its explanation and details are read when asked for, not held."""
-        return self._deferred is not None
-
-    @property
-    def has_media(self) -> bool:
-        """Whether it shows code, a formula or an image (so it has a card)."""
-        return self.code is not None or self.formula is not None or self.image is not None
-
-    @classmethod
-    def of(cls, model: QuestionModel) -> Question:
-        return cls(
-            model.id,
-            Localized.of(model.prompt),
-            [Option(Localized.of(o.text), o.correct) for o in model.options],
-            Localized.of(model.explanation),
-            Localized.of(model.details) if model.details is not None else None,
-            model.answer,
-            code=Code(model.code.language, Localized.of(model.code.text))
-            if model.code is not None else None,
-            formula=Localized.of(model.formula) if model.formula is not None else None,
-            image=Localized.of(model.image) if model.image is not None else None,
-        )
-
-    def _key(self) -> tuple[Any, ...]:
-        return (self.id, self.prompt, self.options, self.explanation, self.details, self.answer,
-                self.code, self.formula, self.image)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Question):
-            return NotImplemented
-        return self._key() == other._key()
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"Question(id={self.id!r}, prompt={self.prompt!r}, answer={self.answer})"
-
-    def export_media(self) -> dict[str, Any]:
-        """code, formula and image in the export's shape (none when it has none)."""
-        out: dict[str, Any] = {}
-        if self.code is not None:
-            out["code"] = {"language": self.code.language, "text": self.code.text.as_dict()}
-        if self.formula is not None:
-            out["formula"] = self.formula.as_dict()
-        if self.image is not None:
-            out["image"] = self.image.as_dict()
-        return out
-
-
-class Quiz(_Light):
-    __slots__ = ("_by_id", "folder", "id", "language", "questions", "tags", "title")
-    _fields = ("id", "title", "tags", "questions", "language", "folder")
-
-    def __init__(
-        self, id: str, title: Localized, tags: list[str], questions: list[Question],
-        language: str | None = None, folder: str | None = None,
-    ) -> None:
-        self.id: Final = id
-        self.folder: Final = folder  # the pack's folder, where its images are (the loader's)
-        self.language: Final = language  # a one-language pack names it
-        self.title: Final = title
-        self.tags: Final = tags
-        self.questions: Final = questions
-        self._by_id: Final = {q.id: q for q in questions}
-
-    @classmethod
-    def of(cls, model: QuizModel) -> Quiz:
-        return cls(
-            model.id, Localized.of(model.title), list(model.tags),
-            [Question.of(q) for q in model.questions], model.main_language,
-        )
-
-    @classmethod
-    def model_validate(cls, data: Any) -> Quiz:
-        """Validate plain data as a pack (pydantic's ValidationError if it is not one); the
-        loader does this too, and also checks limits and reports lines."""
-        return cls.of(QuizModel.model_validate(data))
-
-    def image_path(self, question: Question, locale: str) -> str | None:
-        """The file of `question`'s image in `locale`, or None if it has none."""
-        if question.image is None or self.folder is None:
-            return None
-        return str(Path(self.folder) / question.image.get(locale))
-
-    def question(self, question_id: str) -> Question:
-        try:
-            return self._by_id[question_id]
-        except KeyError:
-            raise KeyError(f"quiz {self.id!r} has no question {question_id!r}") from None
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Quiz):
-            return NotImplemented
-        return (self.id, self.title, self.tags, self.questions, self.language) == (
-            other.id, other.title, other.tags, other.questions, other.language
-        )
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"Quiz(id={self.id!r}, {len(self.questions)} questions)"
-
-    def export(self) -> dict[str, Any]:
-        """The documented JSON export shape."""
-        return {
-            "id": self.id,
-            **({"language": self.language} if self.language else {}),
-            "title": self.title.as_dict(),
-            "tags": list(self.tags),
-            "questions": [
-                {
-                    "id": q.id,
-                    "prompt": q.prompt.as_dict(),
-                    "options": [o.text.as_dict() for o in q.options],
-                    "answer": q.answer,
-                    "explanation": q.explanation.as_dict(),
-                    **({"details": q.details.as_dict()} if q.details else {}),
-                    **q.export_media(),
-                }
-                for q in self.questions
-            ],
-        }

@@ -29,16 +29,22 @@ and counted in `QuizReport.stale`.
 from __future__ import annotations
 
 import math
-import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from bot.content import Catalog, Quiz
-from bot.content.schema import DEFAULT_LOCALE
+from bot.content.items import DEFAULT_LOCALE
 from bot.core.ports import ItemFigures, ItemGroup, ItemResponse
 from bot.core.render import letter
+
+
+def _median(values: Sequence[float]) -> float:
+    import statistics  # with fractions and decimal: imported by the first analysis only
+
+    return statistics.median(values)
+
 
 MIN_ANSWERS = 10  # below this, no flag: the shares are too noisy to act on
 TOO_EASY = 0.9  # share right above this: too easy
@@ -203,7 +209,7 @@ def analyse_quiz(
             option_counts=tuple(counts[question.id]),
             discrimination=correlation(right, rest),
             discriminated=len(right),
-            median_ms=statistics.median(item_times) if item_times else None,
+            median_ms=_median(item_times) if item_times else None,
             flags=(),
             options=tuple(option.text.get(locale) for option in question.options),
         )

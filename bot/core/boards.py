@@ -6,7 +6,7 @@ from datetime import UTC, timedelta
 from typing import Protocol
 
 from bot.content import Catalog
-from bot.content.schema import DEFAULT_LOCALE
+from bot.content.items import DEFAULT_LOCALE
 from bot.core.clock import Clock
 from bot.core.models import (
     BoardRow,

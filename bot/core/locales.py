@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from bot.content.schema import DEFAULT_LOCALE
+from bot.content.items import DEFAULT_LOCALE
 from bot.core.errors import UnsupportedLocale
 from bot.core.models import Chat, Person
 from bot.core.ports import ChatStore, PeopleStore

@@ -12,7 +12,6 @@ hours. The adapter thanks the person only once this returns, so after the commit
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -114,6 +113,8 @@ class ProblemReports:
     def nearest(self, word: str) -> list[str]:
         """The question ids closest to `word` (a typo), best first."""
         ids = [q.id for quiz in self.catalog for q in quiz.questions]
+        import difflib  # only for an id that is not found
+
         return difflib.get_close_matches(word.strip().lower(), ids, n=NEAREST, cutoff=0.6)
 
     async def refuse_unknown(self, person: Person, chat: Chat, question_id: str) -> None:

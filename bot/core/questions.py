@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from typing import Protocol
 
 from bot.content import Catalog, Question, Quiz
-from bot.content.schema import DEFAULT_LOCALE
+from bot.content.items import DEFAULT_LOCALE
 from bot.core import selection
 from bot.core.clock import Clock
 from bot.core.errors import UnknownQuiz

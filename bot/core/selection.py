@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
-from bot.content.schema import Quiz
+from bot.content.items import Quiz
 
 Candidate = tuple[str, str]  # (quiz_id, question_id)
 

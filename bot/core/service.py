@@ -35,7 +35,7 @@ from contextlib import AbstractAsyncContextManager
 from datetime import timedelta
 
 from bot.content import Catalog
-from bot.content.schema import DEFAULT_LOCALE
+from bot.content.items import DEFAULT_LOCALE
 from bot.core.answers import Answers, outcome_of, platform_of
 from bot.core.asking import Asking
 from bot.core.authoring import Added, Authoring, DraftView, PollQuestion, Published

@@ -22,7 +22,7 @@ from babel.messages.pofile import read_po
 from babel.numbers import format_decimal, format_percent
 from babel.support import NullTranslations, Translations
 
-from bot.content.schema import DEFAULT_LOCALE, LOCALES
+from bot.content.items import DEFAULT_LOCALE, LOCALES
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ import discord
 from discord import app_commands
 from discord.app_commands import TranslationContextLocation as Where
 
-from bot.content.schema import DEFAULT_LOCALE
+from bot.content.items import DEFAULT_LOCALE
 from bot.i18n import normalize, translator
 
 log = logging.getLogger(__name__)

@@ -15,6 +15,7 @@ on or a webhook URL Telegram refuses is ConnectionLost; later outages are retrie
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from telegram import Update
 from telegram.error import BadRequest, EndPointNotFound, InvalidToken, NetworkError
@@ -27,7 +28,6 @@ from bot.adapters.telegram.identity import PREFIX, chat_id_of
 from bot.adapters.telegram.logs import protect_token
 from bot.adapters.telegram.polling import LEASE_NAME, Poller
 from bot.adapters.telegram.publish import Poster, platform_errors
-from bot.adapters.telegram.webhook import WebhookServer
 from bot.core import render
 from bot.core.leadership import default_holder
 from bot.core.live import Countdown
@@ -36,6 +36,9 @@ from bot.core.ports import RoundSummary
 from bot.core.service import QuizService
 from bot.i18n import translator
 from bot.settings import Settings
+
+if TYPE_CHECKING:  # aiohttp (about 9 MB) is imported only in webhook mode
+    from bot.adapters.telegram.webhook import WebhookServer
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +110,8 @@ class TelegramAdapter:
         else:
             url, listen, secret = webhook
             protect_token(secret)  # PTB logs setWebhook's parameters at DEBUG
+            from bot.adapters.telegram.webhook import WebhookServer
+
             receiver = WebhookServer(app, url, listen, secret, Update.ALL_TYPES)
         try:
             await app.initialize()

@@ -23,7 +23,7 @@ from telegram.warnings import PTBDeprecationWarning, PTBUserWarning
 from bot import metrics
 from bot.adapters.telegram.context import BotData, TelegramApp
 from bot.adapters.telegram.unconfirmed import may_have_arrived
-from bot.content.schema import DEFAULT_LOCALE, LOCALES
+from bot.content.items import DEFAULT_LOCALE, LOCALES
 from bot.i18n import _, translator
 from bot.settings import Settings
 

@@ -53,8 +53,8 @@ from bot.adapters.telegram.identity import (
 )
 from bot.adapters.telegram.text import alert_text, fit
 from bot.adapters.telegram.updates import Outcome, Redeliver, mark, outcome_of
+from bot.content.items import DEFAULT_LOCALE
 from bot.content.limits import TG_ALERT
-from bot.content.schema import DEFAULT_LOCALE
 from bot.core import render
 from bot.core.errors import StillOpen, UserError
 from bot.core.models import AnswerResult, AnswerStatus, Chat, Period, Person

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 import genanki
 
 from bot.content.formats.media import picture, prompt_html
-from bot.content.schema import Question, Quiz
+from bot.content.items import Question, Quiz
 
 FIELDS = ("Prompt", "Options", "Answer", "Explanation", "Question id")
 LETTERS = "ABCDEFGHIJ"

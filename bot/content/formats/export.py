@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bot.content.formats import anki, gift, moodle_xml
-from bot.content.schema import Quiz
+from bot.content.items import Quiz
 
 FORMATS = ("gift", "moodle-xml", "anki")
 

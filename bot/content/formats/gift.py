@@ -33,8 +33,8 @@ from itertools import islice, pairwise
 from bot.content import limits
 from bot.content.formats.bank import Item, Report, html_media, html_text, key_of, text_of
 from bot.content.formats.media import prompt_html
+from bot.content.items import Quiz
 from bot.content.problems import short
-from bot.content.schema import Quiz
 
 _ESCAPABLE = "~=#{}:\\"
 _FORMAT = re.compile(r"\[(html|moodle|plain|markdown)\]", re.IGNORECASE)

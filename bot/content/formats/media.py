@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from bot.content.schema import Question, Quiz
+from bot.content.items import Question, Quiz
 
 
 @dataclass(frozen=True, slots=True)

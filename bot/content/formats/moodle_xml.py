@@ -36,8 +36,8 @@ from defusedxml.ElementTree import DefusedXMLParser
 from bot.content import limits
 from bot.content.formats.bank import Item, Report, html_media, html_text, key_of
 from bot.content.formats.media import picture, plugin_src, prompt_html
+from bot.content.items import Quiz
 from bot.content.problems import short
-from bot.content.schema import Quiz
 
 _PLAIN_FORMATS = ("plain_text", "markdown")
 
