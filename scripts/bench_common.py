@@ -85,6 +85,18 @@ def proc_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
+def proc_cpu_named(pid: int, name: str) -> float | None:
+    """proc_cpu of `pid` if it is a process of this machine named `name` (/proc/<pid>/comm),
+    else None: a server elsewhere (another host, another container) reports pids that are
+    not ours, or another process's."""
+    try:
+        if Path(f"/proc/{pid}/comm").read_text().strip() != name:
+            return None
+        return proc_cpu(pid)
+    except (OSError, ValueError, IndexError):  # gone meanwhile, or no /proc
+        return None
+
+
 def proc_status(pid: int) -> dict[str, int]:
     """VmRSS and VmHWM (kB) and context switches of a process (/proc/<pid>/status): the
     voluntary and involuntary switches summed over its threads (/proc/<pid>/task)."""

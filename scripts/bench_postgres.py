@@ -13,12 +13,18 @@ Every figure stands beside its floors, measured in the same run on the same serv
 and quizbot in turns (three runs with one process; one with 2 and 4; --quick: one process,
 one run). The machine's speed and load are taken at the start and end of each table.
 
-1. answers/s, p99 and CPU per answer (the answering processes, all threads; the server's not
-   counted) with 1, 2 and 4 processes, each answering through QuizService.answer (its own
-   PostgresStorage) with 50 people at once. Floors, the same number of processes inserting
-   the same rows with raw asyncpg: (a) one INSERT per transaction over 8 connections
-   (PostgreSQL's own group commit), (b) batched: the rows queued meanwhile inserted by one
-   executemany in one transaction, what a writer that batches can reach.
+1. answers/s, p99 and CPU per answer with 1, 2 and 4 processes, each answering through
+   QuizService.answer (its own PostgresStorage) with 50 people at once. Floors, the same
+   number of processes inserting the same rows with raw asyncpg: (a) one INSERT per
+   transaction over 8 connections (PostgreSQL's own group commit), (b) batched: the rows
+   queued meanwhile inserted by one executemany in one transaction, what a writer that
+   batches can reach. CPU in three rows: the answering processes (all threads), the
+   server's backends serving their connections (utime + stime in /proc/<pid>/stat of every
+   client backend of the run's database in pg_stat_activity, polled during the run so a
+   connection opened meanwhile counts too; by what each serves: writer, materializer, reads,
+   listen), and both. Quizbot's run ends with materialize(): what was not yet applied to
+   the boards when the answering stopped is applied, and counted. With the server on
+   another machine the server's rows are left out, and the table says so.
 2. every board (global and one chat; day, week, all time; the top 10, and a mid-table
    person's rank) through QuizService.leaderboard, with 1,000,000 answers by 100,000 people
    in 50 chats over 60 days (the SQLite bench's data); floor: one row read by primary key
@@ -38,6 +44,7 @@ import statistics
 import sys
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -46,7 +53,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import asyncpg  # noqa: E402
-from bench_common import Calibration, Row, cpu_model, part, self_cpu  # noqa: E402
+from bench_common import (  # noqa: E402
+    Calibration,
+    Row,
+    cpu_model,
+    part,
+    proc_cpu_named,
+    self_cpu,
+)
 
 from bot.content import load_catalog  # noqa: E402
 from bot.core.clock import SystemClock  # noqa: E402
@@ -102,7 +116,11 @@ async def worker(kind: str, url: str, index: int, seconds: float) -> None:
     latencies: list[float] = []
     stop = False
 
-    async def run(answer: Any) -> None:
+    async def run(answer: Any, roles: Callable[[], dict[int, str]],
+                  finish: Callable[[], Awaitable[None]] | None = None) -> None:
+        """Answer for `seconds`; then `finish` (quizbot: apply what the materializer holds,
+        so its cost is in the run's). `roles`: this process's connections, backend pid →
+        what it serves, said at `ready` and with the figures (a pool grows meanwhile)."""
         nonlocal stop
         counter = iter(range(10**9))
 
@@ -114,17 +132,22 @@ async def worker(kind: str, url: str, index: int, seconds: float) -> None:
                 await answer(i)
                 latencies.append(time.perf_counter() - t0)
 
-        print("ready", flush=True)
+        print("ready", json.dumps(roles()), flush=True)
         await reader.readline()  # go
         start, (cpu0, _) = time.perf_counter(), self_cpu()
         tasks = [asyncio.ensure_future(one_worker()) for _ in range(CONCURRENCY)]
         await asyncio.sleep(seconds)
         stop = True
         await asyncio.gather(*tasks)
-        elapsed, (cpu1, _) = time.perf_counter() - start, self_cpu()
+        elapsed = time.perf_counter() - start
+        if finish is not None:
+            await finish()
+        catch_up, (cpu1, _) = time.perf_counter() - start - elapsed, self_cpu()
         print(json.dumps({"answers": len(latencies), "seconds": elapsed, "cpu": cpu1 - cpu0,
-                          "p50": pct(latencies, 0.5), "p99": pct(latencies, 0.99)}),
+                          "p50": pct(latencies, 0.5), "p99": pct(latencies, 0.99),
+                          "catch_up": catch_up, "roles": roles()}),
               flush=True)
+        await reader.readline()  # bye: the server's CPU is read, the connections may close
 
     if kind == "core":
         store = PostgresStorage(url)
@@ -143,7 +166,16 @@ async def worker(kind: str, url: str, index: int, seconds: float) -> None:
                 result = await service.answer(posts[i // people], crowd[i % people], i % 3)
                 assert result.accepted, result
 
-            await run(answer)
+            def roles() -> dict[int, str]:
+                # the bench reads the storage's connections, the product is not changed
+                assert store._writer is not None
+                found = {pid: role for role, db in (
+                    ("writer", store._writer._db), ("materializer", store.materializer._db),
+                    ("listen", store._listener)) if db is not None
+                    for pid in [db.get_server_pid()]}
+                return {**pool_pids(store._pool, "reads"), **found}
+
+            await run(answer, roles, store.materialize)
         return
     pool = await asyncpg.create_pool(url, min_size=POOL, max_size=POOL)
     try:
@@ -166,8 +198,11 @@ async def worker(kind: str, url: str, index: int, seconds: float) -> None:
             async with pool.acquire() as db:
                 await db.execute(INSERT, *row(i))
 
+        def floor_roles() -> dict[int, str]:
+            return pool_pids(pool, "pool")
+
         if kind == "floor":
-            await run(raw)
+            await run(raw, floor_roles)
             return
         # "batched": group commit by hand, what a writer can reach: one task takes every row
         # queued meanwhile and inserts them with one executemany in one transaction
@@ -195,16 +230,92 @@ async def worker(kind: str, url: str, index: int, seconds: float) -> None:
             await future
 
         task = asyncio.create_task(writer())
-        await run(batched)
+        await run(batched, floor_roles)
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
     finally:
         await pool.close()
 
 
+def pool_pids(pool: Any, role: str) -> dict[int, str]:
+    """The backend pids of an asyncpg pool's open connections."""
+    return {holder._con.get_server_pid(): role for holder in pool._holders
+            if holder._con is not None and not holder._con.is_closed()}
+
+
+class Backends:
+    """The server's CPU for one database: utime + stime (/proc/<pid>/stat) of every backend
+    serving a connection to it (pg_stat_activity), from `start()` to `stop()`. Polled while
+    the run goes, so a backend that connects meanwhile (a pool growing) is counted from its
+    start, and one that disconnects keeps its last reading. `local` is False when a backend
+    is not a postgres process of this machine: the server runs elsewhere, no figure then."""
+
+    POLL = 0.2  # s
+
+    def __init__(self, server: str, database: str) -> None:
+        self.server, self.database = server, database
+        self.base: dict[int, float] = {}  # pid → CPU at start (0 for one that came later)
+        self.last: dict[int, float] = {}  # pid → CPU at its last reading
+        self.foreign: set[int] = set()  # pids that are not this machine's postgres
+        self._db: Any = None
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        self._db = await asyncpg.connect(self.server)
+        await self._sample(first=True)
+        self._task = asyncio.create_task(self._poll())
+
+    async def stop(self) -> None:
+        try:
+            if self._task is not None:
+                self._task.cancel()
+                await asyncio.gather(self._task, return_exceptions=True)
+                await self._sample()
+        finally:
+            await self.close()
+
+    async def close(self) -> None:
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        if self._db is not None:
+            await self._db.close()
+            self._db = None
+
+    async def _poll(self) -> None:
+        while True:
+            await asyncio.sleep(self.POLL)
+            await self._sample()
+
+    async def _sample(self, first: bool = False) -> None:
+        # only pids listed now are read: a pid that ended may be another process's by now
+        for record in await self._db.fetch(
+                "SELECT pid FROM pg_stat_activity WHERE datname = $1"
+                " AND backend_type = 'client backend'", self.database):
+            pid = record["pid"]
+            cpu = proc_cpu_named(pid, "postgres")
+            if cpu is None:
+                if first:  # later, it may be one that just ended
+                    self.foreign.add(pid)
+                continue
+            self.base.setdefault(pid, cpu if first else 0.0)
+            self.last[pid] = cpu
+
+    @property
+    def local(self) -> bool:
+        return bool(self.last) and not self.foreign
+
+    def cpu(self) -> dict[int, float]:
+        """Seconds of CPU per backend pid over the run."""
+        return {pid: self.last[pid] - self.base[pid] for pid in self.last}
+
+
 async def processes(kind: str, server: str, count: int, seconds: float) -> dict[str, Any]:
-    """`count` worker processes of `kind` on one fresh database, started together."""
+    """`count` worker processes of `kind` on one fresh database, started together; the
+    client processes' CPU (each its own, all threads) and the server's (the backends of
+    every connection to that database) over the same run."""
     url = await create_database(server)
+    backends = Backends(server, url.rsplit("/", 1)[-1].split("?")[0])
     try:
         async with PostgresStorage(url):  # the schema
             pass
@@ -216,10 +327,13 @@ async def processes(kind: str, server: str, count: int, seconds: float) -> dict[
             )
             for i in range(count)
         ]
+        roles: dict[int, str] = {}
         for child in children:
             assert child.stdout is not None
-            line = await child.stdout.readline()
-            assert line.strip() == b"ready", line
+            word, _, said = (await child.stdout.readline()).decode().partition(" ")
+            assert word.strip() == "ready", word
+            roles.update({int(pid): role for pid, role in json.loads(said).items()})
+        await backends.start()
         for child in children:
             assert child.stdin is not None
             child.stdin.write(b"go\n")
@@ -228,14 +342,34 @@ async def processes(kind: str, server: str, count: int, seconds: float) -> dict[
         for child in children:
             assert child.stdout is not None
             results.append(json.loads(await child.stdout.readline()))
+        await backends.stop()  # every process has its figures and its connections still open
+        for child in children:
+            assert child.stdin is not None
+            child.stdin.write(b"bye\n")
+            await child.stdin.drain()
+        for child in children:
             await child.wait()
+        for r in results:
+            roles.update({int(pid): role for pid, role in r["roles"].items()})
+        answers = sum(r["answers"] for r in results)
+        by_role: dict[str, float] = {}
+        for pid, cpu in backends.cpu().items():
+            role = roles.get(pid, "connected during the run")
+            by_role[role] = by_role.get(role, 0.0) + cpu * 1e6 / answers
         return {
             "rate": sum(r["answers"] / r["seconds"] for r in results),
             "p50_ms": ms(statistics.median(r["p50"] for r in results)),
             "p99_ms": ms(max(r["p99"] for r in results)),
-            "cpu_us": sum(r["cpu"] for r in results) * 1e6 / sum(r["answers"] for r in results),
+            "cpu_us": sum(r["cpu"] for r in results) * 1e6 / answers,
+            "server_local": backends.local,
+            "server_us": sum(by_role.values()) if backends.local else None,
+            "server_roles_us": {k: round(v, 2) for k, v in sorted(by_role.items())}
+            if backends.local else {},
+            "backends": len(backends.last),
+            "catch_up_ms": ms(max(r["catch_up"] for r in results)),
         }
     finally:
+        await backends.close()
         await drop_database(server, url)
 
 
@@ -364,6 +498,45 @@ async def server_info(server: str) -> dict[str, Any]:
             "date": datetime.now(UTC).isoformat(timespec="seconds")}
 
 
+NOT_LOCAL = ("the server's backends are not counted: the server is not on this machine (its"
+             " backends' pids are not postgres processes here)")
+
+
+def cpu_rows(label: str, runs: dict[str, list[dict[str, Any]]],
+             kinds: dict[str, str]) -> list[Row]:
+    """CPU per answer of the answering processes, of the server's backends, and of both,
+    each beside the batched floor's from the same runs; quizbot's backends by what they
+    serve in the note (medians over the runs). A server elsewhere: the processes' row only,
+    saying so."""
+    core, batched = runs["core"], runs["batched"]
+    client = Row(f"CPU per answer, {label} (the processes, all threads)", "µs",
+                 [r["cpu_us"] for r in core], [r["cpu_us"] for r in batched],
+                 kinds["batched"])
+    if not all(r["server_local"] for v in runs.values() for r in v):
+        client.note = NOT_LOCAL
+        return [client]
+    roles = sorted({role for r in core for role in r["server_roles_us"]},
+                   key=lambda role: -statistics.median(
+                       r["server_roles_us"].get(role, 0.0) for r in core))
+    split = ", ".join(
+        f"{role} {statistics.median(r['server_roles_us'].get(role, 0.0) for r in core):.1f}"
+        for role in roles)
+    single = statistics.median(r["server_us"] for r in runs["floor"])
+    note = (f"quizbot's backends: {split} µs ({max(r['backends'] for r in core)} backends);"
+            " what the materializer had not applied when the answering stopped took up to"
+            f" {max(r['catch_up_ms'] for r in core) / 1000:.1f} s to apply, counted in every"
+            f" CPU row; {kinds['floor']}: {single:.1f} µs")
+    return [
+        client,
+        Row(f"CPU per answer, {label}, the server's backends", "µs",
+            [r["server_us"] for r in core], [r["server_us"] for r in batched],
+            kinds["batched"], note=note),
+        Row(f"CPU per answer, {label}, client + server", "µs",
+            [r["cpu_us"] + r["server_us"] for r in core],
+            [r["cpu_us"] + r["server_us"] for r in batched], kinds["batched"]),
+    ]
+
+
 def write_json(path: Path, data: dict[str, Any]) -> None:
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
@@ -421,9 +594,7 @@ async def main() -> int:
                 [r["rate"] for r in runs["batched"]], kinds["batched"], better="higher"),
             Row(f"p99 of an answer, {label}", "ms", [r["p99_ms"] for r in runs["core"]],
                 [r["p99_ms"] for r in runs["batched"]], kinds["batched"], goal_ratio=2.0),
-            Row(f"CPU per answer, {label} (the processes, all threads)", "µs",
-                [r["cpu_us"] for r in runs["core"]], [r["cpu_us"] for r in runs["batched"]],
-                kinds["batched"]),
+            *cpu_rows(label, runs, kinds),
         ]
     parts = [part("postgres", "The answer path (PostgreSQL)", calibration.end(), rows,
                   server=info, runs=found)]
