@@ -62,10 +62,12 @@ log = logging.getLogger(__name__)
 Db = Any  # an asyncpg.Connection
 Position = tuple[int, int]  # (transaction id, answer id)
 
-# Larger, rarer applications cost the server about half the CPU per answer (each is a
-# transaction that rewrites the same aggregate rows) and keep the answers' p99 nearer the
-# batched floor. A board or page never waits for this: it asks for every answer it must count
-# first (materialize()); only another process's board lags, by up to INTERVAL.
+# Larger, rarer applications: each is a transaction that rewrites the aggregate rows its
+# answers touch, so people who answer often have their rows rewritten once per application,
+# not once per answer, and the writer's commits meet fewer of them. A board or page never
+# waits for this: it asks for every answer it must count first (materialize()); another
+# process's board lags by INTERVAL, or more while the materializer is behind (bench_postgres
+# reports how long the catch-up after a run takes).
 INTERVAL = 0.5  # s an answer may wait before it is applied
 BACKLOG = 4000  # answers waiting that are applied without waiting for INTERVAL
 CHUNK = 5000  # answers per transaction
