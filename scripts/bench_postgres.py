@@ -259,6 +259,7 @@ class Backends:
         self.foreign: set[int] = set()  # pids that are not this machine's postgres
         self._db: Any = None
         self._task: asyncio.Task[None] | None = None
+        self._sampling = asyncio.Lock()  # one query at a time on the connection
 
     async def start(self) -> None:
         self._db = await asyncpg.connect(self.server)
@@ -289,9 +290,11 @@ class Backends:
 
     async def _sample(self, first: bool = False) -> None:
         # only pids listed now are read: a pid that ended may be another process's by now
-        for record in await self._db.fetch(
+        async with self._sampling:  # the poll and a caller's reading may overlap
+            records = await self._db.fetch(
                 "SELECT pid FROM pg_stat_activity WHERE datname = $1"
-                " AND backend_type = 'client backend'", self.database):
+                " AND backend_type = 'client backend'", self.database)
+        for record in records:
             pid = record["pid"]
             cpu = proc_cpu_named(pid, "postgres")
             if cpu is None:
