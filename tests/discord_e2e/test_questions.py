@@ -283,6 +283,36 @@ async def test_a_click_before_the_message_is_bound_waits_for_the_binding(
     assert "Correct" in answer.content or "Not quite" in answer.content
 
 
+async def test_a_click_whose_read_races_the_binding_commit_is_not_refused(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The click's read of the binding starts before the binding commits and returns (empty)
+    after it: the click is still counted (seen as 1 in 640 refused in test_shards.py)."""
+    real_bind, real_lookup = service.bind, service.post_id_for
+    clicked, bound = asyncio.Event(), asyncio.Event()
+
+    async def bind_after_the_click(post_id: int, ref: str) -> None:
+        await clicked.wait()
+        await real_bind(post_id, ref)
+        bound.set()
+
+    async def read_before_the_commit(ref: str) -> int | None:
+        found = await real_lookup(ref)
+        if found is None and not bound.is_set():
+            clicked.set()
+            await bound.wait()  # the answer of a read that began before the commit
+        return found
+
+    monkeypatch.setattr(service, "bind", bind_after_the_click)
+    monkeypatch.setattr(service, "post_id_for", read_before_the_commit)
+    reply = await fake.reply(await fake.slash("quiz", {"quiz": "sample"}, user=alice))
+    answer = await fake.reply(await fake.click(reply.id, reply.buttons[0]["custom_id"],
+                                               user=alice))
+    assert "no longer available" not in answer.content
+    assert "Correct" in answer.content or "Not quite" in answer.content
+
+
 async def test_the_largest_question_fits_discords_limits(
     fake: FakeDiscord, start_bot: StartBot, storage: SqliteStorage, clock: FakeClock,
     alice: User, tmp_path: Path,

@@ -200,7 +200,14 @@ async def test_a_webhook_answers_503_while_the_storage_refuses_and_stores_once_a
     monkeypatch.setattr(storage, "record_answer", fault.wrap(storage.record_answer))
     fault.on = True
     votes = vote_burst(fake_tg, polls, 20_000, count=30)
-    await until(lambda: fault.failures >= 30)
+
+    def every_vote_answered() -> bool:
+        return all(any(not d.open for d in fake_tg.deliveries_of(u)) for u in votes)
+
+    # The storage refuses inside the request, before the answer is written: on a loaded
+    # machine the fake may not have read a single answer yet when the 30th refusal is
+    # counted, so wait for an answer to every vote, then check what each answer was.
+    await until(lambda: fault.failures >= 30 and every_vote_answered())
     assert not set(votes) & fake_tg.webhook_confirmed
     statuses = {d.status for u in votes for d in fake_tg.deliveries_of(u) if not d.open}
     assert statuses == {503}

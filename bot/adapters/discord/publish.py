@@ -91,8 +91,11 @@ class ChannelPublisher:
         """Is this message the one showing `post_id`? A click's custom_id names the post;
         the message it was made on must be that post's own."""
         ref = message_ref(message_id)
+        # Looked up before the read: a binding that commits while the read runs (the read
+        # finds nothing, and by its end the binding is done and forgotten) is read again.
+        event = self._binding.get(post_id)
         bound = await self.service.post_id_for(ref)
-        if bound is None and (event := self._binding.get(post_id)) is not None:
+        if bound is None and event is not None:
             with contextlib.suppress(TimeoutError):  # posted a moment ago, not yet bound
                 await asyncio.wait_for(event.wait(), within)
             bound = await self.service.post_id_for(ref)
