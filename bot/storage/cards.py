@@ -43,6 +43,7 @@ from bot.core.ports import CardRecord, ReviewAnswer
 from bot.storage.sql import Row, Sql
 
 Key = tuple[str, str, str]  # person, quiz, question
+SLICE = 32  # cards moved between two chances for the event loop to run others (~1 ms)
 DayDelta = Counter[tuple[str, date]]  # (chat, UTC due day) -> cards to add
 
 COLUMNS = ("person_key, quiz_id, question_id, chat_key, due, stability, difficulty, state,"
@@ -131,7 +132,9 @@ async def apply_chunk(db: Sql, where: str, order: str, *args: Any) -> None:
         touched[key].append((answer.answered_at, int(r[0]), chat, answer))
     before = dict(_kept(db, r) for r in await db.rows(STORED.format(where=where), *args))
     after: dict[Key, Kept | None] = {}
-    for key, answers in touched.items():
+    for n, (key, answers) in enumerate(touched.items()):
+        if n % SLICE == SLICE - 1:  # FSRS is Python: a chunk of thousands would hold the loop
+            await db.breathe()
         answers.sort(key=lambda a: (a[0], a[1]))
         kept = before.get(key)
         last = None if kept is None else kept.card.last_review

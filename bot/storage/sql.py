@@ -36,6 +36,11 @@ class Sql(Protocol):
         """Tell the other processes on the database that a cached `what` changed (nothing
         where they do not listen: SQLite)."""
         ...
+    async def breathe(self) -> None:
+        """Let the event loop run others between slices of long Python work (PostgreSQL:
+        the materializer shares the loop with the answers; SQLite's runs in the writer
+        thread: nothing)."""
+        ...
 
     # values in, as the database stores them
     def when(self, moment: datetime) -> Any: ...

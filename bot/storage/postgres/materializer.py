@@ -62,14 +62,8 @@ log = logging.getLogger(__name__)
 Db = Any  # an asyncpg.Connection
 Position = tuple[int, int]  # (transaction id, answer id)
 
-# Larger, rarer applications: each is a transaction that rewrites the aggregate rows its
-# answers touch, so people who answer often have their rows rewritten once per application,
-# not once per answer, and the writer's commits meet fewer of them. A board or page never
-# waits for this: it asks for every answer it must count first (materialize()); another
-# process's board lags by INTERVAL, or more while the materializer is behind (bench_postgres
-# reports how long the catch-up after a run takes).
-INTERVAL = 0.5  # s an answer may wait before it is applied
-BACKLOG = 4000  # answers waiting that are applied without waiting for INTERVAL
+INTERVAL = 0.1  # s an answer may wait before it is applied: boards lag by about this much
+BACKLOG = 500  # answers waiting that are applied without waiting for INTERVAL
 CHUNK = 5000  # answers per transaction
 IDLE_CHECK = 1.0  # s between looks for answers another process left unapplied
 WAIT_LIMIT = 5.0  # s a board waits for older transactions (another process) to end

@@ -4,6 +4,7 @@ PostgreSQL's own (ops.py, boards.py, the materializer)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from typing import Any
@@ -45,6 +46,9 @@ class PgSql:
 
     async def notify(self, what: str, key: object) -> None:
         await self.db.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{what}:{key}")
+
+    async def breathe(self) -> None:
+        await asyncio.sleep(0)
 
     def when(self, moment: datetime) -> datetime:
         return moment  # timestamptz

@@ -49,6 +49,9 @@ class SqliteSql:
     async def notify(self, what: str, key: object) -> None:
         return None
 
+    async def breathe(self) -> None:
+        return None
+
     def when(self, moment: datetime) -> int:
         return to_ms(moment)
 
