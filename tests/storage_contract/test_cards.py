@@ -125,3 +125,29 @@ async def test_opening_replays_the_people_a_migration_left_pending(backend: Back
                      1000)
         await store.materialize()
         await backend.check_aggregates()
+
+
+async def test_moving_many_cards_gives_the_event_loop_turns(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """FSRS is Python: on PostgreSQL the materializer shares the event loop with the
+    answers, so a chunk's cards are moved in slices with a turn for the loop between them
+    (Sql.breathe; nothing on SQLite, whose materializer has a thread of its own)."""
+    from bot.storage import cards
+    from bot.storage.postgres.sql import PgSql
+    from bot.storage.sqlite.sql import SqliteSql
+
+    if not hasattr(store, "materializer"):
+        pytest.skip("the memory store replays cards when asked: no materializer")
+    turns = [0]
+
+    async def breathe(self: object) -> None:
+        turns[0] += 1
+
+    monkeypatch.setattr(SqliteSql, "breathe", breathe)
+    monkeypatch.setattr(PgSql, "breathe", breathe)
+    people = 4 * cards.SLICE
+    for n in range(people):
+        await answer(store, "tg:-1", f"tg:{100 + n}", "s-0", True, DAY0, False, 5000)
+    await store.materialize()
+    assert turns[0] >= people // cards.SLICE - 1
