@@ -92,5 +92,5 @@ def test_a_catalog_from_the_cache_holds_no_question_text(tmp_path: Path) -> None
     for quiz, held in zip(catalog, cold, strict=True):
         for q, h in zip(quiz.questions, held.questions, strict=True):
             assert q.deferred and not h.deferred
-            assert (q._prompt, q._options, q._explanation, q._details) == (None,) * 4
+            assert q._texts is None
             assert (q.prompt, q.options, q.answer) == (h.prompt, h.options, h.answer)

@@ -193,8 +193,7 @@ class Question(_Light):
     The texts (prompt, options, explanation, details) are held, or read when asked for from
     where `deferred` says (a question from the content cache)."""
 
-    __slots__ = ("_deferred", "_details", "_explanation", "_options", "_prompt", "answer", "code",
-                 "formula", "id", "image")
+    __slots__ = ("_deferred", "_texts", "answer", "code", "formula", "id", "image")
     _fields = ("id", "prompt", "options", "explanation", "details", "code", "formula", "image")
 
     def __init__(
@@ -216,10 +215,8 @@ class Question(_Light):
             raise ValueError("a question's texts are held or deferred (with its answer), one "
                              "of the two")
         self.id: Final = id
-        self._prompt: Final = prompt
-        self._options: Final = options
-        self._explanation: Final = explanation
-        self._details: Final = details
+        self._texts: Final = None if prompt is None or options is None or explanation is None \
+            else Texts(prompt, options, explanation, details)
         self._deferred: Final = deferred
         self.answer: Final[int] = (
             next(i for i, o in enumerate(options or ()) if o.correct) if answer is None
@@ -229,32 +226,28 @@ class Question(_Light):
         self.formula: Final = formula
         self.image: Final = image
 
+    def _held(self) -> Texts:
+        """Its texts: held, or read from where they are deferred to."""
+        if self._deferred is not None:
+            return self._deferred.load()
+        assert self._texts is not None
+        return self._texts
+
     @property
     def prompt(self) -> Localized:
-        if self._deferred is not None:
-            return self._deferred.load().prompt
-        assert self._prompt is not None
-        return self._prompt
+        return self._held().prompt
 
     @property
     def options(self) -> list[Option]:
-        if self._deferred is not None:
-            return self._deferred.load().options
-        assert self._options is not None
-        return self._options
+        return self._held().options
 
     @property
     def explanation(self) -> Localized:
-        if self._deferred is not None:
-            return self._deferred.load().explanation
-        assert self._explanation is not None
-        return self._explanation
+        return self._held().explanation
 
     @property
     def details(self) -> Localized | None:
-        if self._deferred is not None:
-            return self._deferred.load().details
-        return self._details
+        return self._held().details
 
     @property
     def deferred(self) -> bool:

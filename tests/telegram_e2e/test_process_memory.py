@@ -39,8 +39,7 @@ async def main(base_url: str, token: str, database: str, cache: str) -> None:
         try:
             questions = [q for quiz in service.catalog.quizzes.values() for q in quiz.questions]
             held = [q.id for q in questions
-                    if q._prompt is not None or q._options is not None
-                    or q._explanation is not None or q._details is not None]
+                    if q._texts is not None]
             from pydantic import BaseModel
 
             models = [type(o).__name__ for quiz in service.catalog.quizzes.values()
