@@ -47,8 +47,8 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -56,7 +56,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench_common import Calibration, Row, part, self_cpu  # noqa: E402
+from bench_common import Calibration, Row, Steady, open_loop, part, self_cpu  # noqa: E402
 
 from bot.content import load_catalog  # noqa: E402
 from bot.core.answers import outcome_of, platform_of  # noqa: E402
@@ -200,42 +200,6 @@ async def metrics_cost(base: Path, people: int, rounds: int, pairs: int) -> dict
 
 
 # 2. steady ---------------------------------------------------------------------------------
-@dataclass
-class Steady:
-    latencies: list[float]
-    cpu: float  # seconds of CPU per answer, every thread of this process
-    switches: float  # context switches per answer
-
-
-async def open_loop(
-    fire: Callable[[int], Awaitable[None]], rate: int, seconds: float
-) -> Steady:
-    """Fire answer i at start + i/rate (all that are due, then sleep until the next one);
-    its latency is from that due time to its completion."""
-    loop = asyncio.get_running_loop()
-    cpu0, switches0 = self_cpu()
-    total = int(rate * seconds)
-    latencies: list[float] = []
-    tasks: list[asyncio.Task[None]] = []
-
-    async def one(i: int, due: float) -> None:
-        await fire(i)
-        latencies.append(loop.time() - due)
-
-    start = loop.time() + 0.05
-    i = 0
-    while i < total:
-        now = loop.time()
-        while i < total and start + i / rate <= now:
-            tasks.append(asyncio.ensure_future(one(i, start + i / rate)))
-            i += 1
-        if i < total:
-            await asyncio.sleep(max(0.0, start + i / rate - loop.time()))
-    await asyncio.gather(*tasks)
-    cpu1, switches1 = self_cpu()
-    return Steady(latencies, (cpu1 - cpu0) / total, (switches1 - switches0) / total)
-
-
 class BareGroupCommit:
     """The steady floor: what group commit costs with nothing else: one thread, one
     connection, each batch one transaction, one event-loop wake-up per batch."""
@@ -355,7 +319,7 @@ def aggregates_cost(base: Path, answers: int) -> dict[str, float]:
     rng = random.Random(4)
     now = int(time.time() * 1000)
     rows = [(i // 50 + 1, f"p:{rng.randrange(people)}", rng.random() < 0.6,
-             now - (i * days * 86_400_000) // answers, rng.randrange(60_000),
+             now - days * 86_400_000 + (i * days * 86_400_000) // answers, rng.randrange(60_000),
              f"c:{(i // 50) % chats}") for i in range(answers)]
     results = {}
     for name, scripts in (("trigger", MIGRATIONS[:5]), ("none", MIGRATIONS)):

@@ -8,6 +8,7 @@ run), so the renderer can give min/median/max and how many runs met the goal.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import platform
 import re
@@ -15,6 +16,7 @@ import resource
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -121,6 +123,43 @@ def self_cpu() -> tuple[float, int]:
     """This process's CPU (all threads, seconds) and context switches so far."""
     u = resource.getrusage(resource.RUSAGE_SELF)
     return u.ru_utime + u.ru_stime, u.ru_nvcsw + u.ru_nivcsw
+
+
+# open loop: answers due at a steady rate ---------------------------------------------------
+@dataclass
+class Steady:
+    latencies: list[float]
+    cpu: float  # seconds of CPU per answer, every thread of this process
+    switches: float  # context switches per answer
+
+
+async def open_loop(
+    fire: Callable[[int], Awaitable[None]], rate: int, seconds: float
+) -> Steady:
+    """Fire answer i at start + i/rate (all that are due, then sleep until the next one);
+    its latency is from that due time to its completion."""
+    loop = asyncio.get_running_loop()
+    cpu0, switches0 = self_cpu()
+    total = int(rate * seconds)
+    latencies: list[float] = []
+    tasks: list[asyncio.Task[None]] = []
+
+    async def one(i: int, due: float) -> None:
+        await fire(i)
+        latencies.append(loop.time() - due)
+
+    start = loop.time() + 0.05
+    i = 0
+    while i < total:
+        now = loop.time()
+        while i < total and start + i / rate <= now:
+            tasks.append(asyncio.ensure_future(one(i, start + i / rate)))
+            i += 1
+        if i < total:
+            await asyncio.sleep(max(0.0, start + i / rate - loop.time()))
+    await asyncio.gather(*tasks)
+    cpu1, switches1 = self_cpu()
+    return Steady(latencies, (cpu1 - cpu0) / total, (switches1 - switches0) / total)
 
 
 # rows ---------------------------------------------------------------------------------------

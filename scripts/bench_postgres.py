@@ -57,6 +57,7 @@ from bench_common import (  # noqa: E402
     Calibration,
     Row,
     cpu_model,
+    open_loop,
     part,
     proc_cpu_named,
     self_cpu,
@@ -70,6 +71,7 @@ from bot.storage.postgres.storage import PostgresStorage  # noqa: E402
 from bot.storage.postgres.url import redact, with_database  # noqa: E402
 
 CONCURRENCY = 50  # people answering at once, per process
+STEADY_RATE = 1000  # answers/s due in the open-loop runs
 POOL = 8  # the floor's connections per process (PostgresStorage's read pool has as many)
 INSERT = (
     "INSERT INTO answers(post_id, person_key, option, correct, answered_at, elapsed_ms,"
@@ -106,9 +108,10 @@ async def drop_database(server: str, url: str) -> None:
 
 
 # 1. processes ------------------------------------------------------------------------------
-async def worker(kind: str, url: str, index: int, seconds: float) -> None:
+async def worker(kind: str, url: str, index: int, seconds: float, rate: int = 0) -> None:
     """One process: set up, say `ready`, wait for `go` on stdin, answer for `seconds`, print
-    the count and latencies as JSON."""
+    the count and latencies as JSON. With `rate`, answers are due at that steady rate (open
+    loop, latency from each one's due time) instead of CONCURRENCY answering at once."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
@@ -135,10 +138,13 @@ async def worker(kind: str, url: str, index: int, seconds: float) -> None:
         print("ready", json.dumps(roles()), flush=True)
         await reader.readline()  # go
         start, (cpu0, _) = time.perf_counter(), self_cpu()
-        tasks = [asyncio.ensure_future(one_worker()) for _ in range(CONCURRENCY)]
-        await asyncio.sleep(seconds)
-        stop = True
-        await asyncio.gather(*tasks)
+        if rate:
+            latencies.extend((await open_loop(answer, rate, seconds)).latencies)
+        else:
+            tasks = [asyncio.ensure_future(one_worker()) for _ in range(CONCURRENCY)]
+            await asyncio.sleep(seconds)
+            stop = True
+            await asyncio.gather(*tasks)
         elapsed = time.perf_counter() - start
         if finish is not None:
             await finish()
@@ -313,7 +319,8 @@ class Backends:
         return {pid: self.last[pid] - self.base[pid] for pid in self.last}
 
 
-async def processes(kind: str, server: str, count: int, seconds: float) -> dict[str, Any]:
+async def processes(kind: str, server: str, count: int, seconds: float, rate: int = 0
+                    ) -> dict[str, Any]:
     """`count` worker processes of `kind` on one fresh database, started together; the
     client processes' CPU (each its own, all threads) and the server's (the backends of
     every connection to that database) over the same run."""
@@ -325,7 +332,7 @@ async def processes(kind: str, server: str, count: int, seconds: float) -> dict[
         children = [
             await asyncio.create_subprocess_exec(
                 sys.executable, __file__, "--worker", kind, "--url", url, "--index", str(i),
-                "--seconds", str(seconds),
+                "--seconds", str(seconds), "--rate", str(rate),
                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             )
             for i in range(count)
@@ -524,11 +531,13 @@ def cpu_rows(label: str, runs: dict[str, list[dict[str, Any]]],
     split = ", ".join(
         f"{role} {statistics.median(r['server_roles_us'].get(role, 0.0) for r in core):.1f}"
         for role in roles)
-    single = statistics.median(r["server_us"] for r in runs["floor"])
     note = (f"quizbot's backends: {split} µs ({max(r['backends'] for r in core)} backends);"
             " what the materializer had not applied when the answering stopped took up to"
             f" {max(r['catch_up_ms'] for r in core) / 1000:.1f} s to apply, counted in every"
-            f" CPU row; {kinds['floor']}: {single:.1f} µs")
+            " CPU row")
+    if "floor" in runs:
+        single = statistics.median(r["server_us"] for r in runs["floor"])
+        note += f"; {kinds['floor']}: {single:.1f} µs"
     return [
         client,
         Row(f"CPU per answer, {label}, the server's backends", "µs",
@@ -555,9 +564,10 @@ async def main() -> int:
                         help=argparse.SUPPRESS)
     parser.add_argument("--index", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--seconds", type=float, default=5.0, help=argparse.SUPPRESS)
+    parser.add_argument("--rate", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        await worker(args.worker, args.url, args.index, args.seconds)
+        await worker(args.worker, args.url, args.index, args.seconds, args.rate)
         return 0
     server = (args.url or os.environ.get("QUIZBOT_BENCH_POSTGRES_URL")
               or os.environ.get("QUIZBOT_TEST_POSTGRES_URL"))
@@ -599,6 +609,24 @@ async def main() -> int:
                 [r["p99_ms"] for r in runs["batched"]], kinds["batched"], goal_ratio=2.0),
             *cpu_rows(label, runs, kinds),
         ]
+    # a rate the platforms deliver to a busy bot, not saturation: is an answer still quick
+    # while the materializer keeps up beside it?
+    steady: dict[str, list[dict[str, Any]]] = {"core": [], "batched": []}
+    for _ in range(1 if args.quick else 3):
+        for kind in ("batched", "core"):
+            steady[kind].append(await processes(kind, server, 1, seconds, STEADY_RATE))
+    found["steady"] = [steady]
+    print(f"steady {STEADY_RATE}/s: " + ", ".join(
+        f"{k} p99 {[r['p99_ms'] for r in v]} ms" for k, v in steady.items()), flush=True)
+    label = f"1 process, a steady {STEADY_RATE:,} answers/s"
+    rows += [
+        Row(f"p99 of an answer, {label}", "ms", [r["p99_ms"] for r in steady["core"]],
+            [r["p99_ms"] for r in steady["batched"]], kinds["batched"],
+            note="p50 " + ", ".join(f"{r['p50_ms']:.2f}" for r in steady["core"])
+                 + " ms (floor " + ", ".join(f"{r['p50_ms']:.2f}" for r in steady["batched"])
+                 + "); latency from each answer's due time"),
+        *cpu_rows(label, steady, kinds),
+    ]
     parts = [part("postgres", "The answer path (PostgreSQL)", calibration.end(), rows,
                   server=info, runs=found)]
 

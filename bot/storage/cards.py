@@ -31,7 +31,7 @@ first page is read.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
@@ -48,6 +48,9 @@ DayDelta = Counter[tuple[str, date]]  # (chat, UTC due day) -> cards to add
 
 COLUMNS = ("person_key, quiz_id, question_id, chat_key, due, stability, difficulty, state,"
            " step, last_review, reps, lapses")
+TYPED = ("person_key text, quiz_id text, question_id text, chat_key text, due timestamptz,"
+         " stability double precision, difficulty double precision, state integer,"
+         " step integer, last_review timestamptz, reps integer, lapses integer")
 CHUNK = (  # a chunk's answers with what rates them (the post was the person's own)
     "SELECT a.id, a.person_key, a.quiz_id, a.question_id, a.chat_key, a.correct,"
     " a.answered_at, a.elapsed_ms, p.owner_key IS NOT NULL FROM (SELECT id, post_id,"
@@ -64,7 +67,6 @@ ANSWERS = (  # a person's answers (to one question), as review.py's replay reads
     " JOIN posts AS p ON p.id = a.post_id WHERE a.person_key = $1{question}"
     " ORDER BY a.answered_at, a.id"
 )
-ROWS_PER_STATEMENT = 200  # rows of one multi-row upsert (SQLite's parameters stay few)
 PENDING_PEOPLE = 200  # people replayed in one transaction at open
 
 
@@ -160,8 +162,8 @@ async def _save(db: Sql, before: dict[Key, Kept], after: dict[Key, Kept | None])
              kept.card.difficulty, int(kept.card.state), kept.card.step,
              db.when(kept.card.last_review or kept.card.due), kept.reps, kept.lapses)
             for key, kept in sorted(after.items()) if kept is not None]
-    await _upsert(
-        db, "cards", COLUMNS, rows, "person_key, quiz_id, question_id",
+    await db.upsert(
+        "cards", TYPED, rows, "person_key, quiz_id, question_id",
         ", ".join(f"{c} = excluded.{c}" for c in COLUMNS.split(", ")[3:]))
     for key in sorted(k for k, kept in after.items() if kept is None and k in before):
         await db.run("DELETE FROM cards WHERE person_key = $1 AND quiz_id = $2"
@@ -172,25 +174,12 @@ async def _save(db: Sql, before: dict[Key, Kept], after: dict[Key, Kept | None])
 async def add_days(db: Sql, days: DayDelta) -> None:
     """Add `days` to card_days; a row left at 0 goes."""
     rows = [(chat, db.day(day), n) for (chat, day), n in sorted(days.items()) if n]
-    await _upsert(db, "card_days", "chat_key, day, cards", rows, "chat_key, day",
-                  "cards = card_days.cards + excluded.cards")
+    await db.upsert("card_days", "chat_key text, day date, cards integer", rows,
+                    "chat_key, day", "cards = card_days.cards + excluded.cards")
     for chat, day, n in rows:
         if n < 0:
             await db.run("DELETE FROM card_days WHERE chat_key = $1 AND day = $2"
                          " AND cards <= 0", chat, day)
-
-
-async def _upsert(db: Sql, table: str, columns: str, rows: Sequence[tuple[Any, ...]],
-                  key: str, update: str) -> None:
-    width = len(columns.split(","))
-    for start in range(0, len(rows), ROWS_PER_STATEMENT):
-        part = rows[start:start + ROWS_PER_STATEMENT]
-        values = ", ".join(
-            "(" + ", ".join(f"${i * width + j + 1}" for j in range(width)) + ")"
-            for i in range(len(part)))
-        await db.run(f"INSERT INTO {table}({columns}) VALUES {values}"
-                     f" ON CONFLICT ({key}) DO UPDATE SET {update}",
-                     *(v for row in part for v in row))
 
 
 async def replay_person(db: Sql, person_key: str) -> None:

@@ -51,7 +51,12 @@ TOUCHED = (  # every first answer, in the quiz, of each person the chunk answere
 )
 GROUP_KEY = "chat_key, quiz_id, question_id, answered, correct, item_right"
 OPTION_KEY = "chat_key, quiz_id, question_id, option"
-ROWS_PER_STATEMENT = 500  # rows of one multi-row upsert (a statement's parameters stay few)
+TYPED = {  # each table's columns with their types (Sql.upsert)
+    "item_options": "chat_key text, quiz_id text, question_id text, option integer,"
+                    " people integer",
+    "item_groups": "chat_key text, quiz_id text, question_id text, answered integer,"
+                   " correct integer, item_right integer, people integer",
+}
 # recounted from the answers (a chat's move; the migration does it for every chat)
 RECOUNT_FIRSTS = (
     "INSERT INTO item_firsts(chat_key, quiz_id, question_id, person_key, option, correct)"
@@ -117,19 +122,11 @@ def figures_of(firsts: Iterable[tuple[str, str, str, int, bool]]) -> ItemFigures
 
 
 async def _add(db: Sql, table: str, key: str, delta: Counter[Any]) -> None:
-    """Add `delta` (key -> people) to `table` in multi-row upserts; rows left with no one
+    """Add `delta` (key -> people) to `table` in one upsert; rows left with no one
     go."""
     rows = [(*k, n) for k, n in sorted(delta.items()) if n]
-    width = len(key.split(",")) + 1
-    for start in range(0, len(rows), ROWS_PER_STATEMENT):
-        part = rows[start:start + ROWS_PER_STATEMENT]
-        values = ", ".join(
-            "(" + ", ".join(f"${i * width + j + 1}" for j in range(width)) + ")"
-            for i in range(len(part)))
-        await db.run(
-            f"INSERT INTO {table}({key}, people) VALUES {values} ON CONFLICT ({key})"
-            f" DO UPDATE SET people = {table}.people + excluded.people",
-            *(v for row in part for v in row))
+    await db.upsert(table, TYPED[table], rows, key,
+                    f"people = {table}.people + excluded.people")
     for chat, quiz in sorted({(r[0], r[1]) for r in rows if r[-1] < 0}):
         await db.run(f"DELETE FROM {table} WHERE chat_key = $1 AND quiz_id = $2"
                      " AND people <= 0", chat, quiz)

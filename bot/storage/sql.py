@@ -36,6 +36,14 @@ class Sql(Protocol):
         """Tell the other processes on the database that a cached `what` changed (nothing
         where they do not listen: SQLite)."""
         ...
+    async def upsert(self, table: str, columns: str, rows: Sequence[Sequence[Any]], key: str,
+                     update: str) -> None:
+        """Insert `rows` into `table`; a row whose `key` is there already is updated by
+        `update` (ON CONFLICT (key) DO UPDATE SET update). `columns`: each column with its
+        PostgreSQL type ("chat_key text, day date"). One statement, the same text whatever the
+        number of rows: PostgreSQL prepares it once (a multi-row VALUES list would be a new
+        statement to prepare, a round trip, for each number of rows)."""
+        ...
     async def breathe(self) -> None:
         """Let the event loop run others between slices of long Python work (PostgreSQL:
         the materializer shares the loop with the answers; SQLite's runs in the writer
@@ -58,3 +66,9 @@ class Sql(Protocol):
 
 def at_or_none(db: Sql, stored: Any) -> datetime | None:
     return None if stored is None else db.at(stored)
+
+
+def typed_columns(columns: str) -> tuple[list[str], list[str]]:
+    """("chat_key text, day date") -> (["chat_key", "day"], ["text", "date"])."""
+    pairs = [c.strip().split(maxsplit=1) for c in columns.split(",")]
+    return [name for name, _ in pairs], [kind for _, kind in pairs]

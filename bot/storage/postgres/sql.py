@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from typing import Any
 
-from bot.storage.sql import Row
+from bot.storage.sql import Row, typed_columns
 
 # the channel other processes listen on to drop what they cached (storage.py); delivered at
 # COMMIT, and never if the write is rolled back
@@ -46,6 +46,17 @@ class PgSql:
 
     async def notify(self, what: str, key: object) -> None:
         await self.db.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{what}:{key}")
+
+    async def upsert(self, table: str, columns: str, rows: Sequence[Sequence[Any]], key: str,
+                     update: str) -> None:
+        if not rows:
+            return
+        names, kinds = typed_columns(columns)
+        arrays = ", ".join(f"${i + 1}::{kind}[]" for i, kind in enumerate(kinds))
+        await self.db.execute(
+            f"INSERT INTO {table}({', '.join(names)}) SELECT * FROM unnest({arrays})"
+            f" ON CONFLICT ({key}) DO UPDATE SET {update}",
+            *(list(column) for column in zip(*rows, strict=True)))
 
     async def breathe(self) -> None:
         await asyncio.sleep(0)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from datetime import UTC, date, datetime
 from typing import Any, TypeVar
 
-from bot.storage.sql import Row, Sql
+from bot.storage.sql import Row, Sql, typed_columns
 
 T = TypeVar("T")
 
@@ -48,6 +48,17 @@ class SqliteSql:
 
     async def notify(self, what: str, key: object) -> None:
         return None
+
+    async def upsert(self, table: str, columns: str, rows: Sequence[Sequence[Any]], key: str,
+                     update: str) -> None:
+        if not rows:
+            return
+        names, _ = typed_columns(columns)
+        values = ", ".join(f"value ->> {i}" for i in range(len(names)))
+        self.db.execute(  # WHERE true: SQLite reads ON CONFLICT after a SELECT's FROM so
+            f"INSERT INTO {table}({', '.join(names)}) SELECT {values} FROM json_each(?)"
+            f" WHERE true ON CONFLICT ({key}) DO UPDATE SET {update}",
+            (json.dumps(rows),))
 
     async def breathe(self) -> None:
         return None
