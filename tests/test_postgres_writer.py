@@ -141,10 +141,14 @@ def probes(plan: dict[str, Any]) -> dict[str, int]:
     return counted
 
 
-async def test_an_answer_the_post_takes_reads_its_person_and_post_once_and_no_answer() -> None:
+@pytest.mark.parametrize("plan_kind", ["custom", "generic"])
+async def test_an_answer_the_post_takes_reads_its_person_and_post_once_and_no_answer(
+    plan_kind: str,
+) -> None:
     """The batch statement's cost per answer, from its plan: one probe of the person, one of
     the post (and of its daily claim); the earlier answer is read only for the answers not
-    inserted (here the two given before), never for the ones the post takes."""
+    inserted (here the two given before), never for the ones the post takes. Also with the
+    generic plan the writer runs it with (one plan for every batch, whatever its size)."""
     async with database() as backend, PostgresStorage(backend.url, quiet()) as store:
         post = (await store.create_post("tg:-1", "sample", "s-one", (0, 1, 2), "en", NOW)).id
         for earlier in answers(post, range(2)):
@@ -154,13 +158,45 @@ async def test_an_answer_the_post_takes_reads_its_person_and_post_once_and_no_an
         try:
             transaction = db.transaction()
             await transaction.start()
+            await db.execute(f"SET LOCAL plan_cache_mode = force_{plan_kind}_plan")
+            await db.execute(f"PREPARE answers_statement AS {ops.RECORD_ANSWERS}")
+            # EXECUTE takes no parameters: the arguments as literals, quoted by the server
+            kinds = ["bigint", "text", "smallint", "bool", "timestamptz", "bigint", "text",
+                     "bool"]
+            literals = await db.fetchrow("SELECT " + ", ".join(
+                f"quote_literal(${i + 1}::{kind}[]::text) || '::{kind}[]'"
+                for i, kind in enumerate(kinds)), *ops.record_arguments(calls))
             plan = json.loads(await db.fetchval(
-                "EXPLAIN (ANALYZE, FORMAT JSON) " + ops.RECORD_ANSWERS,
-                *ops.record_arguments(calls)))[0]["Plan"]
+                "EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE answers_statement("
+                + ", ".join(literals) + ")"))[0]["Plan"]
             await transaction.rollback()
         finally:
             await db.close()
         assert probes(plan) == {"persons": 12, "posts": 12, "daily_posts": 12, "answers": 2}
+
+
+async def test_the_answers_statement_is_planned_once_not_at_each_batch() -> None:
+    """The writer's connection keeps one generic plan per prepared statement: batches of 1,
+    7 and 40 answers run the answers' statement without planning it again (a custom plan of
+    that CTE is most of a small batch's server CPU)."""
+    async with database() as backend, PostgresStorage(backend.url, quiet()) as store:
+        post = (await store.create_post("tg:-1", "sample", "s-one", (0, 1, 2), "en", NOW)).id
+        people = iter(range(10_000))
+        for size in (1, 7, 40, 1, 1, 1):
+            async with Held(store) as held:
+                tasks = [asyncio.ensure_future(store.record_answer(answers(
+                    post, range(n, n + 1))[0])) for n in [next(people) for _ in range(size)]]
+                await held.queued(size)
+            assert all(r[0] == "inserted" for r in await asyncio.gather(*tasks))
+
+        async def plans(db: Any) -> Any:
+            return await db.fetchrow(
+                "SELECT generic_plans, custom_plans FROM pg_prepared_statements"
+                " WHERE statement = $1", ops.RECORD_ANSWERS)
+
+        generic, custom = await writer_of(store).submit(plans)
+        assert (generic, custom) == (6, 0)
+        assert await backend.count("answers") == 51
 
 
 async def test_a_batch_that_fails_as_a_whole_is_written_answer_by_answer() -> None:
