@@ -181,10 +181,9 @@ class DashboardReads:
     async def overview(self, chat_key: str) -> Overview:
         await self.storage.materialize()
         people, answered, correct = await self.storage.chat_totals(chat_key)
-        since = self.clock.now().astimezone(UTC).date() - timedelta(days=CHART_DAYS - 1)
-        days = await self.storage.chat_days(chat_key, since)
+        today = self.clock.now().astimezone(UTC).date()  # one day for the chart and the cards
+        days = await self.storage.chat_days(chat_key, today - timedelta(days=CHART_DAYS - 1))
         reports = await self.storage.open_report_count(chat_key)
-        today = self.clock.now().astimezone(UTC).date()
         return Overview(chat_key, people, answered, correct, tuple(days), reports,
                         await self.storage.get_schedule(chat_key),
                         *await self.storage.chat_streaks(chat_key),
