@@ -115,9 +115,9 @@ class PostgresStorage(Store):
         if await db.fetchval("SHOW synchronous_commit") == "off":
             await db.execute("SET synchronous_commit = on")
         # The writer's statements find rows by key, and the answers' one is a CTE the server
-        # would otherwise plan again at each batch (a custom plan: about 0.3 ms of the
+        # would otherwise plan again at most batches (a custom plan: about 0.3 ms of the
         # server's CPU, most of a small batch's cost); one generic plan per prepared
-        # statement halves the server's CPU per answer at 1,000 answers/s (make bench)
+        # statement halves the writer's backend CPU per answer at 1,000 answers/s (make bench)
         await db.execute("SET plan_cache_mode = force_generic_plan")
         return db
 
