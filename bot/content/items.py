@@ -89,6 +89,17 @@ class _Texts:
 class _Light:
     __slots__ = ()
     _fields: tuple[str, ...] = ()  # the constructor's parameters, also attributes
+    _compared: tuple[str, ...] | None = None  # what equality compares (None: _fields)
+
+    def _key(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, f) for f in self._compared or self._fields)
+
+    # defining __eq__ leaves these unhashable (Python sets __hash__ to None), like the
+    # pydantic models they replace; Localized and Code hash their key
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, type(self)):
+            return NotImplemented
+        return self._key() == other._key()
 
     def model_copy(self, *, update: dict[str, Any] | None = None) -> Any:
         """A copy with some fields replaced (pydantic's name, which tests used)."""
@@ -117,13 +128,8 @@ class Localized(_Texts, _Light):
     def of(cls, model: LocalizedModel) -> Localized:
         return cls(model.en, model.bn, model.hi)
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Localized):
-            return NotImplemented
-        return (self.en, self.bn, self.hi) == (other.en, other.bn, other.hi)
-
     def __hash__(self) -> int:
-        return hash((self.en, self.bn, self.hi))
+        return hash(self._key())
 
     def __repr__(self) -> str:
         return f"Localized({', '.join(f'{k}={v!r}' for k, v in self.items())})"
@@ -136,13 +142,6 @@ class Option(_Light):
     def __init__(self, text: Localized, correct: bool = False) -> None:
         self.text: Final = text
         self.correct: Final = correct
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Option):
-            return NotImplemented
-        return (self.text, self.correct) == (other.text, other.correct)
-
-    __hash__ = None  # type: ignore[assignment]  # like the pydantic model it replaces
 
     def __repr__(self) -> str:
         return f"Option({self.text!r}{', correct=True' if self.correct else ''})"
@@ -158,13 +157,8 @@ class Code(_Light):
         self.language: Final = language
         self.text: Final = text
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Code):
-            return NotImplemented
-        return (self.language, self.text) == (other.language, other.text)
-
     def __hash__(self) -> int:
-        return hash((self.language, self.text))
+        return hash(self._key())
 
     def __repr__(self) -> str:
         return f"Code({self.language!r}, {self.text!r})"
@@ -274,17 +268,6 @@ class Question(_Light):
             image=Localized.of(model.image) if model.image is not None else None,
         )
 
-    def _key(self) -> tuple[Any, ...]:
-        return (self.id, self.prompt, self.options, self.explanation, self.details, self.answer,
-                self.code, self.formula, self.image)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Question):
-            return NotImplemented
-        return self._key() == other._key()
-
-    __hash__ = None  # type: ignore[assignment]
-
     def __repr__(self) -> str:
         return f"Question(id={self.id!r}, prompt={self.prompt!r}, answer={self.answer})"
 
@@ -303,6 +286,7 @@ class Question(_Light):
 class Quiz(_Light):
     __slots__ = ("_by_id", "folder", "id", "language", "questions", "tags", "title")
     _fields = ("id", "title", "tags", "questions", "language", "folder")
+    _compared = ("id", "title", "tags", "questions", "language")  # not where it was read
 
     def __init__(
         self, id: str, title: Localized, tags: list[str], questions: list[Question],
@@ -342,15 +326,6 @@ class Quiz(_Light):
             return self._by_id[question_id]
         except KeyError:
             raise KeyError(f"quiz {self.id!r} has no question {question_id!r}") from None
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Quiz):
-            return NotImplemented
-        return (self.id, self.title, self.tags, self.questions, self.language) == (
-            other.id, other.title, other.tags, other.questions, other.language
-        )
-
-    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return f"Quiz(id={self.id!r}, {len(self.questions)} questions)"
