@@ -264,6 +264,15 @@ async def test_rate_limited_edits_are_retried_by_discord_py(
     assert len(fake.edits(reply.id)) == 2
 
 
+async def assert_a_click_on_a_new_quiz_counts(fake: FakeDiscord, alice: User) -> None:
+    """/quiz, then a click on its first option at once: answered, not refused as stale."""
+    reply = await fake.reply(await fake.slash("quiz", {"quiz": "sample"}, user=alice))
+    answer = await fake.reply(await fake.click(reply.id, reply.buttons[0]["custom_id"],
+                                               user=alice))
+    assert "no longer available" not in answer.content
+    assert "Correct" in answer.content or "Not quite" in answer.content
+
+
 async def test_a_click_before_the_message_is_bound_waits_for_the_binding(
     fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User,
     monkeypatch: pytest.MonkeyPatch,
@@ -275,12 +284,8 @@ async def test_a_click_before_the_message_is_bound_waits_for_the_binding(
         await real_bind(post_id, ref)
 
     monkeypatch.setattr(service, "bind", slow_bind)
-    reply = await fake.reply(await fake.slash("quiz", {"quiz": "sample"}, user=alice))
     # clicked at once: the bot has shown the message but not yet bound it
-    answer = await fake.reply(await fake.click(reply.id, reply.buttons[0]["custom_id"],
-                                               user=alice))
-    assert "no longer available" not in answer.content
-    assert "Correct" in answer.content or "Not quite" in answer.content
+    await assert_a_click_on_a_new_quiz_counts(fake, alice)
 
 
 async def test_a_click_whose_read_races_the_binding_commit_is_not_refused(
@@ -306,11 +311,7 @@ async def test_a_click_whose_read_races_the_binding_commit_is_not_refused(
 
     monkeypatch.setattr(service, "bind", bind_after_the_click)
     monkeypatch.setattr(service, "post_id_for", read_before_the_commit)
-    reply = await fake.reply(await fake.slash("quiz", {"quiz": "sample"}, user=alice))
-    answer = await fake.reply(await fake.click(reply.id, reply.buttons[0]["custom_id"],
-                                               user=alice))
-    assert "no longer available" not in answer.content
-    assert "Correct" in answer.content or "Not quite" in answer.content
+    await assert_a_click_on_a_new_quiz_counts(fake, alice)
 
 
 async def test_the_largest_question_fits_discords_limits(
