@@ -115,12 +115,8 @@ def _upsert(table: str, key: str) -> str:
 UPSERT_SCORES = _upsert("scores", "chat_key, day, person_key")
 UPSERT_TOTALS = _upsert("totals", "chat_key, person_key")
 UPSERT_WEEK = _upsert("week_scores", "chat_key, person_key")
-COUNT_RANKS = (
-    "INSERT INTO rank_counts(board, chat_key, day, correct, bucket, people)"
-    " SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5"
-    " FROM json_each(?) WHERE true ON CONFLICT(board, chat_key, day, correct, bucket)"
-    " DO UPDATE SET people = people + excluded.people"
-)
+RANK_COLUMNS = ("board text, chat_key text, day text, correct integer, bucket integer,"
+                " people integer")
 
 
 def _add_figures(table: str, key: str) -> str:
@@ -166,9 +162,9 @@ def add_figures(db: Db, board: str, delta: FigureDelta) -> None:
 
 
 def count_ranks(db: Db, delta: RankDelta) -> None:
-    changes = [[*k, n] for k, n in delta.items() if n]
-    if changes:
-        db.execute(COUNT_RANKS, (json.dumps(changes),))
+    drive(SqliteSql(db).upsert(
+        "rank_counts", RANK_COLUMNS, [(*k, n) for k, n in delta.items() if n],
+        "board, chat_key, day, correct, bucket", "people = people + excluded.people"))
 
 
 def _add_up(
