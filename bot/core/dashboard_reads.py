@@ -30,12 +30,14 @@ from bot.core.ports import (
     PeopleCursor,
     PeopleStore,
     PersonTotals,
+    PostStore,
     ProblemReportRecord,
     ReportStore,
     ReviewStore,
     ScheduleStore,
     SettingsStore,
 )
+from bot.core.render import letter
 from bot.core.schedule import Schedule, day_streaks
 
 PAGE = 50  # people or answers on one page
@@ -45,7 +47,7 @@ WEAKEST = 2  # topics named per person
 
 
 class DashboardStorage(DashboardStore, BoardStore, ReviewStore, ReportStore, ScheduleStore,
-                       SettingsStore, PeopleStore, ChatStore, ItemStore, Protocol):
+                       SettingsStore, PeopleStore, ChatStore, ItemStore, PostStore, Protocol):
     """What the dashboard reads."""
 
 
@@ -103,6 +105,7 @@ class AnswerLine:
     answered_at: datetime  # in the chat's time zone
     seconds: float
     round_id: int | None
+    letter: str = ""  # the chosen option's letter as the person saw it ("": not read)
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,8 +220,11 @@ class DashboardReads:
             last_row.correct, last_row.time_ms, last_row.person_key)
         return PeoplePage(tuple(lines), cursor)
 
-    def line(self, row: AnswerRow, locale: str, zone: ZoneInfo) -> AnswerLine:
+    def line(self, row: AnswerRow, locale: str, zone: ZoneInfo,
+             order: tuple[int, ...] | None = None) -> AnswerLine:
+        """`order`: the post's option order (order[shown] = canonical), for the letter."""
         prompt, chosen = row.question_id, str(row.option + 1)
+        shown = "" if order is None or row.option not in order else letter(order.index(row.option))
         quiz = self.catalog.quizzes.get(row.quiz_id)
         question = next((q for q in quiz.questions if q.id == row.question_id), None) \
             if quiz is not None else None
@@ -228,7 +234,7 @@ class DashboardReads:
                 chosen = question.options[row.option].text.get(locale)
         return AnswerLine(row.person_key, row.name, row.question_id, prompt, chosen,
                           row.correct, row.answered_at.astimezone(zone),
-                          row.elapsed_ms / 1000, row.round_id)
+                          row.elapsed_ms / 1000, row.round_id, shown)
 
     async def person(
         self, chat_key: str, person_key: str, after: AnswerCursor | None, locale: str,
@@ -244,11 +250,19 @@ class DashboardReads:
         cursor = None if len(rows) <= limit else (
             shown[-1].person_key, shown[-1].answered_at, shown[-1].id)
         await self.storage.materialize()
+        # only this chat's cards (those last answered here, as the overview counts them): what
+        # the person studies in another chat or in private is not this chat's admins' to read
         cards = tuple(CardLine(c.question_id, self.prompt(c.quiz_id, c.question_id, locale),
                                c.due.astimezone(zone), c.stability)
-                      for c in await self.storage.person_cards(person_key))
+                      for c in await self.storage.person_cards(person_key)
+                      if c.chat_key == chat_key)
         name = await self.storage.person_name(person_key) or ""
-        return PersonPage(person_key, name, tuple(self.line(r, locale, zone) for r in shown),
+        # each answer lettered as its post showed the options (a shuffle differs per post),
+        # as the Questions page letters them as the chat saw them
+        orders = {post_id: post.order for post_id in {r.post_id for r in shown}
+                  if (post := await self.storage.get_post(post_id)) is not None}
+        return PersonPage(person_key, name,
+                          tuple(self.line(r, locale, zone, orders.get(r.post_id)) for r in shown),
                           cursor, cards)
 
     async def reports(self, chat_key: str, after: int | None, limit: int = PAGE

@@ -163,6 +163,10 @@ class CachedStorage(ABC):
         row = await self._chat(key)
         return None if row is None else row[2]
 
+    async def chat_title(self, key: str) -> str | None:
+        row = await self._chat(key)
+        return None if row is None else row[0]
+
     # posts -----------------------------------------------------------------------------
     async def get_post(self, post_id: int) -> PostRecord | None:
         # A cached post may miss a close made by another process; record_answer re-checks.

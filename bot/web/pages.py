@@ -56,9 +56,10 @@ TEMPLATES = jinja2.Environment(
 class Reader:
     """Who is reading which chat: the session, the language, what every page shows."""
 
-    def __init__(self, request: web.Request, session: Session) -> None:
+    def __init__(self, request: web.Request, session: Session, title: str | None) -> None:
         self.session = session
         self.chat_key = session.grant.chat_key
+        self.chat_name = title or self.chat_key  # the key only for a chat the platform left unnamed
         self.locale = reader_locale(request, session.grant.locale)
         self.t = translator(self.locale)
         self.base = chat_path(self.chat_key)
@@ -66,7 +67,7 @@ class Reader:
 
     def context(self, access_csrf: str, **values: Any) -> dict[str, Any]:
         return {"t": self.t.gettext, "n": self.t.number, "pct": self.t.percent,
-                "locale": self.locale, "languages": LANGUAGE_NAMES, "chat_key": self.chat_key,
+                "locale": self.locale, "languages": LANGUAGE_NAMES, "chat_name": self.chat_name,
                 "base": self.base, "path": self.path, "csrf": access_csrf,
                 "csrf_field": CSRF_FIELD, **values}
 
@@ -91,7 +92,7 @@ def guarded(page: Page) -> Callable[[Pages, web.Request], Awaitable[web.StreamRe
         chat_key = request.match_info["chat"]
         try:
             session = await session_of(request, self.access, chat_key)
-            reader = Reader(request, session)
+            reader = Reader(request, session, await self.reads.storage.chat_title(chat_key))
             response = await page(self, request, reader)
         except Denied as denied:
             log.info("dashboard of %s refused: %s", chat_key, denied.reason)
@@ -288,7 +289,10 @@ class Pages:
         chat = Chat(reader.chat_key)
         return html("settings.html", reader.context(
             self.csrf(reader), page="settings", s=await self.service.settings(chat),
-            schedule=await self.service.schedule_status(chat)))
+            schedule=await self.service.schedule_status(chat),
+            language=LANGUAGE_NAMES[await self.service.locales.for_chat(chat)],
+            own_language=await self.reads.storage.chat_locale(chat.key) is not None,
+            zone=(await self.reads.zone(chat.key)).key))
 
     # exports -------------------------------------------------------------------------------
     @guarded

@@ -312,9 +312,10 @@ async def test_a_lost_listening_connection_is_replaced_and_nothing_stale_is_kept
         await eventually(lambda: store.person_locale("tg:1"), "en")
 
 
-async def test_chats_lists_every_chat_with_its_latest_title(store: Store) -> None:
+async def test_chats_and_chat_title_give_every_chat_its_latest_title(store: Store) -> None:
     assert await store.chats() == []
     await store.upsert_chat("tg:-2", "second")
     await store.upsert_chat("dc:9", "server")
     await store.upsert_chat("tg:-2", "renamed")
     assert await store.chats() == [("dc:9", "server"), ("tg:-2", "renamed")]
+    assert (await store.chat_title("tg:-2"), await store.chat_title("tg:-3")) == ("renamed", None)

@@ -24,6 +24,7 @@ from tests.clock import FakeClock
 SECRET = "s3cret-" + "x" * 40
 BOT_TOKEN = "123456:test-token-of-the-bot"
 CHAT_A, CHAT_B = "tg:-100", "tg:-200"
+TITLE_A = "ML study group"  # chat B's title is unknown (the platform gave none)
 ADMIN = Person("tg:1", "Ada")
 
 
@@ -76,6 +77,7 @@ async def site(sample_catalog: Catalog, storage: Storage, clock: FakeClock
                           web=(SECRET, "http://127.0.0.1:9"))
     await fill(service, storage, clock, CHAT_A, 5, 1)
     await fill(service, storage, clock, CHAT_B, 3, 2)
+    await storage.upsert_chat(CHAT_A, TITLE_A)
     await service.report_problem(Person("tg:2", "রাজা"), Chat(CHAT_A), "s-two", "Typo in B")
     await service.report_problem(Person("tg:3", "सीता"), Chat(CHAT_B), "s-one", "B's report")
     server = TestServer(build_app(service, secure=False, bot_token=BOT_TOKEN))

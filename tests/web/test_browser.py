@@ -17,7 +17,7 @@ import openpyxl
 import pytest
 
 from bot.core.models import Chat
-from tests.web.conftest import CHAT_A, Site
+from tests.web.conftest import CHAT_A, TITLE_A, Site
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(
@@ -33,7 +33,7 @@ def shots(tmp_path: Path) -> Path:
     return folder
 
 
-@pytest.mark.slow  # about 7 s: a browser's start, two downloads, 13 screenshots
+@pytest.mark.slow  # about 7 s: a browser's start, two downloads, 15 screenshots
 async def test_an_organiser_clicks_through_the_dashboard(site: Site, shots: Path) -> None:
     from playwright.async_api import async_playwright
 
@@ -77,10 +77,11 @@ async def test_an_organiser_clicks_through_the_dashboard(site: Site, shots: Path
 
             for name, (width, height) in SIZES.items():
                 await page.set_viewport_size({"width": width, "height": height})
-                for path in ("", "people", "questions", "reports", "settings"):
+                for path in ("", "people", "person/tg:2", "questions", "reports", "settings"):
                     await page.goto(f"{site.client.make_url(f'/chat/{CHAT_A}/')}{path}")
-                    await page.screenshot(path=str(shots / f"{name}-{path or 'overview'}.png"),
-                                          full_page=True)
+                    assert await page.text_content("h1") == f"Dashboard · {TITLE_A}"
+                    shot = (path or "overview").replace("/", "-").replace(":", "")
+                    await page.screenshot(path=str(shots / f"{name}-{shot}.png"), full_page=True)
             await page.emulate_media(color_scheme="dark")  # dark mode follows the system
             await page.goto(str(site.client.make_url(f"/chat/{CHAT_A}/")))
             await page.screenshot(path=str(shots / "desktop-overview-dark.png"), full_page=True)

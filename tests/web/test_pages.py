@@ -8,8 +8,9 @@ from datetime import UTC, datetime, timedelta
 
 from bot.core.dashboard_reads import PAGE
 from bot.core.deck import Deck
+from bot.core.models import Chat, Person
 from bot.core.ports import AnswerRecord, NewPost, NewProblemReport
-from tests.web.conftest import CHAT_A, CHAT_B, Site
+from tests.web.conftest import CHAT_A, CHAT_B, TITLE_A, Site
 
 
 def figure(page: str, name: str) -> str:
@@ -77,20 +78,45 @@ async def test_the_overview_counts_the_chats_review_cards(site: Site) -> None:
     assert 0 < due < len(mine)  # some cards are due today, some later
 
 
-async def test_the_person_page_lists_their_cards_as_review_replays_them(site: Site) -> None:
+async def test_the_person_page_lists_their_cards_in_this_chat_as_review_replays_them(
+        site: Site) -> None:
+    # tg:2 answers in both chats; their newest answer to s-one is in chat B, so that card is
+    # chat B's, and chat A's admins do not see it
+    post = await site.storage.create_post(CHAT_B, "sample", "s-one", (0, 1, 2), "en",
+                                          site.clock.now())
+    await site.storage.record_answer(AnswerRecord(post.id, "tg:2", 1, True, site.clock.now(),
+                                                  3000))
+    await site.storage.materialize()
     await site.login()
     page = await (await site.client.get(f"/chat/{CHAT_A}/person/tg:2")).text()
     table = page[page.index('id="cards-table"'):]
     shown = re.findall(r"<tr><td>([^<]*)</td><td>([^<]*)</td><td class=\"num\">([^<]*)</td>",
                        table)
-    theirs = sorted((due, question, stability) for (person, _, question), (_, due, stability)
-                    in (await replayed_cards(site)).items() if person == "tg:2")
+    replayed = await replayed_cards(site)
+    theirs = sorted((due, question, stability) for (person, _, question), (chat, due, stability)
+                    in replayed.items() if person == "tg:2" and chat == CHAT_A)
+    assert replayed["tg:2", "sample", "s-one"][0] == CHAT_B
     prompts = {"s-one": "What is one plus one?"}
-    assert len(shown) == len(theirs) > 0
+    assert len(shown) == len(theirs) > 0 and prompts["s-one"] not in table
     for (prompt, when, stability), (due, question, kept) in zip(shown, theirs, strict=True):
         assert when == due.strftime("%Y-%m-%d %H:%M")  # the chat has no time zone: UTC
         assert float(stability) == round(kept, 1)
         assert prompts.get(question, prompt) == prompt
+
+
+async def test_the_person_page_letters_each_answer_as_its_post_showed_the_options(
+        site: Site) -> None:
+    # s-one's options as authored: A) 1, B) 2, C) 3; this post showed them as 3, 1, 2
+    post = await site.storage.create_post(CHAT_A, "sample", "s-one", (2, 0, 1), "en",
+                                          site.clock.now())
+    await site.storage.record_answer(AnswerRecord(post.id, "tg:6", 1, True, site.clock.now(),
+                                                  4_250))
+    await site.login()
+    page = await (await site.client.get(f"/chat/{CHAT_A}/person/tg:6")).text()
+    [row] = re.findall(r"<tr><td>What is one plus one\?</td><td>([^<]+)</td>.*?"
+                       r'<td class="num">([^<]+)</td></tr>',
+                       page[:page.index('id="cards-table"')], re.S)
+    assert row == ("C) 2", "4.2")  # seconds to one decimal, as everywhere else
 
 
 async def test_every_page_renders(site: Site) -> None:
@@ -108,6 +134,30 @@ async def test_every_page_renders(site: Site) -> None:
         == questions
     unknown = await site.client.get(f"/chat/{CHAT_A}/questions?quiz=nope")
     assert unknown.status == 404 and "no answers to that quiz" in await unknown.text()
+
+
+async def test_pages_name_the_chat_by_its_title_else_by_its_key(site: Site) -> None:
+    await site.login()
+    page = await (await site.client.get(f"/chat/{CHAT_A}/people")).text()
+    assert f"<h1>Dashboard · {TITLE_A}</h1>" in page
+    assert f"<title>People · Dashboard · {TITLE_A}</title>" in page
+    await site.login(CHAT_B)
+    page = await (await site.client.get(f"/chat/{CHAT_B}/people")).text()
+    assert f"<h1>Dashboard · {CHAT_B}</h1>" in page
+
+
+async def test_the_settings_page_says_each_setting_in_the_readers_language(site: Site) -> None:
+    await site.service.change_settings(Chat(CHAT_A), by=Person("tg:1", "Ada"), mode="buttons",
+                                       allowed=True)
+    await site.service.locales.set_for_chat(Chat(CHAT_A), "bn")
+    await site.service.set_schedule(Chat(CHAT_A), "09:00", "Asia/Kolkata", allowed=True)
+    await site.login()
+    page = await (await site.client.get(f"/chat/{CHAT_A}/settings?lang=hi")).text()
+    rows = dict(re.findall(r'<th scope="row">([^<]+)</th><td>([^<]+)</td>', page))
+    assert rows["भाषा"] == "বাংলা"  # the chat's own choice: no "(default)"
+    assert rows["टाइमज़ोन (इन पेजों के समय)"] == "Asia/Kolkata"
+    assert rows["मोड"] == "बटन"
+    assert rows["रोज़ का सवाल"].startswith("09:00 Asia/Kolkata")
 
 
 async def test_the_language_switches_and_sticks(site: Site) -> None:

@@ -204,6 +204,10 @@ class MemoryStorage(PostCreation, MemoryLive):
         chat = self._db.chats.get(key)
         return None if chat is None else chat.platform_locale
 
+    async def chat_title(self, key: str) -> str | None:
+        chat = self._db.chats.get(key)
+        return None if chat is None else chat.title
+
     async def chats(self) -> list[tuple[str, str]]:
         return [(key, chat.title) for key, chat in sorted(self._db.chats.items())]
 
