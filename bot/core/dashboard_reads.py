@@ -38,7 +38,7 @@ from bot.core.ports import (
     SettingsStore,
 )
 from bot.core.render import letter
-from bot.core.schedule import Schedule, day_streaks
+from bot.core.schedule import Schedule
 
 PAGE = 50  # people or answers on one page
 EXPORT_PAGE = 1000  # answers read at once while an export streams
@@ -204,14 +204,14 @@ class DashboardReads:
         shown = rows[:limit]
         keys = [r.person_key for r in shown]
         activity = await self.storage.people_activity(chat_key, keys)
-        days = await self.storage.daily_days_for(keys)
+        streaks = await self.storage.chat_day_streaks(chat_key, keys)  # runs in this chat
         lines = []
         for r in shown:
             last, quizzes = activity.get(r.person_key, (None, {}))
             weakest = sorted(quizzes.items(), key=lambda kv: (kv[1][1] / kv[1][0], kv[0]))
             lines.append(PersonLine(
                 r.person_key, r.name, r.answered, r.correct, last,
-                day_streaks(*days[r.person_key])[0] if r.person_key in days else 0,
+                streaks.get(r.person_key, 0),
                 tuple(self.quiz_title(q, locale) for q, (n, right) in weakest[:WEAKEST]
                       if right < n),
             ))

@@ -734,6 +734,11 @@ class DashboardStore(Protocol):
         """The daily question's streaks in the chat: (people on a streak now, the longest
         current one, the longest ever), in days; kept by the materializer."""
         ...
+    async def chat_day_streaks(self, chat_key: str, person_keys: Sequence[str]
+                               ) -> dict[str, int]:
+        """Each person's current run of days with a right daily answer in the chat (as
+        chat_streaks counts them; absent: none), by primary key of the kept runs."""
+        ...
     async def item_quizzes(self, chat_key: str) -> list[str]:
         """The quizzes with first answers in the chat (the Questions page's list)."""
         ...

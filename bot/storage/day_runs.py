@@ -12,6 +12,7 @@ question may still be open), as day_streaks (bot/core/schedule.py) counts a pers
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date, timedelta
 from typing import Any
 
@@ -80,6 +81,25 @@ async def recount(db: Sql, chat_key: str) -> None:
         key = (chat_key, person)
         runs[key] = continued(runs.get(key), db.on(day))
     await _save(db, runs)
+
+
+async def current_runs(db: Sql, chat_key: str, person_keys: Sequence[str]) -> dict[str, int]:
+    """The people's current runs in the chat: a run is current while its last day is the
+    chat's newest daily question's or the day before, as in `streaks`."""
+    if not person_keys:
+        return {}
+    newest = await db.value(
+        "SELECT max(local_date) FROM daily_posts WHERE chat_key = $1", chat_key)
+    if newest is None:
+        return {}
+    since = db.on(newest) - timedelta(days=1)
+    # by primary key, one row per person; the current-ness is checked here: a condition on
+    # last_day lets a planner walk the chat's every current run instead (day_runs_current)
+    marks = ", ".join(f"${n + 2}" for n in range(len(person_keys)))
+    rows = await db.rows(
+        "SELECT person_key, last_day, run FROM day_runs WHERE chat_key = $1"
+        f" AND person_key IN ({marks})", chat_key, *person_keys)
+    return {r[0]: int(r[2]) for r in rows if db.on(r[1]) >= since}
 
 
 async def streaks(db: Sql, chat_key: str) -> tuple[int, int, int]:

@@ -578,6 +578,11 @@ class Store(PostCreation, CachedStorage, LiveSql):
         result: tuple[int, int, int] = await self._read(day_runs.streaks, chat_key)
         return result
 
+    async def chat_day_streaks(self, chat_key: str, person_keys: Sequence[str]
+                               ) -> dict[str, int]:
+        result: dict[str, int] = await self._read(day_runs.current_runs, chat_key, person_keys)
+        return result
+
     async def item_quizzes(self, chat_key: str) -> list[str]:
         result: list[str] = await self._read(item_figures.item_quizzes, chat_key)
         return result

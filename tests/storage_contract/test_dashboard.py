@@ -220,9 +220,16 @@ async def test_daily_streaks_are_counted_per_chat_through_a_move_and_a_deletion(
     # tg:1 ran days 0-2 and stopped (3 best); tg:2 ran 0-2, missed 3, then 4-5; tg:3 4-5
     assert await store.chat_streaks("tg:-1") == (3, 2, 3)
     assert await store.chat_streaks("tg:-2") == (1, 1, 1)
+    everyone = [f"tg:{p}" for p in range(1, 7)]
+    # each person's current run in the chat (tg:1's stopped; tg:4 never ran here long)
+    assert await store.chat_day_streaks("tg:-1", everyone) == {"tg:2": 2, "tg:3": 2, "tg:5": 1}
+    assert await store.chat_day_streaks("tg:-2", everyone) == {"tg:1": 1}
+    assert await store.chat_day_streaks("tg:-9", everyone) == {}
+    assert await store.chat_day_streaks("tg:-1", []) == {}
     assert await store.migrate_chat("tg:-1", "tg:-3")
     await store.materialize()
     assert await store.chat_streaks("tg:-3") == (3, 2, 3)
+    assert await store.chat_day_streaks("tg:-3", ["tg:2", "tg:5"]) == {"tg:2": 2, "tg:5": 1}
     assert await store.delete_person("tg:2")
     await daily(store, "tg:-3", 6, {3}, set())
     await store.materialize()

@@ -48,6 +48,25 @@ async def test_the_overview_shows_the_daily_questions_streaks(site: Site) -> Non
             figure(page, "best-streak")) == ("2", "3", "3")
 
 
+async def test_the_people_page_counts_each_persons_day_streak_in_this_chat(site: Site) -> None:
+    today = site.clock.now()
+    for chat, people in ((CHAT_A, ("tg:2",)), (CHAT_B, ("tg:1", "tg:2"))):
+        for days_ago in (1, 0):
+            when = today - timedelta(days=days_ago)
+            post = await site.storage.claim_daily(chat, when.date(), NewPost(
+                chat, "sample", "s-one", (0, 1, 2), "en", when, kind="daily"), when)
+            assert post is not None
+            for person in people:
+                await site.storage.record_answer(AnswerRecord(post.id, person, 1, True, when,
+                                                              2000))
+    await site.login()
+    page = await (await site.client.get(f"/chat/{CHAT_A}/people")).text()
+    streaks = dict(re.findall(r'<tr data-person="([^"]+)">(?:.*?<td class="num hide-narrow">)'
+                              r"([^<]+)</td>", page, re.S))
+    # tg:1's two days are chat B's, not this chat's
+    assert (streaks["tg:1"], streaks["tg:2"]) == ("0", "2")
+
+
 async def replayed_cards(site: Site) -> dict[tuple[str, str, str], tuple[str, datetime, float]]:
     """Every card of the two chats as /review replays it, with the chat of its last
     answer: (person, quiz, question) -> (chat, due, stability)."""

@@ -103,3 +103,15 @@ async def test_every_dashboard_read_searches_an_index(
             # seeks past its cursor
             first = steps[0]
             assert "(chat_key=?)" not in first and "(chat_key=? AND" in first, (sql, steps)
+
+
+async def test_the_people_pages_day_streaks_are_read_by_key(path: Path) -> None:
+    """day_runs.current_runs reads the runs only once the chat has a daily question."""
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA foreign_keys = OFF")
+        db.execute("INSERT INTO daily_posts VALUES ('tg:-1', '2026-03-01', 1, 0, NULL)")
+    with planned(path) as db:
+        assert await day_runs.current_runs(db, "tg:-1", ["tg:1", "tg:2"]) == {}
+    [(_, newest), (sql, steps)] = db.plans
+    assert "day_runs" in sql and not [s for s in newest + steps if s.startswith("SCAN")]
+    assert steps == ["SEARCH day_runs USING PRIMARY KEY (chat_key=? AND person_key=?)"], steps

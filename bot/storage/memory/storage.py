@@ -848,18 +848,28 @@ class MemoryStorage(PostCreation, MemoryLive):
                   for key, values in sums.items()]
         return sorted(people, key=lambda p: (-p.correct, p.time_ms, p.person_key))
 
-    async def chat_streaks(self, chat_key: str) -> tuple[int, int, int]:
+    def _day_runs(self, chat_key: str) -> tuple[dict[str, Run], date | None]:
+        """The chat's runs by person, and the day from which a run is current."""
         runs: dict[str, Run] = {}
         for a in self._answers():  # in id order, as the materializers apply them
             if a.chat_key == chat_key and a.daily_date is not None and a.correct:
                 runs[a.person_key] = continued(runs.get(a.person_key), a.daily_date)
-        best = max((run[2] for run in runs.values()), default=0)
         days = [day for chat, day in self._db.dailies if chat == chat_key]
-        if not days:
+        return runs, max(days) - timedelta(days=1) if days else None
+
+    async def chat_streaks(self, chat_key: str) -> tuple[int, int, int]:
+        runs, since = self._day_runs(chat_key)
+        best = max((run[2] for run in runs.values()), default=0)
+        if since is None:
             return 0, 0, best
-        since = max(days) - timedelta(days=1)
         current = [run[1] for run in runs.values() if run[0] >= since]
         return len(current), max(current, default=0), best
+
+    async def chat_day_streaks(self, chat_key: str, person_keys: Sequence[str]
+                               ) -> dict[str, int]:
+        runs, since = self._day_runs(chat_key)
+        return {} if since is None else {
+            key: runs[key][1] for key in person_keys if key in runs and runs[key][0] >= since}
 
     async def item_quizzes(self, chat_key: str) -> list[str]:
         return sorted({r.quiz_id for r in await self.item_responses(None, chat_key)})
