@@ -107,9 +107,9 @@ async def test_every_dashboard_read_searches_an_index(
 
 async def test_the_people_pages_day_streaks_are_read_by_key(path: Path) -> None:
     """day_runs.current_runs reads the runs only once the chat has a daily question."""
-    with sqlite3.connect(path) as db:
-        db.execute("PRAGMA foreign_keys = OFF")
-        db.execute("INSERT INTO daily_posts VALUES ('tg:-1', '2026-03-01', 1, 0, NULL)")
+    with sqlite3.connect(path) as raw:
+        raw.execute("PRAGMA foreign_keys = OFF")
+        raw.execute("INSERT INTO daily_posts VALUES ('tg:-1', '2026-03-01', 1, 0, NULL)")
     with planned(path) as db:
         assert await day_runs.current_runs(db, "tg:-1", ["tg:1", "tg:2"]) == {}
     [(_, newest), (sql, steps)] = db.plans
