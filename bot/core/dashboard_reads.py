@@ -122,7 +122,18 @@ class PersonPage:
     name: str
     answers: tuple[AnswerLine, ...]
     next: AnswerCursor | None
-    cards: tuple[CardLine, ...]  # every review card of the person, the soonest due first
+    cards: tuple[CardLine, ...]  # the person's review cards in this chat, the soonest due first
+    topics: tuple[TopicLine, ...] = ()  # each quiz they answered here, the weakest first
+    last_seen: datetime | None = None  # in the chat's time zone
+    day_streak: int = 0  # their current run of right daily answers here
+
+    @property
+    def answered(self) -> int:
+        return sum(t.answered for t in self.topics)
+
+    @property
+    def accuracy(self) -> float:
+        return sum(t.correct for t in self.topics) / self.answered if self.answered else 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,13 +268,23 @@ class DashboardReads:
                       for c in await self.storage.person_cards(person_key)
                       if c.chat_key == chat_key)
         name = await self.storage.person_name(person_key) or ""
+        last, quizzes = (await self.storage.people_activity(chat_key, [person_key])).get(
+            person_key, (None, {}))
+        streak = (await self.storage.chat_day_streaks(chat_key, [person_key])).get(person_key, 0)
         # each answer lettered as its post showed the options (a shuffle differs per post),
         # as the Questions page letters them as the chat saw them
         orders = {post_id: post.order for post_id in {r.post_id for r in shown}
                   if (post := await self.storage.get_post(post_id)) is not None}
         return PersonPage(person_key, name,
                           tuple(self.line(r, locale, zone, orders.get(r.post_id)) for r in shown),
-                          cursor, cards)
+                          cursor, cards, self.topics(quizzes, locale),
+                          None if last is None else last.astimezone(zone), streak)
+
+    def topics(self, quizzes: dict[str, tuple[int, int]], locale: str) -> tuple[TopicLine, ...]:
+        """(answered, right) per quiz as topics, the weakest first."""
+        return tuple(sorted((TopicLine(self.quiz_title(q, locale), n, right)
+                             for q, (n, right) in quizzes.items()),
+                            key=lambda t: (t.accuracy, t.title)))
 
     async def reports(self, chat_key: str, after: int | None, limit: int = PAGE
                       ) -> ReportsPage:
@@ -282,9 +303,7 @@ class DashboardReads:
     async def progress(self, person_key: str, locale: str, recent: int = PAGE) -> Progress:
         await self.storage.materialize()
         totals = await self.storage.person_totals(person_key)
-        topics = sorted((TopicLine(self.quiz_title(q, locale), n, right)
-                         for q, (n, right) in totals.items()),
-                        key=lambda t: (t.accuracy, t.title))
+        topics = self.topics(totals, locale)
         cards = await self.storage.person_cards(person_key)  # the soonest due first
         now = self.clock.now()
         due = tuple(CardLine(c.question_id, self.prompt(c.quiz_id, c.question_id, locale),
@@ -293,7 +312,7 @@ class DashboardReads:
         newest = tuple(RecentLine(self.prompt(a.quiz_id, a.question_id, locale), a.correct,
                                   a.answered_at) for a in answers)
         name = await self.storage.person_name(person_key) or ""
-        return Progress(person_key, name, tuple(topics), due, len(cards), newest)
+        return Progress(person_key, name, topics, due, len(cards), newest)
 
     async def questions(self, chat_key: str, locale: str, quiz_id: str | None = None
                         ) -> QuestionsPage | None:

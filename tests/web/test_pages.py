@@ -65,6 +65,9 @@ async def test_the_people_page_counts_each_persons_day_streak_in_this_chat(site:
                               r"([^<]+)</td>", page, re.S))
     # tg:1's two days are chat B's, not this chat's
     assert (streaks["tg:1"], streaks["tg:2"]) == ("0", "2")
+    for person, streak in (("tg:1", "0"), ("tg:2", "2")):  # and so says each one's page
+        page = await (await site.client.get(f"/chat/{CHAT_A}/person/{person}")).text()
+        assert figure(page, "day-streak") == streak
 
 
 async def replayed_cards(site: Site) -> dict[tuple[str, str, str], tuple[str, datetime, float]]:
@@ -121,6 +124,20 @@ async def test_the_person_page_lists_their_cards_in_this_chat_as_review_replays_
         assert when == due.strftime("%Y-%m-%d %H:%M")  # the chat has no time zone: UTC
         assert float(stability) == round(kept, 1)
         assert prompts.get(question, prompt) == prompt
+
+
+async def test_the_person_page_sums_up_their_answers_in_this_chat(site: Site) -> None:
+    mine = await site.storage.chat_answers(CHAT_A, None, 1000, person_key="tg:2")
+    right = sum(a.correct for a in mine)
+    await site.login()
+    page = await (await site.client.get(f"/chat/{CHAT_A}/person/tg:2")).text()
+    assert (figure(page, "answers"), figure(page, "accuracy")) == (
+        str(len(mine)), f"{round(100 * right / len(mine))}%")
+    assert figure(page, "last-seen") == max(a.answered_at for a in mine).strftime(
+        "%Y-%m-%d %H:%M")  # the chat has no time zone: UTC
+    [topic] = re.findall(r'<table id="topics-table">.*?<tbody>\s*<tr>(.*?)</tr>', page, re.S)
+    assert re.findall(r"<td[^>]*>([^<]*)</td>", topic)[:3] == [
+        "Sample Quiz", str(len(mine)), str(right)]
 
 
 async def test_the_person_page_letters_each_answer_as_its_post_showed_the_options(
