@@ -100,14 +100,19 @@ async def test_the_overview_counts_the_chats_review_cards(site: Site) -> None:
     assert 0 < due < len(mine)  # some cards are due today, some later
 
 
+async def answer_s_one_now(site: Site, chat: str, person: str, order: tuple[int, ...] = (0, 1, 2),
+                           elapsed_ms: int = 3000) -> None:
+    """`person` answers s-one ("What is one plus one?") right on a new post in `chat`."""
+    post = await site.storage.create_post(chat, "sample", "s-one", order, "en", site.clock.now())
+    await site.storage.record_answer(AnswerRecord(post.id, person, 1, True, site.clock.now(),
+                                                  elapsed_ms))
+
+
 async def test_the_person_page_lists_their_cards_in_this_chat_as_review_replays_them(
         site: Site) -> None:
     # tg:2 answers in both chats; their newest answer to s-one is in chat B, so that card is
     # chat B's, and chat A's admins do not see it
-    post = await site.storage.create_post(CHAT_B, "sample", "s-one", (0, 1, 2), "en",
-                                          site.clock.now())
-    await site.storage.record_answer(AnswerRecord(post.id, "tg:2", 1, True, site.clock.now(),
-                                                  3000))
+    await answer_s_one_now(site, CHAT_B, "tg:2")
     await site.storage.materialize()
     await site.login()
     page = await (await site.client.get(f"/chat/{CHAT_A}/person/tg:2")).text()
@@ -143,10 +148,7 @@ async def test_the_person_page_sums_up_their_answers_in_this_chat(site: Site) ->
 async def test_the_person_page_letters_each_answer_as_its_post_showed_the_options(
         site: Site) -> None:
     # s-one's options as authored: A) 1, B) 2, C) 3; this post showed them as 3, 1, 2
-    post = await site.storage.create_post(CHAT_A, "sample", "s-one", (2, 0, 1), "en",
-                                          site.clock.now())
-    await site.storage.record_answer(AnswerRecord(post.id, "tg:6", 1, True, site.clock.now(),
-                                                  4_250))
+    await answer_s_one_now(site, CHAT_A, "tg:6", order=(2, 0, 1), elapsed_ms=4_250)
     await site.login()
     page = await (await site.client.get(f"/chat/{CHAT_A}/person/tg:6")).text()
     [row] = re.findall(r"<tr><td>What is one plus one\?</td><td>([^<]+)</td>.*?"
