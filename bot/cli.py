@@ -23,6 +23,7 @@ from bot.app import (
     exit_for,
     open_service,
     run_adapters,
+    serve_dashboard,
 )
 from bot.content import ContentError, load_catalog
 from bot.content.items import LOCALES
@@ -31,7 +32,7 @@ from bot.content.media import BadImage
 from bot.content.problems import Problem, has_errors
 from bot.core import render
 from bot.core.analysis import analyse
-from bot.core.models import Period
+from bot.core.models import Chat, Period
 from bot.core.ports import Storage, StorageError
 from bot.i18n import translator
 from bot.reports import Scope, chart_png, report_text
@@ -191,6 +192,18 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("chats", help="list the chats the bot has posted in: their keys (for "
                    "--chat) and names")
+
+    dashboard = sub.add_parser(
+        "dashboard", help="print a signed link to a chat's web dashboard, as /dashboard gives "
+        "its admins (the operator's way in, e.g. to the console quiz's chat)")
+    dashboard.add_argument("--chat", default=CHAT.key,
+                           help=f"{CHAT_HELP.removesuffix(' (default: all chats)')} (default: "
+                           "the console quiz's chat)")
+    dashboard.add_argument("--lang", choices=LOCALES, default="en",
+                           help="the pages' language until switched on them (default: en)")
+    dashboard.add_argument("--revoke", action="store_true",
+                           help="instead, end every link and session of the chat (as "
+                           "/dashboard revoke)")
 
     stats = sub.add_parser("stats", help="print personal stats")
     stats.add_argument("--name", help="player name (default: your login name)")
@@ -513,8 +526,47 @@ async def _run(settings: Settings, args: argparse.Namespace) -> int:
         adapters = configured_adapters(service, settings)
         if adapters:
             return await run_adapters(service, adapters, settings)
-        return await ConsoleQuiz(service, console_person(args.name), args.lang,
-                                 banner=True).play(args.quiz)
+        # the dashboard beside the console quiz (when it is on), so that it can be tried
+        # with no token: the console chat's link goes to stderr, beside the banner
+        dashboard = await serve_dashboard(service, settings)
+        try:
+            person = console_person(args.name)
+            if dashboard is not None:
+                locale = args.lang or await service.locale_for(person, CHAT)
+                await service.storage.upsert_chat(CHAT.key, CHAT.title)
+                link = await service.dashboard_link(CHAT, allowed=True, locale=locale)
+                print(translator(locale).gettext("The console quiz's dashboard: {link}",
+                                                 link=link), file=sys.stderr, flush=True)
+            return await ConsoleQuiz(service, person, args.lang, banner=True).play(args.quiz)
+        finally:
+            if dashboard is not None:
+                await dashboard.cleanup()
+
+
+DASHBOARD_OFF = ("quizbot: the dashboard is off: set QUIZBOT_WEB_LISTEN, QUIZBOT_WEB_URL and "
+                 "QUIZBOT_WEB_SECRET (docs/dashboard.md)")
+
+
+async def _dashboard(settings: Settings, args: argparse.Namespace) -> int:
+    """`quizbot dashboard`: a chat's signed link (the operator needs no chat admin's rights:
+    they hold the database), or every link and session of the chat ended."""
+    if settings.web is None:
+        print(DASHBOARD_OFF, file=sys.stderr)
+        return Exit.CONFIG
+    async with open_service(settings) as service:
+        key = await chat_key(service.storage, args.chat)
+        assert key is not None  # --chat has a default
+        if await service.storage.chat_title(key) is None:
+            raise ChatNotFound(f"no chat {key} (quizbot chats lists the chat keys)")
+        chat = Chat(key)
+        if args.revoke:
+            await service.revoke_dashboard(chat, allowed=True)
+            print(f"every dashboard link and session of {key} has ended")
+            return 0
+        print(await service.dashboard_link(chat, allowed=True, locale=args.lang))
+    print("It opens the chat's pages for 24 hours, wherever a `quizbot run` with "
+          "QUIZBOT_WEB_LISTEN serves them.", file=sys.stderr)
+    return 0
 
 
 async def _play(settings: Settings, args: argparse.Namespace) -> int:
@@ -598,6 +650,7 @@ def main(argv: list[str] | None = None) -> int:
         return _health(settings, args)
     commands = {"run": _run, "play": _play, "leaderboard": _leaderboard, "stats": _stats,
                 "report": _report, "db": _db, "content": cli_reports.run, "chats": _chats,
+                "dashboard": _dashboard,
                 "privacy": cli_privacy.run}
     handler = commands[args.command]
     try:

@@ -24,6 +24,10 @@ LANGUAGE = "quizbot_lang"
 CSRF_FIELD = "csrf"
 
 
+# a platform's chat ("tg:-100123", "dc:123") or the console quiz's ("console")
+CHAT_PATH = "/chat/{chat:(?:[a-z]+:)?[-0-9a-z]{1,40}}"
+
+
 def chat_path(chat_key: str) -> str:
     return f"/chat/{quote(chat_key, safe=':')}/"
 

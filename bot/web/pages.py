@@ -12,6 +12,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import quote
 
 import jinja2
 from aiohttp import web
@@ -26,6 +27,7 @@ from bot.core.service import QuizService
 from bot.i18n import LANGUAGE_NAMES, normalize, translator
 from bot.web import charts, exports
 from bot.web.auth import (
+    CHAT_PATH,
     CSRF_FIELD,
     LANGUAGE,
     PERSON,
@@ -51,6 +53,8 @@ TEMPLATES = jinja2.Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
+# one path segment: a person key may hold "/" (a console player's --name), which urlencode keeps
+TEMPLATES.filters["segment"] = lambda value: quote(str(value), safe=":")
 
 
 class Reader:
@@ -115,12 +119,13 @@ class Pages:
         self.secure = secure
 
     def routes(self) -> list[web.RouteDef]:
-        chat = "/chat/{chat:[a-z]+:[-0-9a-z]{1,40}}"
+        chat = CHAT_PATH
         return [
             web.get("/open/{token}", self.open_link),
             web.get(chat + "/", self.overview),
             web.get(chat + "/people", self.people),
-            web.get(chat + "/person/{person:[a-z]+:[-0-9a-z]{1,40}}", self.person),
+            # a console person's key holds their login name or --name (any character)
+            web.get(chat + "/person/{person:[a-z]+:[^/]{1,80}}", self.person),
             web.get(chat + "/questions", self.questions),
             web.get(chat + "/reports", self.reports),
             web.post(chat + "/reports/{report:[0-9]{1,18}}/resolve", self.resolve),

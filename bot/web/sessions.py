@@ -12,9 +12,8 @@ from aiohttp import web
 from bot.core.models import Chat
 from bot.i18n import Translator, _
 from bot.web import exports
+from bot.web.auth import CHAT_PATH
 from bot.web.pages import Pages, Reader, guarded, html
-
-CHAT_PATH = "/chat/{chat:[a-z]+:[-0-9a-z]{1,40}}"  # as pages.py's routes
 
 # the words sessions.html, session.html and the settings page's peer rows show (words.py
 # has the rest; the extractor reads Python only)

@@ -198,6 +198,18 @@ async def test_the_settings_page_says_each_setting_in_the_readers_language(site:
     assert rows["रोज़ का सवाल"].startswith("09:00 Asia/Kolkata")
 
 
+async def test_a_console_players_page_opens_from_the_people_page(site: Site) -> None:
+    """A console player's key holds their login name or --name: any character."""
+    await answer_s_one_now(site, CHAT_A, "console:Ada Lovelace/Byron")
+    await site.storage.upsert_person("console:Ada Lovelace/Byron", "Ada Lovelace/Byron")
+    await site.storage.materialize()
+    await site.login()
+    people = await (await site.client.get(f"/chat/{CHAT_A}/people")).text()
+    [href] = re.findall(r'<a href="([^"]+)">Ada Lovelace/Byron</a>', people)
+    page = await site.client.get(href)
+    assert page.status == 200 and "<h2>Ada Lovelace/Byron</h2>" in await page.text()
+
+
 async def test_the_language_switches_and_sticks(site: Site) -> None:
     await site.login()
     page = await (await site.client.get(f"/chat/{CHAT_A}/people?lang=bn")).text()
