@@ -17,6 +17,7 @@ from urllib.parse import quote
 import jinja2
 from aiohttp import web
 
+from bot.core.analysis import MIN_ANSWERS
 from bot.core.analysis_text import flags_text
 from bot.core.dashboard import LINK_LIFETIME, Denied
 from bot.core.dashboard_reads import CHART_DAYS
@@ -261,7 +262,7 @@ class Pages:
         return html("questions.html", reader.context(
             self.csrf(reader), page="questions", reports=analysis, bars=bars,
             quizzes=found.quizzes if len(found.quizzes) > 1 else (), shown=found.quiz_id,
-            reported=by_question, flags=flags))
+            reported=by_question, flags=flags, min_answers=MIN_ANSWERS))
 
     @guarded
     async def reports(self, request: web.Request, reader: Reader) -> web.StreamResponse:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
+from bot.core.analysis import MIN_ANSWERS
 from bot.core.dashboard_reads import PAGE
 from bot.core.deck import Deck
 from bot.core.models import Chat, Person
@@ -166,6 +167,9 @@ async def test_every_page_renders(site: Site) -> None:
     assert "রাজা" in people and "सीता" in people and "=SUM(A1)" in people
     questions = await (await site.client.get(f"/chat/{CHAT_A}/questions")).text()
     assert "What is one plus one?" in questions and "Red" in questions
+    # the key /analysis gives in chat: what counts, the letters, what disc means
+    assert "Each person&#39;s first answer counts." in questions
+    assert f"Flags need at least {MIN_ANSWERS} answers." in questions
     # this chat's one open report (on s-two), not chat B's (on s-one)
     assert questions.count("Open reports: 1</a>") == 1
     assert await (await site.client.get(f"/chat/{CHAT_A}/questions?quiz=sample")).text() \
