@@ -203,9 +203,10 @@ class Questions:
             return None
         return await self.storage.answer_count(post_id)
 
-    async def bind(self, post_id: int, ref: str) -> None:
-        """Remember a platform reference (poll id, message id) for a post."""
-        await self.storage.bind_ref(post_id, ref)
+    async def bind(self, post_id: int, *refs: str) -> None:
+        """Remember platform references (poll id, message id) for a post, together: a crash
+        never leaves a poll bound without its message (the summary replies to the message)."""
+        await self.storage.bind_ref(post_id, *refs)
 
     async def post_id_for(self, ref: str) -> int | None:
         post = await self.storage.post_by_ref(ref)

@@ -332,8 +332,8 @@ class QuizService:
     async def show(self, post_id: int, locale: str | None = None) -> ShownQuestion | None:
         return await self.questions.show(post_id, locale)
 
-    async def bind(self, post_id: int, ref: str) -> None:
-        await self.questions.bind(post_id, ref)
+    async def bind(self, post_id: int, *refs: str) -> None:
+        await self.questions.bind(post_id, *refs)
 
     async def post_id_for(self, ref: str) -> int | None:
         return await self.questions.post_id_for(ref)

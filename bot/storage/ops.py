@@ -80,12 +80,13 @@ async def insert_post(db: Sql, new: NewPost) -> int:
     return int(post_id)
 
 
-async def bind_ref(db: Sql, post_id: int, ref: str) -> None:
-    await db.run(
-        "INSERT INTO post_refs(ref, post_id) VALUES ($1, $2)"
-        " ON CONFLICT (ref) DO UPDATE SET post_id = excluded.post_id",
-        ref, post_id,
-    )
+async def bind_ref(db: Sql, post_id: int, *refs: str) -> None:
+    for ref in refs:
+        await db.run(
+            "INSERT INTO post_refs(ref, post_id) VALUES ($1, $2)"
+            " ON CONFLICT (ref) DO UPDATE SET post_id = excluded.post_id",
+            ref, post_id,
+        )
 
 
 async def close_post(db: Sql, post_id: int, when: datetime, quiet: bool) -> bool:

@@ -123,8 +123,8 @@ class Store(PostCreation, CachedStorage, LiveSql):
         assert post is not None
         return post
 
-    async def bind_ref(self, post_id: int, ref: str) -> None:
-        await self._write(ops.bind_ref, post_id, ref)
+    async def bind_ref(self, post_id: int, *refs: str) -> None:
+        await self._write(ops.bind_ref, post_id, *refs)
 
     async def post_by_ref(self, ref: str) -> PostRecord | None:
         result: PostRecord | None = await self._read(queries.post_by_ref, ref)

@@ -164,6 +164,9 @@ async def test_refs_map_back_to_posts(store: Store) -> None:
     await store.bind_ref(other, "tg-poll:abc")  # a reference moves to its newest post
     moved = await store.post_by_ref("tg-poll:abc")
     assert moved is not None and moved.id == other
+    # a poll and its message are bound in one write (a crash never keeps one of the two)
+    await store.bind_ref(post_id, "tg-msg:7:8", "tg-poll:def")
+    assert await store.refs(post_id) == ("tg-msg:7:8", "tg-poll:def")
 
 
 async def test_acknowledged_answer_is_committed_before_return(backend: Backend) -> None:

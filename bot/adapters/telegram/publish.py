@@ -245,9 +245,10 @@ class Poster:
                         "there, and is bound to its post when it shows up",
                         question.post_id, chat_id, exc or type(exc).__name__)
             return
+        refs = [message_ref(chat_id, message.message_id)]
         if message.poll is not None:
-            await self.service.bind(question.post_id, poll_ref(message.poll.id))
-        await self.service.bind(question.post_id, message_ref(chat_id, message.message_id))
+            refs.append(poll_ref(message.poll.id))
+        await self.service.bind(question.post_id, *refs)
 
     async def bind_late_poll(self, poll: telegram.Poll) -> tuple[int, list[telegram.PollAnswer]]:
         """A poll Telegram reports that is bound to nothing: if it is a question whose send

@@ -264,8 +264,9 @@ class MemoryStorage(PostCreation, MemoryLive):
     async def get_post(self, post_id: int) -> PostRecord | None:
         return self._db.posts.get(post_id)
 
-    async def bind_ref(self, post_id: int, ref: str) -> None:
-        self._db.refs[ref] = post_id
+    async def bind_ref(self, post_id: int, *refs: str) -> None:
+        for ref in refs:
+            self._db.refs[ref] = post_id
 
     async def post_by_ref(self, ref: str) -> PostRecord | None:
         post_id = self._db.refs.get(ref)
