@@ -279,9 +279,9 @@ async def test_a_click_before_the_message_is_bound_waits_for_the_binding(
 ) -> None:
     real_bind = service.bind
 
-    async def slow_bind(post_id: int, ref: str) -> None:
+    async def slow_bind(post_id: int, *refs: str) -> None:
         await asyncio.sleep(0.2)
-        await real_bind(post_id, ref)
+        await real_bind(post_id, *refs)
 
     monkeypatch.setattr(service, "bind", slow_bind)
     # clicked at once: the bot has shown the message but not yet bound it
@@ -297,9 +297,9 @@ async def test_a_click_whose_read_races_the_binding_commit_is_not_refused(
     real_bind, real_lookup = service.bind, service.post_id_for
     clicked, bound = asyncio.Event(), asyncio.Event()
 
-    async def bind_after_the_click(post_id: int, ref: str) -> None:
+    async def bind_after_the_click(post_id: int, *refs: str) -> None:
         await clicked.wait()
-        await real_bind(post_id, ref)
+        await real_bind(post_id, *refs)
         bound.set()
 
     async def read_before_the_commit(ref: str) -> int | None:

@@ -160,9 +160,9 @@ async def test_summary_survives_a_poll_telegram_already_closed(tg, group, alice,
 async def test_an_answer_racing_the_bind_still_counts(tg, group, alice, monkeypatch):
     bind = tg.service.bind
 
-    async def slow_bind(post_id: int, ref: str) -> None:
+    async def slow_bind(post_id: int, *refs: str) -> None:
         await asyncio.sleep(0.3)
-        await bind(post_id, ref)
+        await bind(post_id, *refs)
 
     monkeypatch.setattr(tg.service, "bind", slow_bind)
     tg.fake.command(group, alice, "/quiz")

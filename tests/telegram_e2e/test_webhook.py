@@ -526,11 +526,11 @@ async def test_a_vote_racing_another_process_bind_waits_for_it(
     bind = first.service.bind
     voted = asyncio.Event()
 
-    async def slow_bind(post_id: int, ref: str) -> None:
-        if ref.startswith("tg-poll:"):
+    async def slow_bind(post_id: int, *refs: str) -> None:
+        if any(ref.startswith("tg-poll:") for ref in refs):
             await asyncio.wait_for(voted.wait(), 5)  # the vote is at B before the bind
             await asyncio.sleep(0.2)
-        await bind(post_id, ref)
+        await bind(post_id, *refs)
 
     monkeypatch.setattr(first.service, "bind", slow_bind)
     quiz = fake_tg.command(group, alice, "/quiz")
