@@ -75,7 +75,9 @@ async def test_a_click_gets_an_ephemeral_explanation_and_a_second_click_changes_
     board = await fake.reply(await fake.slash("leaderboard", user=alice))
     assert board.ephemeral
     assert "1. Alice — 1/1 right" in board.text
-    assert "#general" in board.text
+    assert "#general" in board.text and "Quiz Guild" not in board.text
+    # the organiser's pages and `quizbot chats` tell the servers' #general apart
+    assert await storage.chat_title(f"dc:{fake.channel_id}") == "Quiz Guild #general"
 
 
 async def test_the_reply_is_in_the_clickers_language(

@@ -16,7 +16,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.adapters.discord.identity import PREFIX, can_manage, chat_of
+from bot.adapters.discord.identity import PREFIX, can_manage, channel_title, chat_of
 from bot.adapters.discord.replies import Reply, Responder, reader
 from bot.core.help import Entry, Where, help_text, welcome_text
 from bot.core.models import Chat
@@ -77,7 +77,7 @@ class HelpCog(commands.Cog):
         if channel is None:
             log.info("no channel to welcome server %s in", guild.id)
             return
-        chat = Chat(f"{PREFIX}{channel.id}", channel.name,
+        chat = Chat(f"{PREFIX}{channel.id}", channel_title(guild.name, channel.name),
                     platform_locale=str(guild.preferred_locale))
         t = translator(await self.service.locale_of_chat(chat))
         text = welcome_text(self.service.quizzes(t.locale), t, start=START)

@@ -15,12 +15,23 @@ def person_of(interaction: discord.Interaction) -> Person:
     return Person(f"{PREFIX}{user.id}", user.display_name, platform_locale=str(interaction.locale))
 
 
+def channel_title(server: str | None, channel: str | None) -> str:
+    """How an organiser tells channels apart (the dashboard, `quizbot chats`, /mydata): many
+    servers have a #general, so the server's name comes first when it is known."""
+    if not channel:
+        return server or ""
+    return f"{server} #{channel}" if server else f"#{channel}"
+
+
 def chat_of(interaction: discord.Interaction) -> Chat:
     """The channel as a chat; a DM (no guild) is private and titled after the person. The
     server's language is the platform's language for the channel."""
     private = interaction.guild_id is None
     name = getattr(interaction.channel, "name", None)
-    title = name or (f"@{interaction.user.name}" if private else "")
+    if private:
+        title = name or f"@{interaction.user.name}"
+    else:  # the guild is cached (GUILD_CREATE); a guild without the bot user has no name
+        title = channel_title(getattr(interaction.guild, "name", None), name)
     server_locale = str(interaction.guild_locale) if interaction.guild_locale else None
     return Chat(f"{PREFIX}{interaction.channel_id}", title, is_private=private,
                 platform_locale=server_locale)

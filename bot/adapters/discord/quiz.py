@@ -107,7 +107,9 @@ class QuizCog(commands.Cog):
         async with Responder(interaction, ephemeral=True) as responder:
             t = await reader(self.service, interaction)
             board = await self.service.leaderboard(chat, period, person=person)
-            scope = t.gettext("all chats") if chat.is_private else f"#{chat.title}"
+            channel = getattr(interaction.channel, "name", None)  # the server is known here
+            scope = (t.gettext("all chats") if chat.is_private
+                     else f"#{channel}" if channel else chat.title)
             await responder.send(Reply.text(render.leaderboard_text(board, t, scope=scope)))
 
     @app_commands.command(name="stats", description=_("Your answers, accuracy and streaks"))
