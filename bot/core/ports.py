@@ -729,8 +729,8 @@ class DashboardStore(Protocol):
         self, chat_key: str, after: AnswerCursor | None, limit: int,
         person_key: str | None = None,
     ) -> list[AnswerRow]:
-        """The chat's answers (of one person) by person, time and id, `limit` after the
-        cursor: an index range, never the whole table."""
+        """The chat's answers by person, time and id, or one person's the newest first;
+        `limit` past the cursor: an index range, never the whole table."""
         ...
     async def chat_streaks(self, chat_key: str) -> tuple[int, int, int]:
         """The daily question's streaks in the chat: (people on a streak now, the longest

@@ -164,14 +164,15 @@ async def chat_answers(
     db: Sql, chat_key: str, after: AnswerCursor | None, limit: int, person_key: str | None
 ) -> list[AnswerRow]:
     values: list[object] = [chat_key, limit]
-    clause = ""
-    if person_key is not None:
+    clause, order = "", "a.person_key, a.answered_at, a.id"
+    if person_key is not None:  # one person's, the newest first (the index read backwards)
         values.append(person_key)
         clause += f" AND a.person_key = ${len(values)}"
-    if after is not None and person_key is not None:  # one person's: past the cursor's time
+        order = "a.answered_at DESC, a.id DESC"
+    if after is not None and person_key is not None:  # before the cursor's time
         values += [db.when(after[1]), after[2]]
         n = len(values)
-        clause += f" AND (a.answered_at, a.id) > (${n - 1}, ${n})"
+        clause += f" AND (a.answered_at, a.id) < (${n - 1}, ${n})"
     elif after is not None:
         values += [after[0], db.when(after[1]), after[2]]
         n = len(values)
@@ -180,7 +181,7 @@ async def chat_answers(
         f"SELECT {ANSWER_COLUMNS} FROM answers a LEFT JOIN persons p ON p.key = a.person_key"
         " LEFT JOIN round_posts r ON r.post_id = a.post_id"
         f" WHERE a.chat_key = $1{clause}"
-        " ORDER BY a.person_key, a.answered_at, a.id LIMIT $2", *values)
+        f" ORDER BY {order} LIMIT $2", *values)
     return [
         AnswerRow(int(r[0]), r[1], r[2], int(r[3]), r[4], r[5], int(r[6]), bool(r[7]),
                   db.at(r[8]), int(r[9]), None if r[10] is None else int(r[10]))

@@ -15,7 +15,7 @@ WORDS = (
     _("Accuracy over time"),
     _("Open reports"), _("Daily question"), _("off"), _("on"), _("Next page"),
     _("Question"), _("Option chosen"), _("When"), _("Seconds"), _("Round"),
-    _("Review cards"), _("Due"), _("Stability"), _("Discrimination"),
+    _("Review cards"), _("Due"), _("Stability (days)"), _("Discrimination"),
     _("Flags"), _("Option"), _("Share"), _("Person"), _("Note"), _("Resolve"),
     _("No open reports in this chat."), _("Nothing answered here yet."),
     _("Question time (seconds)"), _("Mode"), _("Chart on summaries"),

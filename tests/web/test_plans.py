@@ -67,6 +67,7 @@ CALLS = [
     (reads.people_activity, ("tg:-1", ["tg:1", "tg:2"])),
     (reads.chat_answers, ("tg:-1", None, 1000, None)),
     (reads.chat_answers, ("tg:-1", ("tg:5", AT, 77), 1000, None)),
+    (reads.chat_answers, ("tg:-1", None, 51, "tg:5")),  # a person's newest, backwards
     (reads.chat_answers, ("tg:-1", ("tg:5", AT, 77), 51, "tg:5")),
     (reads.board_people, ("tg:-1", date(2026, 2, 1), None, 1000)),
     (reads.board_people, ("tg:-1", date(2026, 2, 1), (3, 1200, "tg:9"), 1000)),

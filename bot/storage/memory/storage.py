@@ -969,12 +969,19 @@ class MemoryStorage(PostCreation, MemoryLive):
     ) -> list[AnswerRow]:
         db = self._db
         rounds = {post: r.id for r in db.rounds.values() for post in r.posts}
-        rows = sorted(
-            (a for a in db.answers.values() if a.chat_key == chat_key
-             and (person_key is None or a.person_key == person_key)
-             and (after is None or (a.person_key, a.answered_at, a.id) > after)),
-            key=lambda a: (a.person_key, a.answered_at, a.id),
-        )[:limit]
+        if person_key is None:
+            rows = sorted(
+                (a for a in db.answers.values() if a.chat_key == chat_key
+                 and (after is None or (a.person_key, a.answered_at, a.id) > after)),
+                key=lambda a: (a.person_key, a.answered_at, a.id),
+            )[:limit]
+        else:  # one person's, the newest first
+            rows = sorted(
+                (a for a in db.answers.values() if a.chat_key == chat_key
+                 and a.person_key == person_key
+                 and (after is None or (a.answered_at, a.id) < after[1:])),
+                key=lambda a: (a.answered_at, a.id), reverse=True,
+            )[:limit]
         return [
             AnswerRow(a.id, a.person_key, db.persons[a.person_key].name
                       if a.person_key in db.persons else "", a.post_id, a.quiz_id,
