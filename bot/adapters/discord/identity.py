@@ -30,7 +30,7 @@ def chat_of(interaction: discord.Interaction) -> Chat:
     name = getattr(interaction.channel, "name", None)
     if private:
         title = name or f"@{interaction.user.name}"
-    else:  # the guild is cached (GUILD_CREATE); a guild without the bot user has no name
+    else:  # the guild's name is cached from GUILD_CREATE (the guilds intent); else None
         title = channel_title(getattr(interaction.guild, "name", None), name)
     server_locale = str(interaction.guild_locale) if interaction.guild_locale else None
     return Chat(f"{PREFIX}{interaction.channel_id}", title, is_private=private,
