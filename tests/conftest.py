@@ -17,8 +17,8 @@ from bot.core.ports import Storage
 from bot.core.service import QuizService
 from bot.reports.png import PngCharts
 from bot.storage import SqliteStorage
-from bot.storage.memory import MemoryStorage
 from tests.clock import FakeClock
+from tests.sqlite_in_loop import LoopStorage
 from tests.storage_contract.pg import SKIP_PREFIX, fresh_database, unavailable
 
 os.environ.setdefault("NO_PROXY", "127.0.0.1,localhost")
@@ -52,8 +52,9 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.addinivalue_line(
         "markers",
-        "memory_store: the shared `storage` fixture is the in-memory store (the core's unit "
-        "tests need a store, not a database); QUIZBOT_TEST_STORE does not apply",
+        "memory_store: the shared `storage` fixture is SQLite's store on an in-memory "
+        "database in the event loop (the core's unit tests need a store, not a database "
+        "file); QUIZBOT_TEST_STORE does not apply",
     )
     config.addinivalue_line(
         "markers",
@@ -77,7 +78,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if item.get_closest_marker("memory_store") is not None:
             item.add_marker(pytest.mark.skip(
                 reason=f"QUIZBOT_TEST_STORE={STORE} changes nothing here: the test runs on "
-                "the in-memory store (the storage contract suite checks it against both)"
+                "SQLite's store on an in-memory database"
             ))
         elif marker is not None:
             reason = marker.kwargs.get("reason") or (marker.args[0] if marker.args else "")
@@ -119,12 +120,12 @@ def clock() -> FakeClock:
 
 @pytest.fixture
 async def storage(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Any]:
-    """The storage behind the service: a MemoryStorage for a test marked `memory_store` (and
-    not `sqlite_only`), else a SqliteStorage file, or with QUIZBOT_TEST_STORE=postgres a
+    """The storage behind the service: SQLite's store on an in-memory database in the event
+    loop for a test marked `memory_store` (and not `sqlite_only`), else a SqliteStorage file, or with QUIZBOT_TEST_STORE=postgres a
     PostgresStorage on a database of its own."""
     node = request.node
     if node.get_closest_marker("memory_store") and not node.get_closest_marker("sqlite_only"):
-        async with MemoryStorage() as memory:
+        async with LoopStorage() as memory:
             yield memory
         return
     if STORE == "postgres":

@@ -18,7 +18,7 @@ from bot.core.item_analysis import Charts
 from bot.core.models import ShownQuestion
 from bot.reports.card import WIDTH, CardText, card_png
 from bot.reports.cards import PngCards
-from bot.storage.memory import MemoryStorage
+from tests.sqlite_in_loop import LoopStorage
 from tests.clock import FakeClock
 
 NOON = datetime(2026, 3, 1, 12, tzinfo=UTC)
@@ -85,7 +85,7 @@ class Recording(PngCards):
 
 async def test_the_core_draws_in_a_worker_thread_and_reuses_an_upload(tmp_path: Path) -> None:
     renderer = Recording(tmp_path / "cache")
-    async with MemoryStorage() as storage:
+    async with LoopStorage() as storage:
         cards = Cards(renderer, storage, FakeClock(NOON), Charts(None, storage))
         assert await cards.card(shown(), "tg") is None  # no code, formula or image
         card = await cards.card(shown(code="x = 1", code_language="python"), "tg")
@@ -102,7 +102,7 @@ async def test_the_core_draws_in_a_worker_thread_and_reuses_an_upload(tmp_path: 
 async def test_a_card_that_cannot_be_drawn_leaves_the_question_without_one(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    async with MemoryStorage() as storage:
+    async with LoopStorage() as storage:
         cards = Cards(Recording(None, fail=True), storage, FakeClock(NOON),
                       Charts(None, storage))
         assert await cards.card(shown(formula="x"), "tg") is None

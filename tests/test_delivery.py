@@ -16,7 +16,7 @@ from bot.core.models import Chat, Person, PostSummary, ShownQuestion
 from bot.core.ports import ChatGone, TryLater
 from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
-from bot.storage.memory import MemoryDatabase, MemoryStorage
+from tests.sqlite_in_loop import LoopDatabase, LoopStorage
 from tests.clock import FakeClock
 from tests.ports import FakePort
 
@@ -161,8 +161,8 @@ async def test_a_summary_is_delivered_once_by_concurrent_callers(
 async def test_two_processes_on_one_database_deliver_a_summary_once(
     sample_catalog: Catalog, clock: FakeClock
 ) -> None:
-    database = MemoryDatabase()
-    async with MemoryStorage(database) as one, MemoryStorage(database) as two:
+    database = LoopDatabase()
+    async with LoopStorage(database) as one, LoopStorage(database) as two:
         a = QuizService(sample_catalog, one, clock, random.Random(1))
         b = QuizService(sample_catalog, two, clock, random.Random(2))
         port_a, port_b = FakePort("tg:").attach(a), FakePort("tg:").attach(b)
@@ -199,15 +199,15 @@ async def test_pending_offers_summaries_refused_earlier(
 async def test_a_summary_refused_before_a_restart_is_delivered_after_it(
     sample_catalog: Catalog, clock: FakeClock
 ) -> None:
-    database = MemoryDatabase()
-    async with MemoryStorage(database) as store:
+    database = LoopDatabase()
+    async with LoopStorage(database) as store:
         before = QuizService(sample_catalog, store, clock, random.Random(1))
         port = FakePort("tg:").attach(before)
         first = await show(before, port, GROUP)
         port.fail_closes(TryLater("network"))
         await show(before, port, GROUP, BO)
     clock.advance(minutes=1)
-    async with MemoryStorage(database) as store:  # a new process
+    async with LoopStorage(database) as store:  # a new process
         after = QuizService(sample_catalog, store, clock, random.Random(2))
         port = FakePort("tg:").attach(after)
         await Scheduler(after).tick()

@@ -19,7 +19,7 @@ from bot.core.models import Chat, Person, ShownQuestion
 from bot.core.ports import AlreadyHandled, TryLater, command_key
 from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
-from bot.storage.memory import MemoryDatabase, MemoryStorage
+from tests.sqlite_in_loop import LoopDatabase, LoopStorage
 from tests.clock import FakeClock
 from tests.ports import FakePort
 
@@ -40,10 +40,10 @@ class Process:
 
 @pytest.fixture
 async def processes(sample_catalog: Catalog, clock: FakeClock) -> list[Process]:
-    database = MemoryDatabase()
+    database = LoopDatabase()
     made = []
     for seed in (1, 2):
-        storage = MemoryStorage(database)
+        storage = LoopStorage(database)
         await storage.open()
         service = QuizService(sample_catalog, storage, clock, random.Random(seed),
                               question_time=timedelta(minutes=5))

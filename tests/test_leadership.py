@@ -1,5 +1,5 @@
 """The election of the one process that long-polls Telegram (core/leadership.py), over the
-lease port: processes sharing one database (MemoryStorage on one MemoryDatabase, and a SQLite
+lease port: processes sharing one database (LoopStorage on one LoopDatabase, and a SQLite
 file) and a clock the test moves."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 from bot.core.leadership import LEASE, RENEW_AFTER, Leadership
 from bot.core.ports import StorageError
 from bot.storage import SqliteStorage
-from bot.storage.memory.storage import MemoryDatabase, MemoryStorage
+from tests.sqlite_in_loop import LoopDatabase, LoopStorage
 from tests.clock import FakeClock
 
 NAME = "telegram-polling"
@@ -25,8 +25,8 @@ async def stores(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterato
     """Three processes' storages on one database."""
     opened: list[Any]
     if request.param == "memory":
-        database = MemoryDatabase()
-        opened = [MemoryStorage(database) for _ in range(3)]
+        database = LoopDatabase()
+        opened = [LoopStorage(database) for _ in range(3)]
     else:
         opened = [SqliteStorage(tmp_path / "quiz.db") for _ in range(3)]
     for store in opened:
@@ -131,5 +131,5 @@ async def test_a_storage_failure_keeps_the_lease_until_it_runs_out(stores):
 
 def test_a_lease_renewed_only_after_it_ran_out_is_refused():
     with pytest.raises(ValueError):
-        Leadership(MemoryStorage(), FakeClock(), NAME, "x", lease=timedelta(seconds=2),
+        Leadership(LoopStorage(), FakeClock(), NAME, "x", lease=timedelta(seconds=2),
                    renew_after=timedelta(seconds=2))

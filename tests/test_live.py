@@ -27,7 +27,7 @@ from bot.core.peer import PeerResult, Revoting, Split
 from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
 from bot.i18n import translator
-from bot.storage.memory.storage import MemoryStorage
+from tests.sqlite_in_loop import LoopStorage
 from tests.clock import FakeClock
 from tests.ports import FakePort
 
@@ -194,7 +194,7 @@ async def test_teams_split_evenly_and_score_their_average(service: QuizService) 
 
 
 async def test_a_restart_mid_countdown_resumes_with_the_time_left(
-    sample_catalog: Catalog, storage: MemoryStorage, service: QuizService, clock: FakeClock
+    sample_catalog: Catalog, storage: LoopStorage, service: QuizService, clock: FakeClock
 ) -> None:
     await lobby(service, ADA, BO)
     q = await ask(service)

@@ -19,7 +19,7 @@ from bot.core.schedule import Schedule, day_streaks, parse_time, parse_zone
 from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
 from bot.i18n import translator
-from bot.storage.memory import MemoryDatabase, MemoryStorage
+from tests.sqlite_in_loop import LoopDatabase, LoopStorage
 from tests.clock import FakeClock
 from tests.ports import FakePort
 
@@ -50,7 +50,7 @@ def local_day(key: str, when: datetime) -> date:
     return Schedule(key, time(0), ZONES[key]).local_date(when)
 
 
-_opened: list[MemoryStorage] = []
+_opened: list[LoopStorage] = []
 
 
 @pytest.fixture(autouse=True)
@@ -61,9 +61,9 @@ async def _close_stores() -> AsyncIterator[None]:
         await _opened.pop().close()
 
 
-async def boot(database: MemoryDatabase, catalog: Catalog, clock: FakeClock, pub: FakePort,
-               seed: float) -> tuple[MemoryStorage, Scheduler]:
-    store = MemoryStorage(database)
+async def boot(database: LoopDatabase, catalog: Catalog, clock: FakeClock, pub: FakePort,
+               seed: float) -> tuple[LoopStorage, Scheduler]:
+    store = LoopStorage(database)
     await store.open()
     _opened.append(store)
     service = QuizService(catalog, store, clock, random.Random(seed))
@@ -78,7 +78,7 @@ async def test_400_days_exactly_once_per_local_day_with_restarts(
     start = datetime(2026, 1, 1, tzinfo=UTC)
     clock = FakeClock(start - timedelta(days=2))
     pub = recording_port(clock)
-    database = MemoryDatabase()
+    database = LoopDatabase()
     store, scheduler = await boot(database, sample_catalog, clock, pub, rng.random())
     for key, at, tz in SCHEDULES:
         await scheduler.service.set_schedule(Chat(key), at, tz, allowed=True)
@@ -122,7 +122,7 @@ async def test_down_at_the_minute_posts_later_that_day(
 ) -> None:
     clock = FakeClock(datetime(2026, 5, 1, 6, tzinfo=UTC))
     pub = recording_port(clock)
-    store, scheduler = await boot(MemoryDatabase(), sample_catalog, clock, pub, 1)
+    store, scheduler = await boot(LoopDatabase(), sample_catalog, clock, pub, 1)
     await scheduler.service.set_schedule(Chat("tg:-3"), "09:00", "Asia/Kolkata", allowed=True)
     clock.set(datetime(2026, 5, 2, 3, 29, tzinfo=UTC))  # 08:59 in Kolkata
     assert (await scheduler.tick()).posted == 0
@@ -139,7 +139,7 @@ async def test_schedule_set_after_todays_moment_starts_tomorrow(
 ) -> None:
     clock = FakeClock(datetime(2026, 5, 1, 15, tzinfo=UTC))
     pub = recording_port(clock)
-    store, scheduler = await boot(MemoryDatabase(), sample_catalog, clock, pub, 1)
+    store, scheduler = await boot(LoopDatabase(), sample_catalog, clock, pub, 1)
     status = await scheduler.service.set_schedule(Chat("tg:-9"), "09:00", allowed=True)
     assert status.next_post == datetime(2026, 5, 2, 9, tzinfo=UTC)
     assert (await scheduler.tick()).posted == 0
@@ -151,7 +151,7 @@ async def test_two_schedulers_on_one_database_post_once(
 ) -> None:
     clock = FakeClock(datetime(2026, 5, 1, 6, tzinfo=UTC))
     pub = recording_port(clock)
-    database = MemoryDatabase()
+    database = LoopDatabase()
     one, first = await boot(database, sample_catalog, clock, pub, 1)
     two, second = await boot(database, sample_catalog, clock, pub, 2)
     for key, at, tz in SCHEDULES:
@@ -177,7 +177,7 @@ async def test_claimed_but_unpublished_day_is_posted_again(
 ) -> None:
     clock = FakeClock(datetime(2026, 5, 1, 6, tzinfo=UTC))
     pub = recording_port(clock, failures=1)
-    store, scheduler = await boot(MemoryDatabase(), sample_catalog, clock, pub, 1)
+    store, scheduler = await boot(LoopDatabase(), sample_catalog, clock, pub, 1)
     await scheduler.service.set_schedule(Chat("tg:-9"), "07:00", allowed=True)
     clock.set(datetime(2026, 5, 1, 7, tzinfo=UTC))
     assert (await scheduler.tick()).posted == 0  # the platform failed after the claim
@@ -195,7 +195,7 @@ async def test_republishing_backs_off_while_the_platform_refuses(
 ) -> None:
     clock = FakeClock(datetime(2026, 5, 1, 6, tzinfo=UTC))
     pub = recording_port(clock, failures=4)
-    store, scheduler = await boot(MemoryDatabase(), sample_catalog, clock, pub, 1)
+    store, scheduler = await boot(LoopDatabase(), sample_catalog, clock, pub, 1)
     await scheduler.service.set_schedule(Chat("tg:-9"), "07:00", allowed=True)
     clock.set(datetime(2026, 5, 1, 7, tzinfo=UTC))
     await scheduler.tick()  # first attempt fails (failures 4 → 3)

@@ -16,7 +16,7 @@ from bot.core.delivery import SUMMARY_WINDOW
 from bot.core.errors import NoActiveRun, NotAllowed, UnknownQuiz, UnsupportedLocale
 from bot.core.models import AnswerStatus, Chat, Person, ShownQuestion
 from bot.core.service import QuizService
-from bot.storage.memory import MemoryDatabase, MemoryStorage
+from tests.sqlite_in_loop import LoopDatabase, LoopStorage
 from tests.clock import FakeClock
 from tests.ports import FakePort
 
@@ -189,14 +189,14 @@ async def test_quiz_run_in_order_to_final_score(service: QuizService) -> None:
 async def test_run_survives_restart(
     sample_catalog: Catalog, clock: FakeClock
 ) -> None:
-    database = MemoryDatabase()
-    async with MemoryStorage(database) as store:
+    database = LoopDatabase()
+    async with LoopStorage(database) as store:
         svc = QuizService(sample_catalog, store, clock, random.Random(1))
         q = await start_run(svc, ADA, ALONE, "sample")
         result = await svc.answer(q.post_id, ADA, q.correct)
         second = result.next_question
         assert second is not None and second.number == 2
-    async with MemoryStorage(database) as store:  # a new process
+    async with LoopStorage(database) as store:  # a new process
         svc = QuizService(sample_catalog, store, clock, random.Random(2))
         resumed = await start_run(svc, ADA, ALONE)
         assert resumed.post_id == second.post_id and resumed.options == second.options
@@ -316,7 +316,7 @@ async def test_live_count_and_selector_check(service: QuizService) -> None:
 async def test_post_whose_question_left_the_content(
     sample_catalog: Catalog, clock: FakeClock
 ) -> None:
-    async with MemoryStorage() as store:
+    async with LoopStorage() as store:
         service = QuizService(sample_catalog, store, clock)
         q = await ask(service, GROUP, "sample")
         sample = sample_catalog.quizzes["sample"]
