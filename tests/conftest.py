@@ -121,8 +121,8 @@ def clock() -> FakeClock:
 @pytest.fixture
 async def storage(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Any]:
     """The storage behind the service: SQLite's store on an in-memory database in the event
-    loop for a test marked `memory_store` (and not `sqlite_only`), else a SqliteStorage file, or with QUIZBOT_TEST_STORE=postgres a
-    PostgresStorage on a database of its own."""
+    loop for a test marked `memory_store` (and not `sqlite_only`), else a SqliteStorage file,
+    or with QUIZBOT_TEST_STORE=postgres a PostgresStorage on a database of its own."""
     node = request.node
     if node.get_closest_marker("memory_store") and not node.get_closest_marker("sqlite_only"):
         async with LoopStorage() as memory:

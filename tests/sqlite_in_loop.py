@@ -28,13 +28,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bot.storage.sqlite import ops
 from bot.storage.sqlite import storage as sqlite_storage
 from bot.storage.sqlite.connection import APPLICATION_ID
 from bot.storage.sqlite.materializer import Materializer
 from bot.storage.sqlite.migrations import migrate
 from bot.storage.sqlite.storage import SqliteStorage
-from bot.storage.sqlite.writer import Writer
 from bot.storage.sqlite.worker import _settle
+from bot.storage.sqlite.writer import Writer
 
 MEMORY = Path(":memory:")
 
@@ -72,7 +73,7 @@ class LoopStorage(SqliteStorage):
         db = self.database.db
         self._loop_writer = Writer(MEMORY, self.materializer)
         self.materializer.start(db)
-        self._answers = sqlite_storage.ops.AnswerWrites(self.materializer.noted)
+        self._answers = ops.AnswerWrites(self.materializer.noted)
         await self._count_cards()
 
     async def close(self) -> None:

@@ -18,8 +18,8 @@ from bot.core.item_analysis import Charts
 from bot.core.models import ShownQuestion
 from bot.reports.card import WIDTH, CardText, card_png
 from bot.reports.cards import PngCards
-from tests.sqlite_in_loop import LoopStorage
 from tests.clock import FakeClock
+from tests.sqlite_in_loop import LoopStorage
 
 NOON = datetime(2026, 3, 1, 12, tzinfo=UTC)
 

@@ -16,9 +16,9 @@ from bot.core.models import Chat, Person, PostSummary, ShownQuestion
 from bot.core.ports import ChatGone, TryLater
 from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
-from tests.sqlite_in_loop import LoopDatabase, LoopStorage
 from tests.clock import FakeClock
 from tests.ports import FakePort
+from tests.sqlite_in_loop import LoopDatabase, LoopStorage
 
 pytestmark = pytest.mark.memory_store  # the core needs a store, not a database
 

@@ -19,9 +19,9 @@ from bot.core.models import Chat, Person, ShownQuestion
 from bot.core.ports import AlreadyHandled, TryLater, command_key
 from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
-from tests.sqlite_in_loop import LoopDatabase, LoopStorage
 from tests.clock import FakeClock
 from tests.ports import FakePort
+from tests.sqlite_in_loop import LoopDatabase, LoopStorage
 
 GROUP = Chat("tg:-100", "Study group")
 ADA, BO = Person("tg:1", "Ada"), Person("tg:2", "Bo")

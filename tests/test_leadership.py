@@ -14,8 +14,8 @@ import pytest
 from bot.core.leadership import LEASE, RENEW_AFTER, Leadership
 from bot.core.ports import StorageError
 from bot.storage import SqliteStorage
-from tests.sqlite_in_loop import LoopDatabase, LoopStorage
 from tests.clock import FakeClock
+from tests.sqlite_in_loop import LoopDatabase, LoopStorage
 
 NAME = "telegram-polling"
 

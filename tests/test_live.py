@@ -27,9 +27,9 @@ from bot.core.peer import PeerResult, Revoting, Split
 from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
 from bot.i18n import translator
-from tests.sqlite_in_loop import LoopStorage
 from tests.clock import FakeClock
 from tests.ports import FakePort
+from tests.sqlite_in_loop import LoopStorage
 
 pytestmark = pytest.mark.memory_store
 

@@ -19,9 +19,9 @@ from bot.core.schedule import Schedule, day_streaks, parse_time, parse_zone
 from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
 from bot.i18n import translator
-from tests.sqlite_in_loop import LoopDatabase, LoopStorage
 from tests.clock import FakeClock
 from tests.ports import FakePort
+from tests.sqlite_in_loop import LoopDatabase, LoopStorage
 
 pytestmark = pytest.mark.memory_store  # the core needs a store, not a database
 

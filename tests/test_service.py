@@ -16,9 +16,9 @@ from bot.core.delivery import SUMMARY_WINDOW
 from bot.core.errors import NoActiveRun, NotAllowed, UnknownQuiz, UnsupportedLocale
 from bot.core.models import AnswerStatus, Chat, Person, ShownQuestion
 from bot.core.service import QuizService
-from tests.sqlite_in_loop import LoopDatabase, LoopStorage
 from tests.clock import FakeClock
 from tests.ports import FakePort
+from tests.sqlite_in_loop import LoopDatabase, LoopStorage
 
 pytestmark = pytest.mark.memory_store  # the core needs a store, not a database
 
