@@ -38,7 +38,9 @@ ALLOWED = frozenset({
     # time zones
     "Asia", "Kolkata", "Dhaka", "UTC", "IANA",
     # platforms, the platform's own labels, keys, the field
-    "Telegram", "Discord", "Quiz", "Ctrl", "D", "ML", "quizbot", "JSON",
+    "Telegram", "Discord", "Quiz", "Start", "Ctrl", "D", "ML", "quizbot", "JSON",
+    # the flashcard app the review deck opens in; the example quiz id an author may type
+    "Anki", "my",
     # the dashboard's file formats (its exports); the pictures an author may send, their cap
     "CSV", "Excel", "PNG", "JPEG", "MiB",
     # the setting an operator puts a person's id in (/whoami, the authors' refusal)

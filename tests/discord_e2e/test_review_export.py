@@ -42,7 +42,7 @@ async def test_in_a_dm_the_deck_is_in_the_person_s_language(
     reply, q = await post_quiz(fake, service, alice, quiz="sample")
     await click(fake, reply, wrong(q), alice)
     export = await fake.reply(await fake.slash("review-export", user=alice, dm=True))
-    assert not export.ephemeral and "আনকি" in export.text
+    assert not export.ephemeral and "Anki-তে" in export.text
     [(_, data)] = fake.files[export.id]
     [note] = apkg.notes(data)
     # in Bengali where the pack has it (else English, as the bot shows it)

@@ -64,7 +64,7 @@ async def test_asked_in_a_group_the_deck_goes_privately_in_the_person_s_language
     await tg.command(group, alice, f"/review@{tg.fake.bot['username']} export")
     [sent] = tg.fake.calls_of("sendDocument")
     assert sent.params["chat_id"] == alice["id"] != GROUP_ID
-    assert "আনকি" in sent.params["caption"]
+    assert "Anki-তে" in sent.params["caption"]
     notes = apkg.notes(sent.params["document"])
     assert [n.fields["Question id"] for n in notes] == ["s-one", "s-three"]
     assert notes[0].fields["Prompt"] == "এক যোগ এক কত?"
