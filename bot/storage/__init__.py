@@ -1,11 +1,9 @@
-"""Persistence: the core's storage ports (bot/core/ports.py) on SQLite or PostgreSQL, and in
-memory for the core's tests.
+"""Persistence: the core's storage ports (bot/core/ports.py) on SQLite or PostgreSQL.
 
 `QUIZBOT_DATABASE` chooses: a `postgresql://` URL is a PostgresStorage (many processes on one
 database), anything else a path to a SqliteStorage file (one machine). The operations both
 databases share are written once (store.py, and their SQL over each one's Sql: sql.py); each
-backend has a package of its own (sqlite/, postgres/, memory/), and only sqlite/ and postgres/
-import a database driver.
+backend has a package of its own (sqlite/, postgres/), and only they import a database driver.
 """
 
 from __future__ import annotations

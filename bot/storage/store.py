@@ -9,7 +9,7 @@ the daily post, moving a chat, and the boards (their reads and materializing the
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from types import ModuleType
@@ -59,8 +59,11 @@ from bot.storage.cache import CachedStorage
 from bot.storage.live import LiveSql
 
 
-class PostCreation(ABC):
-    """create_post's arguments as one NewPost, for every store."""
+class Store(CachedStorage, LiveSql):
+    boards: ClassVar[ModuleType]  # the backend's reads of the aggregates: leaderboard (and its
+    # Roll), person_streaks, daily_days_for
+    # the write that deletes a person; each backend's also takes them out of the rank counts
+    delete_person_op: ClassVar[Any] = staticmethod(privacy.delete_person)
 
     async def create_post(
         self,
@@ -75,20 +78,13 @@ class PostCreation(ABC):
         kind: str = "quiz",
         owner_key: str | None = None,
     ) -> PostRecord:
-        return await self._create_post(NewPost(
+        post_id = await self._effect(ops.insert_post, NewPost(
             chat_key, quiz_id, question_id, tuple(order), locale, created_at, closes_at, run_id,
             kind, owner_key,
         ))
-
-    @abstractmethod
-    async def _create_post(self, new: NewPost) -> PostRecord: ...
-
-
-class Store(PostCreation, CachedStorage, LiveSql):
-    boards: ClassVar[ModuleType]  # the backend's reads of the aggregates: leaderboard (and its
-    # Roll), person_streaks, daily_days_for
-    # the write that deletes a person; each backend's also takes them out of the rank counts
-    delete_person_op: ClassVar[Any] = staticmethod(privacy.delete_person)
+        post = await self.get_post(post_id)
+        assert post is not None
+        return post
 
     @abstractmethod
     async def open(self) -> None: ...
@@ -117,12 +113,6 @@ class Store(PostCreation, CachedStorage, LiveSql):
         return result
 
     # posts -----------------------------------------------------------------------------
-    async def _create_post(self, new: NewPost) -> PostRecord:
-        post_id = await self._effect(ops.insert_post, new)
-        post = await self.get_post(post_id)
-        assert post is not None
-        return post
-
     async def bind_ref(self, post_id: int, *refs: str) -> None:
         await self._write(ops.bind_ref, post_id, *refs)
 

@@ -1,7 +1,6 @@
-"""The three stores as the contract tests see them: a database (in memory, a file, or a fresh
+"""The two stores as the contract tests see them: a database (a SQLite file, or a fresh
 PostgreSQL database), storages opened on it (each one is another process), and raw reads of
-its tables for the checks (what another connection sees, the aggregates against a recount).
-The in-memory store has no tables: a test that reads them is skipped there, with the reason."""
+its tables for the checks (what another connection sees, the aggregates against a recount)."""
 
 from __future__ import annotations
 
@@ -11,10 +10,9 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import asyncpg
-import pytest
 
 from bot.core.ports import ItemFigures, ReviewAnswer
 from bot.storage import SqliteStorage, rank_buckets
@@ -22,14 +20,13 @@ from bot.storage.cards import COLUMNS as CARD_COLUMNS
 from bot.storage.cards import Kept, step
 from bot.storage.day_runs import Run, continued
 from bot.storage.item_figures import figures_of
-from bot.storage.memory import MemoryDatabase, MemoryStorage
 from bot.storage.postgres.materializer import Materializer as PgMaterializer
 from bot.storage.postgres.storage import PostgresStorage
 from bot.storage.sqlite.materializer import Materializer as SqliteMaterializer
 from bot.storage.sqlite.sql import to_ms
 from tests.storage_contract.pg import fresh_database
 
-Store = SqliteStorage | PostgresStorage | MemoryStorage
+Store = SqliteStorage | PostgresStorage
 Rows = list[tuple[Any, ...]]
 
 # answers in the order the materializer applies them, with their UTC day
@@ -64,25 +61,20 @@ def rank_groups(rows: Rows) -> Rows:
 class Backend:
     name: str
     database: str  # what QUIZBOT_DATABASE would say
-    has_aggregates = True  # boards kept in tables by a materializer
 
     async def check_aggregates(self) -> None:
         """The stored aggregates equal a recount from the answers alone, and the boards'
-        rank counts and the dashboard's figures a count of their rows (a store that sums its
-        boards when read has none to check)."""
-        if self.has_aggregates:
-            assert await self.stored() == await self.recount()
-            await self.check_rank_counts()
-            await self.check_figures()
-            await self.check_item_figures()
-            await self.check_day_runs()
-            await self.check_cards()
+        rank counts and the dashboard's figures a count of their rows."""
+        assert await self.stored() == await self.recount()
+        await self.check_rank_counts()
+        await self.check_figures()
+        await self.check_item_figures()
+        await self.check_day_runs()
+        await self.check_cards()
 
     async def check_rank_counts(self) -> None:
         """rank_counts holds, for every board, how many people have each number of correct
         answers and time bucket (rows emptied to 0 may stay)."""
-        if not self.has_aggregates:
-            return
         day = "day" if self.name == "sqlite" else "to_char(day, 'YYYY-MM-DD')"
         none = "''" if self.name == "sqlite" else "'-infinity'"
         kept = sorted(await self.fetch(
@@ -94,8 +86,6 @@ class Backend:
     async def check_figures(self) -> None:
         """The dashboard's figures hold, for every chat (and day), the people, answers and
         right answers of its totals (and scores) rows (rows emptied to 0 may stay)."""
-        if not self.has_aggregates:
-            return
         day = "day" if self.name == "sqlite" else "to_char(day, 'YYYY-MM-DD')"
         kept = sorted(await self.fetch(
             "SELECT chat_key, '', people, answered, correct FROM chat_figures"
@@ -114,8 +104,6 @@ class Backend:
     async def check_item_figures(self) -> None:
         """The dashboard's item figures of every chat are those of the first answers, in
         the order the materializer applies them (rows emptied to 0 may stay)."""
-        if not self.has_aggregates:
-            return
         order = "id" if self.name == "sqlite" else "tx, id"
         firsts: dict[tuple[str, str, str, str], tuple[str, str, str, int, bool]] = {}
         for chat, quiz, question, person, option, correct in await self.fetch(
@@ -142,8 +130,6 @@ class Backend:
     async def check_day_runs(self) -> None:
         """day_runs holds each person's run of daily questions answered right in each chat,
         continued in the order the materializer applies the answers."""
-        if not self.has_aggregates:
-            return
         order = "id" if self.name == "sqlite" else "tx, id"
         runs: dict[tuple[str, str], Run] = {}
         for chat, person, day in await self.fetch(
@@ -163,8 +149,6 @@ class Backend:
         (answered_at, id) order give it (bot/core/deck.py, /review's rules), in the chat of
         its last answer; card_days counts them per chat and UTC due day; nobody is left
         pending."""
-        if not self.has_aggregates:
-            return
         expected: dict[tuple[str, str, str], Kept] = {}
         for person, quiz, question, chat, correct, at, elapsed, personal in await self.fetch(
             "SELECT a.person_key, a.quiz_id, a.question_id, a.chat_key, a.correct,"
@@ -378,51 +362,6 @@ class PostgresBackend(Backend):
         ))
 
 
-class MemoryBackend(Backend):
-    """Storages on one MemoryDatabase: what a database's processes share."""
-
-    name = "memory"
-    database = "memory"
-    has_aggregates = False
-
-    def __init__(self) -> None:
-        self.shared = MemoryDatabase()
-
-    def store(self, **options: Any) -> Store:
-        options.pop("materializer", None)  # boards are summed when read: nothing to tune
-        if options:
-            _no_tables(f"it has no {', '.join(options)} to set")
-        return MemoryStorage(self.shared)
-
-    def materializer(self, **options: Any) -> None:
-        return None
-
-    async def fetch(self, sql: str, *args: Any) -> Rows:
-        _no_tables("the check reads tables with SQL")
-
-    async def count(self, table: str) -> int:
-        rows: dict[str, Any] = {
-            "answers": self.shared.answers, "posts": self.shared.posts,
-            "persons": self.shared.persons, "daily_posts": self.shared.dailies,
-            "reminders": self.shared.reminders, "reminder_days": self.shared.reminder_days,
-        }
-        if table not in rows:
-            _no_tables(f"it has no table {table}")
-        return len(rows[table])
-
-    async def answers_in_order(self) -> Rows:
-        return [(a.chat_key, a.person_key, int(a.correct), a.elapsed_ms,
-                 a.answered_at.date().isoformat())
-                for a in sorted(self.shared.answers.values(), key=lambda a: a.id)]
-
-    async def people_with_streaks(self) -> list[str]:
-        return list(self.shared.persons)
-
-
-def _no_tables(why: str) -> NoReturn:
-    pytest.skip(f"in-memory store: {why}")
-
-
 def _qmarks(sql: str) -> str:
     """`$1`-style placeholders (PostgreSQL's) as SQLite's `?`, so a check is written once."""
     import re
@@ -432,9 +371,7 @@ def _qmarks(sql: str) -> str:
 
 @asynccontextmanager
 async def backend_for(name: str, tmp_path: Path) -> AsyncIterator[Backend]:
-    if name == "memory":
-        yield MemoryBackend()
-    elif name == "sqlite":
+    if name == "sqlite":
         yield SqliteBackend(tmp_path / "quiz.db")
     else:
         async with fresh_database() as url:

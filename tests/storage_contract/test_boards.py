@@ -11,7 +11,6 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import asyncpg
-import pytest
 
 from bot.core.ports import AnswerRecord, ScoreRow
 from bot.storage import rank_buckets
@@ -248,7 +247,6 @@ async def test_every_rank_equals_a_brute_force_rank_with_ties_rolls_and_a_forget
     await backend.check_aggregates()
 
 
-@pytest.mark.database
 async def test_the_sql_time_bucket_is_the_python_one(backend: Backend) -> None:
     """rank_buckets.sql (recounts, migrations, PostgreSQL's application) gives the bucket
     rank_buckets.bucket gives (the materializers' Python), at every bound and between."""

@@ -105,7 +105,6 @@ async def test_recent_answers_are_the_newest_first(store: Store) -> None:
     assert await store.recent_answers("tg:404", 3) == []
 
 
-@pytest.mark.database
 async def test_opening_replays_the_people_a_migration_left_pending(backend: Backend) -> None:
     """The migration marks every person with answers as pending (FSRS is not SQL); the next
     open replays them, and a later answer moves their cards from there."""
@@ -137,8 +136,6 @@ async def test_moving_many_cards_gives_the_event_loop_turns(
     from bot.storage.postgres.sql import PgSql
     from bot.storage.sqlite.sql import SqliteSql
 
-    if not hasattr(store, "materializer"):
-        pytest.skip("the memory store replays cards when asked: no materializer")
     turns = [0]
 
     async def breathe(self: object) -> None:

@@ -20,8 +20,6 @@ from bot.storage.sqlite.migrations import MIGRATIONS as SQLITE_MIGRATIONS
 from tests.storage_contract.backends import Backend, PostgresBackend
 from tests.storage_contract.pg import fresh_database, require
 
-pytestmark = pytest.mark.database  # a database's own machinery: not the in-memory store
-
 
 def file_bytes(path: Path) -> bytes:
     return path.read_bytes()

@@ -15,7 +15,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import asyncpg
-import pytest
 
 from bot.core.ports import AnswerRecord
 from bot.storage import SqliteStorage
@@ -23,8 +22,6 @@ from bot.storage.postgres.materializer import apply as pg_apply
 from bot.storage.postgres.storage import PostgresStorage
 from bot.storage.sqlite.materializer import apply as sqlite_apply
 from tests.storage_contract.backends import Backend, Store
-
-pytestmark = pytest.mark.database  # a database's own machinery: not the in-memory store
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)

@@ -16,8 +16,6 @@ from bot.storage.sqlite.migrations import MIGRATIONS as SQLITE_MIGRATIONS
 from bot.storage.sqlite.migrations import split_sql
 from tests.storage_contract.backends import Backend
 
-pytestmark = pytest.mark.database  # a database's own machinery: not the in-memory store
-
 NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
 MS = int(NOW.timestamp() * 1000)
 PEOPLE = 12

@@ -8,7 +8,6 @@ import sqlite3
 from datetime import UTC, datetime, timedelta
 
 import asyncpg
-import pytest
 
 from bot.core.ports import AnswerRecord
 from bot.storage.postgres import schema
@@ -65,7 +64,6 @@ async def test_an_answer_with_a_blank_name_keeps_the_stored_one(backend: Backend
         assert await store.person_name("tg:1") == "Dipa"
 
 
-@pytest.mark.database
 async def test_names_that_are_ids_are_repaired_by_a_migration(backend: Backend) -> None:
     people = [(key, stored) for key, (stored, _) in STORED.items()]
     if backend.name == "sqlite":

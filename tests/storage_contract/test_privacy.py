@@ -6,7 +6,6 @@ another process's caches forget them."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import asdict, is_dataclass
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
@@ -18,7 +17,6 @@ from bot.core.ports import (
     NewProblemReport,
 )
 from bot.core.schedule import Schedule
-from bot.storage.memory import MemoryStorage
 from tests.storage_contract.backends import Backend, Store
 
 KEY = "tg:4242"  # the person; their private chat with the bot has the same key
@@ -75,18 +73,8 @@ async def populate(store: Store) -> None:
 
 
 async def traces(backend: Backend, store: Store) -> list[str]:
-    """Every place (table.column, or the in-memory store's field) that still holds the
+    """Every place (table.column) that still holds the
     person's key or name, or their DM's."""
-    if backend.name == "memory":
-        assert isinstance(store, MemoryStorage)
-        database = store.database
-        found = []
-        for field, value in vars(database).items():
-            text = repr([asdict(v) if is_dataclass(v) and not isinstance(v, type) else v
-                         for v in _values(value)])
-            if any(trace in text for trace in TRACES):
-                found.append(field)
-        return found
     if backend.name == "sqlite":
         tables = [r[0] for r in await backend.fetch(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]

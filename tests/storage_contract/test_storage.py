@@ -34,7 +34,6 @@ def answer(post_id: int, person: str, option: int = 0, correct: bool = True) -> 
     return AnswerRecord(post_id, person, option, correct, NOW, 1500)
 
 
-@pytest.mark.database
 async def test_durability_settings_and_schema_version(backend: Backend) -> None:
     if backend.name == "sqlite":
         def pragma(name: str) -> Callable[[sqlite3.Connection], object]:
@@ -73,7 +72,6 @@ async def test_reopening_does_not_migrate_twice_and_keeps_data(backend: Backend)
         assert await backend.count("schema_version") == len(schema.MIGRATIONS)
 
 
-@pytest.mark.database
 async def test_database_enforces_one_answer_per_post_and_person(backend: Backend) -> None:
     async with backend.opened() as store:
         post_id = await make_post(store)
@@ -107,7 +105,6 @@ async def test_answer_to_missing_post_fails_alone(store: Store) -> None:
     assert {a.person_key for a in await store.answers_for_post(post_id)} == {"tg:1", "tg:3"}
 
 
-@pytest.mark.database
 async def test_concurrent_writes_are_grouped_and_all_committed(backend: Backend) -> None:
     async with backend.opened() as store:
         assert isinstance(store, SqliteStorage | PostgresStorage)
@@ -260,7 +257,6 @@ async def eventually(read: Callable[[], Any], expected: object) -> None:
     assert await read() == expected
 
 
-@pytest.mark.database
 async def test_concurrent_misses_of_one_post_read_it_once(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -291,7 +287,6 @@ async def test_concurrent_misses_of_one_post_read_it_once(
     assert reads == ["post"]
 
 
-@pytest.mark.database
 async def test_a_lost_listening_connection_is_replaced_and_nothing_stale_is_kept(
     backend: Backend,
 ) -> None:

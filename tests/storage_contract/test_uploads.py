@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import pytest
-
 from tests.storage_contract.backends import Backend, Store
 
 NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
@@ -23,8 +21,6 @@ async def test_an_upload_is_kept_by_its_key(store: Store) -> None:
 
 
 async def test_an_upload_survives_a_reopen(backend: Backend) -> None:
-    if backend.name == "memory":
-        pytest.skip("the in-memory store lives as long as its process: nothing to reopen")
     async with backend.opened() as store:
         await store.set_upload("tg:card:abc", "file-1", NOW)
     async with backend.opened() as store:

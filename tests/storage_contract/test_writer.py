@@ -21,8 +21,6 @@ from bot.storage.postgres.writer import Writer as PgWriter
 from bot.storage.sqlite.writer import Writer as SqliteWriter
 from tests.storage_contract.backends import Backend, SqliteBackend, Store
 
-pytestmark = pytest.mark.database  # a database's own machinery: not the in-memory store
-
 
 class Gate:
     """An op that holds the writer until the test opens it."""
