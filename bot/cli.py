@@ -360,20 +360,19 @@ def _reader_gone() -> int:
 
 
 def _content_validate(settings: Settings, path: Path | None, strict: bool = False) -> int:
+    from bot.content import glossary, validate
+
     target = path or settings.quizbot_content_dir
-    try:
-        catalog = load_catalog(target)
-    except ContentError as exc:
-        for problem in sorted(exc.problems, key=lambda p: (p.file, p.line)):
+    catalog, problems = validate.load_bank(Path(target), strict)
+    if catalog is None:
+        for problem in sorted(problems, key=lambda p: (p.file, p.line)):
             print(problem, file=sys.stderr)
-        errors = sum(not p.warning for p in exc.problems)
+        errors = sum(not p.warning for p in problems)
         print(EN.ngettext("{n} error: nothing loaded from {target}",
                           "{n} errors: nothing loaded from {target}", errors, target=target),
               file=sys.stderr)
         return 1
-    from bot.content import glossary
-
-    problems = catalog.warnings + glossary.check(Path(target), quiz_files(Path(target)))
+    problems += glossary.check(Path(target), quiz_files(Path(target)))
     if strict:  # CI: a cue or a glossary slip fails the build like an error
         problems = [Problem(p.file, p.line, p.message) for p in problems]
     for problem in sorted(problems, key=lambda p: (p.file, p.line)):

@@ -12,7 +12,7 @@ never imports this module.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     AfterValidator,
@@ -21,6 +21,7 @@ from pydantic import (
     Field,
     StringConstraints,
     ValidationError,
+    ValidationInfo,
     ValidatorFunctionWrapHandler,
     field_validator,
     model_validator,
@@ -45,8 +46,9 @@ from bot.content.items import (
 )
 
 __all__ = [
-    "DEFAULT_LOCALE", "LOCALES", "Code", "Deferred", "Language", "Localized", "Option",
-    "Question", "Quiz", "QuizModel", "declared_languages", "expected_locales", "pack_language",
+    "BLOOM_LEVELS", "CLAIM_LIBRARIES", "DEFAULT_LOCALE", "DIFFICULTIES", "LOCALES", "Code",
+    "Deferred", "Language", "Localized", "Option", "Question", "Quiz", "QuizModel",
+    "declared_languages", "expected_locales", "pack_language", "versioned",
 ]
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]{0,47}$")]
@@ -212,6 +214,68 @@ class ImageModel(_SharedModel):
     hi: Annotated[NonEmpty, AfterValidator(_image_path)] | None = None
 
 
+# --- what a question tests and what it rests on (docs/content.md, Question metadata) --------
+
+Difficulty = Literal["easy", "medium", "hard"]
+Bloom = Literal["remember", "understand", "apply", "analyse", "evaluate", "create"]
+DIFFICULTIES: tuple[str, ...] = ("easy", "medium", "hard")
+BLOOM_LEVELS: tuple[str, ...] = (
+    "remember", "understand", "apply", "analyse", "evaluate", "create")
+# the libraries whose releases a reviewer follows: a claim names one, so the list printed by
+# `quizbot content claims` can be read library by library when one of them changes
+ClaimLibrary = Literal[
+    "PyTorch", "DeepSpeed", "Megatron-LM", "Transformers", "PEFT", "bitsandbytes",
+    "Transformer Engine", "FlashAttention", "NCCL", "CUDA", "JAX",
+]
+CLAIM_LIBRARIES: tuple[str, ...] = (
+    "PyTorch", "DeepSpeed", "Megatron-LM", "Transformers", "PEFT", "bitsandbytes",
+    "Transformer Engine", "FlashAttention", "NCCL", "CUDA", "JAX",
+)
+
+# "arXiv:2205.05198" (an old-style or versioned id too), or an https link; either may be
+# followed by a note after a space ("... (Megatron-LM core_r0.12.0)")
+_ARXIV = re.compile(r"arXiv:(?:\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?")
+_LINK = re.compile(r"https://[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?::\d+)?(?:[/?#]\S*)?")
+# a release in a link or its note: 2.5, v0.14.4, core_r0.12.0, /releases/tag/..., or a commit
+_VERSION = re.compile(r"\d+\.\d+|/releases/tag/|/(?:blob|tree)/[0-9a-f]{7,40}/")
+_UNVERSIONED_HOSTS = ("arxiv.org", "doi.org")
+
+
+def _source(text: str) -> str:
+    head, _, note = text.partition(" ")
+    if not (_ARXIV.fullmatch(head) or _LINK.fullmatch(head)) or (note and not note.strip()):
+        raise PydanticCustomError(
+            "source", "a source is an arXiv id (arXiv:2205.05198) or an https link, optionally "
+            "followed by a note after a space, not '{text}'", {"text": text})
+    return _printable(text)
+
+
+def versioned(source: str) -> bool:
+    """Whether a source names a release of what it documents: a link (or its note) with a
+    version number, a release tag or a commit. A paper is not a release of a library."""
+    head, _, note = source.partition(" ")
+    if not head.startswith("https://"):
+        return False
+    host = head.removeprefix("https://").split("/", 1)[0].lower()
+    path = head.removeprefix("https://")[len(host):]
+    if any(host == h or host.endswith("." + h) for h in _UNVERSIONED_HOSTS):
+        path = ""
+    return bool(_VERSION.search(path) or _VERSION.search(note))
+
+
+Source = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1),
+                   AfterValidator(_source)]
+
+
+class ClaimModel(BaseModel):
+    """A statement that holds for some releases of a library and may stop holding."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    library: ClaimLibrary
+    claim: NonEmpty
+
+
 class QuestionModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -223,6 +287,36 @@ class QuestionModel(BaseModel):
     options: list[OptionModel] = Field(min_length=2, max_length=10)
     explanation: LocalizedModel
     details: LocalizedModel | None = None
+    # optional in a pack; `quizbot content validate --strict` (CI) requires difficulty, bloom,
+    # concepts and a source of every question
+    difficulty: Difficulty | None = None
+    bloom: Bloom | None = None
+    concepts: list[Slug] | None = Field(default=None, min_length=1)
+    prerequisites: list[Slug] = Field(default_factory=list)
+    sources: list[Source] = Field(default_factory=list)
+    claims: list[ClaimModel] = Field(default_factory=list)
+
+    @field_validator("concepts", "prerequisites", "sources")
+    @classmethod
+    def _listed_once(cls, values: list[str] | None) -> list[str] | None:
+        if values and (twice := sorted({v for v in values if values.count(v) > 1})):
+            raise PydanticCustomError(
+                "listed_twice", "listed more than once: {twice}", {"twice": ", ".join(twice)})
+        return values
+
+    @field_validator("claims")
+    @classmethod
+    def _claims_have_a_release(
+        cls, claims: list[ClaimModel], info: ValidationInfo
+    ) -> list[ClaimModel]:
+        sources = info.data.get("sources") or []  # absent when the sources are invalid
+        if claims and "sources" in info.data and not any(versioned(s) for s in sources):
+            raise PydanticCustomError(
+                "claim_unversioned", "claims need a source naming the release they hold for "
+                "(a link with a version, a release tag or a commit in it, or a note such as "
+                "'(DeepSpeed v0.16.4)'); the sources are: {sources}",
+                {"sources": ", ".join(sources) or "none"})
+        return claims
 
     @field_validator("options")
     @classmethod

@@ -8,14 +8,17 @@ at its line, in our own words rather than pydantic's.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
 from bot.content import cues, limits, media
-from bot.content.problems import clean, short
+from bot.content.problems import Problem, clean, short
 from bot.content.schema import (
     LOCALES,
     LocalizedModel,
@@ -25,6 +28,9 @@ from bot.content.schema import (
     pack_language,
 )
 from bot.content.yaml_lines import BROKEN, Loc
+
+if TYPE_CHECKING:
+    from bot.content.loader import Catalog
 
 AddProblem = Callable[[int, str, bool], None]  # (line, message, is_warning)
 
@@ -57,6 +63,7 @@ _SHAPES = {
     "CodeTextModel": "code, or a mapping from language (en, bn, hi) to code",
     "FormulaModel": "a formula, or a mapping from language (en, bn, hi) to formulas",
     "ImageModel": "a file name, or a mapping from language (en, bn, hi) to file names",
+    "ClaimModel": "a mapping with library and claim",
     "QuizModel": "a mapping with id, title and questions",
 }
 
@@ -85,6 +92,8 @@ def _message(err: Any) -> str:
         return f"{where} has {ctx.get('actual_length')}, at most {ctx.get('max_length')} allowed"
     if kind == "list_type":
         return f"{where} must be a list"
+    if kind == "literal_error":  # difficulty, bloom, a claim's library
+        return f"{where} must be one of {ctx.get('expected')}, not {clean(repr(value), 60)}"
     if kind in ("bool_type", "bool_parsing"):
         return f"{where} must be true or false"
     if kind in ("model_type", "model_attributes_type", "dict_type"):
@@ -283,6 +292,77 @@ def _giveaway_problems(quiz: QuizModel) -> Iterable[Finding]:
                 )
 
 
+# --- question metadata: what --strict requires, and prerequisites across the bank ------------
+
+REQUIRED_METADATA = ("difficulty", "bloom", "concepts", "sources")
+
+
+@dataclass
+class _Bank:
+    """What the packs checked so far say about concepts (collected while a bank loads)."""
+
+    concepts: set[str] = field(default_factory=set)
+    prerequisites: set[str] = field(default_factory=set)
+
+
+# --strict: every question must carry REQUIRED_METADATA
+_REQUIRE_METADATA: ContextVar[bool] = ContextVar("require_metadata", default=False)
+# while a bank is validated: every pack's concepts and prerequisites, as written
+_COLLECTED: ContextVar[_Bank | None] = ContextVar("collected_concepts", default=None)
+# the concepts of the whole bank, once known: a prerequisite naming none is an error
+_BANK_CONCEPTS: ContextVar[frozenset[str] | None] = ContextVar("bank_concepts", default=None)
+
+
+@contextmanager
+def _set(var: ContextVar[Any], value: Any) -> Iterator[None]:
+    token = var.set(value)
+    try:
+        yield
+    finally:
+        var.reset(token)
+
+
+def _slugs(raw: Any) -> list[str]:
+    return [x for x in raw if isinstance(x, str)] if isinstance(raw, list) else []
+
+
+def _collect(data: dict[str, Any]) -> None:
+    """The concepts and prerequisites as written, also in a pack that is invalid elsewhere."""
+    bank = _COLLECTED.get()
+    questions = data.get("questions")
+    if bank is None or not isinstance(questions, list):
+        return
+    for raw in questions:
+        if isinstance(raw, dict):
+            bank.concepts.update(_slugs(raw.get("concepts")))
+            bank.prerequisites.update(_slugs(raw.get("prerequisites")))
+
+
+def _metadata_problems(quiz: QuizModel) -> Iterable[Finding]:
+    known = _BANK_CONCEPTS.get()
+    required = _REQUIRE_METADATA.get()
+    for qi, q in enumerate(quiz.questions):
+        base: Loc = ("questions", qi)
+        if required and (missing := [what for what in REQUIRED_METADATA if not getattr(q, what)]):
+            yield (base, f"{short(q.id)!r} has no {', '.join(missing)} (--strict "
+                   f"requires {', '.join(REQUIRED_METADATA[:-1])} and at least one source of "
+                   "every question)", False)
+        for pi, prerequisite in enumerate(q.prerequisites):
+            if known is not None and prerequisite not in known:
+                yield ((*base, "prerequisites", pi),
+                       f"prerequisite {prerequisite!r} is no concept of the bank: no question "
+                       "of any pack lists it in its concepts", False)
+        if q.concepts and prerequisite_loops(q.concepts, q.prerequisites):
+            yield ((*base, "prerequisites"),
+                   f"{', '.join(prerequisite_loops(q.concepts, q.prerequisites))} is both a "
+                   "concept and a prerequisite of the question", False)
+
+
+def prerequisite_loops(concepts: list[str], prerequisites: list[str]) -> list[str]:
+    """A question cannot need what it teaches."""
+    return sorted(set(concepts) & set(prerequisites))
+
+
 # --- the whole pack ---------------------------------------------------------------------------
 
 
@@ -295,6 +375,7 @@ def check(data: Any, lines: dict[Loc, int], add: AddProblem,
         if data is not BROKEN:
             add(lines.get((), 1), f"a quiz file must be {_SHAPES['QuizModel']}", False)
         return None
+    _collect(data)
     model: QuizModel | None = None
     try:
         model = QuizModel.model_validate(data)
@@ -309,6 +390,8 @@ def check(data: Any, lines: dict[Loc, int], add: AddProblem,
             add(_line_of(lines, loc), f"{describe(loc)}: {message}", warning)
     if model is None:
         return None
+    for loc, message, warning in _metadata_problems(model):
+        add(_line_of(lines, loc), f"{describe(loc)}: {message}", warning)
     for loc, message, warning in _media_problems(model, folder):
         add(_line_of(lines, loc), f"{describe(loc)}: {message}", warning)
     for loc, message, warning in _giveaway_problems(model):
@@ -318,3 +401,33 @@ def check(data: Any, lines: dict[Loc, int], add: AddProblem,
         add(_line_of(lines, where), cue.message, True)
     quiz = Quiz.of(model)
     return quiz if folder is None else quiz.model_copy(update={"folder": str(folder)})
+
+
+# --- a bank: every pack of a folder, with the checks that need them all ----------------------
+
+
+def load_bank(target: Path, strict: bool = False) -> tuple[Catalog | None, list[Problem]]:
+    """Every pack under `target` validated (never from the content cache), with every
+    prerequisite checked against the concepts of the whole bank and, with `strict`, the
+    metadata every question must carry: the catalog (None when it has errors) and every
+    problem, warnings included.
+
+    The concepts are known only once every pack is read, so a bank with a prerequisite
+    that is no concept is read a second time to report it at its line."""
+    from bot.content.loader import ContentError, load_catalog
+
+    def load() -> tuple[Catalog | None, list[Problem]]:
+        try:
+            catalog = load_catalog(target)
+        except ContentError as exc:
+            return None, list(exc.problems)
+        return catalog, list(catalog.warnings)
+
+    bank = _Bank()
+    with _set(_REQUIRE_METADATA, strict), _set(_COLLECTED, bank):
+        catalog, problems = load()
+    if bank.prerequisites <= bank.concepts:
+        return catalog, problems
+    with (_set(_REQUIRE_METADATA, strict),
+          _set(_BANK_CONCEPTS, frozenset(bank.concepts))):
+        return load()
