@@ -11,11 +11,11 @@ from __future__ import annotations
 import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
-from datetime import datetime
 from typing import Any, TypeVar
 
 from bot.core.ports import AlreadyHandled, PostRecord, unclaimed_command
 from bot.storage import commands, ops, queries
+from bot.storage.declared import write
 from bot.storage.lru import Expiring, Lru
 
 T = TypeVar("T")
@@ -80,11 +80,8 @@ class CachedStorage(ABC):
         command.claimed = True
         return result
 
-    async def claim_command(self, key: str, when: datetime) -> bool:
-        return bool(await self._write(commands.claim_command, key, when))
-
-    async def forget_commands(self, handled_before: datetime) -> int:
-        return int(await self._write(commands.forget_commands, handled_before))
+    claim_command = write(commands.claim_command)
+    forget_commands = write(commands.forget_commands)
 
     def _changed(self) -> None:
         self._generation += 1

@@ -161,7 +161,8 @@ async def people_activity(
 
 # answers ------------------------------------------------------------------------------------
 async def chat_answers(
-    db: Sql, chat_key: str, after: AnswerCursor | None, limit: int, person_key: str | None
+    db: Sql, chat_key: str, after: AnswerCursor | None, limit: int,
+    person_key: str | None = None,
 ) -> list[AnswerRow]:
     values: list[object] = [chat_key, limit]
     clause, order = "", "a.person_key, a.answered_at, a.id"

@@ -183,7 +183,7 @@ async def item_quizzes(db: Sql, chat_key: str) -> list[str]:
     return [r[0] for r in rows]
 
 
-async def item_figures(db: Sql, chat_key: str, quiz_id: str | None) -> ItemFigures:
+async def item_figures(db: Sql, chat_key: str, quiz_id: str | None = None) -> ItemFigures:
     where, args = ("chat_key = $1", [chat_key]) if quiz_id is None else (
         "chat_key = $1 AND quiz_id = $2", [chat_key, quiz_id])
     options = await db.rows(

@@ -18,6 +18,7 @@ from bot.core.ports import (
     PostRecord,
     Revote,
 )
+from bot.storage.declared import read, write
 from bot.storage.ops import ensure_chat, insert_post
 from bot.storage.sql import Row, Sql, at_or_none
 
@@ -154,7 +155,7 @@ async def active_lives(db: Sql) -> list[LiveRecord]:
     return await _sessions(db, rows)
 
 
-async def chat_lives(db: Sql, chat_key: str, before: int | None, limit: int
+async def chat_lives(db: Sql, chat_key: str, before: int | None = None, limit: int = 50
                      ) -> list[LiveRecord]:
     rows = await db.rows(
         f"SELECT {LIVE_COLUMNS} FROM live_sessions WHERE chat_key = $1 AND id < $2"
@@ -183,7 +184,7 @@ async def is_live_player(db: Sql, session_id: int, person_key: str) -> bool:
         session_id, person_key) is not None
 
 
-async def peer_votes(db: Sql, chat_key: str, quiz_id: str | None) -> list[PeerVotes]:
+async def peer_votes(db: Sql, chat_key: str, quiz_id: str | None = None) -> list[PeerVotes]:
     args: list[Any] = [chat_key]
     sql = (
         "SELECT p.quiz_id, p.question_id,"
@@ -227,23 +228,10 @@ class LiveSql(ABC):
         session_id = await self._write(create_live, new)
         return None if session_id is None else await self.get_live(session_id)
 
-    async def get_live(self, session_id: int) -> LiveRecord | None:
-        result: LiveRecord | None = await self._read(get_live, session_id)
-        return result
-
-    async def live_in_chat(self, chat_key: str) -> LiveRecord | None:
-        result: LiveRecord | None = await self._read(live_in_chat, chat_key)
-        return result
-
-    async def active_lives(self) -> list[LiveRecord]:
-        result: list[LiveRecord] = await self._read(active_lives)
-        return result
-
-    async def chat_lives(
-        self, chat_key: str, before: int | None = None, limit: int = 50
-    ) -> list[LiveRecord]:
-        result: list[LiveRecord] = await self._read(chat_lives, chat_key, before, limit)
-        return result
+    get_live = read(get_live)
+    live_in_chat = read(live_in_chat)
+    active_lives = read(active_lives)
+    chat_lives = read(chat_lives)
 
     async def save_live(self, record: LiveRecord) -> LiveRecord | None:
         if not await self._write(save_live, record):
@@ -254,33 +242,11 @@ class LiveSql(ABC):
         post_id = await self._write(add_live_step, session_id, step, post)
         return None if post_id is None else await self.get_post(post_id)
 
-    async def skip_live_step(self, session_id: int, step: int) -> None:
-        await self._write(skip_live_step, session_id, step)
-
-    async def join_live(
-        self, session_id: int, person_key: str, name: str, teams: int, when: datetime,
-        team: int | None = None, gap: int = 0,
-    ) -> bool:
-        return bool(await self._write(join_live, session_id, person_key, name, teams, when,
-                                      team, gap))
-
-    async def live_players(self, session_id: int) -> list[LivePlayer]:
-        result: list[LivePlayer] = await self._read(live_players, session_id)
-        return result
-
-    async def live_player_count(self, session_id: int) -> int:
-        return int(await self._read(live_player_count, session_id))
-
-    async def is_live_player(self, session_id: int, person_key: str) -> bool:
-        return bool(await self._read(is_live_player, session_id, person_key))
-
-    async def record_revote(self, post_id: int, vote: Revote) -> bool:
-        return bool(await self._write(record_revote, post_id, vote))
-
-    async def revotes(self, post_id: int) -> list[Revote]:
-        result: list[Revote] = await self._read(revotes, post_id)
-        return result
-
-    async def peer_votes(self, chat_key: str, quiz_id: str | None = None) -> list[PeerVotes]:
-        result: list[PeerVotes] = await self._read(peer_votes, chat_key, quiz_id)
-        return result
+    skip_live_step = write(skip_live_step)
+    join_live = write(join_live)
+    live_players = read(live_players)
+    live_player_count = read(live_player_count)
+    is_live_player = read(is_live_player)
+    record_revote = write(record_revote)
+    revotes = read(revotes)
+    peer_votes = read(peer_votes)

@@ -119,38 +119,39 @@ async def _delete_posts(db: Sql, posts: str, arg: str) -> int:
     return removed + await db.run(f"DELETE FROM posts WHERE id IN ({posts})", arg)
 
 
-async def person_data(db: Sql, key: str) -> dict[str, Any]:
-    """Everything stored about the person `key`, as JSON-ready values."""
-    person = await db.row("SELECT name, locale FROM persons WHERE key = $1", key)
+async def person_data(db: Sql, person_key: str) -> dict[str, Any]:
+    """Everything stored about the person `person_key`, as JSON-ready values."""
+    person = await db.row("SELECT name, locale FROM persons WHERE key = $1", person_key)
     answers = await db.rows(
         "SELECT a.quiz_id, a.question_id, a.option, a.correct, a.answered_at, a.elapsed_ms,"
         " a.chat_key, c.title FROM answers AS a LEFT JOIN chats AS c ON c.key = a.chat_key"
-        " WHERE a.person_key = $1 ORDER BY a.answered_at, a.id", key)
+        " WHERE a.person_key = $1 ORDER BY a.answered_at, a.id", person_key)
     reminder = await db.row(
-        "SELECT local_time, tz, updated_at FROM reminders WHERE person_key = $1", key)
+        "SELECT local_time, tz, updated_at FROM reminders WHERE person_key = $1", person_key)
     reminder_days = await db.rows(
-        "SELECT local_date FROM reminder_days WHERE person_key = $1 ORDER BY local_date", key)
+        "SELECT local_date FROM reminder_days WHERE person_key = $1 ORDER BY local_date",
+        person_key)
     runs = await db.rows(
         "SELECT quiz_id, chat_key, started_at, finished_at FROM runs WHERE person_key = $1"
-        " ORDER BY started_at, id", key)
+        " ORDER BY started_at, id", person_key)
     reports = await db.rows(
         "SELECT quiz_id, question_id, chat_key, text, created_at, resolved_at, resolution"
-        " FROM problem_reports WHERE person_key = $1 ORDER BY created_at, id", key)
+        " FROM problem_reports WHERE person_key = $1 ORDER BY created_at, id", person_key)
     draft = await db.row(
-        "SELECT locale, title, created_at, photo FROM drafts WHERE author_key = $1", key)
+        "SELECT locale, title, created_at, photo FROM drafts WHERE author_key = $1", person_key)
     draft_questions = await db.rows(
-        "SELECT question FROM draft_questions WHERE author_key = $1 ORDER BY number", key)
+        "SELECT question FROM draft_questions WHERE author_key = $1 ORDER BY number", person_key)
     packs = await db.rows(
         "SELECT quiz_id, pack, published_at, withdrawn_at FROM authored_packs"
-        " WHERE author_key = $1 ORDER BY quiz_id", key)
+        " WHERE author_key = $1 ORDER BY quiz_id", person_key)
     pictures: dict[str, dict[str, str]] = {}
     for quiz_id, path, data in await db.rows(
         "SELECT f.quiz_id, f.path, f.data FROM authored_files f JOIN authored_packs p"
-        " ON p.quiz_id = f.quiz_id WHERE p.author_key = $1 ORDER BY f.quiz_id, f.path", key):
+        " ON p.quiz_id = f.quiz_id WHERE p.author_key = $1 ORDER BY f.quiz_id, f.path", person_key):
         pictures.setdefault(quiz_id, {})[path] = _b64(bytes(data))
     return {
         "person": {
-            "key": key,
+            "key": person_key,
             "name": None if person is None else person[0],
             "language": None if person is None else person[1],
         },

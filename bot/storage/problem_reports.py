@@ -53,7 +53,7 @@ async def add_problem_report(
 
 
 async def resolve_problem_report(
-    db: Sql, report_id: int, when: datetime, note: str | None
+    db: Sql, report_id: int, when: datetime, note: str | None = None
 ) -> ResolveOutcome:
     row = await db.row(
         f"SELECT resolved_at FROM problem_reports WHERE id = $1{db.for_update}", report_id

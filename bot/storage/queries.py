@@ -86,7 +86,8 @@ async def unposted_summaries(
 
 
 async def open_posts(
-    db: Sql, chat_key: str | None, due_before: datetime | None, kind: str | None
+    db: Sql, chat_key: str | None = None, due_before: datetime | None = None,
+    kind: str | None = None,
 ) -> list[PostRecord]:
     sql = f"SELECT {POST_COLUMNS} FROM posts WHERE closed_at IS NULL"
     params: list[Any] = []
@@ -102,7 +103,9 @@ async def open_posts(
     return [post_of(db, r) for r in await db.rows(sql + " ORDER BY id", *params)]
 
 
-async def posted_questions(db: Sql, chat_key: str, kind: str | None) -> dict[tuple[str, str], int]:
+async def posted_questions(
+    db: Sql, chat_key: str, kind: str | None = None
+) -> dict[tuple[str, str], int]:
     condition, params = where(("chat_key", chat_key), ("kind", kind))
     rows = await db.rows(
         f"SELECT quiz_id, question_id, count(*) FROM posts WHERE {condition}"
@@ -112,7 +115,7 @@ async def posted_questions(db: Sql, chat_key: str, kind: str | None) -> dict[tup
 
 
 async def shown_orders(
-    db: Sql, chat_key: str, quiz_id: str | None
+    db: Sql, chat_key: str, quiz_id: str | None = None
 ) -> dict[tuple[str, str], tuple[int, ...]]:
     condition, params = where(("chat_key", chat_key), ("quiz_id", quiz_id))
     rows = await db.rows(
@@ -161,7 +164,7 @@ async def person_history(db: Sql, person_key: str) -> dict[tuple[str, str], bool
 
 
 async def item_responses(
-    db: Sql, quiz_id: str | None, chat_key: str | None
+    db: Sql, quiz_id: str | None = None, chat_key: str | None = None
 ) -> list[ItemResponse]:
     """Each person's first answer (lowest id) to each question in scope, oldest first.
 

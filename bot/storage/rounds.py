@@ -15,7 +15,7 @@ ROUND_COLUMNS = "id, chat_key, selector, total, mode, locale, started_at, finish
 
 # writes -------------------------------------------------------------------------------------
 async def set_chat_settings(
-    db: Sql, settings: ChatSettingsRecord, when: datetime, updated_by: str | None
+    db: Sql, settings: ChatSettingsRecord, when: datetime, updated_by: str | None = None
 ) -> None:
     await ensure_chat(db, settings.chat_key)
     await db.run(
@@ -116,7 +116,7 @@ async def get_round(db: Sql, round_id: int) -> RoundRecord | None:
     return next(iter(await _rounds_of(db, rows)), None)
 
 
-async def active_rounds(db: Sql, chat_key: str | None) -> list[RoundRecord]:
+async def active_rounds(db: Sql, chat_key: str | None = None) -> list[RoundRecord]:
     if chat_key is None:
         rows = await db.rows(
             f"SELECT {ROUND_COLUMNS} FROM rounds WHERE finished_at IS NULL ORDER BY id")

@@ -2,6 +2,10 @@
 queries.py, ops.py, rounds.py, review.py, drafts.py, problem_reports.py and privacy.py over a
 connection's Sql (sql.py), run through a backend's `_read` / `_write` (cache.py).
 
+An operation that is only run is declared, not forwarded: `post_by_ref = read(queries.post_by_ref)`
+(declared.py) is the port's method, its signature the operation's, checked by mypy against the
+port. A method is written out only where it does more: caches, several operations, defaults.
+
 A backend class adds its lifecycle (open, close), its connection handling, and the operations
 that truly differ between SQLite and PostgreSQL: recording an answer (the hot path), claiming
 the daily post, moving a chat, and the boards (their reads and materializing them).
@@ -16,26 +20,13 @@ from types import ModuleType
 from typing import Any, ClassVar, Self
 
 from bot.core.ports import (
-    AnswerCursor,
     AnswerRecord,
-    AnswerRow,
-    AuthoredPackRecord,
-    CardRecord,
-    ChatSettingsRecord,
-    DayCount,
-    DraftRecord,
-    ItemFigures,
-    ItemResponse,
     NewPost,
     NewProblemReport,
-    PeopleCursor,
-    PersonTotals,
     PostRecord,
     ProblemReportRecord,
     RecordOutcome,
     ReportOutcome,
-    ResolveOutcome,
-    ReviewAnswer,
     RoundRecord,
     RunRecord,
     ScoreRow,
@@ -56,6 +47,7 @@ from bot.storage import (
 )
 from bot.storage import problem_reports as reports
 from bot.storage.cache import CachedStorage
+from bot.storage.declared import effect, read, write
 from bot.storage.live import LiveSql
 
 
@@ -108,21 +100,14 @@ class Store(CachedStorage, LiveSql):
     async def _roll_week(self, until: Any) -> None:
         """Move the week window to end on `until` (boards.Roll): a write of the aggregates."""
 
-    async def chats(self) -> list[tuple[str, str]]:
-        result: list[tuple[str, str]] = await self._read(queries.chats)
-        return result
+    chats = read(queries.chats)
 
     # posts -----------------------------------------------------------------------------
     async def bind_ref(self, post_id: int, *refs: str) -> None:
         await self._write(ops.bind_ref, post_id, *refs)
 
-    async def post_by_ref(self, ref: str) -> PostRecord | None:
-        result: PostRecord | None = await self._read(queries.post_by_ref, ref)
-        return result
-
-    async def refs(self, post_id: int) -> tuple[str, ...]:
-        result: tuple[str, ...] = await self._read(queries.refs, post_id)
-        return result
+    post_by_ref = read(queries.post_by_ref)
+    refs = read(queries.refs)
 
     async def close_post(self, post_id: int, when: datetime, quiet: bool = False) -> bool:
         closed = bool(await self._write(
@@ -131,46 +116,14 @@ class Store(CachedStorage, LiveSql):
         self._posts.pop(post_id)
         return closed
 
-    async def mark_summary_posted(self, post_id: int, when: datetime) -> None:
-        await self._write(ops.mark_summary_posted, post_id, when)
+    mark_summary_posted = write(ops.mark_summary_posted)
+    unposted_summaries = read(queries.unposted_summaries)
+    take_lease = write(ops.take_lease)
+    release_lease = write(ops.release_lease)
 
-    async def unposted_summaries(
-        self, closed_after: datetime, closed_before: datetime
-    ) -> list[PostRecord]:
-        result: list[PostRecord] = await self._read(
-            queries.unposted_summaries, closed_after,
-            closed_before)
-        return result
-
-    async def take_lease(self, name: str, holder: str, until: datetime, now: datetime) -> bool:
-        return bool(await self._write(
-            ops.take_lease, name, holder, until, now))
-
-    async def release_lease(self, name: str, holder: str) -> None:
-        await self._write(ops.release_lease, name, holder)
-
-    async def open_posts(
-        self, chat_key: str | None = None, due_before: datetime | None = None,
-        kind: str | None = None,
-    ) -> list[PostRecord]:
-        due = None if due_before is None else due_before
-        result: list[PostRecord] = await self._read(
-            queries.open_posts, chat_key, due, kind)
-        return result
-
-    async def posted_questions(
-        self, chat_key: str, kind: str | None = None
-    ) -> dict[tuple[str, str], int]:
-        result: dict[tuple[str, str], int] = await self._read(
-            queries.posted_questions, chat_key, kind)
-        return result
-
-    async def shown_orders(
-        self, chat_key: str, quiz_id: str | None = None
-    ) -> dict[tuple[str, str], tuple[int, ...]]:
-        result: dict[tuple[str, str], tuple[int, ...]] = await self._read(
-            queries.shown_orders, chat_key, quiz_id)
-        return result
+    open_posts = read(queries.open_posts)
+    posted_questions = read(queries.posted_questions)
+    shown_orders = read(queries.shown_orders)
 
     # answers ---------------------------------------------------------------------------
     async def record_answer(
@@ -197,30 +150,11 @@ class Store(CachedStorage, LiveSql):
         """The backend's one write of an answer (the hot path): its outcome, the earlier
         answer of a duplicate, and if `read_locale` the person's stored language (a 1-tuple)."""
 
-    async def answers_for_post(self, post_id: int) -> list[AnswerRecord]:
-        result: list[AnswerRecord] = await self._read(
-            queries.answers_for_post, post_id)
-        return result
-
-    async def answer_count(self, post_id: int) -> int:
-        return int(await self._read(queries.answer_count, post_id))
-
-    async def answer_of(self, post_id: int, person_key: str) -> AnswerRecord | None:
-        result: AnswerRecord | None = await self._read(
-            queries.answer, post_id, person_key)
-        return result
-
-    async def person_history(self, person_key: str) -> dict[tuple[str, str], bool]:
-        result: dict[tuple[str, str], bool] = await self._read(
-            queries.person_history, person_key)
-        return result
-
-    async def item_responses(
-        self, quiz_id: str | None = None, chat_key: str | None = None
-    ) -> list[ItemResponse]:
-        result: list[ItemResponse] = await self._read(
-            queries.item_responses, quiz_id, chat_key)
-        return result
+    answers_for_post = read(queries.answers_for_post)
+    answer_count = read(queries.answer_count)
+    answer_of = read(queries.answer)
+    person_history = read(queries.person_history)
+    item_responses = read(queries.item_responses)
 
     # quiz runs -------------------------------------------------------------------------
     async def create_run(
@@ -235,21 +169,10 @@ class Store(CachedStorage, LiveSql):
         assert run is not None
         return run
 
-    async def active_run(self, person_key: str, chat_key: str) -> RunRecord | None:
-        result: RunRecord | None = await self._read(
-            queries.active_run, person_key, chat_key)
-        return result
-
-    async def get_run(self, run_id: int) -> RunRecord | None:
-        result: RunRecord | None = await self._read(queries.run, run_id)
-        return result
-
-    async def finish_run(self, run_id: int, when: datetime) -> None:
-        await self._write(ops.finish_run, run_id, when)
-
-    async def run_posts(self, run_id: int) -> list[PostRecord]:
-        result: list[PostRecord] = await self._read(queries.run_posts, run_id)
-        return result
+    active_run = read(queries.active_run)
+    get_run = read(queries.run)
+    finish_run = write(ops.finish_run)
+    run_posts = read(queries.run_posts)
 
     # boards and stats ------------------------------------------------------------------
     async def leaderboard(
@@ -265,10 +188,7 @@ class Store(CachedStorage, LiveSql):
         result: tuple[list[ScoreRow], ScoreRow | None] = board
         return result
 
-    async def person_totals(self, person_key: str) -> dict[str, tuple[int, int]]:
-        result: dict[str, tuple[int, int]] = await self._read(
-            queries.person_totals, person_key)
-        return result
+    person_totals = read(queries.person_totals)
 
     async def person_streaks(self, person_key: str) -> tuple[int, int]:
         result: tuple[int, int] = await self._read(
@@ -280,30 +200,13 @@ class Store(CachedStorage, LiveSql):
         updated_at = schedule.updated_at or datetime.now(UTC)
         await self._effect(ops.set_schedule, schedule, updated_at, updated_by)
 
-    async def delete_schedule(self, chat_key: str) -> bool:
-        return bool(await self._effect(ops.delete_schedule, chat_key))
-
-    async def get_schedule(self, chat_key: str) -> Schedule | None:
-        result: Schedule | None = await self._read(queries.schedule, chat_key)
-        return result
-
-    async def schedules(self) -> list[Schedule]:
-        result: list[Schedule] = await self._read(queries.schedules)
-        return result
-
-    async def mark_daily_published(self, post_id: int, when: datetime) -> None:
-        await self._write(ops.mark_daily_published, post_id, when)
-
-    async def unpublished_dailies(self, claimed_before: datetime) -> list[PostRecord]:
-        """Claimed days whose question never reached the chat (a crash in between)."""
-        result: list[PostRecord] = await self._read(
-            queries.unpublished_dailies, claimed_before)
-        return result
-
-    async def daily_day_of(self, chat_key: str, local_date: date) -> int | None:
-        result: int | None = await self._read(
-            queries.daily_day_of, chat_key, local_date)
-        return result
+    delete_schedule = effect(ops.delete_schedule)
+    get_schedule = read(queries.schedule)
+    schedules = read(queries.schedules)
+    mark_daily_published = write(ops.mark_daily_published)
+    # Claimed days whose question never reached the chat (a crash in between).
+    unpublished_dailies = read(queries.unpublished_dailies)
+    daily_day_of = read(queries.daily_day_of)
 
     async def daily_days(self, person_key: str) -> tuple[list[date], date | None]:
         days = await self.daily_days_for([person_key])
@@ -317,24 +220,12 @@ class Store(CachedStorage, LiveSql):
         return result
 
     # uploaded files ----------------------------------------------------------------------
-    async def get_upload(self, key: str) -> str | None:
-        result: str | None = await self._read(rounds.upload, key)
-        return result
-
-    async def set_upload(self, key: str, ref: str, when: datetime) -> None:
-        await self._write(rounds.set_upload, key, ref, when)
+    get_upload = read(rounds.upload)
+    set_upload = write(rounds.set_upload)
 
     # chat settings and rounds ----------------------------------------------------------
-    async def get_chat_settings(self, chat_key: str) -> ChatSettingsRecord | None:
-        result: ChatSettingsRecord | None = await self._read(
-            rounds.chat_settings, chat_key)
-        return result
-
-    async def set_chat_settings(
-        self, settings: ChatSettingsRecord, when: datetime, updated_by: str | None = None
-    ) -> None:
-        await self._effect(
-            rounds.set_chat_settings, settings, when, updated_by)
+    get_chat_settings = read(rounds.chat_settings)
+    set_chat_settings = effect(rounds.set_chat_settings)
 
     async def create_round(
         self, chat_key: str, selector: str | None, total: int, mode: str | None, locale: str,
@@ -351,79 +242,31 @@ class Store(CachedStorage, LiveSql):
         post_id = await self._write(rounds.add_round_post, round_id, step, post)
         return None if post_id is None else await self.get_post(post_id)
 
-    async def get_round(self, round_id: int) -> RoundRecord | None:
-        result: RoundRecord | None = await self._read(
-            rounds.get_round, round_id)
-        return result
-
-    async def active_rounds(self, chat_key: str | None = None) -> list[RoundRecord]:
-        result: list[RoundRecord] = await self._read(
-            rounds.active_rounds, chat_key)
-        return result
-
-    async def finish_round(self, round_id: int, when: datetime) -> bool:
-        return bool(await self._write(
-            rounds.finish_round, round_id, when))
-
-    async def unposted_round_summaries(
-        self, finished_after: datetime, finished_before: datetime
-    ) -> list[RoundRecord]:
-        result: list[RoundRecord] = await self._read(
-            rounds.unposted_round_summaries, finished_after, finished_before)
-        return result
-
-    async def mark_round_summary_posted(self, round_id: int, when: datetime) -> None:
-        await self._write(rounds.mark_round_summary_posted, round_id, when)
+    get_round = read(rounds.get_round)
+    active_rounds = read(rounds.active_rounds)
+    finish_round = write(rounds.finish_round)
+    unposted_round_summaries = read(rounds.unposted_round_summaries)
+    mark_round_summary_posted = write(rounds.mark_round_summary_posted)
 
     # spaced review ---------------------------------------------------------------------
-    async def review_answers(self, person_key: str) -> list[ReviewAnswer]:
-        result: list[ReviewAnswer] = await self._read(
-            review.review_answers, person_key)
-        return result
+    review_answers = read(review.review_answers)
 
     async def set_reminder(self, reminder: Schedule) -> None:
         updated_at = reminder.updated_at or datetime.now(UTC)
         await self._effect(review.set_reminder, reminder, updated_at)
 
-    async def delete_reminder(self, person_key: str) -> bool:
-        return bool(await self._effect(review.delete_reminder, person_key))
-
-    async def get_reminder(self, person_key: str) -> Schedule | None:
-        result: Schedule | None = await self._read(review.reminder, person_key)
-        return result
-
-    async def reminders(self) -> list[Schedule]:
-        result: list[Schedule] = await self._read(review.reminders)
-        return result
-
-    async def claim_reminder(self, person_key: str, local_date: date, when: datetime) -> bool:
-        return bool(await self._write(
-            review.claim_reminder, person_key, local_date,
-            when))
-
-    async def unsent_reminders(
-        self, claimed_after: datetime, claimed_before: datetime
-    ) -> list[tuple[str, date]]:
-        result: list[tuple[str, date]] = await self._read(
-            review.unsent_reminders, claimed_after, claimed_before)
-        return result
-
-    async def mark_reminder_sent(self, person_key: str, local_date: date, when: datetime) -> None:
-        await self._write(review.mark_reminder_sent, person_key, local_date, when)
+    delete_reminder = effect(review.delete_reminder)
+    get_reminder = read(review.reminder)
+    reminders = read(review.reminders)
+    claim_reminder = write(review.claim_reminder)
+    unsent_reminders = read(review.unsent_reminders)
+    mark_reminder_sent = write(review.mark_reminder_sent)
 
     # steps of a delivery (bot/core/delivery.py) ----------------------------------------
-    async def delivery_step_done(self, name: str, step: str, when: datetime) -> None:
-        await self._write(deliveries.delivery_step_done, name, step, when)
-
-    async def forget_delivery_step(self, name: str, step: str) -> None:
-        await self._write(deliveries.forget_delivery_step, name, step)
-
-    async def delivery_steps(self, name: str) -> frozenset[str]:
-        result: frozenset[str] = await self._read(deliveries.delivery_steps, name)
-        return result
-
-    async def forget_delivery_steps(self, done_before: datetime) -> int:
-        return int(await self._write(deliveries.forget_delivery_steps, done_before))
+    delivery_step_done = write(deliveries.delivery_step_done)
+    forget_delivery_step = write(deliveries.forget_delivery_step)
+    delivery_steps = read(deliveries.delivery_steps)
+    forget_delivery_steps = write(deliveries.forget_delivery_steps)
 
     # problem reports (bot/core/problem_reports.py) -------------------------------------
     async def add_problem_report(
@@ -444,66 +287,24 @@ class Store(CachedStorage, LiveSql):
             reports.problem_reports, open_only, quiz_id, chat_key)
         return result
 
-    async def resolve_problem_report(
-        self, report_id: int, when: datetime, note: str | None = None
-    ) -> ResolveOutcome:
-        result: ResolveOutcome = await self._effect(
-            reports.resolve_problem_report, report_id, when, note)
-        return result
-
-    async def last_answered(self, person_key: str, chat_key: str) -> tuple[str, str] | None:
-        result: tuple[str, str] | None = await self._read(
-            reports.last_answered, person_key, chat_key)
-        return result
+    resolve_problem_report = effect(reports.resolve_problem_report)
+    last_answered = read(reports.last_answered)
 
     # authoring (bot/core/authoring.py) -------------------------------------------------
-    async def get_draft(self, author_key: str) -> DraftRecord | None:
-        result: DraftRecord | None = await self._read(drafts.draft, author_key)
-        return result
-
-    async def create_draft(self, author_key: str, locale: str, when: datetime) -> bool:
-        return bool(await self._effect(
-            drafts.create_draft, author_key, locale, when))
-
-    async def add_draft_question(
-        self, author_key: str, locale: str, question: str, ref: str, when: datetime
-    ) -> int:
-        return int(await self._write(drafts.add_draft_question, author_key,
-                                     locale, question, ref, when))
-
-    async def set_draft_photo(
-        self, author_key: str, locale: str, photo: bytes, when: datetime
-    ) -> None:
-        await self._effect(drafts.set_draft_photo, author_key, locale, photo, when)
-
-    async def undo_draft_question(self, author_key: str) -> int | None:
-        result: int | None = await self._effect(
-            drafts.undo_draft_question, author_key)
-        return result
-
-    async def name_draft(self, author_key: str, title: str) -> bool:
-        return bool(await self._effect(drafts.name_draft, author_key, title))
-
-    async def delete_draft(self, author_key: str) -> bool:
-        return bool(await self._effect(drafts.delete_draft, author_key))
-
-    async def publish_draft(self, pack: AuthoredPackRecord) -> bool:
-        return bool(await self._effect(drafts.publish_draft, pack))
-
-    async def authored_packs(self) -> list[AuthoredPackRecord]:
-        result: list[AuthoredPackRecord] = await self._read(drafts.authored_packs)
-        return result
-
-    async def withdraw_pack(self, quiz_id: str, when: datetime) -> bool:
-        return bool(await self._effect(drafts.withdraw_pack, quiz_id, when))
-
-    async def authored_packs_version(self) -> str:
-        return str(await self._read(drafts.authored_packs_version))
+    get_draft = read(drafts.draft)
+    create_draft = effect(drafts.create_draft)
+    add_draft_question = write(drafts.add_draft_question)
+    set_draft_photo = effect(drafts.set_draft_photo)
+    undo_draft_question = effect(drafts.undo_draft_question)
+    name_draft = effect(drafts.name_draft)
+    delete_draft = effect(drafts.delete_draft)
+    publish_draft = effect(drafts.publish_draft)
+    authored_packs = read(drafts.authored_packs)
+    withdraw_pack = effect(drafts.withdraw_pack)
+    authored_packs_version = read(drafts.authored_packs_version)
 
     # a person's data (bot/core/privacy.py) ----------------------------------------------
-    async def person_data(self, person_key: str) -> dict[str, Any]:
-        result: dict[str, Any] = await self._read(privacy.person_data, person_key)
-        return result
+    person_data = read(privacy.person_data)
 
     async def delete_person(self, person_key: str, private_chats: Sequence[str] = ()) -> bool:
         deleted = bool(await self._effect(self.delete_person_op, person_key,
@@ -521,33 +322,12 @@ class Store(CachedStorage, LiveSql):
         return deleted
 
     # the organiser's dashboard (bot/web) ------------------------------------------------
-    async def dashboard_generation(self, chat_key: str) -> int:
-        return int(await self._read(dashboard.generation, chat_key))
-
-    async def revoke_dashboard(self, chat_key: str) -> int:
-        return int(await self._write(dashboard.revoke, chat_key))
-
-    async def chat_totals(self, chat_key: str) -> tuple[int, int, int]:
-        result: tuple[int, int, int] = await self._read(dashboard.chat_totals, chat_key)
-        return result
-
-    async def chat_days(self, chat_key: str, since: date) -> list[DayCount]:
-        result: list[DayCount] = await self._read(dashboard.chat_days, chat_key, since)
-        return result
-
-    async def chat_people(
-        self, chat_key: str, after: PeopleCursor | None, limit: int
-    ) -> list[PersonTotals]:
-        result: list[PersonTotals] = await self._read(dashboard.chat_people, chat_key, after,
-                                                      limit)
-        return result
-
-    async def board_people(
-        self, chat_key: str, since: date | None, after: PeopleCursor | None, limit: int
-    ) -> list[PersonTotals] | None:
-        result: list[PersonTotals] | None = await self._read(
-            dashboard.board_people, chat_key, since, after, limit)
-        return result
+    dashboard_generation = read(dashboard.generation)
+    revoke_dashboard = write(dashboard.revoke)
+    chat_totals = read(dashboard.chat_totals)
+    chat_days = read(dashboard.chat_days)
+    chat_people = read(dashboard.chat_people)
+    board_people = read(dashboard.board_people)
 
     async def people_activity(
         self, chat_key: str, person_keys: Sequence[str]
@@ -556,57 +336,17 @@ class Store(CachedStorage, LiveSql):
             dashboard.people_activity, chat_key, list(person_keys))
         return result
 
-    async def chat_answers(
-        self, chat_key: str, after: AnswerCursor | None, limit: int,
-        person_key: str | None = None,
-    ) -> list[AnswerRow]:
-        result: list[AnswerRow] = await self._read(dashboard.chat_answers, chat_key, after,
-                                                   limit, person_key)
-        return result
-
-    async def chat_streaks(self, chat_key: str) -> tuple[int, int, int]:
-        result: tuple[int, int, int] = await self._read(day_runs.streaks, chat_key)
-        return result
-
-    async def chat_day_streaks(self, chat_key: str, person_keys: Sequence[str]
-                               ) -> dict[str, int]:
-        result: dict[str, int] = await self._read(day_runs.current_runs, chat_key, person_keys)
-        return result
-
-    async def item_quizzes(self, chat_key: str) -> list[str]:
-        result: list[str] = await self._read(item_figures.item_quizzes, chat_key)
-        return result
-
-    async def item_figures(self, chat_key: str, quiz_id: str | None = None) -> ItemFigures:
-        result: ItemFigures = await self._read(item_figures.item_figures, chat_key, quiz_id)
-        return result
-
-    async def open_reports(
-        self, chat_key: str, after: int | None, limit: int
-    ) -> list[ProblemReportRecord]:
-        result: list[ProblemReportRecord] = await self._read(
-            dashboard.open_reports, chat_key, after, limit)
-        return result
-
-    async def open_report_count(self, chat_key: str) -> int:
-        return int(await self._read(dashboard.open_report_count, chat_key))
-
-    async def open_reports_per_question(self, chat_key: str, quiz_id: str) -> dict[str, int]:
-        result: dict[str, int] = await self._read(
-            dashboard.open_reports_per_question, chat_key, quiz_id)
-        return result
-
-    async def person_cards(self, person_key: str) -> list[CardRecord]:
-        result: list[CardRecord] = await self._read(cards.person_cards, person_key)
-        return result
-
-    async def recent_answers(self, person_key: str, limit: int) -> list[ReviewAnswer]:
-        result: list[ReviewAnswer] = await self._read(review.recent_answers, person_key, limit)
-        return result
-
-    async def chat_cards(self, chat_key: str, today: date) -> tuple[int, int]:
-        result: tuple[int, int] = await self._read(cards.chat_cards, chat_key, today)
-        return result
+    chat_answers = read(dashboard.chat_answers)
+    chat_streaks = read(day_runs.streaks)
+    chat_day_streaks = read(day_runs.current_runs)
+    item_quizzes = read(item_figures.item_quizzes)
+    item_figures = read(item_figures.item_figures)
+    open_reports = read(dashboard.open_reports)
+    open_report_count = read(dashboard.open_report_count)
+    open_reports_per_question = read(dashboard.open_reports_per_question)
+    person_cards = read(cards.person_cards)
+    recent_answers = read(review.recent_answers)
+    chat_cards = read(cards.chat_cards)
 
     async def _count_cards(self) -> None:
         """At the end of open(): replay the people a migration left pending into the card
