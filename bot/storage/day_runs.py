@@ -83,6 +83,11 @@ async def recount(db: Sql, chat_key: str) -> None:
     await _save(db, runs)
 
 
+async def forget_person(db: Sql, person_key: str) -> None:
+    """A person's deletion: their runs in every chat."""
+    await db.run("DELETE FROM day_runs WHERE person_key = $1", person_key)
+
+
 async def current_runs(db: Sql, chat_key: str, person_keys: Sequence[str]) -> dict[str, int]:
     """The people's current runs in the chat: a run is current while its last day is the
     chat's newest daily question's or the day before, as in `streaks`."""

@@ -6,9 +6,8 @@ still stand on the boards as a nameless row (or the boards would have to learn t
 and the person's answers with their times and chats are what identifies them. Their rows of
 the aggregates (scores, totals, week_scores, streaks) are removed with them, which is exactly
 what a recount without their answers gives: each row sums one person's answers. Item
-analysis, read from the answers when asked, no longer counts them; the dashboard's item figures
-lose their first answers (item_figures.forget_person), their daily streaks (day_runs) and their
-review cards (cards.forget_person).
+analysis, read from the answers when asked, no longer counts them; the aggregates kept by modules
+of their own (kept.py: the dashboard's item figures, daily streaks, review cards) forget them.
 
 What belongs to the person alone goes too: their private chats with the bot (on Telegram its
 key is the person's; a Discord DM's the adapter names) and their questions, their quiz runs
@@ -23,7 +22,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from bot.storage import cards, item_figures
+from bot.storage import kept
 from bot.storage.dashboard import FIGURES
 from bot.storage.drafts import delete_draft
 from bot.storage.sql import Sql, at_or_none
@@ -60,9 +59,7 @@ async def delete_person(db: Sql, key: str, private_chats: Sequence[str] = ()) ->
     for table in ("schedules", "chat_settings"):  # an admin's change of a group's keeps
         removed += await db.run(  # the change, not who made it
             f"UPDATE {table} SET updated_by = NULL WHERE updated_by = $1", key)
-    await item_figures.forget_person(db, key)
-    await cards.forget_person(db, key)
-    await db.run("DELETE FROM day_runs WHERE person_key = $1", key)
+    await kept.forget_person(db, key)
     for figures, columns, source in FIGURES:  # their rows leave their chats' figures
         same = " AND ".join(f"{figures}.{c} = d.{c}" for c in columns.split(", "))
         await db.run(

@@ -53,7 +53,7 @@ from collections.abc import Awaitable, Callable
 from datetime import date, timedelta
 from typing import Any
 
-from bot.storage import cards, day_runs, item_figures, rank_buckets
+from bot.storage import kept, rank_buckets
 from bot.storage.aggregation import streaks
 from bot.storage.postgres import rank_counts
 from bot.storage.postgres.sql import PgSql
@@ -256,11 +256,9 @@ async def apply(db: Db, limit: int = CHUNK, roll_first: bool = False) -> tuple[i
     # week_scores as week_scores holds it (without this chunk's rows of that day)
     until = await roll_week(db, max(row[4] for row in rows))
     await db.execute(APPLY, *start, *end, week_start(until))
-    for kept in (item_figures, day_runs, cards):
-        await kept.apply_chunk(
-            PgSql(db),
-            "(tx, id) > ($1::xid8, $2::bigint) AND (tx, id) <= ($3::xid8, $4::bigint)",
-            "tx, id", *start, *end)
+    await kept.apply_chunk(
+        PgSql(db), "(tx, id) > ($1::xid8, $2::bigint) AND (tx, id) <= ($3::xid8, $4::bigint)",
+        "tx, id", *start, *end)
     runs: dict[str, list[bool]] = {}
     for row in rows:
         runs.setdefault(row[2], []).append(row[3])

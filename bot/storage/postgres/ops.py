@@ -12,7 +12,7 @@ from datetime import date, datetime
 from typing import Any
 
 from bot.core.ports import AnswerRecord, NewPost, RecordOutcome
-from bot.storage import cards, dashboard, day_runs, item_figures, privacy
+from bot.storage import dashboard, kept, privacy
 from bot.storage.ops import (
     insert_post,
     release_lease,
@@ -79,9 +79,7 @@ async def migrate_chat(db: Db, old: str, new: str) -> bool:
     await rank_counts.recount(db, chats=[old, new])
     for chat in (old, new):
         await dashboard.recount_figures(db, chat)
-        await item_figures.recount(db, chat)
-        await day_runs.recount(db, chat)
-        await cards.recount(db, chat)
+        await kept.recount(db, chat)
     for table in ("schedules", "daily_posts"):
         await db.execute(f"DELETE FROM {table} WHERE chat_key = $1", old)
     # the chat's settings (unless the new key has its own) and its rounds

@@ -58,7 +58,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from bot import metrics
-from bot.storage import cards, day_runs, item_figures, rank_buckets
+from bot.storage import kept, rank_buckets
 from bot.storage.aggregation import Batch, Sums, aggregate, streaks
 from bot.storage.sqlite.sql import SqliteSql, drive
 
@@ -291,8 +291,7 @@ def apply(db: Db, limit: int = CHUNK) -> tuple[int, int]:
     add_figures(db, "all", chat_figures)
     _streaks(db, batch.runs)
     end = int(rows[-1][0])
-    for kept in (item_figures, day_runs, cards):
-        drive(kept.apply_chunk(SqliteSql(db), "id > $1 AND id <= $2", "id", start, end))
+    drive(kept.apply_chunk(SqliteSql(db), "id > $1 AND id <= $2", "id", start, end))
     db.execute("UPDATE materialized SET position=? WHERE name='scores'", (end,))
     return len(rows), end
 

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from bot.core.ports import AnswerRecord, NewPost, RecordOutcome
-from bot.storage import cards, dashboard, day_runs, item_figures, ops, privacy, rank_buckets
+from bot.storage import dashboard, kept, ops, privacy, rank_buckets
 from bot.storage.records import ANSWER_COLUMNS, answer_of
 from bot.storage.sql import Sql
 from bot.storage.sqlite.materializer import RankDelta, count_ranks, recount_ranks
@@ -49,9 +49,7 @@ def migrate_chat(db: Db, old: str, new: str) -> bool:
     for chat in (old, new):  # the two chats' boards and figures only: '*' did not change
         recount_ranks(db, chat=chat)
         drive(dashboard.recount_figures(SqliteSql(db), chat))
-        drive(item_figures.recount(SqliteSql(db), chat))
-        drive(day_runs.recount(SqliteSql(db), chat))
-        drive(cards.recount(SqliteSql(db), chat))
+        drive(kept.recount(SqliteSql(db), chat))
     for table in ("schedules", "daily_posts"):
         db.execute(f"DELETE FROM {table} WHERE chat_key=?", (old,))
     # the chat's settings (unless the new key has its own) and its rounds
