@@ -24,7 +24,13 @@ def pack(questions: list[tuple[str, list[str], int]], pack_id: str = "cues") -> 
             correct = ", correct: true" if oi == key else ""
             lines.append(f'      - {{en: "{option}"{correct}}}')
         lines.append("    explanation: Because.")
+        lines += METADATA
     return "\n".join(lines) + "\n"
+
+
+# what `--strict` requires of every question, so that the cues are all it finds
+METADATA = ["    difficulty: easy", "    bloom: remember", "    concepts: [cues]",
+            '    sources: ["arXiv:2205.05198"]']
 
 
 # Eight questions, four options, keys spread 2/2/2/2, options of equal length, no absolute

@@ -42,11 +42,11 @@ from typing import Any
 
 from bot.content import limits
 from bot.content.files import read_at_most
-from bot.content.items import Code, Localized, Option, Question, Quiz, Texts
+from bot.content.items import Code, Localized, Meta, Option, Question, Quiz, Texts
 
 log = logging.getLogger(__name__)
 
-FORMAT = 4  # the entry layout below; the sources are part of the version anyway
+FORMAT = 5  # the entry layout below; the sources are part of the version anyway
 MAGIC = b"quizbot-content-cache"
 SUBDIR = "content"  # under QUIZBOT_CACHE_DIR
 SPARE_ENTRIES = 64  # entries kept beyond those the last load used (edits, other folders)
@@ -305,7 +305,8 @@ class ContentCache:
 # payload: one line of JSON, then the texts, a line of JSON per question:
 # [quiz_line, [[line, warning], ...], images, [id, title, tags, [question, ...], language]]
 # question: [id, line, answer, [offset, length] of its line of texts (from the first one's
-#            start), [code language, code text] or null, formula or null, image or null]
+#            start), [code language, code text] or null, formula or null, image or null,
+#            metadata or null (Meta.as_list)]
 # its line of texts: [prompt, [option text, ...], answer, explanation, details or null]
 # a text: [en, bn or null, hi or null]
 #
@@ -336,7 +337,8 @@ def encode(entry: Entry, version: str, key: str) -> bytes:
             [q.id, line, q.answer, [at, len(texts)],
              [q.code.language, _text(q.code.text)] if q.code is not None else None,
              _text(q.formula) if q.formula is not None else None,
-             _text(q.image) if q.image is not None else None])
+             _text(q.image) if q.image is not None else None,
+             q.meta.as_list() if q.meta is not None else None])
         lines.append(texts)
         at += len(texts) + 1
     payload = b"\n".join([_json(
@@ -415,7 +417,7 @@ def decode(raw: bytes, version: str, key: str, mapped: mmap.mmap | None = None) 
     text = Localized
     questions: list[Question] = []
     lines: list[int] = []
-    for question_id, line, answer, (at, length), code, formula, image in rows:
+    for question_id, line, answer, (at, length), code, formula, image, meta in rows:
         if not (isinstance(at, int) and isinstance(length, int) and 0 <= at
                 and tail + at + length <= len(raw)):
             raise ValueError("a question's texts are outside the entry")
@@ -433,6 +435,7 @@ def decode(raw: bytes, version: str, key: str, mapped: mmap.mmap | None = None) 
             code=Code(code[0], text(*code[1])) if code is not None else None,
             formula=text(*formula) if formula is not None else None,
             image=text(*image) if image is not None else None,
+            meta=Meta.from_list(meta) if meta is not None else None,
             deferred=deferred,
         ))
         lines.append(line)

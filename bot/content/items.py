@@ -164,6 +164,69 @@ class Code(_Light):
         return f"Code({self.language!r}, {self.text!r})"
 
 
+class Meta(_Light):
+    """What a question tests and what it rests on, as the pack states it: its difficulty
+    (easy, medium, hard) and Bloom level, the concepts it tests and those it assumes, its
+    sources, and its version-sensitive claims as (library, claim)."""
+
+    __slots__ = ("bloom", "claims", "concepts", "difficulty", "prerequisites", "sources")
+    _fields = ("difficulty", "bloom", "concepts", "prerequisites", "sources", "claims")
+
+    def __init__(
+        self, difficulty: str | None = None, bloom: str | None = None,
+        concepts: tuple[str, ...] = (), prerequisites: tuple[str, ...] = (),
+        sources: tuple[str, ...] = (), claims: tuple[tuple[str, str], ...] = (),
+    ) -> None:
+        self.difficulty: Final = difficulty
+        self.bloom: Final = bloom
+        self.concepts: Final = tuple(concepts)
+        self.prerequisites: Final = tuple(prerequisites)
+        self.sources: Final = tuple(sources)
+        self.claims: Final = tuple((library, claim) for library, claim in claims)
+
+    def __bool__(self) -> bool:
+        return any(self._key())
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        shown = zip(self._fields, self._key(), strict=True)
+        return f"Meta({', '.join(f'{k}={v!r}' for k, v in shown if v)})"
+
+    @classmethod
+    def of(cls, model: QuestionModel) -> Meta | None:
+        meta = cls(model.difficulty, model.bloom, tuple(model.concepts or ()),
+                   tuple(model.prerequisites), tuple(model.sources),
+                   tuple((c.library, c.claim) for c in model.claims))
+        return meta if meta else None
+
+    def as_list(self) -> list[Any]:
+        """The plain form the content cache stores."""
+        return [self.difficulty, self.bloom, list(self.concepts), list(self.prerequisites),
+                list(self.sources), [list(c) for c in self.claims]]
+
+    @classmethod
+    def from_list(cls, row: list[Any]) -> Meta:
+        difficulty, bloom, concepts, prerequisites, sources, claims = row
+        return cls(difficulty, bloom, tuple(concepts), tuple(prerequisites), tuple(sources),
+                   tuple((library, claim) for library, claim in claims))
+
+    def export(self) -> dict[str, Any]:
+        """The keys a pack spells, those it has."""
+        out: dict[str, Any] = {}
+        for name in ("difficulty", "bloom"):
+            if (value := getattr(self, name)) is not None:
+                out[name] = value
+        for name in ("concepts", "prerequisites", "sources"):
+            if values := getattr(self, name):
+                out[name] = list(values)
+        if self.claims:
+            out["claims"] = [{"library": library, "claim": claim}
+                             for library, claim in self.claims]
+        return out
+
+
 class Texts(NamedTuple):
     """A question's texts: what a question from the content cache reads when asked for."""
 
@@ -187,8 +250,9 @@ class Question(_Light):
     The texts (prompt, options, explanation, details) are held, or read when asked for from
     where `deferred` says (a question from the content cache)."""
 
-    __slots__ = ("_deferred", "_texts", "answer", "code", "formula", "id", "image")
-    _fields = ("id", "prompt", "options", "explanation", "details", "code", "formula", "image")
+    __slots__ = ("_deferred", "_texts", "answer", "code", "formula", "id", "image", "meta")
+    _fields = ("id", "prompt", "options", "explanation", "details", "code", "formula", "image",
+               "meta")
 
     def __init__(
         self,
@@ -202,6 +266,7 @@ class Question(_Light):
         code: Code | None = None,
         formula: Localized | None = None,
         image: Localized | None = None,
+        meta: Meta | None = None,
         deferred: Deferred | None = None,
     ) -> None:
         given = [text is not None for text in (prompt, options, explanation)]
@@ -219,6 +284,7 @@ class Question(_Light):
         self.code: Final = code
         self.formula: Final = formula
         self.image: Final = image
+        self.meta: Final = meta  # None when the pack states none
 
     def _held(self) -> Texts:
         """Its texts: held, or read from where they are deferred to."""
@@ -266,6 +332,7 @@ class Question(_Light):
             if model.code is not None else None,
             formula=Localized.of(model.formula) if model.formula is not None else None,
             image=Localized.of(model.image) if model.image is not None else None,
+            meta=Meta.of(model),
         )
 
     def __repr__(self) -> str:
@@ -346,6 +413,7 @@ class Quiz(_Light):
                     "explanation": q.explanation.as_dict(),
                     **({"details": q.details.as_dict()} if q.details else {}),
                     **q.export_media(),
+                    **(q.meta.export() if q.meta is not None else {}),
                 }
                 for q in self.questions
             ],
