@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from ruamel.yaml import YAML
 
 from bot.content import ContentError, load_catalog, loader, yaml_lines
 from bot.content.limits import PACK_FILE_BYTES, tg_len
@@ -27,12 +27,13 @@ except ImportError:
     LIBYAML = None
 
 
-@pytest.fixture(autouse=True, params=["libyaml", "ruamel"])
+@pytest.fixture(autouse=True, params=["libyaml", "pure"])
 def parser(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Every test with both parsers: libyaml when PyYAML has it, ruamel otherwise."""
+    """Every test with both of PyYAML's parsers: libyaml when PyYAML has it, and the
+    pure-Python one that reads a file libyaml refused."""
     if request.param == "libyaml" and LIBYAML is None:
         pytest.skip("PyYAML with libyaml is not installed")
-    if request.param == "ruamel":
+    if request.param == "pure":
         monkeypatch.setattr(yaml_lines, "_CParser", None)
     return str(request.param)
 
@@ -687,10 +688,8 @@ def test_fuzz_structures(tmp_path: Path, data: Any, style: str) -> None:
         path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8",
                         errors="surrogatepass")
     else:
-        yaml = YAML(typ="safe", pure=True)
-        yaml.default_flow_style = False
         with path.open("w", encoding="utf-8", errors="surrogatepass") as out:
-            yaml.dump(data, out)
+            yaml.safe_dump(data, out, default_flow_style=False, allow_unicode=True)
     load_or_problems(path)
 
 
@@ -711,8 +710,8 @@ def load_with(path: Path, fast: bool) -> tuple[Any, list[str]]:
                  max_size=60),
     at=st.integers(min_value=0, max_value=len(GOOD)),
 )
-def test_libyaml_and_ruamel_load_the_same_pack(tmp_path: Path, text: str, at: int) -> None:
-    """Where a pack loads, it loads the same with either parser (tabs aside: ruamel refuses
+def test_libyaml_and_pure_python_load_the_same_pack(tmp_path: Path, text: str, at: int) -> None:
+    """Where a pack loads, it loads the same with either parser (tabs aside: the pure one refuses
     some tabs that YAML allows, and libyaml's reading is the one used)."""
     path = tmp_path / "fuzz.yaml"
     path.write_text(GOOD[:at] + text + GOOD[at:], encoding="utf-8")
@@ -722,7 +721,7 @@ def test_libyaml_and_ruamel_load_the_same_pack(tmp_path: Path, text: str, at: in
         assert fast[1] == slow[1]  # the same warnings at the same lines
 
 
-def test_libyaml_reads_yaml_1_2_like_ruamel(tmp_path: Path) -> None:
+def test_libyaml_reads_yaml_1_2(tmp_path: Path) -> None:
     """libyaml follows YAML 1.1 (`yes`, `on`, `1:20`, `0123`); packs are read as YAML 1.2."""
     path = write(tmp_path, GOOD.replace("{en: No}", "{en: on}").replace("Demo}", "1:20}"))
     quiz = load_catalog(path).quizzes["demo"]

@@ -2,8 +2,9 @@
 
 Packs are read as a stream of parser events and built here, without a composer or a
 constructor: nesting, aliases, tags, keys and numbers are all checked in one place, the same
-way for both parsers. libyaml (PyYAML's C parser) reads fast; ruamel, in pure Python, is
-used when libyaml is missing or refuses a file, so its messages and lines are the ones shown.
+way for both of PyYAML's parsers. libyaml (its C parser) reads fast; its pure-Python parser is
+used when libyaml is missing or refuses a file, so its messages ("expected ',' or ']', but got
+'<stream end>'", with the problem's line) are the ones shown.
 Every problem is reported through `add(line, message)`; nothing here raises on any input.
 """
 
@@ -16,16 +17,18 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.scanner import Scanner, ScannerError
+from yaml.error import MarkedYAMLError, YAMLError  # type: ignore[import-untyped, unused-ignore]
+from yaml.parser import Parser  # type: ignore[import-untyped, unused-ignore]
+from yaml.reader import Reader  # type: ignore[import-untyped, unused-ignore]
+from yaml.scanner import Scanner, ScannerError  # type: ignore[import-untyped, unused-ignore]
+from yaml.tokens import ScalarToken  # type: ignore[import-untyped, unused-ignore]
 
 from bot.content import limits
 from bot.content.problems import clean, short
 
-try:  # libyaml through PyYAML: over ten times faster than ruamel's pure-Python parser
+try:  # libyaml: over ten times faster than PyYAML's pure-Python parser
     from yaml.cyaml import CParser as _CParser  # type: ignore[import-untyped, unused-ignore]
-except ImportError:  # PyYAML without libyaml, or no PyYAML: ruamel reads everything
+except ImportError:  # PyYAML built without libyaml: the pure-Python parser reads everything
     _CParser = None
 
 Loc = tuple[str | int, ...]  # a path in the pack: keys and list indexes
@@ -94,30 +97,76 @@ _TOO_DEEP = f"nested more than {limits.PACK_NESTING} levels deep; a pack needs 6
 _TOO_MANY = f"more than {limits.PACK_NODES:,} values; split it into several packs"
 
 
-class _TooDeep(ScannerError):
+class _TooDeep(ScannerError):  # type: ignore[misc, unused-ignore]
     pass
 
 
-class _PackScanner(Scanner):
-    """Stops at deep nesting: ruamel's scanner slows down quadratically with flow nesting, and
-    thousands of block levels on one line cost seconds before the builder could object."""
+class _PackScanner(Scanner):  # type: ignore[misc, unused-ignore]
+    """PyYAML's scanner, reading plain text as libyaml does, and stopping at deep nesting: it
+    slows down quadratically with flow nesting, and thousands of block levels on one line cost
+    seconds before the builder could object."""
 
     def add_indent(self, column: int) -> bool:
         if len(self.indents) >= limits.PACK_NESTING and self.indent < column:
-            raise _TooDeep(None, None, _TOO_DEEP, self.reader.get_mark())
+            raise _TooDeep(None, None, _TOO_DEEP, self.get_mark())
         return bool(super().add_indent(column))
 
-    def fetch_flow_collection_start(self, TokenClass: Any, to_push: str) -> None:
+    def fetch_flow_collection_start(self, TokenClass: Any) -> None:
         if self.flow_level >= limits.PACK_NESTING:
-            raise _TooDeep(None, None, _TOO_DEEP, self.reader.get_mark())
-        super().fetch_flow_collection_start(TokenClass, to_push)
+            raise _TooDeep(None, None, _TOO_DEEP, self.get_mark())
+        super().fetch_flow_collection_start(TokenClass)
+
+    def scan_plain(self) -> Any:
+        """PyYAML's own, except that `?` goes on inside plain text in a flow collection, as in
+        libyaml (0.2.5) and YAML 1.2: `{en: Why?}` is the text "Why?", not a key after it."""
+        chunks: list[str] = []
+        start_mark = self.get_mark()
+        end_mark = start_mark
+        indent = self.indent + 1
+        spaces: list[str] = []
+        while True:
+            length = 0
+            if self.peek() == "#":
+                break
+            while True:
+                ch = self.peek(length)
+                if ch in _BLANK_END or (self.flow_level and ch in ",[]{}") or (
+                    ch == ":" and self.peek(length + 1) in _BLANK_END + (
+                        ",[]{}" if self.flow_level else "")
+                ):
+                    break
+                length += 1
+            if length == 0:
+                break
+            self.allow_simple_key = False
+            chunks.extend(spaces)
+            chunks.append(self.prefix(length))
+            self.forward(length)
+            end_mark = self.get_mark()
+            spaces = self.scan_plain_spaces(indent, start_mark)
+            if not spaces or self.peek() == "#" or (
+                not self.flow_level and self.column < indent
+            ):
+                break
+        return ScalarToken("".join(chunks), True, start_mark, end_mark)
 
 
-def _ruamel_events(text: str) -> Iterator[Any]:
-    # the pure "safe" parser: the round-trip one keeps comments, quadratically for blank lines
-    yaml = YAML(typ="safe", pure=True)
-    yaml.Scanner = _PackScanner
-    return iter(yaml.parse(text))
+_BLANK_END = "\0 \t\r\n\x85\u2028\u2029"  # what ends a word in YAML, the end included
+
+
+class _PackParser(Reader, _PackScanner, Parser):  # type: ignore[misc, unused-ignore]
+    """PyYAML's pure-Python parser (events only: no composer, no constructor)."""
+
+    def __init__(self, text: str) -> None:
+        Reader.__init__(self, text)
+        _PackScanner.__init__(self)
+        Parser.__init__(self)
+
+
+def _pure_events(text: str) -> Iterator[Any]:
+    parser = _PackParser(text)
+    while parser.check_event():
+        yield parser.get_event()
 
 
 def _libyaml_events(text: str) -> Iterator[Any]:
@@ -376,7 +425,7 @@ _OPEN = object()  # _Builder._node: a collection was opened, its items follow
 
 
 def _kind(event: Any) -> str:
-    return type(event).__name__  # the same names in ruamel and PyYAML
+    return type(event).__name__  # the same names from libyaml and the pure-Python parser
 
 
 def _line(event: Any) -> int:
@@ -408,14 +457,14 @@ def parse(text: str, add: Add) -> Parsed | None:
         found: list[tuple[int, str]] = []
         try:
             parsed = _build(_libyaml_events(text), lambda line, msg: found.append((line, msg)))
-        except Exception:  # any refusal: ruamel below reads the file and says why
+        except Exception:  # any refusal: the pure-Python parser below reads it and says why
             pass
         else:
             for line, message in found:
                 add(line, message)
             return parsed
     try:
-        return _build(_ruamel_events(text), add)
+        return _build(_pure_events(text), add)
     except _TooDeep as exc:
         add(exc.problem_mark.line + 1, _TOO_DEEP)
     except MarkedYAMLError as exc:
