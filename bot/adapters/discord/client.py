@@ -159,7 +159,7 @@ def build_bot(service: QuizService, publisher: ChannelPublisher, *,
                              report_flags(reports, intake))
     cogs: list[commands.Cog] = [QuizCog(service, publisher), DailyCog(service),
                                 ReviewCog(service, publisher), reports,
-                                AnalysisCog(service), HelpCog(service),
+                                AnalysisCog(service), help_cog := HelpCog(service),
                                 PrivacyCog(service, errors, intake), ReviewExportCog(service),
                                 DashboardCog(service), live := LiveCog(service, intake, errors)]
     options: dict[str, Any] = {"intake": intake, "errors": errors,
@@ -169,4 +169,5 @@ def build_bot(service: QuizService, publisher: ChannelPublisher, *,
         ShardedQuizBot(cogs, buttons, shard_ids=shards[0], shard_count=shards[1], **options)
     publisher.client, publisher.buttons = bot, buttons
     live.client = bot
+    help_cog.tree = bot.tree  # /help lists the commands the tree has
     return bot

@@ -14,7 +14,7 @@ from telegram import Update
 from telegram.error import BadRequest
 
 from bot.adapters.telegram.context import Context
-from bot.adapters.telegram.handlers import command
+from bot.adapters.telegram.handlers import command, handles, send_once
 from bot.content.limits import TG_MESSAGE, tg_len
 from bot.core.analysis_text import analysis_blocks, chunks
 
@@ -23,6 +23,8 @@ log = logging.getLogger(__name__)
 CHART_FILE = "analysis.png"
 
 
+@handles("analysis")
+@send_once
 async def analysis_command(update: Update, context: Context) -> None:
     if (cmd := command(update, context)) is None:
         return

@@ -24,7 +24,8 @@ from bot import metrics
 from bot.adapters.telegram.context import BotData, TelegramApp
 from bot.adapters.telegram.unconfirmed import may_have_arrived
 from bot.content.items import DEFAULT_LOCALE, LOCALES
-from bot.i18n import _, translator
+from bot.core import commands
+from bot.i18n import translator
 from bot.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -39,26 +40,7 @@ CONNECT_TIMEOUT = 5.0
 SENDS = frozenset({"sendMessage", "sendPoll", "sendPhoto"})
 STARTUP = frozenset({"getMe", "setMyCommands", "deleteWebhook", "setWebhook"})
 
-COMMANDS: tuple[tuple[str, str], ...] = (
-    ("quiz", _("A question now, or a whole quiz: /quiz <quiz>")),
-    ("leaderboard", _("Who knows best: /leaderboard [day|week|all]")),
-    ("stats", _("Your answers, accuracy and streaks")),
-    ("review", _("Go through the questions due for review; /review export: an Anki deck")),
-    ("remind", _("A daily review reminder: /remind HH:MM [Time/Zone], /remind off")),
-    ("lang", _("Your language: /lang en|bn|hi")),
-    ("daily", _("A question every day: /daily HH:MM [Time/Zone] [quiz]")),
-    ("settings", _("This chat's question time and mode (admins)")),
-    ("report", _("Report a wrong question: /report <question id> <what is wrong>")),
-    ("analysis", _("Which questions work: item analysis with a chart (admins)")),
-    ("reports", _("Open reports about questions asked here (admins)")),
-    ("dashboard", _("A private link to this chat's web dashboard (admins)")),
-    ("progress", _("Your answers, accuracy per topic and due reviews, in Telegram")),
-    ("host", _("Host a live quiz: /host [quiz] [N] [teams K [choose]] [speed] (admins)")),
-    ("peer", _("A peer-instruction round: vote, discuss, vote again (admins)")),
-    ("mydata", _("What the bot stores about you, as a file; /mydata delete")),
-    ("help", _("What this bot does and how to use it")),
-    ("start", _("Start here")),
-)
+COMMANDS = commands.menu()  # (command, description msgid): core/commands.py's menu
 
 
 def file_base_url(base_url: str) -> str:

@@ -11,9 +11,10 @@ import logging
 
 import telegram
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram.ext import filters
 
 from bot.adapters.telegram.context import Context
-from bot.adapters.telegram.handlers import Command, command, press
+from bot.adapters.telegram.handlers import Command, command, handles, press
 from bot.adapters.telegram.identity import message_ref, person_of
 from bot.adapters.telegram.text import fit
 from bot.core import authoring
@@ -83,6 +84,7 @@ async def picture_sent(update: Update, context: Context) -> None:
     await cmd.reply(authoring.photo_kept_text(t))
 
 
+@handles("newpack")
 async def new_pack(update: Update, context: Context) -> None:
     if (found := await _author(update, context)) is None:
         return
@@ -94,6 +96,7 @@ async def new_pack(update: Update, context: Context) -> None:
     await cmd.reply(first + "\n" + authoring.help_text(t))
 
 
+@handles("draft")
 async def show_draft(update: Update, context: Context) -> None:
     if (found := await _author(update, context)) is None:
         return
@@ -102,6 +105,7 @@ async def show_draft(update: Update, context: Context) -> None:
     await cmd.reply(authoring.draft_text(view, t))
 
 
+@handles("undo")
 async def undo(update: Update, context: Context) -> None:
     if (found := await _author(update, context)) is None:
         return
@@ -115,6 +119,7 @@ async def undo(update: Update, context: Context) -> None:
     await cmd.reply(text)
 
 
+@handles("name")
 async def name(update: Update, context: Context) -> None:
     if (found := await _author(update, context)) is None:
         return
@@ -124,6 +129,7 @@ async def name(update: Update, context: Context) -> None:
         "Your draft is now called “{title}”. /publish publishes it.", title=title))
 
 
+@handles("publish")
 async def publish(update: Update, context: Context) -> None:
     if (found := await _author(update, context)) is None:
         return
@@ -132,6 +138,7 @@ async def publish(update: Update, context: Context) -> None:
     await cmd.reply(authoring.published_text(result, t))
 
 
+@handles("unpublish")
 async def unpublish(update: Update, context: Context) -> None:
     if (found := await _author(update, context)) is None:
         return
@@ -141,6 +148,7 @@ async def unpublish(update: Update, context: Context) -> None:
     await cmd.reply(authoring.unpublished_text(quiz_id.strip().lower(), title, t))
 
 
+@handles("whoami", filters.UpdateType.MESSAGE)  # anywhere: the operator asks people for it
 async def whoami(update: Update, context: Context) -> None:
     if (found := await _author(update, context)) is None:
         return
@@ -149,6 +157,7 @@ async def whoami(update: Update, context: Context) -> None:
     await cmd.reply(authoring.whoami_text(person, author, t))
 
 
+@handles("discard")
 async def discard(update: Update, context: Context) -> None:
     """Asks first: a draft discarded is gone."""
     if (found := await _author(update, context)) is None:

@@ -17,7 +17,7 @@ from telegram.constants import ChatType
 from telegram.error import BadRequest, Forbidden
 
 from bot.adapters.telegram.context import Context
-from bot.adapters.telegram.handlers import Command, command
+from bot.adapters.telegram.handlers import Command, command, handles
 from bot.adapters.telegram.text import fit
 from bot.core.dashboard import (
     link_text,
@@ -55,6 +55,7 @@ async def privately(cmd: Command, context: Context, text: str,
     await cmd.reply(sent_privately_text(t))
 
 
+@handles("dashboard")
 async def dashboard_command(update: Update, context: Context) -> None:
     if (cmd := command(update, context)) is None or cmd.person is None:
         return
@@ -70,6 +71,7 @@ async def dashboard_command(update: Update, context: Context) -> None:
                     web_app_button(open_button_text(t), link))
 
 
+@handles("progress")
 async def progress_command(update: Update, context: Context) -> None:
     if (cmd := command(update, context)) is None or cmd.person is None:
         return

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
@@ -55,8 +56,9 @@ from bot.adapters.telegram.text import alert_text, fit
 from bot.adapters.telegram.updates import Outcome, Redeliver, mark, outcome_of
 from bot.content.items import DEFAULT_LOCALE
 from bot.content.limits import TG_ALERT
-from bot.core import render
+from bot.core import commands, render
 from bot.core.errors import StillOpen, UserError
+from bot.core.help import Where
 from bot.core.models import AnswerResult, AnswerStatus, Chat, Period, Person
 from bot.core.ports import AlreadyHandled
 from bot.i18n import LANGUAGE_NAMES, Translator, translator
@@ -67,6 +69,37 @@ Handler = Callable[[Update, Context], Coroutine[Any, Any, None]]
 
 # Commands come from messages and channel posts; never from edits, which would run them again.
 COMMAND_UPDATES = filters.UpdateType.MESSAGE | filters.UpdateType.CHANNEL_POST
+# A command that works only in the private chat with the bot is not taken anywhere else.
+PRIVATE_MESSAGES = filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE
+# `/review export`, `/review@quizbot export` (any case); nothing after it: review_export.py's
+REVIEW_EXPORT = filters.Regex(re.compile(r"^/review(?:@\w+)?\s+export\s*$", re.IGNORECASE))
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """The handler of a declared command (core/commands.py) and the updates it takes."""
+
+    callback: Handler
+    updates: filters.BaseFilter
+
+
+ROUTES: dict[str, Route] = {}  # declared command key -> its handler; routes.py registers them
+
+
+def handles(key: str, updates: filters.BaseFilter | None = None) -> Callable[[Handler], Handler]:
+    """Marks the handler of the declared command `key`. `updates`: what it takes (default:
+    messages and channel posts, or only private messages for a command declared private)."""
+    declaration = commands.declared(key)  # KeyError: declare the command first
+    if updates is None:
+        updates = PRIVATE_MESSAGES if declaration.where is Where.PRIVATE else COMMAND_UPDATES
+
+    def register(handler: Handler) -> Handler:
+        if key in ROUTES:
+            raise ValueError(f"/{key} has two handlers")
+        ROUTES[key] = Route(handler, updates)
+        return handler
+
+    return register
 
 
 # commands --------------------------------------------------------------------------------
@@ -145,6 +178,7 @@ def sender_of(message: telegram.Message) -> Person | None:
         else None
 
 
+@handles("quiz")
 async def quiz(update: Update, context: Context) -> None:
     """/quiz [buttons] [quiz or topic] [N]: the core decides what it replaces and who it is
     for; N asks a round of N questions in a group (the core checks it)."""
@@ -163,6 +197,7 @@ async def quiz(update: Update, context: Context) -> None:
         await cmd.data.poster.question(question, buttons=question.mode == "buttons" or None)
 
 
+@handles("leaderboard")
 async def leaderboard(update: Update, context: Context) -> None:
     if (cmd := command(update, context)) is None:
         return
@@ -173,6 +208,7 @@ async def leaderboard(update: Update, context: Context) -> None:
     await cmd.reply(render.leaderboard_text(board, t, scope=scope))
 
 
+@handles("stats")
 async def stats(update: Update, context: Context) -> None:
     if (cmd := command(update, context)) is None or cmd.person is None:
         return
@@ -182,6 +218,7 @@ async def stats(update: Update, context: Context) -> None:
     await cmd.reply(text + "\n" + render.review_stats_text(review_stats, t))
 
 
+@handles("review", COMMAND_UPDATES & ~REVIEW_EXPORT)
 async def review(update: Update, context: Context) -> None:
     """/review: the due cards one by one as the person's own quiz polls in their private
     chat with the bot (asked in a group, the group is told where); each answer's result
@@ -204,6 +241,7 @@ async def review(update: Update, context: Context) -> None:
         await cmd.reply(render.review_elsewhere_text(t))
 
 
+@handles("remind")
 async def remind(update: Update, context: Context) -> None:
     """/remind HH:MM [zone] sets a daily private reminder when reviews are due; /remind off
     removes it; /remind alone shows it."""
@@ -220,6 +258,7 @@ async def remind(update: Update, context: Context) -> None:
         await cmd.reply(render.reminder_set_text(reminder, t))
 
 
+@handles("lang")
 async def lang(update: Update, context: Context) -> None:
     """/lang shows the languages; /lang <code> sets the person's, /lang chat <code> the
     chat's (its admins). In a channel the post speaks for the channel."""
@@ -276,6 +315,7 @@ async def language_status(cmd: Command) -> str:
     return "\n".join(lines)
 
 
+@handles("daily")
 async def daily_command(update: Update, context: Context) -> None:
     """/daily shows the schedule (anyone); /daily HH:MM [Time/Zone] [quiz] and /daily off
     change it (the chat's admins; in a private chat, its person)."""
@@ -302,6 +342,7 @@ async def daily_command(update: Update, context: Context) -> None:
                     + render.schedule_status_text(status, t))
 
 
+@handles("settings")
 async def settings_command(update: Update, context: Context) -> None:
     """/settings shows the chat's question time, mode, chart, who asks and the peer rounds'
     threshold and discussion time (anyone); /settings time SECONDS, mode polls|buttons,

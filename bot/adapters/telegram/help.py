@@ -1,10 +1,11 @@
 """/help, /start (with a quiz id: that quiz, privately, so a quiz is shared as the link
 t.me/<bot>?start=<quiz id>) and the welcome when the bot is added to a group.
 
-Which commands a person sees is the core's rule (bot/core/help.py); the list here is
-Telegram's syntax. The welcome comes from a `my_chat_member` update that makes the bot a
-member or an administrator of a group it was not in: once per joining (the same change
-delivered again is dropped by the redelivery guard), in the chat's language.
+The lines are those core/commands.py declares for Telegram (Telegram's syntax); which of them
+a person sees is the core's rule (bot/core/help.py). The welcome comes from a
+`my_chat_member` update that makes the bot a member or an administrator of a group it was not
+in: once per joining (the same change delivered again is dropped by the redelivery guard), in
+the chat's language.
 """
 
 from __future__ import annotations
@@ -16,53 +17,22 @@ from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
 
 from bot.adapters.telegram.context import Context
-from bot.adapters.telegram.handlers import Command, command
+from bot.adapters.telegram.handlers import Command, command, handles
 from bot.adapters.telegram.identity import chat_of
 from bot.adapters.telegram.text import fit
-from bot.core.help import Entry, Where, help_text, welcome_text
+from bot.core import commands
+from bot.core.help import help_text, welcome_text
 from bot.i18n import _, translator
 
 log = logging.getLogger(__name__)
 
-ENTRIES = (
-    Entry(_("/quiz — a question now (in a group, for everyone)")),
-    Entry(_("/quiz <quiz id> — the whole quiz, one question after another, just for you"),
-          Where.PRIVATE),
-    Entry(_("/quiz <quiz or topic> N — N questions in a row for the group"), Where.SHARED),
-    Entry(_("/leaderboard [day|week|all] — who knows best")),
-    Entry(_("/stats — your answers, accuracy and streaks")),
-    Entry(_("/review — the questions due for review, in our private chat")),
-    Entry(_("/review export — your due and missed questions as an Anki deck")),
-    Entry(_("/remind HH:MM [zone] — a daily reminder when reviews are due; /remind off")),
-    Entry(_("/lang <en|bn|hi> — your language")),
-    Entry(_("/report <question id> <what is wrong> — report a wrong or unclear question; "
-            "/report <what is wrong> for the last one you answered")),
-    Entry(_("/daily — this chat's daily question")),
-    Entry(_("/settings — this chat's question time, mode and who may ask")),
-    Entry(_("/help — this list")),
-    Entry(_("/progress — your answers, accuracy per topic and due reviews, in Telegram")),
-    Entry(_("/mydata — what I store about you, as a file; /mydata delete deletes it"),
-          Where.PRIVATE),
-    Entry(_("/whoami — your numeric id, which the operator adds to let you write quizzes"),
-          Where.PRIVATE),
-    Entry(_("/lang chat <en|bn|hi|auto> — the group's language"), Where.SHARED, admin=True),
-    Entry(_("/daily HH:MM [zone] [quiz] — a question every day; /daily off"), admin=True),
-    Entry(_("/settings time SECONDS, mode polls|buttons, chart on|off, "
-            "quiz admins|anyone — change them"), admin=True),
-    Entry(_("/analysis [quiz] — which questions work, with a chart"), admin=True),
-    Entry(_("/reports — open reports about questions asked here; /reports resolve <id> "
-            "[note]"), admin=True),
-    Entry(_("/dashboard — a private link to this chat's web dashboard; /dashboard revoke"),
-          admin=True),
-    Entry(_("/host [quiz] [N] [teams K [choose]] [speed] — a live quiz you pace: /next, /pause, "
-            "/skip, /end"), Where.SHARED, admin=True),
-    Entry(_("/peer [quiz] — vote alone, discuss, vote again"), Where.SHARED, admin=True),
-)
+ENTRIES = commands.help_entries("telegram")  # core/commands.py: Telegram's /help lines
 START = _("/quiz <quiz id>")
 JOINED = (ChatMemberStatus.MEMBER, ChatMemberStatus.ADMINISTRATOR)
 GROUPS = (ChatType.GROUP, ChatType.SUPERGROUP)
 
 
+@handles("help")
 async def help_command(update: Update, context: Context) -> None:
     if (cmd := command(update, context)) is not None:
         await show_help(cmd)
@@ -75,6 +45,7 @@ async def show_help(cmd: Command) -> None:
                               private=cmd.chat.is_private, admin=admin, start=START))
 
 
+@handles("start")
 async def start_command(update: Update, context: Context) -> None:
     """/start <quiz id> in a private chat (a t.me link): that quiz for the person, one question
     after another; an unknown id is refused with the quiz list (on_error). Else /help."""

@@ -29,7 +29,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot.adapters.telegram.context import BotData, Context
-from bot.adapters.telegram.handlers import Command, command, press
+from bot.adapters.telegram.handlers import Command, command, handles, press
 from bot.adapters.telegram.identity import (
     PREFIX,
     chat_id_of,
@@ -106,6 +106,7 @@ def host_words(
     return " ".join(words) or None, count, teams, speed, seconds, choose
 
 
+@handles("host")
 async def host(update: Update, context: Context) -> None:
     if (cmd := command(update, context)) is None or cmd.person is None:
         return
@@ -116,6 +117,7 @@ async def host(update: Update, context: Context) -> None:
     await show_lobby(cmd, lobby)
 
 
+@handles("peer")
 async def peer(update: Update, context: Context) -> None:
     if (cmd := command(update, context)) is None or cmd.person is None:
         return
@@ -127,6 +129,7 @@ async def peer(update: Update, context: Context) -> None:
         await show(cmd.data, shown)
 
 
+@handles("next")
 async def next_step(update: Update, context: Context) -> None:
     if (cmd := command(update, context)) is None or cmd.person is None:
         return
@@ -134,18 +137,21 @@ async def next_step(update: Update, context: Context) -> None:
         await show(cmd.data, event)
 
 
+@handles("pause")
 async def pause(update: Update, context: Context) -> None:
     if (cmd := command(update, context)) is None or cmd.person is None:
         return
     await show(cmd.data, await cmd.data.service.live_pause(cmd.chat, cmd.person))
 
 
+@handles("skip")
 async def skip(update: Update, context: Context) -> None:
     if (cmd := command(update, context)) is None or cmd.person is None:
         return
     await show(cmd.data, await cmd.data.service.live_skip(cmd.chat, cmd.person))
 
 
+@handles("end")
 async def end(update: Update, context: Context) -> None:
     if (cmd := command(update, context)) is None or cmd.person is None:
         return

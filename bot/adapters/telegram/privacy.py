@@ -10,7 +10,7 @@ import telegram
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, InputFile, Update
 
 from bot.adapters.telegram.context import Context
-from bot.adapters.telegram.handlers import command, press
+from bot.adapters.telegram.handlers import command, handles, press, send_once
 from bot.adapters.telegram.identity import person_of
 from bot.adapters.telegram.text import fit
 from bot.core import privacy
@@ -20,6 +20,8 @@ CONFIRM = "pd:"
 CONFIRM_PRESSES = rf"^{CONFIRM}"
 
 
+@handles("mydata")
+@send_once
 async def mydata(update: Update, context: Context) -> None:
     if (cmd := command(update, context)) is None or cmd.person is None:
         return

@@ -28,7 +28,7 @@ from telegram.ext import filters
 
 from bot.adapters.telegram.callback_data import parse_flag
 from bot.adapters.telegram.context import Context
-from bot.adapters.telegram.handlers import Command, alert, command, press
+from bot.adapters.telegram.handlers import Command, alert, command, handles, press
 from bot.adapters.telegram.identity import PREFIX, chat_of, person_of
 from bot.adapters.telegram.keyboards import FLAG
 from bot.adapters.telegram.text import fit
@@ -127,6 +127,7 @@ async def prompt_answered(update: Update, context: Context) -> None:
     await thank(cmd, receipt)
 
 
+@handles("report")
 async def report_command(update: Update, context: Context) -> None:
     """/report <question id> <text>, or /report <text> about the last question answered
     in this chat."""
@@ -138,6 +139,7 @@ async def report_command(update: Update, context: Context) -> None:
     await thank(cmd, receipt)
 
 
+@handles("reports")
 async def reports_command(update: Update, context: Context) -> None:
     """/reports: the open reports made in this chat; /reports resolve <id> [note]. For the
     chat's admins, in the reader's language."""

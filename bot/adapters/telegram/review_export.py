@@ -1,28 +1,23 @@
 """/review export: the person's due and missed cards as an Anki deck, sent as a document to
 their private chat with the bot (asked in a group, the group is told where it went).
 
-Registered before /review itself, with a filter that takes only `/review export`, so plain
-/review keeps its handler.
+Telegram's `/review` with the word `export` after it (handlers.REVIEW_EXPORT): /review's own
+handler takes every other /review.
 """
 
 from __future__ import annotations
 
-import re
-
 import telegram
 from telegram import InputFile, Update
-from telegram.ext import filters
 
 from bot.adapters.telegram.context import Context
-from bot.adapters.telegram.handlers import command
+from bot.adapters.telegram.handlers import COMMAND_UPDATES, REVIEW_EXPORT, command, handles
 from bot.adapters.telegram.identity import PREFIX
 from bot.core import render
 from bot.core.review_export import FILE_NAME, deck_caption, nothing_to_export_text
 
-# `/review export`, `/review@quizbot export` (any case); nothing after it
-EXPORT = filters.Regex(re.compile(r"^/review(?:@\w+)?\s+export\s*$", re.IGNORECASE))
 
-
+@handles("review-export", COMMAND_UPDATES & REVIEW_EXPORT)
 async def review_export(update: Update, context: Context) -> None:
     if (cmd := command(update, context)) is None or cmd.person is None:
         return

@@ -3,8 +3,9 @@
 PTB gives an update to the first handler of the group whose filter takes it, so the order
 matters where two could take the same update: the answer buttons' handler (`button`) takes
 any callback data, so the ⚑ press and the confirmations' buttons (a draft's, /mydata
-delete's) come before it. The commands have one name each and could stand in any order; they
-are listed as /help shows them. The handler functions live in the modules named for what they do.
+delete's) come before it. The commands are the ones core/commands.py declares for Telegram,
+in its order, each with the handler marked `handles(key)` in the module named for what it
+does; a declared command with no handler, or a handler of an undeclared one, stops the start.
 
 Every update's id is its idempotency key (updates.handle): a command that changes state stores
 it with its effect and runs once, in whichever process; `send_once` marks the commands whose
@@ -24,6 +25,7 @@ from telegram.ext import (
 )
 
 from bot.adapters.telegram import (
+    analysis,
     authoring,
     dashboard,
     handlers,
@@ -33,68 +35,51 @@ from bot.adapters.telegram import (
     reports,
     review_export,
 )
-from bot.adapters.telegram.analysis import analysis_command
-from bot.adapters.telegram.context import TelegramApp
-from bot.adapters.telegram.handlers import COMMAND_UPDATES, Handler, send_once
+from bot.adapters.telegram.context import Context, TelegramApp
+from bot.adapters.telegram.handlers import PRIVATE_MESSAGES, ROUTES
+from bot.core import commands
 
-# Authoring happens in the private chat with the bot, from messages (never edits).
-PRIVATE_MESSAGES = filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE
+# The modules whose handlers are marked `handles(key)`: importing one adds them to ROUTES.
+FEATURES = (analysis, authoring, dashboard, handlers, help, live, privacy, reports,
+            review_export)
+
+
+def command_handlers() -> list[CommandHandler[Context, None]]:
+    """A CommandHandler per command core/commands.py declares for Telegram, in its order."""
+    declared = [c.key for c in commands.COMMANDS if c.telegram is not None]
+    if missing := [key for key in declared if key not in ROUTES]:
+        raise LookupError(f"declared for Telegram with no handler: /{', /'.join(missing)}")
+    if strays := sorted(set(ROUTES) - set(declared)):
+        raise LookupError(f"handled on Telegram, not declared: /{', /'.join(strays)}")
+    return [
+        CommandHandler(name, ROUTES[key].callback, filters=ROUTES[key].updates)
+        for key in declared
+        if (name := commands.declared(key).name_on("telegram")) is not None
+    ]
 
 
 def register(app: TelegramApp) -> None:
     # problem reports: the ⚑ press before `button`
     app.add_handler(CallbackQueryHandler(reports.flag_pressed, pattern=r"^r:"))
     app.add_handler(MessageHandler(reports.PROMPT_REPLIES, reports.prompt_answered))
-    app.add_handler(CommandHandler("report", reports.report_command, filters=COMMAND_UPDATES))
-    app.add_handler(CommandHandler("reports", reports.reports_command, filters=COMMAND_UPDATES))
-
-    # help, and the welcome when the bot joins a group
-    app.add_handler(CommandHandler("help", help.help_command, filters=COMMAND_UPDATES))
-    app.add_handler(CommandHandler("start", help.start_command, filters=COMMAND_UPDATES))
+    # the welcome when the bot joins a group
     app.add_handler(ChatMemberHandler(help.joined, ChatMemberHandler.MY_CHAT_MEMBER))
-
-    # authoring: the draft confirmation's buttons before `button`
-    authoring_commands: dict[str, Handler] = {
-        "newpack": authoring.new_pack, "draft": authoring.show_draft, "undo": authoring.undo,
-        "name": authoring.name, "publish": authoring.publish, "discard": authoring.discard,
-        "unpublish": authoring.unpublish,
-    }
-    for name, callback in authoring_commands.items():
-        app.add_handler(CommandHandler(name, callback, filters=PRIVATE_MESSAGES))
-    # anywhere: an operator asks people for the id QUIZBOT_AUTHORS needs
-    app.add_handler(CommandHandler("whoami", authoring.whoami,
-                                   filters=filters.UpdateType.MESSAGE))
+    # authoring, in the private chat with the bot: the draft confirmation's buttons before
+    # `button`
     app.add_handler(MessageHandler(PRIVATE_MESSAGES & filters.POLL, authoring.poll_sent))
     app.add_handler(MessageHandler(PRIVATE_MESSAGES & (filters.PHOTO | filters.Document.ALL),
                                    authoring.picture_sent))
     app.add_handler(CallbackQueryHandler(authoring.discard_pressed,
                                          pattern=authoring.DRAFT_BUTTONS))
-
     # a person's own data: the deletion's confirmation before `button`
-    app.add_handler(CommandHandler("mydata", send_once(privacy.mydata), filters=COMMAND_UPDATES))
     app.add_handler(CallbackQueryHandler(privacy.confirm_pressed, pattern=privacy.CONFIRM_PRESSES))
-
     # live sessions and peer rounds: their Join and answer buttons before `button`
-    live_commands = {
-        "host": live.host, "peer": live.peer, "next": live.next_step, "pause": live.pause,
-        "skip": live.skip, "end": live.end,
-    }
-    for name, callback in live_commands.items():
-        app.add_handler(CommandHandler(name, callback, filters=COMMAND_UPDATES))
     app.add_handler(CallbackQueryHandler(live.pressed, pattern=live.PRESSES))
 
-    # the quiz; `/review export` (a deck file) before /review
-    app.add_handler(CommandHandler("review", review_export.review_export,
-                                   filters=COMMAND_UPDATES & review_export.EXPORT))
-    quiz_commands: dict[str, Handler] = {
-        "quiz": handlers.quiz, "leaderboard": handlers.leaderboard, "stats": handlers.stats,
-        "review": handlers.review, "remind": handlers.remind, "lang": handlers.lang,
-        "daily": handlers.daily_command, "settings": handlers.settings_command,
-        "analysis": send_once(analysis_command), "dashboard": dashboard.dashboard_command,
-        "progress": dashboard.progress_command,
-    }
-    for name, callback in quiz_commands.items():
-        app.add_handler(CommandHandler(name, callback, filters=COMMAND_UPDATES))
+    for handler in command_handlers():
+        app.add_handler(handler)
+
+    # answers
     app.add_handler(PollAnswerHandler(handlers.poll_answer))
     app.add_handler(PollHandler(handlers.poll_state))
     app.add_handler(CallbackQueryHandler(handlers.button))  # any callback data: last
