@@ -219,6 +219,14 @@ def _parser() -> argparse.ArgumentParser:
     validate.add_argument(
         "--strict", action="store_true",
         help="treat warnings (answer cues, glossary, missing languages) as errors")
+    cues = csub.add_parser(
+        "cues", help="print what a reader who ignores the subject scores with each strategy "
+        "(longest, shortest, middle value, …) against chance, per language")
+    cues.add_argument("path", nargs="?", type=Path, help=pack_help)
+    claims = csub.add_parser(
+        "claims", help="list the packs' version-sensitive claims by library, with their "
+        "sources, to recheck when a library releases")
+    claims.add_argument("path", nargs="?", type=Path, help=pack_help)
     export = csub.add_parser(
         "export", help="print all quizzes as JSON, or write them as a question bank (GIFT, "
         "Moodle XML) or an Anki deck (docs/formats.md)")
@@ -360,7 +368,7 @@ def _reader_gone() -> int:
 
 
 def _content_validate(settings: Settings, path: Path | None, strict: bool = False) -> int:
-    from bot.content import glossary, validate
+    from bot.content import cues, glossary, validate
 
     target = path or settings.quizbot_content_dir
     catalog, problems = validate.load_bank(Path(target), strict)
@@ -373,16 +381,37 @@ def _content_validate(settings: Settings, path: Path | None, strict: bool = Fals
               file=sys.stderr)
         return 1
     problems += glossary.check(Path(target), quiz_files(Path(target)))
+    scores = cues.bank_scores(catalog)
+    problems += [Problem(str(target), 0, cues.failure(s), True) for s in scores if s.failed]
     if strict:  # CI: a cue or a glossary slip fails the build like an error
         problems = [Problem(p.file, p.line, p.message) for p in problems]
     for problem in sorted(problems, key=lambda p: (p.file, p.line)):
         print(problem, file=sys.stderr)
+    if any(s.failed for s in scores):
+        print(cues.bank_report(scores), file=sys.stderr)
     if has_errors(problems):
         errors = sum(not p.warning for p in problems)
         print(f"{errors} errors{' (--strict: warnings count)' if strict else ''} in {target}",
               file=sys.stderr)
         return 1
     print(f"ok: {catalog_size(catalog)} in {target}")
+    return 0
+
+
+def _content_bank(settings: Settings, action: str, path: Path | None) -> int:
+    """`content cues` and `content claims`: a report on a bank that loads."""
+    from bot.content import claims, cues, validate
+
+    target = path or settings.quizbot_content_dir
+    catalog, problems = validate.load_bank(Path(target))
+    if catalog is None:
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        print(f"quizbot: {target} does not load (quizbot content validate shows why)",
+              file=sys.stderr)
+        return 1
+    print(cues.bank_report(cues.bank_scores(catalog)) if action == "cues"
+          else claims.report(catalog))
     return 0
 
 
@@ -531,9 +560,9 @@ async def _run(settings: Settings, args: argparse.Namespace) -> int:
         try:
             person = console_person(args.name)
             if dashboard is not None:
-                locale = args.lang or await service.locale_for(person, CHAT)
+                locale = args.lang or await service.locales.for_person(person, CHAT)
                 await service.storage.upsert_chat(CHAT.key, CHAT.title)
-                link = await service.dashboard_link(CHAT, allowed=True, locale=locale)
+                link = await service.dashboard.link(CHAT, allowed=True, locale=locale)
                 print(translator(locale).gettext("The console quiz's dashboard: {link}",
                                                  link=link), file=sys.stderr, flush=True)
             return await ConsoleQuiz(service, person, args.lang, banner=True).play(args.quiz)
@@ -559,10 +588,10 @@ async def _dashboard(settings: Settings, args: argparse.Namespace) -> int:
             raise ChatNotFound(f"no chat {key} (quizbot chats lists the chat keys)")
         chat = Chat(key)
         if args.revoke:
-            await service.revoke_dashboard(chat, allowed=True)
+            await service.dashboard.revoke(chat, allowed=True)
             print(f"every dashboard link and session of {key} has ended")
             return 0
-        print(await service.dashboard_link(chat, allowed=True, locale=args.lang))
+        print(await service.dashboard.link(chat, allowed=True, locale=args.lang))
     print("It opens the chat's pages for 24 hours, wherever a `quizbot run` with "
           "QUIZBOT_WEB_LISTEN serves them.", file=sys.stderr)
     return 0
@@ -587,7 +616,7 @@ async def _leaderboard(settings: Settings, args: argparse.Namespace) -> int:
             out.writerows((r.rank, r.name, r.person_key, r.correct, r.answered, r.time_ms,
                            r.day_streak) for r in board.rows)
             return 0
-        locale = args.lang or await service.locale_for(person, CHAT)
+        locale = args.lang or await service.locales.for_person(person, CHAT)
         print(render.leaderboard_text(board, translator(locale)))
     return 0
 
@@ -611,8 +640,8 @@ async def _chats(settings: Settings, args: argparse.Namespace) -> int:
 async def _stats(settings: Settings, args: argparse.Namespace) -> int:
     async with open_service(settings) as service:
         person = console_person(args.name)
-        locale = args.lang or await service.locale_for(person, CHAT)
-        stats = await service.stats(person, locale)
+        locale = args.lang or await service.locales.for_person(person, CHAT)
+        stats = await service.boards.stats(person, locale)
         print(render.stats_text(stats, translator(locale), start=command("play")))
     return 0
 
@@ -640,6 +669,8 @@ def main(argv: list[str] | None = None) -> int:
                 return _content_validate(settings, args.path, args.strict)
             if args.action == "import":
                 return _content_import(settings, args)
+            if args.action in ("cues", "claims"):
+                return _content_bank(settings, args.action, args.path)
             if args.authored is not None:
                 return int(asyncio.run(_export_authored(settings, args.authored)))
             return _content_export(settings, args)

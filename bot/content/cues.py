@@ -35,9 +35,11 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
+from bot.content import limits
 from bot.content.schema import LOCALES, QuizModel
 
 ALPHA = 0.15
@@ -252,3 +254,263 @@ def _locale_cues(quiz: QuizModel, locale: str) -> Iterable[Cue]:
                   f"other options in {_share(kin_hits, len(kin_chances))} questions "
                   f"(chance: {sum(kin_chances):.1f}), so the distractors look like variations "
                   "of it; vary the distractors' wording")
+
+
+# --- the whole bank: what a reader who ignores the subject scores ------------------------------
+#
+# Each strategy is a way to answer without knowing the subject: it narrows a question's options
+# to some the reader guesses among (evenly), or does not apply to the question. Its score is
+# the expected accuracy of a reader following it over the questions it applies to, in one
+# language; chance is the expected accuracy of guessing among all the options of the same
+# questions. A strategy scoring far below chance is a cue too: if the key is never the
+# longest, a reader drops the longest option.
+
+FAIL_POINTS = 5.0  # `validate --strict` fails past chance +- this many percentage points
+AIM_POINTS = 3.0  # what the bundled bank is written to: within chance +- this
+# a strategy applying to fewer questions of a language is shown but not judged: one question
+# of five moves its score by 20 points
+MIN_QUESTIONS = 10
+
+
+@dataclass(frozen=True, slots=True)
+class _Item:
+    """One question as a reader sees it in one language."""
+
+    quiz: str
+    question: str
+    prompt: str
+    options: tuple[str, ...]
+    key: int
+    locale: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.quiz}/{self.question}"
+
+
+def _extreme(item: _Item, pick: Callable[[Iterable[int]], int]) -> list[int]:
+    lengths = [limits.tg_len(o) for o in item.options]
+    best = pick(lengths)
+    return [i for i, n in enumerate(lengths) if n == best]
+
+
+def _longest(item: _Item) -> list[int] | None:
+    return _extreme(item, max)
+
+
+def _shortest(item: _Item) -> list[int] | None:
+    return _extreme(item, min)
+
+
+def _middle_lengths(item: _Item) -> list[int]:
+    dropped = set(_extreme(item, max)) | set(_extreme(item, min))
+    return [i for i in range(len(item.options)) if i not in dropped] or list(
+        range(len(item.options)))
+
+
+def _drop_extremes(item: _Item) -> list[int] | None:
+    return _middle_lengths(item)
+
+
+def _echo(item: _Item) -> list[int]:
+    stem = content_words(item.prompt, item.locale)
+    return [len(content_words(o, item.locale) & stem) for o in item.options]
+
+
+def _drop_echo(item: _Item) -> list[int] | None:
+    """After dropping the longest and the shortest, the one of the rest echoing the stem
+    most goes too (when one echoes it more than another)."""
+    rest = _middle_lengths(item)
+    echo = _echo(item)
+    top = max(echo[i] for i in rest)
+    kept = [i for i in rest if echo[i] < top]
+    return kept or rest
+
+
+def _pick_echo(item: _Item) -> list[int] | None:
+    echo = _echo(item)
+    top = max(echo)
+    return [i for i, n in enumerate(echo) if n == top] if top else None
+
+
+# a number not inside a name (FP8, H100 and bf16 are names, not values)
+_NUMBER = re.compile(r"(?<![^\W\d_])\d+(?:,\d{3})*(?:\.\d+)?(?![^\W\d_]*\d)")
+
+
+def numeric_values(options: Sequence[str]) -> list[float] | None:
+    """The options' values when each is one number in the same wording (the same unit):
+    "About 0.86 GB", "About 5.7 GB", …; None otherwise."""
+    values: list[float] = []
+    shapes: set[str] = set()
+    for option in options:
+        found = _NUMBER.findall(option)
+        if len(found) != 1:
+            return None
+        values.append(float(found[0].replace(",", "")))
+        shapes.add(_NUMBER.sub("#", option).strip().casefold())
+    return values if len(shapes) == 1 and len(set(values)) >= 3 else None
+
+
+def _middle_value(item: _Item) -> list[int] | None:
+    values = numeric_values(item.options)
+    if values is None:
+        return None
+    low, high = min(values), max(values)
+    return [i for i, v in enumerate(values) if low < v < high]
+
+
+def _odd_opening(item: _Item) -> list[int] | None:
+    """The option whose first word differs when every other one opens with the same word."""
+    firsts = [next(iter(words(o, item.locale)), "") for o in item.options]
+    counts = Counter(firsts)
+    if len(item.options) < 3 or len(counts) != 2 or 1 not in counts.values():
+        return None
+    return [i for i, w in enumerate(firsts) if counts[w] == 1]
+
+
+@dataclass(frozen=True, slots=True)
+class Strategy:
+    name: str
+    what: str  # what the reader does
+    guess: Callable[[_Item], list[int] | None]
+
+
+STRATEGIES: tuple[Strategy, ...] = (
+    Strategy("longest", "pick the longest option", _longest),
+    Strategy("shortest", "pick the shortest option", _shortest),
+    Strategy("drop-extremes", "drop the longest and the shortest, guess among the rest",
+             _drop_extremes),
+    Strategy("drop-echo", "drop the longest, the shortest and the one echoing the stem most, "
+             "guess among the rest", _drop_echo),
+    Strategy("stem-echo", "pick the option sharing the most words with the stem", _pick_echo),
+    Strategy("middle-value", "among numeric options in one unit, pick a middle value",
+             _middle_value),
+    Strategy("odd-opening", "pick the option whose first word differs from the others'",
+             _odd_opening),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """A strategy in one language over the questions it applies to."""
+
+    strategy: Strategy
+    locale: str
+    n: int
+    score: float  # expected accuracy of its reader, 0..1
+    chance: float  # expected accuracy of guessing on the same questions
+    wins: tuple[str, ...]  # the questions where it does better than guessing ("quiz/question")
+    losses: tuple[str, ...]  # and worse
+
+    @property
+    def points(self) -> float:
+        """How far above chance, in percentage points (negative: below)."""
+        return 100 * (self.score - self.chance)
+
+    @property
+    def judged(self) -> bool:
+        return self.n >= MIN_QUESTIONS
+
+    @property
+    def failed(self) -> bool:
+        return self.judged and abs(self.points) > FAIL_POINTS
+
+    def feeding(self) -> tuple[str, ...]:
+        """The questions that move it off chance: where it wins if it scores above chance,
+        where it loses if below; rewriting some of them brings it back."""
+        return self.wins if self.points >= 0 else self.losses
+
+
+class _Bank(Protocol):
+    """A quiz as the catalog (items.Quiz) or the schema (QuizModel) holds it."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def questions(self) -> Sequence[Any]: ...
+
+
+def _items(quizzes: Iterable[_Bank], locale: str) -> Iterator[_Item]:
+    """The questions that spell their prompt and every option in `locale`, with 3 or more
+    options (of two, one is always the longer)."""
+    for quiz in quizzes:
+        for q in quiz.questions:
+            prompt = getattr(q.prompt, locale)
+            options = tuple(getattr(o.text, locale) for o in q.options)
+            if prompt is None or len(options) < 3 or any(o is None for o in options):
+                continue
+            yield _Item(quiz.id, q.id, prompt, options, q.answer, locale)
+
+
+def bank_scores(quizzes: Iterable[_Bank]) -> list[Score]:
+    """Every strategy's score in every language some question is spelled in."""
+    quizzes = list(quizzes)
+    scores: list[Score] = []
+    for locale in LOCALES:
+        items = list(_items(quizzes, locale))
+        if not items:
+            continue
+        for strategy in STRATEGIES:
+            got = chance = 0.0
+            n = 0
+            wins: list[str] = []
+            losses: list[str] = []
+            for item in items:
+                guessed = strategy.guess(item)
+                if guessed is None or not guessed:
+                    continue
+                k = len(item.options)
+                mine = (1 / len(guessed)) if item.key in guessed else 0.0
+                n += 1
+                got += mine
+                chance += 1 / k
+                if mine > 1 / k + 1e-9:
+                    wins.append(item.name)
+                elif mine < 1 / k - 1e-9:
+                    losses.append(item.name)
+            scores.append(Score(strategy, locale, n, got / n if n else 0.0,
+                                chance / n if n else 0.0, tuple(wins), tuple(losses)))
+    return scores
+
+
+def _named(names: Sequence[str], at_most: int = 24) -> str:
+    shown = ", ".join(names[:at_most])
+    return shown + (f" and {len(names) - at_most} more" if len(names) > at_most else "")
+
+
+def failure(score: Score) -> str:
+    """A failed strategy as one sentence that says what to rewrite."""
+    side = "above" if score.points > 0 else "below"
+    fix = ("the questions where it wins" if score.points > 0 else
+           "the questions where it loses")
+    return (f"in {score.locale}, a reader who would {score.strategy.what} scores "
+            f"{score.score:.1%} against chance {score.chance:.1%} over {score.n} questions "
+            f"({abs(score.points):.1f} points {side}; at most {FAIL_POINTS:g}): rewrite some "
+            f"of {fix}: {_named(score.feeding())}")
+
+
+def bank_report(scores: Sequence[Score]) -> str:
+    """The table `quizbot content cues` prints: per language, each strategy's score, chance
+    and their difference, then the questions feeding the worst judged strategy."""
+    out = [f"A reader who ignores the subject, per language: score against chance "
+           f"(aim within +-{AIM_POINTS:g} points, --strict fails past +-{FAIL_POINTS:g}; "
+           f"fewer than {MIN_QUESTIONS} questions: not judged)"]
+    for locale in dict.fromkeys(s.locale for s in scores):
+        mine = [s for s in scores if s.locale == locale]
+        out += ["", f"{locale}:", f"  {'strategy':<15}{'questions':>10}{'score':>9}{'chance':>9}"
+                f"{'diff':>8}"]
+        for s in mine:
+            mark = ("FAIL" if s.failed else "" if not s.judged or abs(s.points) <= AIM_POINTS
+                    else "over aim")
+            if not s.judged:
+                mark = "not judged"
+            out.append(f"  {s.strategy.name:<15}{s.n:>10}{s.score:>9.1%}{s.chance:>9.1%}"
+                       f"{s.points:>+8.1f}  {mark}".rstrip())
+        judged = [s for s in mine if s.judged and s.feeding()]
+        if judged:
+            worst = max(judged, key=lambda s: abs(s.points))
+            which = "wins" if worst.points >= 0 else "loses"
+            out.append(f"  worst: {worst.strategy.name} ({worst.strategy.what}), "
+                       f"{worst.points:+.1f} points; it {which} on {len(worst.feeding())}: "
+                       f"{_named(worst.feeding(), 200)}")
+    return "\n".join(out)
