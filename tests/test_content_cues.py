@@ -3,6 +3,7 @@ is warned at its lines, an unbiased one is not, and `--strict` turns the warning
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -11,7 +12,18 @@ from pathlib import Path
 import pytest
 
 from bot.content import glossary, load_catalog
-from bot.content.cues import ALPHA, never_keyed, position_skewed, tail, too_often
+from bot.content.cues import (
+    ALPHA,
+    MIN_QUESTIONS,
+    Score,
+    bank_scores,
+    failure,
+    never_keyed,
+    numeric_values,
+    position_skewed,
+    tail,
+    too_often,
+)
 from tests.conftest import BUNDLED
 
 
@@ -186,6 +198,96 @@ def test_bundled_packs_pass_strict() -> None:
     assert proc.stderr == ""
 
 
+# --- the whole bank: strategies against chance -----------------------------------------------
+
+def numeric_bank(keys: list[int], n: int = 12) -> list[tuple[str, list[str], int]]:
+    """Questions with four values in one unit, the key at sorted position keys[i % len]."""
+    return [(f"Question {q} about topic{q}?",
+             [f"About {v}.{q % 10} GB" for v in (1, 3, 5, 7)], keys[q % len(keys)])
+            for q in range(n)]
+
+
+def scored(path: Path) -> dict[tuple[str, str], Score]:
+    return {(s.strategy.name, s.locale): s for s in bank_scores(load_catalog(path))}
+
+
+def test_numeric_keys_always_in_the_middle_fail(tmp_path: Path) -> None:
+    path = write(tmp_path, pack(numeric_bank([1, 2])))
+    middle = scored(path)["middle-value", "en"]
+    assert (middle.n, middle.score, middle.chance) == (12, 0.5, 0.25)
+    assert middle.failed and middle.points == pytest.approx(25.0)
+    assert set(middle.feeding()) == {f"cues/cues-{q}" for q in range(12)}
+    proc = run_cli("content", "validate", "--strict", str(path))
+    assert proc.returncode == 1
+    assert "a reader who would among numeric options in one unit, pick a middle value " \
+        "scores 50.0% against chance 25.0% over 12 questions (25.0 points above" in proc.stderr
+    # the table says each strategy's score, chance and difference
+    assert re.search(r"middle-value +12 +50\.0% +25\.0% +\+25\.0 +FAIL", proc.stderr)
+
+
+def test_numeric_keys_spread_like_chance_pass(tmp_path: Path) -> None:
+    path = write(tmp_path, pack(numeric_bank([0, 1, 2, 3])))
+    scores = scored(path)
+    assert scores["middle-value", "en"].score == pytest.approx(0.25)
+    assert not any(s.failed for s in scores.values())
+    proc = run_cli("content", "validate", "--strict", str(path))
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_a_key_never_the_longest_fails_below_chance(tmp_path: Path) -> None:
+    """Two-sided: a reader who drops the longest option gains when it is never the key."""
+    lengths = ["aa", "bbbb", "cccccc", "dddddddd"]
+    questions = [(f"Question {q} about topic{q}?",
+                  [f"{word}{q % 10}" for word in lengths], q % 3) for q in range(12)]
+    path = write(tmp_path, pack(questions))
+    scores = scored(path)
+    longest = scores["longest", "en"]
+    assert (longest.score, longest.chance) == (0.0, 0.25)
+    assert longest.failed and longest.points == pytest.approx(-25.0)
+    assert len(longest.feeding()) == 12  # every question loses: any of them can be rewritten
+    proc = run_cli("content", "validate", "--strict", str(path))
+    assert proc.returncode == 1
+    assert "over 12 questions (25.0 points below; at most 5)" in proc.stderr
+
+
+def test_an_odd_opening_keyed_too_often_fails(tmp_path: Path) -> None:
+    questions = [(f"Question {q} about topic{q}?",
+                  [f"Nothing: x{q % 10}", f"Some: y{q % 10}", f"Some: z{q % 10}",
+                   f"Some: w{q % 10}"], 0 if q < 6 else 1 + q % 3) for q in range(12)]
+    odd = scored(write(tmp_path, pack(questions)))["odd-opening", "en"]
+    assert (odd.n, odd.score) == (12, 0.5) and odd.failed
+
+
+def test_a_strategy_on_few_questions_is_shown_not_judged(tmp_path: Path) -> None:
+    middle = scored(write(tmp_path, pack(numeric_bank([1], n=MIN_QUESTIONS - 1))))[
+        "middle-value", "en"]
+    assert middle.points == pytest.approx(25.0) and not middle.judged and not middle.failed
+
+
+def test_the_cues_command_prints_the_report_of_a_passing_bank(tmp_path: Path) -> None:
+    path = write(tmp_path, pack(UNBIASED + numeric_bank([0, 1, 2, 3])))
+    proc = run_cli("content", "cues", str(path))
+    assert proc.returncode == 0, proc.stderr
+    assert "en:" in proc.stdout and "bn:" not in proc.stdout  # an English-only bank
+    assert re.search(r"longest +20 +25\.0% +25\.0% +\+0\.0", proc.stdout)
+    assert "FAIL" not in proc.stdout
+
+
+def test_numbers_inside_names_are_not_values() -> None:
+    assert numeric_values(["FP8", "FP16", "BF16", "FP32"]) is None
+    assert numeric_values(["H100: 80 GB", "H100: 40 GB", "H100: 94 GB"]) == [80, 40, 94]
+    assert numeric_values(["1,200 tokens", "12 tokens", "2.5 tokens"]) == [1200, 12, 2.5]
+    assert numeric_values(["About 1 GB", "About 2 TB", "About 3 GB"]) is None  # units differ
+    assert numeric_values(["ZeRO-1", "ZeRO-2", "ZeRO-3"]) is None
+
+
+def test_the_bundled_bank_is_within_the_bounds_in_every_language() -> None:
+    scores = bank_scores(load_catalog(BUNDLED))
+    assert {s.locale for s in scores} == {"en", "bn", "hi"}
+    failed = [failure(s) for s in scores if s.failed]
+    assert failed == []
+
+
 # --- the glossary ------------------------------------------------------------------------------
 
 GLOSSARY = """\
@@ -213,7 +315,7 @@ questions:
       en: It runs micro-batches in turn.
       bn: এটি (gradient accumulation) মাইক্রো-ব্যাচ পরপর চালায়।
       hi: यह माइक्रो-बैच बारी-बारी से चलाता है।
-"""
+""" + "\n".join(METADATA) + "\n"
 
 
 def glossed(tmp_path: Path) -> Path:

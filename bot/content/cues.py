@@ -333,8 +333,9 @@ def _pick_echo(item: _Item) -> list[int] | None:
     return [i for i, n in enumerate(echo) if n == top] if top else None
 
 
-# a number not inside a name (FP8, H100 and bf16 are names, not values)
-_NUMBER = re.compile(r"(?<![^\W\d_])\d+(?:,\d{3})*(?:\.\d+)?(?![^\W\d_]*\d)")
+# a number not inside a name: FP8, H100, bf16, ZeRO-2 and GPT-3 are names, not values
+_NUMBER = re.compile(
+    r"(?<!\w)(?<!\d[.,])(?<![^\W\d_]-)\d+(?:,\d{3})*(?:\.\d+)?(?![^\W\d_]*\d)")
 
 
 def numeric_values(options: Sequence[str]) -> list[float] | None:
