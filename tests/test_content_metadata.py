@@ -40,7 +40,7 @@ FULL = """\
     concepts: [activation-memory]
     sources:
       - "arXiv:2205.05198"
-      - "https://github.com/NVIDIA/Megatron-LM/blob/core_r0.12.0/megatron/training/theoretical_memory_usage.py (Megatron-LM core_r0.12.0)"
+      - "https://github.com/NVIDIA/Megatron-LM/blob/core_r0.12.0/megatron/training/x.py (r0.12)"
     claims:
       - library: Megatron-LM
         claim: "the interleaved schedule's bubble is divided by the model chunks per GPU"
@@ -68,7 +68,7 @@ def test_full_metadata_is_carried_to_the_catalog(tmp_path: Path) -> None:
     assert meta == Meta(
         "hard", "analyse", ("activation-memory",), (),
         ("arXiv:2205.05198", "https://github.com/NVIDIA/Megatron-LM/blob/core_r0.12.0/megatron/"
-         "training/theoretical_memory_usage.py (Megatron-LM core_r0.12.0)"),
+         "training/x.py (r0.12)"),
         (("Megatron-LM", "the interleaved schedule's bubble is divided by the model chunks "
           "per GPU"),))
 
@@ -184,7 +184,7 @@ def test_a_release_is_a_version_tag_or_commit_in_a_link_or_its_note() -> None:
 
 
 def test_the_bundled_packs_carry_metadata_on_every_question() -> None:
-    catalog, problems = load_bank(BUNDLED, strict=True)
+    _, problems = load_bank(BUNDLED, strict=True)
     missing = [f"{Path(p.file).name}:{p.line}" for p in problems
                if "--strict requires" in p.message]
     assert missing == [], f"{len(missing)} questions without the metadata --strict requires"
