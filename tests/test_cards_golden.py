@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -33,9 +34,11 @@ CODE = """for step, batch in enumerate(loader):
     loss.backward()
     if (step + 1) % accum == 0:
         optimizer.step()"""
+# a bundled pack's formula: a fraction, \left( \right) around it, thin spaces
+FORMULA = r"s\,b\,h\,\left(34 + \frac{5\,a\,s}{h}\right)"
 CARDS = {
     "en": CardText("What does this loop compute once `accum` batches are in?",
-                   CODE.format(comment="scaled"), "python", r"M \propto \sqrt{N}", str(STAGES),
+                   CODE.format(comment="scaled"), "python", FORMULA, str(STAGES),
                    ("The mean gradient of `accum` batches", "The sum of the gradients",
                     "One batch's gradient")),
     "bn": CardText("`accum` ব্যাচের পর এই লুপ কী হিসাব করে? গ্রেডিয়েন্ট অ্যাকুমুলেশনের যুক্তাক্ষর",
@@ -95,3 +98,10 @@ def test_unshaped_bengali_does_not_match(monkeypatch: pytest.MonkeyPatch) -> Non
         assert differing(card_png(CARDS["bn"]), GOLDEN / "card-bn.png") > SHARE
     finally:
         fonts.font.cache_clear()
+
+
+def test_a_formula_without_its_thin_spaces_does_not_match() -> None:
+    """The tolerance sees a formula laid out otherwise (the card keeps its size)."""
+    needs_fonts("en")
+    card = replace(CARDS["en"], formula=FORMULA.replace(r"\,", ""))
+    assert differing(card_png(card), GOLDEN / "card-en.png") > SHARE

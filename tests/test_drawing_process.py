@@ -72,7 +72,7 @@ q = ShownQuestion(1, "tg:-1", "q", "Q", "q1", "What?", ("a", "b"), 0, "", None, 
 drawing = DrawingProcess()
 png = PngCards(Path({str(tmp_path)!r}), drawing).question_card(q)
 drawing.close()
-heavy = sorted(m for m in ("PIL", "matplotlib", "numpy", "pygments") if m in sys.modules)
+heavy = sorted(m for m in ("PIL", "ziamath", "latex2mathml", "pygments") if m in sys.modules)
 print(json.dumps([png[:8].hex(), heavy]))
 """
     out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,

@@ -3,10 +3,10 @@
 An entry holds what loading a pack produced: the catalog's quiz, the lines of its ids (for the
 checks across files) and its warnings. It is named by the SHA-256 of the pack's bytes and of
 everything the result depends on (`version()`: the sources of this package's modules that
-read, parse and validate a pack, the Python, pydantic, PyYAML, ruamel, matplotlib and Pygments
-versions), so any edit to a pack, even of one character with the same size and time, and any
-change to the code that validates it, makes a different name, and the old entry is simply no
-longer read.
+read, parse and validate a pack, the Python, pydantic, PyYAML, ziamath, latex2mathml and
+Pygments versions), so any edit to a pack, even of one character with the same size and time,
+and any change to the code that validates it, makes a different name, and the old entry is
+simply no longer read.
 
 Only a pack without errors is stored: a pack with an error is parsed and reported every time,
 so the cache never hides one. Entries are JSON (no pickle) behind a header with their own
@@ -102,11 +102,10 @@ def version() -> str | None:
     # neither the schema nor the parsers
     libyaml = f"{_installed('PyYAML')} libyaml={_with_libyaml()}"
     # what formulas and code languages are accepted (read from the metadata: not imported)
-    checkers = "\0".join(_installed(name) for name in ("matplotlib", "pygments"))
+    checkers = "\0".join(_installed(name) for name in ("ziamath", "latex2mathml", "pygments"))
     digest = hashlib.sha256(
         f"{FORMAT}\0{sys.version}\0{sys.implementation.cache_tag}\0{_installed('pydantic')}\0"
-        f"{_installed('pydantic-core')}\0{libyaml}\0{_installed('ruamel.yaml')}\0"
-        f"{checkers}\0".encode()
+        f"{_installed('pydantic-core')}\0{libyaml}\0{checkers}\0".encode()
     )
     for name in _SOURCES:
         try:

@@ -1,6 +1,6 @@
 """A question's card: one PNG with its prompt, code highlighted by Pygments, a formula drawn
-by matplotlib's mathtext, an image from the pack, and the options with their letters when
-they carry inline code (which a poll or a button cannot show).
+by ziamath (bot/content/mathtext.py), an image from the pack, and the options with their
+letters when they carry inline code (which a poll or a button cannot show).
 
 Inline code (`x.grad`) in the prompt and the options is drawn in the monospace font too.
 Text goes through the charts' `Drawing` (png.py): split into runs one font can draw and laid
@@ -31,7 +31,7 @@ WIDTH = 800
 CODE, CODE_LINE = 18, 26  # px; 64 columns of Noto Sans Mono fit WIDTH
 CODE_PAD = 14
 CODE_BACKGROUND = "#f5f7f9"
-FORMULA = 30  # px
+FORMULA = 42  # px: the formula's font size
 IMAGE_HEIGHT = 420  # an image is scaled down to fit WIDTH and this height
 STYLE = "default"  # Pygments' style: dark enough on the light card
 INLINE_CODE = re.compile(r"`([^`]+)`")

@@ -2,8 +2,9 @@
 (question, language, theme) and read back after that, also by the next process.
 
 The key covers every text drawn, the image's bytes (so an edited picture makes a new card),
-the theme and this package's drawing code; the folder is QUIZBOT_CACHE_DIR's `cards/`,
-beside the content cache. A folder that cannot be written only means drawing every time.
+the theme, this package's drawing code and the formula renderer's code and versions; the
+folder is QUIZBOT_CACHE_DIR's `cards/`, beside the content cache. A folder that cannot be
+written only means drawing every time.
 """
 
 from __future__ import annotations
@@ -24,15 +25,23 @@ log = logging.getLogger(__name__)
 
 SUBDIR = "cards"
 THEME = f"light-{STYLE}"
-_SOURCES = ("card.py", "cards.py", "fonts.py", "png.py")
+_SOURCES = ("card.py", "cards.py", "fonts.py", "png.py", "../content/mathtext.py")
+_FORMULAS = ("ziamath", "latex2mathml")  # their versions: how a formula is laid out
 
 
 @functools.cache
 def _code_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
     here = Path(__file__).resolve().parent
     digest = hashlib.sha256()
     for name in _SOURCES:
         digest.update((here / name).read_bytes())
+    for package in _FORMULAS:
+        try:
+            digest.update(version(package).encode())
+        except PackageNotFoundError:
+            pass
     return digest.hexdigest()[:16]
 
 
@@ -49,7 +58,7 @@ def card_key(card: CardText) -> str:
 class PngCards:
     """The core's CardRenderer (bot/core/ports.py): blocking, called in a worker thread.
     With `drawing`, a card not kept yet is drawn in that child process (worker.py), so the
-    bot's process never loads Pillow, mathtext or Pygments for it; `quizbot run` does that."""
+    bot's process never loads Pillow, ziamath or Pygments for it; `quizbot run` does that."""
 
     def __init__(self, cache_dir: Path | None, drawing: DrawingProcess | None = None) -> None:
         self.directory = cache_dir / SUBDIR if cache_dir is not None else None

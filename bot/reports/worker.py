@@ -1,7 +1,7 @@
 """Drawing in a process of its own, so what drawing loads does not stay in the bot's.
 
-A question card imports Pillow, matplotlib's mathtext (with NumPy) and Pygments and loads
-fonts: about 30 MB that a process keeps for good once it drew one card. `DrawingProcess` runs
+A question card imports Pillow, ziamath (with latex2mathml and cairosvg) and Pygments and
+loads fonts: about 45 MB that a process keeps for good once it drew one card. `DrawingProcess` runs
 a drawing function in one child process (spawned: it inherits neither the bot's threads nor
 its memory), started at the first drawing and ended once IDLE seconds pass without one, which
 gives that memory back. The bot keeps only the bytes of the PNG.

@@ -54,8 +54,8 @@ asyncio.run(main(*sys.argv[1:]))
 """
 
 # top-level packages and bot modules the running bot does not need
-NOT_LOADED = ("aiohttp", "discord", "yaml", "ruamel", "asyncpg", "PIL",
-              "matplotlib", "numpy", "pygments", "genanki", "jinja2", "xlsxwriter",
+NOT_LOADED = ("aiohttp", "discord", "yaml", "asyncpg", "PIL",
+              "ziamath", "latex2mathml", "pygments", "genanki", "jinja2", "xlsxwriter",
               "defusedxml", "bot.web", "bot.adapters.discord", "bot.content.schema",
               "bot.content.validate", "bot.content.formats", "bot.storage.postgres.storage")
 
