@@ -68,6 +68,7 @@ async def community(path: Path, posts: int = 30, people: int = 120) -> None:
         await store.upsert_chat("tg:-1", "গ্রুপ", platform_locale="bn")
         await store.set_chat_locale("tg:-1", "bn")
         await store.revoke_dashboard("tg:-1")  # the dashboard's generation (bot/web)
+        await store.set_upload("tg:card:abc", "file-1", NOW)  # a card's platform file id
         await store.set_schedule(Schedule("tg:-1", time(9, 30), "Asia/Dhaka", "sample", 60,
                                           updated_at=NOW))
         for day in (date(2026, 3, 1), date(2026, 3, 2)):

@@ -133,6 +133,9 @@ TABLES = (
     Table("live_revotes", ("post_id", "person_key"), ("post_id", "person_key", "option",
                                                       "correct", "answered_at"),
           times=("answered_at",), flags=("correct",)),
+    # the platforms' file ids of uploaded question cards: valid for the same bot on any
+    # database, so a moved community does not upload every card again
+    Table("uploads", ("key",), ("key", "ref", "uploaded_at"), times=("uploaded_at",)),
 )
 # derived from the answers, rebuilt by the destination: counted to check, never copied
 REBUILT = ("totals", "scores")
