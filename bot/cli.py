@@ -320,7 +320,7 @@ def _database_arg(text: str) -> Path | DatabaseUrl:
 
 async def _db(settings: Settings, args: argparse.Namespace) -> int:
     from bot.storage.backup import BackupError, backup_database, restore_database
-    from bot.storage.postgres.copy import copy_database
+    from bot.storage.copy import copy_database
 
     if args.action == "migrate":
         print(await migrate_database(settings.quizbot_database))
@@ -348,7 +348,7 @@ _copy_phase: list[str] = []  # where `db copy` is, for the line a Ctrl-C prints
 
 
 def _copy_interrupted(args: argparse.Namespace) -> int:
-    from bot.storage.postgres.copy import interrupted as copy_interrupted
+    from bot.storage.copy import interrupted as copy_interrupted
 
     phase = _copy_phase[-1] if _copy_phase else "checking"
     print(f"\nquizbot: {copy_interrupted(phase, describe(args.destination))}", file=sys.stderr)

@@ -159,3 +159,13 @@ def _check_database(database: Path | DatabaseUrl) -> str | None:
     if app_id != APPLICATION_ID:
         return f"{database} is not a quizbot database"
     return None
+
+
+def running_bot(database: Path | DatabaseUrl) -> str | None:
+    """A running quizbot's fresh heartbeat for this database (bot/health.py), as words."""
+    now = time.time()
+    live = fresh(database, now)
+    if not live:
+        return None
+    return (f"a running quizbot (pid {live[0].pid}) uses it: its heartbeat is "
+            f"{live[0].age(now):.0f} s old")

@@ -1,5 +1,5 @@
 """`quizbot db copy …` that signals itself as one of its phases begins (PHASES in
-bot/storage/postgres/copy.py): a kill -9 or a Ctrl-C at a known point of a real copy.
+bot/storage/copy.py): a kill -9 or a Ctrl-C at a known point of a real copy.
 
     python -m tests.interrupted_copy PHASE SIGKILL|SIGINT db copy SOURCE DESTINATION …"""
 
@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bot import cli
-from bot.storage.postgres import copy
+from bot.storage import copy
 
 
 def main() -> int:

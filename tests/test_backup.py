@@ -227,7 +227,7 @@ async def test_postgres_restore_refuses_a_damaged_archive_and_a_foreign_target(
     async with fresh_database() as live, fresh_database() as target:
         source = tmp_path / "quiz.db"
         await answers(source, posts=3)
-        from bot.storage.postgres.copy import copy_database
+        from bot.storage.copy import copy_database
 
         await copy_database(source, live, say=lambda _: None)
         await copy_database(source, target, say=lambda _: None)

@@ -35,7 +35,8 @@ from bot.core.ports import (
 )
 from bot.core.schedule import Schedule
 from bot.storage import SqliteStorage, storage_for
-from bot.storage.postgres.copy import TABLES, CopyError, copy_database, side_for
+from bot.storage.copy import CopyError, copy_database, side_for
+from bot.storage.copy_rows import TABLES
 from tests.storage_contract.pg import fresh_database
 
 ROOT = Path(__file__).resolve().parent.parent

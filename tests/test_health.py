@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from bot import health
-from bot.storage.postgres.copy import running_bot
+from bot.health import running_bot
 from tests.test_daemon import run
 
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import asyncpg
 
-from bot.storage.postgres.copy import NOT_COPIED, TABLES, copy_database
+from bot.storage.copy import copy_database
+from bot.storage.copy_rows import NOT_COPIED, TABLES
 from bot.storage.postgres.storage import PostgresStorage
 from bot.storage.sqlite.storage import SqliteStorage
 from tests.sqlite_in_loop import _template

@@ -94,7 +94,7 @@ def _libpq(url: str) -> tuple[str, dict[str, str]]:
 
 
 async def backup(url: str, file: Path, logical: bool) -> Checked:
-    from bot.storage.postgres.copy import copy_database, not_ours
+    from bot.storage.copy import copy_database, not_ours
 
     problem = await not_ours(url)
     if problem is not None:
@@ -123,7 +123,7 @@ async def backup(url: str, file: Path, logical: bool) -> Checked:
 
 
 async def target_ok(url: str) -> None:
-    from bot.storage.postgres.copy import in_use, not_ours
+    from bot.storage.copy import in_use, not_ours
 
     problem = await not_ours(url)
     if problem is not None and "holds no quizbot data yet" not in problem:
@@ -136,7 +136,7 @@ async def target_ok(url: str) -> None:
 
 async def _restore(file: Path, url: str, checked: Checked) -> None:
     if checked.kind == "sqlite":
-        from bot.storage.postgres.copy import copy_database
+        from bot.storage.copy import copy_database
 
         # the copy opens its source with a Storage (which may migrate it): a scratch copy
         # of the backup, so the backup itself stays as it was

@@ -104,7 +104,7 @@ def _cannot(what: str, path: Path, exc: OSError | sqlite3.Error) -> BackupError:
 
 
 def _target_ok(target: Path) -> None:
-    from bot.storage.postgres.copy import running_bot
+    from bot.health import running_bot
 
     reason = running_bot(target)
     if reason is not None:
