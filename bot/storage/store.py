@@ -1,6 +1,6 @@
 """Store: every storage operation the two databases share, written once: the SQL in
 queries.py, ops.py, rounds.py, review.py, drafts.py, problem_reports.py and privacy.py over a
-connection's Sql (sql.py), run through a backend's `_read` / `_write` (cache.py).
+connection's Sql (sql.py), run through a backend's `_read` / `_write` (cached_storage.py).
 
 An operation that is only run is declared, not forwarded: `post_by_ref = read(queries.post_by_ref)`
 (declared.py) is the port's method, its signature the operation's, checked by mypy against the
@@ -46,7 +46,7 @@ from bot.storage import (
     rounds,
 )
 from bot.storage import problem_reports as reports
-from bot.storage.cache import CachedStorage
+from bot.storage.cached_storage import CachedStorage
 from bot.storage.declared import effect, read, write
 from bot.storage.live import LiveSql
 

@@ -92,7 +92,7 @@ class PostgresStorage(Store):
         self._slots_warned = False  # "no free connection slot" is logged once per process
         self._listener: Db | None = None
         self._relisten: asyncio.Future[None] | None = None
-        super().__init__()  # the caches (cache.py)
+        super().__init__()  # the caches (cached_storage.py)
 
     def __repr__(self) -> str:
         return f"PostgresStorage({self.where!r})"

@@ -65,7 +65,7 @@ class SqliteStorage(Store):
         self._writer: Writer | None = None
         self._reader: Reader | None = None
         self._answers: ops.AnswerWrites | None = None
-        super().__init__()  # the caches (cache.py)
+        super().__init__()  # the caches (cached_storage.py)
 
     # lifecycle -------------------------------------------------------------------------
     async def open(self) -> None:
