@@ -66,5 +66,5 @@ def write(fn: Operation[P, T]) -> Declared[P, T]:
 
 
 def effect(fn: Operation[P, T]) -> Declared[P, T]:
-    """A write that is a command's effect (cache.py's `_effect`)."""
+    """A write that is a command's effect (cached_storage.py's `_effect`)."""
     return Declared(fn, "_effect")
