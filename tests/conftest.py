@@ -25,11 +25,9 @@ os.environ.setdefault("NO_PROXY", "127.0.0.1,localhost")
 # The content cache of every bot the tests start in a folder of this process's own (one per
 # pytest-xdist worker), removed at its end, not the user's ~/.cache; a test of the cache sets
 # its own. The bot processes the tests start drop every QUIZBOT_ variable, so XDG_CACHE_HOME
-# (their default) points there too; matplotlib keeps its font list where it was.
+# (their default) points there too.
 _RUN_CACHE = Path(tempfile.mkdtemp(prefix="quizbot-test-cache-"))
 atexit.register(shutil.rmtree, _RUN_CACHE, ignore_errors=True)
-os.environ.setdefault("MPLCONFIGDIR", str(
-    Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "matplotlib"))
 os.environ["XDG_CACHE_HOME"] = str(_RUN_CACHE / "xdg")
 os.environ.setdefault("QUIZBOT_CACHE_DIR", str(_RUN_CACHE / "quizbot"))
 
