@@ -59,11 +59,12 @@ def test_ring_volume() -> None:
     says("ddp-ring-volume", "explanation", f"2 × {gpus - 1}/{gpus} × 1 GB = {sent:.2f} GB")
     says("ddp-ring-volume", "key", f"About {sent:.2f} GB")
     says("ddp-ring-volume", "details", f"= {sent:.2f} GB")
-    # the distractors: the whole gradient to every GPU or to every peer, one chunk
+    # the distractors: the whole gradient to every GPU or to every peer, and each phase
+    # sending all of it, forgetting that a GPU keeps its own chunk
     says("ddp-ring-volume", "options", f"About {gpus * data:.0f} GB",
-         f"About {(gpus - 1) * data:.0f} GB", f"About {data / gpus:.3f} GB")
+         f"About {(gpus - 1) * data:.0f} GB", f"About {2 * data:.0f} GB")
     says("ddp-ring-volume", "details", f"{gpus * data:.0f} GB or {(gpus - 1) * data:.0f} GB",
-         f"{data / gpus:.3f} GB is just one chunk")
+         f"{2 * data:.0f} GB forgets the (N - 1)/N")
 
 
 def test_alpha_beta() -> None:

@@ -123,7 +123,7 @@ def test_varlen_packing() -> None:
     assert offsets[-1] == row
     says("fa-varlen-packing", "prompt", f"cu_seqlens = {offsets}")
     share = sum(length * length for length in docs) / row**2  # causal l²/2 per document
-    says("fa-varlen-packing", "key", f"about {share:.0%} of A's")
+    says("fa-varlen-packing", "key", f"about {share:.0%} of run A's")
     says("fa-varlen-packing", "explanation", f"{share:.2f} of {row}²")
     says("fa-varlen-packing", "details", f"= {share:.2f} of A",
          f"sees the {offsets[2]} tokens before it")
