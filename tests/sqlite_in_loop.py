@@ -54,6 +54,7 @@ class LoopDatabase:
         self.db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         _template().backup(self.db)
         self.db.execute("PRAGMA foreign_keys=ON")
+        self.writes = 0  # by every store on it: a store catches up only after one
 
     def close(self) -> None:
         self.db.close()
@@ -68,6 +69,7 @@ class LoopStorage(SqliteStorage):
         self._own = database is None
         self.database = database or LoopDatabase()
         self._loop_writer: Writer | None = None
+        self._caught_up = -1  # the database's writes when this store last caught up
 
     async def open(self) -> None:
         db = self.database.db
@@ -89,7 +91,9 @@ class LoopStorage(SqliteStorage):
     def _catch_up(self) -> None:
         if self._loop_writer is None:
             raise RuntimeError("storage is not open")
-        self.materializer.catch_up(self.database.db)
+        if self._caught_up != self.database.writes:
+            self.materializer.catch_up(self.database.db)
+            self._caught_up = self.database.writes
 
     def _write(self, fn: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
         writer = self._loop_writer
@@ -98,6 +102,7 @@ class LoopStorage(SqliteStorage):
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
         call = (sqlite_storage._in_thread(fn), args, future)
+        self.database.writes += 1
         loop.call_soon(_settle, writer.run_batch(self.database.db, [call]))
         return future
 
