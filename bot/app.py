@@ -70,7 +70,7 @@ async def open_service(
             web=None if settings.web is None else (settings.web[2], settings.web[1]),
             holder=settings.quizbot_instance,
         )
-        await service.load_published()  # packs written in chats (authoring.py)
+        await service.authoring.load()  # packs written in chats (authoring.py)
         yield service
     finally:
         drawing.close()

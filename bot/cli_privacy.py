@@ -42,14 +42,14 @@ def add_parser(sub: Any) -> None:
 async def run(settings: Settings, args: argparse.Namespace) -> int:
     async with open_service(settings) as service:
         if args.action == "export":
-            data = await service.person_data(args.person)
+            data = await service.privacy.export(args.person)
             if args.out is not None:
                 args.out.write_bytes(data.content)
                 print(f"wrote {args.person}'s data to {args.out}")
             else:
                 sys.stdout.write(data.content.decode() + "\n")
             return 0
-        deleted = await service.delete_person(args.person)
+        deleted = await service.privacy.delete(args.person)
     if not deleted:
         print(f"nothing is stored about {args.person}; nothing was deleted")
         return 1

@@ -51,13 +51,13 @@ async def run(settings: Settings, args: argparse.Namespace) -> int:
     async with open_service(settings) as service:
         if getattr(args, "reports_action", None) == "resolve":
             try:
-                await service.resolve_problem_report(args.id, args.note)
+                await service.problem_reports.resolve(args.id, args.note)
             except ReportError as exc:
                 print(f"quizbot: {exc}", file=sys.stderr)
                 return 1
             print(f"report #{args.id} resolved")
             return 0
-        records = await service.problem_report_list(open_only=not args.all, quiz_id=args.quiz)
+        records = await service.problem_reports.list(open_only=not args.all, quiz_id=args.quiz)
         if not records and args.quiz is not None and service.catalog.get(args.quiz) is None:
             print(f"quizbot: no quiz {args.quiz!r} in {settings.quizbot_content_dir}",
                   file=sys.stderr)

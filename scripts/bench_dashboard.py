@@ -186,8 +186,8 @@ async def pages(store: Storage, catalog: Catalog, repeats: int) -> dict[str, lis
                           web=(SECRET, "http://127.0.0.1:9"))
     quiz = catalog.quizzes[QUIZ]
     for n in range(5):
-        await service.report_problem(Person(f"tg:{n + 1}", f"Person {n + 1}"), Chat(CHAT),
-                                     quiz.questions[n % len(quiz.questions)].id, "A typo")
+        await service.problem_reports.report(Person(f"tg:{n + 1}", f"Person {n + 1}"), Chat(CHAT),
+                                             quiz.questions[n % len(quiz.questions)].id, "A typo")
     people = await store.chat_people(CHAT, None, 1)
     deep, after = await store.chat_people(CHAT, None, PER_POST * 1000 + 1), None
     if len(deep) > PER_POST * 1000:
@@ -214,7 +214,7 @@ async def pages(store: Storage, catalog: Catalog, repeats: int) -> dict[str, lis
     times: dict[str, list[float]] = {k: [] for k, v in urls.items() if v}
     try:
         async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
-            link = await service.dashboard_link(Chat(CHAT), allowed=True, locale="en")
+            link = await service.dashboard.link(Chat(CHAT), allowed=True, locale="en")
             async with http.get(base + link.removeprefix("http://127.0.0.1:9"),
                                 allow_redirects=False) as response:
                 assert response.status == 303, response.status

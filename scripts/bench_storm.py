@@ -387,10 +387,10 @@ async def quizbot(platform: str, fake: dict[str, Any], content: Path, db: Path,
                 break
             post_id = None
             for _ in range(500):  # bound just after the message is sent
-                if (post_id := await service.post_id_for(cmd["ref"])) is not None:
+                if (post_id := await service.questions.post_id_for(cmd["ref"])) is not None:
                     break
                 await asyncio.sleep(0.01)
-            shown = await service.show(post_id) if post_id is not None else None
+            shown = await service.questions.show(post_id) if post_id is not None else None
             say({"correct": None if shown is None else shown.correct})
         await adapter.stop()
 

@@ -183,7 +183,7 @@ async def quizbot(
             await fake.wait_all_confirmed(WITHIN)
             if not ours:
                 await app.update_queue.join()
-            post_id = await service.post_id_for(f"tg-poll:{poll.result['poll']['id']}")
+            post_id = await service.questions.post_id_for(f"tg-poll:{poll.result['poll']['id']}")
             assert post_id is not None
             last = push_votes(fake, poll.result["poll"]["id"], answers)
             start = time.perf_counter()
@@ -191,7 +191,7 @@ async def quizbot(
             if not ours:  # confirmed when queued: wait until handled too
                 await app.update_queue.join()
             elapsed = time.perf_counter() - start
-            stored = await service.live_count(post_id)
+            stored = await service.questions.live_count(post_id)
             assert stored == answers, f"{stored} of {answers} answers stored"
             return elapsed
         finally:

@@ -50,7 +50,7 @@ class FakePort:
     def attach(self, service: QuizService) -> FakePort:
         """Connect to `service` (as an adapter does at the end of start())."""
         self.service = service
-        service.connect(self)
+        service.delivery.connect(self)
         return self
 
     # failures on demand --------------------------------------------------------------------
@@ -103,7 +103,8 @@ class FakePort:
         if self.clock is not None:
             self.sent_at.append(self.clock.now())
         if self.service is not None:
-            await self.service.bind(question.post_id, f"{self.prefix}msg:{len(self.sent)}")
+            await self.service.questions.bind(question.post_id,
+                                              f"{self.prefix}msg:{len(self.sent)}")
 
     async def close_question(self, summary: PostSummary) -> None:
         assert summary.chat_key.startswith(self.prefix), summary.chat_key

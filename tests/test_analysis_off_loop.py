@@ -25,7 +25,7 @@ WAIT = 10.0  # seconds; reached only when the analysis holds the event loop
 
 
 async def asked(service: QuizService, port: FakePort, chat: Chat) -> int:
-    async with service.quiz(chat, ADA, "sample") as question:
+    async with service.asking.quiz(chat, ADA, "sample") as question:
         await port.send_question(question)
     return question.post_id
 
@@ -48,7 +48,7 @@ async def test_the_analysis_runs_once_in_a_worker_while_other_chats_are_answered
         return real_analyse(*args, **kwargs)
 
     monkeypatch.setattr(item_analysis, "analyse", analyse)
-    analysis = asyncio.create_task(service.analysis(GROUP, allowed=True))
+    analysis = asyncio.create_task(service.item_analysis.for_chat(GROUP, allowed=True))
     assert await asyncio.to_thread(running.wait, WAIT)
     result = await service.answer(elsewhere, BO, 1)  # another chat, answered meanwhile
     assert result.accepted

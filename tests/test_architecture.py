@@ -4,8 +4,9 @@ The core's parts depend on the storage's role ports (answers, posts, boards...),
 whole `Storage`, which only the facade is wired with; only a database's own package imports
 its driver.
 
-And an adapter holds no quiz rule: it reaches the core only through the QuizService facade
-(never storage, never the parts that decide what closes or who may answer).
+And an adapter holds no quiz rule: it reaches the core through the doors named here (DOORS):
+QuizService's own methods and the named methods of the use-case objects it exposes, never the
+storage, never the parts that decide what closes or who may answer.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import ast
 from pathlib import Path
 
 import pytest
+
+from bot.core.service import QuizService
 
 BOT = Path(__file__).resolve().parent.parent / "bot"
 PLATFORM_LIBRARIES = ("telegram", "discord", "aiosqlite", "sqlite3", "asyncpg", "aiohttp")
@@ -86,20 +89,164 @@ def test_only_a_database_package_imports_its_driver(path: Path) -> None:
     assert not drivers, f"{path.name} imports {sorted(drivers)}: only sqlite/ and postgres/ may"
 
 
-# What decides a chat rule. An adapter that needs one of these is asking for a core use case.
-RULE_ATTRIBUTES = {
-    "storage", "questions", "runs", "answers", "daily", "asking", "delivery", "locales",
-    "close", "close_open", "close_due", "summary_posted",
-}
+# The doors an adapter may use into the core: QuizService's own methods (what composes two
+# parts, or adds a platform-neutral step), and these methods of the use-case objects it exposes
+# (each part's `service.<part>`); core modules' public names are imported. Everything else is
+# shut: the storage, the parts that score answers or close questions (answers, rounds, the
+# questions' closing), so an adapter holds no quiz rule.
+DOORS: dict[str, frozenset[str]] = {part: frozenset(methods.split()) for part, methods in {
+    "asking": "quiz",
+    "authoring": "may_author start add photo view undo name discard publish unpublish",
+    "boards": "stats",
+    "cards": "card uploaded",
+    "chat_settings": "get change",
+    "clock": "now",
+    "daily": "set status",
+    "dashboard": "link revoke",
+    "delivery": "connect disconnect question_sending step_started step_refused",
+    "item_analysis": "for_chat",
+    "live": "join pause skip end place",
+    "locales": "for_person for_audience",
+    "privacy": "wants_delete",
+    "problem_reports": "report report_last report_words for_chat resolve_in_chat titles title "
+                       "is_question",
+    "questions": "quizzes show bind post_id_for live_count",
+    "review_deck": "apkg",
+    "spaced": "start next_due stats set_reminder reminder reminder_off",
+}.items()}
+# The console runs one person's quiz in order, a question after the other: it drives the run.
+CONSOLE_DOORS = {**DOORS, "runs": frozenset({"active", "current", "start"}),
+                 "questions": DOORS["questions"] | {"quiz_named"}, "catalog": frozenset()}
+# The service's plain values an adapter reads (the quiz catalog for autocomplete).
+VALUES = frozenset({"catalog"})
+
+
+def facade_methods() -> frozenset[str]:
+    return frozenset(name for name, value in vars(QuizService).items()
+                     if callable(value) and not name.startswith("_"))
+
+
+def is_service(node: ast.expr) -> bool:
+    """`service`, `self.service`, `cmd.data.service`: the facade itself."""
+    return (isinstance(node, ast.Name) and node.id == "service") or \
+        (isinstance(node, ast.Attribute) and node.attr == "service")
+
+
+def doors_used(source: str, doors: dict[str, frozenset[str]]) -> list[str]:
+    """What the code reaches through the facade that is no door: `service.<x>` that is not
+    one of its methods or values, `service.<part>.<y>` (also through a local name given the
+    part, `runs = self.service.runs`) with `y` not among the part's doors."""
+    methods = facade_methods()
+    shut: list[str] = []
+    for scope in ast.walk(ast.parse(source)):
+        if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+            continue
+        nodes = [n for n in ast.walk(scope)]
+        parents = {child: node for node in nodes for child in ast.iter_child_nodes(node)}
+        aliases = {
+            node.targets[0].id: node.value.attr for node in nodes
+            if isinstance(node, ast.Assign) and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Attribute)
+            and is_service(node.value.value) and node.value.attr in doors
+        }
+        for node in nodes:
+            if not isinstance(node, ast.Attribute):
+                continue
+            if is_service(node.value):
+                part, parent = node.attr, parents.get(node)
+                if part in methods or part in VALUES:
+                    continue
+                if part not in doors:
+                    shut.append(f"service.{part}")
+                elif isinstance(parent, ast.Attribute) and parent.value is node:
+                    if parent.attr not in doors[part]:
+                        shut.append(f"service.{part}.{parent.attr}")
+                elif not (isinstance(parent, ast.Assign) and aliases.get(
+                        getattr(parent.targets[0], "id", "")) == part):
+                    shut.append(f"service.{part}")  # the whole part handed on
+            elif isinstance(node.value, ast.Name) and node.value.id in aliases:
+                part = aliases[node.value.id]
+                if node.attr not in doors[part]:
+                    shut.append(f"service.{part}.{node.attr}")
+    return sorted(set(shut))
+
+
+def test_every_door_is_a_method_of_a_part_the_facade_exposes() -> None:
+    init = next(node for node in ast.walk(ast.parse((BOT / "core" / "service.py").read_text(
+        encoding="utf-8"))) if isinstance(node, ast.FunctionDef) and node.name == "__init__")
+    parts = {target.attr for node in ast.walk(init) if isinstance(node, ast.Assign)
+             for target in node.targets if isinstance(target, ast.Attribute)}
+    missing = sorted(set(CONSOLE_DOORS) - parts)
+    assert not missing, f"QuizService has no part {missing}"
+    from bot.core import (  # the classes of the parts, to find each door on
+        asking,
+        authoring,
+        boards,
+        cards,
+        chat_settings,
+        clock,
+        daily,
+        dashboard,
+        delivery,
+        item_analysis,
+        live,
+        locales,
+        privacy,
+        problem_reports,
+        questions,
+        review,
+        review_export,
+        runs,
+    )
+    classes = {
+        "asking": asking.Asking, "authoring": authoring.Authoring, "boards": boards.Boards,
+        "cards": cards.Cards, "chat_settings": chat_settings.ChatSettingsRules,
+        "clock": clock.Clock, "daily": daily.Daily, "dashboard": dashboard.DashboardAccess,
+        "delivery": delivery.Delivery, "item_analysis": item_analysis.ItemAnalysis,
+        "live": live.Live, "locales": locales.Locales, "privacy": privacy.Privacy,
+        "problem_reports": problem_reports.ProblemReports, "questions": questions.Questions,
+        "review_deck": review_export.ReviewExport, "spaced": review.Review, "runs": runs.Runs,
+    }
+    for part, doors in CONSOLE_DOORS.items():
+        for door in doors:
+            assert callable(getattr(classes[part], door, None)), f"no {part}.{door}"
 
 
 @pytest.mark.parametrize("path", modules("adapters"), ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_adapters_reach_the_core_only_through_the_facade(path: Path) -> None:
-    if path.name == "console.py":
-        pytest.skip("the console runs one person's quiz in order: it drives runs directly")
-    used = {
-        node.attr for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)
-        and node.value.attr == "service" and node.attr in RULE_ATTRIBUTES
-    }
-    assert not used, f"{path} reaches into the core: service.{', service.'.join(sorted(used))}"
+def test_adapters_reach_the_core_only_through_its_doors(path: Path) -> None:
+    doors = CONSOLE_DOORS if path.name == "console.py" else DOORS
+    shut = doors_used(path.read_text(encoding="utf-8"), doors)
+    assert not shut, f"{path} reaches into the core: {', '.join(shut)}"
+
+
+@pytest.mark.parametrize("path", modules("adapters"), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_adapters_import_the_core_public_names_and_no_storage(path: Path) -> None:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    bad = sorted(
+        f"{node.module}.{alias.name}" for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module
+        and node.module.startswith(("bot.core", "bot.storage"))
+        for alias in node.names
+        if node.module.startswith("bot.storage") or alias.name.startswith("_")
+    ) + sorted(name for name in imports(path) if name.startswith("bot.storage"))
+    assert not bad, f"{path} imports {bad}"
+
+
+def test_the_door_check_refuses_what_is_shut() -> None:
+    planted = """
+async def handler(cmd):
+    await cmd.data.service.storage.get_post(1)
+    await cmd.data.service.questions.close(1)
+    await cmd.data.service.answers.answer(1, None, 0)
+    rounds = cmd.data.service.rounds
+    questions = cmd.data.service.questions
+    await questions.close_due()
+    handed(cmd.data.service.questions)
+    await cmd.data.service.questions.show(1)
+    await cmd.data.service.leaderboard(None)
+"""
+    assert doors_used(planted, DOORS) == [
+        "service.answers", "service.questions", "service.questions.close",
+        "service.questions.close_due", "service.rounds", "service.storage"]
+    assert doors_used("service.runs.start(p, c, q, 'en')", DOORS) == ["service.runs"]
+    assert doors_used("service.runs.start(p, c, q, 'en')", CONSOLE_DOORS) == []

@@ -34,7 +34,7 @@ async def show(
     selector: str | None = None, *, run: bool | None = None,
 ) -> ShownQuestion:
     """/quiz as an adapter handles it: the question is sent (and bound) inside the block."""
-    async with service.quiz(chat, person, selector, run=run) as question:
+    async with service.asking.quiz(chat, person, selector, run=run) as question:
         await asyncio.sleep(0)  # the platform round trip: other commands run meanwhile
         await port.send_question(question)
     return question
@@ -70,7 +70,7 @@ async def test_the_chat_stays_locked_until_the_question_is_shown(
     entered = asyncio.Event()
 
     async def slow_first() -> ShownQuestion:
-        async with service.quiz(GROUP, ADA) as question:
+        async with service.asking.quiz(GROUP, ADA) as question:
             entered.set()
             # a slow platform: long enough for a second /quiz to close this question under
             # our feet, were the chat not locked (it is, so the wait runs out)
@@ -125,7 +125,7 @@ async def test_a_channel_post_asks_for_nobody_in_particular(
 async def test_daily_question_is_not_replaced_by_quiz(
     service: QuizService, port: FakePort, clock: FakeClock
 ) -> None:
-    await service.set_schedule(GROUP, "13:00", allowed=True)
+    await service.daily.set(GROUP, "13:00", allowed=True)
     clock.set(datetime(2026, 3, 1, 13, tzinfo=UTC))
     assert (await Scheduler(service).tick()).posted == 1
     [daily] = port.sent
@@ -217,9 +217,9 @@ async def test_someone_elses_private_question_is_not_theirs(
         result = await service.answer(q.post_id, BO, q.correct)
         assert result.status is AnswerStatus.NOT_YOURS and not result.accepted
         assert await service.storage.answer_of(q.post_id, BO.key) is None
-        assert await service.live_count(q.post_id) == 0  # still open, nothing stored
+        assert await service.questions.live_count(q.post_id) == 0  # still open, nothing stored
     assert (await service.leaderboard(None)).rows == ()
-    assert (await service.stats(BO)).answered == 0
+    assert (await service.boards.stats(BO)).answered == 0
     assert (await service.answer(single.post_id, ADA, single.correct)).accepted
 
 
@@ -230,7 +230,7 @@ async def test_the_owners_answer_closes_a_private_question_quietly(
     result = await service.answer(q.post_id, ADA, wrong(q))
     assert result.accepted and result.personal and not result.correct
     assert result.next_question is None and result.run_summary is None
-    assert await service.live_count(q.post_id) is None  # closed
+    assert await service.questions.live_count(q.post_id) is None  # closed
     again = await service.answer(q.post_id, ADA, q.correct)
     assert again.status is AnswerStatus.ALREADY_ANSWERED and again.chosen == wrong(q)
     clock.advance(minutes=1)
@@ -247,7 +247,7 @@ async def test_first_answer_is_final_on_a_shared_question(
     again = await service.answer(q.post_id, BO, q.correct)
     assert again.status is AnswerStatus.ALREADY_ANSWERED
     assert again.chosen == wrong(q) and not again.correct and not again.personal
-    assert await service.live_count(q.post_id) == 1  # a shared question stays open
+    assert await service.questions.live_count(q.post_id) == 1  # a shared question stays open
     board = await service.leaderboard(GROUP)
     assert [(r.name, r.correct, r.answered) for r in board.rows] == [("Bo", 0, 1)]
 

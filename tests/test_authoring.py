@@ -58,41 +58,41 @@ async def test_a_draft_is_built_named_and_published_into_the_catalog(
 ) -> None:
     service = authoring_service
     for n in range(1, 4):
-        added = await service.add_to_draft(AUTHOR, "en", poll(n), f"tg-msg:1:{n}")
+        added = await service.authoring.add(AUTHOR, "en", poll(n), f"tg-msg:1:{n}")
         assert (added.number, added.problems) == (n, ())
     # the same message again adds nothing
-    assert (await service.add_to_draft(AUTHOR, "en", poll(3), "tg-msg:1:3")).number == 3
-    assert await service.undo_draft(AUTHOR) == (3, 2)
-    await service.add_to_draft(AUTHOR, "en", poll(3), "tg-msg:1:4")
-    assert await service.name_draft(AUTHOR, "  Counting   to three ") == "Counting to three"
-    view = await service.draft(AUTHOR)
+    assert (await service.authoring.add(AUTHOR, "en", poll(3), "tg-msg:1:3")).number == 3
+    assert await service.authoring.undo(AUTHOR) == (3, 2)
+    await service.authoring.add(AUTHOR, "en", poll(3), "tg-msg:1:4")
+    assert await service.authoring.name(AUTHOR, "  Counting   to three ") == "Counting to three"
+    view = await service.authoring.view(AUTHOR)
     assert view.title == "Counting to three" and len(view.prompts) == 3
 
-    result = await service.publish_draft(AUTHOR)
+    result = await service.authoring.publish(AUTHOR)
     assert (result.quiz_id, result.questions, result.problems) == ("counting-to-three", 3, ())
     quiz = service.catalog.get("counting-to-three")
     assert quiz is not None and quiz.language == "en"
     assert [q.id for q in quiz.questions] == [f"counting-to-three-{n}" for n in (1, 2, 3)]
     assert quiz.questions[2].options[quiz.questions[2].answer].text.get("en") == "3"
     with pytest.raises(AuthoringError):
-        await service.draft(AUTHOR)  # published: the draft is gone
+        await service.authoring.view(AUTHOR)  # published: the draft is gone
 
     # asked like any quiz
-    async with service.quiz(Chat("tg:-1", "Group"), None, "counting-to-three") as shown:
+    async with service.asking.quiz(Chat("tg:-1", "Group"), None, "counting-to-three") as shown:
         assert shown.quiz_id == "counting-to-three"
 
 
 async def test_a_new_process_loads_the_published_packs(
     authoring_service: QuizService, storage: Storage, clock: FakeClock,
 ) -> None:
-    await authoring_service.add_to_draft(AUTHOR, "bn", poll(1, prompt="এক কোনটি?"), "m1")
-    await authoring_service.name_draft(AUTHOR, "সংখ্যা")  # spelled in Latin letters
-    published = await authoring_service.publish_draft(AUTHOR)
+    await authoring_service.authoring.add(AUTHOR, "bn", poll(1, prompt="এক কোনটি?"), "m1")
+    await authoring_service.authoring.name(AUTHOR, "সংখ্যা")  # spelled in Latin letters
+    published = await authoring_service.authoring.publish(AUTHOR)
     assert published.quiz_id == pack_id("সংখ্যা") == "samkhya"
 
     fresh = QuizService(load_catalog(SAMPLE_PACKS), storage, clock)
     assert fresh.catalog.get(published.quiz_id) is None
-    assert await fresh.load_published() == 1
+    assert await fresh.authoring.load() == 1
     quiz = fresh.catalog.get(published.quiz_id)
     assert quiz is not None and quiz.language == "bn"
     # a single-language pack: every reader sees its language
@@ -104,11 +104,11 @@ async def test_only_authors_write_and_nothing_is_stored_for_others(
     authoring_service: QuizService, storage: Storage,
 ) -> None:
     with pytest.raises(AuthoringError) as refused:
-        await authoring_service.add_to_draft(STRANGER, "en", poll(1), "m1")
+        await authoring_service.authoring.add(STRANGER, "en", poll(1), "m1")
     assert "Only the bot's authors" in str(refused.value)
     assert "add your id 1002 to QUIZBOT_AUTHORS" in str(refused.value)
     assert await storage.get_draft(STRANGER.key) is None
-    assert not authoring_service.may_author(STRANGER)
+    assert not authoring_service.authoring.may_author(STRANGER)
     assert author_keys("1001, 1002 tg:7") == {"tg:1001", "tg:1002", "tg:7"}
     assert author_keys("") == frozenset()
 
@@ -125,7 +125,7 @@ async def test_polls_that_cannot_be_questions_are_refused(
     authoring_service: QuizService, storage: Storage, sent: PollQuestion, words: str,
 ) -> None:
     with pytest.raises(AuthoringError) as refused:
-        await authoring_service.add_to_draft(AUTHOR, "en", sent, "m1")
+        await authoring_service.authoring.add(AUTHOR, "en", sent, "m1")
     assert words in str(refused.value)
     assert await storage.get_draft(AUTHOR.key) is None
 
@@ -134,17 +134,17 @@ async def test_an_invalid_draft_is_not_published_and_says_where_and_why(
     authoring_service: QuizService, storage: Storage,
 ) -> None:
     service = authoring_service
-    await service.add_to_draft(AUTHOR, "hi", poll(1), "m1")
-    no_explanation = await service.add_to_draft(AUTHOR, "hi", poll(2, explanation=None), "m2")
+    await service.authoring.add(AUTHOR, "hi", poll(1), "m1")
+    no_explanation = await service.authoring.add(AUTHOR, "hi", poll(2, explanation=None), "m2")
     # told at once, and again when publishing
     assert [(p.question, p.part, p.template) for p in no_explanation.problems] == [
         (2, "explanation", "missing")]
     many = tuple(f"option {i}" for i in range(11))
-    await service.add_to_draft(AUTHOR, "hi", poll(3, options=many), "m3")
-    await service.add_to_draft(AUTHOR, "hi", poll(4, options=("x" * 101, "y")), "m4")
-    await service.name_draft(AUTHOR, "Broken")
+    await service.authoring.add(AUTHOR, "hi", poll(3, options=many), "m3")
+    await service.authoring.add(AUTHOR, "hi", poll(4, options=("x" * 101, "y")), "m4")
+    await service.authoring.name(AUTHOR, "Broken")
 
-    result = await service.publish_draft(AUTHOR)
+    result = await service.authoring.publish(AUTHOR)
     assert result.quiz_id is None
     assert service.catalog.get("broken") is None
     assert await storage.authored_packs() == []
@@ -161,28 +161,28 @@ async def test_an_invalid_draft_is_not_published_and_says_where_and_why(
 async def test_a_title_a_bundled_pack_has_is_refused(
     authoring_service: QuizService, storage: Storage,
 ) -> None:
-    await authoring_service.add_to_draft(AUTHOR, "en", poll(1), "m1")
-    await authoring_service.name_draft(AUTHOR, "Sample")
+    await authoring_service.authoring.add(AUTHOR, "en", poll(1), "m1")
+    await authoring_service.authoring.name(AUTHOR, "Sample")
     with pytest.raises(AuthoringError) as refused:
-        await authoring_service.publish_draft(AUTHOR)
+        await authoring_service.authoring.publish(AUTHOR)
     assert "already a quiz “sample”" in str(refused.value)
     assert await storage.authored_packs() == []
 
 
 async def test_draft_commands_without_a_draft(authoring_service: QuizService) -> None:
-    for call in (authoring_service.draft, authoring_service.undo_draft,
-                 authoring_service.publish_draft):
+    for call in (authoring_service.authoring.view, authoring_service.authoring.undo,
+                 authoring_service.authoring.publish):
         with pytest.raises(AuthoringError):
             await call(AUTHOR)
-    assert await authoring_service.new_draft(AUTHOR, "en") == (True, 0)
-    assert await authoring_service.new_draft(AUTHOR, "en") == (False, 0)
+    assert await authoring_service.authoring.start(AUTHOR, "en") == (True, 0)
+    assert await authoring_service.authoring.start(AUTHOR, "en") == (False, 0)
     with pytest.raises(AuthoringError, match="no questions"):
-        await authoring_service.publish_draft(AUTHOR)
-    await authoring_service.add_to_draft(AUTHOR, "en", poll(1), "m1")
+        await authoring_service.authoring.publish(AUTHOR)
+    await authoring_service.authoring.add(AUTHOR, "en", poll(1), "m1")
     with pytest.raises(AuthoringError, match="Name your draft"):
-        await authoring_service.publish_draft(AUTHOR)
-    assert await authoring_service.discard_draft(AUTHOR)
-    assert not await authoring_service.discard_draft(AUTHOR)
+        await authoring_service.authoring.publish(AUTHOR)
+    assert await authoring_service.authoring.discard(AUTHOR)
+    assert not await authoring_service.authoring.discard(AUTHOR)
 
 
 @pytest.mark.sqlite_only(reason="the command is given the SQLite file")
@@ -191,10 +191,10 @@ async def test_published_packs_export_as_yaml_that_loads_as_the_same_quiz(
 ) -> None:
     if not isinstance(storage, SqliteStorage):
         pytest.skip("the command is given the SQLite file")
-    await authoring_service.add_to_draft(AUTHOR, "hi", poll(1, prompt="एक कौन-सा है?"), "m1")
-    await authoring_service.add_to_draft(AUTHOR, "hi", poll(2), "m2")
-    await authoring_service.name_draft(AUTHOR, "Ginti: numbers")
-    published = await authoring_service.publish_draft(AUTHOR)
+    await authoring_service.authoring.add(AUTHOR, "hi", poll(1, prompt="एक कौन-सा है?"), "m1")
+    await authoring_service.authoring.add(AUTHOR, "hi", poll(2), "m2")
+    await authoring_service.authoring.name(AUTHOR, "Ginti: numbers")
+    published = await authoring_service.authoring.publish(AUTHOR)
     assert published.quiz_id == "ginti-numbers"
 
     out = tmp_path / "exported"
@@ -223,15 +223,15 @@ def test_ids_spell_bengali_and_devanagari_titles_in_latin_letters(
 async def test_a_title_without_an_id_asks_for_one_and_takes_the_one_given(
     authoring_service: QuizService, storage: Storage,
 ) -> None:
-    await authoring_service.add_to_draft(AUTHOR, "en", poll(1), "m1")
-    await authoring_service.name_draft(AUTHOR, "数字")
+    await authoring_service.authoring.add(AUTHOR, "en", poll(1), "m1")
+    await authoring_service.authoring.name(AUTHOR, "数字")
     with pytest.raises(AuthoringError, match="/publish followed by the id"):
-        await authoring_service.publish_draft(AUTHOR)
+        await authoring_service.authoring.publish(AUTHOR)
     for bad in ("My Quiz", "x", "-dash", "ক-খ"):
         with pytest.raises(AuthoringError, match="cannot be a quiz id"):
-            await authoring_service.publish_draft(AUTHOR, bad)
+            await authoring_service.authoring.publish(AUTHOR, bad)
     assert await storage.authored_packs() == []
-    published = await authoring_service.publish_draft(AUTHOR, "Shuzi-1")
+    published = await authoring_service.authoring.publish(AUTHOR, "Shuzi-1")
     assert published.quiz_id == "shuzi-1"
     assert [q.id for q in authoring_service.catalog.quizzes["shuzi-1"].questions] == ["shuzi-1-1"]
 
@@ -240,9 +240,9 @@ async def test_a_title_without_an_id_asks_for_one_and_takes_the_one_given(
 async def test_a_title_another_quiz_has_is_refused_in_any_case_or_language(
     authoring_service: QuizService, storage: Storage, title: str,
 ) -> None:
-    await authoring_service.add_to_draft(AUTHOR, "en", poll(1), "m1")
+    await authoring_service.authoring.add(AUTHOR, "en", poll(1), "m1")
     with pytest.raises(AuthoringError, match="already a quiz called") as refused:
-        await authoring_service.name_draft(AUTHOR, title)
+        await authoring_service.authoring.name(AUTHOR, title)
     assert "(sample)" in str(refused.value)
     draft = await storage.get_draft(AUTHOR.key)
     assert draft is not None and draft.title is None  # nothing changed
@@ -255,11 +255,11 @@ async def test_a_title_published_meanwhile_is_refused_at_publishing(
     service = QuizService(authoring_service.catalog, storage, authoring_service.clock,
                           authors={AUTHOR.key, other.key})
     for person in (AUTHOR, other):
-        await service.add_to_draft(person, "en", poll(1), f"m-{person.key}")
-        await service.name_draft(person, "Counting")
-    assert (await service.publish_draft(AUTHOR)).quiz_id == "counting"
+        await service.authoring.add(person, "en", poll(1), f"m-{person.key}")
+        await service.authoring.name(person, "Counting")
+    assert (await service.authoring.publish(AUTHOR)).quiz_id == "counting"
     with pytest.raises(AuthoringError, match="already a quiz called “Counting” \\(counting\\)"):
-        await service.publish_draft(other)
+        await service.authoring.publish(other)
     assert await storage.get_draft(other.key) is not None
 
 
@@ -267,27 +267,27 @@ async def test_unpublish_withdraws_the_pack_and_keeps_its_answers(
     authoring_service: QuizService, storage: Storage, clock: FakeClock,
 ) -> None:
     service = authoring_service
-    await service.add_to_draft(AUTHOR, "en", poll(1), "m1")
-    await service.name_draft(AUTHOR, "Counting")
-    await service.publish_draft(AUTHOR)
+    await service.authoring.add(AUTHOR, "en", poll(1), "m1")
+    await service.authoring.name(AUTHOR, "Counting")
+    await service.authoring.publish(AUTHOR)
     group = Chat("tg:-5", "Group")
-    async with service.quiz(group, None, "counting") as shown:
+    async with service.asking.quiz(group, None, "counting") as shown:
         pass
     await service.answer(shown.post_id, STRANGER, shown.correct)
     late = Person("tg:1004", "Dan")
 
     with pytest.raises(AuthoringError, match="Only the bot's authors"):
-        await service.unpublish(STRANGER, "counting")
+        await service.authoring.unpublish(STRANGER, "counting")
     with pytest.raises(AuthoringError, match="not a quiz published in a chat"):
-        await service.unpublish(AUTHOR, "sample")  # bundled
-    assert await service.unpublish(AUTHOR, " Counting ") == "Counting"
+        await service.authoring.unpublish(AUTHOR, "sample")  # bundled
+    assert await service.authoring.unpublish(AUTHOR, " Counting ") == "Counting"
     assert service.catalog.get("counting") is None
     assert "counting" not in [q.id for q in service.questions.quizzes()]
     with pytest.raises(UnknownQuiz):
-        async with service.quiz(group, None, "counting"):
+        async with service.asking.quiz(group, None, "counting"):
             pass
     with pytest.raises(AuthoringError, match="not a quiz published in a chat"):
-        await service.unpublish(AUTHOR, "counting")  # once
+        await service.authoring.unpublish(AUTHOR, "counting")  # once
     # the question already open runs its time; answers and boards stay, titles too
     assert (await service.answer(shown.post_id, late, shown.correct)).accepted
     board = await service.boards.leaderboard(group.key)
@@ -297,13 +297,13 @@ async def test_unpublish_withdraws_the_pack_and_keeps_its_answers(
 
     # a new process keeps it withdrawn, and its id taken
     fresh = QuizService(load_catalog(SAMPLE_PACKS), storage, clock, authors={AUTHOR.key})
-    assert await fresh.load_published() == 0
+    assert await fresh.authoring.load() == 0
     assert fresh.catalog.get("counting") is None and "counting" in fresh.catalog.quizzes
-    await fresh.add_to_draft(AUTHOR, "en", poll(2), "m2")
-    await fresh.name_draft(AUTHOR, "Counting")  # the title is free again
+    await fresh.authoring.add(AUTHOR, "en", poll(2), "m2")
+    await fresh.authoring.name(AUTHOR, "Counting")  # the title is free again
     with pytest.raises(AuthoringError, match="already a quiz “counting”"):
-        await fresh.publish_draft(AUTHOR)
-    assert (await fresh.publish_draft(AUTHOR, "counting-again")).quiz_id == "counting-again"
+        await fresh.authoring.publish(AUTHOR)
+    assert (await fresh.authoring.publish(AUTHOR, "counting-again")).quiz_id == "counting-again"
 
 
 async def test_only_the_author_who_published_a_pack_withdraws_it(
@@ -312,11 +312,11 @@ async def test_only_the_author_who_published_a_pack_withdraws_it(
     other = Person("tg:1003", "Carol")
     service = QuizService(authoring_service.catalog, storage, authoring_service.clock,
                           authors={AUTHOR.key, other.key})
-    await service.add_to_draft(AUTHOR, "en", poll(1), "m1")
-    await service.name_draft(AUTHOR, "Counting")
-    await service.publish_draft(AUTHOR)
+    await service.authoring.add(AUTHOR, "en", poll(1), "m1")
+    await service.authoring.name(AUTHOR, "Counting")
+    await service.authoring.publish(AUTHOR)
     with pytest.raises(AuthoringError, match="Only the author who published"):
-        await service.unpublish(other, "counting")
+        await service.authoring.unpublish(other, "counting")
     assert service.catalog.get("counting") is not None
 
 
@@ -325,16 +325,16 @@ async def test_a_round_of_a_withdrawn_quiz_ends_and_other_rounds_go_on(
 ) -> None:
     service = authoring_service
     for n in (1, 2, 3):
-        await service.add_to_draft(AUTHOR, "en", poll(n), f"m{n}")
-    await service.name_draft(AUTHOR, "Counting")
-    await service.publish_draft(AUTHOR)
+        await service.authoring.add(AUTHOR, "en", poll(n), f"m{n}")
+    await service.authoring.name(AUTHOR, "Counting")
+    await service.authoring.publish(AUTHOR)
     port = FakePort("tg:", clock).attach(service)
     group, other = Chat("tg:-5", "Group"), Chat("tg:-6", "Other")
     for chat, quiz_id in ((group, "counting"), (other, "sample")):
-        async with service.quiz(chat, AUTHOR, quiz_id, count=3) as shown:
+        async with service.asking.quiz(chat, AUTHOR, quiz_id, count=3) as shown:
             await port.send_question(shown)
-    await service.unpublish(AUTHOR, "counting")
-    clock.advance((await service.settings(group)).question_seconds + 1)
+    await service.authoring.unpublish(AUTHOR, "counting")
+    clock.advance((await service.chat_settings.get(group.key)).question_seconds + 1)
     await Scheduler(service).tick()
     [summary] = port.rounds  # the withdrawn quiz's round ends with what it asked
     assert (summary.chat_key, summary.asked, summary.total) == (group.key, 1, 3)
@@ -362,11 +362,11 @@ async def test_a_published_picture_is_exported_beside_its_pack(
     async def fetch() -> bytes:
         return png
 
-    await authoring_service.picture_for_draft(AUTHOR, "en", None, fetch)
-    await authoring_service.add_to_draft(AUTHOR, "en", poll(1), "m1")
-    await authoring_service.add_to_draft(AUTHOR, "en", poll(2), "m2")
-    await authoring_service.name_draft(AUTHOR, "Pictured")
-    assert (await authoring_service.publish_draft(AUTHOR)).quiz_id == "pictured"
+    await authoring_service.authoring.photo(AUTHOR, "en", None, fetch)
+    await authoring_service.authoring.add(AUTHOR, "en", poll(1), "m1")
+    await authoring_service.authoring.add(AUTHOR, "en", poll(2), "m2")
+    await authoring_service.authoring.name(AUTHOR, "Pictured")
+    assert (await authoring_service.authoring.publish(AUTHOR)).quiz_id == "pictured"
 
     out = tmp_path / "exported"
     proc = quizbot(tmp_path, "content", "export", "--authored", str(out),
@@ -391,11 +391,11 @@ async def test_a_picture_is_fetched_only_for_an_author_and_within_the_cap(
 
     stranger = Person("tg:1009", "Mallory")
     with pytest.raises(AuthoringError, match="Only the bot's authors"):
-        await authoring_service.picture_for_draft(stranger, "en", 10, fetch)
+        await authoring_service.authoring.photo(stranger, "en", 10, fetch)
     with pytest.raises(AuthoringError, match="too large"):
-        await authoring_service.picture_for_draft(AUTHOR, "en", 3 * 2**20, fetch)
+        await authoring_service.authoring.photo(AUTHOR, "en", 3 * 2**20, fetch)
     assert fetched == []
     with pytest.raises(AuthoringError, match="not a picture"):
-        await authoring_service.picture_for_draft(AUTHOR, "en", None, fetch)
+        await authoring_service.authoring.photo(AUTHOR, "en", None, fetch)
     assert fetched == [1]
     assert await storage.get_draft(AUTHOR.key) is None  # nothing started, nothing kept

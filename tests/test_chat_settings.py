@@ -32,27 +32,27 @@ def port(service: QuizService, clock: FakeClock) -> FakePort:
 
 
 async def test_defaults_until_changed(service: QuizService) -> None:
-    settings = await service.settings(GROUP)
+    settings = await service.chat_settings.get(GROUP.key)
     assert settings.question_time == DEFAULT_QUESTION_TIME and not settings.own_time
     assert settings.mode is None
 
 
 async def test_admins_change_time_and_mode_per_chat(service: QuizService) -> None:
-    changed = await service.change_settings(GROUP, by=ADA, allowed=True, seconds="45",
-                                            mode="Buttons")
+    changed = await service.chat_settings.change(GROUP, by=ADA, allowed=True, seconds="45",
+                                                 mode="Buttons")
     assert (changed.question_seconds, changed.own_time, changed.mode) == (45, True, "buttons")
-    assert await service.settings(GROUP) == changed
-    assert (await service.settings(OTHER)).own_time is False
-    only_mode = await service.change_settings(GROUP, allowed=True, mode="poll")
+    assert await service.chat_settings.get(GROUP.key) == changed
+    assert (await service.chat_settings.get(OTHER.key)).own_time is False
+    only_mode = await service.chat_settings.change(GROUP, allowed=True, mode="poll")
     assert (only_mode.question_seconds, only_mode.mode) == (45, "polls")
-    back = await service.change_settings(GROUP, allowed=True, seconds="default")
+    back = await service.chat_settings.change(GROUP, allowed=True, seconds="default")
     assert (back.own_time, back.mode) == (False, "polls")
 
 
 async def test_only_admins_change_settings(service: QuizService) -> None:
     with pytest.raises(NotAllowed):
-        await service.change_settings(GROUP, by=ADA, allowed=False, seconds=30)
-    assert (await service.settings(GROUP)).own_time is False
+        await service.chat_settings.change(GROUP, by=ADA, allowed=False, seconds=30)
+    assert (await service.chat_settings.get(GROUP.key)).own_time is False
 
 
 @pytest.mark.parametrize("seconds", [MIN_QUESTION_SECONDS - 1, MAX_QUESTION_SECONDS + 1,
@@ -61,28 +61,28 @@ async def test_a_bad_time_is_refused_and_nothing_changes(
     service: QuizService, seconds: int | str
 ) -> None:
     with pytest.raises(BadQuestionTime):
-        await service.change_settings(GROUP, allowed=True, seconds=seconds, mode="buttons")
+        await service.chat_settings.change(GROUP, allowed=True, seconds=seconds, mode="buttons")
     assert await service.storage.get_chat_settings(GROUP.key) is None
 
 
 async def test_a_bad_mode_is_refused(service: QuizService) -> None:
     with pytest.raises(BadMode):
-        await service.change_settings(GROUP, allowed=True, mode="carrier pigeon")
+        await service.chat_settings.change(GROUP, allowed=True, mode="carrier pigeon")
 
 
 async def test_quiz_uses_the_chat_question_time(
     service: QuizService, port: FakePort, clock: FakeClock
 ) -> None:
-    await service.change_settings(GROUP, allowed=True, seconds=MIN_QUESTION_SECONDS)
-    async with service.quiz(GROUP, ADA) as question:
+    await service.chat_settings.change(GROUP, allowed=True, seconds=MIN_QUESTION_SECONDS)
+    async with service.asking.quiz(GROUP, ADA) as question:
         await port.send_question(question)
     assert question.closes_at == clock.now() + timedelta(seconds=MIN_QUESTION_SECONDS)
-    async with service.quiz(OTHER, ADA) as question:
+    async with service.asking.quiz(OTHER, ADA) as question:
         await port.send_question(question)
     assert question.closes_at == clock.now() + DEFAULT_QUESTION_TIME
 
 
 async def test_settings_follow_a_chat_that_moved(service: QuizService) -> None:
-    await service.change_settings(GROUP, allowed=True, seconds=90)
+    await service.chat_settings.change(GROUP, allowed=True, seconds=90)
     assert await service.migrate_chat(GROUP.key, "tg:-1009")
-    assert (await service.settings(Chat("tg:-1009"))).question_seconds == 90
+    assert (await service.chat_settings.get(Chat("tg:-1009").key)).question_seconds == 90

@@ -32,7 +32,7 @@ async def seed(path: Path, people: int, chats: tuple[Chat, ...] = (GROUP, OTHER)
         service = QuizService(load_catalog(SAMPLE_PACKS), storage, FakeClock(),
                               random.Random(3))
         for chat in chats:
-            async with service.quiz(chat, None, "sample") as shown:
+            async with service.asking.quiz(chat, None, "sample") as shown:
                 pass
             n = people if chat is GROUP else 1
             for i in range(n):

@@ -35,7 +35,7 @@ def port(service: QuizService) -> FakePort:
 async def show(
     service: QuizService, port: FakePort, chat: Chat, person: Person | None = ADA
 ) -> ShownQuestion:
-    async with service.quiz(chat, person) as question:
+    async with service.asking.quiz(chat, person) as question:
         await port.send_question(question)
     return question
 
@@ -56,16 +56,16 @@ async def pending_ids(service: QuizService) -> list[int]:
 async def test_chat_gone_gives_the_summary_up_and_drops_the_schedule(
     service: QuizService, port: FakePort, clock: FakeClock
 ) -> None:
-    await service.set_schedule(GROUP, "09:00", allowed=True)
-    await service.set_schedule(OTHER, "09:00", allowed=True)
+    await service.daily.set(GROUP, "09:00", allowed=True)
+    await service.daily.set(OTHER, "09:00", allowed=True)
     first = await show(service, port, GROUP)
     other = await show(service, port, OTHER)
     port.gone.add(GROUP.key)  # the bot was removed from the group
     with pytest.raises(ChatGone):  # replacing the first fails: the chat is gone
         await show(service, port, GROUP, BO)  # (and so does sending the new question)
     assert port.close_attempts == 1 and port.closed == []
-    assert await service.schedule_status(GROUP) is None
-    assert await service.schedule_status(OTHER) is not None  # other chats keep theirs
+    assert await service.daily.status(GROUP) is None
+    assert await service.daily.status(OTHER) is not None  # other chats keep theirs
     assert first.post_id not in await pending_ids(service)  # given up, not retried
     scheduler = Scheduler(service)
     for _ in range(3):
@@ -79,12 +79,12 @@ async def test_chat_gone_gives_the_summary_up_and_drops_the_schedule(
 async def test_chat_gone_closes_what_is_open_there_quietly(
     service: QuizService, port: FakePort, clock: FakeClock
 ) -> None:
-    await service.set_schedule(GROUP, "09:00", allowed=True)
+    await service.daily.set(GROUP, "09:00", allowed=True)
     q = await show(service, port, GROUP)
     refused = await closed_summary(service, GROUP)
-    await service.chat_gone(GROUP.key)
-    assert await service.live_count(q.post_id) is None  # closed
-    assert await service.schedule_status(GROUP) is None
+    await service.delivery.chat_gone(GROUP.key)
+    assert await service.questions.live_count(q.post_id) is None  # closed
+    assert await service.daily.status(GROUP) is None
     assert await pending_ids(service) == []  # neither summary will be tried again
     clock.advance(minutes=15)
     await Scheduler(service).tick()
@@ -228,5 +228,5 @@ async def test_a_platform_not_running_here_gets_its_summaries_when_it_connects(
     clock.advance(31)  # once no process that closed it can still be delivering it
     await scheduler.tick()
     assert [s.post_id for s in discord.closed] == [dq.post_id] and port.closed == []
-    service.disconnect(discord)
+    service.delivery.disconnect(discord)
     assert service.delivery.port_for("dc:5") is None

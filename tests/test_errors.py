@@ -68,85 +68,86 @@ def as_author(service: QuizService) -> QuizService:
 
 
 async def mydata_words(service: QuizService, words: str) -> bool:
-    return service.my_data_wants_delete(words)
+    return service.privacy.wants_delete(words)
 
 
 async def draft_then(service: QuizService, *, poll: bool = False, title: str = "") -> object:
     """Ada's draft (with a question, a title), then publishing it."""
-    await as_author(service).new_draft(ADA, "en")
+    await as_author(service).authoring.start(ADA, "en")
     if poll:
-        await service.add_to_draft(ADA, "en", POLL, "tg-msg:1:1")
+        await service.authoring.add(ADA, "en", POLL, "tg-msg:1:1")
     if title:
-        await service.name_draft(ADA, title)
-    return await service.publish_draft(ADA)
+        await service.authoring.name(ADA, title)
+    return await service.authoring.publish(ADA)
 
 
 # name -> (the class expected, what a person did that the core refuses)
 REFUSALS: dict[str, tuple[type[UserError], Raise]] = {
-    "unknown quiz": (UnknownQuiz, lambda s: s.quiz(GROUP, ADA, "nope").__aenter__()),
-    "unknown quiz to run": (UnknownQuiz, lambda s: s.quiz(ALONE, ADA, "basics", run=True)
+    "unknown quiz": (UnknownQuiz, lambda s: s.asking.quiz(GROUP, ADA, "nope").__aenter__()),
+    "unknown quiz to run": (UnknownQuiz, lambda s: s.asking.quiz(ALONE, ADA, "basics", run=True)
                             .__aenter__()),
-    "unknown daily quiz": (UnknownQuiz, lambda s: s.set_schedule(GROUP, "09:00", None, "nope",
+    "unknown daily quiz": (UnknownQuiz, lambda s: s.daily.set(GROUP, "09:00", None, "nope",
                                                                   allowed=True)),
-    "no run": (NoActiveRun, lambda s: s.quiz(GROUP, ADA, run=True).__aenter__()),
+    "no run": (NoActiveRun, lambda s: s.asking.quiz(GROUP, ADA, run=True).__aenter__()),
     "unknown language": (UnsupportedLocale, lambda s: s.set_language(ADA, "fr")),
     "unknown chat language": (UnsupportedLocale, lambda s: s.set_language(
         ADA, "klingon", chat=GROUP, allowed=True)),
     "bad period": (BadPeriod, lambda s: s.leaderboard(GROUP, "year")),
-    "daily not allowed": (NotAllowed, lambda s: s.set_schedule(GROUP, "09:00", allowed=False)),
+    "daily not allowed": (NotAllowed, lambda s: s.daily.set(GROUP, "09:00", allowed=False)),
     "daily off not allowed": (NotAllowed, lambda s: s.daily_off(GROUP, allowed=False)),
     "language not allowed": (NotAllowed, lambda s: s.set_language(
         ADA, "bn", chat=GROUP, allowed=False)),
-    "bad time": (ScheduleError, lambda s: s.set_schedule(GROUP, "25:00", allowed=True)),
-    "bad open time": (ScheduleError, lambda s: s.set_schedule(
+    "bad time": (ScheduleError, lambda s: s.daily.set(GROUP, "25:00", allowed=True)),
+    "bad open time": (ScheduleError, lambda s: s.daily.set(
         GROUP, "09:00", open_minutes=0, allowed=True)),
-    "zone with suggestions": (BadZone, lambda s: s.set_schedule(
+    "zone with suggestions": (BadZone, lambda s: s.daily.set(
         GROUP, "09:00", "Kolkata", allowed=True)),
-    "zone without suggestions": (BadZone, lambda s: s.set_schedule(
+    "zone without suggestions": (BadZone, lambda s: s.daily.set(
         GROUP, "09:00", "Mars/Olympus", allowed=True)),
-    "bad round size": (BadCount, lambda s: s.quiz(GROUP, ADA, count=21).__aenter__()),
-    "settings not allowed": (NotAllowed, lambda s: s.change_settings(
+    "bad round size": (BadCount, lambda s: s.asking.quiz(GROUP, ADA, count=21).__aenter__()),
+    "settings not allowed": (NotAllowed, lambda s: s.chat_settings.change(
         GROUP, seconds=30, allowed=False)),
-    "bad question time": (BadQuestionTime, lambda s: s.change_settings(
+    "bad question time": (BadQuestionTime, lambda s: s.chat_settings.change(
         GROUP, words=["time", "soon"], allowed=True)),
-    "bad mode": (BadMode, lambda s: s.change_settings(GROUP, mode="pigeon", allowed=True)),
-    "bad peer threshold": (BadPeerThreshold, lambda s: s.change_settings(
+    "bad mode": (BadMode, lambda s: s.chat_settings.change(GROUP, mode="pigeon", allowed=True)),
+    "bad peer threshold": (BadPeerThreshold, lambda s: s.chat_settings.change(
         GROUP, peer_threshold="150", allowed=True)),
-    "bad discussion time": (BadDiscussion, lambda s: s.change_settings(
+    "bad discussion time": (BadDiscussion, lambda s: s.chat_settings.change(
         GROUP, peer_discussion="forever", allowed=True)),
-    "not an author": (AuthoringError, lambda s: s.add_to_draft(ADA, "en", POLL, "m")),
-    "a regular poll": (AuthoringError, lambda s: as_author(s).add_to_draft(
+    "not an author": (AuthoringError, lambda s: s.authoring.add(ADA, "en", POLL, "m")),
+    "a regular poll": (AuthoringError, lambda s: as_author(s).authoring.add(
         ADA, "en", PollQuestion("Two?", ("a", "b"), (), quiz=False), "m")),
-    "a forwarded quiz": (AuthoringError, lambda s: as_author(s).add_to_draft(
+    "a forwarded quiz": (AuthoringError, lambda s: as_author(s).authoring.add(
         ADA, "en", PollQuestion("Two?", ("a", "b"), ()), "m")),
-    "two right options": (AuthoringError, lambda s: as_author(s).add_to_draft(
+    "two right options": (AuthoringError, lambda s: as_author(s).authoring.add(
         ADA, "en", PollQuestion("Two?", ("a", "b"), (0, 1)), "m")),
-    "no draft": (AuthoringError, lambda s: as_author(s).draft(ADA)),
+    "no draft": (AuthoringError, lambda s: as_author(s).authoring.view(ADA)),
     "an empty draft": (AuthoringError, lambda s: draft_then(s)),
     "an untitled draft": (AuthoringError, lambda s: draft_then(s, poll=True)),
     "a quiz with that id": (AuthoringError, lambda s: draft_then(s, poll=True, title="Sample")),
-    "unknown setting": (SettingsError, lambda s: s.change_settings(
+    "unknown setting": (SettingsError, lambda s: s.chat_settings.change(
         GROUP, words=["colour", "red"], allowed=True)),
-    "unknown question to report": (UnknownQuestion, lambda s: s.report_problem(
+    "unknown question to report": (UnknownQuestion, lambda s: s.problem_reports.report(
         ADA, GROUP, "nope", "wrong")),
-    "empty report": (ReportError, lambda s: s.report_problem(ADA, GROUP, "s-one", "  ")),
-    "long report": (ReportError, lambda s: s.report_problem(ADA, GROUP, "s-one", "x" * 1001)),
-    "nothing answered to report": (ReportError, lambda s: s.report_last_answered(
+    "empty report": (ReportError, lambda s: s.problem_reports.report(ADA, GROUP, "s-one", "  ")),
+    "long report": (ReportError,
+                    lambda s: s.problem_reports.report(ADA, GROUP, "s-one", "x" * 1001)),
+    "nothing answered to report": (ReportError, lambda s: s.problem_reports.report_last(
         ADA, GROUP, "wrong")),
     "too many reports": (ReportError, lambda s: reports_beyond_the_cap(s)),
-    "unknown report": (UnknownReport, lambda s: s.resolve_problem_report(99)),
-    "typed id that is no question": (UnknownQuestion, lambda s: s.report_words(
+    "unknown report": (UnknownReport, lambda s: s.problem_reports.resolve(99)),
+    "typed id that is no question": (UnknownQuestion, lambda s: s.problem_reports.report_words(
         ADA, GROUP, "s-on the answer is wrong")),
-    "reports not allowed": (NotAllowed, lambda s: s.chat_reports(GROUP, allowed=False)),
-    "another chat's report": (UnknownReport, lambda s: s.resolve_chat_report(
+    "reports not allowed": (NotAllowed, lambda s: s.problem_reports.for_chat(GROUP, allowed=False)),
+    "another chat's report": (UnknownReport, lambda s: s.problem_reports.resolve_in_chat(
         GROUP, 99, allowed=True)),
     "report resolved already": (AlreadyResolved, lambda s: resolve_twice(s)),
-    "bad chart": (BadChart, lambda s: s.change_settings(
+    "bad chart": (BadChart, lambda s: s.chat_settings.change(
         GROUP, words=["chart", "maybe"], allowed=True)),
-    "analysis not allowed": (NotAllowed, lambda s: s.analysis(GROUP, allowed=False)),
-    "unknown quiz to analyse": (UnknownQuiz, lambda s: s.analysis(GROUP, "nope",
-                                                                  allowed=True)),
-    "bad asker": (BadAsker, lambda s: s.change_settings(
+    "analysis not allowed": (NotAllowed, lambda s: s.item_analysis.for_chat(GROUP, allowed=False)),
+    "unknown quiz to analyse": (UnknownQuiz, lambda s: s.item_analysis.for_chat(GROUP, "nope",
+                                                                                allowed=True)),
+    "bad asker": (BadAsker, lambda s: s.chat_settings.change(
         GROUP, words=["quiz", "cats"], allowed=True)),
     "a member cuts a question short": (StillOpen, lambda s: cut_short(s)),
     "a member asks where only admins ask": (NotAllowed, lambda s: cut_short(s, admins=True)),
@@ -155,7 +156,7 @@ REFUSALS: dict[str, tuple[type[UserError], Raise]] = {
     "a made-up delete confirmation": (PrivacyError, lambda s: s.delete_my_data(
         ADA, "4102444800.0123456789abcdef0123", "the bot token")),
     "progress with the dashboard off": (DashboardOff, lambda s: progress(s)),
-    "join with no live session": (LiveError, lambda s: s.join_live(GROUP, ADA)),
+    "join with no live session": (LiveError, lambda s: s.live.join(GROUP.key, ADA)),
 }
 
 
@@ -168,16 +169,16 @@ async def cut_short(service: QuizService, *, admins: bool = False) -> None:
     asks at all). The setup is undone afterwards, once the refusal is seen to have left
     Ada's question open."""
     if admins:
-        await service.change_settings(GROUP, words=["quiz", "admins"], allowed=True)
+        await service.chat_settings.change(GROUP, words=["quiz", "admins"], allowed=True)
     else:
-        async with service.quiz(GROUP, ADA):
+        async with service.asking.quiz(GROUP, ADA):
             pass
     try:
-        async with service.quiz(GROUP, BEN, is_admin=member):
+        async with service.asking.quiz(GROUP, BEN, is_admin=member):
             pass
     finally:
         if admins:
-            await service.change_settings(GROUP, words=["quiz", "default"], allowed=True)
+            await service.chat_settings.change(GROUP, words=["quiz", "default"], allowed=True)
         else:
             [post] = await service.storage.open_posts(GROUP.key, kind="quiz")
             await service.questions.close(post.id, quiet=True)
@@ -185,14 +186,14 @@ async def cut_short(service: QuizService, *, admins: bool = False) -> None:
 
 async def reports_beyond_the_cap(service: QuizService) -> None:
     service.problem_reports.daily_cap = 1
-    await service.report_problem(ADA, GROUP, "s-one", "wrong")
-    await service.report_problem(ADA, GROUP, "s-two", "wrong")
+    await service.problem_reports.report(ADA, GROUP, "s-one", "wrong")
+    await service.problem_reports.report(ADA, GROUP, "s-two", "wrong")
 
 
 async def resolve_twice(service: QuizService) -> None:
-    receipt = await service.report_problem(ADA, GROUP, "s-one", "wrong")
-    await service.resolve_problem_report(receipt.report.id)
-    await service.resolve_problem_report(receipt.report.id)
+    receipt = await service.problem_reports.report(ADA, GROUP, "s-one", "wrong")
+    await service.problem_reports.resolve(receipt.report.id)
+    await service.problem_reports.resolve(receipt.report.id)
 
 
 async def refusal(service: QuizService, name: str) -> UserError:
@@ -212,7 +213,7 @@ def subclasses(cls: type[UserError]) -> set[type[UserError]]:
 
 def text_of(service: QuizService, error: UserError, locale: str) -> str:
     t = translator(locale)
-    return render.error_text(error, t, service.quizzes(t.locale))
+    return render.error_text(error, t, service.questions.quizzes(t.locale))
 
 
 async def progress(service: QuizService) -> None:
@@ -282,17 +283,17 @@ async def test_an_unknown_name_lists_what_there_is(service: QuizService, locale:
 
 
 async def test_a_refusal_changes_nothing(service: QuizService) -> None:
-    await service.set_schedule(GROUP, "08:00", "Asia/Dhaka", "sample", allowed=True)
+    await service.daily.set(GROUP, "08:00", "Asia/Dhaka", "sample", allowed=True)
     await service.set_language(ADA, "hi")
     for name in REFUSALS:
         await refusal(service, name)
-    status = await service.schedule_status(GROUP)
+    status = await service.daily.status(GROUP)
     assert status is not None
     assert (f"{status.schedule.at:%H:%M}", status.schedule.tz, status.schedule.selector) == (
         "08:00", "Asia/Dhaka", "sample")
     assert status.schedule.open_minutes is None
-    assert await service.locale_for(ADA, GROUP) == "hi"
-    assert await service.locale_of_chat(GROUP) == "en"
+    assert await service.locales.for_person(ADA, GROUP) == "hi"
+    assert await service.locales.for_audience(GROUP) == "en"
     assert await service.runs.active(ADA, ALONE) is None
     assert await service.runs.active(ADA, GROUP) is None
     assert await service.storage.open_posts() == []

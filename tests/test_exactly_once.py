@@ -57,14 +57,14 @@ async def tick_all(processes: list[Process]) -> None:
 
 
 async def round_of_two(process: Process, clock: FakeClock) -> ShownQuestion:
-    async with process.service.quiz(GROUP, ADA, None, count=2) as question:
+    async with process.service.asking.quiz(GROUP, ADA, None, count=2) as question:
         await process.port.send_question(question)
     return question
 
 
 async def last_question_closed(processes: list[Process], clock: FakeClock) -> None:
     """Close the round's first question (its second is asked) and then its second."""
-    seconds = (await processes[0].service.settings(GROUP)).question_seconds + 1
+    seconds = (await processes[0].service.chat_settings.get(GROUP.key)).question_seconds + 1
     for _ in range(2):
         clock.advance(seconds)
         await processes[0].scheduler.tick()
@@ -97,7 +97,7 @@ async def test_a_round_summary_left_by_a_process_that_died_is_shown_once_by_anot
 ) -> None:
     first, second = processes
     await round_of_two(first, clock)
-    seconds = (await first.service.settings(GROUP)).question_seconds + 1
+    seconds = (await first.service.chat_settings.get(GROUP.key)).question_seconds + 1
     clock.advance(seconds)
     await first.scheduler.tick()  # the first question closes, the second is asked
     clock.advance(seconds)
@@ -121,7 +121,7 @@ async def test_a_round_question_asked_by_a_process_that_died_is_sent_once_by_ano
 ) -> None:
     first, second = processes
     await round_of_two(first, clock)
-    clock.advance((await first.service.settings(GROUP)).question_seconds + 1)
+    clock.advance((await first.service.chat_settings.get(GROUP.key)).question_seconds + 1)
     await first.service.questions.close_due()  # the first question closes, and the first
     [asked], _ = await first.service.rounds.advance()  # process asks the next one and dies
     await second.scheduler.tick()  # within the grace: its asker might be sending it now
@@ -141,10 +141,10 @@ async def test_a_round_question_whose_send_started_is_not_sent_again(
     """Its process stored the send as started and died: the question may be in the chat."""
     first, second = processes
     await round_of_two(first, clock)
-    clock.advance((await first.service.settings(GROUP)).question_seconds + 1)
+    clock.advance((await first.service.chat_settings.get(GROUP.key)).question_seconds + 1)
     await first.service.questions.close_due()
     [asked], _ = await first.service.rounds.advance()
-    await first.service.question_sending(asked.post_id)  # ... and it dies sending it
+    await first.service.delivery.question_sending(asked.post_id)  # ... and it dies sending it
     for _ in range(3):
         clock.advance(GRACE)
         await second.scheduler.tick()
@@ -156,7 +156,7 @@ async def reminder_due(process: Process) -> None:
     question = await process.service.questions.post(GROUP, "sample", "s-one", "en")
     option = (question.correct + 1) % len(question.options)
     assert (await process.service.answer(question.post_id, ADA, option)).accepted
-    await process.service.set_reminder(ADA, "09:00", "Asia/Kolkata")
+    await process.service.spaced.set_reminder(ADA, "09:00", "Asia/Kolkata")
 
 
 async def test_a_reminder_claimed_by_a_process_that_died_is_sent_once_by_another(
@@ -218,7 +218,7 @@ async def test_a_command_delivered_twice_runs_once(processes: list[Process]) -> 
         assert await first.service.set_language(BO, "bn") == "bn"
     with pytest.raises(AlreadyHandled), command_key("tg:77:1", second.service.clock.now()):
         await second.service.set_language(BO, "hi")
-    assert await second.service.locale_for(BO) == "bn"
+    assert await second.service.locales.for_person(BO) == "bn"
     with command_key("tg:77:2", second.service.clock.now()):
         assert await second.service.claim_command()  # a send's key, claimed before it
     with command_key("tg:77:2", first.service.clock.now()):

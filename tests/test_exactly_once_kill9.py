@@ -81,7 +81,7 @@ async def seed(db: Path) -> None:
         for user_id in PEOPLE:
             person = Person(f"tg:{user_id}", f"P{user_id}")
             assert (await service.answer(question.post_id, person, wrong)).accepted
-            await service.set_reminder(person, "00:00", "UTC")
+            await service.spaced.set_reminder(person, "00:00", "UTC")
         for n in range(DRAFTED):
             await storage.add_draft_question(f"tg:{AUTHOR}", "en", f'"q{n}"', f"m{n}",
                                              clock.now())

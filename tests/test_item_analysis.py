@@ -59,14 +59,14 @@ def port(service: QuizService, clock: FakeClock) -> FakePort:
 
 async def asked(service: QuizService, port: FakePort, chat: Chat = GROUP,
                 selector: str | None = "sample") -> int:
-    async with service.quiz(chat, ADA, selector) as question:
+    async with service.asking.quiz(chat, ADA, selector) as question:
         await port.send_question(question)
     return question.post_id
 
 
 async def answered(service: QuizService, post_id: int, right: Sequence[Person],
                    wrong: Sequence[Person] = ()) -> None:
-    question = await service.show(post_id)
+    question = await service.questions.show(post_id)
     assert question is not None
     for person in right:
         await service.answer(post_id, person, question.correct)
@@ -77,22 +77,22 @@ async def answered(service: QuizService, post_id: int, right: Sequence[Person],
 # /analysis -----------------------------------------------------------------------------------
 async def test_only_admins_see_the_analysis(service: QuizService) -> None:
     with pytest.raises(NotAllowed, match="Only this chat's admins can see its item analysis"):
-        await service.analysis(GROUP, allowed=False)
+        await service.item_analysis.for_chat(GROUP, allowed=False)
 
 
 async def test_nothing_answered_is_said_plainly(service: QuizService, port: FakePort) -> None:
     await asked(service, port)  # asked, not answered
-    analysis = await service.analysis(GROUP, allowed=True)
+    analysis = await service.item_analysis.for_chat(GROUP, allowed=True)
     assert analysis.empty and analysis.chart is None
     [text] = analysis_blocks(analysis, translator("en"))
     assert text.startswith("📊 No answers in this chat yet")
-    only = await service.analysis(GROUP, "sample", allowed=True)
+    only = await service.item_analysis.for_chat(GROUP, "sample", allowed=True)
     assert "No answers to sample in this chat yet" in analysis_blocks(only, translator("en"))[0]
 
 
 async def test_an_unknown_quiz_is_refused_with_the_list(service: QuizService) -> None:
     with pytest.raises(UnknownQuiz):
-        await service.analysis(GROUP, "nope", allowed=True)
+        await service.item_analysis.for_chat(GROUP, "nope", allowed=True)
 
 
 async def test_the_chats_figures_and_a_chart_of_the_expected_size(
@@ -102,7 +102,7 @@ async def test_the_chats_figures_and_a_chart_of_the_expected_size(
     await answered(service, post, right=[ADA, BO], wrong=[CY])
     other = await asked(service, port, OTHER)
     await answered(service, other, right=[CY])  # another chat: not in this one's figures
-    analysis = await service.analysis(GROUP, allowed=True)
+    analysis = await service.item_analysis.for_chat(GROUP, allowed=True)
     [report] = analysis.reports
     [item] = [i for i in report.items if i.answered]
     assert (report.quiz_id, report.people, item.answered, item.right) == ("sample", 3, 3, 2)
@@ -148,8 +148,8 @@ async def test_a_failing_chart_leaves_the_text(
     post = await asked(service, port)
     await answered(service, post, right=[ADA])
     with caplog.at_level(logging.WARNING, logger="bot.core.item_analysis"):
-        first = await service.analysis(GROUP, allowed=True)
-        second = await service.analysis(GROUP, allowed=True)
+        first = await service.item_analysis.for_chat(GROUP, allowed=True)
+        second = await service.item_analysis.for_chat(GROUP, allowed=True)
     assert first.reports and first.chart is None and second.chart is None
     assert broken.calls == 2
     assert len([r for r in caplog.records if "failed" in r.getMessage()]) == 1  # once
@@ -157,25 +157,25 @@ async def test_a_failing_chart_leaves_the_text(
 
 # the chart setting ---------------------------------------------------------------------------
 async def test_the_chart_setting_is_off_until_an_admin_turns_it_on(service: QuizService) -> None:
-    assert (await service.settings(GROUP)).chart is False
+    assert (await service.chat_settings.get(GROUP.key)).chart is False
     with pytest.raises(NotAllowed):
-        await service.change_settings(GROUP, by=ADA, allowed=False, words=["chart", "on"])
-    on = await service.change_settings(GROUP, by=ADA, allowed=True, words=["chart", "on"])
-    assert on.chart is True and (await service.settings(OTHER)).chart is False
-    kept = await service.change_settings(GROUP, allowed=True, words=["time", "90"])
+        await service.chat_settings.change(GROUP, by=ADA, allowed=False, words=["chart", "on"])
+    on = await service.chat_settings.change(GROUP, by=ADA, allowed=True, words=["chart", "on"])
+    assert on.chart is True and (await service.chat_settings.get(OTHER.key)).chart is False
+    kept = await service.chat_settings.change(GROUP, allowed=True, words=["time", "90"])
     assert (kept.question_seconds, kept.chart) == (90, True)
-    assert (await service.change_settings(GROUP, allowed=True, chart=False)).chart is False
-    assert (await service.change_settings(GROUP, allowed=True, chart="default")).chart is False
+    assert (await service.chat_settings.change(GROUP, allowed=True, chart=False)).chart is False
+    assert (await service.chat_settings.change(GROUP, allowed=True, chart="default")).chart is False
     stored = await service.storage.get_chat_settings(GROUP.key)
     assert stored is not None and stored.chart is None  # default: nothing stored
 
 
 @pytest.mark.parametrize("word", ["maybe", "1", ""])
 async def test_a_bad_chart_word_changes_nothing(service: QuizService, word: str) -> None:
-    await service.change_settings(GROUP, allowed=True, chart=True)
+    await service.chat_settings.change(GROUP, allowed=True, chart=True)
     with pytest.raises(BadChart):
-        await service.change_settings(GROUP, allowed=True, words=["time", "60", "chart", word])
-    settings = await service.settings(GROUP)
+        await service.chat_settings.change(GROUP, allowed=True, words=["time", "60", "chart", word])
+    settings = await service.chat_settings.get(GROUP.key)
     assert settings.chart is True and not settings.own_time
 
 
@@ -183,7 +183,7 @@ async def test_a_bad_chart_word_changes_nothing(service: QuizService, word: str)
 async def test_a_summary_carries_a_chart_only_where_it_was_turned_on(
     service: QuizService, port: FakePort
 ) -> None:
-    await service.change_settings(GROUP, allowed=True, chart=True)
+    await service.chat_settings.change(GROUP, allowed=True, chart=True)
     charted = await asked(service, port)
     await answered(service, charted, right=[BO], wrong=[CY])
     plain = await asked(service, port, OTHER)
@@ -203,7 +203,7 @@ async def test_a_failing_chart_never_costs_the_summary(
     service: QuizService, port: FakePort, caplog: pytest.LogCaptureFixture
 ) -> None:
     service.charts.renderer = Broken()
-    await service.change_settings(GROUP, allowed=True, chart=True)
+    await service.chat_settings.change(GROUP, allowed=True, chart=True)
     posts = []
     with caplog.at_level(logging.WARNING, logger="bot.core.item_analysis"):
         for _ in range(3):

@@ -66,7 +66,7 @@ async def lobby(
 ) -> Lobby:
     opened = await service.host(GROUP, HOST, "sample", count, allowed=True, **options)
     for p in players:
-        opened = await service.join_live(GROUP, p)
+        opened = await service.live.join(GROUP.key, p)
     return opened
 
 
@@ -99,13 +99,13 @@ async def test_a_full_session_join_questions_pause_skip_podium(
     # question 2: paused for a minute, the countdown keeps its 20 s, then closes at zero
     q2 = await ask(service)
     clock.advance(10)
-    paused = await service.live_pause(GROUP, HOST)
+    paused = await service.live.pause(GROUP.key, HOST)
     assert paused.remaining_ms == 20_000
     assert (await service.live_answer(q2.post_id, ADA, q2.correct)).status == "closed"
     clock.advance(60)
     await Scheduler(service).tick()
     assert port.live == []  # paused: nothing closed
-    resumed = await service.live_pause(GROUP, HOST)
+    resumed = await service.live.pause(GROUP.key, HOST)
     assert resumed.remaining_ms is None
     assert resumed.session.closes_at == clock.now() + timedelta(seconds=20)
     await service.live_answer(q2.post_id, ADA, q2.correct)
@@ -117,7 +117,7 @@ async def test_a_full_session_join_questions_pause_skip_podium(
     # question 3: skipped, it counts for nobody
     q3 = await ask(service)
     await service.live_answer(q3.post_id, BO, q3.correct)
-    skipped = await service.live_skip(GROUP, HOST)
+    skipped = await service.live.skip(GROUP.key, HOST)
     assert skipped.skipped and skipped.last
     podium = await service.live_next(GROUP, HOST)
     assert isinstance(podium, Podium) and podium.asked == 2
@@ -138,10 +138,10 @@ async def test_only_admins_host_and_only_the_host_paces(service: QuizService) ->
     with pytest.raises(UnknownQuiz):
         await service.host(GROUP, HOST, "no-such-quiz", allowed=True)
     await lobby(service, ADA)
-    for command in (service.live_next, service.live_pause, service.live_skip,
-                    service.live_end):
+    for step in (service.live_next(GROUP, ADA), service.live.pause(GROUP.key, ADA),
+                 service.live.skip(GROUP.key, ADA), service.live.end(GROUP.key, ADA)):
         with pytest.raises(NotAllowed):
-            await command(GROUP, ADA)
+            await step
     # the host left: another admin takes over with /host
     taken = await service.host(GROUP, BO, allowed=True)
     assert taken.took_over and taken.session.host_key == BO.key
@@ -188,7 +188,7 @@ async def test_teams_split_evenly_and_score_their_average(service: QuizService) 
     q = await ask(service)
     for i, p in enumerate(people):  # team 0: P0, P2, P4 (2 right); team 1: P1, P3 (1 right)
         await service.live_answer(q.post_id, p, q.correct if i in (0, 1, 2) else wrong(q))
-    podium = await service.live_end(GROUP, HOST)
+    podium = await service.live.end(GROUP.key, HOST)
     assert [(t.rank, t.team, t.members, round(t.score)) for t in podium.teams] == [
         (1, 0, 3, 667), (2, 1, 2, 500)]
 
@@ -239,10 +239,10 @@ async def test_a_members_quiz_is_refused_during_a_session(service: QuizService) 
         return False
 
     with pytest.raises(LiveError):
-        async with service.quiz(GROUP, ADA, is_admin=no):
+        async with service.asking.quiz(GROUP, ADA, is_admin=no):
             pass
-    await service.live_end(GROUP, HOST)
-    async with service.quiz(GROUP, ADA, is_admin=no) as question:
+    await service.live.end(GROUP.key, HOST)
+    async with service.asking.quiz(GROUP, ADA, is_admin=no) as question:
         assert question.post_id
 
 
@@ -294,7 +294,7 @@ async def test_a_split_peer_round_discusses_and_revotes(
     assert answers[people[0].key] and not answers[people[2].key]
     assert await service.live.session(GROUP.key) is None
     # item analysis: the discussion gain, 40 % right at first, 80 % after the revote
-    analysis = await service.analysis(GROUP, allowed=True)
+    analysis = await service.item_analysis.for_chat(GROUP, allowed=True)
     assert analysis.gains == {(q.quiz_id, q.question_id): pytest.approx(0.4)}
     text = "\n".join(analysis_blocks(analysis, translator("en")))
     assert "discussion gain: +40 percentage points" in text
@@ -312,7 +312,7 @@ async def test_a_peer_round_above_the_threshold_skips_the_discussion(
     (result,) = port.live
     assert isinstance(result, PeerResult)
     assert result.second_right is None and result.first_right == 0.75
-    assert (await service.analysis(GROUP, allowed=True)).gains == {}  # no revote
+    assert (await service.item_analysis.for_chat(GROUP, allowed=True)).gains == {}  # no revote
     assert await service.live.session(GROUP.key) is None
 
 
@@ -330,8 +330,8 @@ async def test_a_forged_team_is_refused_counted_from_one(
         service: QuizService, team: int | str, shown: str) -> None:
     await service.host(GROUP, HOST, "sample", 1, allowed=True, teams=2, choose=True)
     with pytest.raises(LiveError) as refused:
-        await service.join_live(GROUP, ADA, team)
+        await service.live.join(GROUP.key, ADA, team)
     text = str(refused.value)
     assert shown in text and "not one of this session's teams" in text
-    lobby = await service.join_live(GROUP, ADA, 1)
+    lobby = await service.live.join(GROUP.key, ADA, 1)
     assert lobby.team == 1 and lobby.sizes == (0, 1)

@@ -28,20 +28,20 @@ async def test_in_private_the_person_wins_and_in_a_group_the_chat(service: QuizS
     private = Chat("dc:900", "@ada", is_private=True)
     await service.set_language(None, "bn", chat=private)
     # an en-US person reads English alone (an ephemeral reply in the Hindi group, their DM)
-    assert await service.locale_for(EN_US, GROUP) == "en"
-    assert await service.locale_of_chat(private, EN_US) == "en"
+    assert await service.locales.for_person(EN_US, GROUP) == "en"
+    assert await service.locales.for_audience(private, EN_US) == "en"
     # what the group reads is the group's
-    assert await service.locale_of_chat(GROUP, EN_US) == "hi"
+    assert await service.locales.for_audience(GROUP, EN_US) == "hi"
     # their /lang beats their client
     await service.set_language(EN_US, "bn")
-    assert await service.locale_of_chat(private, EN_US) == "bn"
-    assert await service.locale_for(EN_US, GROUP) == "bn"
+    assert await service.locales.for_audience(private, EN_US) == "bn"
+    assert await service.locales.for_person(EN_US, GROUP) == "bn"
     # with no client language, the chat's
-    assert await service.locale_for(NO_CLIENT, GROUP) == "hi"
+    assert await service.locales.for_person(NO_CLIENT, GROUP) == "hi"
 
 
 async def test_a_personal_question_in_a_group_follows_the_person(service: QuizService) -> None:
     await service.set_language(None, "hi", chat=GROUP)
-    async with service.quiz(GROUP, EN_US, "sample", run=True) as question:
+    async with service.asking.quiz(GROUP, EN_US, "sample", run=True) as question:
         pass
     assert question.locale == "en"

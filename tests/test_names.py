@@ -51,11 +51,11 @@ def test_a_name_that_is_an_id_or_blank_is_not_a_name_to_store() -> None:
 
 async def test_the_core_never_stores_an_id_or_a_blank_over_a_name(service: QuizService) -> None:
     group, bo = Chat("tg:-100", "Study group"), Person("tg:2", "Bo")
-    async with service.quiz(group, Person("tg:1", "Ada")) as question:
+    async with service.asking.quiz(group, Person("tg:1", "Ada")) as question:
         pass
     await service.answer(question.post_id, bo, question.correct)
     alone = Chat(bo.key, "Bo", is_private=True)
-    async with service.quiz(alone, Person(bo.key, bo.key), "sample") as first:  # an id
+    async with service.asking.quiz(alone, Person(bo.key, bo.key), "sample") as first:  # an id
         pass
     result = await service.answer(first.post_id, Person(bo.key, " "), first.correct)
     assert result.next_question is not None  # the run went on, posting its next question

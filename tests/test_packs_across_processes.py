@@ -44,15 +44,15 @@ async def _services(
     for store in (storage, other_store):
         service = QuizService(load_catalog(SAMPLE_PACKS), store, clock, random.Random(7),
                               authors={AUTHOR.key})
-        await service.load_published()
+        await service.authoring.load()
         services.append(service)
     return services[0], services[1]
 
 
 async def _publish(service: QuizService, title: str, ref: str) -> str:
-    await service.add_to_draft(AUTHOR, "en", poll(1), ref)
-    await service.name_draft(AUTHOR, title)
-    quiz_id = (await service.publish_draft(AUTHOR)).quiz_id
+    await service.authoring.add(AUTHOR, "en", poll(1), ref)
+    await service.authoring.name(AUTHOR, title)
+    quiz_id = (await service.authoring.publish(AUTHOR)).quiz_id
     assert quiz_id is not None
     return quiz_id
 
@@ -62,9 +62,9 @@ async def test_a_pack_published_in_one_process_is_offered_in_another_after_its_n
 ) -> None:
     first, second = await _services(storage, other_store, clock)
     quiz_id = await _publish(first, "Counting", "m1")
-    assert quiz_id not in {q.id for q in second.quizzes()}
+    assert quiz_id not in {q.id for q in second.questions.quizzes()}
     await Scheduler(second).tick()
-    assert quiz_id in {q.id for q in second.quizzes()}
+    assert quiz_id in {q.id for q in second.questions.quizzes()}
 
 
 async def test_quiz_with_a_pack_published_in_another_process_a_moment_ago_is_asked(
@@ -74,11 +74,11 @@ async def test_quiz_with_a_pack_published_in_another_process_a_moment_ago_is_ask
     port = FakePort("tg:", clock).attach(second)
     quiz_id = await _publish(first, "Counting", "m1")
     # before the other process's scheduler ticked: /quiz <id> reloads the packs first
-    async with second.quiz(GROUP, VOTER, quiz_id) as shown:
+    async with second.asking.quiz(GROUP, VOTER, quiz_id) as shown:
         await port.send_question(shown)
     assert (await second.answer(shown.post_id, VOTER, shown.correct)).accepted
     with pytest.raises(UnknownQuiz):  # a name no process published is still refused
-        async with second.quiz(GROUP, VOTER, "no-such-pack"):
+        async with second.asking.quiz(GROUP, VOTER, "no-such-pack"):
             pass
 
 
@@ -88,7 +88,7 @@ async def test_a_vote_on_a_quiz_this_process_does_not_know_yet_is_stored(
     first, second = await _services(storage, other_store, clock)
     port = FakePort("tg:", clock).attach(first)
     quiz_id = await _publish(first, "Counting", "m1")
-    async with first.quiz(GROUP, AUTHOR, quiz_id) as shown:
+    async with first.asking.quiz(GROUP, AUTHOR, quiz_id) as shown:
         await port.send_question(shown)
     # the vote reaches the other process before its scheduler ticked
     result = await second.answer(shown.post_id, VOTER, shown.correct)
@@ -103,12 +103,12 @@ async def test_a_pack_withdrawn_in_one_process_stops_being_offered_in_another(
     first, second = await _services(storage, other_store, clock)
     quiz_id = await _publish(first, "Counting", "m1")
     await Scheduler(second).tick()
-    assert quiz_id in {q.id for q in second.quizzes()}
-    await first.unpublish(AUTHOR, quiz_id)
+    assert quiz_id in {q.id for q in second.questions.quizzes()}
+    await first.authoring.unpublish(AUTHOR, quiz_id)
     await Scheduler(second).tick()
-    assert quiz_id not in {q.id for q in second.quizzes()}
+    assert quiz_id not in {q.id for q in second.questions.quizzes()}
     with pytest.raises(UnknownQuiz):
-        async with second.quiz(GROUP, VOTER, quiz_id):
+        async with second.asking.quiz(GROUP, VOTER, quiz_id):
             pass
     # its id stays taken there too
     assert quiz_id in second.catalog.quizzes

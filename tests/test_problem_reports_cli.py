@@ -38,9 +38,10 @@ async def seed(tmp_path: Path) -> None:
         service = QuizService(load_catalog(PACKS), storage,
                               FakeClock(datetime(2026, 3, 1, 12, 30, tzinfo=UTC)))
         group = Chat("tg:-100", "Group")
-        await service.report_problem(Person("tg:1", "Ada"), group, "s-two", "Seven is a colour?")
-        await service.report_problem(Person("tg:1", "Ada"), group, "s-two", "and Dog")
-        await service.report_problem(Person("dc:2", "বব"), Chat("dc:9"), "s-one", "টাইপো")
+        await service.problem_reports.report(Person("tg:1", "Ada"), group, "s-two",
+                                             "Seven is a colour?")
+        await service.problem_reports.report(Person("tg:1", "Ada"), group, "s-two", "and Dog")
+        await service.problem_reports.report(Person("dc:2", "বব"), Chat("dc:9"), "s-one", "টাইপো")
 
 
 async def test_reports_are_listed_and_resolved(tmp_path: Path) -> None:

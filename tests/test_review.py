@@ -73,21 +73,21 @@ async def test_due_dates_move_as_fsrs_says_and_review_runs_the_due_cards(
 ) -> None:
     first = clock.now()
     await answer_in_group(service, ADA, "s-one", right=True)  # Good: a learning step away
-    stats = await service.review_stats(ADA)
+    stats = await service.spaced.stats(ADA)
     assert (stats.cards, stats.due, stats.reviews, stats.retention) == (1, 0, 0, None)
-    assert await service.start_review(ADA, ADA_DM, "en") is None  # nothing due yet
+    assert await service.spaced.start(ADA, ADA_DM, "en") is None  # nothing due yet
 
     due = fsrs_due((Rating.Good, first))
     clock.set(due - timedelta(seconds=1))
-    assert (await service.review_stats(ADA)).due == 0
+    assert (await service.spaced.stats(ADA)).due == 0
     clock.set(due)
-    assert (await service.review_stats(ADA)).due == 1
+    assert (await service.spaced.stats(ADA)).due == 1
 
-    question = await service.start_review(ADA, ADA_DM, "en")
+    question = await service.spaced.start(ADA, ADA_DM, "en")
     assert question is not None and question.personal
     assert (question.chat_key, question.question_id) == (ADA_DM.key, "s-one")
     # asked again before answering: the same question, not a second one
-    again = await service.start_review(ADA, ADA_DM, "en")
+    again = await service.spaced.start(ADA, ADA_DM, "en")
     assert again is not None and again.post_id == question.post_id
     # someone else cannot answer it
     assert not (await service.answer(question.post_id, BO, question.correct)).accepted
@@ -101,11 +101,11 @@ async def test_due_dates_move_as_fsrs_says_and_review_runs_the_due_cards(
     due = fsrs_due((Rating.Good, first), (Rating.Easy, reviewed))
     assert due - reviewed >= timedelta(days=1)
     clock.set(due - timedelta(minutes=1))
-    stats = await service.review_stats(ADA)
+    stats = await service.spaced.stats(ADA)
     assert (stats.cards, stats.due, stats.reviews, stats.right, stats.retention) == (
         1, 0, 1, 1, 1.0)
     clock.set(due)
-    assert (await service.review_stats(ADA)).due == 1
+    assert (await service.spaced.stats(ADA)).due == 1
 
 
 async def test_each_review_answer_brings_the_next_due_card(
@@ -116,9 +116,9 @@ async def test_each_review_answer_brings_the_next_due_card(
     clock.advance(seconds=30)
     await answer_in_group(service, ADA, "s-two", right=False)
     clock.set(fsrs_due((Rating.Again, start + timedelta(seconds=30))))
-    assert (await service.review_stats(ADA)).due == 2
+    assert (await service.spaced.stats(ADA)).due == 2
 
-    first = await service.start_review(ADA, ADA_DM, "en")
+    first = await service.spaced.start(ADA, ADA_DM, "en")
     assert first is not None and first.question_id == "s-one"  # the longest overdue first
     clock.advance(seconds=20)  # right, in 20 s: Good
     result = await service.answer(first.post_id, ADA, first.correct)
@@ -130,7 +130,7 @@ async def test_each_review_answer_brings_the_next_due_card(
     wrong = (second.correct + 1) % len(second.options)
     result = await service.answer(second.post_id, ADA, wrong)
     assert result.accepted and not result.correct and result.next_question is None
-    stats = await service.review_stats(ADA)
+    stats = await service.spaced.stats(ADA)
     assert (stats.cards, stats.due, stats.reviews, stats.right, stats.retention) == (
         2, 0, 2, 1, 0.5)
 
@@ -139,9 +139,9 @@ async def test_reminders_once_per_local_day_and_none_when_nothing_is_due(
     service: QuizService, clock: FakeClock, port: FakePort
 ) -> None:
     await answer_in_group(service, ADA, "s-one", right=False)
-    reminder = await service.set_reminder(ADA, "09:00", "asia/kolkata")  # any case
+    reminder = await service.spaced.set_reminder(ADA, "09:00", "asia/kolkata")  # any case
     assert (reminder.at.strftime("%H:%M"), reminder.tz) == ("09:00", "Asia/Kolkata")
-    await service.set_reminder(BO, "09:00", "Asia/Kolkata")  # Bo has no cards at all
+    await service.spaced.set_reminder(BO, "09:00", "Asia/Kolkata")  # Bo has no cards at all
     scheduler, other_process = Scheduler(service), Scheduler(service)
 
     # set after today's 09:00 in Kolkata: the first reminder is tomorrow's
@@ -165,7 +165,7 @@ async def test_reminders_once_per_local_day_and_none_when_nothing_is_due(
     assert [key for key, _ in port.private] == ["tg:1", "tg:1"]
 
     # reviewed: nothing due the next morning, so no message
-    question = await service.start_review(ADA, ADA_DM, "en")
+    question = await service.spaced.start(ADA, ADA_DM, "en")
     assert question is not None
     clock.advance(seconds=5)  # Easy: out of the learning steps, days away
     assert (await service.answer(question.post_id, ADA, question.correct)).accepted
@@ -176,9 +176,9 @@ async def test_reminders_once_per_local_day_and_none_when_nothing_is_due(
     assert len(port.private) == 2
 
     # off: nothing any more, even with cards due
-    assert await service.reminder_off(ADA)
-    assert not await service.reminder_off(ADA)
-    assert await service.reminder(ADA) is None
+    assert await service.spaced.reminder_off(ADA)
+    assert not await service.spaced.reminder_off(ADA)
+    assert await service.spaced.reminder(ADA) is None
     clock.set(due + timedelta(days=3))
     assert (await scheduler.tick()).reminded == 0
     assert len(port.private) == 2
@@ -186,8 +186,8 @@ async def test_reminders_once_per_local_day_and_none_when_nothing_is_due(
 
 async def test_a_bad_reminder_time_or_zone_changes_nothing(service: QuizService) -> None:
     with pytest.raises(ScheduleError):
-        await service.set_reminder(ADA, "25:00")
+        await service.spaced.set_reminder(ADA, "25:00")
     with pytest.raises(BadZone):
-        await service.set_reminder(ADA, "09:00", "Mars/Olympus")
-    assert await service.reminder(ADA) is None
-    assert (await service.set_reminder(ADA, "7:05")).tz == "UTC"
+        await service.spaced.set_reminder(ADA, "09:00", "Mars/Olympus")
+    assert await service.spaced.reminder(ADA) is None
+    assert (await service.spaced.set_reminder(ADA, "7:05")).tz == "UTC"

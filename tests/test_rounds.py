@@ -32,13 +32,13 @@ async def start(
     service: QuizService, port: FakePort, chat: Chat, count: int | str | None,
     selector: str | None = None, person: Person | None = ADA,
 ) -> ShownQuestion:
-    async with service.quiz(chat, person, selector, count=count) as question:
+    async with service.asking.quiz(chat, person, selector, count=count) as question:
         await port.send_question(question)
     return question
 
 
 async def time_up(service: QuizService, clock: FakeClock) -> None:
-    clock.advance((await service.settings(GROUP)).question_seconds + 1)
+    clock.advance((await service.chat_settings.get(GROUP.key)).question_seconds + 1)
     await Scheduler(service).tick()
 
 
@@ -95,7 +95,7 @@ async def test_a_new_quiz_replaces_a_running_round(
 async def test_a_round_of_a_quiz_or_topic_stays_in_it(
     service: QuizService, port: FakePort, clock: FakeClock
 ) -> None:
-    quiz = service.quizzes()[0]
+    quiz = service.questions.quizzes()[0]
     await start(service, port, GROUP, 2, quiz.id)
     await time_up(service, clock)
     assert {q.quiz_id for q in port.sent} == {quiz.id}
@@ -155,7 +155,7 @@ async def test_a_round_in_a_chat_that_is_gone_ends(
 async def test_the_round_uses_the_chat_question_time(
     service: QuizService, port: FakePort, clock: FakeClock
 ) -> None:
-    await service.change_settings(GROUP, by=ADA, allowed=True, seconds=30)
+    await service.chat_settings.change(GROUP, by=ADA, allowed=True, seconds=30)
     first = await start(service, port, GROUP, 2)
     assert first.closes_at == clock.now() + timedelta(seconds=30)
     clock.advance(31)
@@ -167,8 +167,8 @@ async def test_a_round_keeps_the_mode_it_was_asked_with(
     service: QuizService, port: FakePort
 ) -> None:
     assert await service.question_mode(GROUP) is None
-    await service.change_settings(GROUP, allowed=True, mode="polls")
-    async with service.quiz(GROUP, ADA, count=2, mode="buttons") as question:
+    await service.chat_settings.change(GROUP, allowed=True, mode="polls")
+    async with service.asking.quiz(GROUP, ADA, count=2, mode="buttons") as question:
         await port.send_question(question)
     assert await service.question_mode(GROUP.key) == "buttons"
     await start(service, port, GROUP, None)  # the round is replaced: the chat's setting
@@ -185,7 +185,7 @@ async def test_a_round_numbers_its_questions_and_a_single_one_has_no_number(
     await time_up(service, clock)
     second = port.sent[-1]
     assert (second.number, second.total) == (2, 2)
-    again = await service.show(second.post_id, "bn")  # rendered again: still its place
+    again = await service.questions.show(second.post_id, "bn")  # rendered again: still its place
     assert again is not None and (again.number, again.total) == (2, 2)
     [summary] = [s for s in port.closed if s.post_id == first.post_id]
     assert (summary.question.number, summary.question.total) == (1, 2)
@@ -204,12 +204,12 @@ async def test_a_members_quiz_neither_closes_the_open_question_nor_ends_the_roun
 ) -> None:
     first = await start(service, port, GROUP, 3)
     with pytest.raises(StillOpen) as info:
-        async with service.quiz(GROUP, BO, is_admin=member):
+        async with service.asking.quiz(GROUP, BO, is_admin=member):
             pass
     assert info.value.post_id == first.post_id
     assert [p.id for p in await service.storage.open_posts(GROUP.key)] == [first.post_id]
     assert len(await service.storage.active_rounds(GROUP.key)) == 1 and port.rounds == []
-    async with service.quiz(GROUP, BO, is_admin=admin) as replacing:  # an admin may
+    async with service.asking.quiz(GROUP, BO, is_admin=admin) as replacing:  # an admin may
         await port.send_question(replacing)
     assert len(port.rounds) == 1 and port.closed[0].post_id == first.post_id
 
@@ -223,11 +223,12 @@ async def test_a_member_may_ask_when_nothing_is_open(
         asked.append(True)
         return False
 
-    async with service.quiz(GROUP, BO, is_admin=member_asked) as question:
+    async with service.asking.quiz(GROUP, BO, is_admin=member_asked) as question:
         await port.send_question(question)
     assert asked == []  # the platform is not even asked
-    clock.advance((await service.settings(GROUP)).question_seconds + 1)  # its time is up
-    async with service.quiz(GROUP, BO, is_admin=member_asked) as question:
+    # its time is up
+    clock.advance((await service.chat_settings.get(GROUP.key)).question_seconds + 1)
+    async with service.asking.quiz(GROUP, BO, is_admin=member_asked) as question:
         await port.send_question(question)
     assert asked == [] and len(port.sent) == 2
 
@@ -235,18 +236,18 @@ async def test_a_member_may_ask_when_nothing_is_open(
 async def test_only_admins_ask_where_the_chat_says_so(
     service: QuizService, port: FakePort
 ) -> None:
-    settings = await service.change_settings(GROUP, allowed=True, words=["quiz", "admins"])
+    settings = await service.chat_settings.change(GROUP, allowed=True, words=["quiz", "admins"])
     assert settings.admins_only
     for count in (None, 3):
         with pytest.raises(NotAllowed):
-            async with service.quiz(GROUP, BO, count=count, is_admin=member):
+            async with service.asking.quiz(GROUP, BO, count=count, is_admin=member):
                 pass
     assert port.sent == [] and await service.storage.open_posts(GROUP.key) == []
-    async with service.quiz(GROUP, ADA, is_admin=admin) as question:
+    async with service.asking.quiz(GROUP, ADA, is_admin=admin) as question:
         await port.send_question(question)
-    async with service.quiz(ALONE, ADA, "sample", is_admin=member) as own:  # alone: anyone
+    async with service.asking.quiz(ALONE, ADA, "sample", is_admin=member) as own:  # alone: anyone
         assert own.personal
     with pytest.raises(BadAsker):
-        await service.change_settings(GROUP, allowed=True, words=["quiz", "cats"])
-    back = await service.change_settings(GROUP, allowed=True, admins_only="anyone")
+        await service.chat_settings.change(GROUP, allowed=True, words=["quiz", "cats"])
+    back = await service.chat_settings.change(GROUP, allowed=True, admins_only="anyone")
     assert not back.admins_only

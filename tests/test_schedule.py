@@ -81,7 +81,7 @@ async def test_400_days_exactly_once_per_local_day_with_restarts(
     database = LoopDatabase()
     store, scheduler = await boot(database, sample_catalog, clock, pub, rng.random())
     for key, at, tz in SCHEDULES:
-        await scheduler.service.set_schedule(Chat(key), at, tz, allowed=True)
+        await scheduler.service.daily.set(Chat(key), at, tz, allowed=True)
     clock.set(start)
 
     moments = sorted(
@@ -123,7 +123,7 @@ async def test_down_at_the_minute_posts_later_that_day(
     clock = FakeClock(datetime(2026, 5, 1, 6, tzinfo=UTC))
     pub = recording_port(clock)
     store, scheduler = await boot(LoopDatabase(), sample_catalog, clock, pub, 1)
-    await scheduler.service.set_schedule(Chat("tg:-3"), "09:00", "Asia/Kolkata", allowed=True)
+    await scheduler.service.daily.set(Chat("tg:-3"), "09:00", "Asia/Kolkata", allowed=True)
     clock.set(datetime(2026, 5, 2, 3, 29, tzinfo=UTC))  # 08:59 in Kolkata
     assert (await scheduler.tick()).posted == 0
     clock.set(datetime(2026, 5, 2, 12, tzinfo=UTC))  # back at 17:30 local, same day
@@ -140,7 +140,7 @@ async def test_schedule_set_after_todays_moment_starts_tomorrow(
     clock = FakeClock(datetime(2026, 5, 1, 15, tzinfo=UTC))
     pub = recording_port(clock)
     store, scheduler = await boot(LoopDatabase(), sample_catalog, clock, pub, 1)
-    status = await scheduler.service.set_schedule(Chat("tg:-9"), "09:00", allowed=True)
+    status = await scheduler.service.daily.set(Chat("tg:-9"), "09:00", allowed=True)
     assert status.next_post == datetime(2026, 5, 2, 9, tzinfo=UTC)
     assert (await scheduler.tick()).posted == 0
     await store.close()
@@ -155,7 +155,7 @@ async def test_two_schedulers_on_one_database_post_once(
     one, first = await boot(database, sample_catalog, clock, pub, 1)
     two, second = await boot(database, sample_catalog, clock, pub, 2)
     for key, at, tz in SCHEDULES:
-        await first.service.set_schedule(Chat(key), at, tz, allowed=True)
+        await first.service.daily.set(Chat(key), at, tz, allowed=True)
     for _ in range(6 * 24 * 3):  # three days in 10-minute steps, both processes racing
         clock.advance(minutes=10)
         await asyncio.gather(first.tick(), second.tick(), first.tick(), second.tick())
@@ -178,7 +178,7 @@ async def test_claimed_but_unpublished_day_is_posted_again(
     clock = FakeClock(datetime(2026, 5, 1, 6, tzinfo=UTC))
     pub = recording_port(clock, failures=1)
     store, scheduler = await boot(LoopDatabase(), sample_catalog, clock, pub, 1)
-    await scheduler.service.set_schedule(Chat("tg:-9"), "07:00", allowed=True)
+    await scheduler.service.daily.set(Chat("tg:-9"), "07:00", allowed=True)
     clock.set(datetime(2026, 5, 1, 7, tzinfo=UTC))
     assert (await scheduler.tick()).posted == 0  # the platform failed after the claim
     clock.advance(minutes=1)
@@ -196,7 +196,7 @@ async def test_republishing_backs_off_while_the_platform_refuses(
     clock = FakeClock(datetime(2026, 5, 1, 6, tzinfo=UTC))
     pub = recording_port(clock, failures=4)
     store, scheduler = await boot(LoopDatabase(), sample_catalog, clock, pub, 1)
-    await scheduler.service.set_schedule(Chat("tg:-9"), "07:00", allowed=True)
+    await scheduler.service.daily.set(Chat("tg:-9"), "07:00", allowed=True)
     clock.set(datetime(2026, 5, 1, 7, tzinfo=UTC))
     await scheduler.tick()  # first attempt fails (failures 4 → 3)
     attempts = []
@@ -213,7 +213,7 @@ async def test_republishing_backs_off_while_the_platform_refuses(
 
 
 async def test_daily_pool_cycles_before_repeating(service: QuizService, clock: FakeClock) -> None:
-    await service.set_schedule(Chat("tg:-5"), "00:00", allowed=True)
+    await service.daily.set(Chat("tg:-5"), "00:00", allowed=True)
     seen = []
     for _ in range(6):
         clock.advance(days=1)
@@ -221,23 +221,23 @@ async def test_daily_pool_cycles_before_repeating(service: QuizService, clock: F
         assert claimed is not None
         seen.append(claimed[0].question_id)
         # /quiz in between must not disturb the daily cycle
-        async with service.quiz(Chat("tg:-5"), None):
+        async with service.asking.quiz(Chat("tg:-5"), None):
             pass
     assert sorted(seen[:3]) == sorted(seen[3:]) == ["s-one", "s-three", "s-two"]
 
 
 async def test_bad_input_changes_nothing(service: QuizService) -> None:
     chat = Chat("tg:-6")
-    await service.set_schedule(chat, "08:00", "Asia/Dhaka", "sample", allowed=True)
+    await service.daily.set(chat, "08:00", "Asia/Dhaka", "sample", allowed=True)
     for args in (("25:00",), ("8am",), ("08:00", "Mars/Olympus"), ("08:00", None, "nope")):
         with pytest.raises((ScheduleError, UnknownQuiz)):
-            await service.set_schedule(chat, *args, allowed=True)
-    status = await service.schedule_status(chat)
+            await service.daily.set(chat, *args, allowed=True)
+    status = await service.daily.status(chat)
     assert status is not None
     assert (status.schedule.at, status.schedule.tz, status.schedule.selector) == (
         time(8), "Asia/Dhaka", "sample")
     assert await service.daily_off(chat, allowed=True) is True
-    assert await service.schedule_status(chat) is None
+    assert await service.daily.status(chat) is None
 
 
 def test_parsing() -> None:
@@ -273,8 +273,8 @@ async def test_day_streaks_across_zones_in_stats(service: QuizService, clock: Fa
     kolkata, new_york = Chat("tg:-7"), Chat("tg:-8")
     clock.set(datetime(2026, 6, 1, 1, tzinfo=UTC))
     # 19:00 UTC the day before
-    await service.set_schedule(kolkata, "00:30", "Asia/Kolkata", allowed=True)
-    await service.set_schedule(new_york, "20:00", "America/New_York", allowed=True)  # 00:00 UTC
+    await service.daily.set(kolkata, "00:30", "Asia/Kolkata", allowed=True)
+    await service.daily.set(new_york, "20:00", "America/New_York", allowed=True)  # 00:00 UTC
     # per round: Ada in Kolkata, Bo in New York; None = did not answer
     plan: dict[str, list[bool | None]] = {
         ada.key: [True, True, None, True, True],
@@ -290,7 +290,7 @@ async def test_day_streaks_across_zones_in_stats(service: QuizService, clock: Fa
             right = plan[person.key][day]
             if right is not None:
                 await service.answer(q.post_id, person, q.correct if right else (q.correct + 1) % 3)
-    ada_stats, bo_stats = await service.stats(ada), await service.stats(bo)
+    ada_stats, bo_stats = await service.boards.stats(ada), await service.boards.stats(bo)
     assert (ada_stats.day_streak, ada_stats.best_day_streak) == (2, 2)  # missed a day
     assert (bo_stats.day_streak, bo_stats.best_day_streak) == (1, 3)  # wrong on a day
     board = await service.leaderboard(None, person=ada)

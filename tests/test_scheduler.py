@@ -36,7 +36,7 @@ def scheduler(service: QuizService) -> Scheduler:
 
 
 async def show(service: QuizService, port: FakePort, chat: Chat, person: Person) -> ShownQuestion:
-    async with service.quiz(chat, person) as question:
+    async with service.asking.quiz(chat, person) as question:
         await port.send_question(question)
     return question
 
@@ -86,7 +86,7 @@ async def test_private_questions_have_no_time_limit(
 async def test_daily_question_once_per_local_day(
     service: QuizService, port: FakePort, scheduler: Scheduler, clock: FakeClock
 ) -> None:
-    await service.set_schedule(GROUP, "09:00", "Asia/Kolkata", allowed=True)
+    await service.daily.set(GROUP, "09:00", "Asia/Kolkata", allowed=True)
     clock.set(KOLKATA_9AM - timedelta(minutes=1))
     assert (await scheduler.tick()).posted == 0
     clock.set(KOLKATA_9AM)
@@ -108,7 +108,7 @@ async def test_daily_question_once_per_local_day(
 async def test_daily_question_with_an_open_time_closes_on_time(
     service: QuizService, port: FakePort, scheduler: Scheduler, clock: FakeClock
 ) -> None:
-    await service.set_schedule(GROUP, "09:00", "Asia/Kolkata", open_minutes=30, allowed=True)
+    await service.daily.set(GROUP, "09:00", "Asia/Kolkata", open_minutes=30, allowed=True)
     clock.set(KOLKATA_9AM)
     await scheduler.tick()
     [daily] = port.sent
@@ -121,13 +121,13 @@ async def test_daily_question_with_an_open_time_closes_on_time(
 async def test_a_daily_post_to_a_chat_that_is_gone_drops_its_schedule(
     service: QuizService, port: FakePort, scheduler: Scheduler, clock: FakeClock
 ) -> None:
-    await service.set_schedule(GROUP, "09:00", "Asia/Kolkata", allowed=True)
-    await service.set_schedule(OTHER, "09:00", "Asia/Kolkata", allowed=True)
+    await service.daily.set(GROUP, "09:00", "Asia/Kolkata", allowed=True)
+    await service.daily.set(OTHER, "09:00", "Asia/Kolkata", allowed=True)
     port.gone.add(GROUP.key)
     clock.set(KOLKATA_9AM)
     assert (await scheduler.tick()).posted == 1  # OTHER's
-    assert await service.schedule_status(GROUP) is None
-    assert await service.schedule_status(OTHER) is not None
+    assert await service.daily.status(GROUP) is None
+    assert await service.daily.status(OTHER) is not None
     assert [q.chat_key for q in port.sent] == [OTHER.key]
     attempts = port.send_attempts
     for _ in range(3):  # never tried again: not re-posted, not the next day
@@ -142,11 +142,11 @@ async def test_a_daily_post_to_a_chat_that_is_gone_drops_its_schedule(
 async def test_a_daily_post_that_must_wait_is_posted_again(
     service: QuizService, port: FakePort, scheduler: Scheduler, clock: FakeClock
 ) -> None:
-    await service.set_schedule(GROUP, "09:00", "Asia/Kolkata", allowed=True)
+    await service.daily.set(GROUP, "09:00", "Asia/Kolkata", allowed=True)
     port.fail_sends(TryLater("flood wait", retry_after=timedelta(seconds=10)))
     clock.set(KOLKATA_9AM)
     assert (await scheduler.tick()).posted == 0
-    assert await service.schedule_status(GROUP) is not None  # a transient failure drops nothing
+    assert await service.daily.status(GROUP) is not None  # a transient failure drops nothing
     clock.advance(minutes=2)
     assert (await scheduler.tick()).posted == 1
     assert len(port.sent) == 1 and port.send_attempts == 2
@@ -156,7 +156,7 @@ async def test_a_platform_not_running_here_keeps_its_daily_question(
     service: QuizService, port: FakePort, scheduler: Scheduler, clock: FakeClock
 ) -> None:
     server = Chat("dc:5", "general")
-    await service.set_schedule(server, "09:00", "Asia/Kolkata", allowed=True)
+    await service.daily.set(server, "09:00", "Asia/Kolkata", allowed=True)
     clock.set(KOLKATA_9AM)
     assert (await scheduler.tick()).posted == 0  # not claimed by a process without Discord
     clock.advance(hours=3)
@@ -170,19 +170,19 @@ async def test_a_refused_daily_change_changes_nothing(
     service: QuizService, port: FakePort, scheduler: Scheduler, clock: FakeClock
 ) -> None:
     with pytest.raises(NotAllowed):
-        await service.set_schedule(GROUP, "09:00", allowed=False)
-    assert await service.schedule_status(GROUP) is None
-    assert await service.set_schedule(GROUP, "09:00", "Asia/Kolkata", "basics", allowed=True)
+        await service.daily.set(GROUP, "09:00", allowed=False)
+    assert await service.daily.status(GROUP) is None
+    assert await service.daily.set(GROUP, "09:00", "Asia/Kolkata", "basics", allowed=True)
     with pytest.raises(NotAllowed):
-        await service.set_schedule(GROUP, "10:00", "Asia/Dhaka", allowed=False, by=BO)
+        await service.daily.set(GROUP, "10:00", "Asia/Dhaka", allowed=False, by=BO)
     with pytest.raises(NotAllowed):
-        await service.set_schedule(GROUP, "not a time", allowed=False)  # refused first
+        await service.daily.set(GROUP, "not a time", allowed=False)  # refused first
     clock.set(KOLKATA_9AM)
     await scheduler.tick()
     [daily] = port.sent
     with pytest.raises(NotAllowed):
         await service.daily_off(GROUP, allowed=False)
-    status = await service.schedule_status(GROUP)
+    status = await service.daily.status(GROUP)
     assert status is not None
     assert (status.schedule.at, status.schedule.tz, status.schedule.selector) == (
         time(9), "Asia/Kolkata", "basics")
@@ -193,7 +193,7 @@ async def test_a_refused_daily_change_changes_nothing(
 async def test_daily_off_closes_its_open_question_with_its_summary(
     service: QuizService, port: FakePort, scheduler: Scheduler, clock: FakeClock
 ) -> None:
-    await service.set_schedule(GROUP, "09:00", "Asia/Kolkata", allowed=True)
+    await service.daily.set(GROUP, "09:00", "Asia/Kolkata", allowed=True)
     clock.set(KOLKATA_9AM)
     await scheduler.tick()
     [daily] = port.sent
@@ -202,7 +202,7 @@ async def test_daily_off_closes_its_open_question_with_its_summary(
     assert await service.daily_off(GROUP, allowed=True) is True
     [summary] = port.closed  # at once, not on some later tick
     assert summary.post_id == daily.post_id and (summary.answered, summary.right) == (1, 1)
-    assert await service.schedule_status(GROUP) is None
+    assert await service.daily.status(GROUP) is None
     assert await open_ids(service, GROUP) == [quiz.post_id]  # a /quiz question is not its
     assert await service.daily_off(GROUP, allowed=True) is False  # nothing left to turn off
     clock.advance(days=1)

@@ -34,7 +34,7 @@ async def ask(
     locale: str | None = None, open_for: timedelta | None = None,
 ) -> ShownQuestion:
     """A new question in `chat` (in the chat's language), closing nothing."""
-    locale = locale or await service.locale_of_chat(chat)
+    locale = locale or await service.locales.for_audience(chat)
     return await service.questions.ask(chat, selector, locale, open_for=open_for)
 
 
@@ -42,14 +42,14 @@ async def quiz(
     service: QuizService, chat: Chat, person: Person | None, selector: str | None = None
 ) -> ShownQuestion:
     """/quiz as an adapter runs it."""
-    async with service.quiz(chat, person, selector) as question:
+    async with service.asking.quiz(chat, person, selector) as question:
         return question
 
 
 async def start_run(
     service: QuizService, person: Person, chat: Chat, quiz_id: str | None = None
 ) -> ShownQuestion:
-    locale = await service.locale_for(person, chat)
+    locale = await service.locales.for_person(person, chat)
     return await service.runs.start(person, chat, service.questions.quiz_named(quiz_id), locale)
 
 
@@ -162,7 +162,7 @@ async def test_close_due_closes_every_platforms_questions_once(
     assert sorted(s.post_id for s in closed) == sorted([tg.post_id, dc.post_id])
     assert {s.chat_key for s in closed} == {GROUP.key, "dc:5"}
     assert await service.questions.close_due() == []
-    assert await service.live_count(later.post_id) == 0  # still open
+    assert await service.questions.live_count(later.post_id) == 0  # still open
 
 
 async def test_quiz_run_in_order_to_final_score(service: QuizService) -> None:
@@ -252,7 +252,7 @@ async def test_stats_and_streaks(service: QuizService) -> None:
     for pattern in (True, True, False, True, True, True):
         q = await ask(service, GROUP)
         await service.answer(q.post_id, ADA, q.correct if pattern else (q.correct + 1) % 3)
-    stats = await service.stats(ADA)
+    stats = await service.boards.stats(ADA)
     assert (stats.answered, stats.correct) == (6, 5)
     assert (stats.current_streak, stats.best_streak) == (3, 3)
     assert stats.per_quiz[0].quiz_id == "sample" and stats.per_quiz[0].answered == 6
@@ -262,28 +262,29 @@ async def test_stats_and_streaks(service: QuizService) -> None:
 async def test_review_lists_missed(service: QuizService) -> None:
     q = await ask(service, GROUP)
     await service.answer(q.post_id, ADA, (q.correct + 1) % 3)
-    [missed] = await service.review(ADA)
+    [missed] = await service.boards.review(ADA)
     assert missed.question_id == q.question_id and missed.correct_text == q.options[q.correct]
 
 
 async def test_locale_resolution_order(service: QuizService) -> None:
-    assert await service.locale_for(BO, GROUP) == "bn"  # platform locale
+    assert await service.locales.for_person(BO, GROUP) == "bn"  # platform locale
     with pytest.raises(NotAllowed):
         await service.set_language(CY, "hi", chat=GROUP, allowed=False)
-    assert await service.locale_of_chat(GROUP) == "en"  # a refusal changes nothing
+    assert await service.locales.for_audience(GROUP) == "en"  # a refusal changes nothing
     assert await service.set_language(CY, "hi", chat=GROUP, allowed=True) == "hi"
-    assert await service.locale_for(BO, GROUP) == "bn"  # what Bo reads alone: his client's
+    assert await service.locales.for_person(BO, GROUP) == "bn"  # what Bo reads alone: his client's
     assert await service.set_language(BO, "en") == "en"
-    assert await service.locale_for(BO, GROUP) == "en"  # own choice beats all
-    assert await service.locale_for(CY, None) == "en"
+    assert await service.locales.for_person(BO, GROUP) == "en"  # own choice beats all
+    assert await service.locales.for_person(CY, None) == "en"
     with pytest.raises(UnsupportedLocale):
         await service.set_language(BO, "fr")
-    assert await service.locale_for(BO, GROUP) == "en"
+    assert await service.locales.for_person(BO, GROUP) == "en"
     q = await quiz(service, GROUP, BO, "sample")
     assert q.locale == "hi"  # what the chat sees uses the chat's language
     assert await service.set_language(BO, "auto") is None  # back to following his client
-    assert await service.locale_for(BO, GROUP) == "bn"
-    assert await service.locale_for(Person("tg:4", "Di"), GROUP) == "hi"  # no client: the chat
+    assert await service.locales.for_person(BO, GROUP) == "bn"
+    # no client: the chat
+    assert await service.locales.for_person(Person("tg:4", "Di"), GROUP) == "hi"
 
 
 async def test_missing_translation_falls_back_to_english(service: QuizService) -> None:
@@ -302,12 +303,12 @@ def test_shuffled_order_maps_back(n: int, seed: int, shown: st.DataObject) -> No
 
 async def test_live_count_and_selector_check(service: QuizService) -> None:
     q = await ask(service, GROUP)
-    assert await service.live_count(q.post_id) == 0
+    assert await service.questions.live_count(q.post_id) == 0
     await service.answer(q.post_id, ADA, 0)
     await service.answer(q.post_id, BO, 1)
-    assert await service.live_count(q.post_id) == 2
+    assert await service.questions.live_count(q.post_id) == 2
     await service.questions.close(q.post_id)
-    assert await service.live_count(q.post_id) is None
+    assert await service.questions.live_count(q.post_id) is None
     assert [q.id for q in service.questions.select("basics")] == ["sample"]
     with pytest.raises(UnknownQuiz):
         service.questions.select("unknown")
@@ -326,7 +327,7 @@ async def test_post_whose_question_left_the_content(
         changed = Catalog({"sample": trimmed})
         service = QuizService(changed, store, clock)  # a restart with edited content
         assert (await service.answer(q.post_id, ADA, 0)).status is AnswerStatus.UNKNOWN_POST
-        assert await service.show(q.post_id) is None
+        assert await service.questions.show(q.post_id) is None
         assert await service.questions.close(q.post_id) is None
 
 
@@ -370,10 +371,10 @@ async def test_chat_platform_locale_is_remembered_for_scheduled_posts(
     server = Chat("dc:77", "general", platform_locale="hi")
     await quiz(service, server, ADA)  # seen once, with the server's language
     bare = Chat("dc:77")  # what the scheduler knows: just the key
-    assert await service.locale_of_chat(bare) == "hi"
-    await service.set_schedule(bare, "00:00", allowed=True)
+    assert await service.locales.for_audience(bare) == "hi"
+    await service.daily.set(bare, "00:00", allowed=True)
     clock.advance(days=1)
     claimed = await service.daily.claim((await service.daily.schedules())[0])
     assert claimed is not None and claimed[0].locale == "hi"
     await service.set_language(ADA, "bn", chat=bare, allowed=True)  # an admin's choice wins
-    assert await service.locale_of_chat(server) == "bn"
+    assert await service.locales.for_audience(server) == "bn"

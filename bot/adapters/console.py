@@ -147,7 +147,7 @@ class ConsoleQuiz:
     async def play(self, quiz_id: str | None = None, reader: LineReader | None = None) -> int:
         """Run (or resume) a quiz; returns the process exit status."""
         reader = reader or LineReader()
-        locale = self.locale or await self.service.locale_for(self.person, CHAT)
+        locale = self.locale or await self.service.locales.for_person(self.person, CHAT)
         t = translator(locale)
         if self.banner:  # beside the quiz, not in it (stdout may be kept as a transcript)
             print(wrap(banner_text(t)), file=sys.stderr, flush=True)
@@ -167,7 +167,7 @@ class ConsoleQuiz:
                     quiz = None  # keep the unfinished one and go on with it
             question = await runs.start(self.person, CHAT, quiz, locale)
         except UserError as exc:
-            self.say(render.error_text(exc, t, self.service.quizzes(locale)))
+            self.say(render.error_text(exc, t, self.service.questions.quizzes(locale)))
             return 2
         if unfinished is not None and question.run_id == unfinished.id:
             assert question.number is not None and question.total is not None  # a run's
@@ -234,7 +234,7 @@ class ConsoleQuiz:
         return line is not None and line.strip().lower() in {"y", "yes"}
 
     async def _choose(self, reader: LineReader, t: Translator) -> str | None:
-        quizzes = self.service.quizzes(t.locale)
+        quizzes = self.service.questions.quizzes(t.locale)
         self.say(t.gettext("Choose a quiz:"))
         for i, quiz in enumerate(quizzes, start=1):
             self.say(f"  {i}. {quiz.title} ({quiz.id})")

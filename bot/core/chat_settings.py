@@ -202,7 +202,7 @@ class ChatSettingsRules:
         return (await self.get(chat_key)).question_time
 
     async def change(
-        self, chat: Chat, *, by: Person | None, allowed: bool,
+        self, chat: Chat, *, by: Person | None = None, allowed: bool,
         seconds: int | str | None = None, mode: str | None = None,
         chart: bool | str | None = None, admins_only: bool | str | None = None,
         peer_threshold: int | str | None = None, peer_discussion: int | str | None = None,

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol, TypeVar
 
+from bot.content.items import DEFAULT_LOCALE
 from bot.core.analysis import ItemStats, QuizReport, analyse, as_seen_in_chat
 from bot.core.errors import UnknownQuiz, may_not_see_analysis
 from bot.core.models import Chat, PostSummary
@@ -156,8 +157,8 @@ class ItemAnalysis:
         self.charts = charts
 
     async def for_chat(
-        self, chat: Chat, selector: str | None, locale: str, *, allowed: bool,
-        chart: bool = True,
+        self, chat: Chat, selector: str | None = None, locale: str = DEFAULT_LOCALE, *,
+        allowed: bool, chart: bool = True,
     ) -> ChatAnalysis:
         """The chat's item analysis, of one quiz (its id) or of every quiz answered there.
         Only its admins may see it (`allowed`: the platform's word)."""

@@ -51,7 +51,7 @@ class Locales:
             return locale
         return normalize(await self.storage.chat_platform_locale(chat.key)) or DEFAULT_LOCALE
 
-    async def for_audience(self, chat: Chat, person: Person | None) -> str:
+    async def for_audience(self, chat: Chat, person: Person | None = None) -> str:
         """A reply everyone in `chat` sees; a private chat has one reader, so it is theirs."""
         if chat.is_private and person is not None:
             return await self.for_person(person, chat)

@@ -170,7 +170,7 @@ class Pages:
         except Denied as denied:
             log.info("Mini App launch refused: %s", denied.reason)
             return denied_page(request, denied.locale)
-        locale = normalize(launch.language) or await self.service.locale_for(
+        locale = normalize(launch.language) or await self.service.locales.for_person(
             Person(launch.person_key, launch.name))
         token = await self.access.person_session(launch.person_key, locale)
         response = web.HTTPSeeOther(PERSON_PATH + "progress")
@@ -270,7 +270,7 @@ class Pages:
         if after is not None and not (after.isdigit() and len(after) <= 18):
             raise web.HTTPBadRequest(text="bad cursor")
         found = await self.reads.reports(reader.chat_key, None if after is None else int(after))
-        titles = self.service.report_titles(found.reports, reader.locale)
+        titles = self.service.problem_reports.titles(found.reports, reader.locale)
         return html("reports.html", reader.context(
             self.csrf(reader), page="reports", reports=found.reports, titles=titles,
             next=found.next, done=request.query.get("done"), error=None))
@@ -280,13 +280,13 @@ class Pages:
         form = await csrf_checked(request, self.access, reader.session)
         note = form.get("note", "").strip()[:500] or None
         try:
-            done = await self.service.resolve_chat_report(
+            done = await self.service.problem_reports.resolve_in_chat(
                 Chat(reader.chat_key), request.match_info["report"], note, allowed=True)
         except UserError as error:
             found = await self.reads.reports(reader.chat_key, None)
             return html("reports.html", reader.context(
                 self.csrf(reader), page="reports", reports=found.reports, next=found.next,
-                titles=self.service.report_titles(found.reports, reader.locale), done=None,
+                titles=self.service.problem_reports.titles(found.reports, reader.locale), done=None,
                 error=error_text(error, reader.t, ())), status=400)
         raise web.HTTPSeeOther(f"{reader.base}reports?done={done}")
 
@@ -294,8 +294,8 @@ class Pages:
     async def settings(self, request: web.Request, reader: Reader) -> web.StreamResponse:
         chat = Chat(reader.chat_key)
         return html("settings.html", reader.context(
-            self.csrf(reader), page="settings", s=await self.service.settings(chat),
-            schedule=await self.service.schedule_status(chat),
+            self.csrf(reader), page="settings", s=await self.service.chat_settings.get(chat.key),
+            schedule=await self.service.daily.status(chat),
             language=LANGUAGE_NAMES[await self.service.locales.for_chat(chat)],
             own_language=await self.reads.storage.chat_locale(chat.key) is not None,
             zone=(await self.reads.zone(chat.key)).key))

@@ -9,7 +9,6 @@ from collections.abc import AsyncIterator, Sequence
 
 from aiohttp import web
 
-from bot.core.models import Chat
 from bot.i18n import Translator, _
 from bot.web import exports
 from bot.web.auth import CHAT_PATH
@@ -50,15 +49,15 @@ class SessionPages(Pages):
         before = request.query.get("before")
         if before is not None and not before.isdigit():
             raise web.HTTPBadRequest(text="bad cursor")
-        page = await self.service.live_sessions(Chat(reader.chat_key),
-                                                None if before is None else int(before))
+        page = await self.service.live_reports.sessions(reader.chat_key,
+                                                        None if before is None else int(before))
         return html("sessions.html", reader.context(
             self.csrf(reader), page="sessions", lines=page.lines, next=page.next))
 
     @guarded
     async def session(self: Pages, request: web.Request, reader: Reader) -> web.StreamResponse:
-        report = await self.service.live_report(
-            Chat(reader.chat_key), int(request.match_info["session"]), reader.locale)
+        report = await self.service.live_reports.report(
+            reader.chat_key, int(request.match_info["session"]), reader.locale)
         if report is None:
             raise web.HTTPNotFound(text="no such session in this chat")
         return html("session.html", reader.context(
@@ -68,8 +67,8 @@ class SessionPages(Pages):
     async def export_session(self: Pages, request: web.Request, reader: Reader
                              ) -> web.StreamResponse:
         session_id = int(request.match_info["session"])
-        report = await self.service.live_report(Chat(reader.chat_key), session_id,
-                                                reader.locale)
+        report = await self.service.live_reports.report(reader.chat_key, session_id,
+                                                        reader.locale)
         if report is None:
             raise web.HTTPNotFound(text="no such session in this chat")
 

@@ -479,7 +479,7 @@ class DiscordHarness:
         """The post the bot bound this message to (just after showing it)."""
         ref = f"dc-msg:{reply.id}"
         deadline = asyncio.get_running_loop().time() + SETTLE_WITHIN
-        while (post_id := await self.service.post_id_for(ref)) is None:
+        while (post_id := await self.service.questions.post_id_for(ref)) is None:
             assert asyncio.get_running_loop().time() < deadline, f"{ref} never bound"
             await asyncio.sleep(0.005)
         return post_id

@@ -496,7 +496,7 @@ class TelegramHarness:
                     # or a live session's (read by the live methods)
                 ref = (f"tg-poll:{poll_id}" if poll_id is not None
                        else f"tg-msg:{message['chat']['id']}:{message['message_id']}")
-                post_id = await self.service.post_id_for(ref)
+                post_id = await self.service.questions.post_id_for(ref)
                 assert post_id is not None, f"{call.method} sent a question bound to no post"
                 self._sent.append(Sent(index, post_id, message["chat"]["id"], message, poll_id))
 

@@ -35,7 +35,7 @@ class Room:
         """/next by the host: the question's post and how it reads."""
         seen = await self.h.live_step(self.group, self.host, "next")
         [post_id] = seen.post_ids
-        shown = await self.h.service.show(post_id)
+        shown = await self.h.service.questions.show(post_id)
         assert shown is not None
         return post_id, shown
 
@@ -142,7 +142,7 @@ async def test_another_admin_takes_over_from_a_host_who_left(h: Harness) -> None
         await h.host(room.group, second, "sample")).text
     assert "Only the host" in (await h.live_step(room.group, room.host, "next")).text
     [post_id] = (await h.live_step(room.group, second, "next")).post_ids
-    question = await h.service.show(post_id)
+    question = await h.service.questions.show(post_id)
     assert question is not None
     await h.live_answer(room.group, player, post_id, question.correct)
     podium = (await h.live_step(room.group, second, "next")).texts[0]
@@ -222,7 +222,7 @@ async def test_a_restart_mid_countdown_resumes_with_the_time_left(h: Harness) ->
 # /peer ----------------------------------------------------------------------------------------
 async def start_peer(room: Room) -> tuple[int, ShownQuestion]:
     [post_id] = (await room.h.peer(room.group, room.host, "sample")).post_ids
-    shown = await room.h.service.show(post_id)
+    shown = await room.h.service.questions.show(post_id)
     assert shown is not None
     return post_id, shown
 
@@ -257,7 +257,7 @@ async def test_a_split_peer_round_discusses_and_revotes(h: Harness) -> None:
     answers = {a.person_key: a.correct for a in await storage.answers_for_post(post_id)}
     assert [answers[h.person_key(p)] for p in room.players] == [True, True, False, False, False]
     assert sorted(v.correct for v in await storage.revotes(post_id)) == [False] + [True] * 4
-    reviews = [await h.service.review_stats(CorePerson(h.person_key(p), ""))
+    reviews = [await h.service.spaced.stats(CorePerson(h.person_key(p), ""))
                for p in room.players]
     # one card each, graded by the first vote: a wrong one is due again within minutes
     assert [(r.cards, r.due) for r in reviews] == [(1, 0)] * 2 + [(1, 1)] * 3

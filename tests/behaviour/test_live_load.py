@@ -26,7 +26,7 @@ BURST_WITHIN = 60.0
 async def check_once_and_recount(service: QuizService, post_id: int, shown: str) -> None:
     answers = await service.storage.answers_for_post(post_id)
     assert len(answers) == PLAYERS == len({a.person_key for a in answers})
-    question = await service.show(post_id)
+    question = await service.questions.show(post_id)
     assert question is not None
     post = await service.storage.get_post(post_id)
     assert post is not None

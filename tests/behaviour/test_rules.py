@@ -35,7 +35,7 @@ async def open_quiz_posts(h: Harness, chat_key: str) -> list[int]:
 
 
 async def shown(h: Harness, post_id: int) -> ShownQuestion:
-    question = await h.service.show(post_id)
+    question = await h.service.questions.show(post_id)
     assert question is not None
     return question
 
@@ -257,7 +257,7 @@ async def test_review_runs_the_due_cards_privately(h: Harness) -> None:
     assert not seen.post_ids  # nothing else is due
     answer = await h.service.storage.answer_of(card, person.key)
     assert answer is not None and answer.correct
-    stats = await h.service.review_stats(person)
+    stats = await h.service.spaced.stats(person)
     assert (stats.cards, stats.due, stats.reviews, stats.right) == (1, 0, 1, 1)
 
 
@@ -266,11 +266,11 @@ async def test_remind_sets_and_removes_a_daily_review_reminder(h: Harness) -> No
     person = Person(h.person_key(alice), "")
     seen = await h.remind(h.private(alice), alice, "07:30", "Asia/Kolkata")
     assert "07:30" in seen.text and "Asia/Kolkata" in seen.text
-    reminder = await h.service.reminder(person)
+    reminder = await h.service.spaced.reminder(person)
     assert reminder is not None and (reminder.at.strftime("%H:%M"), reminder.tz) == (
         "07:30", "Asia/Kolkata")
     assert (await h.remind(h.private(alice), alice, "off")).text
-    assert await h.service.reminder(person) is None
+    assert await h.service.spaced.reminder(person) is None
 
 
 # rounds and chat settings -------------------------------------------------------------------
@@ -358,14 +358,14 @@ async def test_a_flagged_question_is_reported_with_the_person_and_text(h: Harnes
     question = await shown(h, post)
     await h.answer(group, alice, post, question.correct)
     seen = await h.report_via_flag(group, alice, post, "  বিকল্প B-ও ঠিক  ")
-    [report] = await h.service.problem_report_list()
+    [report] = await h.service.problem_reports.list()
     assert (report.question_id, report.person_key, report.text) == (
         question.question_id, h.person_key(alice), "বিকল্প B-ও ঠিক")
     assert any(ord(c) in BENGALI for c in seen.text), seen.text  # thanked in her language
     # /report of the same question while it is open adds to it, not a second report
     again = await h.report(group, alice, question.question_id, "and the explanation")
     assert again.text
-    [report] = await h.service.problem_report_list()
+    [report] = await h.service.problem_reports.list()
     assert report.text == "বিকল্প B-ও ঠিক\nand the explanation"
 
 
@@ -378,7 +378,7 @@ async def test_a_forged_flag_for_an_unknown_question_is_refused_and_stores_nothi
         seen = await h.forged_flag(group, bob, forged)
         assert seen.text, "a forged flag gets a polite refusal"
     assert (await h.report(group, bob, None, "wrong")).text  # nothing answered here yet
-    assert await h.service.problem_report_list(open_only=False) == []
+    assert await h.service.problem_reports.list(open_only=False) == []
 # item analysis -------------------------------------------------------------------------------
 def png_size(data: bytes) -> tuple[int, int]:
     """A PNG's (width, height), read from its signature and IHDR chunk."""
@@ -406,7 +406,7 @@ async def test_admins_see_the_item_analysis_with_its_chart(h: Harness) -> None:
     assert "Item analysis: " in seen.text and "(sample)" in seen.text
     [png] = seen.images
     chat_key = await chat_of(h, post)
-    analysis = await h.service.analysis(Chat(chat_key), allowed=True)
+    analysis = await h.service.item_analysis.for_chat(Chat(chat_key), allowed=True)
     assert png_size(png) == chart_size(analysis.charted) == (720, 316)
 
     unknown = await h.analysis(group, alice, "no-such-quiz")
@@ -488,7 +488,7 @@ async def test_an_unknown_report_id_is_refused_with_the_nearest_and_nothing_stor
     far = await h.report(group, alice, "no-such-q", "the answer is wrong")
     assert question.question_id in far.text, far.text  # the last question she answered
     assert "Thank you" not in typo.text + far.text
-    assert await h.service.problem_report_list(open_only=False) == []
+    assert await h.service.problem_reports.list(open_only=False) == []
 
 
 async def test_admins_read_and_resolve_the_reports_made_in_their_chat(h: Harness) -> None:
@@ -496,7 +496,7 @@ async def test_admins_read_and_resolve_the_reports_made_in_their_chat(h: Harness
     h.make_admin(admin)
     [post] = (await h.quiz(group, alice)).post_ids
     await h.report_via_flag(group, alice, post, "option C is right too")
-    [report] = await h.service.problem_report_list()
+    [report] = await h.service.problem_reports.list()
     assert report.chat_key == await chat_of(h, post)  # the group's, though written privately
     refused = await h.reports(group, alice)
     assert "option C" not in refused.text and refused.text
@@ -505,7 +505,7 @@ async def test_admins_read_and_resolve_the_reports_made_in_their_chat(h: Harness
     assert "Bob" in listed.text  # the reporter (person 2)
     done = await h.reports(group, admin, resolve=report.id, note="fixed")
     assert f"#{report.id}" in done.text
-    assert await h.service.problem_report_list() == []
+    assert await h.service.problem_reports.list() == []
     assert f"#{report.id}" not in (await h.reports(group, admin)).text
 
 
@@ -514,7 +514,7 @@ async def test_help_lists_the_bundled_quizzes_and_the_commands_one_may_use(h: Ha
     group, admin, alice = h.group(), h.person(1), h.person(2)
     h.make_admin(admin)
     member = (await h.help(group, alice)).text
-    for quiz in h.service.quizzes():
+    for quiz in h.service.questions.quizzes():
         assert quiz.id in member and quiz.title in member, member
         assert f"{quiz.questions} question" in member, member
     assert "/report" in member and "/reports" not in member and "/analysis" not in member
@@ -526,7 +526,7 @@ async def test_help_lists_the_bundled_quizzes_and_the_commands_one_may_use(h: Ha
 async def test_the_bot_says_hello_once_when_it_joins(h: Harness) -> None:
     place = await h.join()
     [welcome] = h.posted_texts(place)
-    for quiz in h.service.quizzes():
+    for quiz in h.service.questions.quizzes():
         assert quiz.id in welcome, welcome
     assert "/quiz" in welcome and "/help" in welcome
     await h.join_again(place)
@@ -574,7 +574,7 @@ async def test_a_start_link_starts_that_quiz_privately(h: Harness) -> None:
     assert question.quiz_id == "sample" and question.personal
     unknown = await h.start_link(alice, "no-such-quiz")
     assert not unknown.post_ids and "no-such-quiz" in unknown.text
-    for quiz in h.service.quizzes():
+    for quiz in h.service.questions.quizzes():
         assert quiz.id in unknown.text
 
 

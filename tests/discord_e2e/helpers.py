@@ -32,7 +32,7 @@ async def post_quiz(fake: FakeDiscord, service: QuizService, user: User,
                                               permissions=permissions))
     assert not reply.ephemeral
     post_id = await bound_post(service, reply.id)
-    question = await service.show(post_id)
+    question = await service.questions.show(post_id)
     assert question is not None
     return reply, question
 
@@ -40,7 +40,7 @@ async def post_quiz(fake: FakeDiscord, service: QuizService, user: User,
 async def bound_post(service: QuizService, message_id: int) -> int:
     """The post a message is bound to; the bot binds just after the message is shown."""
     for _ in range(200):
-        if (post_id := await service.post_id_for(f"dc-msg:{message_id}")) is not None:
+        if (post_id := await service.questions.post_id_for(f"dc-msg:{message_id}")) is not None:
             return post_id
         await asyncio.sleep(0.005)
     raise AssertionError(f"message {message_id} was never bound to a post")

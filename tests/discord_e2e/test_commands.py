@@ -114,7 +114,7 @@ async def test_stats_and_review(
     clock.advance(120)  # a wrong answer comes back a minute later (FSRS's first step)
     review = await fake.reply(await fake.slash("review", user=alice))
     assert review.ephemeral and review.buttons  # the missed question, for Alice alone
-    card = await service.show(await bound_post(service, review.id))
+    card = await service.questions.show(await bound_post(service, review.id))
     assert card is not None and (card.question_id, card.personal) == (q.question_id, True)
     result = await click(fake, review, card.correct, alice)
     assert result.ephemeral and result.text.startswith("✅")
@@ -128,12 +128,12 @@ async def test_channel_language_needs_manage_server(
         "lang", {"code": "bn", "scope": "channel"}, user=alice))
     assert refused.ephemeral
     assert refused.text == "Only this chat's admins can change its language."
-    assert await service.locale_of_chat(chat) == "en"
+    assert await service.locales.for_audience(chat) == "en"
 
     done = await fake.reply(await fake.slash(
         "lang", {"code": "bn", "scope": "channel"}, user=alice, permissions=MANAGE_GUILD))
     assert done.ephemeral and "বাংলা" in done.text
-    assert await service.locale_of_chat(chat) == "bn"
+    assert await service.locales.for_audience(chat) == "bn"
     # what the whole channel sees is now in Bengali, whoever asks
     reply, _ = await post_quiz(fake, service, User(5, "Eve"), quiz="sample")
     assert "নমুনা কুইজ" in reply.embeds[0]["title"]
@@ -156,10 +156,10 @@ async def test_personal_language_and_reset(
     me = Person(f"{PREFIX}{alice.id}", "Alice")
     set_bn = await fake.reply(await fake.slash("lang", {"code": "bn"}, user=alice))
     assert set_bn.ephemeral and "বাংলা" in set_bn.text
-    assert await service.locale_for(me) == "bn"
+    assert await service.locales.for_person(me) == "bn"
     reset = await fake.reply(await fake.slash("lang", {"code": "auto"}, user=alice))
     assert "follows" in reset.text
-    assert await service.locale_for(me) == "en"
+    assert await service.locales.for_person(me) == "en"
     bad = await fake.reply(await fake.slash("lang", {"code": "xx"}, user=alice))
     assert bad.ephemeral and bad.text.startswith("I don't speak “xx”. Choose one of: en")
 
@@ -171,7 +171,7 @@ async def test_an_error_in_a_command_is_logged_and_apologised_for(
     async def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("database on fire")
 
-    monkeypatch.setattr(service, "stats", broken)
+    monkeypatch.setattr(service.boards, "stats", broken)
     error_log.allow("/stats {} failed")
     reply = await fake.reply(await fake.slash("stats", user=alice))
     assert reply.ephemeral and "Sorry, something went wrong" in reply.text

@@ -50,12 +50,12 @@ async def test_a_member_without_manage_server_is_refused(
     # the command exists (default_permissions only hides it; admins can show it to anyone)
     refused = await daily(fake, "set", alice, time="09:30", timezone="Asia/Kolkata")
     assert refused.text == "Only this chat's admins can change its daily question."
-    assert await service.schedule_status(channel(fake)) is None
+    assert await service.daily.status(channel(fake)) is None
 
     await daily(fake, "set", bob, admin=True, time="09:30")
     refused = await daily(fake, "off", alice)
     assert refused.text == "Only this chat's admins can change its daily question."
-    assert await service.schedule_status(channel(fake)) is not None
+    assert await service.daily.status(channel(fake)) is not None
 
 
 async def test_an_admin_sets_it_and_anyone_sees_the_status(
@@ -64,7 +64,7 @@ async def test_an_admin_sets_it_and_anyone_sees_the_status(
     # 12:00 UTC is 17:30 in Kolkata: today's 13:30 has passed, the first post is tomorrow
     done = await daily(fake, "set", bob, admin=True, time="13:30", timezone="Asia/Kolkata",
                        quiz="sample", minutes=90)
-    status = await service.schedule_status(channel(fake))
+    status = await service.daily.status(channel(fake))
     assert status is not None
     assert (status.schedule.at, status.schedule.tz, status.schedule.selector) == \
         (time(13, 30), "Asia/Kolkata", "sample")
@@ -87,7 +87,7 @@ async def test_bad_time_zone_or_quiz_get_clear_replies_and_change_nothing(
     fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, bob: User
 ) -> None:
     await daily(fake, "set", bob, admin=True, time="07:00", timezone="Europe/London")
-    before = await service.schedule_status(channel(fake))
+    before = await service.daily.status(channel(fake))
     for options, expected in [
         ({"time": "25:00"}, "“25:00” is not a time: use HH:MM, 24-hour"),
         ({"time": "9am"}, "“9am” is not a time"),
@@ -101,7 +101,7 @@ async def test_bad_time_zone_or_quiz_get_clear_replies_and_change_nothing(
     reply = await daily(fake, "set", bob, admin=True, time="08:00", quiz="nope")
     assert "There is no quiz or topic called “nope”" in reply.text
     assert "sample — Sample Quiz" in reply.text  # the unknown quiz lists the real ones
-    assert await service.schedule_status(channel(fake)) == before
+    assert await service.daily.status(channel(fake)) == before
 
 
 async def test_daily_off_and_the_status_without_a_schedule(
@@ -112,7 +112,7 @@ async def test_daily_off_and_the_status_without_a_schedule(
     await daily(fake, "set", bob, admin=True, time="09:00")
     off = await daily(fake, "off", bob, admin=True)
     assert "off" in off.text
-    assert await service.schedule_status(channel(fake)) is None
+    assert await service.daily.status(channel(fake)) is None
     again = await daily(fake, "off", bob, admin=True)
     assert "no daily question" in again.text
 
@@ -126,7 +126,7 @@ async def test_daily_off_closes_the_open_daily_question_with_its_summary(
     clock.set(datetime(2026, 3, 1, 12, 30, tzinfo=UTC))
     assert (await scheduler.tick()).posted == 1
     [message] = channel_posts(fake)
-    q = await service.show(await bound_post(service, int(message["id"])))
+    q = await service.questions.show(await bound_post(service, int(message["id"])))
     assert q is not None and q.closes_at is None
     await click(fake, message, q.correct, alice)
 
@@ -148,7 +148,7 @@ async def test_in_a_dm_the_person_sets_their_own(
                                               dm=True))
     assert reply.text.startswith("Done: this channel gets a question every day.")
     dm = Chat(f"dc:{fake.dm_channel(alice)}")
-    status = await service.schedule_status(dm)
+    status = await service.daily.status(dm)
     assert status is not None and status.schedule.tz == "UTC"
 
 
@@ -193,7 +193,7 @@ async def test_the_scheduler_posts_once_a_day_and_closes_the_previous_one(
     assert await scheduler.tick() == Tick(posted=1)
     [first] = channel_posts(fake)
     assert len(buttons_of(first)) == 3 and "0 answers so far" in text_of(first)
-    q1 = await service.show(await bound_post(service, int(first["id"])))
+    q1 = await service.questions.show(await bound_post(service, int(first["id"])))
     assert q1 is not None
     clock.advance(minutes=1)
     assert await scheduler.tick() == Tick()
@@ -212,7 +212,7 @@ async def test_the_scheduler_posts_once_a_day_and_closes_the_previous_one(
     assert buttons_of(first_now)[q1.correct]["style"] == SUCCESS
     assert "1 person answered · 100% right" in text_of(first_now)
     assert not any(b.get("disabled") for b in buttons_of(second))
-    q2 = await service.show(await bound_post(service, int(second["id"])))
+    q2 = await service.questions.show(await bound_post(service, int(second["id"])))
     assert q2 is not None and q2.question_id != q1.question_id  # the pool cycles
     await click(fake, second, q2.correct, alice)
 
@@ -243,10 +243,10 @@ async def test_a_deleted_channel_loses_its_schedule_instead_of_retrying_forever(
     clock: FakeClock, error_log: ErrorLog,
 ) -> None:
     gone = Chat("dc:4242", "deleted")
-    await service.set_schedule(gone, "12:30", allowed=True)
+    await service.daily.set(gone, "12:30", allowed=True)
     clock.set(datetime(2026, 3, 1, 12, 30, tzinfo=UTC))
     assert await scheduler.tick() == Tick()  # Unknown Channel: ChatGone
-    assert await service.schedule_status(gone) is None
+    assert await service.daily.status(gone) is None
     assert not await service.storage.open_posts(gone.key)
     clock.advance(minutes=10)
     assert await scheduler.tick() == Tick()
@@ -266,7 +266,7 @@ async def test_a_channel_closed_to_the_bot_loses_its_schedule_when_a_question_cl
               message="Missing Access")
     clock.advance(minutes=6)
     assert (await scheduler.tick()).closed == 1  # Forbidden: ChatGone, nothing retried
-    assert await service.schedule_status(channel(fake)) is None
+    assert await service.daily.status(channel(fake)) is None
     clock.advance(hours=1)
     await scheduler.tick()
     assert len(fake.edits(int(message["id"]))) == 1

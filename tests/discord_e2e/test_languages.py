@@ -112,12 +112,12 @@ async def test_the_same_quiz_in_each_language(
     done = await fake.reply(await fake.slash("lang", {"code": locale, "scope": "channel"},
                                              user=bob, permissions=MANAGE_GUILD))
     assert done.ephemeral
-    assert await bundled.locale_of_chat(Chat(f"dc:{fake.channel_id}")) == locale
+    assert await bundled.locales.for_audience(Chat(f"dc:{fake.channel_id}")) == locale
 
     reply = await fake.reply(await fake.slash("quiz", {"quiz": "gradient-accumulation"},
                                               user=alice))
     post_id = await bound_post(bundled, reply.id)
-    q = await bundled.show(post_id)
+    q = await bundled.questions.show(post_id)
     assert q is not None and q.locale == locale
     question = bundled.catalog.question(q.quiz_id, q.question_id)
     quiz = bundled.catalog.quizzes[q.quiz_id]
@@ -160,7 +160,7 @@ async def test_a_hindi_discord_client_gets_hindi_replies_without_choosing(
     await start_bot(service=bundled)
     reply = await fake.reply(await fake.slash("quiz", {"quiz": "gradient-accumulation"},
                                               user=alice))
-    q = await bundled.show(await bound_post(bundled, reply.id))
+    q = await bundled.questions.show(await bound_post(bundled, reply.id))
     assert q is not None and q.locale == "en"
     it = await fake.click(reply.id, reply.buttons[q.correct]["custom_id"], user=alice,
                           locale="hi")

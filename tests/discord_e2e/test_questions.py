@@ -86,7 +86,7 @@ async def test_the_reply_is_in_the_clickers_language(
     reply, q = await post_quiz(fake, service, alice, quiz="sample")
     await fake.reply(await fake.slash("lang", {"code": "bn"}, user=bob))
     answer = await click(fake, reply, q.correct, bob)
-    bengali = await service.show(q.post_id, "bn")
+    bengali = await service.questions.show(q.post_id, "bn")
     assert bengali is not None
     assert bengali.explanation in answer.content  # the sample pack's Bengali, else English
     english = await click(fake, reply, q.correct, alice)
@@ -229,7 +229,8 @@ async def test_the_core_posts_and_closes_through_the_chat_port(
     [post] = fake.find("POST", rf"/channels/{fake.channel_id}/messages")
     message = next(m for m in fake.messages.values() if m["channel_id"] == str(fake.channel_id))
     assert post.headers.get("Authorization") == f"Bot {fake.token}"
-    assert await service.post_id_for(f"dc-msg:{message['id']}") == q.post_id, "bound at once"
+    assert await service.questions.post_id_for(f"dc-msg:{message['id']}") == q.post_id, \
+        "bound at once"
     answer = await click(fake, message, q.correct, alice)
     assert "Correct" in answer.content
     clock.advance(minutes=6)
@@ -279,13 +280,13 @@ async def test_a_click_before_the_message_is_bound_waits_for_the_binding(
     fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    real_bind = service.bind
+    real_bind = service.questions.bind
 
     async def slow_bind(post_id: int, *refs: str) -> None:
         await asyncio.sleep(0.2)
         await real_bind(post_id, *refs)
 
-    monkeypatch.setattr(service, "bind", slow_bind)
+    monkeypatch.setattr(service.questions, "bind", slow_bind)
     # clicked at once: the bot has shown the message but not yet bound it
     await assert_a_click_on_a_new_quiz_counts(fake, alice)
 
@@ -296,7 +297,7 @@ async def test_a_click_whose_read_races_the_binding_commit_is_not_refused(
 ) -> None:
     """The click's read of the binding starts before the binding commits and returns (empty)
     after it: the click is still counted (seen as 1 in 640 refused in test_shards.py)."""
-    real_bind, real_lookup = service.bind, service.post_id_for
+    real_bind, real_lookup = service.questions.bind, service.questions.post_id_for
     clicked, bound = asyncio.Event(), asyncio.Event()
 
     async def bind_after_the_click(post_id: int, *refs: str) -> None:
@@ -311,8 +312,8 @@ async def test_a_click_whose_read_races_the_binding_commit_is_not_refused(
             await bound.wait()  # the answer of a read that began before the commit
         return found
 
-    monkeypatch.setattr(service, "bind", bind_after_the_click)
-    monkeypatch.setattr(service, "post_id_for", read_before_the_commit)
+    monkeypatch.setattr(service.questions, "bind", bind_after_the_click)
+    monkeypatch.setattr(service.questions, "post_id_for", read_before_the_commit)
     await assert_a_click_on_a_new_quiz_counts(fake, alice)
 
 

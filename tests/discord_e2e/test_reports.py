@@ -39,7 +39,7 @@ async def test_the_flag_opens_a_form_and_its_submission_is_stored(
                                         user=alice)
     thanks = await fake.reply(submitted)
     assert thanks.flags & EPHEMERAL and thanks.content.startswith("Thank you")
-    [report] = await service.problem_report_list()
+    [report] = await service.problem_reports.list()
     assert (report.question_id, report.person_key, report.text) == (
         q.question_id, f"dc:{alice.id}", "Red is not the only colour")
 
@@ -56,7 +56,7 @@ async def test_report_autocomplete_and_a_form_for_a_question_without_text(
     it = await fake.slash("report", {"question": "nope"}, user=alice)
     refusal = await fake.reply(it)
     assert refusal.ephemeral and "nope" in refusal.text
-    assert await service.problem_report_list() == []
+    assert await service.problem_reports.list() == []
 
 
 async def test_report_without_options_shows_discords_syntax(
@@ -68,4 +68,4 @@ async def test_report_without_options_shows_discords_syntax(
     typo = await fake.reply(await fake.slash("report", {"question": "s-tw", "text": "x"},
                                              user=alice))
     assert "s-two" in typo.text  # the nearest id
-    assert await service.problem_report_list() == []
+    assert await service.problem_reports.list() == []

@@ -12,7 +12,7 @@ from tests.fakes.discord_api import FakeDiscord, Reply, User
 
 
 async def shown(service: QuizService, reply: Reply) -> ShownQuestion:
-    question = await service.show(await bound_post(service, reply.id))
+    question = await service.questions.show(await bound_post(service, reply.id))
     assert question is not None
     return question
 

@@ -197,7 +197,7 @@ async def test_quiz_and_clicks_work_in_the_guilds_of_both_processes(
     for guild in (guilds[1], guilds[2]):
         process = owner(two, guild)
         message, post_id = await quiz_in(fake, guild, alice, process)
-        q = await process.service.show(post_id)
+        q = await process.service.questions.show(post_id)
         assert q is not None
         right = await click(fake, message, q.correct, alice)
         other = await click(fake, message, wrong(q), bob)
@@ -234,7 +234,7 @@ async def test_a_daily_question_is_posted_once_when_both_processes_tick(
         assert await both_tick(two) == Tick()
     assert channel_posts(fake, guild.channel_id) == [posted]
 
-    q = await two[0].service.show(await bound_post(two[0].service, int(posted["id"])))
+    q = await two[0].service.questions.show(await bound_post(two[0].service, int(posted["id"])))
     assert q is not None
     assert "Correct" in (await click(fake, posted, q.correct, alice)).content
 
@@ -254,7 +254,7 @@ async def test_each_summary_is_delivered_once_when_both_processes_tick(
     for guild in guilds:
         process = owner(two, guild)
         message, post_id = await quiz_in(fake, guild, alice, process)
-        q = await process.service.show(post_id)
+        q = await process.service.questions.show(post_id)
         assert q is not None
         await click(fake, message, q.correct, alice)
         messages.append(message)

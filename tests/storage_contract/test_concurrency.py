@@ -108,7 +108,7 @@ async def test_three_schedulers_post_once_per_day_and_summarise_once(
             port.attach(service)
             schedulers.append(Scheduler(service))
         for key, at, tz in SCHEDULES:
-            await schedulers[0].service.set_schedule(Chat(key), at, tz, allowed=True)
+            await schedulers[0].service.daily.set(Chat(key), at, tz, allowed=True)
         for _ in range(6 * 24 * 3):  # three days in 10-minute steps, all racing
             clock.advance(minutes=10)
             await asyncio.gather(*(s.tick() for s in schedulers + schedulers))

@@ -50,7 +50,7 @@ async def test_four_processes_asking_at_once_leave_one_question_open(
         chat = Chat("tg:-42", "Group")
 
         async def ask(service: QuizService) -> int:
-            async with service.quiz(chat, None) as question:
+            async with service.asking.quiz(chat, None) as question:
                 await asyncio.sleep(0.01)  # showing it takes a moment
                 return question.post_id
 

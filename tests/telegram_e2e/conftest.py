@@ -89,7 +89,7 @@ class Harness:
         return calls[before]
 
     async def post_of(self, message: dict[str, Any]) -> int:
-        post_id = await self.service.post_id_for(
+        post_id = await self.service.questions.post_id_for(
             f"tg-msg:{message['chat']['id']}:{message['message_id']}"
         )
         assert post_id is not None, "the message is not bound to a post"

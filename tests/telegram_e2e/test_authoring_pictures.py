@@ -88,7 +88,7 @@ async def test_a_photo_before_a_poll_is_its_picture_on_the_published_card(
     await tg.stop()
     tg.service = QuizService(load_catalog(SAMPLE_PACKS), storage, clock, random.Random(7),
                              cards=PngCards(tmp_path / "elsewhere"))
-    assert await tg.service.load_published() == 1
+    assert await tg.service.authoring.load() == 1
     await tg.start()
     quiz = tg.service.catalog.quizzes["stages"]
     path = quiz.image_path(quiz.questions[0], "en")

@@ -31,7 +31,7 @@ async def button_question(
 async def test_press_gets_an_alert_and_a_second_press_changes_nothing(tg, group, alice):
     message = await button_question(tg, group, alice)
     post_id = await tg.post_of(message)
-    shown = await tg.service.show(post_id)
+    shown = await tg.service.questions.show(post_id)
     assert shown.prompt in message["text"]
     data = keyboard_data(message)
     assert len(data) == len(shown.options)
@@ -58,7 +58,7 @@ async def test_forged_callback_data_is_refused_and_nothing_stored(tg, group, ali
     post_id = await tg.post_of(message)
     await tg.command(tg.fake.group(-1003, "Elsewhere"), bob, "/quiz")  # another live post
     [poll] = await tg.fake.wait_for("sendPoll")
-    other_post = await tg.service.post_id_for(f"tg-poll:{poll.result['poll']['id']}")
+    other_post = await tg.service.questions.post_id_for(f"tg-poll:{poll.result['poll']['id']}")
     await tg.command(group, alice, "/help")
     help_message = tg.fake.calls_of("sendMessage")[-1].result
 
@@ -104,7 +104,7 @@ async def test_channels_get_buttons_automatically(tg, channel, alice):
     message = await button_question(tg, channel, None, "/quiz")
     assert not tg.fake.calls_of("sendPoll")  # a non-anonymous poll is refused in channels
     post_id = await tg.post_of(message)
-    shown = await tg.service.show(post_id)
+    shown = await tg.service.questions.show(post_id)
 
     press = await tg.press(message, alice, keyboard_data(message)[shown.correct])
     assert press.params["text"].startswith("✅ Correct!")
@@ -131,7 +131,7 @@ async def test_a_press_delivered_again_is_handled_once_even_after_a_restart(
 ):
     message = await button_question(tg, group, alice)
     post_id = await tg.post_of(message)
-    shown = await tg.service.show(post_id)
+    shown = await tg.service.questions.show(post_id)
     first = tg.fake.press(message, alice, keyboard_data(message)[shown.correct])
     await tg.send(first)
     await tg.send(tg.fake.redeliver(first))  # the same press (same query id) again

@@ -46,7 +46,7 @@ async def test_a_non_admins_change_is_refused_after_asking_telegram(tg, fake_tg,
     [check] = fake_tg.calls_of("getChatMember")
     assert check.params == {"chat_id": group["id"], "user_id": bob["id"]}
     assert tg.texts(group)[-1] == "Only this chat's admins can change its daily question."
-    assert await tg.service.schedule_status(chat_of(group)) is None
+    assert await tg.service.daily.status(chat_of(group)) is None
 
     await tg.command(group, bob, "/daily off")  # turning it off is a change too
     assert tg.texts(group)[-1] == "Only this chat's admins can change its daily question."
@@ -68,7 +68,7 @@ async def test_an_admin_sets_it_and_the_status_shows_the_next_post_in_its_zone(
 
     [check] = fake_tg.calls_of("getChatMember")
     assert check.params == {"chat_id": group["id"], "user_id": admin_alice["id"]}
-    status = await tg.service.schedule_status(chat_of(group))
+    status = await tg.service.daily.status(chat_of(group))
     assert (status.schedule.at, status.schedule.tz, status.schedule.selector) == (
         time(9, 0), "Asia/Kolkata", "sample"
     )
@@ -86,12 +86,12 @@ async def test_an_admin_sets_it_and_the_status_shows_the_next_post_in_its_zone(
     # the admin changes it again: no second getChatMember within the cache's lifetime;
     # a zone typed in lower case is still found, and no zone means UTC
     await tg.command(group, admin_alice, "/daily 7:05 asia/dhaka")
-    status = await tg.service.schedule_status(chat_of(group))
+    status = await tg.service.daily.status(chat_of(group))
     assert (status.schedule.at, status.schedule.tz, status.schedule.selector) == (
         time(7, 5), "Asia/Dhaka", None
     )
     await tg.command(group, admin_alice, "/daily 18:30")
-    status = await tg.service.schedule_status(chat_of(group))
+    status = await tg.service.daily.status(chat_of(group))
     assert (status.schedule.tz, status.next_post) == (
         "UTC", datetime(2026, 3, 1, 18, 30, tzinfo=ZoneInfo("UTC"))
     )
@@ -105,7 +105,7 @@ async def test_bad_time_zone_or_quiz_get_clear_replies_and_change_nothing(
 ):
     if existing:
         await tg.command(group, admin_alice, "/daily 08:15 Asia/Dhaka basics")
-    before = await tg.service.schedule_status(chat_of(group))
+    before = await tg.service.daily.status(chat_of(group))
     cases = [
         ("/daily 25:00", "“25:00” is not a time: use HH:MM, 24-hour"),
         ("/daily 9am Asia/Kolkata", "“9am” is not a time"),
@@ -119,7 +119,7 @@ async def test_bad_time_zone_or_quiz_get_clear_replies_and_change_nothing(
         reply = tg.texts(group)[-1]
         assert expected in reply, (command, reply)
         assert "Done" not in reply
-        assert await tg.service.schedule_status(chat_of(group)) == before, command
+        assert await tg.service.daily.status(chat_of(group)) == before, command
     assert "Nothing was changed." in tg.texts(group)[0 if not existing else 1]
     assert "• sample — Sample Quiz (3 questions)" in tg.texts(group)[-1]
 
@@ -127,7 +127,7 @@ async def test_bad_time_zone_or_quiz_get_clear_replies_and_change_nothing(
 async def test_anonymous_admin_and_private_chat_need_no_lookup(tg, fake_tg, group, alice,
                                                                alice_dm):
     await tg.command(group, None, "/daily 06:00 UTC", anonymous_admin=True)
-    assert (await tg.service.schedule_status(chat_of(group))).schedule.at == time(6, 0)
+    assert (await tg.service.daily.status(chat_of(group))).schedule.at == time(6, 0)
 
     # someone posting as another chat (their own channel) is not the group's admin
     other = {"id": -1007777, "type": "channel", "title": "Someone's channel"}
@@ -136,10 +136,10 @@ async def test_anonymous_admin_and_private_chat_need_no_lookup(tg, fake_tg, grou
                                    **{"from": {**ANONYMOUS_ADMIN, "id": 136817688}})
     await tg.send(fake_tg.push("message", message))
     assert tg.texts(group)[-1].startswith("Only this chat's admins")
-    assert await tg.service.schedule_status(chat_of(group)) is not None
+    assert await tg.service.daily.status(chat_of(group)) is not None
 
     await tg.command(alice_dm, alice, "/daily 07:30 Europe/London")
-    status = await tg.service.schedule_status(chat_of(alice_dm))
+    status = await tg.service.daily.status(chat_of(alice_dm))
     assert status.schedule.tz == "Europe/London"
     assert not fake_tg.calls_of("getChatMember")
 
@@ -156,9 +156,9 @@ async def test_scheduled_poll_once_a_day_with_the_previous_summary_and_streaks(
     assert first.params["chat_id"] == group["id"]
     assert first.params["type"] == "quiz" and first.params["is_anonymous"] is False
     assert "open_period" not in first.params  # open until the next daily question
-    first_post = await tg.service.post_id_for(f"tg-poll:{first.result['poll']['id']}")
+    first_post = await tg.service.questions.post_id_for(f"tg-poll:{first.result['poll']['id']}")
     assert (await tg.service.storage.get_post(first_post)).kind == "daily"
-    assert await tg.service.post_id_for(
+    assert await tg.service.questions.post_id_for(
         f"tg-msg:{group['id']}:{first.result['message_id']}"
     ) == first_post
 
@@ -205,7 +205,7 @@ async def test_quiz_leaves_the_daily_open_and_daily_off_closes_it(
     assert stop.params["message_id"] != daily_poll.result["message_id"]
 
     await tg.command(group, admin_alice, "/daily off")
-    assert await tg.service.schedule_status(chat_of(group)) is None
+    assert await tg.service.daily.status(chat_of(group)) is None
     assert "The daily question is off." in tg.texts(group)
     stops = fake_tg.calls_of("stopPoll")
     assert stops[-1].params["message_id"] == daily_poll.result["message_id"]
@@ -230,7 +230,7 @@ async def test_channel_gets_buttons_even_after_a_restart(tg, fake_tg, channel, a
     assert fake_tg.calls_of("getChat")
     [message] = [c.result for c in fake_tg.calls_of("sendMessage") if "reply_markup" in c.params]
     assert message["chat"]["id"] == channel["id"]
-    shown = await tg.service.show(await tg.post_of(message))
+    shown = await tg.service.questions.show(await tg.post_of(message))
     data = message["reply_markup"]["inline_keyboard"][0][shown.correct]["callback_data"]
     press = await tg.press(message, alice, data)
     assert press.params["text"].startswith("✅ Correct!")
@@ -243,7 +243,7 @@ async def test_private_daily_poll(tg, fake_tg, alice, alice_dm, clock):
     [poll] = fake_tg.calls_of("sendPoll")
     assert poll.params["chat_id"] == alice_dm["id"]
     await tg.answer(poll, alice, poll.params["correct_option_ids"][0])
-    post_id = await tg.service.post_id_for(f"tg-poll:{poll.result['poll']['id']}")
+    post_id = await tg.service.questions.post_id_for(f"tg-poll:{poll.result['poll']['id']}")
     [answer] = await tg.service.storage.answers_for_post(post_id)
     assert answer.person_key == "tg:1001" and answer.correct
     # the poll shows the verdict; the question stays open (its summary comes with the next)
@@ -258,7 +258,7 @@ async def test_a_chat_the_bot_was_removed_from_loses_its_schedule(
     clock.set(datetime(2026, 3, 1, 13, 0, tzinfo=ZoneInfo("UTC")))
     await posted(tg)
 
-    assert await tg.service.schedule_status(chat_of(group)) is None
+    assert await tg.service.daily.status(chat_of(group)) is None
     assert not await tg.service.storage.open_posts(chat_of(group).key)
     clock.advance(minutes=10)  # past the scheduler's re-post delay: no retry, no error
     assert await posted(tg) == 0
@@ -297,11 +297,11 @@ async def test_a_failed_admin_lookup_refuses_and_is_not_remembered(tg, fake_tg, 
     fake_tg.fail_next("getChatMember", status=400)
     await tg.command(group, admin_alice, "/daily 09:00")
     assert tg.texts(group)[-1].startswith("Only this chat's admins")
-    assert await tg.service.schedule_status(chat_of(group)) is None
+    assert await tg.service.daily.status(chat_of(group)) is None
 
     await tg.command(group, admin_alice, "/daily 09:00")  # asked again, and allowed
     assert len(fake_tg.calls_of("getChatMember", ok_only=False)) == 2
-    assert await tg.service.schedule_status(chat_of(group)) is not None
+    assert await tg.service.daily.status(chat_of(group)) is not None
 
 
 async def test_group_upgraded_to_supergroup_keeps_its_schedule_and_board(
@@ -316,8 +316,8 @@ async def test_group_upgraded_to_supergroup_keeps_its_schedule_and_board(
     await tg.send(fake_tg.push("message", fake_tg._new_message(
         group, migrate_to_chat_id=supergroup["id"]
     )))
-    assert await tg.service.schedule_status(chat_of(group)) is None
-    status = await tg.service.schedule_status(chat_of(supergroup))
+    assert await tg.service.daily.status(chat_of(group)) is None
+    status = await tg.service.daily.status(chat_of(supergroup))
     assert status is not None and status.schedule.tz == "Asia/Kolkata"
     board = await tg.service.leaderboard(chat_of(supergroup))
     assert [row.person_key for row in board.rows] == [f"tg:{admin_alice['id']}"]
@@ -325,7 +325,7 @@ async def test_group_upgraded_to_supergroup_keeps_its_schedule_and_board(
     await tg.send(fake_tg.push("message", fake_tg._new_message(
         supergroup, migrate_from_chat_id=group["id"]
     )))
-    assert (await tg.service.schedule_status(chat_of(supergroup))) is not None
+    assert (await tg.service.daily.status(chat_of(supergroup))) is not None
 
 
 async def test_daily_post_to_an_upgraded_group_follows_it(tg, fake_tg, group, admin_alice):
@@ -336,5 +336,5 @@ async def test_daily_post_to_an_upgraded_group_follows_it(tg, fake_tg, group, ad
     assert await posted(tg) == 1
     sent = [c for c in fake_tg.calls_of("sendPoll") if c.result]
     assert [c.params["chat_id"] for c in sent] == [supergroup["id"]]
-    status = await tg.service.schedule_status(chat_of(supergroup))
-    assert status is not None and await tg.service.schedule_status(chat_of(group)) is None
+    status = await tg.service.daily.status(chat_of(supergroup))
+    assert status is not None and await tg.service.daily.status(chat_of(group)) is None

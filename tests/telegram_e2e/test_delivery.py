@@ -71,7 +71,8 @@ async def test_a_slow_chat_holds_back_only_its_own_confirmation(
     assert fake_tg.confirmed_below <= slow  # ...so it is not confirmed, nor anything after it
     await tg.send(fast)
     assert fake_tg.confirmed_below > fast
-    assert await tg.service.post_id_for(f"tg-poll:{poll.result['poll']['id']}") is not None
+    assert await tg.service.questions.post_id_for(
+        f"tg-poll:{poll.result['poll']['id']}") is not None
 
 
 async def test_stopping_finishes_the_updates_in_flight_and_confirms_them(tg, fake_tg, group, alice):
@@ -82,7 +83,8 @@ async def test_stopping_finishes_the_updates_in_flight_and_confirms_them(tg, fak
     await tg.stop()
 
     assert poll.replied
-    assert await tg.service.post_id_for(f"tg-poll:{poll.result['poll']['id']}") is not None
+    assert await tg.service.questions.post_id_for(
+        f"tg-poll:{poll.result['poll']['id']}") is not None
     assert fake_tg.confirmed_below > update  # never sent again
 
 
@@ -161,7 +163,8 @@ async def test_a_slow_send_poll_is_waited_for_and_sent_once(start_with, fake_tg,
 
     [poll] = fake_tg.calls_of("sendPoll", ok_only=False)
     assert poll.delayed and poll.replied
-    assert await tg.service.post_id_for(f"tg-poll:{poll.result['poll']['id']}") is not None
+    assert await tg.service.questions.post_id_for(
+        f"tg-poll:{poll.result['poll']['id']}") is not None
     assert not tg.texts(group)  # no apology
 
 
@@ -177,7 +180,7 @@ async def test_a_send_poll_that_timed_out_is_not_sent_again_and_its_poll_counts(
     assert any("no reply to the question of post" in m for m in loud(caplog))
     await tg.answer(poll, bob, poll.params["correct_option_ids"][0])  # it was there
 
-    post_id = await tg.service.post_id_for(f"tg-poll:{poll.result['poll']['id']}")
+    post_id = await tg.service.questions.post_id_for(f"tg-poll:{poll.result['poll']['id']}")
     assert post_id is not None
     [answer] = await tg.service.storage.answers_for_post(post_id)
     assert answer.person_key == f"tg:{bob['id']}" and answer.correct
@@ -199,10 +202,10 @@ async def test_votes_before_the_late_poll_is_known_are_kept_and_counted(
 
     fake_tg.poll_state_updates = False  # the vote comes in a batch of its own
     await tg.answer(poll, bob, 1)
-    assert await tg.service.post_id_for(f"tg-poll:{poll_id}") is None
+    assert await tg.service.questions.post_id_for(f"tg-poll:{poll_id}") is None
     await tg.send(fake_tg.push("poll", fake_tg.polls[poll_id]))  # then the poll's state
 
-    post_id = await tg.service.post_id_for(f"tg-poll:{poll_id}")
+    post_id = await tg.service.questions.post_id_for(f"tg-poll:{poll_id}")
     assert post_id is not None
     [answer] = await tg.service.storage.answers_for_post(post_id)
     assert answer.person_key == f"tg:{bob['id']}"

@@ -131,8 +131,8 @@ async def test_a_chart_that_went_out_is_not_sent_again_when_its_text_is_retried(
     """A summary too long for the photo's caption: the photo, then the text. The text fails
     (every try: a 502), after the photo went out; the next try sends the text alone."""
     monkeypatch.setattr(publish, "TG_CAPTION", 10)  # any summary is too long for a caption
-    await tg.service.change_settings(Chat(f"tg:{GROUP_ID}", "Study Group"), allowed=True,
-                                     chart=True)
+    await tg.service.chat_settings.change(Chat(f"tg:{GROUP_ID}", "Study Group"), allowed=True,
+                                          chart=True)
     await closed_after_a_vote(tg, clock, group, alice)
     fake_tg.fail_next("sendMessage", status=502, times=4)  # the text, and its 3 retries
     await tg.tick()

@@ -19,11 +19,11 @@ async def test_quiz_in_group_sends_a_non_anonymous_quiz_poll(tg, group, alice, s
     assert params["open_period"] == QUESTION_SECONDS
     assert "correct_option_id" not in params  # deprecated in PTB 22.8
 
-    post_id = await tg.service.post_id_for(f"tg-poll:{poll['id']}")
+    post_id = await tg.service.questions.post_id_for(f"tg-poll:{poll['id']}")
     assert post_id is not None
-    assert await tg.service.post_id_for(f"tg-msg:{group['id']}:{call.result['message_id']}") \
-        == post_id
-    shown = await tg.service.show(post_id)
+    assert await tg.service.questions.post_id_for(
+        f"tg-msg:{group['id']}:{call.result['message_id']}") == post_id
+    shown = await tg.service.questions.show(post_id)
     assert params["question"] == shown.prompt
     options = [o["text"] for o in params["options"]]
     assert options == list(shown.options)
@@ -39,7 +39,7 @@ async def test_poll_answer_counts_once_and_shows_on_the_leaderboard(tg, group, a
     await tg.command(group, alice, "/quiz")
     [call] = await tg.fake.wait_for("sendPoll")
     correct = call.params["correct_option_ids"][0]
-    post_id = await tg.service.post_id_for(f"tg-poll:{call.result['poll']['id']}")
+    post_id = await tg.service.questions.post_id_for(f"tg-poll:{call.result['poll']['id']}")
 
     first = tg.fake.answer_poll(call.result["poll"]["id"], alice, [correct])
     tg.fake.redeliver(first)  # the same answer delivered twice
@@ -61,7 +61,7 @@ async def test_poll_answer_counts_once_and_shows_on_the_leaderboard(tg, group, a
 async def test_retracted_vote_and_unknown_poll_are_ignored(tg, group, alice):
     await tg.command(group, alice, "/quiz")
     [call] = await tg.fake.wait_for("sendPoll")
-    post_id = await tg.service.post_id_for(f"tg-poll:{call.result['poll']['id']}")
+    post_id = await tg.service.questions.post_id_for(f"tg-poll:{call.result['poll']['id']}")
 
     await tg.send(tg.fake.answer_poll(call.result["poll"]["id"], alice, []))
     tg.fake.polls["42"] = {**call.result["poll"], "id": "42"}  # a poll the bot never bound
@@ -102,7 +102,7 @@ async def test_new_quiz_closes_the_open_one_with_a_summary(tg, group, alice):
     await tg.command(group, alice, "/quiz")
     [first] = await tg.fake.wait_for("sendPoll")
     await tg.answer(first, alice, first.params["correct_option_ids"][0])
-    first_post = await tg.service.post_id_for(f"tg-poll:{first.result['poll']['id']}")
+    first_post = await tg.service.questions.post_id_for(f"tg-poll:{first.result['poll']['id']}")
 
     await tg.command(group, alice, "/quiz")
     polls = await tg.fake.wait_for("sendPoll", 2)
@@ -114,7 +114,7 @@ async def test_new_quiz_closes_the_open_one_with_a_summary(tg, group, alice):
     ]
     assert summary.params["reply_parameters"]["message_id"] == first.result["message_id"]
     assert stop.at <= summary.at <= polls[1].at  # closed, summarised, then the next question
-    shown = await tg.service.show(first_post)
+    shown = await tg.service.questions.show(first_post)
     text = summary.params["text"]
     assert f"Answer: {'ABC'[shown.correct]}) {shown.options[shown.correct]}" in text
     assert "1 person answered · 100% right" in text
@@ -125,7 +125,7 @@ async def test_new_quiz_closes_the_open_one_with_a_summary(tg, group, alice):
 async def test_close_due_posts_exactly_one_summary(tg, group, alice, clock):
     await tg.command(group, alice, "/quiz")
     [poll] = await tg.fake.wait_for("sendPoll")
-    post_id = await tg.service.post_id_for(f"tg-poll:{poll.result['poll']['id']}")
+    post_id = await tg.service.questions.post_id_for(f"tg-poll:{poll.result['poll']['id']}")
 
     await tg.tick()
     assert not [t for t in tg.texts(group) if "Question closed" in t]  # not yet due
@@ -158,18 +158,18 @@ async def test_summary_survives_a_poll_telegram_already_closed(tg, group, alice,
 
 
 async def test_an_answer_racing_the_bind_still_counts(tg, group, alice, monkeypatch):
-    bind = tg.service.bind
+    bind = tg.service.questions.bind
 
     async def slow_bind(post_id: int, *refs: str) -> None:
         await asyncio.sleep(0.3)
         await bind(post_id, *refs)
 
-    monkeypatch.setattr(tg.service, "bind", slow_bind)
+    monkeypatch.setattr(tg.service.questions, "bind", slow_bind)
     tg.fake.command(group, alice, "/quiz")
     [poll] = await tg.fake.wait_for("sendPoll")  # sent, but not bound yet
     await tg.answer(poll, alice, poll.params["correct_option_ids"][0])
 
-    post_id = await tg.service.post_id_for(f"tg-poll:{poll.result['poll']['id']}")
+    post_id = await tg.service.questions.post_id_for(f"tg-poll:{poll.result['poll']['id']}")
     [answer] = await tg.service.storage.answers_for_post(post_id)
     assert answer.person_key == "tg:1001" and answer.correct
 

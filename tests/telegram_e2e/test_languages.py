@@ -33,7 +33,7 @@ def charlie(fake_tg):
 
 
 async def question_of(tg, ref: str):
-    post = await tg.service.storage.get_post(await tg.service.post_id_for(ref))
+    post = await tg.service.storage.get_post(await tg.service.questions.post_id_for(ref))
     return post, tg.service.catalog.question(post.quiz_id, post.question_id)
 
 

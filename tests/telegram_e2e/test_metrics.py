@@ -37,7 +37,7 @@ async def test_poll_answers_and_a_flood_wait_are_scraped(
     correct = call.params["correct_option_ids"][0]
     await tg.answer(call, alice, correct)
     await tg.answer(call, bob, (correct + 1) % len(call.params["options"]))
-    post_id = await tg.service.post_id_for(f"tg-poll:{call.result['poll']['id']}")
+    post_id = await tg.service.questions.post_id_for(f"tg-poll:{call.result['poll']['id']}")
     assert post_id is not None
 
     after = await scrape(endpoint)

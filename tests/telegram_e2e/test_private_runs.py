@@ -79,7 +79,7 @@ async def test_run_with_buttons_in_a_private_chat(tg, alice, alice_dm):
             "sendMessage", number, where=lambda c: "reply_markup" in c.params
         )
         message = sent[number - 1].result
-        shown = await tg.service.show(await tg.post_of(message))
+        shown = await tg.service.questions.show(await tg.post_of(message))
         assert f"question {number} of 3" in message["text"]
         data = message["reply_markup"]["inline_keyboard"][0][shown.correct]["callback_data"]
         press = await tg.press(message, alice, data)
@@ -92,8 +92,8 @@ async def test_run_with_buttons_in_a_private_chat(tg, alice, alice_dm):
 async def test_single_private_question_is_closed_once_answered(tg, alice, alice_dm):
     await tg.command(alice_dm, alice, "/quiz")  # no run to resume: one question
     q = await next_poll(tg, 1)
-    post_id = await tg.service.post_id_for(f"tg-poll:{q.result['poll']['id']}")
-    assert (await tg.service.show(post_id)).run_id is None
+    post_id = await tg.service.questions.post_id_for(f"tg-poll:{q.result['poll']['id']}")
+    assert (await tg.service.questions.show(post_id)).run_id is None
 
     await tg.answer(q, alice, wrong(q))
     assert tg.texts(alice_dm)[-1].startswith("❌ Not quite.")
@@ -134,8 +134,8 @@ async def test_person_and_chat_languages(tg, fake_tg, group, alice, bob, alice_d
     assert await tg.service.storage.chat_locale(f"tg:{group['id']}") == "hi"
     await tg.command(group, bob, "/quiz")
     [poll] = await tg.fake.wait_for("sendPoll", where=lambda c: c.params["chat_id"] == group["id"])
-    post_id = await tg.service.post_id_for(f"tg-poll:{poll.result['poll']['id']}")
-    assert (await tg.service.show(post_id)).locale == "hi"
+    post_id = await tg.service.questions.post_id_for(f"tg-poll:{poll.result['poll']['id']}")
+    assert (await tg.service.questions.show(post_id)).locale == "hi"
 
 
 async def test_someone_elses_private_poll_does_not_count_for_them(tg, fake_tg, alice, bob,
@@ -144,7 +144,7 @@ async def test_someone_elses_private_poll_does_not_count_for_them(tg, fake_tg, a
     bob_dm = fake_tg.private_chat(bob)
     await tg.command(alice_dm, alice, "/quiz testing")
     q = await next_poll(tg, 1)
-    post_id = await tg.service.post_id_for(f"tg-poll:{q.result['poll']['id']}")
+    post_id = await tg.service.questions.post_id_for(f"tg-poll:{q.result['poll']['id']}")
 
     await tg.answer(q, bob, right(q))
     assert await tg.service.storage.answers_for_post(post_id) == []

@@ -60,7 +60,7 @@ async def test_flood_wait_is_retried_and_the_message_arrives(tg, fake_tg, group,
     attempts = fake_tg.calls_of("sendPoll", ok_only=False)
     assert [c.status for c in attempts] == [429, 200]
     assert attempts[1].at - attempts[0].at >= 1.0  # waited as told
-    post_id = await tg.service.post_id_for(f"tg-poll:{attempts[1].result['poll']['id']}")
+    post_id = await tg.service.questions.post_id_for(f"tg-poll:{attempts[1].result['poll']['id']}")
     assert post_id is not None
 
 
@@ -79,7 +79,7 @@ async def test_an_error_in_a_handler_is_logged_with_context_and_apologised_for(
     async def broken(*args, **kwargs):
         raise RuntimeError("database on fire")
 
-    monkeypatch.setattr(tg.service, "stats", broken)
+    monkeypatch.setattr(tg.service.boards, "stats", broken)
     error_log.allow("handling update")
     await tg.command(alice_dm, alice, "/stats")
 
@@ -184,7 +184,7 @@ async def test_a_summary_for_a_chat_the_bot_left_is_given_up_with_its_schedule(
     clock.advance(QUESTION_SECONDS + 1)
     assert (await tg.tick()).closed == 1
 
-    assert await tg.service.schedule_status(Chat(f"tg:{group['id']}")) is None
+    assert await tg.service.daily.status(Chat(f"tg:{group['id']}")) is None
     clock.advance(hours=1)  # nothing is tried again
     await tg.tick()
     assert not [t for t in tg.texts(group) if "Question closed" in t]

@@ -32,7 +32,7 @@ async def test_a_flag_asks_privately_and_the_reply_is_the_report(tg, group, alic
     assert prompt.params["text"].startswith(
         f"⚑ {data[2:]} · {group['id']}\nWhat is wrong with this question?")
     await tg.send(tg.fake.reply(prompt.result, alice, "Two options are right"))
-    [report] = await tg.service.problem_report_list()
+    [report] = await tg.service.problem_reports.list()
     assert (report.question_id, report.person_key, report.text, report.chat_key) == (
         data[2:], "tg:1001", "Two options are right", f"tg:{group['id']}")  # the group's
     assert tg.texts(alice)[-1].startswith("Thank you: your report on")
@@ -46,21 +46,21 @@ async def test_someone_the_bot_cannot_write_to_is_told_to_use_report(tg, group, 
     press = await tg.press(message, alice, data)
     assert press.params["show_alert"] is True
     assert f"/report {data[2:]}" in press.params["text"]
-    assert await tg.service.problem_report_list() == []
+    assert await tg.service.problem_reports.list() == []
 
 
 async def test_report_command_with_and_without_a_question_id(tg, group, alice):
     message = await button_question(tg, group, alice)
     post_id = await tg.post_of(message)
-    shown = await tg.service.show(post_id)
+    shown = await tg.service.questions.show(post_id)
     await tg.press(message, alice, f"a:{post_id}:{shown.correct}")
     await tg.command(group, alice, "/report Typo in option B")  # the last one answered here
-    [report] = await tg.service.problem_report_list()
+    [report] = await tg.service.problem_reports.list()
     assert (report.question_id, report.text) == (shown.question_id, "Typo in option B")
 
     other = next(q for q in ("s-one", "s-two") if q != shown.question_id)
     await tg.command(group, alice, f"/report {other}  The answer\nis wrong")
-    reports = await tg.service.problem_report_list()
+    reports = await tg.service.problem_reports.list()
     assert (reports[-1].question_id, reports[-1].text) == (other, "The answer\nis wrong")
     assert tg.texts(group)[-1].startswith("Thank you: your report on")
 
@@ -70,4 +70,4 @@ async def test_a_reply_to_another_message_is_no_report(tg, alice):
     await tg.command(private, alice, "/help")
     help_message = tg.fake.calls_of("sendMessage")[-1].result
     await tg.send(tg.fake.reply(help_message, alice, "s-one is wrong"))
-    assert await tg.service.problem_report_list() == []
+    assert await tg.service.problem_reports.list() == []

@@ -106,7 +106,7 @@ async def assert_confirmed_votes_stored_once(
     assert confirmed, "no vote was confirmed"
     post_of = {}
     for poll_id in {p for p, _ in votes.values()}:
-        post_id = await service.post_id_for(f"tg-poll:{poll_id}")
+        post_id = await service.questions.post_id_for(f"tg-poll:{poll_id}")
         assert post_id is not None
         post_of[poll_id] = post_id
     stored: Counter[tuple[int, str]] = Counter()

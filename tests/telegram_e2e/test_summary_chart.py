@@ -23,7 +23,7 @@ async def closed(tg: Harness, service: QuizService, group: dict[str, Any],
     await tg.command(group, alice, "/quiz sample")
     [poll] = tg.fake.calls_of("sendPoll")
     await tg.answer(poll, alice, 0)
-    post_id = await service.post_id_for(f"tg-poll:{poll.result['poll']['id']}")
+    post_id = await service.questions.post_id_for(f"tg-poll:{poll.result['poll']['id']}")
     assert post_id is not None
     summary = await service.questions.close(post_id)
     assert summary is not None

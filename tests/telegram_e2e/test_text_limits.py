@@ -89,7 +89,7 @@ async def test_content_at_the_limits_fits_polls_and_alerts(
         await harness.command(group, alice, "/quiz buttons")
         [sent] = await fake_tg.wait_for("sendMessage", where=lambda c: "reply_markup" in c.params)
         post = await harness.post_of(sent.result)
-        shown = await service.show(post)
+        shown = await service.questions.show(post)
         assert shown is not None
         data = sent.result["reply_markup"]["inline_keyboard"][0][shown.correct]["callback_data"]
         press = await harness.press(sent.result, alice, data)

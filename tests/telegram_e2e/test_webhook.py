@@ -220,7 +220,7 @@ async def test_a_missing_or_wrong_secret_is_refused_and_changes_nothing(
 
     await asyncio.sleep(0.2)
     assert len(fake_tg.calls) == calls  # nothing sent, nothing looked up
-    post_id = await service.post_id_for(f"tg-poll:{poll.result['poll']['id']}")
+    post_id = await service.questions.post_id_for(f"tg-poll:{poll.result['poll']['id']}")
     assert post_id is not None
     assert await service.storage.answers_for_post(post_id) == []
     assert len(await service.storage.open_posts(f"tg:{group['id']}")) == 1
@@ -271,7 +271,7 @@ async def test_a_vote_is_answered_200_only_after_its_commit(
     [delivery] = fake_tg.deliveries_of(vote)  # answered once, 200
     assert delivery.status == 200 and delivery.finished is not None
     assert delivery.finished >= committed[0]
-    post_id = await service.post_id_for(f"tg-poll:{poll.result['poll']['id']}")
+    post_id = await service.questions.post_id_for(f"tg-poll:{poll.result['poll']['id']}")
     assert post_id is not None
     assert [a.person_key for a in await service.storage.answers_for_post(post_id)] == [
         f"tg:{bob['id']}"]
@@ -306,7 +306,7 @@ async def test_a_failed_handler_gets_500_and_runs_again_when_sent_again(
     vote = fake_tg.answer_poll(poll.result["poll"]["id"], bob, [1])
     await wh.send(vote)
     assert [d.status for d in fake_tg.deliveries_of(vote)] == [500, 200]
-    post_id = await service.post_id_for(f"tg-poll:{poll.result['poll']['id']}")
+    post_id = await service.questions.post_id_for(f"tg-poll:{poll.result['poll']['id']}")
     assert post_id is not None
     assert len(await service.storage.answers_for_post(post_id)) == 1
 
@@ -523,7 +523,7 @@ async def test_a_vote_racing_another_process_bind_waits_for_it(
     """A sends the poll; a vote reaches B before A's bind committed: B looks again."""
     first, second = two
     fake_tg.webhook_targets = [first.url]
-    bind = first.service.bind
+    bind = first.service.questions.bind
     voted = asyncio.Event()
 
     async def slow_bind(post_id: int, *refs: str) -> None:
@@ -532,7 +532,7 @@ async def test_a_vote_racing_another_process_bind_waits_for_it(
             await asyncio.sleep(0.2)
         await bind(post_id, *refs)
 
-    monkeypatch.setattr(first.service, "bind", slow_bind)
+    monkeypatch.setattr(first.service.questions, "bind", slow_bind)
     quiz = fake_tg.command(group, alice, "/quiz")
     [poll] = await fake_tg.wait_for("sendPoll")
     fake_tg.webhook_targets = [second.url]
@@ -544,7 +544,7 @@ async def test_a_vote_racing_another_process_bind_waits_for_it(
     await fake_tg.wait_confirmed(quiz)
 
     assert [(d.target, d.status) for d in fake_tg.deliveries_of(vote)] == [(second.url, 200)]
-    post_id = await second.service.post_id_for(f"tg-poll:{poll.result['poll']['id']}")
+    post_id = await second.service.questions.post_id_for(f"tg-poll:{poll.result['poll']['id']}")
     assert post_id is not None
     assert len(await second.storage.answers_for_post(post_id)) == 1
 
@@ -567,7 +567,7 @@ async def test_a_poll_sent_with_no_reply_in_one_process_counts_votes_delivered_t
     await fake_tg.wait_confirmed(quiz, 5)
     [poll] = fake_tg.calls_of("sendPoll", ok_only=False)
     poll_id = poll.result["poll"]["id"]
-    assert await second.service.post_id_for(f"tg-poll:{poll_id}") is None
+    assert await second.service.questions.post_id_for(f"tg-poll:{poll_id}") is None
 
     # the votes reach B, which cannot tell which question the poll is: they come again
     fake_tg.webhook_router = lambda u: second.url if "poll_answer" in u else first.url
@@ -582,7 +582,7 @@ async def test_a_poll_sent_with_no_reply_in_one_process_counts_votes_delivered_t
         await fake_tg.wait_confirmed(vote, 10)
 
     assert all(d.target == second.url for v in votes for d in fake_tg.deliveries_of(v))
-    post_id = await second.service.post_id_for(f"tg-poll:{poll_id}")
+    post_id = await second.service.questions.post_id_for(f"tg-poll:{poll_id}")
     assert post_id is not None
     answers = await second.storage.answers_for_post(post_id)
     assert sorted(a.person_key for a in answers) == sorted(f"tg:{u['id']}" for u in voters)
@@ -610,7 +610,7 @@ async def test_a_press_on_a_message_another_process_sent_with_no_reply_counts(
     fake_tg.webhook_targets = [first.url]
     await fake_tg.wait_confirmed(press, 10)
 
-    post_id = await first.service.post_id_for(
+    post_id = await first.service.questions.post_id_for(
         f"tg-msg:{group['id']}:{sent.result['message_id']}")
     assert post_id is not None
     assert [a.person_key for a in await first.storage.answers_for_post(post_id)] == [

@@ -36,7 +36,7 @@ class Site:
     client: TestClient[Any, Any]
 
     async def link(self, chat: str = CHAT_A, locale: str = "en") -> str:
-        url = await self.service.dashboard_link(Chat(chat), allowed=True, locale=locale)
+        url = await self.service.dashboard.link(Chat(chat), allowed=True, locale=locale)
         return url.removeprefix("http://127.0.0.1:9")
 
     async def login(self, chat: str = CHAT_A, locale: str = "en") -> None:
@@ -78,8 +78,10 @@ async def site(sample_catalog: Catalog, storage: Storage, clock: FakeClock
     await fill(service, storage, clock, CHAT_A, 5, 1)
     await fill(service, storage, clock, CHAT_B, 3, 2)
     await storage.upsert_chat(CHAT_A, TITLE_A)
-    await service.report_problem(Person("tg:2", "রাজা"), Chat(CHAT_A), "s-two", "Typo in B")
-    await service.report_problem(Person("tg:3", "सीता"), Chat(CHAT_B), "s-one", "B's report")
+    await service.problem_reports.report(Person("tg:2", "রাজা"), Chat(CHAT_A), "s-two",
+                                         "Typo in B")
+    await service.problem_reports.report(Person("tg:3", "सीता"), Chat(CHAT_B), "s-one",
+                                         "B's report")
     server = TestServer(build_app(service, secure=False, bot_token=BOT_TOKEN))
     await server.start_server(**RUNNER_OPTIONS)  # as bot.web.server.serve makes it
     client = TestClient(server)

@@ -90,11 +90,11 @@ async def test_an_organiser_clicks_through_the_dashboard(site: Site, shots: Path
             await page.screenshot(path=str(shots / "desktop-questions-hi.png"), full_page=True)
             await page.goto(str(site.client.make_url(f"/chat/{CHAT_A}/reports?lang=en")))
 
-            [report] = await site.service.chat_reports(Chat(CHAT_A), allowed=True)
+            [report] = await site.service.problem_reports.for_chat(Chat(CHAT_A), allowed=True)
             await page.get_by_label("Note").fill("fixed the typo")
             await page.get_by_role("button", name="Resolve").click()
             assert "The report is resolved." in (await page.text_content("main") or "")
-            assert await site.service.chat_reports(Chat(CHAT_A), allowed=True) == []
+            assert await site.service.problem_reports.for_chat(Chat(CHAT_A), allowed=True) == []
             [done] = await site.storage.problem_reports(open_only=False, chat_key=CHAT_A)
             assert done.id == report.id and done.resolution == "fixed the typo"
         finally:

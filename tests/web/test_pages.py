@@ -189,10 +189,10 @@ async def test_pages_name_the_chat_by_its_title_else_by_its_key(site: Site) -> N
 
 
 async def test_the_settings_page_says_each_setting_in_the_readers_language(site: Site) -> None:
-    await site.service.change_settings(Chat(CHAT_A), by=Person("tg:1", "Ada"), mode="buttons",
-                                       allowed=True)
+    await site.service.chat_settings.change(Chat(CHAT_A), by=Person("tg:1", "Ada"), mode="buttons",
+                                            allowed=True)
     await site.service.locales.set_for_chat(Chat(CHAT_A), "bn")
-    await site.service.set_schedule(Chat(CHAT_A), "09:00", "Asia/Kolkata", allowed=True)
+    await site.service.daily.set(Chat(CHAT_A), "09:00", "Asia/Kolkata", allowed=True)
     await site.login()
     page = await (await site.client.get(f"/chat/{CHAT_A}/settings?lang=hi")).text()
     rows = dict(re.findall(r'<th scope="row">([^<]+)</th><td>([^<]+)</td>', page))

@@ -80,7 +80,7 @@ async def test_revoking_ends_every_link_and_session_of_the_chat_only(site: Site)
     link = await site.link()
     await site.login()
     await site.login(CHAT_B)
-    await site.service.revoke_dashboard(Chat(CHAT_A), allowed=True)
+    await site.service.dashboard.revoke(Chat(CHAT_A), allowed=True)
     assert (await status_of(site, f"/chat/{CHAT_A}/"))[0] == 403
     assert (await site.client.get(link, allow_redirects=False)).status == 403
     assert (await site.client.get(f"/chat/{CHAT_B}/")).status == 200
@@ -90,27 +90,27 @@ async def test_revoking_ends_every_link_and_session_of_the_chat_only(site: Site)
 
 async def test_a_post_without_its_csrf_token_changes_nothing(site: Site) -> None:
     await site.login()
-    [report] = await site.service.chat_reports(Chat(CHAT_A), allowed=True)
+    [report] = await site.service.problem_reports.for_chat(Chat(CHAT_A), allowed=True)
     url = f"/chat/{CHAT_A}/reports/{report.id}/resolve"
     for form in ({"note": "x"}, {"note": "x", "csrf": "forged"},
                  {"note": "x", "csrf": site.service.dashboard.csrf("another session")}):
         response = await site.client.post(url, data=form, allow_redirects=False)
         assert response.status == 403
-    assert [r.id for r in await site.service.chat_reports(Chat(CHAT_A), allowed=True)] == [
-        report.id]
+    assert [r.id for r in await site.service.problem_reports.for_chat(Chat(CHAT_A),
+                                                                      allowed=True)] == [report.id]
     response = await site.client.post(url, data={"note": "fixed", "csrf": await site.csrf()},
                                       allow_redirects=False)
     assert response.status == 303
-    assert await site.service.chat_reports(Chat(CHAT_A), allowed=True) == []
+    assert await site.service.problem_reports.for_chat(Chat(CHAT_A), allowed=True) == []
 
 
 async def test_chat_a_cannot_resolve_chat_bs_report(site: Site) -> None:
     await site.login()
-    [theirs] = await site.service.chat_reports(Chat(CHAT_B), allowed=True)
+    [theirs] = await site.service.problem_reports.for_chat(Chat(CHAT_B), allowed=True)
     response = await site.client.post(f"/chat/{CHAT_A}/reports/{theirs.id}/resolve",
                                       data={"csrf": await site.csrf()})
     assert response.status == 400 and "There is no report" in await response.text()
-    assert len(await site.service.chat_reports(Chat(CHAT_B), allowed=True)) == 1
+    assert len(await site.service.problem_reports.for_chat(Chat(CHAT_B), allowed=True)) == 1
 
 
 async def test_no_log_line_carries_a_token_the_secret_or_a_cookie(

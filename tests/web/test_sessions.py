@@ -18,7 +18,7 @@ async def host_session(service: QuizService, chat: Chat) -> int:
     """Two teams of players; the first two right, the third wrong."""
     lobby = await service.host(chat, ADMIN, "sample", 1, allowed=True, teams=2)
     for p in PLAYERS:
-        await service.join_live(chat, p)
+        await service.live.join(chat.key, p)
     asked = await service.live_next(chat, ADMIN)
     question = asked.question  # type: ignore[union-attr]
     for i, p in enumerate(PLAYERS):

@@ -168,7 +168,7 @@ class DiscordAdapter:
         except BaseException:
             await self.stop()
             raise
-        self.service.connect(self)
+        self.service.delivery.connect(self)
         log.info("Discord: connected as %s (id %s)%s", client.user,
                  client.user and client.user.id,
                  f", {describe_shards(*self.shards)}" if self.shards else "")
@@ -338,7 +338,7 @@ class DiscordAdapter:
         if late:
             log.warning("Discord: %d interaction(s) unfinished after %g s were cancelled",
                         late, self.drain_timeout)
-        self.service.disconnect(self)
+        self.service.delivery.disconnect(self)
         await self.publisher.stop()
         if self.client is not None:
             await self.client.close()

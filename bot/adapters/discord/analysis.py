@@ -45,7 +45,7 @@ class AnalysisCog(commands.Cog):
         chat = chat_of(interaction)
         async with Responder(interaction, ephemeral=True) as responder:
             t = await reader(self.service, interaction)
-            analysis = await self.service.analysis(
+            analysis = await self.service.item_analysis.for_chat(
                 chat, quiz, allowed=can_manage(interaction), locale=t.locale
             )
             for text in chunks(analysis_blocks(analysis, t), DC_EMBED_DESCRIPTION,

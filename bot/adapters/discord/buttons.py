@@ -197,7 +197,7 @@ class AnswerClicks:
             if message is None or not await self._shows(message.id, post_id):
                 log.info("refused click on post %s from message %s (not its message)",
                          post_id, message.id if message else None)
-                locale = await self.service.locale_for(person, chat)
+                locale = await self.service.locales.for_person(person, chat)
                 refusal = AnswerResult(AnswerStatus.UNKNOWN_POST, post_id)
                 await responder.send(
                     Reply.text(render.result_text(refusal, translator(locale))), ephemeral=True

@@ -70,7 +70,7 @@ class DailyCog(commands.GroupCog, group_name="daily",
         minutes: app_commands.Range[int, 1, MAX_OPEN_MINUTES] | None = None,
     ) -> None:
         async with Responder(interaction, ephemeral=True) as responder:
-            status = await self.service.set_schedule(
+            status = await self.service.daily.set(
                 chat_of(interaction), time, timezone, quiz or None, open_minutes=minutes,
                 by=person_of(interaction), allowed=can_manage(interaction),
             )
@@ -108,7 +108,7 @@ class DailyCog(commands.GroupCog, group_name="daily",
                           description=_("This channel's daily question and the next one"))
     async def status_command(self, interaction: discord.Interaction) -> None:
         async with Responder(interaction, ephemeral=True) as responder:
-            status = await self.service.schedule_status(chat_of(interaction))
+            status = await self.service.daily.status(chat_of(interaction))
             t = await reader(self.service, interaction)
             await responder.send(Reply.text(
                 schedule_text(status, t) if status is not None else t.gettext(

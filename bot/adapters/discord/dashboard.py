@@ -31,8 +31,8 @@ class DashboardCog(commands.Cog):
         async with Responder(interaction, ephemeral=True) as responder:
             t = await reader(self.service, interaction)
             if revoke:
-                await self.service.revoke_dashboard(chat, allowed=allowed)
+                await self.service.dashboard.revoke(chat, allowed=allowed)
                 await responder.send(Reply.text(revoked_text(t)))
                 return
-            link = await self.service.dashboard_link(chat, allowed=allowed, locale=t.locale)
+            link = await self.service.dashboard.link(chat, allowed=allowed, locale=t.locale)
             await responder.send(Reply.text(link_text(link, t)))

@@ -50,8 +50,8 @@ class HelpCog(commands.Cog):
         async with Responder(interaction, ephemeral=True) as responder:
             t = await reader(self.service, interaction)
             await responder.send(Reply.text(help_text(
-                self.entries(), self.service.quizzes(t.locale), t, private=chat.is_private,
-                admin=can_manage(interaction), start=START)))
+                self.entries(), self.service.questions.quizzes(t.locale), t,
+                private=chat.is_private, admin=can_manage(interaction), start=START)))
 
     @commands.Cog.listener()
     async def on_guild_join(self, guild: discord.Guild) -> None:
@@ -61,8 +61,8 @@ class HelpCog(commands.Cog):
             return
         chat = Chat(f"{PREFIX}{channel.id}", channel_title(guild.name, channel.name),
                     platform_locale=str(guild.preferred_locale))
-        t = translator(await self.service.locale_of_chat(chat))
-        text = welcome_text(self.service.quizzes(t.locale), t, start=START)
+        t = translator(await self.service.locales.for_audience(chat))
+        text = welcome_text(self.service.questions.quizzes(t.locale), t, start=START)
         try:
             await channel.send(**Reply.text(text).kwargs())
         except discord.HTTPException as exc:

@@ -171,20 +171,20 @@ class LiveCog(commands.Cog):
     @app_commands.command(name="pause", description=_("Pause or resume the countdown (host)"))
     async def pause_command(self, interaction: discord.Interaction) -> None:
         async with Responder(interaction, ephemeral=False) as responder:
-            await self._reply(responder, await self.service.live_pause(
-                chat_of(interaction), person_of(interaction)))
+            await self._reply(responder, await self.service.live.pause(
+                chat_of(interaction).key, person_of(interaction)))
 
     @app_commands.command(name="skip", description=_("Skip the open question (host)"))
     async def skip_command(self, interaction: discord.Interaction) -> None:
         async with Responder(interaction, ephemeral=False) as responder:
-            await self._reply(responder, await self.service.live_skip(
-                chat_of(interaction), person_of(interaction)))
+            await self._reply(responder, await self.service.live.skip(
+                chat_of(interaction).key, person_of(interaction)))
 
     @app_commands.command(name="end", description=_("End the live session: the podium (host)"))
     async def end_command(self, interaction: discord.Interaction) -> None:
         async with Responder(interaction, ephemeral=False) as responder:
-            await self._reply(responder, await self.service.live_end(
-                chat_of(interaction), person_of(interaction)))
+            await self._reply(responder, await self.service.live.end(
+                chat_of(interaction).key, person_of(interaction)))
 
     # clicks ------------------------------------------------------------------------------
     async def clicked(self, interaction: discord.Interaction, what: str, arg: str) -> None:
@@ -200,7 +200,7 @@ class LiveCog(commands.Cog):
         async with Responder(interaction, ephemeral=True) as responder:
             t = await reader(self.service, interaction)
             if what == "join":
-                lobby = await self.service.join_live(chat, person, arg or None)
+                lobby = await self.service.live.join(chat.key, person, arg or None)
                 await responder.send(Reply.text(live_text.joined_text(lobby, t)))
                 if interaction.message is not None and self.lobby_edits.due(
                         interaction.message.id, asyncio.get_running_loop().time()):
@@ -209,7 +209,7 @@ class LiveCog(commands.Cog):
                         live_text.lobby_text(lobby, shown)))
                 return
             if what == "place":
-                place = await self.service.live_place(int(arg or 0), person)
+                place = await self.service.live.place(int(arg or 0), person.key)
                 text = t.gettext("You did not play in this session.") if place is None \
                     else live_text.rank_text(place[0], place[1], t)
                 await responder.send(Reply.text(text))
@@ -244,7 +244,7 @@ class LiveCog(commands.Cog):
             content=message_text(self.question_text(event, t)),
             view=self.answer_view(event.question)))
         if message_id is not None:
-            await self.service.bind(event.question.post_id, message_ref(message_id))
+            await self.service.questions.bind(event.question.post_id, message_ref(message_id))
 
     @staticmethod
     def question_text(event: Asked | Revoting, t: Any) -> str:
@@ -280,7 +280,7 @@ class LiveCog(commands.Cog):
         if isinstance(event, Asked | Revoting):
             message = await channel.send(content=message_text(self.question_text(event, t)),
                                          view=self.answer_view(event.question))
-            await self.service.bind(event.question.post_id, message_ref(message.id))
+            await self.service.questions.bind(event.question.post_id, message_ref(message.id))
             return
         if isinstance(event, Podium):
             await channel.send(content=message_text(self.text_of(event, t)),

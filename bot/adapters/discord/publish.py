@@ -94,11 +94,11 @@ class ChannelPublisher:
         # Looked up before the read: a binding that commits while the read runs (the read
         # finds nothing, and by its end the binding is done and forgotten) is read again.
         event = self._binding.get(post_id)
-        bound = await self.service.post_id_for(ref)
+        bound = await self.service.questions.post_id_for(ref)
         if bound is None and event is not None:
             with contextlib.suppress(TimeoutError):  # posted a moment ago, not yet bound
                 await asyncio.wait_for(event.wait(), within)
-            bound = await self.service.post_id_for(ref)
+            bound = await self.service.questions.post_id_for(ref)
         return bound == post_id
 
     # showing questions ---------------------------------------------------------------------
@@ -125,7 +125,7 @@ class ChannelPublisher:
             reply = await self.question_reply(q, lead)
             message_id = await responder.send(reply, ephemeral=ephemeral)
             if message_id is not None:
-                await self.service.bind(q.post_id, message_ref(message_id))
+                await self.service.questions.bind(q.post_id, message_ref(message_id))
 
     def _channel(self, chat_key: str) -> discord.PartialMessageable:
         if self.client is None:
@@ -138,7 +138,7 @@ class ChannelPublisher:
         with self._shown(question.post_id):
             with as_port_errors(question.chat_key):
                 message = await channel.send(**(await self.question_reply(question)).kwargs())
-            await self.service.bind(question.post_id, message_ref(message.id))
+            await self.service.questions.bind(question.post_id, message_ref(message.id))
 
     # the live count ----------------------------------------------------------------------
     def answered(self, post_id: int, chat_key: str, message_id: int) -> None:
@@ -178,8 +178,8 @@ class ChannelPublisher:
 
     async def _edit_count(self, post_id: int, chat_key: str, message_id: int) -> None:
         with self._in_flight(post_id):
-            answered = await self.service.live_count(post_id)
-            question = await self.service.show(post_id) if answered is not None else None
+            answered = await self.service.questions.live_count(post_id)
+            question = await self.service.questions.show(post_id) if answered is not None else None
         if answered is None or question is None:
             return  # closed: the closing edit shows the final numbers
         embed = question_embed(question, translator(question.locale), answered=answered)

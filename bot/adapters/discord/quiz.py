@@ -45,7 +45,7 @@ async def quiz_choices(
     needle = current.strip().lower()
     return [
         Choice(name=clip(f"{info.title} ({info.id})", DC_CHOICE_NAME), value=info.id)
-        for info in service.quizzes(t.locale)
+        for info in service.questions.quizzes(t.locale)
         if not needle or needle in info.id.lower() or needle in info.title.lower()
     ][:AUTOCOMPLETE_MAX]
 
@@ -78,8 +78,8 @@ class QuizCog(commands.Cog):
         # asked for: in a channel, run:True is what makes a question one person's.)
         async with (
             Responder(interaction, ephemeral=bool(run) and not chat.is_private) as responder,
-            self.service.quiz(chat, person, quiz, run=run, count=questions,
-                              is_admin=is_admin) as question,
+            self.service.asking.quiz(chat, person, quiz, run=run, count=questions,
+                                     is_admin=is_admin) as question,
         ):
             await self.publisher.reply_with(
                 responder, question, ephemeral=question.personal and not chat.is_private
@@ -117,8 +117,8 @@ class QuizCog(commands.Cog):
         async with Responder(interaction, ephemeral=True) as responder:
             t = await reader(self.service, interaction)
             person = person_of(interaction)
-            stats = await self.service.stats(person, t.locale)
-            review_stats = await self.service.review_stats(person)
+            stats = await self.service.boards.stats(person, t.locale)
+            review_stats = await self.service.spaced.stats(person)
             await responder.send(Reply.text(
                 render.stats_text(stats, t) + "\n" + render.review_stats_text(review_stats, t)))
 
@@ -146,14 +146,14 @@ class QuizCog(commands.Cog):
         async with Responder(interaction, ephemeral=True) as responder:
             if time is None and chart is None and quiz is None and peer is None \
                     and discussion is None:
-                settings = await self.service.settings(chat)
+                settings = await self.service.chat_settings.get(chat.key)
             else:
-                settings = await self.service.change_settings(
+                settings = await self.service.chat_settings.change(
                     chat, by=person, allowed=can_manage(interaction), seconds=time,
                     chart=chart, admins_only=quiz, peer_threshold=peer,
                     peer_discussion=discussion,
                 )
-            t = translator(await self.service.locale_of_chat(chat, person))
+            t = translator(await self.service.locales.for_audience(chat, person))
             await responder.send(Reply.text(
                 render.settings_text(settings, t, modes=False) + "\n" + t.gettext(
                     "Admins (Manage Server) change them with /settings time, chart, quiz, "
@@ -178,7 +178,7 @@ class QuizCog(commands.Cog):
                 chosen = await self.service.set_language(
                     person, code, chat=chat, allowed=can_manage(interaction)
                 )
-                t = translator(await self.service.locale_of_chat(chat, person))
+                t = translator(await self.service.locales.for_audience(chat, person))
                 text = t.gettext("This channel's language is now {language}.",
                                  language=LANGUAGE_NAMES[chosen]) if chosen \
                     else t.gettext("This channel now follows the server's language.")

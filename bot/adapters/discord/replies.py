@@ -199,7 +199,8 @@ async def acknowledged_once(call: Awaitable[T], interaction: discord.Interaction
 
 async def reader(service: QuizService, interaction: discord.Interaction) -> Translator:
     """The language of what one person reads (an ephemeral reply, a DM)."""
-    return translator(await service.locale_for(person_of(interaction), chat_of(interaction)))
+    return translator(await service.locales.for_person(person_of(interaction),
+                                                       chat_of(interaction)))
 
 
 class ErrorReplies:
@@ -227,7 +228,7 @@ class ErrorReplies:
         try:
             if isinstance(error, UserError):
                 t = await reader(self.service, interaction)
-                text = render.error_text(error, t, self.service.quizzes(t.locale))
+                text = render.error_text(error, t, self.service.questions.quizzes(t.locale))
                 if isinstance(error, StillOpen) and (link := jump_link(interaction, error)):
                     text += "\n" + link  # Discord shows it as a link to the open question
                 await send(interaction, Reply.text(text), ephemeral=True)

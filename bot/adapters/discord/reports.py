@@ -33,6 +33,7 @@ from bot.adapters.discord.identity import can_manage, chat_of, person_of
 from bot.adapters.discord.intake import Intake
 from bot.adapters.discord.quiz import AUTOCOMPLETE_MAX
 from bot.adapters.discord.replies import ErrorReplies, Reply, Responder, reader
+from bot.content.items import DEFAULT_LOCALE
 from bot.content.limits import DC_CHOICE_NAME, DC_CUSTOM_ID
 from bot.core.errors import MAX_REPORT_CHARS
 from bot.core.problem_reports import (
@@ -160,21 +161,21 @@ class ReportCog(commands.Cog):
         text: str | None = None,
     ) -> None:
         person, chat = person_of(interaction), chat_of(interaction)
-        if question is not None and not self.service.is_question(question):
+        if question is not None and not self.service.problem_reports.is_question(question):
             async with Responder(interaction, ephemeral=True):  # refused with the nearest
-                await self.service.report_problem(person, chat, question, text or "",
-                                                  usage=USAGE, typed=True)
+                await self.service.problem_reports.report(person, chat, question, text or "",
+                                                          usage=USAGE, typed=True)
             return
         if text is None and question is not None:
             await self.open_modal(interaction, question)
             return
         async with Responder(interaction, ephemeral=True) as responder:
             if question is None:
-                receipt = await self.service.report_last_answered(person, chat, text or "",
-                                                                  usage=USAGE)
+                receipt = await self.service.problem_reports.report_last(person, chat, text or "",
+                                                                         usage=USAGE)
             else:
-                receipt = await self.service.report_problem(person, chat, question,
-                                                            text or "", usage=USAGE)
+                receipt = await self.service.problem_reports.report(person, chat, question,
+                                                                    text or "", usage=USAGE)
             await responder.send(Reply.text(await self.thanks(interaction, receipt)))
 
     @app_commands.command(name="reports",
@@ -190,12 +191,12 @@ class ReportCog(commands.Cog):
         async with Responder(interaction, ephemeral=True) as responder:
             t = await reader(self.service, interaction)
             if resolve is not None:
-                done = await self.service.resolve_chat_report(chat, resolve, note,
-                                                              allowed=allowed)
+                done = await self.service.problem_reports.resolve_in_chat(chat, resolve, note,
+                                                                          allowed=allowed)
                 await responder.send(Reply.text(resolved_text(done, t)))
                 return
-            reports = await self.service.chat_reports(chat, allowed=allowed)
-            titles = self.service.report_titles(reports, t.locale)
+            reports = await self.service.problem_reports.for_chat(chat, allowed=allowed)
+            titles = self.service.problem_reports.titles(reports, t.locale)
             await responder.send(Reply.text(report_list_text(reports, t, titles,
                                                              RESOLVE_HINT)))
 
@@ -208,7 +209,8 @@ class ReportCog(commands.Cog):
     async def open_modal(self, interaction: discord.Interaction, question_id: str) -> None:
         """⚑ or /report question:<id>: the form, for a question the catalog has."""
         try:
-            self.service.question_title(question_id)  # UnknownQuestion: refused
+            # UnknownQuestion: refused
+            self.service.problem_reports.title(question_id, DEFAULT_LOCALE)
             t = await reader(self.service, interaction)
             await interaction.response.send_modal(ReportModal(question_id, t))
         except Exception as exc:
@@ -227,7 +229,7 @@ class ReportCog(commands.Cog):
                      for c in row.get("components") or [] if c.get("custom_id") == "text"), "")
         try:
             async with Responder(interaction, ephemeral=True) as responder:
-                receipt = await self.service.report_problem(
+                receipt = await self.service.problem_reports.report(
                     person_of(interaction), chat_of(interaction), match["question"], text,
                     usage=USAGE)
                 await responder.send(Reply.text(await self.thanks(interaction, receipt)))
@@ -236,5 +238,5 @@ class ReportCog(commands.Cog):
 
     async def thanks(self, interaction: discord.Interaction, receipt: ReportReceipt) -> str:
         t = await reader(self.service, interaction)
-        title = self.service.question_title(receipt.report.question_id, t.locale)
+        title = self.service.problem_reports.title(receipt.report.question_id, t.locale)
         return report_thanks_text(receipt, title, t)

@@ -37,9 +37,9 @@ class ReviewCog(commands.Cog):
         ephemeral = not chat.is_private
         async with Responder(interaction, ephemeral=ephemeral) as responder:
             t = await reader(self.service, interaction)
-            question = await self.service.start_review(person, chat, t.locale)
+            question = await self.service.spaced.start(person, chat, t.locale)
             if question is None:
-                wait = await self.service.next_review(person)
+                wait = await self.service.spaced.next_due(person)
                 await responder.send(Reply.text(render.nothing_due_text(t, wait)), ephemeral=True)
                 return
             await self.publisher.reply_with(responder, question, ephemeral=ephemeral)
@@ -59,14 +59,14 @@ class ReviewCog(commands.Cog):
             t = await reader(self.service, interaction)
             if time is None:
                 text = render.reminder_status_text(
-                    await self.service.reminder(person), t, off="/remind time:off",
+                    await self.service.spaced.reminder(person), t, off="/remind time:off",
                     # i18n: {command} is the command as typed on Discord (keep it as is)
                     usage=t.gettext("Set one with {command}.",
                                     command="/remind time:HH:MM timezone:Asia/Kolkata"))
             elif time.strip().lower() == "off":
-                text = render.reminder_off_text(await self.service.reminder_off(person), t)
+                text = render.reminder_off_text(await self.service.spaced.reminder_off(person), t)
             else:
-                reminder = await self.service.set_reminder(person, time, timezone)
+                reminder = await self.service.spaced.set_reminder(person, time, timezone)
                 text = render.reminder_set_text(reminder, t)
             await responder.send(Reply.text(text))
 

@@ -29,7 +29,7 @@ class ReviewExportCog(commands.Cog):
         person, chat = person_of(interaction), chat_of(interaction)
         async with Responder(interaction, ephemeral=not chat.is_private) as responder:
             t = await reader(self.service, interaction)
-            deck = await self.service.review_export(person, t.locale)
+            deck = await self.service.review_deck.apkg(person, t.locale)
             if deck is None:
                 await responder.send(Reply.text(nothing_to_export_text(t)))
                 return

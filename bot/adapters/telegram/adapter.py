@@ -145,7 +145,7 @@ class TelegramAdapter:
             self._poller = receiver
         else:
             self._webhook = receiver
-        self.service.connect(self)
+        self.service.delivery.connect(self)
         how = "long polling" if webhook is None else \
             f"webhook, listening on {_address(webhook[1])}"
         log.info("Telegram bot @%s is running (%s)", app.bot.username, how)
@@ -170,7 +170,7 @@ class TelegramAdapter:
         receiver = self._poller or self._webhook
         if self._app is not None and receiver is not None:
             await receiver.stop()
-        self.service.disconnect(self)
+        self.service.delivery.disconnect(self)
         if self._app is not None:
             await _shutdown(self._app, receiver)
             self._app = self._poller = self._webhook = None

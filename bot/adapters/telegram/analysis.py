@@ -29,7 +29,7 @@ async def analysis_command(update: Update, context: Context) -> None:
     if (cmd := command(update, context)) is None:
         return
     t = await cmd.for_person()
-    analysis = await cmd.data.service.analysis(
+    analysis = await cmd.data.service.item_analysis.for_chat(
         cmd.chat, " ".join(cmd.args) or None, allowed=await cmd.may_manage(), locale=t.locale,
     )
     for text in chunks(analysis_blocks(analysis, t), TG_MESSAGE, tg_len):

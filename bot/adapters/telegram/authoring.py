@@ -58,7 +58,7 @@ async def poll_sent(update: Update, context: Context) -> None:
         explanation=poll.explanation,
         quiz=poll.type == telegram.Poll.QUIZ,
     )
-    added = await context.bot_data.service.add_to_draft(
+    added = await context.bot_data.service.authoring.add(
         person, t.locale, question, message_ref(message.chat.id, message.message_id))
     await cmd.reply(authoring.added_text(added, t))
 
@@ -80,7 +80,7 @@ async def picture_sent(update: Update, context: Context) -> None:
         file = await item.get_file()
         return bytes(await file.download_as_bytearray())
 
-    await context.bot_data.service.picture_for_draft(person, t.locale, item.file_size, fetch)
+    await context.bot_data.service.authoring.photo(person, t.locale, item.file_size, fetch)
     await cmd.reply(authoring.photo_kept_text(t))
 
 
@@ -89,7 +89,7 @@ async def new_pack(update: Update, context: Context) -> None:
     if (found := await _author(update, context)) is None:
         return
     cmd, person, t = found
-    started, questions = await context.bot_data.service.new_draft(person, t.locale)
+    started, questions = await context.bot_data.service.authoring.start(person, t.locale)
     first = (t.gettext("A new draft is open.") if started else t.gettext(
         "You already have a draft (questions: {count}); /discard drops it.",
         count=t.number(questions)))
@@ -101,7 +101,7 @@ async def show_draft(update: Update, context: Context) -> None:
     if (found := await _author(update, context)) is None:
         return
     cmd, person, t = found
-    view = await context.bot_data.service.draft(person)
+    view = await context.bot_data.service.authoring.view(person)
     await cmd.reply(authoring.draft_text(view, t))
 
 
@@ -110,7 +110,7 @@ async def undo(update: Update, context: Context) -> None:
     if (found := await _author(update, context)) is None:
         return
     cmd, person, t = found
-    removed, left = await context.bot_data.service.undo_draft(person)
+    removed, left = await context.bot_data.service.authoring.undo(person)
     if removed is None:
         text = t.gettext("Your draft has no questions yet: send me quiz polls.")
     else:
@@ -124,7 +124,7 @@ async def name(update: Update, context: Context) -> None:
     if (found := await _author(update, context)) is None:
         return
     cmd, person, t = found
-    title = await context.bot_data.service.name_draft(person, " ".join(cmd.args))
+    title = await context.bot_data.service.authoring.name(person, " ".join(cmd.args))
     await cmd.reply(t.gettext(
         "Your draft is now called “{title}”. /publish publishes it.", title=title))
 
@@ -134,7 +134,7 @@ async def publish(update: Update, context: Context) -> None:
     if (found := await _author(update, context)) is None:
         return
     cmd, person, t = found
-    result = await context.bot_data.service.publish_draft(person, " ".join(cmd.args) or None)
+    result = await context.bot_data.service.authoring.publish(person, " ".join(cmd.args) or None)
     await cmd.reply(authoring.published_text(result, t))
 
 
@@ -144,7 +144,7 @@ async def unpublish(update: Update, context: Context) -> None:
         return
     cmd, person, t = found
     quiz_id = " ".join(cmd.args)
-    title = await context.bot_data.service.unpublish(person, quiz_id)
+    title = await context.bot_data.service.authoring.unpublish(person, quiz_id)
     await cmd.reply(authoring.unpublished_text(quiz_id.strip().lower(), title, t))
 
 
@@ -153,7 +153,7 @@ async def whoami(update: Update, context: Context) -> None:
     if (found := await _author(update, context)) is None:
         return
     cmd, person, t = found
-    author = context.bot_data.service.may_author(person)
+    author = context.bot_data.service.authoring.may_author(person)
     await cmd.reply(authoring.whoami_text(person, author, t))
 
 
@@ -163,7 +163,7 @@ async def discard(update: Update, context: Context) -> None:
     if (found := await _author(update, context)) is None:
         return
     cmd, person, t = found
-    view = await context.bot_data.service.draft(person)  # none: the core says so
+    view = await context.bot_data.service.authoring.view(person)  # none: the core says so
     keyboard = InlineKeyboardMarkup([[
         InlineKeyboardButton(t.gettext("Discard it"), callback_data=DISCARD),
         InlineKeyboardButton(t.gettext("Keep it"), callback_data=KEEP),
@@ -179,9 +179,9 @@ async def discard_pressed(update: Update, context: Context) -> None:
         return
     person = person_of(query.from_user)
     service = context.bot_data.service
-    t = translator(await service.locale_for(person))
+    t = translator(await service.locales.for_person(person))
     if query.data == DISCARD:
-        gone = await service.discard_draft(person)
+        gone = await service.authoring.discard(person)
         text = t.gettext("Your draft is discarded.") if gone else t.gettext(
             "You have no draft. Send me a quiz poll, or /newpack to start one.")
     else:

@@ -63,10 +63,10 @@ async def dashboard_command(update: Update, context: Context) -> None:
     allowed = await cmd.may_manage()
     t = await cmd.for_person()
     if cmd.args and cmd.args[0].lower() == "revoke":
-        await service.revoke_dashboard(cmd.chat, allowed=allowed)
+        await service.dashboard.revoke(cmd.chat, allowed=allowed)
         await cmd.reply(revoked_text(t))
         return
-    link = await service.dashboard_link(cmd.chat, allowed=allowed, locale=t.locale)
+    link = await service.dashboard.link(cmd.chat, allowed=allowed, locale=t.locale)
     await privately(cmd, context, link_text(link, t),
                     web_app_button(open_button_text(t), link))
 

@@ -123,10 +123,10 @@ class Command:
 
     async def for_chat(self) -> Translator:
         """For what the whole chat reads (in a private chat, its person)."""
-        return translator(await self.data.service.locale_of_chat(self.chat, self.person))
+        return translator(await self.data.service.locales.for_audience(self.chat, self.person))
 
     async def for_person(self) -> Translator:
-        return translator(await self.data.service.locale_for(self.person, self.chat))
+        return translator(await self.data.service.locales.for_person(self.person, self.chat))
 
     async def may_manage(self) -> bool:
         return await self.data.admins.may_manage(self.message)
@@ -192,8 +192,8 @@ async def quiz(update: Update, context: Context) -> None:
     if args and args[-1].lstrip("+-").isdigit():
         count, args = args[-1], args[:-1]
     service = cmd.data.service
-    async with service.quiz(cmd.chat, cmd.person, " ".join(args) or None, count=count,
-                            mode=mode, is_admin=cmd.may_manage) as question:
+    async with service.asking.quiz(cmd.chat, cmd.person, " ".join(args) or None, count=count,
+                                   mode=mode, is_admin=cmd.may_manage) as question:
         await cmd.data.poster.question(question, buttons=question.mode == "buttons" or None)
 
 
@@ -213,8 +213,8 @@ async def stats(update: Update, context: Context) -> None:
     if (cmd := command(update, context)) is None or cmd.person is None:
         return
     t = await cmd.for_person()
-    text = render.stats_text(await cmd.data.service.stats(cmd.person, t.locale), t)
-    review_stats = await cmd.data.service.review_stats(cmd.person)
+    text = render.stats_text(await cmd.data.service.boards.stats(cmd.person, t.locale), t)
+    review_stats = await cmd.data.service.spaced.stats(cmd.person)
     await cmd.reply(text + "\n" + render.review_stats_text(review_stats, t))
 
 
@@ -228,9 +228,10 @@ async def review(update: Update, context: Context) -> None:
     t = await cmd.for_person()
     user_id = int(cmd.person.key.removeprefix(PREFIX))
     private = Chat(cmd.person.key, cmd.person.name, is_private=True)
-    question = await cmd.data.service.start_review(cmd.person, private, t.locale)
+    question = await cmd.data.service.spaced.start(cmd.person, private, t.locale)
     if question is None:
-        await cmd.reply(render.nothing_due_text(t, await cmd.data.service.next_review(cmd.person)))
+        wait = await cmd.data.service.spaced.next_due(cmd.person)
+        await cmd.reply(render.nothing_due_text(t, wait))
         return
     try:
         await cmd.data.poster.question(question)
@@ -250,11 +251,12 @@ async def remind(update: Update, context: Context) -> None:
     t = await cmd.for_person()
     service, args = cmd.data.service, cmd.args
     if not args:
-        await cmd.reply(render.reminder_status_text(await service.reminder(cmd.person), t))
+        await cmd.reply(render.reminder_status_text(await service.spaced.reminder(cmd.person), t))
     elif args[0].lower() == "off":
-        await cmd.reply(render.reminder_off_text(await service.reminder_off(cmd.person), t))
+        await cmd.reply(render.reminder_off_text(await service.spaced.reminder_off(cmd.person), t))
     else:
-        reminder = await service.set_reminder(cmd.person, args[0], args[1] if args[1:] else None)
+        reminder = await service.spaced.set_reminder(cmd.person, args[0],
+                                                     args[1] if args[1:] else None)
         await cmd.reply(render.reminder_set_text(reminder, t))
 
 
@@ -334,7 +336,7 @@ async def daily_command(update: Update, context: Context) -> None:
     words = daily.split_daily(cmd.args, cmd.data.service.names_quizzes)
     # an anonymous admin writes as @GroupAnonymousBot: nobody to record
     by = cmd.person if cmd.message.sender_chat is None else None
-    status = await service.set_schedule(
+    status = await service.daily.set(
         cmd.chat, words.at, words.zone, words.selector, by=by, allowed=await cmd.may_manage()
     )
     t = await cmd.for_chat()
@@ -354,11 +356,11 @@ async def settings_command(update: Update, context: Context) -> None:
     if cmd.args:
         # an anonymous admin writes as @GroupAnonymousBot: nobody to record
         by = cmd.person if cmd.message.sender_chat is None else None
-        settings = await service.change_settings(
+        settings = await service.chat_settings.change(
             cmd.chat, by=by, allowed=await cmd.may_manage(), words=cmd.args
         )
     else:
-        settings = await service.settings(cmd.chat)
+        settings = await service.chat_settings.get(cmd.chat.key)
     t = await cmd.for_chat()
     await cmd.reply(render.settings_text(settings, t) + "\n" + t.gettext(
         "Admins change them with /settings time SECONDS (10 to 600), /settings mode "
@@ -369,7 +371,7 @@ async def settings_command(update: Update, context: Context) -> None:
 
 async def daily_status(cmd: Command) -> str:
     t = await cmd.for_chat()
-    status = await cmd.data.service.schedule_status(cmd.chat)
+    status = await cmd.data.service.daily.status(cmd.chat)
     if status is None:
         text = t.gettext("This chat has no daily question.")
     else:
@@ -431,7 +433,7 @@ async def record_vote(data: BotData, answer: telegram.PollAnswer, post_id: int) 
         # someone else's private poll, forwarded: the voter learns why it did not count
         await tell(data, answer.user.id, render.result_text(result, translator(result.locale)))
     elif result.accepted and result.personal:
-        shown = await data.service.show(post_id)
+        shown = await data.service.questions.show(post_id)
         if shown is not None:
             await go_on(data, result, chat_id_of(shown.chat_key), buttons=False)
     else:
@@ -466,7 +468,7 @@ async def button(update: Update, context: Context) -> None:
         log.info("refused callback data %r from %s on message %s", query.data, person.key,
                  message_ref(message.chat.id, message.message_id) if message else None)
         refusal = AnswerResult(AnswerStatus.UNKNOWN_POST, parsed[0] if parsed else 0)
-        t = translator(await data.service.locale_for(person, chat))
+        t = translator(await data.service.locales.for_person(person, chat))
         await alert(query, render.result_text(refusal, t))
         return
     post_id, option = parsed
@@ -557,8 +559,8 @@ async def on_error(update: object, context: Context) -> None:
         return
     if isinstance(error, UserError):
         log.info("refused %s: %s", describe(update), error)
-        t = translator(await data.service.locale_for(person, chat))
-        text = render.error_text(error, t, data.service.quizzes(t.locale))
+        t = translator(await data.service.locales.for_person(person, chat))
+        text = render.error_text(error, t, data.service.questions.quizzes(t.locale))
     else:
         if outcome is Outcome.UNSTORED:  # the receiver logs the outage once
             log.debug("%s not stored now (%s); it comes again", describe(update), error)
@@ -571,7 +573,7 @@ async def on_error(update: object, context: Context) -> None:
         if not data.apologised.add(update.update_id):
             return  # sent again and failed again: one word about it is enough
         try:
-            locale = await data.service.locale_for(person, chat)
+            locale = await data.service.locales.for_person(person, chat)
         except Exception:  # the failure may be the database itself
             locale = DEFAULT_LOCALE
         text = failure_text(update, outcome, translator(locale))

@@ -41,7 +41,7 @@ async def help_command(update: Update, context: Context) -> None:
 async def show_help(cmd: Command) -> None:
     t = await cmd.for_person()
     admin = cmd.person is None or await cmd.may_manage()  # a channel post is its admins'
-    await cmd.reply(help_text(ENTRIES, cmd.data.service.quizzes(t.locale), t,
+    await cmd.reply(help_text(ENTRIES, cmd.data.service.questions.quizzes(t.locale), t,
                               private=cmd.chat.is_private, admin=admin, start=START))
 
 
@@ -55,7 +55,7 @@ async def start_command(update: Update, context: Context) -> None:
         await show_help(cmd)
         return
     service = cmd.data.service
-    async with service.quiz(cmd.chat, cmd.person, cmd.args[0], run=True) as question:
+    async with service.asking.quiz(cmd.chat, cmd.person, cmd.args[0], run=True) as question:
         await cmd.data.poster.question(question, buttons=question.mode == "buttons" or None)
 
 
@@ -73,8 +73,8 @@ async def joined(update: Update, context: Context) -> None:
         return
     data.poster.remember(change.chat)
     service = data.service
-    t = translator(await service.locale_of_chat(chat_of(change.chat)))
-    text = welcome_text(service.quizzes(t.locale), t, start=START)
+    t = translator(await service.locales.for_audience(chat_of(change.chat)))
+    text = welcome_text(service.questions.quizzes(t.locale), t, start=START)
     try:
         await context.bot.send_message(change.chat.id, fit(text))
     except TelegramError as exc:  # e.g. not allowed to write there

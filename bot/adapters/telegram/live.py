@@ -141,21 +141,21 @@ async def next_step(update: Update, context: Context) -> None:
 async def pause(update: Update, context: Context) -> None:
     if (cmd := command(update, context)) is None or cmd.person is None:
         return
-    await show(cmd.data, await cmd.data.service.live_pause(cmd.chat, cmd.person))
+    await show(cmd.data, await cmd.data.service.live.pause(cmd.chat.key, cmd.person))
 
 
 @handles("skip")
 async def skip(update: Update, context: Context) -> None:
     if (cmd := command(update, context)) is None or cmd.person is None:
         return
-    await show(cmd.data, await cmd.data.service.live_skip(cmd.chat, cmd.person))
+    await show(cmd.data, await cmd.data.service.live.skip(cmd.chat.key, cmd.person))
 
 
 @handles("end")
 async def end(update: Update, context: Context) -> None:
     if (cmd := command(update, context)) is None or cmd.person is None:
         return
-    await show(cmd.data, await cmd.data.service.live_end(cmd.chat, cmd.person))
+    await show(cmd.data, await cmd.data.service.live.end(cmd.chat.key, cmd.person))
 
 
 async def show_lobby(cmd: Command, lobby: Lobby) -> None:
@@ -175,7 +175,7 @@ async def pressed(update: Update, context: Context) -> None:
     data, person = context.bot_data, person_of(query.from_user)
     service = data.service
     if (join := JOIN.fullmatch(query.data or "")) is not None:
-        lobby = await service.join_live(chat_of(query.message.chat), person, join.group(1))
+        lobby = await service.live.join(chat_of(query.message.chat).key, person, join.group(1))
         t = translator(lobby.session.locale)
         await query.answer(fit(live_text.joined_text(lobby, t), TG_ALERT))
         if lobby_edits(data).due(query.message.chat.id, asyncio.get_running_loop().time()):
@@ -189,7 +189,7 @@ async def pressed(update: Update, context: Context) -> None:
     if match is None:
         return
     result = await service.live_answer(int(match.group(1)), person, int(match.group(2)))
-    t = translator(await service.locale_for(person, chat_of(query.message.chat)))
+    t = translator(await service.locales.for_person(person, chat_of(query.message.chat)))
     notice = {"accepted": t.gettext("Your answer is in."),
               "duplicate": t.gettext("Your first answer stands."),
               "closed": t.gettext("This question is closed.")}[result.status]
@@ -220,7 +220,8 @@ async def show(data: BotData, event: object) -> None:
                 + live_text.question_text(event.question, event.session.seconds, t))
         sent = await bot.send_message(chat_id, fit(text),
                                       reply_markup=answer_keyboard(event.question))
-        await data.service.bind(event.question.post_id, message_ref(chat_id, sent.message_id))
+        await data.service.questions.bind(event.question.post_id,
+                                          message_ref(chat_id, sent.message_id))
     elif isinstance(event, Revealed):
         await bot.send_message(chat_id, fit(live_text.revealed_text(event, t)))
     elif isinstance(event, Paused):
@@ -252,7 +253,7 @@ async def open_discussion(data: BotData, chat_id: int, split: Split, t: Translat
 async def tell_ranks(data: BotData, podium: Podium) -> None:
     """Each person's place in their private chat with the bot, where Telegram lets it."""
     for standing in podium.standings:
-        t = translator(await data.service.locale_for(Person(standing.person_key, "")))
+        t = translator(await data.service.locales.for_person(Person(standing.person_key, "")))
         try:
             await data.poster.text(int(standing.person_key.removeprefix(PREFIX)),
                                    live_text.rank_text(standing, len(podium.standings), t))

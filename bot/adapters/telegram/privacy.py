@@ -26,7 +26,7 @@ async def mydata(update: Update, context: Context) -> None:
     if (cmd := command(update, context)) is None or cmd.person is None:
         return
     service = context.bot_data.service
-    wants_delete = service.my_data_wants_delete(" ".join(cmd.args))
+    wants_delete = service.privacy.wants_delete(" ".join(cmd.args))
     t = await cmd.for_person()
     if wants_delete:
         token = service.delete_confirmation(cmd.person, cmd.chat, context.bot.token)
@@ -44,7 +44,7 @@ async def confirm_pressed(update: Update, context: Context) -> None:
         return
     person = person_of(query.from_user)
     service = context.bot_data.service
-    t = translator(await service.locale_for(person))  # before their language is deleted
+    t = translator(await service.locales.for_person(person))  # before their language is deleted
     deleted = await service.delete_my_data(  # their private chat's key is theirs
         person, query.data.removeprefix(CONFIRM), context.bot.token)
     await query.answer()  # after the commit

@@ -153,16 +153,16 @@ class Poster:
         """The post a poll or message is bound to. A quick answer can arrive between
         sendPoll's reply and the bind: then wait (a little) for the sends in progress, here
         or, when shared, in another process (looking again for BIND_RACE seconds)."""
-        post_id = await self.service.post_id_for(ref)
+        post_id = await self.service.questions.post_id_for(ref)
         if post_id is None and not self._all_bound.is_set():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._all_bound.wait(), within)
-            post_id = await self.service.post_id_for(ref)
+            post_id = await self.service.questions.post_id_for(ref)
         if post_id is None and self.shared:
             deadline = asyncio.get_running_loop().time() + BIND_RACE
             while post_id is None and asyncio.get_running_loop().time() < deadline:
                 await asyncio.sleep(0.05)
-                post_id = await self.service.post_id_for(ref)
+                post_id = await self.service.questions.post_id_for(ref)
         return post_id
 
     async def poll_is_bound(self, poll_id: str) -> bool:
@@ -188,8 +188,8 @@ class Poster:
             if card is not None and card.ref is not None:
                 try:
                     sent = await self.bot.send_photo(chat_id, card.ref)
-                    await self.service.bind(question.post_id,
-                                            card_ref(chat_id, sent.message_id))
+                    await self.service.questions.bind(question.post_id,
+                                                      card_ref(chat_id, sent.message_id))
                     return
                 except BadRequest as exc:  # a file_id Telegram no longer knows: upload again
                     log.info("card %s was refused by file id (%s); uploading it", card.key, exc)
@@ -201,13 +201,13 @@ class Poster:
             log.warning("the card of question %s was not sent to %s (%s); text only",
                         question.question_id, chat_id, exc or type(exc).__name__)
             return
-        await self.service.bind(question.post_id, card_ref(chat_id, message.message_id))
+        await self.service.questions.bind(question.post_id, card_ref(chat_id, message.message_id))
         if message.photo:
             await cards.uploaded(card, message.photo[-1].file_id)
 
     async def _send_question(self, question: ShownQuestion, buttons: bool | None) -> None:
         chat_id = chat_id_of(question.chat_key)
-        await self.service.question_sending(question.post_id)
+        await self.service.delivery.question_sending(question.post_id)
         if buttons is None:
             buttons = await self.uses_buttons(chat_id)
         if question.has_card:
@@ -248,19 +248,19 @@ class Poster:
         refs = [message_ref(chat_id, message.message_id)]
         if message.poll is not None:
             refs.append(poll_ref(message.poll.id))
-        await self.service.bind(question.post_id, *refs)
+        await self.service.questions.bind(question.post_id, *refs)
 
     async def bind_late_poll(self, poll: telegram.Poll) -> tuple[int, list[telegram.PollAnswer]]:
         """A poll Telegram reports that is bound to nothing: if it is a question whose send
         got no reply, bind it. Returns its post (0 if none) and the votes kept for it."""
         if not self.unconfirmed.awaiting_polls or self.unconfirmed.late_post(poll.id):
             return 0, []
-        if await self.service.post_id_for(poll_ref(poll.id)) is not None:
+        if await self.service.questions.post_id_for(poll_ref(poll.id)) is not None:
             return 0, []
         sent = self.unconfirmed.take_poll(poll)
         if sent is None:
             return 0, []
-        await self.service.bind(sent.post_id, poll_ref(poll.id))
+        await self.service.questions.bind(sent.post_id, poll_ref(poll.id))
         log.info("poll %s in %s showed up after all; bound to post %s",
                  poll.id, sent.chat_id, sent.post_id)
         return sent.post_id, self.unconfirmed.bound(poll.id, sent.post_id)
@@ -273,7 +273,7 @@ class Poster:
         sent = self.unconfirmed.take_message(message.chat.id, post_id, message.text)
         if sent is None:
             return None
-        await self.service.bind(post_id, message_ref(message.chat.id, message.message_id))
+        await self.service.questions.bind(post_id, message_ref(message.chat.id, message.message_id))
         log.info("message %s in %s showed up after all; bound to post %s",
                  message.message_id, message.chat.id, post_id)
         return post_id
@@ -351,14 +351,14 @@ class Poster:
         """One send of a summary, stored as started before it goes: refused by Telegram, it
         is forgotten (sent again by the next try); with no reply, it may have arrived and
         counts as sent."""
-        await self.service.summary_step(post_id, step)
+        await self.service.delivery.step_started(post_id, step)
         try:
             await send()
         except TelegramError as exc:
             if isinstance(exc, NetworkError) and may_have_arrived(exc):
                 self._maybe_sent(f"the {step} of the summary of post", post_id, chat_id, exc)
                 return
-            await self.service.summary_step_refused(post_id, step)
+            await self.service.delivery.step_refused(post_id, step)
             raise
 
     async def text_once(self, chat_id: int, text: str, *, what: str,

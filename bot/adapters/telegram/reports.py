@@ -85,10 +85,10 @@ async def flag_pressed(update: Update, context: Context) -> None:
     data = context.bot_data
     person = person_of(query.from_user)
     chat = chat_of(query.message.chat) if query.message is not None else None
-    locale = await data.service.locale_for(person, chat)
+    locale = await data.service.locales.for_person(person, chat)
     t = translator(locale)
     question_id = parse_flag(query.data) or ""
-    title = data.service.question_title(question_id, locale)  # UnknownQuestion: refused
+    title = data.service.problem_reports.title(question_id, locale)  # UnknownQuestion: refused
     group = query.message is not None and query.message.chat.type in (
         ChatType.GROUP, ChatType.SUPERGROUP)
     where = f" · {query.message.chat.id}" if group and query.message is not None else ""
@@ -122,8 +122,8 @@ async def prompt_answered(update: Update, context: Context) -> None:
     # a ⚑ pressed in a group is that group's report, though written here
     chat = cmd.chat if group_id is None else Chat(f"{PREFIX}{group_id}", "")
     service = cmd.data.service
-    receipt = await service.report_problem(cmd.person, chat, question_id,
-                                           cmd.message.text or "")
+    receipt = await service.problem_reports.report(cmd.person, chat, question_id,
+                                                   cmd.message.text or "")
     await thank(cmd, receipt)
 
 
@@ -134,8 +134,8 @@ async def report_command(update: Update, context: Context) -> None:
     if (cmd := command(update, context)) is None or cmd.person is None:
         return
     words = (cmd.message.text or "").split(None, 1)[1:]  # the text as typed, lines kept
-    receipt = await cmd.data.service.report_words(cmd.person, cmd.chat,
-                                                  words[0] if words else "")
+    receipt = await cmd.data.service.problem_reports.report_words(cmd.person, cmd.chat,
+                                                                  words[0] if words else "")
     await thank(cmd, receipt)
 
 
@@ -153,17 +153,17 @@ async def reports_command(update: Update, context: Context) -> None:
             await cmd.reply(t.gettext(RESOLVE_HINT))
             return
         rest = (cmd.message.text or "").split(None, 3)[3:]
-        resolved = await service.resolve_chat_report(cmd.chat, cmd.args[1],
-                                                     rest[0] if rest else None,
-                                                     allowed=allowed)
+        resolved = await service.problem_reports.resolve_in_chat(cmd.chat, cmd.args[1],
+                                                                 rest[0] if rest else None,
+                                                                 allowed=allowed)
         await cmd.reply(resolved_text(resolved, t))
         return
-    reports = await service.chat_reports(cmd.chat, allowed=allowed)
-    await cmd.reply(report_list_text(reports, t, service.report_titles(reports, t.locale),
+    reports = await service.problem_reports.for_chat(cmd.chat, allowed=allowed)
+    await cmd.reply(report_list_text(reports, t, service.problem_reports.titles(reports, t.locale),
                                      RESOLVE_HINT))
 
 
 async def thank(cmd: Command, receipt: ReportReceipt) -> None:
     t = await cmd.for_person()
-    title = cmd.data.service.question_title(receipt.report.question_id, t.locale)
+    title = cmd.data.service.problem_reports.title(receipt.report.question_id, t.locale)
     await cmd.reply(report_thanks_text(receipt, title, t))

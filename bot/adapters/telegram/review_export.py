@@ -22,7 +22,7 @@ async def review_export(update: Update, context: Context) -> None:
     if (cmd := command(update, context)) is None or cmd.person is None:
         return
     t = await cmd.for_person()
-    deck = await cmd.data.service.review_export(cmd.person, t.locale)
+    deck = await cmd.data.service.review_deck.apkg(cmd.person, t.locale)
     if deck is None:
         await cmd.reply(nothing_to_export_text(t))
         return
