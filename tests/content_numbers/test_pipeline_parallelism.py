@@ -66,10 +66,11 @@ def test_bubble_fraction() -> None:
     says("pp-bubble-fraction", "explanation", "3/15 = 20%", "25% is (p - 1)/m")
     # the distractors: the overhead relative to the ideal, no micro-batching, 1/m
     assert f"{overhead(p, m):.0%}" == "25%" and f"{(p - 1) / p:.0%}" == "75%"
-    assert f"{1 / m:.0%}" == "8%"
-    says("pp-bubble-fraction", "options", "25%", "75%", "8%")
+    # counting p idle slots instead of p - 1
+    assert f"{p / (m + p - 1):.0%}" == "27%" and (p, m + p - 1) == (4, 15)
+    says("pp-bubble-fraction", "options", "25%", "75%", "27%")
     says("pp-bubble-fraction", "details", "3/12 = 25%", "75%", "(3 of 4 stages waiting)",
-         "8% is just 1/m")
+         "27% is p/(m + p - 1) = 4/15")
     assert f"{idle_share(p, 32):.0%}" == "9%"
     says("pp-bubble-fraction", "details", "m = 32 gives 3/35 ≈ 9%")
 
