@@ -6,8 +6,10 @@ buttons on messages sent before a restart keep working (discord.py's
 examples/views/dynamic_counter.py). The clicked message must also be the one bound to that
 post, so a custom_id edited by a modified client cannot answer some other question.
 
-The path of one answer: `AnswerClicks.click` → `QuizService.answer` (bot/core/answers.py) →
-`record_answer` (bot/storage/sqlite/storage.py); the reply is sent only after the answer committed.
+The path of one answer: `AnswerClicks.click` → `QuizService.answer` (counted) →
+`Answers.answer` (bot/core/answers.py) → `Store.record_answer` (bot/storage/store.py) →
+`SqliteStorage._record` (sqlite/storage.py) → the writer thread (sqlite/writer.py) → the SQL,
+`record_answer` (sqlite/ops.py); the reply is sent only after the answer committed.
 """
 
 from __future__ import annotations
