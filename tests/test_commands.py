@@ -117,7 +117,7 @@ def test_telegram_help_is_the_declared_lines_of_registered_commands() -> None:
 
 def test_a_handler_for_an_undeclared_command_is_refused() -> None:
     with pytest.raises(KeyError):
-        handlers.handles("streak")
+        handlers.handles("no-such-command")
 
 
 def test_a_declared_command_without_its_handler_stops_the_start(
@@ -128,8 +128,8 @@ def test_a_declared_command_without_its_handler_stops_the_start(
     monkeypatch.setattr(routes, "ROUTES", routes_now)
     with pytest.raises(LookupError, match="/stats"):
         routes.command_handlers()
-    routes_now["stats"] = routes_now["streak"] = handlers.ROUTES["stats"]
-    with pytest.raises(LookupError, match="not declared: /streak"):
+    routes_now["stats"] = routes_now["no-such-command"] = handlers.ROUTES["stats"]
+    with pytest.raises(LookupError, match="not declared: /no-such-command"):
         routes.command_handlers()
 
 
