@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,7 +43,7 @@ from bot.storage.copy_rows import BATCH, NOT_COPIED, REBUILT, TABLES, Progress, 
 from bot.storage.postgres.copy_side import PostgresSide
 from bot.storage.postgres.url import DatabaseUrl, is_postgres_url, redact
 from bot.storage.sqlite.copy_side import SqliteSide
-from bot.storage.sqlite.verify import open_read_only, quizbot_file
+from bot.storage.sqlite.verify import quizbot_file
 
 log = logging.getLogger(__name__)
 EN = translator("en")  # the operator's English, plurals through the catalog
@@ -138,24 +137,8 @@ async def _open_and_close(database: str | Path | DatabaseUrl) -> None:
 def _up_to_date(database: str | Path | DatabaseUrl) -> bool:
     """A SQLite source with nothing for its Storage to do (newest schema, every answer in
     the boards): then the copy only reads it, through a read-only connection."""
-    from bot.storage.sqlite.migrations import MIGRATIONS
-
     side = side_for(database, source=True)
-    if not isinstance(side, SqliteSide):
-        return False
-    try:
-        db = open_read_only(side.path)
-        try:
-            if int(db.execute("PRAGMA user_version").fetchone()[0]) != len(MIGRATIONS):
-                return False
-            top = db.execute("SELECT COALESCE(max(id), 0) FROM answers").fetchone()[0]
-            applied = db.execute(
-                "SELECT position FROM materialized WHERE name = 'scores'").fetchone()
-            return applied is not None and int(applied[0]) >= int(top)
-        finally:
-            db.close()
-    except sqlite3.Error:
-        return False
+    return isinstance(side, SqliteSide) and side.up_to_date()
 
 
 async def _refuse_unknown_rows(side: Side) -> None:

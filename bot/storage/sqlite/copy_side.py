@@ -23,6 +23,7 @@ from bot.storage.copy_rows import (
     key_of,
     to_ms,
 )
+from bot.storage.sqlite.migrations import MIGRATIONS
 from bot.storage.sqlite.verify import open_read_only
 
 
@@ -31,6 +32,23 @@ class SqliteSide(Side):
         self.path = path
         self.where = str(path)
         self.read_only = read_only
+
+    def up_to_date(self) -> bool:
+        """Nothing for its Storage to do (newest schema, every answer in the boards): then
+        the copy only reads it, through a read-only connection."""
+        try:
+            db = open_read_only(self.path)
+            try:
+                if int(db.execute("PRAGMA user_version").fetchone()[0]) != len(MIGRATIONS):
+                    return False
+                top = db.execute("SELECT COALESCE(max(id), 0) FROM answers").fetchone()[0]
+                applied = db.execute(
+                    "SELECT position FROM materialized WHERE name = 'scores'").fetchone()
+                return applied is not None and int(applied[0]) >= int(top)
+            finally:
+                db.close()
+        except sqlite3.Error:
+            return False
         self.db: sqlite3.Connection | None = None
 
     async def in_use(self) -> str | None:
