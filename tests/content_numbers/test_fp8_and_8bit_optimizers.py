@@ -79,12 +79,13 @@ def test_scale() -> None:
     amax, e4m3, e5m2 = 3584, 448, 57344
     assert e4m3 / amax == 0.125 and amax * 0.125 == e4m3
     assert amax * 0.5 == 1792 > e4m3
-    assert f"{e4m3 / e5m2:.4f}" == "0.0078" and amax / e4m3 == 8
+    assert amax / e4m3 == 8  # the inverse
+    assert e5m2 / amax == 16 and amax * 16 == e5m2  # E5M2's scale, not E4M3's
     says("f8-scale", "prompt", "3584", "448")
-    says("f8-scale", "options", "8", "0.0078", "0.5", "0.125")
+    says("f8-scale", "options", "8", "16", "0.5", "0.125")
     says("f8-scale", "explanation", "448 / 3584 = 1/8")
     says("f8-scale", "details", "3584·0.125 = 448", "0.5 would give 1792",
-         "0.0078 is 448/57344", "8 is the inverse")
+         "16 = 57344/3584 would suit E5M2", "8 is the inverse")
 
 
 def test_speedup() -> None:

@@ -84,14 +84,16 @@ def test_65b_in_4bit() -> None:
     constants = n * DQ_BITS / 8 / GB
     assert weights == 32.5 and round(constants) == 1 and round(weights + constants) == 34
     assert f"{DQ_BITS:.3f}" == "0.127" and 32 / 64 == 0.5
-    assert (n * 2 / GB, n / GB, round(n * 2 / 8 / GB)) == (130, 65, 16)
+    assert (n * 2 / GB, n / GB) == (130, 65)
+    assert round(weights + n * 0.5 / 8 / GB) == 37  # fp32 constants, no double quantization
     says("lo-65b-in-4bit", "options", "About 34 GB", "About 130 GB", "About 65 GB",
-         "About 16 GB")
+         "About 37 GB")
     says("lo-65b-in-4bit", "explanation", "65e9 × 4 bits = 32.5 GB", "0.127 bits", "(~1 GB)",
          "48 GB GPU")
     says("lo-65b-in-4bit", "details", "65 billion weights take 32.5 GB", "64 weights",
          "32/64 = 0.5 bits", "per 256 blocks", "0.127 bits", "about 1 GB", "48 GB",
-         "130 GB is the bf16 size", "65 GB the 8-bit size", "16 GB would be 2 bits")
+         "130 GB is the bf16 size", "65 GB the 8-bit size",
+         "37 GB keeps the block constants in fp32 (0.5 bits per weight)")
 
 
 def test_double_quant() -> None:

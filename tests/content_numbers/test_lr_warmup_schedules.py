@@ -106,7 +106,7 @@ def test_checkpoint_interval() -> None:
     assert f"{r / m:.1%}" == "3.1%" and f"{lost(best, c, r, m):.1%}" == "17.6%"
     assert f"{1 - lost(best, c, r, m):.0%}" == "82%"
     says("lr-checkpoint-interval", "prompt", "every 8 hours", "15 min", "5 min")
-    says("lr-checkpoint-interval", "key", "Every 70 min or so, about 82%",
+    says("lr-checkpoint-interval", "key", "every 70 min, about 82%",
          "√(2 × 5 × 480) ≈ 69 min")
     says("lr-checkpoint-interval", "explanation", "√(2 × 5 × 480) ≈ 69 min",
          "7.2% writing checkpoints, 7.2% redone work, 3.1% restarts", "about 82%")
