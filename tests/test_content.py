@@ -210,7 +210,7 @@ def test_bundled_content_is_valid_and_complete() -> None:
     catalog = load_catalog(BUNDLED)
     assert {"activation-recomputation", "gradient-accumulation"} <= set(catalog.quizzes)
     for quiz in catalog:
-        assert len(quiz.questions) == 8
+        assert len(quiz.questions) == 10
         for q in quiz.questions:
             assert q.explanation.en and len(q.options) == 4
 
