@@ -181,14 +181,14 @@ def test_another_quiz_asks_before_dropping_an_unfinished_one(tmp_path: Path) -> 
     db = tmp_path / "c.db"
     first = play(db, "A\n", "play", "--quiz", "gradient-accumulation", "--name", "ivy",
                  content=BUNDLED)
-    assert "question 2 of 8" in first.stdout
+    assert "question 2 of 10" in first.stdout
     kept = play(db, "n\n", "play", "--quiz", "activation-recomputation", "--name", "ivy",
                 content=BUNDLED)
     assert "You have an unfinished quiz: Gradient Accumulation Quiz" in kept.stdout
-    assert "Resuming Gradient Accumulation Quiz at question 2 of 8." in kept.stdout
+    assert "Resuming Gradient Accumulation Quiz at question 2 of 10." in kept.stdout
     dropped = play(db, "y\n", "play", "--quiz", "activation-recomputation", "--name", "ivy",
                    content=BUNDLED)
-    assert "question 1 of 8" in dropped.stdout and "Resuming" not in dropped.stdout
+    assert "question 1 of 10" in dropped.stdout and "Resuming" not in dropped.stdout
 
 
 def test_long_lines_break_between_words() -> None:
