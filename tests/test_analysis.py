@@ -353,3 +353,36 @@ def test_the_kept_figures_give_what_the_answers_give(seed: int) -> None:
             assert replace(a, median_ms=b.median_ms, discrimination=None) == replace(
                 b, discrimination=None)
             assert a.discrimination == pytest.approx(b.discrimination, abs=1e-9)
+
+
+def test_the_stated_difficulty_beside_the_observed_one() -> None:
+    """Observed from MIN_ANSWERS answers: easy from 80% right, hard below 40%; shown beside
+    the pack's stated difficulty when the two differ (in /analysis and the dashboard's
+    flags)."""
+    from bot.core.analysis_text import flags_text
+    from bot.i18n import translator
+
+    stated = quiz("flags", [0, 0, 0, 0]).export()
+    for question, difficulty in zip(stated["questions"], ["hard", "hard", "easy", "medium"],
+                                    strict=True):
+        answer = question.pop("answer")
+        question["options"] = [{"en": o["en"], "correct": i == answer}
+                               for i, o in enumerate(question["options"])]
+        question["difficulty"] = difficulty
+    rated = Quiz.model_validate(stated)
+    e, h, d, n = analyse_quiz(rated, flags_answers()).items  # 100%, 10%, 30%, 70% right
+    assert [i.stated for i in (e, h, d, n)] == ["hard", "hard", "easy", "medium"]
+    assert [i.observed for i in (e, h, d, n)] == ["easy", "hard", "hard", "medium"]
+    en = translator("en")
+    assert flags_text(e, en) == "⚠️ too easy; stated hard, observed easy (100% right)"
+    assert "stated" not in flags_text(h, en) and "stated" not in flags_text(n, en)
+    assert flags_text(d, en).endswith("; stated easy, observed hard (30% right)")
+    assert "প্যাকে লেখা কঠিন, উত্তরে দেখা গেল সহজ" in flags_text(e, translator("bn"))
+    # the kept figures carry it too, and nine answers observe nothing
+    kept = figures_of((r.quiz_id, r.question_id, r.person_key, r.option, r.correct)
+                      for r in flags_answers())  # one answer each: all first answers
+    [figured] = analyse_figures(Catalog({"flags": rated}), kept)
+    assert [i.stated for i in figured.items] == ["hard", "hard", "easy", "medium"]
+    nine = [r for r in flags_answers() if r.person_key != "P9"]
+    assert all(i.observed is None for i in analyse_quiz(rated, nine).items)
+    assert flags_text(analyse_quiz(rated, nine).items[0], en) == ""

@@ -18,7 +18,10 @@ For every question of a quiz, from each person's first answer to it (`ItemRespon
 - flags, only from MIN_ANSWERS answers up (a handful of answers says nothing): too easy (share
   right above TOO_EASY), too hard (below TOO_HARD), a distractor chosen more often than the
   answer, discrimination below NEGATIVE_BELOW (from MIN_ANSWERS people with a score on the
-  others).
+  others);
+- the difficulty the pack states beside the one observed, from MIN_ANSWERS answers up: easy
+  from OBSERVED_EASY right, hard below OBSERVED_HARD (four options give a guesser 25%),
+  medium between.
 
 Rightness is counted against the pack's current answer key (option == answer), so the share
 right always equals the share on the correct option, also after an answer key was fixed. An
@@ -35,7 +38,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from bot.content import Catalog, Quiz
-from bot.content.items import DEFAULT_LOCALE
+from bot.content.items import DEFAULT_LOCALE, Question
 from bot.core.ports import ItemFigures, ItemGroup, ItemResponse
 from bot.core.render import letter
 
@@ -49,6 +52,8 @@ def _median(values: Sequence[float]) -> float:
 MIN_ANSWERS = 10  # below this, no flag: the shares are too noisy to act on
 TOO_EASY = 0.9  # share right above this: too easy
 TOO_HARD = 0.2  # share right below this: too hard
+OBSERVED_EASY = 0.8  # share right from this up: observed easy
+OBSERVED_HARD = 0.4  # below this: observed hard
 # discrimination below this: negative. A correlation a hair under 0 is noise at the sizes a
 # study group produces; -0.1 is the usual floor below which an item is reviewed.
 NEGATIVE_BELOW = -0.1
@@ -85,6 +90,7 @@ class ItemStats:
     flags: tuple[Flag, ...]
     options: tuple[str, ...] = ()  # the options' text by canonical index, in the report's locale
     order: tuple[int, ...] = ()  # order[shown] = canonical, as a chat saw it; (): the pack's
+    stated: str | None = None  # the difficulty the pack states (easy, medium, hard), if any
 
     @property
     def shown(self) -> tuple[int, ...]:
@@ -110,6 +116,15 @@ class ItemStats:
     @property
     def answered(self) -> int:
         return sum(self.option_counts)
+
+    @property
+    def observed(self) -> str | None:
+        """The difficulty its answers show (easy, medium, hard); None below MIN_ANSWERS."""
+        share = self.share_right
+        if share is None or self.answered < MIN_ANSWERS:
+            return None
+        return "easy" if share >= OBSERVED_EASY else "hard" if share < OBSERVED_HARD \
+            else "medium"
 
     @property
     def right(self) -> int:
@@ -212,6 +227,7 @@ def analyse_quiz(
             median_ms=_median(item_times) if item_times else None,
             flags=(),
             options=tuple(option.text.get(locale) for option in question.options),
+            stated=_stated(question),
         )
         items.append(_flagged(item))
     return QuizReport(quiz.id, quiz.title.get(locale), len(scores), tuple(items), stale)
@@ -259,6 +275,7 @@ def analyse_figures(
                 median_ms=None,
                 flags=(),
                 options=tuple(option.text.get(locale) for option in question.options),
+                stated=_stated(question),
             )))
         reports.append(QuizReport(quiz.id, quiz.title.get(locale),
                                   sum(n // size for size, n in sizes.items()), tuple(items),
@@ -283,6 +300,10 @@ def group_correlation(groups: Iterable[ItemGroup]) -> tuple[float | None, int]:
         return None, n
     sxy = math.fsum(w * (x - mx) * (y - my) for x, y, w in pairs)
     return max(-1.0, min(1.0, sxy / math.sqrt(sxx * syy))), n
+
+
+def _stated(question: Question) -> str | None:
+    return question.meta.difficulty if question.meta is not None else None
 
 
 def _flagged(item: ItemStats) -> ItemStats:

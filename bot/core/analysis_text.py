@@ -3,7 +3,8 @@
 One block per answered question (a chat has no fixed-width font for `quizbot report`'s
 table): its answers, share right, discrimination, median time, then each option by the letter
 this chat saw and its text, with its count and share (✓ the correct one; the lines of a close
-summary, render.option_share), and flags. `chunks` packs the blocks into messages of at most
+summary, render.option_share), and flags (with the pack's stated difficulty when the answers
+show another). `chunks` packs the blocks into messages of at most
 `limit` characters as the platform counts them, never splitting a block.
 """
 
@@ -25,6 +26,22 @@ FLAG_TEXT = {
 }
 
 
+# i18n: a question's difficulty, as its pack states it or as its answers show it
+DIFFICULTY_TEXT = {"easy": _("easy"), "medium": _("medium"), "hard": _("hard")}
+
+
+def difficulty_text(item: ItemStats, t: Translator) -> str:
+    """The stated difficulty beside the observed one when they differ, e.g. "stated hard,
+    observed easy (92% right)"; "" when they agree or either is unknown."""
+    observed = item.observed
+    if item.stated is None or observed is None or item.stated == observed:
+        return ""
+    return t.gettext("stated {stated}, observed {observed} ({right} right)",
+                     stated=t.gettext(DIFFICULTY_TEXT.get(item.stated, item.stated)),
+                     observed=t.gettext(DIFFICULTY_TEXT[observed]),
+                     right=t.percent(item.share_right or 0.0))
+
+
 def _seconds(ms: float | None, t: Translator) -> str:
     if ms is None:
         return "–"
@@ -40,6 +57,8 @@ def flags_text(item: ItemStats, t: Translator) -> str:
                 letters="/".join(item.letter_of(i) for i in item.popular_distractors)))
         else:
             words.append(t.gettext(FLAG_TEXT[flag]))
+    if difficulty := difficulty_text(item, t):
+        words.append(difficulty)
     return "⚠️ " + "; ".join(words) if words else ""
 
 
