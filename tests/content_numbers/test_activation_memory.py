@@ -7,15 +7,13 @@ figure as the computation rounds it.
 
 from __future__ import annotations
 
-from typing import Any
+from tests.content_numbers.bank import Pack
 
-import yaml
-
-from tests.conftest import BUNDLED
-
-PACK: dict[str, Any] = yaml.safe_load(
-    (BUNDLED / "activation-memory.yaml").read_text(encoding="utf-8"))
-QUESTIONS: dict[str, dict[str, Any]] = {q["id"]: q for q in PACK["questions"]}
+BANK = Pack("activation-memory")
+PACK = BANK.data
+QUESTIONS = BANK.questions
+text = BANK.text
+says = BANK.says
 
 CHECKED: set[str] = {
     "am-quadratic-term", "am-gpt3-layer", "am-tp-replicated", "am-sequence-parallel",
@@ -26,20 +24,6 @@ CHECKED: set[str] = {
 GB = 1e9
 
 
-def text(qid: str, part: str) -> str:
-    """A question's English prompt, explanation or details; "options" joins every option,
-    "key" is the correct one."""
-    q = QUESTIONS[qid]
-    if part == "options":
-        return "\n".join(o["en"] for o in q["options"])
-    if part == "key":
-        return str(next(o["en"] for o in q["options"] if o.get("correct")))
-    return str(q[part]["en"])
-
-
-def says(qid: str, part: str, *figures: str) -> None:
-    for figure in figures:
-        assert figure in text(qid, part), f"{qid} {part}: {figure!r} not stated"
 
 
 # the per-layer estimate's parts (Korthikanti et al., section 4.1)

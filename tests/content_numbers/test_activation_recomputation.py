@@ -6,15 +6,13 @@ per-layer estimate sbh(34 + 5as/h) of Korthikanti et al. 2022 (arXiv:2205.05198)
 
 from __future__ import annotations
 
-from typing import Any
+from tests.content_numbers.bank import Pack
 
-import yaml
-
-from tests.conftest import BUNDLED
-
-PACK: dict[str, Any] = yaml.safe_load(
-    (BUNDLED / "activation-recomputation.yaml").read_text(encoding="utf-8"))
-QUESTIONS: dict[str, dict[str, Any]] = {q["id"]: q for q in PACK["questions"]}
+BANK = Pack("activation-recomputation")
+PACK = BANK.data
+QUESTIONS = BANK.questions
+text = BANK.text
+says = BANK.says
 
 CHECKED: set[str] = {
     "ar-memory-trade", "ar-measure-overhead", "ar-selective-recompute",
@@ -25,20 +23,6 @@ GB = 1e9
 FORWARD, BACKWARD = 1, 2  # a backward costs about two forwards
 
 
-def text(qid: str, part: str) -> str:
-    """A question's English prompt, explanation or details; "options" joins every option,
-    "key" is the correct one."""
-    q = QUESTIONS[qid]
-    if part == "options":
-        return "\n".join(o["en"] for o in q["options"])
-    if part == "key":
-        return str(next(o["en"] for o in q["options"] if o.get("correct")))
-    return str(q[part]["en"])
-
-
-def says(qid: str, part: str, *figures: str) -> None:
-    for figure in figures:
-        assert figure in text(qid, part), f"{qid} {part}: {figure!r} not stated"
 
 
 def full_recompute_overhead() -> float:

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import re
-from typing import Any
-
-import yaml
 
 from tests.conftest import BUNDLED
+from tests.content_numbers.bank import Pack
 
-PACK: dict[str, Any] = yaml.safe_load(
-    (BUNDLED / "allocator-and-compile.yaml").read_text(encoding="utf-8"))
-QUESTIONS: dict[str, dict[str, Any]] = {q["id"]: q for q in PACK["questions"]}
+BANK = Pack("allocator-and-compile")
+PACK = BANK.data
+QUESTIONS = BANK.questions
+text = BANK.text
+says = BANK.says
 
 CHECKED: set[str] = {
     "ac-reserved-vs-allocated", "ac-fragmentation", "ac-recompile-shapes", "ac-step-spike",
@@ -21,20 +21,6 @@ CHECKED: set[str] = {
 GB = 1e9
 
 
-def text(qid: str, part: str) -> str:
-    """A question's English prompt, explanation or details; "options" joins every option,
-    "key" is the correct one."""
-    q = QUESTIONS[qid]
-    if part == "options":
-        return "\n".join(o["en"] for o in q["options"])
-    if part == "key":
-        return str(next(o["en"] for o in q["options"] if o.get("correct")))
-    return str(q[part]["en"])
-
-
-def says(qid: str, part: str, *figures: str) -> None:
-    for figure in figures:
-        assert figure in text(qid, part), f"{qid} {part}: {figure!r} not stated"
 
 
 def test_reserved_vs_allocated() -> None:

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
-import yaml
+from tests.content_numbers.bank import Pack
 
-from tests.conftest import BUNDLED
-
-PACK: dict[str, Any] = yaml.safe_load(
-    (BUNDLED / "flash-attention.yaml").read_text(encoding="utf-8"))
-QUESTIONS: dict[str, dict[str, Any]] = {q["id"]: q for q in PACK["questions"]}
+BANK = Pack("flash-attention")
+PACK = BANK.data
+QUESTIONS = BANK.questions
+text = BANK.text
+says = BANK.says
 
 CHECKED: set[str] = {
     "fa-tiling", "fa-why-faster", "fa-online-softmax", "fa-memory-saved", "fa-still-quadratic",
@@ -19,20 +18,6 @@ CHECKED: set[str] = {
 }
 
 
-def text(qid: str, part: str) -> str:
-    """A question's English prompt, explanation or details; "options" joins every option,
-    "key" is the correct one."""
-    q = QUESTIONS[qid]
-    if part == "options":
-        return "\n".join(o["en"] for o in q["options"])
-    if part == "key":
-        return str(next(o["en"] for o in q["options"] if o.get("correct")))
-    return str(q[part]["en"])
-
-
-def says(qid: str, part: str, *figures: str) -> None:
-    for figure in figures:
-        assert figure in text(qid, part), f"{qid} {part}: {figure!r} not stated"
 
 
 def test_tiling() -> None:

@@ -13,16 +13,17 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from typing import Any
 
 import pytest
-import yaml
 
 from tests.conftest import BUNDLED
+from tests.content_numbers.bank import Pack
 
-PACK: dict[str, Any] = yaml.safe_load(
-    (BUNDLED / "fp8-and-8bit-optimizers.yaml").read_text(encoding="utf-8"))
-QUESTIONS: dict[str, dict[str, Any]] = {q["id"]: q for q in PACK["questions"]}
+BANK = Pack("fp8-and-8bit-optimizers")
+PACK = BANK.data
+QUESTIONS = BANK.questions
+text = BANK.text
+says = BANK.says
 TRACE = BUNDLED / "images" / "fp8-and-8bit-optimizers-trace.svg"
 
 CHECKED: set[str] = {
@@ -35,20 +36,6 @@ H100_FP8 = 1979
 GB = 1e9
 
 
-def text(qid: str, part: str, locale: str = "en") -> str:
-    """A question's prompt, explanation or details; "options" joins every option, "key" is
-    the correct one."""
-    q = QUESTIONS[qid]
-    if part == "options":
-        return "\n".join(o[locale] for o in q["options"])
-    if part == "key":
-        return str(next(o[locale] for o in q["options"] if o.get("correct")))
-    return str(q[part][locale])
-
-
-def says(qid: str, part: str, *figures: str) -> None:
-    for figure in figures:
-        assert figure in text(qid, part), f"{qid} {part}: {figure!r} not stated"
 
 
 def fp8_max(exponent_bits: int, mantissa_bits: int, ieee: bool) -> float:

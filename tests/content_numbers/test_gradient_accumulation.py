@@ -10,17 +10,17 @@ last one, that Bengali and Hindi state the same figures.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import numpy as np
 import pytest
-import yaml
 
-from tests.conftest import BUNDLED
+from tests.content_numbers.bank import Pack
 
-PACK: dict[str, Any] = yaml.safe_load(
-    (BUNDLED / "gradient-accumulation.yaml").read_text(encoding="utf-8"))
-QUESTIONS: dict[str, dict[str, Any]] = {q["id"]: q for q in PACK["questions"]}
+BANK = Pack("gradient-accumulation")
+PACK = BANK.data
+QUESTIONS = BANK.questions
+text = BANK.text
+says = BANK.says
 
 CHECKED: set[str] = {
     "ga-effective-batch-size", "ga-zero-grad-bug", "ga-batchnorm-micro-batches",
@@ -28,20 +28,6 @@ CHECKED: set[str] = {
 }
 
 
-def text(qid: str, part: str, locale: str = "en") -> str:
-    """A question's prompt, explanation or details; "options" joins every option, "key" is
-    the correct one."""
-    q = QUESTIONS[qid]
-    if part == "options":
-        return "\n".join(o[locale] for o in q["options"])
-    if part == "key":
-        return str(next(o[locale] for o in q["options"] if o.get("correct")))
-    return str(q[part][locale])
-
-
-def says(qid: str, part: str, *figures: str) -> None:
-    for figure in figures:
-        assert figure in text(qid, part), f"{qid} {part}: {figure!r} not stated"
 
 
 def mse_grad(w: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -11,16 +11,16 @@ figures.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import pytest
-import yaml
 
-from tests.conftest import BUNDLED
+from tests.content_numbers.bank import Pack
 
-PACK: dict[str, Any] = yaml.safe_load(
-    (BUNDLED / "lora-and-offloading.yaml").read_text(encoding="utf-8"))
-QUESTIONS: dict[str, dict[str, Any]] = {q["id"]: q for q in PACK["questions"]}
+BANK = Pack("lora-and-offloading")
+PACK = BANK.data
+QUESTIONS = BANK.questions
+text = BANK.text
+says = BANK.says
 
 CHECKED: set[str] = {
     "lo-param-count", "lo-what-lora-saves", "lo-qlora-precision", "lo-65b-in-4bit",
@@ -33,20 +33,6 @@ PCIE4_X16 = 25  # GB/s per direction in practice, as the questions take it
 DQ_BITS = 8 / 64 + 32 / (64 * 256)  # double-quantized constants per weight
 
 
-def text(qid: str, part: str, locale: str = "en") -> str:
-    """A question's prompt, explanation or details; "options" joins every option, "key" is
-    the correct one."""
-    q = QUESTIONS[qid]
-    if part == "options":
-        return "\n".join(o[locale] for o in q["options"])
-    if part == "key":
-        return str(next(o[locale] for o in q["options"] if o.get("correct")))
-    return str(q[part][locale])
-
-
-def says(qid: str, part: str, *figures: str) -> None:
-    for figure in figures:
-        assert figure in text(qid, part), f"{qid} {part}: {figure!r} not stated"
 
 
 def test_param_count() -> None:

@@ -12,17 +12,17 @@ from __future__ import annotations
 import math
 import re
 import struct
-from typing import Any
 
 import numpy as np
 import pytest
-import yaml
 
-from tests.conftest import BUNDLED
+from tests.content_numbers.bank import Pack
 
-PACK: dict[str, Any] = yaml.safe_load(
-    (BUNDLED / "mixed-precision.yaml").read_text(encoding="utf-8"))
-QUESTIONS: dict[str, dict[str, Any]] = {q["id"]: q for q in PACK["questions"]}
+BANK = Pack("mixed-precision")
+PACK = BANK.data
+QUESTIONS = BANK.questions
+text = BANK.text
+says = BANK.says
 
 CHECKED: set[str] = {
     "mp-bf16-vs-fp16", "mp-loss-scaling-why", "mp-dynamic-scaling", "mp-master-weights",
@@ -34,20 +34,6 @@ FP16 = np.finfo(np.float16)
 GB = 1e9
 
 
-def text(qid: str, part: str, locale: str = "en") -> str:
-    """A question's prompt, explanation or details; "options" joins every option, "key" is
-    the correct one."""
-    q = QUESTIONS[qid]
-    if part == "options":
-        return "\n".join(o[locale] for o in q["options"])
-    if part == "key":
-        return str(next(o[locale] for o in q["options"] if o.get("correct")))
-    return str(q[part][locale])
-
-
-def says(qid: str, part: str, *figures: str) -> None:
-    for figure in figures:
-        assert figure in text(qid, part), f"{qid} {part}: {figure!r} not stated"
 
 
 def bf16(x: float) -> float:

@@ -10,16 +10,16 @@ figure as the computation rounds it, and the Bengali and Hindi texts state the s
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import pytest
-import yaml
 
-from tests.conftest import BUNDLED
+from tests.content_numbers.bank import Pack
 
-PACK: dict[str, Any] = yaml.safe_load(
-    (BUNDLED / "pipeline-parallelism.yaml").read_text(encoding="utf-8"))
-QUESTIONS: dict[str, dict[str, Any]] = {q["id"]: q for q in PACK["questions"]}
+BANK = Pack("pipeline-parallelism")
+PACK = BANK.data
+QUESTIONS = BANK.questions
+text = BANK.text
+says = BANK.says
 
 CHECKED: set[str] = {
     "pp-bubble-fraction", "pp-interleaved", "pp-stage-balance", "pp-stage0-oom",
@@ -29,20 +29,6 @@ CHECKED: set[str] = {
 GB = 1e9
 
 
-def text(qid: str, part: str, locale: str = "en") -> str:
-    """A question's prompt, explanation or details; "options" joins every option, "key" is
-    the correct one."""
-    q = QUESTIONS[qid]
-    if part == "options":
-        return "\n".join(o[locale] for o in q["options"])
-    if part == "key":
-        return str(next(o[locale] for o in q["options"] if o.get("correct")))
-    return str(q[part][locale])
-
-
-def says(qid: str, part: str, *figures: str) -> None:
-    for figure in figures:
-        assert figure in text(qid, part), f"{qid} {part}: {figure!r} not stated"
 
 
 def idle_share(p: int, m: int) -> float:

@@ -10,16 +10,16 @@ same figures.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import pytest
-import yaml
 
-from tests.conftest import BUNDLED
+from tests.content_numbers.bank import Pack
 
-PACK: dict[str, Any] = yaml.safe_load(
-    (BUNDLED / "throughput-mfu.yaml").read_text(encoding="utf-8"))
-QUESTIONS: dict[str, dict[str, Any]] = {q["id"]: q for q in PACK["questions"]}
+BANK = Pack("throughput-mfu")
+PACK = BANK.data
+QUESTIONS = BANK.questions
+text = BANK.text
+says = BANK.says
 
 CHECKED: set[str] = {
     "tp-mfu-definition", "tp-mfu-compute", "tp-ridge-point", "tp-which-memory-bound",
@@ -35,20 +35,6 @@ H100_HBM = 3.35e12
 DAY = 86400
 
 
-def text(qid: str, part: str, locale: str = "en") -> str:
-    """A question's prompt, explanation or details; "options" joins every option, "key" is
-    the correct one."""
-    q = QUESTIONS[qid]
-    if part == "options":
-        return "\n".join(o[locale] for o in q["options"])
-    if part == "key":
-        return str(next(o[locale] for o in q["options"] if o.get("correct")))
-    return str(q[part][locale])
-
-
-def says(qid: str, part: str, *figures: str) -> None:
-    for figure in figures:
-        assert figure in text(qid, part), f"{qid} {part}: {figure!r} not stated"
 
 
 def pct(x: float) -> str:

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import itertools
 import re
-from typing import Any
 
 import pytest
-import yaml
 
 from tests.conftest import BUNDLED
+from tests.content_numbers.bank import Pack
 
-PACK: dict[str, Any] = yaml.safe_load(
-    (BUNDLED / "zero-fsdp-sharding.yaml").read_text(encoding="utf-8"))
-QUESTIONS: dict[str, dict[str, Any]] = {q["id"]: q for q in PACK["questions"]}
+BANK = Pack("zero-fsdp-sharding")
+PACK = BANK.data
+QUESTIONS = BANK.questions
+text = BANK.text
+says = BANK.says
 
 CHECKED: set[str] = {
     "zs-stage1-what", "zs-stage3-memory", "zs-comm-cost", "zs-stage2-gradients",
@@ -33,20 +34,6 @@ WEIGHTS, GRADS, OPTIMIZER = 2, 2, 12  # bytes per parameter
 STATE = WEIGHTS + GRADS + OPTIMIZER
 
 
-def text(qid: str, part: str, locale: str = "en") -> str:
-    """A question's prompt, explanation or details; "options" joins every option, "key" is
-    the correct one."""
-    q = QUESTIONS[qid]
-    if part == "options":
-        return "\n".join(o[locale] for o in q["options"])
-    if part == "key":
-        return str(next(o[locale] for o in q["options"] if o.get("correct")))
-    return str(q[part][locale])
-
-
-def says(qid: str, part: str, *figures: str) -> None:
-    for figure in figures:
-        assert figure in text(qid, part), f"{qid} {part}: {figure!r} not stated"
 
 
 def per_gpu(params: float, gpus: int, stage: int) -> float:
