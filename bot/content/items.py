@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple, Protocol
 
@@ -53,6 +54,22 @@ def pack_language(language: object) -> Iterator[None]:
 def expected_locales() -> tuple[str, ...]:
     """The locales the pack being validated declares (every locale if it declares none)."""
     return _PACK_LANGUAGES.get()
+
+
+class Kind(StrEnum):
+    """The kinds of question. A pack's question says `kind:` (choice when it says none)."""
+
+    CHOICE = "choice"  # one right option
+    MULTI = "multi"  # select all that apply: right when every right option and no other is
+    TRUEFALSE = "truefalse"  # two options, True then False, never shuffled
+    NUMERIC = "numeric"  # a typed number within a tolerance or a range, with a unit
+    TEXT = "text"  # a short typed answer, accepted in each language's forms
+    ORDER = "order"  # its options (two to six) put in order; the pack lists them in it
+
+    @property
+    def typed(self) -> bool:
+        """Answered by typing, with no options to pick."""
+        return self in (Kind.NUMERIC, Kind.TEXT)
 
 
 class _Texts:

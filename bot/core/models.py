@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import StrEnum
+from enum import IntEnum, StrEnum
 from typing import TYPE_CHECKING
+
+from bot.content.items import Kind
 
 if TYPE_CHECKING:
     from bot.core.schedule import Schedule
@@ -56,6 +58,41 @@ class AnswerStatus(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class Picks:
+    """Several options at once (Kind.MULTI), as shown indexes: every right one and no other
+    is right."""
+
+    shown: frozenset[int]
+
+
+@dataclass(frozen=True, slots=True)
+class Typed:
+    """A typed answer: a number (Kind.NUMERIC), a short text (Kind.TEXT), or the letters of an
+    order (Kind.ORDER, "B A D C"), exactly as the person typed it."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Ordered:
+    """Options put in order (Kind.ORDER), first to last, as shown indexes."""
+
+    shown: tuple[int, ...]
+
+
+# What a person answers: a shown option's index (Kind.CHOICE, Kind.TRUEFALSE), or one of these
+Response = int | Picks | Typed | Ordered
+
+
+class Confidence(IntEnum):
+    """How sure the person said they were (an optional tap with the answer)."""
+
+    GUESSING = 0
+    THINK_SO = 1
+    SURE = 2
+
+
+@dataclass(frozen=True, slots=True)
 class ShownQuestion:
     """One question as posted in one chat, rendered in one locale, options in shown order."""
 
@@ -86,6 +123,12 @@ class ShownQuestion:
     code_language: str = "text"
     formula: str | None = None
     image: str | None = None
+    image_alt: str | None = None  # the image's text in `locale`, for screen readers
+    kind: Kind = Kind.CHOICE
+    # Kind.MULTI: the shown indexes of every right option; Kind.ORDER: the shown indexes in
+    # the right order; () otherwise (`correct` is the one right option, -1 when none is)
+    correct_set: tuple[int, ...] = ()
+    unit: str | None = None  # Kind.NUMERIC: the answer's unit in `locale` ("GB")
 
     @property
     def has_card(self) -> bool:
@@ -125,12 +168,17 @@ class AnswerResult:
     post_id: int
     correct: bool = False
     chosen: int | None = None  # shown index; for ALREADY_ANSWERED the earlier, final choice
+    # (None for an answer that is not one option: several, typed or an order)
     correct_option: int | None = None  # shown index
     correct_text: str = ""
     chosen_text: str = ""
     explanation: str = ""
     details: str | None = None
     locale: str = "en"
+    # the person's answer as shown back to them when it is not one option ("A, C", "2.9 GB",
+    # "B → A → C"), and for Kind.MULTI (right picks, right options): (2, 3) is two of three
+    response_text: str = ""
+    partial: tuple[int, int] | None = None
     # For a question of a quiz run: the next question, or the summary once the run ends.
     next_question: ShownQuestion | None = None
     run_summary: RunSummary | None = None
