@@ -289,6 +289,33 @@ class Harness(Protocol):
         ...
 
 
+class KindsHarness(Harness, Protocol):
+    """The answers of the kinds of question beyond a single choice (tests/behaviour/
+    test_kinds.py). Apart from Harness so the rules' suite runs on a platform before its
+    kinds are done."""
+
+    async def answer_picks(self, where: Place, who: Person, post_id: int,
+                           shown: set[int]) -> Seen:
+        """Several options as one answer (Kind.MULTI): toggles then Submit, or a multi-answer
+        poll."""
+        ...
+
+    async def answer_typed(self, where: Place, who: Person, post_id: int, text: str) -> Seen:
+        """A typed answer: Telegram a reply (group) or a message (private); Discord the modal."""
+        ...
+
+    async def answer_order(self, where: Place, who: Person, post_id: int,
+                           shown: list[int]) -> Seen:
+        """Options put in order by pressing them in sequence (Telegram groups: the letters
+        typed)."""
+        ...
+
+    async def forged_submit(self, where: Place, who: Person, post_id: int) -> Seen:
+        """A component submit the bot never offered (a pick outside the options, an order that
+        is not a permutation), as a client could forge it."""
+        ...
+
+
 async def stored_refs(storage: Any, post_id: int) -> None:
     """The question's message is known to the countdown once its send returned, which may
     be after the fake saw it: wait for that (on a loaded machine), then let time run."""
