@@ -94,3 +94,24 @@ async def test_a_closing_chart_keeps_the_card_beside_it(
     assert files[card_name] == card and len(files) == 2
     [chart_name] = set(files) - {card_name}
     assert fake.messages[reply.id]["embeds"][0]["image"]["url"] == f"attachment://{chart_name}"
+
+
+async def test_the_card_says_in_text_what_it_shows(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User
+) -> None:
+    """The code as a code block and the formula in the embed; the attachment's alt text
+    (Discord's description) has the code and the formula too, as sent and after closing."""
+    reply, q = await post_quiz(fake, service, alice, quiz="cards")
+    description = fake.messages[reply.id]["embeds"][0]["description"]
+    assert "```python\nfor step, batch in enumerate(loader):\n" in description
+    assert "`g = \\sum_{i=1}^{k} \\nabla L_i`" in description
+    assert description.index("```python") < description.index("**A)**")  # before the options
+    [attachment] = fake.messages[reply.id]["attachments"]
+    assert "optimizer.zero_grad()" in attachment["description"]
+    assert "g = \\sum_{i=1}^{k} \\nabla L_i" in attachment["description"]
+    summary = await service.questions.close(q.post_id)
+    assert summary is not None
+    await bot.close_question(summary)
+    closed = fake.messages[reply.id]
+    assert "```python\n" in closed["embeds"][0]["description"]
+    assert "optimizer.zero_grad()" in closed["attachments"][0]["description"]

@@ -1019,11 +1019,15 @@ class FakeDiscord:
         if "_files" not in body:
             return
         self.files[int(message["id"])] = body["_files"]
+        # the metadata of files[n] is the `attachments` entry whose id is n (its alt text)
+        meta = {str(a.get("id")): a for a in body.get("attachments") or []}
         message["attachments"] = [
             {"id": str(self.new_id()), "filename": name, "size": len(data),
              "url": f"https://cdn.discordapp.com/attachments/{message['id']}/{name}",
              "proxy_url": f"https://media.discordapp.net/attachments/{message['id']}/{name}"}
-            for name, data in body["_files"]
+            | ({"description": meta[str(n)]["description"]}
+               if meta.get(str(n), {}).get("description") is not None else {})
+            for n, (name, data) in enumerate(body["_files"])
         ]
 
     def _validate(self, body: dict[str, Any]) -> None:

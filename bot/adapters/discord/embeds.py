@@ -3,6 +3,10 @@
 Quiz content is plain text, but Discord reads Markdown (`context_fn ... create_` would turn
 italic), so content and rendered text are escaped; only the letters are bold on purpose.
 Lengths are clipped to Discord's limits (platform-limits.md B2, B3) rather than failing.
+
+A question's card is a picture; what it shows is also text: its code as a code block and its
+formula in the embed (`card_text`, read by screen readers and copyable), and the attachment's
+alt text (`card_alt`, Discord's attachment description) says the picture, code and formula.
 """
 
 from __future__ import annotations
@@ -35,6 +39,71 @@ def plain(text: str) -> str:
     return escape_markdown(text)
 
 
+DC_ATTACHMENT_DESCRIPTION = 1024  # an attachment's alt text (message.mdx, attachment object)
+FENCE = "```"
+CARD_SHARE = 0.6  # of what the prompt and the options leave, at most, for the card's text
+
+
+def code_block(code: str, language: str, limit: int) -> str:
+    """`code` in a fenced block of at most `limit` characters, whole lines kept, "…" when cut.
+    A fence inside the code is broken with a zero-width space so it cannot end the block."""
+    tag = "".join(c for c in language.lower() if c.isalnum() or c in "+#-")
+    body = code.rstrip("\n").replace(FENCE, "`\u200b``")
+    head, tail = f"{FENCE}{tag}\n", f"\n{FENCE}"
+    room = limit - len(head) - len(tail)
+    if room <= 1:
+        return ""
+    if len(body) > room:
+        lines, kept = body.split("\n"), ""
+        for line in lines:
+            if len(kept) + len(line) + 3 > room:  # a newline and "…" after it
+                break
+            kept += line + "\n"
+        body = (kept or body[: room - 2] + "\n") + "…"
+    return head + body + tail
+
+
+def card_text(q: ShownQuestion, t: Translator, limit: int) -> str:
+    """What the question's card shows, as Markdown of at most `limit` characters: the code as
+    a code block, the formula, the picture's description. "" when it has no card."""
+    if not q.has_card or limit <= 0:
+        return ""
+    parts = []
+    if q.formula:
+        inline = "`" + q.formula.replace("`", "'") + "`"
+        parts.append(t.gettext("Formula: {formula}", formula=inline))
+    if q.image is not None and q.image_alt:
+        parts.append(t.gettext("Picture: {text}", text=plain(q.image_alt)))
+    rest = "\n".join(parts)
+    if q.code:
+        room = limit - len(rest) - (1 if rest else 0)
+        block = code_block(q.code, q.code_language, room)
+        rest = "\n".join(p for p in (block, rest) if p)
+    return clip(rest, limit) if len(rest) > limit else rest
+
+
+def card_alt(q: ShownQuestion, t: Translator) -> str:
+    """The card's alt text (an attachment's description, at most 1,024 characters): the
+    picture's description, the formula and the code, plain."""
+    parts = []
+    if q.image is not None:
+        parts.append(t.gettext("Picture: {text}", text=q.image_alt) if q.image_alt
+                     else t.gettext("The question's card"))
+    if q.formula:
+        parts.append(t.gettext("Formula: {formula}", formula=q.formula))
+    if q.code:
+        parts.append(t.gettext("Code ({language}):", language=q.code_language) + "\n" + q.code)
+    return clip("\n".join(parts) or t.gettext("The question's card"), DC_ATTACHMENT_DESCRIPTION)
+
+
+def with_card(q: ShownQuestion, t: Translator, before: str, after: str) -> str:
+    """An embed's description: `before` (the prompt), the card's text, `after` (the options),
+    within Discord's 4,096 characters; the card's text gives way first."""
+    room = DC_EMBED_DESCRIPTION - len(before) - len(after) - 4
+    card = card_text(q, t, min(room, int(DC_EMBED_DESCRIPTION * CARD_SHARE)))
+    return clip("\n\n".join(p for p in (before, card, after) if p), DC_EMBED_DESCRIPTION)
+
+
 def question_embed(
     q: ShownQuestion, t: Translator, *, answered: int | None = None
 ) -> discord.Embed:
@@ -44,7 +113,7 @@ def question_embed(
     options = "\n".join(f"**{letter(i)})** {plain(text)}" for i, text in enumerate(q.options))
     embed = discord.Embed(
         title=clip(heading(q, t), DC_EMBED_TITLE),
-        description=clip(f"{plain(q.prompt)}\n\n{options}", DC_EMBED_DESCRIPTION),
+        description=with_card(q, t, plain(q.prompt), options),
         colour=OPEN,
     )
     if answered is not None:
@@ -72,7 +141,7 @@ def closed_embed(summary: PostSummary, t: Translator) -> discord.Embed:
     tally = t.ngettext("{n} person answered", "{n} people answered", summary.answered)
     if summary.answered:
         tally += " · " + t.gettext("{share} right", share=t.percent(summary.share_right))
-    parts = [plain(q.prompt), "\n".join(lines), tally]
+    parts = ["\n".join(lines), tally]
     if summary.fastest:
         names = ", ".join(
             f"{plain(render.person_name(a.name, i, t))} ({render.seconds(t, a.elapsed_ms)})"
@@ -81,7 +150,7 @@ def closed_embed(summary: PostSummary, t: Translator) -> discord.Embed:
         parts.append(t.gettext("Fastest: {names}", names=names))
     embed = discord.Embed(
         title=clip("⏱ " + heading(q, t), DC_EMBED_TITLE),
-        description=clip("\n\n".join(parts), DC_EMBED_DESCRIPTION),
+        description=with_card(q, t, plain(q.prompt), "\n\n".join(parts)),
         colour=CLOSED,
     )
     embed.add_field(

@@ -26,7 +26,7 @@ import discord
 
 from bot import metrics
 from bot.adapters.discord.buttons import AnswerButton
-from bot.adapters.discord.embeds import closed_embed, message_text, question_embed
+from bot.adapters.discord.embeds import card_alt, closed_embed, message_text, question_embed
 from bot.adapters.discord.identity import channel_id_of, message_ids, message_ref
 from bot.adapters.discord.outbox import Kind, outbox
 from bot.adapters.discord.replies import Reply, Responder
@@ -111,9 +111,9 @@ class ChannelPublisher:
         embed = question_embed(q, translator(q.locale), answered=None if q.personal else 0)
         file = None
         if q.has_card:
-            card = await self.service.cards.card(q, "dc", upload=True)
-            if card is not None and card.png is not None:
-                file = discord.File(io.BytesIO(card.png), CARD)
+            found = await self._card_file(q)
+            if found:
+                file = found[0]
                 embed.set_image(url=f"attachment://{CARD}")
         return Reply(content=message_text(lead) if lead else None, embed=embed,
                      view=self.buttons.question_view(q), file=file)
@@ -247,13 +247,15 @@ class ChannelPublisher:
                              summary.post_id, message_id, exc)
 
     async def _card_file(self, question: ShownQuestion) -> list[discord.File]:
-        """The question's card as a file to attach again (none when it has none)."""
+        """The question's card as a file to attach (none when it has none), with its alt
+        text: what the picture, the code and the formula say, for screen readers."""
         if not question.has_card:
             return []
         card = await self.service.cards.card(question, "dc", upload=True)
         if card is None or card.png is None:
             return []
-        return [discord.File(io.BytesIO(card.png), CARD)]
+        alt = card_alt(question, translator(question.locale))
+        return [discord.File(io.BytesIO(card.png), CARD, description=alt)]
 
     async def _with_chart(self, summary: PostSummary, embed: discord.Embed,
                           send: Callable[[list[discord.File]], Awaitable[object]],
