@@ -55,8 +55,20 @@ async def test_only_admins_change_settings(service: QuizService) -> None:
     assert (await service.chat_settings.get(GROUP.key)).own_time is False
 
 
+@pytest.mark.parametrize(("typed", "seconds"), [
+    ("90", 90), ("90s", 90), ("10m", 600), ("10 min", 600), ("2h", 7200), ("3d", 259_200),
+    ("30d", 2_592_000), ("730h", MAX_QUESTION_SECONDS), (str(MAX_QUESTION_SECONDS),
+                                                       MAX_QUESTION_SECONDS),
+])
+async def test_a_time_is_typed_in_seconds_minutes_hours_or_days(
+    service: QuizService, typed: str, seconds: int
+) -> None:
+    changed = await service.chat_settings.change(GROUP, allowed=True, words=["time", typed])
+    assert changed.question_seconds == seconds
+
+
 @pytest.mark.parametrize("seconds", [MIN_QUESTION_SECONDS - 1, MAX_QUESTION_SECONDS + 1,
-                                     "soon", "-5", 0])
+                                     "soon", "-5", 0, "31d", "9s", "2w", "1.5h"])
 async def test_a_bad_time_is_refused_and_nothing_changes(
     service: QuizService, seconds: int | str
 ) -> None:

@@ -48,6 +48,10 @@ _MODE_WORDS = {"polls": "polls", "poll": "polls", "buttons": "buttons", "button"
 _ASKER_WORDS = {"admins": True, "admin": True, "anyone": False, "everyone": False,
                 "all": False}
 _DURATION = re.compile(r"(\d{1,4})\s*(s|sec|secs|seconds?|m|min|mins|minutes?)?")
+# a question's time: seconds by default, or minutes, hours, days (up to 2,628,000 s)
+_QUESTION_TIME = re.compile(
+    r"(\d{1,7})\s*(s|sec|secs|seconds?|m|min|mins|minutes?|h|hours?|d|days?)?")
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _CHART_WORDS = {"on": True, "yes": True, "true": True, "off": False, "no": False,
                 "false": False}
 
@@ -77,15 +81,16 @@ class ChatSettings:
 
 
 def parse_seconds(value: int | str) -> int | None:
-    """Seconds from a number or what a person typed ("90", "90s"); None for "default"."""
+    """Seconds from a number or what a person typed ("90", "90s", "10m", "2h", "3d"); None
+    for "default"."""
     if isinstance(value, str):
         text = value.strip().lower()
         if text == DEFAULT:
             return None
-        try:
-            value = int(text.removesuffix("s"))
-        except ValueError:
-            raise BadQuestionTime(value) from None
+        found = _QUESTION_TIME.fullmatch(text)
+        if found is None:
+            raise BadQuestionTime(value)
+        value = int(found[1]) * _UNIT_SECONDS[(found[2] or "s")[0]]
     if not MIN_QUESTION_SECONDS <= value <= MAX_QUESTION_SECONDS:
         raise BadQuestionTime(value)
     return value

@@ -78,7 +78,9 @@ def may_not_change_language() -> NotAllowed:
 # rounds and chat settings ------------------------------------------------------------------
 MAX_ROUND = 20  # questions in one round
 MIN_QUESTION_SECONDS = 10
-MAX_QUESTION_SECONDS = 600  # a Telegram quiz poll's open_period allows 5..600 s
+# A Telegram quiz poll's open_period allows 5..2,628,000 s since Bot API 9.6 (600 before);
+# Discord has no such bound (the core closes its questions), so the strictest platform sets it.
+MAX_QUESTION_SECONDS = 2_628_000
 
 
 class BadCount(UserError):
@@ -94,8 +96,9 @@ class SettingsError(UserError):
 class BadQuestionTime(SettingsError):
     def __init__(self, text: object) -> None:
         super().__init__(
-            _("A question is open for {least} to {most} seconds, not “{text}”."),
-            least=MIN_QUESTION_SECONDS, most=MAX_QUESTION_SECONDS, text=text,
+            _("A question is open for {least} seconds to 30 days (/settings time 90, 10m, "
+              "2h or 3d), not “{text}”."),
+            least=MIN_QUESTION_SECONDS, text=text,
         )
 
 

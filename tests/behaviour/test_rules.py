@@ -325,7 +325,8 @@ async def test_only_admins_change_the_settings_and_the_question_time_is_used(
     done = await h.change_settings(group, alice, seconds=30)
     assert "Question time: 30 s" in done.text
     bad = await h.change_settings(group, alice, seconds=5)
-    assert "A question is open for 10 to 600 seconds, not “5”." in bad.text
+    assert ("A question is open for 10 seconds to 30 days (/settings time 90, 10m, 2h or "
+            "3d), not “5”.") in bad.text
     [timed] = (await h.quiz(group, alice)).post_ids
     h.clock.advance(31)
     await h.tick()

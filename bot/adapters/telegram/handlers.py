@@ -347,7 +347,7 @@ async def daily_command(update: Update, context: Context) -> None:
 @handles("settings")
 async def settings_command(update: Update, context: Context) -> None:
     """/settings shows the chat's question time, mode, chart, who asks and the peer rounds'
-    threshold and discussion time (anyone); /settings time SECONDS, mode polls|buttons,
+    threshold and discussion time (anyone); /settings time 90|10m|2h|3d, mode polls|buttons,
     chart on|off, quiz admins|anyone, peer PERCENT and discussion MINUTES change them (the
     chat's admins)."""
     if (cmd := command(update, context)) is None:
@@ -363,7 +363,8 @@ async def settings_command(update: Update, context: Context) -> None:
         settings = await service.chat_settings.get(cmd.chat.key)
     t = await cmd.for_chat()
     await cmd.reply(render.settings_text(settings, t) + "\n" + t.gettext(
-        "Admins change them with /settings time SECONDS (10 to 600), /settings mode "
+        "Admins change them with /settings time 90, 10m, 2h or 3d (10 seconds to 30 "
+        "days), /settings mode "
         "polls|buttons, /settings chart on|off, /settings quiz admins|anyone, /settings peer "
         "PERCENT (1 to 100) or /settings discussion MINUTES (1 to 15); “default” puts one "
         "back."))
