@@ -20,7 +20,7 @@ from bot.core.models import PostSummary, ShownQuestion
 from bot.reports.card import CardText, card_png
 from bot.reports.cards import PngCards
 from bot.reports.png import PngCharts, chart_png, summary_png
-from bot.reports.worker import DrawingProcess
+from bot.reports.worker import DrawingProcess, DrawingTimedOut
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -105,3 +105,78 @@ def test_a_child_that_died_is_replaced() -> None:
         assert drawing.run(_pid, 0) > 0 and drawing.started == 2
     finally:
         drawing.close()
+
+
+def _gone(pid: int, within: float) -> bool:
+    """Whether process `pid` ends (or is a zombie) within `within` seconds."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            return True
+        if state in ("Z", "X"):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_a_drawing_past_its_limit_is_stopped_and_its_child_killed() -> None:
+    drawing = DrawingProcess(limit=0.5)
+    try:
+        child = drawing.run(_pid, 0)
+        started = time.monotonic()
+        with pytest.raises(DrawingTimedOut):
+            drawing.run(time.sleep, 60)
+        assert time.monotonic() - started < 5
+        assert _gone(child, 5) and not drawing.running and drawing.timed_out == 1
+        assert drawing.run(_pid, 0) not in (0, child) and drawing.started == 2
+    finally:
+        drawing.close()
+
+
+def test_close_kills_the_child_in_the_middle_of_a_drawing() -> None:
+    import threading
+
+    drawing = DrawingProcess(limit=120)
+    errors: list[BaseException] = []
+
+    def draw() -> None:
+        try:
+            drawing.run(time.sleep, 60)
+        except BaseException as exc:
+            errors.append(exc)
+
+    child = drawing.run(_pid, 0)
+    thread = threading.Thread(target=draw)
+    thread.start()
+    started = time.monotonic()
+    drawing.close()
+    thread.join(10)
+    assert not thread.is_alive() and time.monotonic() - started < 5
+    assert _gone(child, 5) and len(errors) == 1 and isinstance(errors[0], BrokenProcessPool)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_the_child_dies_with_the_bot_also_in_the_middle_of_a_drawing(sig: int) -> None:
+    script = """
+import os, threading, time
+from bot.reports.worker import DrawingProcess
+drawing = DrawingProcess(limit=600)
+print(drawing.run(os.getpid), flush=True)
+threading.Thread(target=drawing.run, args=(time.sleep, 600), daemon=True).start()
+print("drawing", flush=True)
+time.sleep(600)
+"""
+    bot = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE,
+                           text=True)
+    try:
+        assert bot.stdout is not None
+        child = int(bot.stdout.readline())
+        assert bot.stdout.readline() == "drawing\n"
+        bot.send_signal(sig)
+        bot.wait(10)
+        assert _gone(child, 5)
+    finally:
+        bot.kill()
+        bot.wait()
