@@ -20,9 +20,14 @@ aiohttp on 127.0.0.1 (random port). Point discord.py at `fake.api_base` (`Route.
 - Messages the bot creates are stored with their components, and a button click carries the
   stored message back: discord.py drops a DynamicItem click whose custom_id is not among the
   clicked message's components.
-- Some server-side limits are checked (button labels, custom_id length, buttons per row, rows,
-  embed and content lengths), answered 400 with code 50035 as Discord does, so a bot that
-  breaks them fails here as it would in production.
+- Discord's limits on messages and modals are checked (tests/fakes/discord_limits.py:
+  content and embeds, rows, buttons, selects and their min/max values, attachment alt
+  text, Components V2's 40 components and 4,000 characters, modals), answered 400 with code
+  50035 and the field's nested `errors` as Discord does, so a bot that breaks them fails
+  here as it would in production.
+- A select is used with `click(..., values=[...])` (the component's type is read from the
+  message); a modal is submitted in the shape it was opened with (a label around its text
+  input, or the older action row), carrying the message whose component opened it.
 - The gateway can be closed with any close code (`close_gateway`, every session or one
   shard's), refuse connections for a while (`refuse_gateway`), and answers a RESUME (op 6) of
   a session it knows with RESUMED, as Discord does after a resumable close (an unknown one
@@ -54,6 +59,8 @@ from email.policy import HTTP
 from typing import Any, NamedTuple
 
 from aiohttp import WSMsgType, web
+
+from tests.fakes import discord_limits as limits
 
 TOKEN = "fake.discord-bot-token.for-tests-only"
 EPHEMERAL = 1 << 6
@@ -95,15 +102,28 @@ def valid_name(name: Any) -> bool:
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, message: str, code: int = 0) -> None:
+    def __init__(self, status: int, message: str, code: int = 0,
+                 errors: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
         self.code = code
+        self.errors = errors  # Discord's nested field errors (discord_limits.FormError)
+
+    def body(self) -> dict[str, Any]:
+        return {"message": self.message, "code": self.code} | (
+            {"errors": self.errors} if self.errors is not None else {})
 
 
 def invalid_form(message: str) -> ApiError:
-    return ApiError(400, f"Invalid Form Body: {message}", 50035)
+    """`message` is "path: why", e.g. "name: must be 1-100 characters"."""
+    path, _, why = message.partition(": ")
+    return form_refused(limits.FormError(path, why or message))
+
+
+def form_refused(error: limits.FormError) -> ApiError:
+    """400, 50035 "Invalid Form Body" with the field's errors, as Discord answers."""
+    return ApiError(400, "Invalid Form Body", 50035, error.errors())
 
 
 def multipart_body(content_type: str, raw: bytes, path: str) -> dict[str, Any]:
@@ -238,12 +258,31 @@ def flag_of(message: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def all_buttons_of(message: dict[str, Any]) -> list[dict[str, Any]]:
-    return [c for row in message.get("components") or [] for c in row.get("components", [])
-            if c.get("type") == 2]
+    return [c for c in all_components_of(message) if c.get("type") == 2]
+
+
+def all_components_of(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every component of a message, nested ones (Components V2) included, in order."""
+    found: list[dict[str, Any]] = []
+
+    def walk(components: list[dict[str, Any]]) -> None:
+        for c in components:
+            found.append(c)
+            walk(c.get("components") or [])
+            if isinstance(c.get("accessory"), dict):
+                walk([c["accessory"]])
+
+    walk(message.get("components") or [])
+    return found
+
+
+def text_displays_of(message: dict[str, Any]) -> list[str]:
+    """The text of a Components V2 message's text displays, in order."""
+    return [c["content"] for c in all_components_of(message) if c.get("type") == 10]
 
 
 def text_of(message: dict[str, Any]) -> str:
-    parts = [message.get("content") or ""]
+    parts = [message.get("content") or "", *text_displays_of(message)]
     for embed in message.get("embeds") or []:
         parts += [embed.get("title") or "", embed.get("description") or ""]
         parts += [f"{f.get('name')}\n{f.get('value')}" for f in embed.get("fields") or []]
@@ -632,11 +671,11 @@ class FakeDiscord:
         self, message_id: int, custom_id: str, *, user: User,
         components: list[dict[str, Any]] | None = None, locale: str | None = None,
         guild_locale: str = "en-US", permissions: int | None = None, within: float = 5.0,
-        age: float = 0.0,
+        age: float = 0.0, values: list[str] | None = None,
     ) -> Interaction:
-        """Someone clicks a button on a stored message. `components` replaces what the message
-        carries (a forged or stale client); by default the stored components are echoed.
-        `within` and `age`: as for `slash`."""
+        """Someone clicks a button on a stored message, or with `values` chooses them in a
+        select. `components` replaces what the message carries (a forged or stale client);
+        by default the stored components are echoed. `within` and `age`: as for `slash`."""
         message = dict(self.messages[message_id])
         if components is not None:
             message["components"] = components
@@ -649,7 +688,11 @@ class FakeDiscord:
             locale=locale, guild_locale=guild_locale, age=age,
         )
         payload["message"] = message
-        payload["data"] = {"custom_id": custom_id, "component_type": 2}
+        found = next((c for c in all_components_of(message) if c.get("custom_id") == custom_id),
+                     {})
+        payload["data"] = {"custom_id": custom_id, "component_type": found.get("type", 2)}
+        if values is not None:
+            payload["data"]["values"] = values
         return await self.dispatch_interaction(payload, within)
 
     async def submit_modal(
@@ -667,12 +710,19 @@ class FakeDiscord:
             permissions=int(source["member"]["permissions"]) if "member" in source else None,
             locale=None, guild_locale="en-US",
         )
+        labelled = any(c.get("type") == limits.LABEL for c in modal.get("components") or [])
         payload["data"] = {
             "custom_id": custom_id or modal.get("custom_id", ""),
-            "components": [{"type": 1, "components": [
-                {"type": TEXT_INPUT, "custom_id": key, "value": value}
-            ]} for key, value in values.items()],
+            "components": [
+                {"type": limits.LABEL, "component": {"type": TEXT_INPUT, "custom_id": key,
+                                                     "value": value}} if labelled
+                else {"type": 1, "components": [
+                    {"type": TEXT_INPUT, "custom_id": key, "value": value}]}
+                for key, value in values.items()],
         }
+        if "message" in source:  # opened from a component: Discord sends its message along
+            payload["message"] = self.messages.get(int(source["message"]["id"]),
+                                                   source["message"])
         return await self.dispatch_interaction(payload, within)
 
     async def redeliver(self, interaction: Interaction) -> None:
@@ -836,7 +886,7 @@ class FakeDiscord:
         try:
             return json_response(self._route(record))
         except ApiError as exc:
-            return json_response({"message": exc.message, "code": exc.code}, exc.status)
+            return json_response(exc.body(), exc.status)
 
     def _route(self, r: Request) -> Any:
         m, p = r.method, r.path
@@ -1004,7 +1054,9 @@ class FakeDiscord:
         return message
 
     def _edit_message(self, message: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
-        self._validate(body)
+        self._validate(body, flags=int(message.get("flags") or 0))
+        # a message can become Components V2 by an edit, and never stops being one
+        message["flags"] |= int(body.get("flags") or 0) & limits.IS_COMPONENTS_V2
         for key in ("content", "embeds", "components"):
             if key in body:
                 message[key] = body[key] if body[key] is not None else ([] if key != "content"
@@ -1030,57 +1082,21 @@ class FakeDiscord:
             for n, (name, data) in enumerate(body["_files"])
         ]
 
-    def _validate(self, body: dict[str, Any]) -> None:
-        if len(body.get("content") or "") > 2000:
-            raise invalid_form("content: must be 2000 or fewer in length")
-        embeds = body.get("embeds") or []
-        total = 0
-        for embed in embeds:
-            for key, limit in (("title", 256), ("description", 4096)):
-                total += len(embed.get(key) or "")
-                if len(embed.get(key) or "") > limit:
-                    raise invalid_form(f"embeds.{key}: must be {limit} or fewer in length")
-            for f in embed.get("fields") or []:
-                total += len(f["name"]) + len(f["value"])
-                if len(f["name"]) > 256 or len(f["value"]) > 1024 or not f["value"]:
-                    raise invalid_form("embeds.fields: bad length")
-            total += len((embed.get("footer") or {}).get("text") or "")
-        if total > 6000:
-            raise invalid_form("embeds: total length over 6000")
-        rows = body.get("components") or []
-        if len(rows) > 5:
-            raise invalid_form("components: must be 5 or fewer in length")
-        seen: set[str] = set()
-        for row in rows:
-            children = row.get("components", [])
-            if row.get("type") != 1 or not 1 <= len(children) <= 5:
-                raise invalid_form("components: an action row holds 1-5 buttons")
-            for button in children:
-                custom_id = button.get("custom_id", "")
-                if len(button.get("label") or "") > 80:
-                    raise invalid_form("label: must be 80 or fewer in length")
-                if not 1 <= len(custom_id) <= 100 or custom_id in seen:
-                    raise invalid_form("custom_id: 1-100 characters, unique per message")
-                seen.add(custom_id)
+    @staticmethod
+    def _validate(body: dict[str, Any], *, flags: int = 0) -> None:
+        """What Discord refuses in a message (tests/fakes/discord_limits.py); `flags`: the
+        edited message's own."""
+        try:
+            limits.message(body, flags=flags)
+        except limits.FormError as exc:
+            raise form_refused(exc) from None
 
     @staticmethod
     def _validate_modal(data: dict[str, Any]) -> None:
-        """A form: custom_id 1-100, title 1-45, 1-5 rows of one text input (label 1-45,
-        max_length up to 4000)."""
-        if not 1 <= len(data.get("custom_id") or "") <= 100:
-            raise invalid_form("custom_id: must be 1-100 characters")
-        if not 1 <= len(data.get("title") or "") <= 45:
-            raise invalid_form("title: must be 1-45 characters")
-        rows = data.get("components") or []
-        if not 1 <= len(rows) <= 5:
-            raise invalid_form("components: a modal has 1-5 rows")
-        for row in rows:
-            for text_input in row.get("components") or []:
-                label = text_input.get("label") or ""
-                if text_input.get("type") != TEXT_INPUT or not 1 <= len(label) <= 45 \
-                        or not 1 <= int(text_input.get("max_length") or 4000) <= 4000:
-                    raise invalid_form("components: a text input, label 1-45, max_length "
-                                       "up to 4000")
+        try:
+            limits.modal(data)
+        except limits.FormError as exc:
+            raise form_refused(exc) from None
 
     def post_message(self, channel_id: int, content: str) -> dict[str, Any]:
         """A plain message of the bot's in a channel, as if it had been sent earlier."""
