@@ -23,6 +23,7 @@ import discord.http
 from discord.gateway import DiscordWebSocket
 
 from bot.adapters.discord import DiscordAdapter
+from bot.content.items import Kind
 from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
 from tests.behaviour.harness import Seen
@@ -38,6 +39,7 @@ from tests.fakes.discord_api import (
     Reply,
     User,
     all_buttons_of,
+    all_components_of,
     buttons_of,
     flag_of,
 )
@@ -208,6 +210,78 @@ class DiscordHarness:
             {"type": 2, "style": 1, "label": "A", "custom_id": custom_id}]}]
         it = await self.fake.click(int(message["id"]), custom_id, user=who,
                                    components=components, permissions=self._permissions(who))
+        return await self._seen(it)
+
+    # the kinds of question beyond one choice (bot/adapters/discord/kinds.py) ----------------
+    async def answer_picks(self, where: Place, who: User, post_id: int,
+                           shown: set[int]) -> Seen:
+        """The question's select menu, those options chosen and the menu closed."""
+        message = self._message_of(where, post_id)
+        it = await self.fake.click(int(message["id"]), f"qm:{post_id}", user=who,
+                                   values=[str(i) for i in sorted(shown)],
+                                   permissions=self._permissions(who))
+        return await self._seen(it)
+
+    async def answer_typed(self, where: Place, who: User, post_id: int, text: str) -> Seen:
+        """Answer under the question, then the form it opens filled in and submitted."""
+        message = self._message_of(where, post_id)
+        click = await self.fake.click(int(message["id"]), f"qt:{post_id}", user=who,
+                                      permissions=self._permissions(who))
+        await self.fake.ack(click, within=SETTLE_WITHIN)
+        if click.callback_type != MODAL:  # refused, with a message
+            return await self._seen(click)
+        submitted = await self.fake.submit_modal(click, {"answer": text}, user=who)
+        return await self._seen(submitted)
+
+    async def answer_order(self, where: Place, who: User, post_id: int,
+                           shown: list[int]) -> Seen:
+        """Put in order, then each item's button on the picker it opens, then Submit: what
+        the person saw in the end (a refusal on the way, if there was one)."""
+        message = self._message_of(where, post_id)
+        opened = await self.fake.click(int(message["id"]), f"qo:{post_id}:::n", user=who,
+                                       permissions=self._permissions(who))
+        picker = await self.fake.reply(opened, within=SETTLE_WITHIN)
+        seq = ""
+        for i in shown:
+            wanted = f"qo:{post_id}:{message['id']}:{seq}:{i}"
+            if not any(c.get("custom_id") == wanted
+                       for c in all_components_of(self.fake.messages[picker.id])):
+                return Seen(texts=[picker.text])  # no such button: a refusal was shown
+            step = await self.fake.click(picker.id, wanted, user=who,
+                                         permissions=self._permissions(who))
+            await self.fake.ack(step, within=SETTLE_WITHIN)
+            if step.original_id != picker.id:  # not the picker edited: refused
+                return await self._seen(step)
+            seq += str(i)
+        submit = await self.fake.click(picker.id, f"qo:{post_id}:{message['id']}:{seq}:s",
+                                       user=who, permissions=self._permissions(who))
+        return await self._seen(submit)
+
+    async def forged_submit(self, where: Place, who: User, post_id: int) -> Seen:
+        """What a modified client could send for the question's kind: a pick outside its
+        options, an order that is no permutation, a form from a message not the post's, a
+        button for an option it does not have."""
+        q = await self.service.questions.show(post_id)
+        assert q is not None
+        message = self._message_of(where, post_id)
+        if q.kind is Kind.MULTI:
+            it = await self.fake.click(int(message["id"]), f"qm:{post_id}", user=who,
+                                       values=["0", str(len(q.options) + 3)],
+                                       permissions=self._permissions(who))
+        elif q.kind is Kind.ORDER:
+            custom_id = f"qo:{post_id}:{message['id']}:{'0' * len(q.options)}:s"
+            it = await self.fake.click(int(message["id"]), custom_id, user=who,
+                                       components=[{"type": 1, "components": [
+                                           {"type": 2, "style": 3, "label": "✓",
+                                            "custom_id": custom_id}]}],
+                                       permissions=self._permissions(who))
+        elif q.kind.typed:
+            other = self.fake.post_message(where.channel_id, "…")
+            it = await self.fake.forged_modal(f"qtm:{post_id}", {"answer": "1"}, user=who,
+                                              message=other,
+                                              permissions=self._permissions(who))
+        else:
+            return await self.forged_click(where, who, post_id, len(q.options) + 3)
         return await self._seen(it)
 
     async def report_via_flag(self, where: Place, who: User, post_id: int, text: str) -> Seen:
@@ -444,11 +518,12 @@ class DiscordHarness:
         self._ticked.update(set(self.fake.messages) - before)
 
     def closed_on_platform(self, post_id: int) -> bool:
-        """Every message showing the question has its answer buttons disabled (its ⚑ stays)
-        and the summary."""
+        """Every message showing the question has its answer buttons (or select) disabled
+        (its ⚑ stays) and the summary."""
         shown = [m for m in self.fake.messages.values() if self._shows(m, post_id)]
         return bool(shown) and all(
-            all(b.get("disabled") for b in buttons_of(m))
+            all(c.get("disabled") for c in all_components_of(m)
+                if question_of(c.get("custom_id", "")) is not None)
             and any((e.get("title") or "").startswith("⏱") for e in m.get("embeds") or [])
             for m in shown
         )
@@ -466,7 +541,7 @@ class DiscordHarness:
     async def _seen(self, it: Interaction) -> Seen:
         reply = await self.fake.reply(it, within=SETTLE_WITHIN)
         seen = Seen()
-        if reply.buttons:  # a question, possibly under the result of an answer
+        if shown_post(reply.message) is not None:  # a question, maybe under an answer's result
             if reply.content:
                 seen.texts.append(reply.content)
             seen.post_ids.append(await self._bound(reply))
@@ -490,7 +565,8 @@ class DiscordHarness:
         publisher = self.adapter.publisher
         await self.fake.until(lambda: publisher.idle, SETTLE_WITHIN, "the answer count edits")
 
-    def _message_of(self, where: Place, post_id: int, option: int) -> dict[str, Any]:
+    def _message_of(self, where: Place, post_id: int, option: int | None = None
+                    ) -> dict[str, Any]:
         """The latest message showing the question, preferably in `where`."""
         shown = [m for m in self.fake.messages.values() if self._shows(m, post_id, option)]
         assert shown, f"post {post_id} was never shown on Discord"
@@ -499,11 +575,28 @@ class DiscordHarness:
 
     @staticmethod
     def _shows(message: dict[str, Any], post_id: int, option: int | None = None) -> bool:
-        """Does the message carry the question's buttons (that option's, if given)?"""
-        ids = [b.get("custom_id", "") for b in buttons_of(message)]
-        if option is not None:
-            return f"qz:{post_id}:{option}" in ids
-        return any(i.startswith(f"qz:{post_id}:") for i in ids)
+        """Does the message show the question: its buttons (that option's, if given), its
+        select, its Answer or Put in order button?"""
+        ids = [c.get("custom_id", "") for c in all_components_of(message)]
+        if option is not None and f"qz:{post_id}:{option}" in ids:
+            return True
+        return shown_post(message) == post_id
+
+
+QUESTION = re.compile(r"qz:(\d+):\d+|qm:(\d+)|qt:(\d+)|qo:(\d+):::n")
+
+
+def question_of(custom_id: str) -> int | None:
+    """The post of a question message's own component (an option's button, the select,
+    Answer, Put in order); None for any other (⚑, an order picker's steps)."""
+    found = QUESTION.fullmatch(custom_id)
+    return int(next(g for g in found.groups() if g)) if found else None
+
+
+def shown_post(message: dict[str, Any]) -> int | None:
+    """The post whose question the message shows, if any."""
+    return next((post for c in all_components_of(message)
+                 if (post := question_of(c.get("custom_id", ""))) is not None), None)
 
 
 def live_post(message: dict[str, Any], post_id: int | None = None) -> int | None:

@@ -725,6 +725,24 @@ class FakeDiscord:
                                                    source["message"])
         return await self.dispatch_interaction(payload, within)
 
+    async def forged_modal(
+        self, custom_id: str, values: dict[str, str], *, user: User,
+        message: dict[str, Any], permissions: int | None = None, within: float = 5.0,
+    ) -> Interaction:
+        """A form submission no form of the bot's was opened for, as a modified client could
+        send it: `custom_id`, the text inputs' `values` (in labels), from `message`."""
+        channel = self.channels[int(message["channel_id"])]
+        payload = self._base_interaction(
+            MODAL_SUBMIT, user, dm=channel["type"] == 1, channel_id=channel["id"],
+            permissions=permissions, locale=None, guild_locale="en-US",
+        )
+        payload["message"] = message
+        payload["data"] = {"custom_id": custom_id, "components": [
+            {"type": limits.LABEL, "component": {"type": TEXT_INPUT, "custom_id": key,
+                                                 "value": value}}
+            for key, value in values.items()]}
+        return await self.dispatch_interaction(payload, within)
+
     async def redeliver(self, interaction: Interaction) -> None:
         """The same interaction again, same id and token (a gateway resume replaying it):
         Discord refuses a second response to it with 40060, as this fake does."""

@@ -298,7 +298,7 @@ def modal(data: dict[str, Any]) -> None:
             _at_most(f"{path}.description", c.get("description"), 100)
             inner = c.get("component") or {}
             if inner.get("type") == TEXT_INPUT:
-                if "label" in inner:
+                if inner.get("label") is not None:
                     raise FormError(f"{path}.component.label", "A text input in a label has "
                                     "no label of its own.", "BASE_TYPE_INVALID")
                 _text_input(f"{path}.component", inner, seen)
