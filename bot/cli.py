@@ -319,23 +319,36 @@ def _database_arg(text: str) -> Path | DatabaseUrl:
 
 
 async def _db(settings: Settings, args: argparse.Namespace) -> int:
-    from bot.storage.backup import BackupError, backup_database, restore_database
+    from bot.storage.backup import (
+        BackupError,
+        backup_database,
+        restore_database,
+        stop_on_signals,
+        stopped_line,
+    )
     from bot.storage.copy import copy_database
 
     if args.action == "migrate":
         print(await migrate_database(settings.quizbot_database))
         return 0
-    try:
-        if args.action == "backup":
-            print(await backup_database(settings.quizbot_database, args.file,
-                                        logical=args.logical))
+    if args.action in ("backup", "restore"):
+        stopped = stop_on_signals()
+        try:
+            if args.action == "backup":
+                print(await backup_database(settings.quizbot_database, args.file,
+                                            logical=args.logical))
+            else:
+                print(await restore_database(settings.quizbot_database, args.file))
             return 0
-        if args.action == "restore":
-            print(await restore_database(settings.quizbot_database, args.file))
-            return 0
-    except BackupError as exc:  # a refusal, not a broken database: exit 1
-        print(f"quizbot: {exc}", file=sys.stderr)
-        return 1
+        except BackupError as exc:  # a refusal, not a broken database: exit 1
+            print(f"quizbot: {exc}", file=sys.stderr)
+            return 1
+        except asyncio.CancelledError:
+            if not stopped:
+                raise
+            line = stopped_line(args.action, settings.quizbot_database, stopped[0])
+            print(f"quizbot: {line}", file=sys.stderr)
+            return 128 + stopped[0]
     report = await copy_database(args.source, args.destination, force=args.force,
                                  batch=max(1, args.batch_size), live_ok=args.live_ok,
                                  on_phase=_copy_phase.append)

@@ -250,3 +250,20 @@ async def handler(cmd):
         "service.questions.close_due", "service.rounds", "service.storage"]
     assert doors_used("service.runs.start(p, c, q, 'en')", DOORS) == ["service.runs"]
     assert doors_used("service.runs.start(p, c, q, 'en')", CONSOLE_DOORS) == []
+
+
+@pytest.mark.parametrize("path", modules("storage/sqlite") + modules("storage/postgres"),
+                         ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_neither_database_backend_imports_the_other(path: Path) -> None:
+    """What both backends need (a backup's files, the copy's tables) lives in a neutral module
+    under bot/storage; a flow that uses both (db copy, db backup) imports both from there."""
+    other = "bot.storage.postgres" if path.parent.name == "sqlite" else "bot.storage.sqlite"
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    bad = sorted(name for name in found if name == other or name.startswith(f"{other}."))
+    assert not bad, f"{path} imports {bad}"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -56,6 +57,14 @@ def answer_count(path: Path) -> int:
 def leftovers(folder: Path) -> list[Path]:
     """Temporary files a backup or restore left beside its files."""
     return [p for p in folder.iterdir() if p.name.startswith(".")]
+
+
+def kept_copy(said: str, live: Path) -> Path:
+    """The pre-restore copy a restore's line names: `<database>.before-restore-<UTC time>`."""
+    match = re.search(rf"the database it replaced is kept as ({re.escape(str(live))}"
+                      r"\.before-restore-\d{8}T\d{6}Z(?:-\d+)?)$", said)
+    assert match, said
+    return Path(match[1])
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
@@ -183,9 +192,9 @@ async def test_a_restore_replaces_the_database_whole_and_keeps_the_one_it_replac
     assert answer_count(live) == 35
     health.heartbeat_path(live).unlink()
     said = await restore_database(live, backup)
-    assert said.endswith(f"the database it replaced is kept as {live}.before-restore")
+    kept = kept_copy(said, live)
     assert answer_count(live) == 20
-    assert answer_count(Path(f"{live}.before-restore")) == 35
+    assert answer_count(kept) == 35
     assert not leftovers(tmp_path)
     async with SqliteStorage(live) as store:  # a bot can start on it
         rows, _ = await store.leaderboard(None, None, 10, "tg:0")

@@ -13,16 +13,22 @@ Backup
   transaction: consistent too), checked as a SQLite backup is.
 - FILE is written beside its final name, fsynced and renamed: an interrupted backup never
   leaves half a file under FILE's name, nor replaces an older backup with one. An existing
-  FILE is replaced only if it is a quizbot backup itself.
+  FILE is replaced only if it is a quizbot backup itself. Ctrl-C or SIGTERM removes the
+  partial file before the command exits; what a kill -9 left is removed by the next backup
+  or restore into that folder (bot/storage/backup_files.py says how it tells).
 
 Restore
 - The file is checked first, and a file that fails is refused with nothing changed: SQLite's
-  integrity check, a quizbot database (application_id) of a schema this quizbot reads, and
-  every table's rows counted (which reads every row); for a pg_dump archive, its table of
-  contents, its schema version and its rows counted from the archive's data.
+  integrity check, a quizbot database (application_id) of a schema this quizbot reads, every
+  table, column, index and trigger of that schema present (the migrations up to its version
+  run on an empty in-memory database say which), and every table's rows counted (which
+  reads every row); for a pg_dump archive, its table of contents, its schema version, every
+  table and column of that schema in its data (the migrations run in a scratch schema of
+  the target's server, rolled back) and its rows counted from the archive's data.
 - SQLite target: refused while a bot runs on it (a fresh heartbeat), and if it is another
   program's database. The backup is copied beside the target, fsynced and renamed over it;
-  the database it replaced is kept as `<target>.before-restore` (with its `-wal`).
+  the database it replaced is kept as `<target>.before-restore-<UTC time>` (with its `-wal`);
+  every restore keeps its own, and none is ever replaced or removed.
 - PostgreSQL target: refused while other sessions use it, or if it is another program's.
   A pg_dump archive goes in with `pg_restore --clean --single-transaction`: all of it or,
   on any error, nothing. A logical (SQLite) backup goes in with `db copy --force`: checked
@@ -31,96 +37,53 @@ Restore
 
 from __future__ import annotations
 
-import glob
-import os
-from dataclasses import dataclass
+import asyncio
+import contextlib
+import signal
+import sqlite3
 from pathlib import Path
 
 from bot.core.ports import StorageError
+from bot.storage.backup_files import (
+    PG_DUMP_MAGIC,
+    BackupError,
+    Checked,
+    in_thread,
+    magic,
+    put_in_place,
+    temporary,
+)
+from bot.storage.copy import copy_database
+from bot.storage.postgres import backup as pg_backup
 from bot.storage.postgres.url import DatabaseUrl, is_postgres_url, redact
+from bot.storage.sqlite import backup as sqlite_backup
 from bot.storage.sqlite.verify import quizbot_file
 
-PG_DUMP_MAGIC = b"PGDMP"
-SQLITE_MAGIC = b"SQLite format 3\x00"
-SHOWN = ("persons", "posts", "answers")  # the counts a one-line report names
+__all__ = ["BackupError", "Checked", "backup_database", "check_backup", "restore_database",
+           "stop_on_signals", "stopped_line"]
+
+Database = str | Path | DatabaseUrl
 
 
-class BackupError(StorageError):
-    """A backup or restore that must not or cannot go on: one line; nothing was replaced."""
-
-
-@dataclass(frozen=True)
-class Checked:
-    """A backup file that passed every check."""
-
-    kind: str  # "sqlite" or "pg_dump"
-    version: int
-    counts: dict[str, int]
-
-    def summary(self) -> str:
-        shown = ", ".join(f"{t} {self.counts.get(t, 0)}" for t in SHOWN)
-        return f"schema {self.version}; {shown}"
-
-
-# files ------------------------------------------------------------------------------------
-def beside(path: Path, what: str) -> Path:
-    """A temporary name in the same directory (so the final rename is atomic). What a
-    killed backup or restore left there under such a name is removed first."""
-    for left in path.parent.glob(f".{glob.escape(path.name)}.{what}-*"):
-        pid = left.name.rsplit("-", 1)[-1]
-        if pid.isdigit() and not _alive(int(pid)):
-            left.unlink(missing_ok=True)
-    return path.with_name(f".{path.name}.{what}-{os.getpid()}")
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def put_in_place(tmp: Path, final: Path) -> None:
-    """The file's bytes on disk, then its name, then the directory entry on disk."""
-    fsync(tmp)
-    os.replace(tmp, final)
-    fsync(final.parent)
-
-
-def magic(path: Path) -> bytes:
-    try:
-        with path.open("rb") as f:
-            return f.read(16)
-    except OSError:
-        return b""
-
-
-def _is_postgres(database: str | Path | DatabaseUrl) -> bool:
+def _is_postgres(database: Database) -> bool:
     return isinstance(database, DatabaseUrl) or (
         isinstance(database, str) and is_postgres_url(database))
 
 
-def _path(database: str | Path | DatabaseUrl) -> Path:
+def _path(database: Database) -> Path:
     assert not isinstance(database, DatabaseUrl)
     return Path(database)
 
 
-def _url(database: str | Path | DatabaseUrl) -> str:
+def _url(database: Database) -> str:
     return database.get_secret_value() if isinstance(database, DatabaseUrl) else str(database)
 
 
-def replaceable(file: Path, database: str | Path | DatabaseUrl) -> None:
+def _where(database: Database) -> str:
+    return redact(_url(database)) if _is_postgres(database) else str(database)
+
+
+def replaceable(file: Path, database: Database) -> None:
     """FILE may take the backup: new, or an earlier quizbot backup (never the database
     itself, nor someone's file that happens to have the name)."""
     if not _is_postgres(database) and file.resolve() == _path(database).resolve():
@@ -140,65 +103,105 @@ def replaceable(file: Path, database: str | Path | DatabaseUrl) -> None:
                           "written (give the backup another name)") from None
 
 
-def first_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[0] if lines else "unreadable"
-
-
-def _where(database: str | Path | DatabaseUrl) -> str:
-    if _is_postgres(database):
-        return redact(_url(database))
-    return str(database)
-
-
 # the commands -----------------------------------------------------------------------------
-def check_backup(file: Path) -> Checked:
-    """Every check a backup file must pass before it replaces anything."""
-    from bot.storage.sqlite import backup as sqlite_backup
-
+async def check_backup(file: Path, url: str | None = None) -> Checked:
+    """Every check a backup file must pass before it replaces anything. A pg_dump archive
+    is checked against the schema the migrations make on `url`'s server."""
     if magic(file).startswith(PG_DUMP_MAGIC):
-        from bot.storage.postgres import backup as pg_backup
+        if url is None:
+            raise BackupError(f"{file} is a pg_dump archive: it is checked against a "
+                              "PostgreSQL server's schema")
+        return await pg_backup.check_archive(file, url)
+    return await in_thread(lambda _: sqlite_backup.check_file(file))
 
-        return pg_backup.check_archive(file)
-    return sqlite_backup.check_file(file)
+
+async def _logical(url: str, tmp: Path) -> Checked:
+    """PostgreSQL copied into the SQLite file `tmp` from one snapshot, and checked."""
+    await copy_database(url, tmp, snapshot=True, say=lambda _: None)
+    await in_thread(lambda _: sqlite_backup.one_file(tmp))
+    return await in_thread(lambda _: sqlite_backup.check_file(tmp))
 
 
-async def backup_database(database: str | Path | DatabaseUrl, file: Path, *,
-                          logical: bool = False) -> str:
+async def backup_database(database: Database, file: Path, *, logical: bool = False) -> str:
     """Write a checked backup of `database` to `file`; one line saying what was written.
     `logical`: for PostgreSQL, a SQLite copy even where pg_dump is installed."""
-    if _is_postgres(database):
-        from bot.storage.postgres import backup as pg_backup
-
-        checked = await pg_backup.backup(_url(database), file, logical)
-        how = ("pg_dump, custom format; archive read through" if checked.kind == "pg_dump"
-               else "a logical copy into a SQLite file from one REPEATABLE READ snapshot; "
-               "integrity ok")
+    postgres = _is_postgres(database)
+    if postgres:
+        await pg_backup.source_ok(_url(database))
     else:
-        from bot.storage.sqlite import backup as sqlite_backup
-
-        checked = await sqlite_backup.backup(_path(database), file)
-        how = "SQLite online backup; integrity ok"
+        sqlite_backup.source_ok(_path(database))
+    replaceable(file, database)
+    try:
+        with temporary(file) as tmp:
+            if not postgres:
+                checked = await sqlite_backup.backup(_path(database), tmp)
+                how = "SQLite online backup; integrity ok"
+            elif logical or not pg_backup.has_pg_dump():
+                checked = await _logical(_url(database), tmp)
+                how = ("a logical copy into a SQLite file from one REPEATABLE READ snapshot; "
+                       "integrity ok")
+            else:
+                checked = await pg_backup.dump(_url(database), tmp)
+                how = "pg_dump, custom format; archive read through"
+            put_in_place(tmp, file)
+    except (OSError, sqlite3.Error) as exc:
+        raise sqlite_backup.cannot("write", file, exc) from None
     return f"backed up {_where(database)} to {file} ({how}; {checked.summary()})"
 
 
-async def restore_database(database: str | Path | DatabaseUrl, file: Path) -> str:
+async def restore_database(database: Database, file: Path) -> str:
     """Check `file`, then replace `database` with it; one line saying what was done.
     BackupError (nothing replaced) for a file that fails a check or a target that must not
     be replaced (another program's, or in use)."""
+    if not _is_postgres(database):
+        if magic(file).startswith(PG_DUMP_MAGIC):
+            raise BackupError(f"{file} is a pg_dump archive: it restores into PostgreSQL "
+                              "only (QUIZBOT_DATABASE=postgresql://…)")
+        checked, kept = await sqlite_backup.restore(file, _path(database))
+        line = f"restored {database} from {file} ({checked.summary()}; integrity ok)"
+        if kept is not None:
+            line += f"; the database it replaced is kept as {kept}"
+        return line
+    url = _url(database)
+    checked = await check_backup(file, url)
+    await pg_backup.target_ok(url)
+    if checked.kind == "pg_dump":
+        await pg_backup.restore_archive(file, url)
+    else:
+        # the copy opens its source with a Storage (which may migrate it): a scratch copy
+        # of the backup, so the backup itself stays as it was
+        with temporary(file, "restoring") as scratch:
+            await in_thread(lambda stop: sqlite_backup.copy_file(file, scratch, stop))
+            await copy_database(scratch, url, force=True, say=lambda _: None)
+    return f"restored {redact(url)} from {file} ({checked.summary()}; checked before)"
+
+
+# stopping ---------------------------------------------------------------------------------
+def stop_on_signals() -> list[int]:
+    """SIGINT and SIGTERM cancel the running command, so that a backup removes its partial
+    file (and a restore its copy) before the process exits; the list gets the signal."""
+    task = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+    got: list[int] = []
+
+    def stop(sig: int) -> None:
+        got.append(sig)
+        if task is not None:
+            task.cancel()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop, sig)
+    return got
+
+
+def stopped_line(action: str, database: Database, sig: int) -> str:
+    """The one line a backup or restore stopped by `sig` ends with."""
+    name = signal.Signals(sig).name
+    if action == "backup":
+        return (f"the backup was stopped by {name}: its partial file was removed; nothing "
+                "was written")
     if _is_postgres(database):
-        from bot.storage.postgres import backup as pg_backup
-
-        url = _url(database)
-        checked = await pg_backup.restore(file, url)
-        return f"restored {redact(url)} from {file} ({checked.summary()}; checked before)"
-    if magic(file).startswith(PG_DUMP_MAGIC):
-        raise BackupError(f"{file} is a pg_dump archive: it restores into PostgreSQL only "
-                          "(QUIZBOT_DATABASE=postgresql://…)")
-    from bot.storage.sqlite import backup as sqlite_backup
-
-    checked, kept = await sqlite_backup.restore(file, _path(database))
-    line = f"restored {database} from {file} ({checked.summary()}; integrity ok)"
-    if kept is not None:
-        line += f"; the database it replaced is kept as {kept}"
-    return line
+        return (f"the restore was stopped by {name}: a pg_dump archive's restore was rolled "
+                "back (nothing was replaced); a logical one is finished by running it again")
+    return f"the restore was stopped by {name}: nothing was replaced"

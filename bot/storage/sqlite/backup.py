@@ -1,25 +1,27 @@
 """SQLite's side of `db backup` and `db restore` (bot/storage/backup.py says what each
-promises): the online backup API, the checks a backup file must pass, and the atomic
-replacement of a database file."""
+promises): the online backup API, the checks a SQLite backup file must pass (a logical backup
+of PostgreSQL is one too), and the atomic replacement of a database file."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 import sqlite3
+import threading
+from datetime import UTC, datetime
 from pathlib import Path
 
 from bot.core.ports import StorageError
-from bot.storage.backup import (
+from bot.health import running_bot
+from bot.storage.backup_files import (
     SQLITE_MAGIC,
     BackupError,
     Checked,
-    beside,
+    checker,
     fsync,
+    in_thread,
     magic,
-    put_in_place,
-    replaceable,
+    temporary,
 )
 from bot.storage.sqlite.connection import APPLICATION_ID
 from bot.storage.sqlite.verify import (
@@ -29,9 +31,11 @@ from bot.storage.sqlite.verify import (
     quizbot_file,
     row_counts,
     schema_of,
+    schema_problem,
 )
 
 KEPT = ".before-restore"
+STEP = 1024  # pages copied between two looks at whether to stop (4 MiB at 4 KiB a page)
 
 
 def check_file(file: Path) -> Checked:
@@ -54,6 +58,10 @@ def check_file(file: Path) -> Checked:
             version = schema_of(db, file)
         except StorageError as exc:
             raise BackupError(str(exc)) from None
+        missing = schema_problem(db, version)
+        if missing is not None:
+            raise BackupError(f"{file} is incomplete: schema {version} has {missing}, which "
+                              "the file lacks")
         try:
             counts = row_counts(db)
         except sqlite3.DatabaseError as exc:
@@ -63,30 +71,31 @@ def check_file(file: Path) -> Checked:
     return Checked("sqlite", version, counts)
 
 
-def _backup(source: Path, file: Path) -> Checked:
+def source_ok(source: Path) -> None:
+    """A database to back up: quizbot's, there (a mistyped path is not created)."""
     try:
         quizbot_file(source)
     except StorageError as exc:
         raise BackupError(str(exc)) from None
-    replaceable(file, source)
-    tmp = beside(file, "partial")
+
+
+def copy_pages(file: Path, to: Path, stop: threading.Event) -> None:
+    """`file` copied into `to` with SQLite's backup API, as one moment: the source's read
+    transaction is held across the steps, so a bot writing meanwhile neither shows half-way
+    nor restarts the copy. Between steps, `stop` is looked at (Interrupted)."""
+    src = open_read_only(file)
     try:
-        src = open_read_only(source)
+        src.execute("BEGIN")
+        src.execute("SELECT count(*) FROM sqlite_master").fetchone()  # the snapshot, taken
+        dst = sqlite3.connect(to, isolation_level=None)
         try:
-            dst = sqlite3.connect(tmp, isolation_level=None)
-            try:
-                src.backup(dst)  # every page in one step: one read transaction, one moment
-                dst.execute("PRAGMA journal_mode=DELETE")  # one file, no -wal beside it
-            finally:
-                dst.close()
+            src.backup(dst, pages=STEP, progress=checker(stop))
+            dst.execute("PRAGMA journal_mode=DELETE")  # one file, no -wal beside it
         finally:
-            src.close()
-        checked = check_file(tmp)
-        put_in_place(tmp, file)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return checked
+            dst.close()
+        src.execute("COMMIT")
+    finally:
+        src.close()
 
 
 def one_file(path: Path) -> None:
@@ -96,16 +105,26 @@ def one_file(path: Path) -> None:
     db.close()
 
 
-def _cannot(what: str, path: Path, exc: OSError | sqlite3.Error) -> BackupError:
+def cannot(what: str, path: Path, exc: OSError | sqlite3.Error) -> BackupError:
     """An error of the disk or the file system, in one line (the target is as it was: the
     rename is the last step)."""
     text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
     return BackupError(f"cannot {what} {path}: {text}; nothing was replaced")
 
 
-def _target_ok(target: Path) -> None:
-    from bot.health import running_bot
+async def backup(source: Path, tmp: Path) -> Checked:
+    """The database at `source` copied into `tmp` (a temporary file) and checked."""
+    def work(stop: threading.Event) -> Checked:
+        copy_pages(source, tmp, stop)
+        return check_file(tmp)
 
+    try:
+        return await in_thread(work)
+    except (OSError, sqlite3.Error) as exc:
+        raise cannot("write", tmp, exc) from None
+
+
+def _target_ok(target: Path) -> None:
     reason = running_bot(target)
     if reason is not None:
         raise BackupError(f"{target} is in use ({reason}): stop the bot first; nothing was "
@@ -132,43 +151,31 @@ def _foreign(path: Path) -> bool:
     return bool(tables) and not (app_id == 0 and OUR_TABLES <= tables)
 
 
-def _restore(file: Path, target: Path) -> tuple[Checked, Path | None]:
-    checked = check_file(file)  # before anything else: a bad file changes nothing
-    _target_ok(target)
-    tmp = beside(target, "restoring")
-    try:
-        copy_file(file, tmp)
-        fsync(tmp)
-        kept = _keep_aside(target)
-        os.replace(tmp, target)
-        fsync(target.parent)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return checked, kept
+def _replace(tmp: Path, target: Path, stop: threading.Event, file: Path) -> Path | None:
+    copy_pages(file, tmp, stop)
+    fsync(tmp)
+    kept = _keep_aside(target)
+    os.replace(tmp, target)
+    fsync(target.parent)
+    return kept
 
 
-def drop(database: Path) -> None:
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{database}{suffix}").unlink(missing_ok=True)
-
-
-def copy_file(file: Path, to: Path) -> None:
-    src = open_read_only(file)
-    try:
-        dst = sqlite3.connect(to, isolation_level=None)
-        try:
-            src.backup(dst)
-        finally:
-            dst.close()
-    finally:
-        src.close()
+def kept_name(target: Path, now: datetime) -> Path:
+    """`<target>.before-restore-<UTC time>`, a name no earlier copy has (`-2`, `-3`… after it
+    when two restores fall in one second)."""
+    stamp = now.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
+    name = target.with_name(f"{target.name}{KEPT}-{stamp}")
+    n = 1
+    while any(Path(f"{name}{s}").exists() for s in ("", "-wal")):
+        n += 1
+        name = target.with_name(f"{target.name}{KEPT}-{stamp}-{n}")
+    return name
 
 
 def _keep_aside(target: Path) -> Path | None:
-    """The database about to be replaced, kept as `<target>.before-restore` with its -wal
-    (which belongs to it: left under the target's name it would be applied to the new
-    file)."""
+    """The database about to be replaced, kept under a name of its own, with its -wal (which
+    belongs to it: left under the target's name it would be applied to the new file). No
+    earlier pre-restore copy is replaced or removed."""
     if not target.exists():
         return None
     try:  # fold the -wal in when the file allows it
@@ -177,12 +184,16 @@ def _keep_aside(target: Path) -> Path | None:
         db.close()
     except sqlite3.Error:
         pass
-    kept = target.with_name(target.name + KEPT)
-    drop(kept)
-    try:
-        os.link(target, kept)
-    except OSError:
-        shutil.copy2(target, kept)
+    while True:
+        kept = kept_name(target, datetime.now(UTC))
+        try:
+            os.link(target, kept)  # fails rather than replace a name taken meanwhile
+            break
+        except FileExistsError:
+            continue
+        except OSError:
+            shutil.copy2(target, kept)
+            break
     wal = Path(f"{target}-wal")
     if wal.exists():
         os.replace(wal, f"{kept}-wal")
@@ -190,16 +201,23 @@ def _keep_aside(target: Path) -> Path | None:
     return kept
 
 
-async def backup(source: Path, file: Path) -> Checked:
-    try:
-        return await asyncio.to_thread(_backup, source, file)
-    except (OSError, sqlite3.Error) as exc:
-        raise _cannot("write", file, exc) from None
-
-
 async def restore(file: Path, target: Path) -> tuple[Checked, Path | None]:
-    """Check `file`, then put it in `target`'s place; the database it replaced, kept aside."""
+    """Check `file`, then put it in `target`'s place; the database it replaced, kept aside
+    (None: there was none)."""
     try:
-        return await asyncio.to_thread(_restore, file, target)
+        checked = await in_thread(lambda _: check_file(file))  # first: a bad file changes nothing
+        _target_ok(target)
+        with temporary(target, "restoring") as tmp:
+            kept = await in_thread(lambda stop: _replace(tmp, target, stop, file))
     except (OSError, sqlite3.Error) as exc:
-        raise _cannot("restore", target, exc) from None
+        raise cannot("restore", target, exc) from None
+    return checked, kept
+
+
+def copy_file(file: Path, to: Path, stop: threading.Event) -> None:
+    """A SQLite backup copied to a scratch file (which a logical restore may then migrate)."""
+    try:
+        copy_pages(file, to, stop)
+    except sqlite3.Error as exc:
+        raise cannot("read", file, exc) from None
+

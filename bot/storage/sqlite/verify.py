@@ -1,15 +1,17 @@
 """Looking at a SQLite file without writing to it: is it a quizbot database, of a schema this
-quizbot reads, intact, and how many rows it holds. For `db copy` sources, `db backup` and
-`db restore`, which must never create, migrate or change a file they were only shown."""
+quizbot reads, intact, holding every table and column its schema version has, and how many
+rows it holds. For `db copy` sources, `db backup` and `db restore`, which must never create,
+migrate or change a file they were only shown."""
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from pathlib import Path
 
 from bot.core.ports import StorageError
 from bot.storage.sqlite.connection import APPLICATION_ID
-from bot.storage.sqlite.migrations import MIGRATIONS
+from bot.storage.sqlite.migrations import MIGRATIONS, split_sql
 
 OUR_TABLES = frozenset({"posts", "answers", "persons"})
 
@@ -75,3 +77,52 @@ def row_counts(db: sqlite3.Connection) -> dict[str, int]:
         " ORDER BY name")]
     return {name: int(db.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0])
             for name in names}
+
+
+Schema = dict[str, frozenset[str]]  # table -> its columns
+
+
+def schema_problem(db: sqlite3.Connection, version: int) -> str | None:
+    """What the database lacks of the schema its version stands for (tables, columns, indexes
+    and triggers the migrations up to `version` create), in one line; None when nothing.
+    Tables or columns beyond those are not a problem."""
+    have = _schema(db)
+    want = expected_schema(version)
+    missing = sorted(set(want) - set(have))
+    parts = [f"table{'s' if len(missing) > 1 else ''} {', '.join(missing)}"] if missing else []
+    columns = sorted(f"{t}.{c}" for t in set(want) & set(have) for c in want[t] - have[t])
+    if columns:
+        parts.append(f"column{'s' if len(columns) > 1 else ''} {', '.join(columns)}")
+    others = sorted(_others(_template(version)) - _others(db))
+    if others:
+        parts.append(", ".join(f"{kind} {name}" for kind, name in others))
+    return "; ".join(parts) or None
+
+
+@functools.cache
+def _template(version: int) -> sqlite3.Connection:
+    """An empty database made by the migrations themselves, up to `version`."""
+    db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    for script in MIGRATIONS[:version]:
+        for statement in split_sql(script):
+            db.execute(statement)
+    return db
+
+
+def expected_schema(version: int) -> Schema:
+    """The tables and columns the migrations up to `version` create."""
+    return _schema(_template(version))
+
+
+def _schema(db: sqlite3.Connection) -> Schema:
+    tables = [str(r[0]) for r in db.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
+    return {t: frozenset(str(r[0]) for r in db.execute(
+        "SELECT name FROM pragma_table_info(?)", (t,))) for t in tables}
+
+
+def _others(db: sqlite3.Connection) -> set[tuple[str, str]]:
+    """Named indexes and triggers (a missing unique index changes what an upsert does)."""
+    return {(str(kind), str(name)) for kind, name in db.execute(
+        "SELECT type, name FROM sqlite_master WHERE type IN ('index', 'trigger')"
+        " AND name NOT LIKE 'sqlite_%'")}
