@@ -231,7 +231,7 @@ async def test_postgres_restore_refuses_an_archive_lacking_a_table_or_column(
         await restore_database(target, good)
 
 
-async def test_a_pg_dump_backup_stopped_by_sigterm_leaves_nothing(tmp_path: Path) -> None:
+async def test_pg_dump_and_pg_restore_stopped_by_sigterm_leave_nothing(tmp_path: Path) -> None:
     if shutil.which("pg_dump") is None:
         pytest.skip("pg_dump is not on PATH")
     async with fresh_database() as live:
@@ -245,3 +245,17 @@ async def test_a_pg_dump_backup_stopped_by_sigterm_leaves_nothing(tmp_path: Path
         assert proc.returncode == 128 + signal.SIGTERM, proc.stderr
         assert "the backup was stopped by SIGTERM" in proc.stderr
         assert list(backups.iterdir()) == []
+        archive = backups / "whole.dump"
+        await backup_database(live, archive)
+        await answers(source, posts=1, start=3)
+        await copy_database(source, live, force=True, say=lambda _: None)
+        proc = await asyncio.to_thread(interrupted, "SIGTERM", "db", "restore", str(archive),
+                                       cwd=tmp_path, database=live)
+        assert proc.returncode == 128 + signal.SIGTERM, proc.stderr
+        assert "the restore was stopped by SIGTERM" in proc.stderr, proc.stderr
+        db = await asyncpg.connect(live)
+        try:
+            assert await db.fetchval("SELECT count(*) FROM answers") == 20  # rolled back
+        finally:
+            await db.close()
+        assert sorted(p.name for p in backups.iterdir()) == ["whole.dump"]
