@@ -106,16 +106,21 @@ def _formula(tex: str) -> Image.Image:
 
 def _picture(path: str, width: int) -> Image.Image:
     """The pack's image, scaled down to `width` by IMAGE_HEIGHT at most (an SVG drawn at
-    that width)."""
-    from PIL import Image
+    that size). Its size is checked again before it is decoded or drawn (the file may have
+    changed since the pack was validated); the drawing process bounds the time."""
+    from bot.content import media
 
     with open(path, "rb") as file:
         data = file.read()
     if path.lower().endswith(".svg"):
         import cairosvg  # the validator refused external references (bot/content/media.py)
 
+        size = media.svg_size(media.check_svg(data))
+        if size is not None:  # drawn at the size shown, not at the width and then shrunk
+            width = max(1, min(width, round(IMAGE_HEIGHT * size[0] / size[1])))
         data = cairosvg.svg2png(bytestring=data, output_width=width, unsafe=False)
-    image = Image.open(io.BytesIO(data)).convert("RGBA")
+    with media.open_raster(data) as opened:
+        image = opened.convert("RGBA")
     image.thumbnail((width, IMAGE_HEIGHT))
     return image
 

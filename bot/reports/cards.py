@@ -15,11 +15,12 @@ import json
 import logging
 import os
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from bot.core.models import ShownQuestion
 from bot.reports.card import STYLE, CardText, card_png
-from bot.reports.worker import DrawingProcess
+from bot.reports.worker import DrawingProcess, DrawingTimedOut
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,9 @@ class PngCards:
         self.directory = cache_dir / SUBDIR if cache_dir is not None else None
         self.drawing = drawing
         self.drawn = 0  # cards drawn (not read back) by this process
+        # cards whose picture took the drawing past its limit: drawn without it, once, and
+        # not kept on disk (a slow moment is not a verdict on the picture forever)
+        self._without_picture: dict[str, bytes] = {}
 
     def card_key(self, question: ShownQuestion) -> str:
         return card_key(CardText.of(question))
@@ -77,7 +81,23 @@ class PngCards:
                 return path.read_bytes()
             except OSError:
                 pass  # not drawn yet
-        png = card_png(card) if self.drawing is None else self.drawing.run(card_png, card)
+        if key in self._without_picture:
+            return self._without_picture[key]
+        if self.drawing is None:
+            png = card_png(card)
+        else:
+            try:
+                png = self.drawing.run(card_png, card)
+            except DrawingTimedOut:
+                if card.image is None:
+                    raise
+                log.warning("the card of question %s is sent without its picture %s: "
+                            "drawing it ran over %g s", question.question_id, card.image,
+                            self.drawing.limit)
+                png = self.drawing.run(card_png, replace(card, image=None))
+                self._without_picture[key] = png
+                self.drawn += 1
+                return png
         self.drawn += 1
         if path is not None:
             self._store(path, png)
