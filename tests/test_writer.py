@@ -275,3 +275,48 @@ async def test_a_failing_batch_statement_falls_back_to_one_savepoint_each(
                                              answer(post.id, 4)])
     assert [r[0] for r in odd] == ["inserted", "inserted"]
     assert await store.person_name("tg:3") == "a\x00b"
+
+
+class FailingHousekeeper:
+    """Housekeeping that always fails as a machine out of file descriptors does, and is
+    always due."""
+
+    def __init__(self) -> None:
+        self.runs = 0
+
+    def start(self, db: Db) -> None:
+        pass
+
+    def batch_took(self, seconds: float) -> None:
+        pass
+
+    def due_in(self) -> float | None:
+        return 0.0
+
+    def run(self, db: Db, idle: bool) -> None:
+        self.runs += 1
+        raise sqlite3.OperationalError("out of system resource")
+
+    def finish(self, db: Db) -> None:
+        pass
+
+
+async def test_failing_housekeeping_backs_off_instead_of_spinning(tmp_path: Path) -> None:
+    from bot.storage.sqlite.writer import RETRY_CEILING, retry_delay
+
+    keeper = FailingHousekeeper()
+    w = Writer(tmp_path / "h.db", keeper)
+    await w.start()
+    try:
+        await w.submit(create_table)
+        for n in range(50):  # fifty batches, each followed by housekeeping
+            assert await w.submit(insert, n) == n
+        assert 1 <= keeper.runs <= 4  # the first failure, then retries 0.5, 1, 2 s later
+        assert w.housekeeping_failures == keeper.runs
+        timeout = w.idle_timeout()
+        assert timeout is not None and timeout > 0  # the thread sleeps meanwhile
+        assert committed(tmp_path / "h.db") == list(range(50))  # the writes are unhurt
+    finally:
+        await w.close()
+    assert [retry_delay(n) for n in (1, 2, 3)] == [0.5, 1.0, 2.0]
+    assert retry_delay(10) == retry_delay(10_000) == RETRY_CEILING

@@ -52,6 +52,16 @@ class Housekeeper(Protocol):
 
 
 OPEN_PATIENCE = 10.0  # seconds another process may hold a new file while creating it
+# Housekeeping that failed (a full disk, "out of system resource") waits before it is tried
+# again, twice as long after each failure in a row, up to the ceiling: retried at once, it
+# spun the writer thread and logged tens of thousands of tracebacks a minute.
+RETRY_FIRST = 0.5
+RETRY_CEILING = 60.0
+
+
+def retry_delay(failures: int) -> float:
+    """Seconds to wait after `failures` failures in a row (at least one)."""
+    return min(RETRY_CEILING, RETRY_FIRST * 2.0 ** min(failures - 1, 32))
 
 
 class Writer(Worker):
@@ -61,6 +71,8 @@ class Writer(Worker):
         super().__init__(path)
         self.housekeeper = housekeeper
         self.batches = 0  # transactions committed for queued writes (for tests and bench)
+        self.housekeeping_failures = 0  # in a row
+        self._retry_at = 0.0  # time.monotonic() before which housekeeping is not tried
 
     def connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, isolation_level=None)
@@ -155,16 +167,39 @@ class Writer(Worker):
                                                                            strict=True)]
 
     def idle_timeout(self) -> float | None:
-        return None if self.housekeeper is None else self.housekeeper.due_in()
+        if self.housekeeper is None:
+            return None
+        due = self.housekeeper.due_in()
+        waiting = self._retry_at - time.monotonic()
+        if waiting > 0:
+            return waiting if due is None else max(due, waiting)
+        return due
 
     def housekeeping(self, db: sqlite3.Connection, idle: bool) -> None:
-        if self.housekeeper is not None:
+        if self.housekeeper is None or time.monotonic() < self._retry_at:
+            return
+        try:
+            self.housekeeper.run(db, idle)
+        except Exception as exc:
+            self.housekeeping_failures += 1
+            delay = retry_delay(self.housekeeping_failures)
+            self._retry_at = time.monotonic() + delay
+            if self.housekeeping_failures == 1:
+                log.exception("housekeeping failed; tried again in %g s, then less often",
+                              delay)
+            else:
+                log.warning("housekeeping failed again (%d in a row: %s); tried again in "
+                            "%g s", self.housekeeping_failures, exc, delay)
             try:
-                self.housekeeper.run(db, idle)
-            except Exception:
-                log.exception("housekeeping failed; it is tried again later")
                 if db.in_transaction:
                     db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass  # the next transaction finds out
+        else:
+            if self.housekeeping_failures:
+                log.info("housekeeping works again after %d failures",
+                         self.housekeeping_failures)
+            self.housekeeping_failures = 0
 
     def before_close(self, db: sqlite3.Connection) -> None:
         if self.housekeeper is not None:
