@@ -16,12 +16,14 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import asyncpg
 import pytest
 
 from bot.storage.backup import BackupError, backup_database, check_backup, restore_database
+from bot.storage.backup_files import in_thread
 from bot.storage.copy import copy_database
 from bot.storage.sqlite.connection import APPLICATION_ID
 from bot.storage.sqlite.migrations import MIGRATIONS, split_sql
@@ -259,3 +261,34 @@ async def test_pg_dump_and_pg_restore_stopped_by_sigterm_leave_nothing(tmp_path:
         finally:
             await db.close()
         assert sorted(p.name for p in backups.iterdir()) == ["whole.dump"]
+
+
+@pytest.mark.parametrize("whole", [False, True])
+async def test_a_stop_during_work_that_cannot_look_at_it_cancels_or_finishes_whole(
+    whole: bool,
+) -> None:
+    """Ctrl-C during a check (work that never looks at `stop`) must not let the restore go on
+    once the check ends; a restore's final renames (`whole`) are finished, not half undone."""
+    started, release = threading.Event(), threading.Event()
+    after: list[str] = []
+
+    def work(stop: threading.Event) -> str:
+        started.set()
+        release.wait(60)
+        return "checked"
+
+    async def command() -> None:
+        after.append(await in_thread(work, whole=whole))
+        after.append("replaced")
+
+    task = asyncio.ensure_future(command())
+    await asyncio.to_thread(started.wait, 60)
+    task.cancel()  # while the thread runs: the task waits for it either way
+    release.set()
+    if whole:
+        await task
+        assert after == ["checked", "replaced"]
+    else:
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert after == []

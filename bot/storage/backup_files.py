@@ -82,7 +82,10 @@ def temporary(final: Path, kind: str = "partial") -> Iterator[Path]:
 def _create_locked(final: Path, kind: str) -> tuple[Path, int]:
     while True:
         path = final.with_name(f".{final.name}.{kind}-{os.getpid()}-{secrets.token_hex(4)}")
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            continue
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             # a cleaner may have removed the name between the open and the lock
@@ -145,11 +148,11 @@ def drop(database: Path) -> None:
 
 
 # stopping -----------------------------------------------------------------------------------
-async def in_thread(work: Callable[[threading.Event], T]) -> T:
+async def in_thread(work: Callable[[threading.Event], T], *, whole: bool = False) -> T:
     """`work(stop)` in a thread. When the calling task is cancelled (the CLI's SIGINT or
     SIGTERM), `stop` is set and the thread is waited for, so its `finally` blocks (removing
-    its temporary file) have run before the cancellation goes on. Work that was past its
-    last look at `stop` (a restore's final renames) is finished whole: its result is
+    its temporary file) have run before the cancellation goes on. `whole`: work that got
+    past its last look at `stop` (a restore's final renames) is not undone: its result is
     returned and the command completes."""
     stop = threading.Event()
     future = asyncio.ensure_future(asyncio.to_thread(work, stop))
@@ -158,9 +161,12 @@ async def in_thread(work: Callable[[threading.Event], T]) -> T:
     except asyncio.CancelledError:
         stop.set()
         try:
-            return await future
+            result = await future
         except BaseException:
             raise asyncio.CancelledError from None
+        if whole:
+            return result
+        raise
 
 
 def checker(stop: threading.Event) -> Callable[..., None]:

@@ -208,7 +208,7 @@ async def restore(file: Path, target: Path) -> tuple[Checked, Path | None]:
         checked = await in_thread(lambda _: check_file(file))  # first: a bad file changes nothing
         _target_ok(target)
         with temporary(target, "restoring") as tmp:
-            kept = await in_thread(lambda stop: _replace(tmp, target, stop, file))
+            kept = await in_thread(lambda stop: _replace(tmp, target, stop, file), whole=True)
     except (OSError, sqlite3.Error) as exc:
         raise cannot("restore", target, exc) from None
     return checked, kept
