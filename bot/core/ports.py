@@ -61,11 +61,15 @@ class NewPost:
 class AnswerRecord:
     post_id: int
     person_key: str
-    option: int  # canonical index
+    option: int  # canonical index (choice, true/false); -1 for the other kinds
     correct: bool
     answered_at: datetime
     elapsed_ms: int
     name: str = ""
+    # the other kinds' canonical answer (bot/core/grading.py): multi "0,2", order "2,0,1",
+    # numeric the number, text the normalised text; None for choice and true/false
+    response: str | None = None
+    confidence: int | None = None  # models.Confidence, when the chat asks how sure
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,9 +80,10 @@ class ItemResponse:
     chat_key: str
     quiz_id: str
     question_id: str
-    option: int  # canonical index
+    option: int  # canonical index (choice, true/false); -1 for the other kinds
     correct: bool  # as scored when answered
     elapsed_ms: int
+    response: str | None = None  # the other kinds' canonical answer (AnswerRecord.response)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +120,7 @@ class ChatSettingsRecord:
     peer_threshold: int | None = None  # percent right at a peer round's first vote that
     # skips the discussion; None: the default
     peer_discussion: int | None = None  # seconds a peer round's discussion lasts
+    confidence: bool | None = None  # ask how sure with each answer; None: off
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +148,7 @@ class ReviewAnswer:
     answered_at: datetime
     elapsed_ms: int
     personal: bool  # the post was the person's own (a run, a review, a private question)
+    confidence: int | None = None  # how sure they said they were (models.Confidence)
 
 
 @dataclass(frozen=True, slots=True)
@@ -424,6 +431,9 @@ class BoardStore(Protocol):
     ) -> tuple[list[ScoreRow], ScoreRow | None]: ...
     async def person_totals(self, person_key: str) -> dict[str, tuple[int, int]]:
         """quiz_id -> (answered, correct)."""
+        ...
+    async def person_calibration(self, person_key: str) -> dict[int, tuple[int, int]]:
+        """How sure they said they were (models.Confidence) -> (answered, correct)."""
         ...
     async def person_streaks(self, person_key: str) -> tuple[int, int]:
         """(current, best) run of consecutive correct answers."""

@@ -53,9 +53,9 @@ TYPED = ("person_key text, quiz_id text, question_id text, chat_key text, due ti
          " step integer, last_review timestamptz, reps integer, lapses integer")
 CHUNK = (  # a chunk's answers with what rates them (the post was the person's own)
     "SELECT a.id, a.person_key, a.quiz_id, a.question_id, a.chat_key, a.correct,"
-    " a.answered_at, a.elapsed_ms, p.owner_key IS NOT NULL FROM (SELECT id, post_id,"
-    " person_key, quiz_id, question_id, chat_key, correct, answered_at, elapsed_ms"
-    " FROM answers WHERE {where}) AS a JOIN posts AS p ON p.id = a.post_id"
+    " a.answered_at, a.elapsed_ms, p.owner_key IS NOT NULL, a.confidence FROM (SELECT id,"
+    " post_id, person_key, quiz_id, question_id, chat_key, correct, answered_at, elapsed_ms,"
+    " confidence FROM answers WHERE {where}) AS a JOIN posts AS p ON p.id = a.post_id"
 )
 STORED = (
     f"SELECT {COLUMNS} FROM cards WHERE (person_key, quiz_id, question_id) IN"
@@ -63,7 +63,7 @@ STORED = (
 )
 ANSWERS = (  # a person's answers (to one question), as review.py's replay reads them
     "SELECT a.id, a.person_key, a.quiz_id, a.question_id, a.chat_key, a.correct,"
-    " a.answered_at, a.elapsed_ms, p.owner_key IS NOT NULL FROM answers AS a"
+    " a.answered_at, a.elapsed_ms, p.owner_key IS NOT NULL, a.confidence FROM answers AS a"
     " JOIN posts AS p ON p.id = a.post_id WHERE a.person_key = $1{question}"
     " ORDER BY a.answered_at, a.id"
 )
@@ -94,7 +94,8 @@ def step(kept: Kept | None, chat_key: str, answer: ReviewAnswer) -> Kept:
 
 def _answer(db: Sql, r: Row) -> tuple[Key, str, ReviewAnswer]:
     return ((r[1], r[2], r[3]), r[4],
-            ReviewAnswer(r[2], r[3], bool(r[5]), db.at(r[6]), int(r[7]), bool(r[8])))
+            ReviewAnswer(r[2], r[3], bool(r[5]), db.at(r[6]), int(r[7]), bool(r[8]),
+                         None if r[9] is None else int(r[9])))
 
 
 def _kept(db: Sql, r: Row) -> tuple[Key, Kept]:

@@ -134,7 +134,8 @@ async def run_posts(db: Sql, run_id: int) -> list[PostRecord]:
 # answers ------------------------------------------------------------------------------------
 async def answers_for_post(db: Sql, post_id: int) -> list[AnswerRecord]:
     rows = await db.rows(
-        "SELECT post_id, person_key, option, correct, answered_at, elapsed_ms, persons.name"
+        "SELECT post_id, person_key, option, correct, answered_at, elapsed_ms, response,"
+        " confidence, persons.name"
         " FROM answers JOIN persons ON persons.key = answers.person_key"
         " WHERE post_id = $1 ORDER BY answered_at, elapsed_ms, answers.id",
         post_id,
@@ -173,13 +174,13 @@ async def item_responses(
     condition, params = where(("quiz_id", quiz_id), ("chat_key", chat_key))
     rows = await db.rows(
         "SELECT a.person_key, a.chat_key, a.quiz_id, a.question_id, a.option, a.correct,"
-        " a.elapsed_ms FROM answers AS a JOIN"
+        " a.elapsed_ms, a.response FROM answers AS a JOIN"
         f" (SELECT min(id) AS id FROM answers{' WHERE ' + condition if condition else ''}"
         "  GROUP BY person_key, quiz_id, question_id) AS first ON first.id = a.id"
         " ORDER BY a.id",
         *params,
     )
-    return [ItemResponse(r[0], r[1], r[2], r[3], int(r[4]), bool(r[5]), int(r[6]))
+    return [ItemResponse(r[0], r[1], r[2], r[3], int(r[4]), bool(r[5]), int(r[6]), r[7])
             for r in rows]
 
 
@@ -190,6 +191,17 @@ async def person_totals(db: Sql, person_key: str) -> dict[str, tuple[int, int]]:
         person_key,
     )
     return {r[0]: (int(r[1]), int(r[2])) for r in rows}
+
+
+async def person_calibration(db: Sql, person_key: str) -> dict[int, tuple[int, int]]:
+    """Answers per confidence said (only those where it was asked), and how many were right:
+    read from the answers (a range of answers_person), as /stats is read once at a time."""
+    rows = await db.rows(
+        "SELECT confidence, count(*), count(*) FILTER (WHERE correct) FROM answers"
+        " WHERE person_key = $1 AND confidence IS NOT NULL GROUP BY confidence",
+        person_key,
+    )
+    return {int(r[0]): (int(r[1]), int(r[2])) for r in rows}
 
 
 # runs ---------------------------------------------------------------------------------------

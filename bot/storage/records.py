@@ -14,7 +14,9 @@ POST_COLUMNS = (
     " closed_at, run_id, kind, owner_key"
 )
 POSTS_DOT = ", ".join(f"posts.{c.strip()}" for c in POST_COLUMNS.split(","))
-ANSWER_COLUMNS = "post_id, person_key, option, correct, answered_at, elapsed_ms"
+ANSWER_COLUMNS = (
+    "post_id, person_key, option, correct, answered_at, elapsed_ms, response, confidence"
+)
 RUN_COLUMNS = "id, person_key, chat_key, quiz_id, questions, locale, started_at, finished_at"
 SCHEDULE_COLUMNS = "chat_key, local_time, tz, selector, open_minutes, updated_at"
 
@@ -45,7 +47,9 @@ def answer_of(db: Sql, row: Row) -> AnswerRecord:
         correct=bool(row[3]),
         answered_at=db.at(row[4]),
         elapsed_ms=int(row[5]),
-        name=row[6] if len(row) > 6 else "",
+        response=row[6],
+        confidence=None if row[7] is None else int(row[7]),
+        name=row[8] if len(row) > 8 else "",
     )
 
 

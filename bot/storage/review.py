@@ -12,27 +12,31 @@ from bot.storage.sql import Row, Sql
 REMINDER_COLUMNS = "person_key, local_time, tz, updated_at"
 
 
+def review_answer(db: Sql, r: Row) -> ReviewAnswer:
+    """quiz, question, correct, answered_at, elapsed_ms, personal, confidence."""
+    return ReviewAnswer(r[0], r[1], bool(r[2]), db.at(r[3]), int(r[4]), bool(r[5]),
+                        None if r[6] is None else int(r[6]))
+
+
 async def review_answers(db: Sql, person_key: str) -> list[ReviewAnswer]:
     rows = await db.rows(
         "SELECT a.quiz_id, a.question_id, a.correct, a.answered_at, a.elapsed_ms,"
-        " p.owner_key IS NOT NULL FROM answers a JOIN posts p ON p.id = a.post_id"
+        " p.owner_key IS NOT NULL, a.confidence FROM answers a JOIN posts p ON p.id = a.post_id"
         " WHERE a.person_key = $1 ORDER BY a.answered_at, a.id",
         person_key,
     )
-    return [ReviewAnswer(r[0], r[1], bool(r[2]), db.at(r[3]), int(r[4]), bool(r[5]))
-            for r in rows]
+    return [review_answer(db, r) for r in rows]
 
 
 async def recent_answers(db: Sql, person_key: str, limit: int) -> list[ReviewAnswer]:
     """The person's newest `limit` answers, newest first (a range of answers_person)."""
     rows = await db.rows(
         "SELECT a.quiz_id, a.question_id, a.correct, a.answered_at, a.elapsed_ms,"
-        " p.owner_key IS NOT NULL FROM answers a JOIN posts p ON p.id = a.post_id"
+        " p.owner_key IS NOT NULL, a.confidence FROM answers a JOIN posts p ON p.id = a.post_id"
         " WHERE a.person_key = $1 ORDER BY a.answered_at DESC, a.id DESC LIMIT $2",
         person_key, limit,
     )
-    return [ReviewAnswer(r[0], r[1], bool(r[2]), db.at(r[3]), int(r[4]), bool(r[5]))
-            for r in rows]
+    return [review_answer(db, r) for r in rows]
 
 
 def reminder_of(db: Sql, row: Row) -> Schedule:

@@ -189,6 +189,7 @@ class Store(CachedStorage, LiveSql):
         return result
 
     person_totals = read(queries.person_totals)
+    person_calibration = read(queries.person_calibration)
 
     async def person_streaks(self, person_key: str) -> tuple[int, int]:
         result: tuple[int, int] = await self._read(

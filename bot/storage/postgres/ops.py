@@ -111,9 +111,10 @@ async def migrate_chat(db: Db, old: str, new: str) -> bool:
 RECORD_ANSWERS = """
 WITH input AS (
     SELECT * FROM unnest($1::bigint[], $2::text[], $3::smallint[], $4::bool[],
-                         $5::timestamptz[], $6::bigint[], $7::text[], $8::bool[])
+                         $5::timestamptz[], $6::bigint[], $7::text[], $8::bool[],
+                         $9::text[], $10::smallint[])
         WITH ORDINALITY AS i(post_id, person_key, option, correct, answered_at, elapsed_ms,
-                             name, upsert, n)
+                             name, upsert, response, confidence, n)
 ), looked AS (  -- each row's person and post (LIMIT 1: one index probe each)
     SELECT i.*, p.id IS NOT NULL AS post_exists,
            p.closed_at IS NULL AND (p.closes_at IS NULL OR p.closes_at > i.answered_at)
@@ -146,19 +147,19 @@ WITH input AS (
     SELECT count(*) FROM person
 ), inserted AS (
     INSERT INTO answers(post_id, person_key, option, correct, answered_at, elapsed_ms,
-                        chat_key, quiz_id, question_id, daily_date)
-    SELECT post_id, person_key, option, correct, answered_at, elapsed_ms, chat_key, quiz_id,
-           question_id, daily
+                        response, confidence, chat_key, quiz_id, question_id, daily_date)
+    SELECT post_id, person_key, option, correct, answered_at, elapsed_ms, response,
+           confidence, chat_key, quiz_id, question_id, daily
     FROM taken CROSS JOIN written ORDER BY n
     ON CONFLICT (post_id, person_key) DO NOTHING
     RETURNING post_id, person_key, id, tx
 )
 SELECT l.post_exists AND l.open, ins.id, ins.tx, a.option, a.correct, a.answered_at,
-       a.elapsed_ms, l.post_exists, l.locale
+       a.elapsed_ms, l.post_exists, l.locale, a.response, a.confidence
 FROM looked AS l
 LEFT JOIN inserted AS ins ON ins.post_id = l.post_id AND ins.person_key = l.person_key
 LEFT JOIN LATERAL (
-    SELECT option, correct, answered_at, elapsed_ms FROM answers
+    SELECT option, correct, answered_at, elapsed_ms, response, confidence FROM answers
     WHERE ins.id IS NULL AND answers.post_id = l.post_id AND answers.person_key = l.person_key
     LIMIT 1
 ) AS a ON true
@@ -180,6 +181,7 @@ def record_arguments(calls: list[tuple[Any, ...]]) -> tuple[list[Any], ...]:
         [a.option for a in answers], [a.correct for a in answers],
         [a.answered_at for a in answers], [a.elapsed_ms for a in answers],
         [a.name for a in answers], [bool(call[1]) for call in calls],
+        [a.response for a in answers], [a.confidence for a in answers],
     )
 
 
@@ -193,7 +195,7 @@ async def record_answers(db: Db, calls: list[tuple[Any, ...]]) -> list[tuple[boo
     first: dict[tuple[int, str], AnswerRecord] = {}  # the answers this batch inserted
     unsettled: list[int] = []  # refused by a conflict with an answer this snapshot misses
     for i, (answer, row) in enumerate(zip(answers, rows, strict=True)):
-        taken, answer_id, tx, option, correct, at, elapsed, exists, locale = row
+        taken, answer_id, tx, option, correct, at, elapsed, exists, locale, response, sure = row
         key = (answer.post_id, answer.person_key)
         if key in first:  # a duplicate within the batch
             results.append((True, ("duplicate", replace(first[key], name=""), locale, (0, 0))))
@@ -202,7 +204,7 @@ async def record_answers(db: Db, calls: list[tuple[Any, ...]]) -> list[tuple[boo
             results.append((True, ("inserted", None, locale, (int(tx), int(answer_id)))))
         elif option is not None:
             earlier = answer_of(db, (answer.post_id, answer.person_key, option, correct, at,
-                                     elapsed))
+                                     elapsed, response, sure))
             results.append((True, ("duplicate", earlier, locale, (0, 0))))
         elif not exists:
             results.append((False, LookupError(f"post {answer.post_id} does not exist")))

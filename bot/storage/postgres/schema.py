@@ -699,6 +699,15 @@ MIGRATIONS: list[str] = [
         SELECT 'day', chat_key, day, correct, {BUCKET}, count(*) FROM scores
         GROUP BY 2, 3, 4, 5;
     """,
+    # kinds of question (bot/core/grading.py): the canonical answer of a kind not answered
+    # with one option (whose `option` is -1), and how sure the person said they were;
+    # /settings confidence: whether the chat asks (NULL: off). Nullable
+    # with no default: a catalog change only, however many answers there are
+    """
+    ALTER TABLE answers ADD COLUMN response text;
+    ALTER TABLE answers ADD COLUMN confidence smallint;
+    ALTER TABLE chat_settings ADD COLUMN confidence boolean;
+    """,
 ]
 
 

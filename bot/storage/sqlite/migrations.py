@@ -711,6 +711,14 @@ MIGRATIONS: list[str] = [
     DROP TABLE rank_counts;
     ALTER TABLE rank_groups RENAME TO rank_counts;
     """,
+    # kinds of question (bot/core/grading.py): the canonical answer of a kind not answered
+    # with one option (whose `option` is -1), and how sure the person said they were;
+    # /settings confidence: whether the chat asks (NULL: off)
+    """
+    ALTER TABLE answers ADD COLUMN response TEXT;
+    ALTER TABLE answers ADD COLUMN confidence INTEGER;
+    ALTER TABLE chat_settings ADD COLUMN confidence INTEGER;
+    """,
 ]
 
 

@@ -92,13 +92,13 @@ def record_answer(
             db.execute("INSERT OR IGNORE INTO persons(key) VALUES (?)", (key,))
     insert = (
         "INSERT INTO answers(post_id, person_key, option, correct, answered_at,"
-        " elapsed_ms, chat_key, quiz_id, question_id, daily_date)"
-        " SELECT ?, ?, ?, ?, ?, ?, chat_key, quiz_id, question_id,"
+        " elapsed_ms, response, confidence, chat_key, quiz_id, question_id, daily_date)"
+        " SELECT ?, ?, ?, ?, ?, ?, ?, ?, chat_key, quiz_id, question_id,"
         "  (SELECT local_date FROM daily_posts WHERE daily_posts.post_id = posts.id)"
         " FROM posts WHERE id=? AND closed_at IS NULL AND (closes_at IS NULL OR closes_at>?)"
         " ON CONFLICT(post_id, person_key) DO NOTHING",
         (answer.post_id, key, answer.option, int(answer.correct), at, answer.elapsed_ms,
-         answer.post_id, at),
+         answer.response, answer.confidence, answer.post_id, at),
     )
     try:
         cur = db.execute(*insert)
@@ -144,14 +144,15 @@ UPSERT_PEOPLE = (
     " name = CASE WHEN excluded.name <> '' THEN excluded.name ELSE persons.name END"
     " RETURNING key, locale"
 )
-# [post, person, option, correct, answered_at, elapsed_ms] of each answer, in queue order
+# [post, person, option, correct, answered_at, elapsed_ms, response, confidence] of each
+# answer, in queue order
 # (ids are given in that order, which the materializer's streaks follow); the open check is
 # part of the insert, so a post closed by another process a moment ago still refuses
 INSERT_ANSWERS = (
     "INSERT INTO answers(post_id, person_key, option, correct, answered_at, elapsed_ms,"
-    " chat_key, quiz_id, question_id, daily_date)"
+    " response, confidence, chat_key, quiz_id, question_id, daily_date)"
     " SELECT p.id, v.value ->> 1, v.value ->> 2, v.value ->> 3, v.value ->> 4, v.value ->> 5,"
-    " p.chat_key, p.quiz_id, p.question_id,"
+    " v.value ->> 6, v.value ->> 7, p.chat_key, p.quiz_id, p.question_id,"
     " (SELECT local_date FROM daily_posts AS d WHERE d.post_id = p.id)"
     " FROM json_each(?) AS v JOIN posts AS p ON p.id = v.value ->> 0"
     " WHERE p.closed_at IS NULL AND (p.closes_at IS NULL OR p.closes_at > v.value ->> 4)"
@@ -171,8 +172,10 @@ def record_answers(
     answers, people = [], []
     for answer, upsert, read_locale in calls:
         at = to_ms(answer.answered_at)
+        if answer.response is not None and "\x00" in answer.response:
+            raise ValueError("a response with a NUL character")  # bound one by one
         answers.append([answer.post_id, answer.person_key, answer.option, int(answer.correct),
-                        at, answer.elapsed_ms])
+                        at, answer.elapsed_ms, answer.response, answer.confidence])
         if upsert or read_locale:
             if "\x00" in answer.name:  # JSON text in SQLite ends there: bound one by one
                 raise ValueError("a name with a NUL character")
