@@ -237,3 +237,27 @@ def test_run_without_a_token_speaks_the_chosen_language_only(tmp_path: Path) -> 
     assert " ".join(banner.split()) in " ".join(err.split()) and "কনসোল কুইজ" in banner
     assert " INFO " not in out + err and "No TELEGRAM_BOT_TOKEN" not in out + err
     assert "python -m bot play --lang bn" in out
+
+
+KINDS = Path(__file__).parent / "data" / "kinds"
+
+
+def test_every_kind_is_asked_and_typed(tmp_path: Path) -> None:
+    """The kinds pack in quiz order: a choice, several picks, true/false, a number (typed
+    wrong first, then in Bengali digits), a text by its Latin spelling, an order."""
+    db = tmp_path / "c.db"
+    typed = ["A", "A C", "B", "about half", "০.৪ GB", "Punargonona", "A B", "A B C D"]
+    proc = play(db, "\n".join(typed) + "\n", "play", "--quiz", "kinds", "--name", "ada",
+                content=KINDS)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "Select every right option." in out
+    assert "Answer with a number, in GB." in out
+    assert out.count("Please type a number, e.g. 2.9.") == 1  # "about half", asked again
+    assert "Your answer: 0.4 GB" in out
+    assert "Your answer: punargonona" in out
+    # "A B" is not an order of four: asked again; A B C D is never the right order (an
+    # order is never shown in it)
+    assert "Please type the letters of every option in order, e.g. B A D C." in out
+    assert "Your answer: A → B → C → D" in out
+    assert "🏁 Kinds of question:" in out and "question 6 of 6" in out

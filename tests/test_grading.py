@@ -25,10 +25,10 @@ from bot.core.grading import (
 )
 from bot.core.models import Ordered, Picks, Response, Typed
 
-CHOICE = Key(Kind.CHOICE, size=4, answers=frozenset({2}))
-TF = Key(Kind.TRUEFALSE, size=2, answers=frozenset({1}))  # the statement is false
-MULTI = Key(Kind.MULTI, size=5, answers=frozenset({0, 2, 3}))
-ORDER = Key(Kind.ORDER, size=4)
+CHOICE = Key(Kind.CHOICE, answers=frozenset({2}))
+TF = Key(Kind.TRUEFALSE, answers=frozenset({1}))  # the statement is false
+MULTI = Key(Kind.MULTI, answers=frozenset({0, 2, 3}))
+ORDER = Key(Kind.ORDER)
 NUMERIC = Key.numeric(2.77, 2.97, ("GB", "জিবি", "जीबी"))  # 2.87 ± 0.1
 TEXT = Key.text(["gradient checkpointing", "activation checkpointing",
                  "গ্রেডিয়েন্ট চেকপয়েন্টিং", "पुनर्गणना", "recomputation", "punargonona"])
@@ -249,7 +249,7 @@ def test_stored_options_read_back():
 
 _PIECES = ["0", "1", "9", "২", "९", ".", ",", " ", "\u2009", "e", "E", "×", "x", "10", "^",
            "⁹", "⁻", "-", "−", "+", "GB", "জিবি", "A", "b", "→", ">", "\u200c", "\u200d",
-           "é", "\u0301", "্", "।", "(", "\x00", "\ufeff", "🙂", "**", "\n"]
+           "é", "\u0301", "্", "।", "(", "\x00", "\ufeff", "🙂", "**", "\n", "\ud800", "\t"]
 _TEXT = st.one_of(st.text(max_size=60),
                   st.lists(st.sampled_from(_PIECES), max_size=25).map("".join))
 _RESPONSES = st.one_of(
@@ -259,7 +259,7 @@ _RESPONSES = st.one_of(
     st.builds(Typed, _TEXT),
 )
 _KEYS = st.sampled_from([CHOICE, TF, MULTI, ORDER, NUMERIC, TEXT,
-                         Key(Kind.ORDER, size=0), Key(Kind.MULTI, size=0)])
+                         Key(Kind.MULTI)])
 
 
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -269,6 +269,9 @@ def test_no_response_ever_raises(key: Key, order: tuple[int, ...], response: Res
     assert isinstance(result, Graded | Unreadable)
     if isinstance(result, Graded) and result.response is not None:
         assert len(result.response) <= 200
+        # what storage keeps: no NUL, no unpaired surrogate (UTF-8 encodes it)
+        assert "\x00" not in result.response
+        result.response.encode("utf-8")
 
 
 @settings(max_examples=1500, deadline=None)
@@ -278,3 +281,8 @@ def test_no_typed_text_ever_raises_a_parser(text: str):
     parse_order(text, 4)
     parse_letters(text, 5)
     assert normalise_text(normalise_text(text)) == normalise_text(text)
+
+
+def test_control_characters_and_lone_surrogates_are_dropped():
+    assert normalise_text("recompu\x00tation\t") == "recomputation"
+    assert normalise_text("re\ud800computation") == "recomputation"

@@ -14,9 +14,10 @@ import threading
 from typing import TextIO
 
 from bot.content import Quiz
+from bot.content.items import Kind
 from bot.core import render
 from bot.core.errors import UnknownQuiz, UserError
-from bot.core.models import Chat, Person, ShownQuestion
+from bot.core.models import AnswerResult, AnswerStatus, Chat, Person, Response, ShownQuestion, Typed
 from bot.core.service import QuizService
 from bot.i18n import Translator, translator
 
@@ -179,13 +180,12 @@ class ConsoleQuiz:
             if question.has_card:
                 self.media(question)
             self.say(render.question_text(question, t))
-            shown = await self._ask_letter(reader, question, t)
-            if shown is None:
+            result = await self._answer(reader, question, t, locale)
+            if result is None:
                 self.say()
                 self.say(t.gettext("Progress saved. Run `{command}` again to continue.",
                                    command=resume_command(self.person, self.locale)))
                 return 0
-            result = await self.service.answer(question.post_id, self.person, shown, locale=locale)
             self.say(render.result_text(result, t, details=True))
             if result.run_summary is not None:
                 self.say()
@@ -199,6 +199,31 @@ class ConsoleQuiz:
                 question = nxt
             else:
                 question = result.next_question
+
+    async def _answer(
+        self, reader: LineReader, question: ShownQuestion, t: Translator, locale: str
+    ) -> AnswerResult | None:
+        """Ask until the answer is taken: a letter for a choice; for the other kinds what is
+        typed (a number, a text, the letters of an order or of several picks), asked again
+        while the core cannot read it (it says what to type). None at end of input."""
+        while True:
+            if question.kind in (Kind.CHOICE, Kind.TRUEFALSE):
+                shown = await self._ask_letter(reader, question, t)
+                if shown is None:
+                    return None
+                response: Response = shown
+            else:
+                print(t.gettext("Your answer (Ctrl-D to stop): "), end="", file=self.out,
+                      flush=True)
+                line = await reader.readline()
+                if line is None:
+                    return None
+                response = Typed(line)
+            result = await self.service.answer(question.post_id, self.person, response,
+                                               locale=locale)
+            if result.status is not AnswerStatus.INVALID_OPTION:
+                return result
+            self.say(render.result_text(result, t))
 
     async def _ask_letter(
         self, reader: LineReader, question: ShownQuestion, t: Translator

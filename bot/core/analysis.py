@@ -27,6 +27,12 @@ Rightness is counted against the pack's current answer key (option == answer), s
 right always equals the share on the correct option, also after an answer key was fixed. An
 answer to a question no longer in the pack, or to an option it no longer has, is left out
 and counted in `QuizReport.stale`.
+
+The kinds not answered with one option are graded again from their stored response against
+the current key (bot/core/grading.py, `regrade`): a multi's picks count for each option picked
+(they add up to more than the answers); a number's, a text's and an order's most common
+answers are listed (`typed`, ✓ where right) with the most common wrong ones (`wrong`), and
+they have no option bars.
 """
 
 from __future__ import annotations
@@ -38,7 +44,8 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from bot.content import Catalog, Quiz
-from bot.content.items import DEFAULT_LOCALE, Question
+from bot.content.items import DEFAULT_LOCALE, Kind, Question
+from bot.core import answer_text, grading
 from bot.core.ports import ItemFigures, ItemGroup, ItemResponse
 from bot.core.render import letter
 
@@ -57,6 +64,9 @@ OBSERVED_HARD = 0.4  # below this: observed hard
 # discrimination below this: negative. A correlation a hair under 0 is noise at the sizes a
 # study group produces; -0.1 is the usual floor below which an item is reviewed.
 NEGATIVE_BELOW = -0.1
+TYPED_SHOWN = 5  # a typed kind's most common answers listed
+WRONG_SHOWN = 3  # and its most common wrong ones
+ONE_OPTION = (Kind.CHOICE, Kind.TRUEFALSE)  # the kinds answered with one option
 
 
 class Flag(StrEnum):
@@ -91,6 +101,14 @@ class ItemStats:
     options: tuple[str, ...] = ()  # the options' text by canonical index, in the report's locale
     order: tuple[int, ...] = ()  # order[shown] = canonical, as a chat saw it; (): the pack's
     stated: str | None = None  # the difficulty the pack states (easy, medium, hard), if any
+    kind: Kind = Kind.CHOICE
+    # the kinds not answered with one option: how many answered and how many were right (a
+    # multi's option counts are its picks, numbers and texts have none)
+    total: int | None = None
+    right_count: int | None = None
+    right_options: tuple[int, ...] = ()  # a multi's right options (canonical)
+    typed: tuple[tuple[str, int, bool], ...] = ()  # most common answers: (as read, n, right)
+    wrong: tuple[tuple[str, int], ...] = ()  # the most common wrong ones
 
     @property
     def shown(self) -> tuple[int, ...]:
@@ -108,14 +126,15 @@ class ItemStats:
                 canonical=o, letter=letter(position),
                 text=self.options[o] if o < len(self.options) else "",
                 count=self.option_counts[o], share=self.option_counts[o] / n if n else None,
-                correct=o == self.answer,
+                correct=o in self.right_options if self.kind is Kind.MULTI
+                else o == self.answer,
             )
             for position, o in enumerate(self.shown)
         )
 
     @property
     def answered(self) -> int:
-        return sum(self.option_counts)
+        return self.total if self.total is not None else sum(self.option_counts)
 
     @property
     def observed(self) -> str | None:
@@ -128,7 +147,10 @@ class ItemStats:
 
     @property
     def right(self) -> int:
-        return self.option_counts[self.answer]
+        if self.right_count is not None:
+            return self.right_count
+        return self.option_counts[self.answer] if 0 <= self.answer < len(self.option_counts) \
+            else 0
 
     @property
     def share_right(self) -> float | None:
@@ -141,7 +163,9 @@ class ItemStats:
 
     @property
     def popular_distractors(self) -> tuple[int, ...]:
-        """Wrong options chosen more often than the answer."""
+        """Wrong options chosen more often than the answer (of a choice)."""
+        if self.kind not in ONE_OPTION:
+            return ()
         return tuple(
             i for i, c in enumerate(self.option_counts) if i != self.answer and c > self.right
         )
@@ -190,8 +214,12 @@ def analyse_quiz(
     """A quiz's items from its responses; only each person's first answer to a question
     counts (later ones are ignored, so a caller may pass every answer in order)."""
     questions = {q.id: q for q in quiz.questions}
-    counts = {q.id: [0] * len(q.options) for q in quiz.questions}
+    keys = {q.id: grading.Key.of(q) for q in quiz.questions}
+    counts = {q.id: [0] * (len(q.options) if q.kind in (*ONE_OPTION, Kind.MULTI) else 0)
+              for q in quiz.questions}
     times: dict[str, list[int]] = {q.id: [] for q in quiz.questions}
+    typed: dict[str, Counter[tuple[str, bool]]] = defaultdict(Counter)
+    graded: Counter[tuple[str, bool]] = Counter()  # (question, right) of the other kinds
     # person -> question -> right (1) or wrong (0), from the first answer only
     scores: dict[str, dict[str, int]] = defaultdict(dict)
     stale = 0
@@ -199,11 +227,29 @@ def analyse_quiz(
         if r.quiz_id != quiz.id or r.question_id in scores.get(r.person_key, ()):
             continue
         question = questions.get(r.question_id)
-        if question is None or not 0 <= r.option < len(question.options):
+        if question is None:
             stale += 1
             continue
-        scores[r.person_key][r.question_id] = int(r.option == question.answer)
-        counts[r.question_id][r.option] += 1
+        if question.kind in ONE_OPTION:
+            if not 0 <= r.option < len(question.options):
+                stale += 1
+                continue
+            ok = r.option == question.answer
+            counts[r.question_id][r.option] += 1
+        else:
+            again = grading.regrade(keys[question.id], r.option, r.response)
+            if again is None:
+                stale += 1
+                continue
+            ok = again
+            graded[(question.id, ok)] += 1
+            if question.kind is Kind.MULTI:
+                for c in grading.stored_options(r.response):
+                    if 0 <= c < len(question.options):
+                        counts[r.question_id][c] += 1
+            else:
+                typed[question.id][(_as_read(question, r.response, locale), ok)] += 1
+        scores[r.person_key][r.question_id] = int(ok)
         times[r.question_id].append(r.elapsed_ms)
 
     items = []
@@ -229,8 +275,34 @@ def analyse_quiz(
             options=tuple(option.text.get(locale) for option in question.options),
             stated=_stated(question),
         )
-        items.append(_flagged(item))
+        items.append(_flagged(_with_kind(item, question, graded[(question.id, True)],
+                                         graded[(question.id, False)], typed[question.id])))
     return QuizReport(quiz.id, quiz.title.get(locale), len(scores), tuple(items), stale)
+
+
+def _as_read(question: Question, response: str | None, locale: str) -> str:
+    """A typed kind's stored answer as a reader reads it: the number with its unit, the
+    text; an order as the pack's numbers of its items ("2 → 1 → 3")."""
+    if question.kind is Kind.ORDER:
+        return answer_text.ARROW.join(str(c + 1) for c in grading.stored_options(response))
+    return answer_text.response_text(question, (), response, locale)
+
+
+def _with_kind(
+    item: ItemStats, question: Question, right: int, wrong: int,
+    typed: Counter[tuple[str, bool]] | None = None,
+) -> ItemStats:
+    """`item` with the figures of a kind not answered with one option (a choice's as is)."""
+    if question.kind in ONE_OPTION:
+        return item
+    typed = typed or Counter()
+    wrongs: Counter[str] = Counter({text: n for (text, ok), n in typed.items() if not ok})
+    return replace(
+        item, kind=question.kind, total=right + wrong, right_count=right,
+        right_options=tuple(sorted(question.answers)),
+        typed=tuple((text, n, ok) for (text, ok), n in typed.most_common(TYPED_SHOWN)),
+        wrong=tuple(wrongs.most_common(WRONG_SHOWN)),
+    )
 
 
 def analyse_figures(
@@ -265,18 +337,22 @@ def analyse_figures(
         for question in quiz.questions:
             by_option = counted.get(question.id, {})
             discrimination, discriminated = group_correlation(groups[quiz.id][question.id])
-            items.append(_flagged(ItemStats(
+            # the other kinds' first answers are counted as option -1, right as scored
+            right = sum(g.people for g in groups[quiz.id][question.id] if g.right)
+            one = question.kind in ONE_OPTION
+            items.append(_flagged(_with_kind(ItemStats(
                 question_id=question.id,
                 prompt=question.prompt.get(locale),
                 answer=question.answer,
-                option_counts=tuple(by_option.get(i, 0) for i in range(len(question.options))),
+                option_counts=tuple(by_option.get(i, 0) for i in range(len(question.options)))
+                if one else (),
                 discrimination=discrimination,
                 discriminated=discriminated,
                 median_ms=None,
                 flags=(),
                 options=tuple(option.text.get(locale) for option in question.options),
                 stated=_stated(question),
-            )))
+            ), question, right, by_option.get(-1, 0) - right)))
         reports.append(QuizReport(quiz.id, quiz.title.get(locale),
                                   sum(n // size for size, n in sizes.items()), tuple(items),
                                   stale))

@@ -76,6 +76,13 @@ def item_block(
     ]
     lines += [option_share(t, o.letter, o.text, o.count, o.share or 0.0, o.correct)
               for o in item.shown_options()]
+    if item.typed:  # a number's, a text's or an order's answers: the most common, then wrong
+        lines.append(t.gettext("most common answers: {answers}", answers=" · ".join(
+            f"“{short(text, 24)}” {t.number(n)}" + (" ✓" if right else "")
+            for text, n, right in item.typed)))
+    if item.wrong:
+        lines.append(t.gettext("most common wrong answers: {answers}", answers=" · ".join(
+            f"“{short(text, 24)}” {t.number(n)}" for text, n in item.wrong)))
     if gain is not None:  # peer rounds of this question went to a revote
         lines.append(t.gettext(
             "discussion gain: {gain} percentage points (right at the revote minus right at "

@@ -1,6 +1,8 @@
-"""The hot path: a person picks an option; it is stored once and final, then shown.
+"""The hot path: a person answers; it is stored once and final, then shown.
 
-An adapter turns a poll answer or a button click into `Answers.answer(post, person, option)`;
+An adapter turns a poll answer, a button click, a Submit of several picks, a typed reply or
+an order into `Answers.answer(post, person, response)` (models.Response: a shown option's
+index, or Picks, Typed, Ordered), graded by bot/core/grading.py against the question's kind;
 storage (`record_answer`) inserts it, the database's unique key on (post, person) making the
 first answer final. Nothing is acknowledged to the platform before this returns.
 
@@ -18,9 +20,10 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from bot.content import Question, Quiz
+from bot.core import grading
 from bot.core.clock import Clock
 from bot.core.locales import Locales
-from bot.core.models import AnswerResult, AnswerStatus, Chat, Person
+from bot.core.models import AnswerResult, AnswerStatus, Chat, Confidence, Person, Response
 from bot.core.ports import AnswerRecord, AnswerStore, PostRecord, PostStore, RunStore
 from bot.core.questions import Questions, is_open
 from bot.core.review import Review
@@ -58,8 +61,10 @@ class _Shown:
 
     quiz: Quiz  # the catalog's object, to notice the catalog changing
     question: Question
-    answer: int  # canonical index of the correct option
-    results: dict[tuple[int, str], AnswerResult]  # (canonical option, locale) -> ACCEPTED
+    key: grading.Key  # what its answers are graded against
+    # (canonical option, locale) -> ACCEPTED, for the kinds answered with one option (the
+    # other kinds' results depend on the answer itself, and are rendered each time)
+    results: dict[tuple[int, str], AnswerResult]
 
 
 class Answers:
@@ -87,30 +92,37 @@ class Answers:
         quiz = self.questions.catalog.quizzes.get(post.quiz_id)
         if question is None or quiz is None:
             return None
-        shown = _Shown(quiz, question, question.answer, {})
+        shown = _Shown(quiz, question, grading.Key.of(question), {})
         self._shown[post.id] = shown
         if len(self._shown) > SHOWN_CACHE:
             self._shown.popitem(last=False)
         return shown
 
     def _accepted(
-        self, post: PostRecord, shown: _Shown, canonical: int, locale: str
+        self, post: PostRecord, shown: _Shown, graded: grading.Graded, locale: str
     ) -> AnswerResult:
-        """An ACCEPTED result depends only on the post, the option and the language: it is
-        rendered once (by Questions.result, the one place results are rendered) and shared —
-        AnswerResult is immutable."""
-        result = shown.results.get((canonical, locale))
+        """An ACCEPTED result of a choice depends only on the post, the option and the
+        language: it is rendered once (by Questions.result, the one place results are
+        rendered) and shared — AnswerResult is immutable."""
+        if graded.response is not None or graded.option < 0:
+            return self.questions.result(
+                AnswerStatus.ACCEPTED, post, shown.question, graded.option, locale,
+                response=graded.response, correct=graded.correct)
+        result = shown.results.get((graded.option, locale))
         if result is None:
             result = self.questions.result(
-                AnswerStatus.ACCEPTED, post, shown.question, canonical, locale
+                AnswerStatus.ACCEPTED, post, shown.question, graded.option, locale
             )
-            shown.results[(canonical, locale)] = result
+            shown.results[(graded.option, locale)] = result
         return result
 
     async def answer(
-        self, post_id: int, person: Person, shown_option: int, *, locale: str | None = None
+        self, post_id: int, person: Person, response: Response, *, locale: str | None = None,
+        confidence: Confidence | None = None,
     ) -> AnswerResult:
-        """Record `person`'s answer; return only after it is committed."""
+        """Record `person`'s answer; return only after it is committed. A response of the
+        wrong shape for the question's kind, or a typed one that cannot be read, is
+        INVALID_OPTION and changes nothing (`expected` says what to type)."""
         post = await self.storage.get_post(post_id)
         shown = None if post is None else self._shown_for(post)
         if post is not None and shown is None and self.reload_packs is not None:
@@ -119,9 +131,11 @@ class Answers:
         if post is None or shown is None:
             return AnswerResult(AnswerStatus.UNKNOWN_POST, post_id)
         chat = Chat(post.chat_key)
-        if not 0 <= shown_option < len(post.order):
+        graded = grading.grade(shown.key, post.order, response)
+        if isinstance(graded, grading.Unreadable):
             locale = locale or await self.locales.for_person(person, chat)
-            return AnswerResult(AnswerStatus.INVALID_OPTION, post_id, locale=locale)
+            return AnswerResult(AnswerStatus.INVALID_OPTION, post_id, locale=locale,
+                                expected=graded.expected)
         if post.owner_key is not None and post.owner_key != person.key:
             # someone else's private question or quiz run (a forwarded poll, a shared DM)
             locale = locale or await self.locales.for_person(person, chat)
@@ -135,19 +149,21 @@ class Answers:
                 return self.questions.result(
                     AnswerStatus.CLOSED, post, shown.question, None, locale
                 )
-            return self.questions.result(
-                AnswerStatus.ALREADY_ANSWERED, post, shown.question, earlier.option, locale
+            return self.questions.earlier(
+                AnswerStatus.ALREADY_ANSWERED, post, shown.question, earlier, locale
             )
-        canonical = post.order[shown_option]
+        sure = confidence if isinstance(confidence, Confidence) else None
         outcome, earlier = await self.storage.record_answer(
             AnswerRecord(
                 post_id=post.id,
                 person_key=person.key,
-                option=canonical,
-                correct=canonical == shown.answer,
+                option=graded.option,
+                correct=graded.correct,
                 answered_at=now,
                 elapsed_ms=max(0, int((now - post.created_at).total_seconds() * 1000)),
                 name=person.known_name,  # stored with the answer: no separate upsert
+                response=graded.response,
+                confidence=None if sure is None else int(sure),
             )
         )
         # after the write: storage cached the person's language while it was there
@@ -156,10 +172,10 @@ class Answers:
             return self.questions.result(AnswerStatus.CLOSED, post, shown.question, None, locale)
         if outcome == "duplicate":
             assert earlier is not None
-            return self.questions.result(
-                AnswerStatus.ALREADY_ANSWERED, post, shown.question, earlier.option, locale
+            return self.questions.earlier(
+                AnswerStatus.ALREADY_ANSWERED, post, shown.question, earlier, locale
             )
-        result = self._accepted(post, shown, canonical, locale)
+        result = self._accepted(post, shown, graded, locale)
         if post.run_id is not None:
             run = await self.storage.get_run(post.run_id)
             if run is not None:

@@ -10,6 +10,7 @@ from bot.content.items import DEFAULT_LOCALE
 from bot.core.clock import Clock
 from bot.core.models import (
     BoardRow,
+    Confidence,
     Leaderboard,
     MissedQuestion,
     Period,
@@ -68,6 +69,9 @@ class Boards:
         current, best = await self.storage.person_streaks(person.key)
         days, latest = await self.storage.daily_days(person.key)
         day_current, day_best = day_streaks(days, latest)
+        said = await self.storage.person_calibration(person.key)
+        calibration = tuple((Confidence(c), *said[c]) for c in sorted(said, reverse=True)
+                            if c in Confidence._value2member_map_)
         per_quiz = tuple(
             QuizStats(
                 quiz_id,
@@ -88,6 +92,7 @@ class Boards:
             per_quiz=per_quiz,
             day_streak=day_current,
             best_day_streak=day_best,
+            calibration=calibration,
         )
 
     async def review(
@@ -104,5 +109,5 @@ class Boards:
                 question = quiz.question(question_id)
             except KeyError:
                 continue
-            wrong.append(missed(quiz, question, None, locale))
+            wrong.append(missed(quiz, question, None, locale))  # the answer is not read here
         return wrong[:limit]

@@ -32,6 +32,7 @@ from bot.core.errors import (
 )
 from bot.core.models import Chat, Person
 from bot.core.ports import ChatSettingsRecord, ChatStore, SettingsStore
+from bot.i18n import _
 
 PEER_THRESHOLD = 70  # percent: Mazur's usual rule for skipping the discussion
 PEER_DISCUSSION = 120  # seconds
@@ -70,6 +71,7 @@ class ChatSettings:
     peer_discussion: int = PEER_DISCUSSION  # seconds a peer round's discussion lasts
     own_peer_threshold: bool = False
     own_peer_discussion: bool = False
+    confidence: bool = False  # ask how sure with each answer (sure, think so, guessing)
 
     @property
     def question_time(self) -> timedelta:
@@ -114,6 +116,8 @@ def parse_words(words: Sequence[str]) -> dict[str, str]:
             changes["peer"] = value
         elif name == "discussion":
             changes["discussion"] = value
+        elif name == "confidence":
+            changes["confidence"] = value
         else:
             raise bad_setting(words[i])
     return changes
@@ -176,6 +180,16 @@ def parse_chart(value: bool | str) -> bool | None:
     return parse_flag(value, _CHART_WORDS, BadChart)
 
 
+def bad_confidence(text: str) -> SettingsError:
+    return SettingsError(_("“{text}” is neither on nor off: /settings confidence on or off."),
+                         text=text)
+
+
+def parse_confidence(value: bool | str) -> bool | None:
+    """Whether to ask how sure with each answer: "on", "off"."""
+    return parse_flag(value, _CHART_WORDS, bad_confidence)
+
+
 def parse_asker(value: bool | str) -> bool | None:
     """Admins only (True) or anyone (False): "admins", "anyone"."""
     return parse_flag(value, _ASKER_WORDS, BadAsker)
@@ -201,6 +215,7 @@ class ChatSettingsRules:
             else PEER_DISCUSSION,
             own_peer_threshold=bool(own and own.peer_threshold),
             own_peer_discussion=bool(own and own.peer_discussion),
+            confidence=bool(own and own.confidence),
         )
 
     async def question_time(self, chat_key: str) -> timedelta:
@@ -211,7 +226,7 @@ class ChatSettingsRules:
         seconds: int | str | None = None, mode: str | None = None,
         chart: bool | str | None = None, admins_only: bool | str | None = None,
         peer_threshold: int | str | None = None, peer_discussion: int | str | None = None,
-        words: Sequence[str] = (),
+        confidence: bool | str | None = None, words: Sequence[str] = (),
     ) -> ChatSettings:
         """Change what is given (None: unchanged; "default": back to the default), or what
         `words` say (/settings as typed). Every value is checked before anything is
@@ -225,6 +240,7 @@ class ChatSettingsRules:
         admins_only = typed.get("quiz", admins_only)
         peer_threshold = typed.get("peer", peer_threshold)
         peer_discussion = typed.get("discussion", peer_discussion)
+        confidence = typed.get("confidence", confidence)
         new_seconds = parse_seconds(seconds) if seconds is not None else None
         new_mode = parse_mode(mode) if mode is not None else None
         new_chart = parse_chart(chart) if chart is not None else None
@@ -232,6 +248,7 @@ class ChatSettingsRules:
         new_threshold = parse_threshold(peer_threshold) if peer_threshold is not None else None
         new_discussion = parse_discussion(peer_discussion) if peer_discussion is not None \
             else None
+        new_confidence = parse_confidence(confidence) if confidence is not None else None
         old = await self.storage.get_chat_settings(chat.key) or ChatSettingsRecord(chat.key)
         record = ChatSettingsRecord(
             chat.key,
@@ -242,6 +259,7 @@ class ChatSettingsRules:
             peer_threshold=new_threshold if peer_threshold is not None else old.peer_threshold,
             peer_discussion=new_discussion if peer_discussion is not None
             else old.peer_discussion,
+            confidence=new_confidence if confidence is not None else old.confidence,
         )
         if record != old:
             await self.storage.upsert_chat(chat.key, chat.title, chat.platform_locale)

@@ -6,13 +6,12 @@ import random
 from datetime import timedelta
 from typing import Protocol
 
-from bot.core import selection
 from bot.core.clock import Clock
 from bot.core.errors import ScheduleError, UnknownQuiz, may_not_change_daily
 from bot.core.locales import Locales
 from bot.core.models import Chat, Person, PostSummary, ScheduleStatus, ShownQuestion
 from bot.core.ports import ChatStore, DailyStore, NewPost, PostStore, ScheduleStore
-from bot.core.questions import Questions
+from bot.core.questions import Questions, option_order
 from bot.core.schedule import Schedule, parse_time, parse_zone
 from bot.i18n import _
 
@@ -109,8 +108,7 @@ class Daily:
             schedule.chat_key,
             day,
             NewPost(
-                chat.key, quiz_id, question_id,
-                selection.shuffled_order(len(question.options), self.rng), locale, now,
+                chat.key, quiz_id, question_id, option_order(question, self.rng), locale, now,
                 closes_at=now + open_for if open_for else None, kind="daily",
             ),
             now,

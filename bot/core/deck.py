@@ -17,11 +17,30 @@ FAST = timedelta(seconds=10)  # right within this on one's own question: Easy
 SLOW = timedelta(seconds=60)  # right after more than this: Hard
 
 FSRS = Fsrs(enable_fuzzing=False)  # deterministic: a replay gives the same due dates
+# models.Confidence's values, as stored (the core's models are not imported by the storage's
+# card table, which uses these rules too)
+GUESSING, THINK_SO, SURE = 0, 1, 2
+
+
+def misconception(answer: ReviewAnswer) -> bool:
+    """Wrong while sure: the misconception to review first."""
+    return not answer.correct and answer.confidence == SURE
 
 
 def rating(answer: ReviewAnswer) -> Rating:
+    """How an answer rates its card. Where the person said how sure they were, that says
+    more than the time taken: a wrong answer is Again however sure (and a sure one is a
+    misconception, reviewed first: Deck.due); a right guess is Hard, since it was not
+    recalled; "think so" is Good; sure and right is Easy on their own question (quick
+    recall is what Easy means) and Good in a shared chat, as the time there is not theirs."""
     if not answer.correct:
         return Rating.Again
+    if answer.confidence == GUESSING:
+        return Rating.Hard
+    if answer.confidence == THINK_SO:
+        return Rating.Good
+    if answer.confidence == SURE:
+        return Rating.Easy if answer.personal else Rating.Good
     if not answer.personal:
         return Rating.Good
     elapsed = timedelta(milliseconds=answer.elapsed_ms)
@@ -53,6 +72,8 @@ class Deck:
     cards: dict[tuple[str, str], Card] = field(default_factory=dict)
     reviews: int = 0  # answers to a card already seen before
     right: int = 0  # of those, answered right
+    # cards whose latest answer was wrong while sure (misconception)
+    misconceptions: set[tuple[str, str]] = field(default_factory=set)
 
     def apply(self, answer: ReviewAnswer) -> None:
         key = (answer.quiz_id, answer.question_id)
@@ -61,11 +82,16 @@ class Deck:
             self.reviews += 1
             self.right += answer.correct
         self.cards[key] = moved(card, answer, len(self.cards) + 1)
+        if misconception(answer):
+            self.misconceptions.add(key)
+        else:
+            self.misconceptions.discard(key)
 
     def due(self, now: datetime) -> list[tuple[str, str]]:
-        """Cards due at `now`, the longest overdue first."""
-        due = [(card.due, key) for key, card in self.cards.items() if card.due <= now]
-        return [key for _, key in sorted(due)]
+        """Cards due at `now`: misconceptions first, then the longest overdue first."""
+        due = [(key not in self.misconceptions, card.due, key)
+               for key, card in self.cards.items() if card.due <= now]
+        return [key for _, _, key in sorted(due)]
 
     def next_due(self, now: datetime, keep: Callable[[tuple[str, str]], bool]) -> datetime | None:
         """When the first card not due at `now` (of those `keep` accepts) becomes due."""

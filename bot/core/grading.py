@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from rapidfuzz.distance import Levenshtein
 
-from bot.content.items import Kind
+from bot.content.items import Kind, Question
 from bot.core.models import Ordered, Picks, Response, Typed
 
 LETTERS = "ABCDEFGHIJKL"  # the options' letters, as every platform labels them
@@ -33,17 +33,30 @@ TYPED_CHARS = 200  # longer than any short answer, number or order: not read, no
 class Key:
     """What a question's answers are graded against, its texts read and normalised once.
 
-    `size`: its options; `answers`: the canonical right options (choice, truefalse, multi);
-    `low`..`high`: a numeric's inclusive range; `units`: its unit in every language; `forms`:
-    a text's accepted answers in every language and its Latin spellings."""
+    `answers`: the canonical right options (choice, truefalse, multi); `low`..`high`: a
+    numeric's inclusive range; `units`: its unit in every language; `forms`: a text's
+    accepted answers in every language and its Latin spellings."""
 
     kind: Kind
-    size: int = 0
     answers: frozenset[int] = frozenset()
     low: float = 0.0
     high: float = 0.0
     units: tuple[str, ...] = ()
     forms: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, question: Question) -> Key:
+        """A question's key (an order's is its options' count: they are listed in order)."""
+        kind = question.kind
+        if kind is Kind.NUMERIC and question.numeric is not None:
+            numeric = question.numeric
+            units = numeric.unit.as_dict().values() if numeric.unit is not None else ()
+            return cls.numeric(numeric.low, numeric.high, units)
+        if kind is Kind.TEXT and question.accept is not None:
+            accept = question.accept
+            return cls.text([*(f for forms in accept.texts.values() for f in forms),
+                             *accept.latin])
+        return cls(kind, answers=frozenset(question.answers))
 
     @classmethod
     def numeric(cls, low: float, high: float, units: Iterable[str] = ()) -> Key:
@@ -281,12 +294,16 @@ _JOINERS = re.compile(r"[\s\-_‐‑‒–—/]+")
 def normalise_text(text: str) -> str:
     """A typed text as it is compared: NFC; format characters (zero-width joiner and
     non-joiner, which Bengali and Devanagari keyboards insert or leave out, a soft hyphen)
-    removed; casefolded; Latin diacritics folded (é -> e), Indic vowel signs kept;
-    hyphens, underscores and runs of spaces one space; punctuation at the ends stripped."""
+    and control characters removed; casefolded; Latin diacritics folded (é -> e), Indic
+    vowel signs kept; hyphens, underscores and runs of spaces one space; punctuation at the
+    ends stripped."""
     if not isinstance(text, str):
         return ""
-    s = unicodedata.normalize("NFC", text)
-    s = "".join(ch for ch in s if unicodedata.category(ch) != "Cf").casefold()
+    # control characters and lone surrogates (no database stores a NUL or an unpaired
+    # surrogate in text) are dropped with the format ones; tabs and newlines are spaces
+    s = "".join(" " if ch.isspace() else ch for ch in text
+                if unicodedata.category(ch) not in ("Cf", "Cs", "Cc") or ch.isspace())
+    s = unicodedata.normalize("NFC", s).casefold()
     # only the combining diacritical marks (U+0300-U+036F): Bengali and Devanagari vowel
     # signs and viramas are marks too, and are letters of those words
     s = "".join(ch for ch in unicodedata.normalize("NFD", s) if not 0x300 <= ord(ch) <= 0x36F)
@@ -362,3 +379,22 @@ def parse_order(text: str, size: int) -> tuple[int, ...] | None:
     if tokens is None or len(tokens) != size or len(set(tokens)) != size:
         return None
     return tuple(tokens)
+
+
+def regrade(key: Key, option: int, response: str | None) -> bool | None:
+    """A stored answer graded again against `key` (the pack's current one): item analysis
+    counts rightness by the key, so a fixed key rescores every answer. None when the stored
+    answer cannot be read (an option or a form the kind does not have)."""
+    kind = key.kind
+    if kind in (Kind.CHOICE, Kind.TRUEFALSE):
+        return None if option < 0 else option in key.answers
+    if kind is Kind.MULTI:
+        picks = stored_options(response)
+        return frozenset(picks) == key.answers if picks else None
+    if kind is Kind.ORDER:
+        sequence = stored_options(response)
+        return sequence == tuple(range(len(sequence))) if sequence else None
+    if kind is Kind.NUMERIC:
+        number = stored_number(response)
+        return None if number is None else in_range(number, key.low, key.high)
+    return text_matches(response, key.forms) if response else None

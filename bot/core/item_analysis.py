@@ -76,7 +76,8 @@ def chart_rows(reports: Sequence[QuizReport]) -> tuple[QuizReport, ...]:
     bars = 0
     for report in reports[:MAX_CHART_QUIZZES]:
         items: list[ItemStats] = []
-        for item in (i for i in report.items if i.answered):
+        # a number's, a text's or an order's answers have no option bars: their text lists them
+        for item in (i for i in report.items if i.answered and any(i.option_counts)):
             if len(items) == MAX_CHART_QUESTIONS or (
                 bars and bars + len(item.option_counts) > MAX_CHART_OPTIONS
             ):
@@ -116,7 +117,8 @@ class Charts:
         """The summary with a chart of its answers if its chat turned charts on (and
         someone answered); as it is otherwise, and whenever the chart cannot be drawn."""
         renderer = self.renderer
-        if renderer is None or summary.chart is not None or not summary.answered:
+        if renderer is None or summary.chart is not None or not summary.answered \
+                or not any(summary.per_option):  # typed answers or an order: no bars to draw
             return summary
         try:
             settings = await self.storage.get_chat_settings(summary.chat_key)

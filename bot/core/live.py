@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol, runtime_checkable
 
+from bot.content.items import Kind
 from bot.core import selection
 from bot.core.clock import Clock
 from bot.core.errors import NotAllowed, UserError
@@ -45,7 +46,7 @@ from bot.core.ports import (
     NewPost,
     PostStore,
 )
-from bot.core.questions import Questions
+from bot.core.questions import Questions, option_order
 from bot.core.rounds import check_count
 from bot.i18n import _
 
@@ -66,6 +67,18 @@ class LiveStorage(LiveStore, PostStore, ClosingStore, AnswerStore, ChatStore, Pr
 # refusals -----------------------------------------------------------------------------------
 class LiveError(UserError):
     """A live-session command refused; nothing changed."""
+
+
+# what a live session or a peer round asks: a question answered by tapping one option (a
+# typed answer, several picks or an order would need a step of their own on every platform,
+# against a countdown, and a peer round's vote is a share per option)
+LIVE_KINDS = frozenset({Kind.CHOICE, Kind.TRUEFALSE})
+
+
+def no_live_questions(selector: str) -> LiveError:
+    return LiveError(_("“{name}” has no question with options to tap: live sessions and peer "
+                       "rounds ask those only (choice and true/false), not typed answers, "
+                       "several picks or an order."), name=selector)
 
 
 def may_not_host() -> NotAllowed:
@@ -316,8 +329,9 @@ class Live:
         if choose and not team_count:
             raise choose_needs_teams()
         limit = check_seconds(seconds)
-        if selector:
-            self.questions.select(selector)  # UnknownQuiz before anything is stored
+        if selector:  # UnknownQuiz, or a quiz with nothing to ask, before anything is stored
+            if not selection.candidates(self.questions.select(selector), LIVE_KINDS):
+                raise no_live_questions(selector)
         await self.storage.upsert_chat(chat.key, chat.title, chat.platform_locale)
         created = await self.storage.create_live(NewLive(
             chat.key, kind, person.key, selector or None, total, limit, speed, team_count,
@@ -509,13 +523,13 @@ class Live:
     async def ask(self, record: LiveRecord, state: str = "open") -> Asked:
         """The session's next question, open in `state` for its countdown."""
         chat = Chat(record.chat_key)
-        quiz_id, question_id = await self.questions.choose(chat, record.selector, None)
+        quiz_id, question_id = await self.questions.choose(chat, record.selector, None,
+                                                           kinds=LIVE_KINDS)
         question = self.questions.catalog.question(quiz_id, question_id)
         now = self.clock.now()
         step = len(record.steps)
         post = await self.storage.add_live_step(record.id, step, NewPost(
-            record.chat_key, quiz_id, question_id,
-            selection.shuffled_order(len(question.options), self.questions.rng),
+            record.chat_key, quiz_id, question_id, option_order(question, self.questions.rng),
             record.locale, now, kind="live"))
         if post is None:
             raise still_open()  # another /next a moment ago

@@ -179,6 +179,9 @@ class AnswerResult:
     # "B → A → C"), and for Kind.MULTI (right picks, right options): (2, 3) is two of three
     response_text: str = ""
     partial: tuple[int, int] | None = None
+    # INVALID_OPTION of a typed answer that could not be read: the kind it should be typed
+    # as (what to tell the person: "a number, e.g. 2.9"); None for a forged or stale one
+    expected: Kind | None = None
     # For a question of a quiz run: the next question, or the summary once the run ends.
     next_question: ShownQuestion | None = None
     run_summary: RunSummary | None = None
@@ -218,6 +221,10 @@ class PostSummary:
     # steps of its delivery that went out, or may have, in an earlier try that failed or
     # whose process died (CHART_STEP, TEXT_STEP): not to be sent again
     done: frozenset[str] = frozenset()
+    # the right answer as text, for every kind ("2.87 GB (±0.1)", "B) … → D) …")
+    correct_text: str = ""
+    # a typed kind's (numeric, text) most common answers as shown, with their counts
+    typed: tuple[tuple[str, int], ...] = ()
 
     @property
     def share_right(self) -> float:
@@ -262,6 +269,8 @@ class PersonStats:
     per_quiz: tuple[QuizStats, ...] = field(default=())
     day_streak: int = 0  # consecutive local days with a correct daily answer
     best_day_streak: int = 0
+    # (confidence said, answered, right) where the chat asked how sure, most sure first
+    calibration: tuple[tuple[Confidence, int, int], ...] = ()
 
     @property
     def accuracy(self) -> float:

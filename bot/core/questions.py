@@ -7,12 +7,14 @@ is it?" are asked of the post here and nowhere else.
 from __future__ import annotations
 
 import random
+from collections import Counter
+from collections.abc import Collection, Sequence
 from datetime import datetime, timedelta
 from typing import Protocol
 
 from bot.content import Catalog, Question, Quiz
-from bot.content.items import DEFAULT_LOCALE
-from bot.core import selection
+from bot.content.items import DEFAULT_LOCALE, Kind
+from bot.core import answer_text, grading, selection
 from bot.core.clock import Clock
 from bot.core.errors import UnknownQuiz
 from bot.core.models import (
@@ -27,6 +29,7 @@ from bot.core.models import (
     ShownQuestion,
 )
 from bot.core.ports import (
+    AnswerRecord,
     AnswerStore,
     ChatStore,
     ClosingStore,
@@ -45,11 +48,25 @@ class QuestionsStorage(
 
 
 FASTEST_SHOWN = 3
+TYPED_SHOWN = 5  # a typed kind's most common answers on its close summary
 Position = tuple[int, int]  # (number, total): "question 2 of 5" in a round or quiz run
 
 
 def is_open(post: PostRecord, now: datetime) -> bool:
     return post.closed_at is None and (post.closes_at is None or now < post.closes_at)
+
+
+def option_order(question: Question, rng: random.Random) -> tuple[int, ...]:
+    """A new post's option order (order[shown] = canonical): shuffled, except a true/false
+    (True, then False, always) and an order question, which is never shown in its right
+    order (that would give the answer away): a shuffle that lands on it is drawn again."""
+    size = len(question.options)
+    if question.kind is Kind.TRUEFALSE:
+        return tuple(range(size))
+    order = selection.shuffled_order(size, rng)
+    while question.kind is Kind.ORDER and size > 1 and order == tuple(range(size)):
+        order = selection.shuffled_order(size, rng)
+    return order
 
 
 class Questions:
@@ -96,9 +113,11 @@ class Questions:
 
     # posting -----------------------------------------------------------------------------
     async def choose(
-        self, chat: Chat, selector: str | None, person: Person | None, *, daily: bool = False
+        self, chat: Chat, selector: str | None, person: Person | None, *, daily: bool = False,
+        kinds: Collection[Kind] | None = None,
     ) -> tuple[str, str]:
-        pool = selection.candidates(self.select(selector))
+        """`kinds`: only questions of these kinds (None: every kind)."""
+        pool = selection.candidates(self.select(selector), kinds)
         history = await self.storage.person_history(person.key) if person else None
         # daily questions cycle through their own pool, whatever /quiz asked meanwhile
         counts = await self.storage.posted_questions(chat.key, kind="daily" if daily else None)
@@ -140,8 +159,7 @@ class Questions:
         question = self.catalog.question(quiz_id, question_id)
         now = self.clock.now()
         post = await self.storage.create_post(
-            chat.key, quiz_id, question_id,
-            selection.shuffled_order(len(question.options), self.rng), locale, now,
+            chat.key, quiz_id, question_id, option_order(question, self.rng), locale, now,
             closes_at=now + open_for if open_for else None, run_id=run_id, kind=kind,
             owner_key=owner.key if owner else None,
         )
@@ -161,7 +179,7 @@ class Questions:
             question_id=question.id,
             prompt=question.prompt.get(locale),
             options=tuple(question.options[i].text.get(locale) for i in post.order),
-            correct=post.order.index(question.answer),
+            correct=answer_text.one_right(question, post.order),
             explanation=question.explanation.get(locale),
             details=question.details.get(locale) if question.details else None,
             locale=locale,
@@ -174,6 +192,11 @@ class Questions:
             code_language=question.code.language if question.code else "text",
             formula=question.formula.get(locale) if question.formula else None,
             image=quiz.image_path(question, locale),
+            image_alt=question.image_alt.get(locale) if question.image_alt else None,
+            kind=question.kind,
+            correct_set=answer_text.right_shown(question, post.order),
+            unit=question.numeric.unit.get(locale)
+            if question.numeric is not None and question.numeric.unit is not None else None,
         )
 
     async def show(self, post_id: int, locale: str | None = None) -> ShownQuestion | None:
@@ -219,21 +242,43 @@ class Questions:
         question: Question,
         canonical: int | None,
         locale: str,
+        *,
+        response: str | None = None,
+        correct: bool | None = None,
     ) -> AnswerResult:
+        """The person's answer as stored: `canonical` (the option of a choice or a
+        true/false; -1 for the other kinds, None for no answer) and `response` (the other
+        kinds' canonical answer), `correct` as graded (None: a choice against its key)."""
+        one = canonical is not None and canonical >= 0 and canonical in post.order
+        right = answer_text.one_right(question, post.order)
         return AnswerResult(
             status=status,
             post_id=post.id,
-            correct=canonical == question.answer,
-            chosen=post.order.index(canonical) if canonical is not None else None,
-            correct_option=post.order.index(question.answer),
-            correct_text=question.options[question.answer].text.get(locale),
-            chosen_text=question.options[canonical].text.get(locale) if canonical is not None
-            else "",
+            correct=(canonical == question.answer) if correct is None else correct,
+            chosen=post.order.index(canonical) if one and canonical is not None else None,
+            correct_option=None if right < 0 else right,
+            correct_text=answer_text.correct_text(question, post.order, locale),
+            chosen_text=answer_text.chosen_text(question, canonical, locale),
             explanation=question.explanation.get(locale),
             details=question.details.get(locale) if question.details else None,
             locale=locale,
+            response_text=answer_text.response_text(question, post.order, response, locale),
+            partial=answer_text.partial(question, response) if canonical is not None
+            else None,
             personal=post.owner_key is not None,
         )
+
+    def earlier(
+        self, status: AnswerStatus, post: PostRecord, question: Question,
+        earlier: AnswerRecord | None, locale: str,
+    ) -> AnswerResult:
+        """A result showing a stored answer (or none, `earlier` None)."""
+        if earlier is None:
+            return self.result(status, post, question, None, locale)
+        # a choice is right by the current key (fixed since, maybe); the others as graded
+        graded = None if earlier.response is None and earlier.option >= 0 else earlier.correct
+        return self.result(status, post, question, earlier.option, locale,
+                           response=earlier.response, correct=graded)
 
     # closing -----------------------------------------------------------------------------
     async def close(
@@ -271,9 +316,18 @@ class Questions:
 
     async def summary(self, post: PostRecord, locale: str) -> PostSummary:
         answers = await self.storage.answers_for_post(post.id)
+        question = self.question_of(post)
         per_option = [0] * len(post.order)
+        typed: Counter[str] = Counter()
         for a in answers:
-            per_option[post.order.index(a.option)] += 1
+            if a.option in post.order:
+                per_option[post.order.index(a.option)] += 1
+            elif question is not None and question.kind is Kind.MULTI:
+                for c in grading.stored_options(a.response):  # each pick counts for its option
+                    if c in post.order:
+                        per_option[post.order.index(c)] += 1
+            elif question is not None and question.kind.typed and a.response:
+                typed[answer_text.response_text(question, post.order, a.response, locale)] += 1
         fastest = sorted((a for a in answers if a.correct), key=lambda a: a.elapsed_ms)
         return PostSummary(
             post_id=post.id,
@@ -286,6 +340,9 @@ class Questions:
                 Answerer(a.name, a.person_key, a.elapsed_ms) for a in fastest[:FASTEST_SHOWN]
             ),
             refs=await self.storage.refs(post.id),
+            correct_text=answer_text.correct_text(question, post.order, locale)
+            if question is not None else "",
+            typed=tuple(typed.most_common(TYPED_SHOWN)),
         )
 
     async def unposted_summaries(
@@ -301,13 +358,23 @@ class Questions:
         await self.storage.mark_summary_posted(post_id, self.clock.now())
 
 
-def missed(quiz: Quiz, question: Question, chosen: int | None, locale: str) -> MissedQuestion:
+def missed(
+    quiz: Quiz, question: Question, answer: AnswerRecord | None, locale: str,
+    order: Sequence[int] | None = None,
+) -> MissedQuestion:
+    """A question answered wrong (or not at all: `answer` None), with what was answered;
+    `order`: the post's, for the letters its options had (None: as the pack lists them)."""
+    shown = tuple(range(len(question.options))) if order is None else tuple(order)
+    chosen = None
+    if answer is not None:
+        chosen = answer_text.chosen_text(question, answer.option, locale) or \
+            answer_text.response_text(question, shown, answer.response, locale) or None
     return MissedQuestion(
         quiz_id=quiz.id,
         question_id=question.id,
         number=quiz.questions.index(question) + 1,
         prompt=question.prompt.get(locale),
-        correct_text=question.options[question.answer].text.get(locale),
-        chosen_text=question.options[chosen].text.get(locale) if chosen is not None else None,
+        correct_text=answer_text.correct_text(question, shown, locale),
+        chosen_text=chosen,
         explanation=question.explanation.get(locale),
     )

@@ -10,6 +10,7 @@ from datetime import timedelta
 
 from babel.dates import format_timedelta
 
+from bot.content.items import Kind
 from bot.core.chat_settings import ChatSettings
 from bot.core.errors import (
     BadZone,
@@ -24,6 +25,7 @@ from bot.core.models import (
     AnswerResult,
     AnswerStatus,
     BoardRow,
+    Confidence,
     Leaderboard,
     MissedQuestion,
     Period,
@@ -90,19 +92,60 @@ def poll_question(q: ShownQuestion, t: Translator) -> str:
     return f"{t.number(q.number)}/{t.number(q.total)} · {q.prompt}"
 
 
+def kind_hint(q: ShownQuestion, t: Translator) -> str:
+    """How a question of a kind other than a choice is answered ("" for a choice)."""
+    if q.kind is Kind.MULTI:
+        return t.gettext("Select every right option.")
+    if q.kind is Kind.ORDER:
+        return t.gettext("Put the options in order, first to last (e.g. {example}).",
+                         example=" ".join(LETTERS[: len(q.options)][::-1]))
+    if q.kind is Kind.NUMERIC:
+        if q.unit:
+            return t.gettext("Answer with a number, in {unit}.", unit=q.unit)
+        return t.gettext("Answer with a number.")
+    if q.kind is Kind.TEXT:
+        return t.gettext("Answer in a word or a few.")
+    return ""
+
+
 def question_text(q: ShownQuestion, t: Translator) -> str:
     head = heading(q, t)
     options = "\n".join(f"{letter(i)}) {text}" for i, text in enumerate(q.options))
-    return f"{head}\n\n{q.prompt}\n\n{options}"
+    hint = kind_hint(q, t)
+    body = "\n\n".join(part for part in (q.prompt, options, hint) if part)
+    return f"{head}\n\n{body}"
 
 
 def verdict(result: AnswerResult, t: Translator) -> str:
-    """One line: right or wrong, with the correct option."""
-    assert result.correct_option is not None
-    answer = f"{letter(result.correct_option)}) {result.correct_text}"
+    """One line: right or wrong, with the right answer (its letter, for one option)."""
+    if result.correct_option is not None:
+        answer = f"{letter(result.correct_option)}) {result.correct_text}"
+    else:
+        answer = result.correct_text
     if result.correct:
         return t.gettext("✅ Correct! {answer}", answer=answer)
+    if result.partial is not None and result.partial[0]:
+        return t.gettext(
+            "❌ Not quite: {right} of {total} right options, and only all of them count. "
+            "The answer is {answer}",
+            right=t.number(result.partial[0]), total=t.number(result.partial[1]),
+            answer=answer)
     return t.gettext("❌ Not quite. The answer is {answer}", answer=answer)
+
+
+def expected_text(expected: Kind | None, t: Translator) -> str:
+    """What to type when a typed answer could not be read."""
+    if expected is Kind.NUMERIC:
+        return t.gettext("Please type a number, e.g. {example}.", example=t.number(2.9))
+    if expected is Kind.ORDER:
+        return t.gettext("Please type the letters of every option in order, e.g. {example}.",
+                         example="B A D C")
+    if expected is Kind.MULTI:
+        return t.gettext("Please type the letters of the options you pick, e.g. {example}.",
+                         example="A C")
+    if expected is Kind.TEXT:
+        return t.gettext("Please type a short answer.")
+    return t.gettext("That is not one of the options.")
 
 
 def result_text(result: AnswerResult, t: Translator, *, details: bool = False) -> str:
@@ -111,18 +154,21 @@ def result_text(result: AnswerResult, t: Translator, *, details: bool = False) -
     if status is AnswerStatus.UNKNOWN_POST:
         return t.gettext("This question is no longer available.")
     if status is AnswerStatus.INVALID_OPTION:
-        return t.gettext("That is not one of the options.")
+        return expected_text(result.expected, t)
     if status is AnswerStatus.NOT_YOURS:
         return t.gettext("This question belongs to someone else's quiz. Start your own with /quiz.")
     if status is AnswerStatus.CLOSED:
         return t.gettext("This question is closed; answers are no longer counted.")
     if status is AnswerStatus.ALREADY_ANSWERED:
-        assert result.chosen is not None
+        choice = f"{letter(result.chosen)}) {result.chosen_text}" if result.chosen is not None \
+            else result.response_text
         return t.gettext(
-            "You already answered {choice}. Your first answer is final.",
-            choice=f"{letter(result.chosen)}) {result.chosen_text}",
+            "You already answered {choice}. Your first answer is final.", choice=choice,
         ) + "\n" + verdict(result, t)
-    text = f"{verdict(result, t)}\n{result.explanation}"
+    text = verdict(result, t)
+    if result.response_text:
+        text += "\n" + t.gettext("Your answer: {answer}", answer=result.response_text)
+    text += f"\n{result.explanation}"
     if details and result.details:
         text += f"\n\n{result.details}"
     return text
@@ -130,11 +176,11 @@ def result_text(result: AnswerResult, t: Translator, *, details: bool = False) -
 
 def summary_text(summary: PostSummary, t: Translator) -> str:
     q = summary.question
+    answer = f"{letter(q.correct)}) {q.options[q.correct]}" if 0 <= q.correct < len(q.options) \
+        else summary.correct_text
     lines = [
         t.gettext("⏱ Question closed: {prompt}", prompt=q.prompt),
-        t.gettext(
-            "Answer: {answer}", answer=f"{letter(q.correct)}) {q.options[q.correct]}"
-        ),
+        t.gettext("Answer: {answer}", answer=answer),
         t.ngettext(
             "{n} person answered", "{n} people answered", summary.answered
         ) + (
@@ -145,9 +191,12 @@ def summary_text(summary: PostSummary, t: Translator) -> str:
     if summary.answered:
         lines += [
             option_share(t, letter(i), q.options[i] if i < len(q.options) else "", n,
-                         n / summary.answered, i == q.correct)
+                         n / summary.answered,
+                         i == q.correct or (q.kind is Kind.MULTI and i in q.correct_set))
             for i, n in enumerate(summary.per_option)
         ]
+        lines += [f"“{short(text)}” — {t.number(n)} ({t.percent(n / summary.answered)})"
+                  for text, n in summary.typed]
     if summary.fastest:
         fastest = ", ".join(
             f"{person_name(a.name, i, t)} ({seconds(t, a.elapsed_ms)})"
@@ -158,6 +207,13 @@ def summary_text(summary: PostSummary, t: Translator) -> str:
     lines.append(q.details or q.explanation)
     return "\n".join(lines)
 
+
+# how sure a person said they were of an answer
+SAID = {
+    Confidence.SURE: _("sure"),
+    Confidence.THINK_SO: _("think so"),
+    Confidence.GUESSING: _("guessing"),
+}
 
 PERIOD_TITLES = {
     Period.DAY: _("Leaderboard · today"),
@@ -210,6 +266,11 @@ def stats_text(stats: PersonStats, t: Translator, *, start: str = "/quiz") -> st
             "Daily streak: {n} day (best {best})", "Daily streak: {n} days (best {best})",
             stats.day_streak, best=t.number(stats.best_day_streak),
         ))
+    if stats.calibration:
+        lines.append(t.gettext("How sure you said you were:") + " " + " · ".join(
+            t.gettext("{said}: right {right} of {answered}", said=t.gettext(SAID[said]),
+                      right=t.number(right), answered=t.number(answered))
+            for said, answered, right in stats.calibration))
     for quiz in stats.per_quiz:
         lines.append(f"• {quiz.title}: {t.number(quiz.correct)}/{t.number(quiz.answered)}")
     if not stats.answered:
@@ -235,7 +296,8 @@ def run_summary_text(summary: RunSummary, t: Translator) -> str:
 
 def missed_lines(missed: Sequence[MissedQuestion], t: Translator) -> list[str]:
     return [
-        f"{t.number(m.number)}. {m.prompt}\n   → {m.correct_text}" for m in missed
+        f"{t.number(m.number)}. {m.prompt}\n   → {m.correct_text}"
+        + (f"\n   ✗ {m.chosen_text}" if m.chosen_text else "") for m in missed
     ]
 
 
@@ -393,6 +455,8 @@ def settings_text(settings: ChatSettings, t: Translator, *, modes: bool = True) 
         t.gettext("Peer rounds: discussion for {time}",
                   time=duration_text(settings.peer_discussion, t))
         + ("" if settings.own_peer_discussion else " " + t.gettext("(the default)")),
+        t.gettext("Ask how sure with each answer: on") if settings.confidence
+        else t.gettext("Ask how sure with each answer: off"),
     ])
 
 

@@ -16,7 +16,6 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Protocol
 
-from bot.core import selection
 from bot.core.chat_settings import ChatSettingsRules
 from bot.core.clock import Clock
 from bot.core.delivery import question_name
@@ -33,7 +32,7 @@ from bot.core.ports import (
     RoundStore,
     RoundSummary,
 )
-from bot.core.questions import Questions
+from bot.core.questions import Questions, option_order
 
 SENT_KEPT = 4096  # round questions remembered as sent (bounded, oldest out)
 
@@ -84,8 +83,7 @@ class Rounds:
         question = self.questions.catalog.question(quiz_id, question_id)
         now = self.clock.now()
         post = await self.storage.add_round_post(record.id, len(record.posts), NewPost(
-            record.chat_key, quiz_id, question_id,
-            selection.shuffled_order(len(question.options), self.questions.rng),
+            record.chat_key, quiz_id, question_id, option_order(question, self.questions.rng),
             record.locale, now,
             closes_at=now + await self.settings.question_time(record.chat_key),
         ))

@@ -97,7 +97,7 @@ class Runs:
             if answer is not None and answer.correct:
                 score += 1
                 continue
-            wrong.append(missed(quiz, question, answer.option if answer else None, locale))
+            wrong.append(missed(quiz, question, answer, locale, post.order))
         return RunSummary(
             run_id, quiz.id, quiz.title.get(locale), score, len(run.questions), tuple(wrong)
         )

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
-from bot.content.items import Quiz
+from bot.content.items import Kind, Quiz
 
 Candidate = tuple[str, str]  # (quiz_id, question_id)
 
 
-def candidates(quizzes: Sequence[Quiz]) -> list[Candidate]:
-    return [(quiz.id, q.id) for quiz in quizzes for q in quiz.questions]
+def candidates(quizzes: Sequence[Quiz], kinds: Collection[Kind] | None = None) -> list[Candidate]:
+    """The quizzes' questions (of `kinds` only, if given)."""
+    return [(quiz.id, q.id) for quiz in quizzes for q in quiz.questions
+            if kinds is None or q.kind in kinds]
 
 
 def pick(

@@ -61,9 +61,11 @@ from bot.core.locales import Locales
 from bot.core.models import (
     AnswerResult,
     Chat,
+    Confidence,
     Leaderboard,
     Period,
     Person,
+    Response,
 )
 from bot.core.peer import PEER_SECONDS, Peer, PeerResult, Revoting, Split
 from bot.core.ports import (
@@ -220,10 +222,14 @@ class QuizService:
 
     # answers -----------------------------------------------------------------------------
     async def answer(
-        self, post_id: int, person: Person, option: int, *, locale: str | None = None
+        self, post_id: int, person: Person, response: Response, *, locale: str | None = None,
+        confidence: Confidence | None = None,
     ) -> AnswerResult:
+        """An answer of any kind (a shown option's index, Picks, Typed, Ordered), with how
+        sure the person said they were where the chat asks (/settings confidence on)."""
         started = time.perf_counter()
-        result = await self.answers.answer(post_id, person, option, locale=locale)
+        result = await self.answers.answer(post_id, person, response, locale=locale,
+                                           confidence=confidence)
         # returned once committed (or refused): the latency an adapter adds before its reply
         self.meter.answered(platform_of(person), outcome_of(result.status),
                             time.perf_counter() - started)
