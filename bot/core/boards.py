@@ -98,16 +98,19 @@ class Boards:
     async def review(
         self, person: Person, locale: str = DEFAULT_LOCALE, limit: int = 10
     ) -> list[MissedQuestion]:
-        """Questions whose latest answer by this person was wrong, for a second look."""
-        history = await self.storage.person_history(person.key)
+        """Questions whose latest answer by this person was wrong, for a second look, with
+        what they answered."""
         wrong = []
-        for (quiz_id, question_id), right in history.items():
+        for answer, quiz_id, question_id, order in await self.storage.missed_answers(
+                person.key, limit):
             quiz = self.catalog.get(quiz_id)
-            if right or quiz is None:
+            if quiz is None:
                 continue
             try:
                 question = quiz.question(question_id)
             except KeyError:
                 continue
-            wrong.append(missed(quiz, question, None, locale))  # the answer is not read here
+            same = len(order) == len(question.options)  # else its options changed since
+            wrong.append(missed(quiz, question, answer if same else None, locale,
+                                order if same else None))
         return wrong[:limit]

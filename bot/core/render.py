@@ -306,7 +306,8 @@ def review_text(missed: Sequence[MissedQuestion], t: Translator) -> str:
         return t.gettext("Nothing to review: you have no missed questions.")
     lines = [t.gettext("📝 Questions you missed:")]
     for m in missed:
-        lines.append(f"• {m.prompt}\n   → {m.correct_text}\n   {m.explanation}")
+        answered = f"\n   ✗ {m.chosen_text}" if m.chosen_text else ""
+        lines.append(f"• {m.prompt}\n   → {m.correct_text}{answered}\n   {m.explanation}")
     return "\n".join(lines)
 
 

@@ -164,6 +164,27 @@ async def person_history(db: Sql, person_key: str) -> dict[tuple[str, str], bool
     return {(r[0], r[1]): bool(r[2]) for r in rows}
 
 
+async def missed_answers(
+    db: Sql, person_key: str, limit: int
+) -> list[tuple[AnswerRecord, str, str, tuple[int, ...]]]:
+    """The person's latest answer to each question whose latest answer is wrong, in the
+    order the questions were first answered, with its quiz, question and post's option
+    order (what /review shows was answered). One range of answers_person, as
+    person_history reads."""
+    rows = await db.rows(
+        "SELECT a.post_id, a.person_key, a.option, a.correct, a.answered_at, a.elapsed_ms,"
+        " a.response, a.confidence, a.quiz_id, a.question_id, p.option_order"
+        " FROM answers AS a JOIN posts AS p ON p.id = a.post_id WHERE a.person_key = $1"
+        " ORDER BY a.answered_at, a.id",
+        person_key,
+    )
+    latest: dict[tuple[str, str], Any] = {}  # in the order first answered, the newest kept
+    for r in rows:
+        latest[(r[8], r[9])] = r
+    return [(answer_of(db, tuple(r[:8])), r[8], r[9], db.ints(r[10]))
+            for r in latest.values() if not r[3]][:limit]
+
+
 async def item_responses(
     db: Sql, quiz_id: str | None = None, chat_key: str | None = None
 ) -> list[ItemResponse]:

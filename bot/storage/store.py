@@ -154,6 +154,7 @@ class Store(CachedStorage, LiveSql):
     answer_count = read(queries.answer_count)
     answer_of = read(queries.answer)
     person_history = read(queries.person_history)
+    missed_answers = read(queries.missed_answers)
     item_responses = read(queries.item_responses)
 
     # quiz runs -------------------------------------------------------------------------

@@ -137,3 +137,18 @@ async def test_the_confidence_setting_is_kept(store: Store) -> None:
     await store.set_chat_settings(ChatSettingsRecord("tg:-1", chart=True), NOW)
     kept = await store.get_chat_settings("tg:-1")
     assert kept is not None and kept.confidence is None and kept.chart is True
+
+
+async def test_missed_answers_are_the_latest_wrong_ones_with_their_order(store: Store) -> None:
+    ids = await posts(store)
+    for question in ("k-multi", "k-num", "k-choice"):
+        option, response, right = KINDS[question][1]  # wrong
+        await store.record_answer(answer(ids[question], 1, option, response, right))
+    later = await store.create_post("tg:-1", "kinds", "k-choice", (3, 2, 1, 0), "en",
+                                    NOW + timedelta(minutes=1))
+    # answered right later: no longer missed
+    await store.record_answer(answer(later.id, 1, 0, None, True, seconds=90))
+    missed = await store.missed_answers("tg:1", 10)
+    assert [(q, a.response, order) for a, _, q, order in missed] == [
+        ("k-multi", "0,2", (3, 1, 0, 2)), ("k-num", "4", ())]
+    assert len(await store.missed_answers("tg:1", 1)) == 1
