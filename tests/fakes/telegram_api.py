@@ -775,6 +775,14 @@ class FakeTelegramAPI:
         return message
 
     @staticmethod
+    def _check_entities(text: str, entities: Any) -> None:
+        """Entities inside their text, counted in UTF-16 units as the server counts."""
+        for entity in entities or []:
+            offset, length = int(entity["offset"]), int(entity["length"])
+            if offset < 0 or length <= 0 or offset + length > utf16_len(text):
+                raise bad_request("can't parse entities: entity beyond the end of the text")
+
+    @staticmethod
     def _check_markup(markup: Any) -> None:
         if not markup:
             return
@@ -846,6 +854,17 @@ class FakeTelegramAPI:
             correct = [params["correct_option_id"]]
         if kind == "quiz" and (not correct or any(not 0 <= i < len(texts) for i in correct)):
             raise bad_request("wrong correct option ids specified")
+        # Bot API 9.6: "monotonically increasing" ids; several only in a multiple-answer quiz
+        # (the server's wording for these two is not in the sources: ours)
+        if correct and any(a >= b for a, b in itertools.pairwise(correct)):
+            raise bad_request("correct option ids must be unique and increasing")
+        multiple = bool(params.get("allows_multiple_answers", False))
+        if correct and len(correct) > 1 and not multiple:
+            raise bad_request("several correct options need allows_multiple_answers")
+        description = params.get("description")
+        if description is not None and utf16_len(description) > 1024:
+            raise bad_request("poll description is too long")
+        self._check_entities(description or "", params.get("description_entities"))
         explanation = params.get("explanation")
         if explanation is not None and (
             utf16_len(explanation) > 200 or explanation.count("\n") > 2
@@ -868,7 +887,7 @@ class FakeTelegramAPI:
             "is_closed": False,
             "is_anonymous": anonymous,
             "type": kind,
-            "allows_multiple_answers": bool(params.get("allows_multiple_answers", False)),
+            "allows_multiple_answers": multiple,
             "allows_revoting": bool(params.get("allows_revoting", kind != "quiz")),
             "members_only": bool(params.get("members_only", False)),
         }
@@ -879,6 +898,10 @@ class FakeTelegramAPI:
                 poll["correct_option_id"] = correct[0]
         if explanation is not None:
             poll["explanation"] = explanation
+        if description:
+            poll["description"] = description
+            if params.get("description_entities"):
+                poll["description_entities"] = params["description_entities"]
         if open_period is not None:
             poll["open_period"] = int(open_period)
         self._check_markup(params.get("reply_markup"))
@@ -904,12 +927,15 @@ class FakeTelegramAPI:
         caption = params.get("caption")
         if caption is not None and utf16_len(caption) > 1024:
             raise bad_request("message caption is too long")
+        entities = params.get("caption_entities")
+        self._check_entities(caption or "", entities)
         self._check_reply(chat, params.get("reply_parameters"))
         size = {"file_id": f"photo{next(self._ids)}", "file_unique_id": f"u{next(self._ids)}",
                 "width": width, "height": height, "file_size": len(photo)}
         self.photos[str(size["file_id"])] = photo
         return self._new_message(chat, **{"from": self.bot, "photo": [size]},
-                                 **({"caption": caption} if caption else {}))
+                                 **({"caption": caption} if caption else {}),
+                                 **({"caption_entities": entities} if entities else {}))
 
     def _api_sendDocument(self, params: dict[str, Any]) -> dict[str, Any]:
         """A file uploaded as multipart (its bytes stay in the call's params["document"])."""

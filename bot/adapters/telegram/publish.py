@@ -34,6 +34,7 @@ from telegram.error import (
     TelegramError,
 )
 
+from bot.adapters.telegram.card_caption import card_caption
 from bot.adapters.telegram.identity import (
     PREFIX,
     card_ref,
@@ -177,17 +178,21 @@ class Poster:
         return True
 
     async def _send_card(self, chat_id: int, question: ShownQuestion) -> None:
-        """The question's card as a photo just before it: by its file_id once Telegram has
-        it (bot/core/cards.py), else uploaded and its file_id kept. The photo is bound to
+        """The question's card as a photo just before it, what it shows as its caption
+        (card_caption.py): by its file_id once Telegram has it (bot/core/cards.py), else
+        uploaded and its file_id kept. The photo is bound to
         the post (card_ref) so it is deleted when the question closes. A card refused, or
         sent with no reply, leaves the question as text (it is not sent again: it may be
         there); a chat that is gone, moved or over its rate limit stops the question too."""
         cards = self.service.cards
         card = await cards.card(question, "tg")
+        caption, entities = card_caption(question, translator(question.locale))
+        text, ents = caption or None, entities or None
         try:
             if card is not None and card.ref is not None:
                 try:
-                    sent = await self.bot.send_photo(chat_id, card.ref)
+                    sent = await self.bot.send_photo(chat_id, card.ref, caption=text,
+                                                     caption_entities=ents)
                     await self.service.questions.bind(question.post_id,
                                                       card_ref(chat_id, sent.message_id))
                     return
@@ -196,7 +201,8 @@ class Poster:
                     card = await cards.card(question, "tg", upload=True)
             if card is None or card.png is None:
                 return
-            message = await self.bot.send_photo(chat_id, card.png, filename=CARD)
+            message = await self.bot.send_photo(chat_id, card.png, filename=CARD, caption=text,
+                                                 caption_entities=ents)
         except NetworkError as exc:  # BadRequest included
             log.warning("the card of question %s was not sent to %s (%s); text only",
                         question.question_id, chat_id, exc or type(exc).__name__)
