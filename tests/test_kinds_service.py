@@ -203,6 +203,14 @@ async def test_summaries_count_picks_and_list_typed_answers(service: QuizService
     assert summary is not None and summary.typed == (("4 GB", 2), ("0.4 GB", 1))
     text = render.summary_text(summary, EN)
     assert "Answer: 0.4 GB (±0.05)" in text and "“4 GB” — 2 (67%)" in text
+    order = await post(service, "k-order")
+    right = letters(order.correct_set)
+    for person in (ADA, BO):
+        await service.answer(order.post_id, person, Typed(right))
+    summary = await service.questions.close(order.post_id)
+    assert summary is not None and summary.per_option == ()
+    assert summary.typed == ((" → ".join(right.split()), 2),)
+    assert summary.correct_text.startswith(f"{right[0]}) Receive activations → ")
 
 
 async def test_a_quiz_run_of_every_kind_shows_what_was_answered(service: QuizService) -> None:

@@ -326,7 +326,7 @@ class Questions:
                 for c in grading.stored_options(a.response):  # each pick counts for its option
                     if c in post.order:
                         per_option[post.order.index(c)] += 1
-            elif question is not None and question.kind.typed and a.response:
+            elif question is not None and a.response:  # a number, a text, an order
                 typed[answer_text.response_text(question, post.order, a.response, locale)] += 1
         fastest = sorted((a for a in answers if a.correct), key=lambda a: a.elapsed_ms)
         return PostSummary(
@@ -335,7 +335,9 @@ class Questions:
             question=self.render(post, locale, await self.position(post)),
             answered=len(answers),
             right=sum(a.correct for a in answers),
-            per_option=tuple(per_option),
+            # an order's or a typed kind's answers are listed (`typed`), not counted per option
+            per_option=tuple(per_option) if question is None
+            or question.kind in (Kind.CHOICE, Kind.TRUEFALSE, Kind.MULTI) else (),
             fastest=tuple(
                 Answerer(a.name, a.person_key, a.elapsed_ms) for a in fastest[:FASTEST_SHOWN]
             ),
