@@ -17,7 +17,6 @@ from collections.abc import AsyncIterator
 from datetime import timedelta
 from enum import IntEnum
 from typing import Any
-from wsgiref.simple_server import WSGIServer
 
 from bot import __version__, health, metrics
 from bot.adapters import Adapter, ConnectionLost, CredentialsRejected
@@ -27,6 +26,7 @@ from bot.core.clock import Clock
 from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
 from bot.i18n import translator
+from bot.metrics_endpoint import MetricsEndpoint
 from bot.reports.cards import PngCards
 from bot.reports.png import PngCharts
 from bot.reports.worker import DrawingProcess
@@ -176,7 +176,7 @@ def _trim_malloc() -> None:
         pass
 
 
-def serve_metrics(settings: Settings | None) -> WSGIServer | None:
+def serve_metrics(settings: Settings | None) -> MetricsEndpoint | None:
     """The /metrics endpoint when QUIZBOT_METRICS_LISTEN is set; a port that cannot be
     listened on ends the start like the webhook's does."""
     listen = None if settings is None else settings.metrics_listen

@@ -1,8 +1,8 @@
 """The operator's Prometheus metrics: every metric object, and the endpoint that serves them.
 
-Served at `/metrics` on QUIZBOT_METRICS_LISTEN (host:port) by prometheus_client's own HTTP
-server, in a daemon thread: a scrape never waits for the event loop, and a busy loop never
-delays a scrape. Unset, nothing listens and the core counts nothing (it gets `NoMeter`); the
+Served at `/metrics` on QUIZBOT_METRICS_LISTEN (host:port) by bot/metrics_endpoint.py, one
+daemon thread with its own event loop and bounded connections: a scrape never waits for the
+bot's event loop, and a busy loop never delays a scrape. Unset, nothing listens and the core counts nothing (it gets `NoMeter`); the
 SQLite writer's few per-batch updates run either way.
 
 The core reports through its `Meter` port (`PrometheusMeter` below); storage and the adapters,
@@ -17,7 +17,7 @@ import logging
 from bisect import bisect_left
 from collections.abc import Iterable
 from itertools import accumulate
-from wsgiref.simple_server import WSGIServer
+from typing import TYPE_CHECKING
 
 from prometheus_client import (
     CollectorRegistry,
@@ -27,10 +27,12 @@ from prometheus_client import (
     gc_collector,
     platform_collector,
     process_collector,
-    start_http_server,
 )
 from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.registry import Collector
+
+if TYPE_CHECKING:
+    from bot.metrics_endpoint import MetricsEndpoint
 
 log = logging.getLogger(__name__)
 
@@ -156,8 +158,11 @@ def rate_limited(platform: str, seconds: float) -> None:
     RATE_LIMIT_SECONDS.labels(platform).inc(max(0.0, seconds))
 
 
-def serve(host: str, port: int) -> WSGIServer:
-    """Serve /metrics on host:port from a daemon thread; OSError if the port is taken."""
-    server, _thread = start_http_server(port, addr=host, registry=REGISTRY)
+def serve(host: str, port: int) -> MetricsEndpoint:
+    """Serve /metrics on host:port from a daemon thread (bot/metrics_endpoint.py: bounded
+    connections, not a thread each); OSError if the port is taken."""
+    from bot.metrics_endpoint import MetricsEndpoint
+
+    server = MetricsEndpoint(host, port, REGISTRY)
     log.info("metrics at http://%s:%d/metrics", host, port)
     return server

@@ -25,6 +25,7 @@ from bot.core.errors import UserError
 from bot.core.models import Chat, Period, Person
 from bot.core.render import error_text
 from bot.core.service import QuizService
+from bot.counted_log import CountedLog
 from bot.i18n import LANGUAGE_NAMES, normalize, translator
 from bot.web import charts, exports
 from bot.web.auth import (
@@ -100,7 +101,8 @@ def guarded(page: Page) -> Callable[[Pages, web.Request], Awaitable[web.StreamRe
             reader = Reader(request, session, await self.reads.storage.chat_title(chat_key))
             response = await page(self, request, reader)
         except Denied as denied:
-            log.info("dashboard of %s refused: %s", chat_key, denied.reason)
+            self.refusals.event(f"dashboard refused ({denied.reason})",
+                                "dashboard of %s refused: %s", chat_key, denied.reason)
             return denied_page(request, denied.locale)
         if "lang" in request.query and not response.prepared:
             response.set_cookie(LANGUAGE, reader.locale, max_age=365 * 86400, path="/",
@@ -118,6 +120,9 @@ class Pages:
         self.access = service.dashboard
         self.reads = service.dashboard_reads
         self.secure = secure
+        # anyone can be refused as often as they like: the first refusal of a kind is
+        # logged, the rest as a count per interval
+        self.refusals = CountedLog(log)
 
     def routes(self) -> list[web.RouteDef]:
         chat = CHAT_PATH
@@ -146,7 +151,8 @@ class Pages:
         try:
             grant = await self.access.grant_of("link", request.match_info["token"])
         except Denied as denied:
-            log.info("dashboard link refused: %s", denied.reason)
+            self.refusals.event(f"dashboard link refused ({denied.reason})",
+                                "dashboard link refused: %s", denied.reason)
             return denied_page(request, denied.locale)
         response = web.HTTPSeeOther(chat_path(grant.chat_key))
         set_session(response, self.access, grant, self.secure)
@@ -168,7 +174,8 @@ class Pages:
                 raise Denied("tampered")
             launch = launch_of(data, self.bot_token, self.access.clock.now())
         except Denied as denied:
-            log.info("Mini App launch refused: %s", denied.reason)
+            self.refusals.event(f"Mini App launch refused ({denied.reason})",
+                                "Mini App launch refused: %s", denied.reason)
             return denied_page(request, denied.locale)
         locale = normalize(launch.language) or await self.service.locales.for_person(
             Person(launch.person_key, launch.name))
