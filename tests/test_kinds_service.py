@@ -327,3 +327,24 @@ async def test_a_live_session_of_a_quiz_it_cannot_ask_is_refused(
     with pytest.raises(LiveError) as refused:
         await service.live.host(GROUP, ADA, "typed", 3, allowed=True, locale="en")
     assert "no question with options to tap" in str(refused.value)
+
+
+async def test_review_starts_with_the_answer_given_sure_and_wrong(
+    service: QuizService, clock: FakeClock,
+) -> None:
+    """Two wrong answers in a group: a guess first, a sure one a minute later. Both are due
+    the next day; /review asks the sure one (the misconception) first."""
+    guess = await post(service, "k-choice")
+    await service.answer(guess.post_id, ADA, (guess.correct + 1) % 4,
+                         confidence=Confidence.GUESSING)
+    clock.advance(minutes=1)
+    sure = await post(service, "k-num")
+    await service.answer(sure.post_id, ADA, Typed("4"), confidence=Confidence.SURE)
+    clock.advance(days=1)
+    assert await service.spaced.due(ADA.key) == [("kinds", "k-num"), ("kinds", "k-choice")]
+    alone = Chat(ADA.key, "Ada", is_private=True)
+    first = await service.spaced.start(ADA, alone, "en")
+    assert first is not None and first.question_id == "k-num" and first.kind is Kind.NUMERIC
+    result = await service.answer(first.post_id, ADA, Typed("0.4"), confidence=Confidence.SURE)
+    assert result.accepted and result.correct
+    assert result.next_question is not None and result.next_question.question_id == "k-choice"
