@@ -28,9 +28,17 @@ TAIL = """\
 """
 
 
-def pack(tmp_path: Path, media: str, tail: str = TAIL) -> Path:
+ALT = "image_alt: {en: A white rectangle.}\n"
+
+
+def pack(tmp_path: Path, media: str, tail: str = TAIL, alt: str | None = ALT) -> Path:
+    """A pack showing `media`; an image gets `alt` (after it: the lines above keep their
+    numbers) unless the media says its own."""
+    media = textwrap.dedent(media)
+    if alt and "image:" in media and "image_alt:" not in media:
+        media += alt
     path = tmp_path / "demo.yaml"
-    path.write_text(HEAD + textwrap.indent(textwrap.dedent(media), "    ") + tail, "utf-8")
+    path.write_text(HEAD + textwrap.indent(media, "    ") + tail, "utf-8")
     return path
 
 
@@ -168,6 +176,41 @@ def test_media_per_language_warns_about_a_missing_language(tmp_path: Path) -> No
                for p in found), found
 
 
+def test_an_image_without_a_text_is_refused(tmp_path: Path) -> None:
+    png(tmp_path)
+    found = errors(pack(tmp_path, "image: pic.png\n", alt=None))
+    assert len(found) == 1 and "an image needs image_alt" in found[0], found
+    assert found[0].startswith(f"{tmp_path / 'demo.yaml'}:4: error: question 1.image_alt")
+
+
+def test_an_image_text_needs_each_language_of_the_prompt(tmp_path: Path) -> None:
+    png(tmp_path)
+    path = tmp_path / "demo.yaml"
+    path.write_text(HEAD.replace("{en: What does this do?}", "{en: What?, bn: কী?}")
+                    + "    image: pic.png\n    image_alt: {en: A white rectangle.}\n" + TAIL,
+                    "utf-8")
+    found = errors(path)
+    assert len(found) == 1 and "image_alt has no bn text" in found[0], found
+    path.write_text(path.read_text("utf-8").replace(
+        "{en: A white rectangle.}", "{en: A white rectangle., bn: একটি সাদা আয়তক্ষেত্র।}"))
+    quiz, problems = load_file(path)
+    assert quiz is not None, problems
+    alt = quiz.questions[0].image_alt
+    assert alt is not None and alt.get("bn") == "একটি সাদা আয়তক্ষেত্র।"
+    assert any("image_alt has no hi version" in str(p) for p in problems if p.warning)
+
+
+def test_an_image_text_within_a_caption_and_an_alt_text(tmp_path: Path) -> None:
+    png(tmp_path)
+    found = errors(pack(tmp_path, "image: pic.png\n", alt=f"image_alt: {{en: {'x' * 1025}}}\n"))
+    assert len(found) == 1 and "image_alt is 1025 characters, the limit is 1024" in found[0]
+
+
+def test_an_image_text_without_an_image_is_refused(tmp_path: Path) -> None:
+    found = errors(pack(tmp_path, "image_alt: {en: Nothing.}\n"))
+    assert len(found) == 1 and "image_alt describes an image" in found[0], found
+
+
 def test_the_cache_keeps_code_formula_and_image_and_checks_the_image_again(
     tmp_path: Path,
 ) -> None:
@@ -181,6 +224,7 @@ def test_the_cache_keeps_code_formula_and_image_and_checks_the_image_again(
     assert again.quizzes["demo"] == first.quizzes["demo"]
     q = again.quizzes["demo"].questions[0]
     assert q.code == first.quizzes["demo"].questions[0].code and q.image is not None
+    assert q.image_alt is not None and q.image_alt.get("hi") == "A white rectangle."
     assert again.quizzes["demo"].image_path(q, "en") == str(content / "pic.png")
     # the pack's bytes (the key) are the same, its image is not: validated again
     (content / "pic.png").write_bytes(b"broken")

@@ -175,8 +175,8 @@ def test_round_trip_the_bundled_packs(tmp_path: Path, capsys: pytest.CaptureFixt
 
 
 # a card's parts and a question's metadata: written in YAML only (docs/csv-format.md)
-MEDIA = ("code", "formula", "image", "difficulty", "bloom", "concepts", "prerequisites",
-         "sources", "claims")
+MEDIA = ("code", "formula", "image", "image_alt", "difficulty", "bloom", "concepts",
+         "prerequisites", "sources", "claims")
 
 
 def without_media(quiz: dict[str, object]) -> dict[str, object]:

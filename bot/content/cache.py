@@ -42,11 +42,22 @@ from typing import Any
 
 from bot.content import limits
 from bot.content.files import read_at_most
-from bot.content.items import Code, Localized, Meta, Option, Question, Quiz, Texts
+from bot.content.items import (
+    Accept,
+    Code,
+    Kind,
+    Localized,
+    Meta,
+    Numeric,
+    Option,
+    Question,
+    Quiz,
+    Texts,
+)
 
 log = logging.getLogger(__name__)
 
-FORMAT = 5  # the entry layout below; the sources are part of the version anyway
+FORMAT = 6  # the entry layout below; the sources are part of the version anyway
 MAGIC = b"quizbot-content-cache"
 SUBDIR = "content"  # under QUIZBOT_CACHE_DIR
 SPARE_ENTRIES = 64  # entries kept beyond those the last load used (edits, other folders)
@@ -305,8 +316,9 @@ class ContentCache:
 # [quiz_line, [[line, warning], ...], images, [id, title, tags, [question, ...], language]]
 # question: [id, line, answer, [offset, length] of its line of texts (from the first one's
 #            start), [code language, code text] or null, formula or null, image or null,
-#            metadata or null (Meta.as_list)]
-# its line of texts: [prompt, [option text, ...], answer, explanation, details or null]
+#            metadata or null (Meta.as_list), kind, [answer, ...], [value, low, high, unit or
+#            null] or null, [{locale: [form, ...]}, [latin, ...]] or null, image text or null]
+# its line of texts: [prompt, [option text, ...], [answer, ...], explanation, details or null]
 # a text: [en, bn or null, hi or null]
 #
 # The texts are nearly all of a catalog's memory, and only a question being asked, answered
@@ -329,15 +341,23 @@ def encode(entry: Entry, version: str, key: str) -> bytes:
     lines = []
     at = 0
     for q, line in zip(quiz.questions, entry.question_lines, strict=True):
-        texts = _json([_text(q.prompt), [_text(o.text) for o in q.options], q.answer,
+        texts = _json([_text(q.prompt), [_text(o.text) for o in q.options], list(q.answers),
                        _text(q.explanation),
                        _text(q.details) if q.details is not None else None])
+        numeric = q.numeric
         questions.append(
             [q.id, line, q.answer, [at, len(texts)],
              [q.code.language, _text(q.code.text)] if q.code is not None else None,
              _text(q.formula) if q.formula is not None else None,
              _text(q.image) if q.image is not None else None,
-             q.meta.as_list() if q.meta is not None else None])
+             q.meta.as_list() if q.meta is not None else None,
+             q.kind.value, list(q.answers),
+             [numeric.value, numeric.low, numeric.high,
+              _text(numeric.unit) if numeric.unit is not None else None]
+             if numeric is not None else None,
+             [{loc: list(forms) for loc, forms in q.accept.texts.items()}, list(q.accept.latin)]
+             if q.accept is not None else None,
+             _text(q.image_alt) if q.image_alt is not None else None])
         lines.append(texts)
         at += len(texts) + 1
     payload = b"\n".join([_json(
@@ -349,9 +369,9 @@ def encode(entry: Entry, version: str, key: str) -> bytes:
 
 
 def _texts(line: bytes) -> Texts:
-    prompt, options, answer, explanation, details = json.loads(line)
+    prompt, options, answers, explanation, details = json.loads(line)
     return Texts(Localized(*prompt),
-                 [Option(Localized(*option), i == answer) for i, option in enumerate(options)],
+                 [Option(Localized(*option), i in answers) for i, option in enumerate(options)],
                  Localized(*explanation), Localized(*details) if details is not None else None)
 
 
@@ -416,7 +436,8 @@ def decode(raw: bytes, version: str, key: str, mapped: mmap.mmap | None = None) 
     text = Localized
     questions: list[Question] = []
     lines: list[int] = []
-    for question_id, line, answer, (at, length), code, formula, image, meta in rows:
+    for (question_id, line, answer, (at, length), code, formula, image, meta, kind, answers,
+         numeric, accept, image_alt) in rows:
         if not (isinstance(at, int) and isinstance(length, int) and 0 <= at
                 and tail + at + length <= len(raw)):
             raise ValueError("a question's texts are outside the entry")
@@ -436,6 +457,14 @@ def decode(raw: bytes, version: str, key: str, mapped: mmap.mmap | None = None) 
             image=text(*image) if image is not None else None,
             meta=Meta.from_list(meta) if meta is not None else None,
             deferred=deferred,
+            kind=Kind(kind),
+            answers=tuple(answers),
+            numeric=Numeric(numeric[0], numeric[1], numeric[2],
+                            text(*numeric[3]) if numeric[3] is not None else None)
+            if numeric is not None else None,
+            accept=Accept({str(k): tuple(v) for k, v in accept[0].items()}, tuple(accept[1]))
+            if accept is not None else None,
+            image_alt=text(*image_alt) if image_alt is not None else None,
         ))
         lines.append(line)
     quiz = Quiz(quiz_id, text(*title), tags, questions, language)

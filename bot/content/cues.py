@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bot.content import limits
-from bot.content.schema import LOCALES, QuizModel
+from bot.content.schema import LOCALES, Kind, QuizModel
 
 ALPHA = 0.15
 
@@ -181,13 +181,16 @@ def _share(hits: float, counted: int) -> str:
 
 def pack_cues(quiz: QuizModel) -> Iterable[Cue]:
     """Every cue of one pack (as warnings; `--strict` makes them errors)."""
-    counts = Counter(len(q.options) for q in quiz.questions)
+    # cues are about picking one key among options: the other kinds have none, or (true or
+    # false, select all) are not read by these strategies
+    chosen = [q for q in quiz.questions if q.kind is Kind.CHOICE]
+    counts = Counter(len(q.options or ()) for q in chosen)
     if len(counts) == 1:
         n_options = next(iter(counts))
-        if skewed := position_skewed([q.answer for q in quiz.questions], n_options):
+        if skewed := position_skewed([q.answer for q in chosen], n_options):
             position, count = skewed
             yield Cue(None, f"the correct option is option {position + 1} in {count} of "
-                      f"{len(quiz.questions)} questions (chance: {len(quiz.questions)}/"
+                      f"{len(chosen)} questions (chance: {len(chosen)}/"
                       f"{n_options}); spread the keys over the positions")
     for locale in LOCALES:
         yield from _locale_cues(quiz, locale)
@@ -204,7 +207,9 @@ def _locale_cues(quiz: QuizModel, locale: str) -> Iterable[Cue]:
     none_options: list[float] = []
     none_keys = 0
     for qi, q in enumerate(quiz.questions):
-        texts = [getattr(o.text, locale) for o in q.options]
+        if q.kind is not Kind.CHOICE:
+            continue
+        texts = [getattr(o.text, locale) for o in q.options or ()]
         prompt = getattr(q.prompt, locale)
         if prompt is None or any(t is None for t in texts) or len(texts) < 3:
             continue
@@ -432,10 +437,12 @@ class _Bank(Protocol):
 
 
 def _items(quizzes: Iterable[_Bank], locale: str) -> Iterator[_Item]:
-    """The questions that spell their prompt and every option in `locale`, with 3 or more
-    options (of two, one is always the longer)."""
+    """The choice questions that spell their prompt and every option in `locale`, with 3 or
+    more options (of two, one is always the longer)."""
     for quiz in quizzes:
         for q in quiz.questions:
+            if q.kind is not Kind.CHOICE:
+                continue
             prompt = getattr(q.prompt, locale)
             options = tuple(getattr(o.text, locale) for o in q.options)
             if prompt is None or len(options) < 3 or any(o is None for o in options):

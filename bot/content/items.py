@@ -244,6 +244,68 @@ class Meta(_Light):
         return out
 
 
+class Numeric(_Light):
+    """A numeric question's key: `value`, and the inclusive range `low`..`high` a typed number
+    is right in (from the pack's tolerance, or its min and max); `unit`, if it names one."""
+
+    __slots__ = ("high", "low", "unit", "value")
+    _fields = ("value", "low", "high", "unit")
+
+    def __init__(self, value: float, low: float, high: float,
+                 unit: Localized | None = None) -> None:
+        self.value: Final = value
+        self.low: Final = low
+        self.high: Final = high
+        self.unit: Final = unit
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Numeric({self.value!r}, {self.low!r}..{self.high!r}, unit={self.unit!r})"
+
+    def export(self) -> dict[str, Any]:
+        return {"value": self.value, "low": self.low, "high": self.high,
+                **({"unit": self.unit.as_dict()} if self.unit is not None else {})}
+
+
+class Accept(_Light):
+    """A typed question's key: the accepted forms per locale, as the pack writes them, and
+    the Latin spellings (transliterations) accepted from anyone."""
+
+    __slots__ = ("latin", "texts")
+    _fields = ("texts", "latin")
+
+    def __init__(self, texts: dict[str, tuple[str, ...]], latin: tuple[str, ...] = ()) -> None:
+        self.texts: Final = {loc: tuple(forms) for loc, forms in texts.items()}
+        self.latin: Final = tuple(latin)
+
+    def __hash__(self) -> int:
+        return hash((tuple(self.texts.items()), self.latin))
+
+    def __repr__(self) -> str:
+        return f"Accept({self.texts!r}, latin={self.latin!r})"
+
+    def forms(self, locale: str) -> tuple[str, ...]:
+        """The forms written for `locale`, else English's, else the first language's."""
+        return self.texts.get(locale) or self.texts.get(DEFAULT_LOCALE) or next(
+            iter(self.texts.values()), ())
+
+    def export(self) -> dict[str, Any]:
+        return {"texts": {loc: list(forms) for loc, forms in self.texts.items()},
+                **({"latin": list(self.latin)} if self.latin else {})}
+
+
+# a true/false question's two options, always in this order (canonical 0 is True)
+TRUE = Localized("True", "সত্য", "सही")
+FALSE = Localized("False", "মিথ্যা", "ग़लत")
+
+
+def truefalse_options(truth: bool) -> list[Option]:
+    """The options of a true/false question whose statement is `truth`."""
+    return [Option(TRUE, truth), Option(FALSE, not truth)]
+
+
 class Texts(NamedTuple):
     """A question's texts: what a question from the content cache reads when asked for."""
 
@@ -262,14 +324,18 @@ class Deferred(Protocol):
 
 
 class Question(_Light):
-    """`answer` is the index of the correct option (stored, not searched). `code`, `formula`
-    and `image` (a path relative to the pack's folder) are drawn on the question's card.
-    The texts (prompt, options, explanation, details) are held, or read when asked for from
-    where `deferred` says (a question from the content cache)."""
+    """`answers` are the indexes of the right options (stored, not searched): one for choice
+    and true/false, two or more for multi, none for numeric, text and order; `answer` is the
+    first of them (-1 when there is none). An order question's options are in the right
+    order. `numeric` and `accept` are the keys of the typed kinds. `code`, `formula` and
+    `image` (a path relative to the pack's folder, described by `image_alt`) are drawn on the
+    question's card. The texts (prompt, options, explanation, details) are held, or read when
+    asked for from where `deferred` says (a question from the content cache)."""
 
-    __slots__ = ("_deferred", "_texts", "answer", "code", "formula", "id", "image", "meta")
+    __slots__ = ("_deferred", "_texts", "accept", "answer", "answers", "code", "formula", "id",
+                 "image", "image_alt", "kind", "meta", "numeric")
     _fields = ("id", "prompt", "options", "explanation", "details", "code", "formula", "image",
-               "meta")
+               "meta", "kind", "answers", "numeric", "accept", "image_alt")
 
     def __init__(
         self,
@@ -285,22 +351,34 @@ class Question(_Light):
         image: Localized | None = None,
         meta: Meta | None = None,
         deferred: Deferred | None = None,
+        kind: Kind = Kind.CHOICE,
+        answers: tuple[int, ...] | None = None,
+        numeric: Numeric | None = None,
+        accept: Accept | None = None,
+        image_alt: Localized | None = None,
     ) -> None:
         given = [text is not None for text in (prompt, options, explanation)]
         if not (all(given) if deferred is None else not any(given) and answer is not None):
             raise ValueError("a question's texts are held or deferred (with its answer), one "
                              "of the two")
+        if answers is None:  # searched in the options held, else the one answer given
+            answers = tuple(i for i, o in enumerate(options) if o.correct) if options \
+                is not None else (answer,) if answer is not None and answer >= 0 else ()
         self.id: Final = id
         self._texts: Final = None if prompt is None or options is None or explanation is None \
             else Texts(prompt, options, explanation, details)
         self._deferred: Final = deferred
+        self.kind: Final = Kind(kind)
+        self.answers: Final[tuple[int, ...]] = tuple(answers)
         self.answer: Final[int] = (
-            next(i for i, o in enumerate(options or ()) if o.correct) if answer is None
-            else answer
+            (self.answers[0] if self.answers else -1) if answer is None else answer
         )
+        self.numeric: Final = numeric
+        self.accept: Final = accept
         self.code: Final = code
         self.formula: Final = formula
         self.image: Final = image
+        self.image_alt: Final = image_alt
         self.meta: Final = meta  # None when the pack states none
 
     def _held(self) -> Texts:
@@ -338,22 +416,40 @@ class Question(_Light):
 
     @classmethod
     def of(cls, model: QuestionModel) -> Question:
+        kind = model.kind
+        if kind is Kind.TRUEFALSE:
+            options = truefalse_options(bool(model.truth))
+        else:  # an order question's options are the items in the right order, none marked
+            options = [Option(Localized.of(o.text), o.correct) for o in model.options or ()]
+        numeric = None
+        if model.numeric is not None:
+            low, high = model.numeric.bounds
+            numeric = Numeric(model.numeric.value, low, high,
+                              Localized.of(model.unit) if model.unit is not None else None)
+        accept = None
+        if model.accept is not None:
+            accept = Accept({loc: tuple(forms) for loc, forms in model.accept.items()},
+                            tuple(model.latin))
         return cls(
             model.id,
             Localized.of(model.prompt),
-            [Option(Localized.of(o.text), o.correct) for o in model.options],
+            options,
             Localized.of(model.explanation),
             Localized.of(model.details) if model.details is not None else None,
-            model.answer,
             code=Code(model.code.language, Localized.of(model.code.text))
             if model.code is not None else None,
             formula=Localized.of(model.formula) if model.formula is not None else None,
             image=Localized.of(model.image) if model.image is not None else None,
             meta=Meta.of(model),
+            kind=kind,
+            numeric=numeric,
+            accept=accept,
+            image_alt=Localized.of(model.image_alt) if model.image_alt is not None else None,
         )
 
     def __repr__(self) -> str:
-        return f"Question(id={self.id!r}, prompt={self.prompt!r}, answer={self.answer})"
+        return (f"Question(id={self.id!r}, prompt={self.prompt!r}, kind={self.kind.value}, "
+                f"answers={self.answers})")
 
     def export_media(self) -> dict[str, Any]:
         """code, formula and image in the export's shape (none when it has none)."""
@@ -364,6 +460,21 @@ class Question(_Light):
             out["formula"] = self.formula.as_dict()
         if self.image is not None:
             out["image"] = self.image.as_dict()
+        if self.image_alt is not None:
+            out["image_alt"] = self.image_alt.as_dict()
+        return out
+
+    def export_kind(self) -> dict[str, Any]:
+        """What the export says of a kind other than choice (nothing for choice)."""
+        if self.kind is Kind.CHOICE:
+            return {}
+        out: dict[str, Any] = {"kind": self.kind.value}
+        if self.kind is Kind.MULTI:
+            out["answers"] = list(self.answers)
+        if self.numeric is not None:
+            out["numeric"] = self.numeric.export()
+        if self.accept is not None:
+            out["accept"] = self.accept.export()
         return out
 
 
@@ -427,6 +538,7 @@ class Quiz(_Light):
                     "prompt": q.prompt.as_dict(),
                     "options": [o.text.as_dict() for o in q.options],
                     "answer": q.answer,
+                    **q.export_kind(),
                     "explanation": q.explanation.as_dict(),
                     **({"details": q.details.as_dict()} if q.details else {}),
                     **q.export_media(),

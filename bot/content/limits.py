@@ -26,6 +26,11 @@ DC_MESSAGE = 2000
 DC_BUTTONS = 25
 DC_CUSTOM_ID = 100
 DC_CHOICE_NAME = 100  # autocomplete choice name, used for quiz titles
+DC_BUTTON_LABEL = 80
+DC_SELECT_OPTIONS = 25
+DC_SELECT_LABEL = 100  # a select option's label
+DC_TEXT_INPUT = 4000  # a modal's text input
+DC_ATTACHMENT_DESCRIPTION = 1024  # an attachment's alt text
 
 # Reading packs: a real pack is about 50 kB; the caps keep a hostile or broken file cheap.
 PACK_FILE_BYTES = 1024 * 1024  # per file
@@ -36,8 +41,15 @@ PACK_NUMBER_CHARS = 100  # longer numbers are refused before Python converts the
 # What our own rendering needs on both platforms.
 MIN_OPTIONS = 2
 MAX_OPTIONS = 10
+MIN_ORDER_ITEMS = 2
+MAX_ORDER_ITEMS = 6  # put in order by buttons pressed in sequence, on both platforms
 TITLE = DC_CHOICE_NAME
 DETAILS = DC_EMBED_FIELD_VALUE - 24  # room for the field's own label in the summary embed
+# an accepted typed answer: a short one (a term, a name), far below what a message or a
+# Discord text input takes, so the reply that states it fits an alert too
+TYPED_ANSWER = 100
+# an image's text: Telegram's photo caption and Discord's attachment description
+IMAGE_ALT = min(TG_CAPTION, DC_ATTACHMENT_DESCRIPTION)
 
 
 def tg_len(text: str) -> int:

@@ -19,7 +19,7 @@ import hashlib
 import subprocess
 import sys
 from collections import defaultdict, deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +34,7 @@ from bot.content.problems import ContentError, Problem, clean, has_errors, order
 if TYPE_CHECKING:  # the parsers and validators are imported by the first pack not cached
     from bot.content.yaml_lines import Loc
 
-__all__ = ["Catalog", "ContentError", "Problem", "load_catalog", "load_file"]
+__all__ = ["Catalog", "ContentError", "Problem", "load_catalog", "load_file", "load_text"]
 
 # a report longer than this helps nobody; the rest is summarised in one line
 MAX_PROBLEMS_PER_FILE = 100
@@ -126,12 +126,23 @@ def _load(path: Path, cache: ContentCache | None = None, read: Read | None = Non
     if (cache is not None and (entry := cache.get(data, key)) is not None
             and _images_unchanged(path.parent, entry.images)):
         return _from_cache(result, entry, path.parent)
+    _parse(result, data, path.parent)
+    if cache is not None and result.quiz is not None and not has_errors(result.problems):
+        # only a pack without errors is stored: every error comes from a real parse
+        if (entry := _to_cache(result, result.quiz)) is not None:
+            cache.put(data, entry, key)
+    return result
+
+
+def _parse(result: _File, data: bytes, folder: Path | None,
+           files: Mapping[str, bytes] | None = None) -> None:
+    """A pack's bytes parsed and checked, its images read from `folder` or `files`."""
     from bot.content import yaml_lines
 
     text = yaml_lines.check_characters(yaml_lines.decode(data, result.add), result.add)
     parsed = yaml_lines.parse(text, result.add)
     if parsed is not None:
-        _check(result, *parsed)
+        _check(result, *parsed, folder, files)
     if len(result.problems) > MAX_PROBLEMS_PER_FILE:
         result.problems.sort(key=order)
         rest = result.problems[MAX_PROBLEMS_PER_FILE:]
@@ -139,11 +150,6 @@ def _load(path: Path, cache: ContentCache | None = None, read: Read | None = Non
         # only warnings left out: the summary is a warning too, and the pack still loads
         result.add(rest[0].line, f"… and {len(rest)} more problems in this file",
                    all(p.warning for p in rest))
-    if cache is not None and result.quiz is not None and not has_errors(result.problems):
-        # only a pack without errors is stored: every error comes from a real parse
-        if (entry := _to_cache(result, result.quiz)) is not None:
-            cache.put(data, entry, key)
-    return result
 
 
 def _image_digests(folder: Path, quiz: Quiz) -> dict[str, str] | None:
@@ -189,7 +195,8 @@ def _from_cache(result: _File, entry: Entry, folder: Path) -> _File:
     return result
 
 
-def _check(result: _File, data: Any, lines: dict[Loc, int]) -> None:
+def _check(result: _File, data: Any, lines: dict[Loc, int], folder: Path | None,
+           files: Mapping[str, bytes] | None = None) -> None:
     """The ids as written (also in an invalid pack: load_catalog checks them across files),
     then the pack's own checks."""
     if isinstance(data, dict):
@@ -201,12 +208,28 @@ def _check(result: _File, data: Any, lines: dict[Loc, int]) -> None:
                 result.question_ids.append((question_id, lines[("questions", qi, "id")]))
     from bot.content import validate
 
-    result.quiz = validate.check(data, lines, result.add, Path(result.name).parent)
+    result.quiz = validate.check(data, lines, result.add, folder, files)
 
 
 def load_file(path: Path) -> tuple[Quiz | None, list[Problem]]:
     """One pack and its problems (ids used in other files are checked by load_catalog)."""
     result = _load(path)
+    quiz = None if has_errors(result.problems) else result.quiz
+    return quiz, sorted(result.problems, key=order)
+
+
+def load_text(text: str, name: str,
+              files: Mapping[str, bytes] | None = None) -> tuple[Quiz | None, list[Problem]]:
+    """A pack that is no file (an import's, a draft's, one kept in a database) checked as a
+    pack file is, its images read from `files` (by their path relative to the pack), its
+    problems named `name`; the quiz has no folder."""
+    result = _File(name)
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) > limits.PACK_FILE_BYTES:
+        result.add(1, f"the pack is larger than {limits.PACK_FILE_BYTES / 2**20:g} MiB, the "
+                   "limit for one pack; split it into several packs")
+    else:
+        _parse(result, data, None, files or {})
     quiz = None if has_errors(result.problems) else result.quiz
     return quiz, sorted(result.problems, key=order)
 

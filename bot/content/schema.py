@@ -11,7 +11,9 @@ never imports this module.
 
 from __future__ import annotations
 
+import math
 import re
+from decimal import Decimal
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
@@ -28,14 +30,18 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from bot.content import limits
 from bot.content.items import (
     _PACK_LANGUAGE,
     DEFAULT_LOCALE,
     LOCALES,
+    Accept,
     Code,
     Deferred,
+    Kind,
     Language,
     Localized,
+    Numeric,
     Option,
     Question,
     Quiz,
@@ -46,9 +52,9 @@ from bot.content.items import (
 )
 
 __all__ = [
-    "BLOOM_LEVELS", "CLAIM_LIBRARIES", "DEFAULT_LOCALE", "DIFFICULTIES", "LOCALES", "Code",
-    "Deferred", "Language", "Localized", "Option", "Question", "Quiz", "QuizModel",
-    "declared_languages", "expected_locales", "pack_language", "versioned",
+    "BLOOM_LEVELS", "CLAIM_LIBRARIES", "DEFAULT_LOCALE", "DIFFICULTIES", "LOCALES", "Accept",
+    "Code", "Deferred", "Kind", "Language", "Localized", "Numeric", "Option", "Question", "Quiz",
+    "QuizModel", "declared_languages", "expected_locales", "pack_language", "versioned",
 ]
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]{0,47}$")]
@@ -276,15 +282,146 @@ class ClaimModel(BaseModel):
     claim: NonEmpty
 
 
+# --- the keys of the kinds other than choice (docs/content.md, Kinds of question) ----------
+
+# what each kind takes besides prompt and explanation: the keys it needs and those it may have
+_KEYS: dict[Kind, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    Kind.CHOICE: (("options",), ()),
+    Kind.MULTI: (("options",), ()),
+    Kind.TRUEFALSE: (("truth",), ()),
+    Kind.NUMERIC: (("numeric",), ("unit",)),
+    Kind.TEXT: (("accept",), ("latin",)),
+    Kind.ORDER: (("options",), ()),
+}
+_KIND_KEYS = ("options", "truth", "numeric", "unit", "accept", "latin")
+# how many options each kind with options takes
+OPTION_COUNTS: dict[Kind, tuple[int, int]] = {
+    Kind.CHOICE: (limits.MIN_OPTIONS, limits.MAX_OPTIONS),
+    Kind.MULTI: (3, limits.MAX_OPTIONS),
+    Kind.ORDER: (limits.MIN_ORDER_ITEMS, limits.MAX_ORDER_ITEMS),
+}
+
+
+def _finite(value: float) -> float:
+    if not math.isfinite(value):
+        raise PydanticCustomError("finite_number", "must be a finite number", {})
+    return value
+
+
+Finite = Annotated[float, AfterValidator(_finite)]
+
+
+class NumericModel(BaseModel):
+    """A number and how far from it an answer may be: `tolerance` either way, or the range
+    `min`..`max` around it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    value: Finite
+    tolerance: Annotated[Finite, Field(ge=0)] | None = None
+    min: Finite | None = None
+    max: Finite | None = None
+
+    @model_validator(mode="after")
+    def _one_range(self) -> NumericModel:
+        ranged = self.min is not None or self.max is not None
+        if self.tolerance is not None and ranged:
+            raise PydanticCustomError(
+                "numeric_range", "give a tolerance or min and max, not both", {})
+        if self.tolerance is None and not ranged:
+            raise PydanticCustomError(
+                "numeric_range", "give a tolerance (0 for the exact value) or min and max", {})
+        if ranged and (self.min is None or self.max is None):
+            raise PydanticCustomError("numeric_range", "give both min and max", {})
+        if ranged and not (self.min is not None and self.max is not None
+                           and self.min <= self.value <= self.max):
+            raise PydanticCustomError(
+                "numeric_range", "min <= value <= max must hold (min {min}, value {value}, max "
+                "{max})", {"min": self.min, "value": self.value, "max": self.max})
+        return self
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        """The inclusive range of right answers."""
+        if self.tolerance is not None:  # in decimal, as written: 0.4 - 0.05 is 0.35
+            value, tolerance = Decimal(repr(self.value)), Decimal(repr(self.tolerance))
+            return float(value - tolerance), float(value + tolerance)
+        assert self.min is not None and self.max is not None
+        return self.min, self.max
+
+
+def _typed_form(text: str) -> str:
+    if limits.tg_len(text) > limits.TYPED_ANSWER:
+        raise PydanticCustomError(
+            "typed_too_long", "an accepted answer is {n} characters, at most {limit} (an "
+            "answer is typed in a message or a form)",
+            {"n": limits.tg_len(text), "limit": limits.TYPED_ANSWER})
+    return text
+
+
+TypedForm = Annotated[NonEmpty, AfterValidator(_typed_form)]
+Forms = Annotated[list[TypedForm], Field(min_length=1)]
+
+
+class AcceptModel(BaseModel):
+    """The answers accepted, per language: a list of forms (a plain list is the pack's
+    language's); every language the pack declares needs its own."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    en: Forms | None = None
+    bn: Forms | None = None
+    hi: Forms | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _in_pack_language(cls, value: Any) -> Any:
+        if isinstance(value, list | str):  # the pack's language's forms
+            return {_PACK_LANGUAGE.get(): [value] if isinstance(value, str) else value}
+        if isinstance(value, dict):  # one form needs no list
+            return {k: [v] if isinstance(v, str) else v for k, v in value.items()}
+        return value
+
+    @model_validator(mode="after")
+    def _every_language(self) -> AcceptModel:
+        if missing := [loc for loc in expected_locales() if getattr(self, loc) is None]:
+            raise PydanticCustomError(
+                "accept_missing", "no accepted answers in {missing}: give them in every "
+                "language of the pack", {"missing": ", ".join(missing)})
+        return self
+
+    def items(self) -> list[tuple[str, list[str]]]:
+        return [(loc, forms) for loc in LOCALES if (forms := getattr(self, loc)) is not None]
+
+
+def _latin(text: str) -> str:
+    if not all(c.isascii() or "\u00c0" <= c <= "\u024f" for c in text):
+        raise PydanticCustomError(
+            "latin", "'{text}' is not in Latin letters (latin: lists transliterations, e.g. "
+            "punargonona)", {"text": text})
+    return _typed_form(text)
+
+
 class QuestionModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: Slug
+    kind: Kind = Kind.CHOICE
     prompt: LocalizedModel
     code: CodeModel | None = None
     formula: FormulaModel | None = None
     image: ImageModel | None = None
-    options: list[OptionModel] = Field(min_length=2, max_length=10)
+    # the text a screen reader gives for the image, in each language of the pack
+    image_alt: LocalizedModel | None = Field(default=None, validate_default=True)
+    # choice, multi and order: options (order: listed in the right order)
+    options: list[OptionModel] | None = Field(
+        default=None, max_length=limits.MAX_OPTIONS, validate_default=True)
+    truth: bool | None = Field(default=None, validate_default=True)  # truefalse
+    numeric: NumericModel | None = Field(default=None, validate_default=True)
+    unit: LocalizedModel | None = Field(default=None, validate_default=True)
+    accept: AcceptModel | None = Field(default=None, validate_default=True)  # text
+    latin: list[Annotated[NonEmpty, AfterValidator(_latin)]] = Field(
+        default_factory=list, validate_default=True)
     explanation: LocalizedModel
     details: LocalizedModel | None = None
     # optional in a pack; `quizbot content validate --strict` (CI) requires difficulty, bloom,
@@ -318,21 +455,92 @@ class QuestionModel(BaseModel):
                 {"sources": ", ".join(sources) or "none"})
         return claims
 
-    @field_validator("options")
+    @field_validator("image_alt")
     @classmethod
-    def _exactly_one_correct(cls, options: list[OptionModel]) -> list[OptionModel]:
-        n = sum(o.correct for o in options)
-        if n != 1:
+    def _image_described(
+        cls, alt: LocalizedModel | None, info: ValidationInfo
+    ) -> LocalizedModel | None:
+        if info.data.get("image") is None:
+            if alt is not None and "image" in info.data:
+                raise PydanticCustomError(
+                    "kind_key", "image_alt describes an image, and the question has none", {})
+            return alt
+        if alt is None:
             raise PydanticCustomError(
-                "one_correct_option",
-                "exactly one option must have 'correct: true', found {n}",
-                {"n": n},
-            )
-        return options
+                "image_alt", "an image needs image_alt: what it shows, in each language of the "
+                "question (a screen reader reads it)", {})
+        # in each language the prompt is written in (the pack's other languages warn, as
+        # every text does)
+        prompt = info.data.get("prompt")
+        written = [loc for loc, _ in prompt.items()] if prompt is not None else []
+        if missing := [loc for loc in written if getattr(alt, loc) is None]:
+            raise PydanticCustomError(
+                "image_alt", "image_alt has no {missing} text, and the prompt has: a reader in "
+                "that language would get no text for the image", {"missing": ", ".join(missing)})
+        return alt
+
+    @field_validator(*_KIND_KEYS)
+    @classmethod
+    def _belongs_to_kind(cls, value: Any, info: ValidationInfo) -> Any:
+        """Each kind's keys, and only those (nothing to check when the kind is invalid)."""
+        kind = info.data.get("kind")
+        name = info.field_name
+        if kind is None or name is None:
+            return value
+        needed, allowed = _KEYS[kind]
+        given = value is not None and value != []
+        if given and name not in needed + allowed:
+            takes = ", ".join(needed + allowed)
+            raise PydanticCustomError(
+                "kind_key", "a {kind} question has no {name} (it takes {takes})",
+                {"kind": kind.value, "name": name, "takes": takes})
+        if not given and name in needed:
+            raise PydanticCustomError("missing", "a {kind} question needs {name}",
+                                      {"kind": kind.value, "name": name})
+        if name == "options" and value is not None:
+            return _options_of(kind, value)
+        return value
 
     @property
     def answer(self) -> int:
-        return next(i for i, o in enumerate(self.options) if o.correct)
+        """The first right option; -1 for the kinds with none (numeric, text, order)."""
+        return self.answers[0] if self.answers else -1
+
+    @property
+    def answers(self) -> tuple[int, ...]:
+        if self.kind is Kind.TRUEFALSE:
+            return (0,) if self.truth else (1,)
+        if self.kind in (Kind.CHOICE, Kind.MULTI):
+            return tuple(i for i, o in enumerate(self.options or ()) if o.correct)
+        return ()
+
+
+def _options_of(kind: Kind, options: list[OptionModel]) -> list[OptionModel]:
+    """The options' count and right ones, for their kind."""
+    low, high = OPTION_COUNTS[kind]
+    if len(options) < low:
+        raise PydanticCustomError(
+            "too_short", "too short", {"actual_length": len(options), "min_length": low})
+    if len(options) > high:
+        raise PydanticCustomError(
+            "too_long", "too long", {"actual_length": len(options), "max_length": high})
+    n = sum(o.correct for o in options)
+    if kind is Kind.CHOICE and n != 1:
+        raise PydanticCustomError(
+            "one_correct_option",
+            "exactly one option must have 'correct: true', found {n}",
+            {"n": n},
+        )
+    if kind is Kind.MULTI and not (2 <= n < len(options)):
+        raise PydanticCustomError(
+            "multi_correct", "a multi question needs at least two options with 'correct: "
+            "true' and at least one without, found {n} of {total}",
+            {"n": n, "total": len(options)})
+    if kind is Kind.ORDER and n:
+        raise PydanticCustomError(
+            "order_correct", "an order question's options are listed in the right order, "
+            "none with 'correct: true'", {})
+    return options
 
 
 class QuizModel(BaseModel):

@@ -8,7 +8,7 @@ at its line, in our own words rather than pydantic's.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -21,6 +21,7 @@ from bot.content import cues, limits, media
 from bot.content.problems import Problem, clean, short
 from bot.content.schema import (
     LOCALES,
+    Kind,
     LocalizedModel,
     OptionModel,
     Quiz,
@@ -147,7 +148,8 @@ def _limit_problems(data: dict[str, Any], quiz: QuizModel | None) -> Iterable[Fi
         yield from _too_long(("title",), quiz.title, limits.TITLE, "title")
         for qi, q in enumerate(quiz.questions):
             yield from _question_limits(
-                ("questions", qi), q.prompt, list(enumerate(q.options)), q.explanation, q.details
+                ("questions", qi), q.prompt, list(enumerate(q.options or ())), q.explanation,
+                q.details
             )
         return
     title = _valid(LocalizedModel, data.get("title"))
@@ -214,7 +216,34 @@ def _question_limits(
 # --- code, formulas, images and inline code ---------------------------------------------------
 
 
-def _media_problems(quiz: QuizModel, folder: Path | None) -> Iterable[Finding]:
+def _image_problem(folder: Path | None, files: Mapping[str, bytes] | None,
+                   relative: str) -> str | None:
+    """Why an image cannot be used, or None: read from `files` (bytes by path) if given,
+    else from the pack's folder."""
+    try:
+        if files is not None:
+            if relative not in files:
+                return "no such file beside the pack"
+            data = files[relative]
+            svg = relative.lower().endswith(".svg")
+            cap = limits.SVG_BYTES if svg else limits.IMAGE_BYTES
+            if len(data) > cap:
+                return f"the image is larger than {cap // 1024} KiB, the limit; make it smaller"
+            if svg:
+                media.check_svg(data)
+            else:
+                media.check_raster(data)
+        elif folder is None:
+            return "images need a pack file in a folder to be read from"
+        else:
+            media.read_image(folder, relative)
+    except media.BadImage as exc:
+        return str(exc)
+    return None
+
+
+def _media_problems(quiz: QuizModel, folder: Path | None,
+                    files: Mapping[str, bytes] | None = None) -> Iterable[Finding]:
     """What the card needs of a valid pack: code that fits it, images that are usable
     files, every declared language where they differ, inline code closed in options."""
     for qi, q in enumerate(quiz.questions):
@@ -231,24 +260,23 @@ def _media_problems(quiz: QuizModel, folder: Path | None) -> Iterable[Finding]:
                            f"card holds {limits.CARD_CODE_LINES} lines of "
                            f"{limits.CARD_CODE_COLUMNS}", False)
         for what, texts in (("code", q.code.text if q.code else None),
-                            ("formula", q.formula), ("image", q.image)):
+                            ("formula", q.formula), ("image", q.image),
+                            ("image_alt", q.image_alt)):
             if texts is not None and (missing := texts.missing()):
                 where = (*base, what, "text") if what == "code" else (*base, what)
                 yield where, f"{what} has no {', '.join(missing)} version", True
+        yield from _too_long((*base, "image_alt"), q.image_alt, limits.IMAGE_ALT, "image_alt")
         seen: set[str] = set()
         for locale, relative in q.image.items() if q.image else ():
             if relative in seen:
                 continue
             seen.add(relative)
             where = (*base, "image", locale)
-            if folder is None:
+            if folder is None and files is None:
                 yield where, "images need a pack file in a folder to be read from", False
-                continue
-            try:
-                media.read_image(folder, relative)
-            except media.BadImage as exc:
-                yield where, f"image {relative!r}: {exc}", False
-        for oi, option in enumerate(q.options):
+            elif (why := _image_problem(folder, files, relative)) is not None:
+                yield where, f"image {relative!r}: {why}", False
+        for oi, option in enumerate(q.options or ()):
             for locale, text in option.text.items():
                 if text.count("`") % 2:
                     yield ((*base, "options", oi, locale),
@@ -273,7 +301,9 @@ def _giveaway_problems(quiz: QuizModel) -> Iterable[Finding]:
     for locale in LOCALES:
         counted = longest = shortest = 0
         for q in quiz.questions:
-            texts = [getattr(o.text, locale) for o in q.options]
+            if q.kind is not Kind.CHOICE:  # one key among options: choice only
+                continue
+            texts = [getattr(o.text, locale) for o in q.options or ()]
             if len(texts) < 3 or any(t is None for t in texts):
                 continue
             lengths = [limits.tg_len(t) for t in texts if t is not None]
@@ -367,10 +397,10 @@ def prerequisite_loops(concepts: list[str], prerequisites: list[str]) -> list[st
 
 
 def check(data: Any, lines: dict[Loc, int], add: AddProblem,
-          folder: Path | None = None) -> Quiz | None:
+          folder: Path | None = None, files: Mapping[str, bytes] | None = None) -> Quiz | None:
     """Every problem of one pack's data through `add`; its quiz if the schema takes it (ids
-    used in other files are load_catalog's to check). `folder`: the pack's, where its
-    images are."""
+    used in other files are load_catalog's to check). Its images are read from `files`
+    (bytes by their path relative to the pack) if given, else from `folder`, the pack's."""
     if not isinstance(data, dict):
         if data is not BROKEN:
             add(lines.get((), 1), f"a quiz file must be {_SHAPES['QuizModel']}", False)
@@ -392,7 +422,7 @@ def check(data: Any, lines: dict[Loc, int], add: AddProblem,
         return None
     for loc, message, warning in _metadata_problems(model):
         add(_line_of(lines, loc), f"{describe(loc)}: {message}", warning)
-    for loc, message, warning in _media_problems(model, folder):
+    for loc, message, warning in _media_problems(model, folder, files):
         add(_line_of(lines, loc), f"{describe(loc)}: {message}", warning)
     for loc, message, warning in _giveaway_problems(model):
         add(_line_of(lines, loc), message, warning)

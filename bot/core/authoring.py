@@ -50,7 +50,7 @@ from bot.core.ports import AuthoredPackRecord, DraftRecord, DraftStore
 from bot.i18n import LANGUAGE_NAMES, Translator, _
 
 if TYPE_CHECKING:  # the YAML parsers and validators load with the first pack checked
-    from bot.content.csv_import import Files, PackSource
+    from bot.content.pack_writer import Files, PackSource
 
 log = logging.getLogger(__name__)
 
@@ -241,7 +241,7 @@ class Authoring:
         problems: tuple[PackProblem, ...] = ()
         if draft is not None and number <= len(draft.questions):
             # this question alone, so the author can /undo it at once
-            from bot.content.csv_import import check_pack
+            from bot.content.pack_writer import check_pack
 
             source, files = _source(draft, "draft", [number])
             found = check_pack(source, _header(person), files)[1]
@@ -293,7 +293,7 @@ class Authoring:
             raise errors.pack_id_needed()
         if quiz_id in self.catalog.quizzes:  # withdrawn ones too: their answers keep the id
             raise errors.pack_exists(quiz_id)
-        from bot.content.csv_import import check_pack, load_pack
+        from bot.content.pack_writer import check_pack, load_pack
 
         source, files = _source(draft, quiz_id)
         imported, found = check_pack(source, _header(person), files)
@@ -363,7 +363,7 @@ class Authoring:
             log.warning("published quiz %s left out: the catalog has a quiz with its id",
                         record.quiz_id)
             return False
-        from bot.content.csv_import import load_pack
+        from bot.content.pack_writer import load_pack
 
         quiz, problems = load_pack(record.text, record.files,
                                    self._folder(record.quiz_id, record.files))
@@ -396,7 +396,7 @@ def _source(draft: DraftRecord, quiz_id: str,
             only: Sequence[int] = ()) -> tuple[PackSource, list[tuple[str, bytes]]]:
     """The draft as a pack to validate (only the questions numbered `only`, if given), and
     its pictures by the path the pack names them with."""
-    from bot.content.csv_import import PackSource, QuestionSource
+    from bot.content.pack_writer import PackSource, QuestionSource
 
     locale = draft.locale
     questions = []

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.content.csv_import import Imported, RowProblem
 from bot.content.formats import aiken, gift, moodle_xml
 from bot.content.formats.bank import BankImportError, Reader, import_bank
+from bot.content.pack_writer import Imported, RowProblem
 
 READERS: dict[str, Reader] = {"aiken": aiken.read, "gift": gift.read, "moodle-xml": moodle_xml.read}
 

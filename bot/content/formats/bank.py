@@ -5,7 +5,7 @@ question, each with the line it starts on; what it cannot take (an essay, a matc
 question) is reported as skipped at its line, a malformed question as an error. The items
 become one pack per category (`$CATEGORY` in GIFT, a category question in Moodle XML; else
 one pack named after the file), written in one language (`--lang`) and validated like a
-spreadsheet's packs (bot/content/csv_import.py: every problem at its line, in one run,
+spreadsheet's packs (bot/content/pack_writer.py: every problem at its line, in one run,
 nothing written on an error).
 """
 
@@ -19,15 +19,15 @@ from pathlib import Path
 from typing import Protocol
 
 from bot.content import limits
-from bot.content.csv_import import (
-    CsvImportError,
+from bot.content.files import Unreadable, read_regular
+from bot.content.pack_writer import (
     Imported,
+    PackError,
     PackSource,
     QuestionSource,
     RowProblem,
     finish_import,
 )
-from bot.content.files import Unreadable, read_regular
 
 BANK_FILE_BYTES = 8 * 1024 * 1024  # as a spreadsheet
 SLUG_CHARS = 48  # schema.Slug
@@ -35,7 +35,7 @@ SLUG_CHARS = 48  # schema.Slug
 # A true/false question's options, in the language it is imported in.
 TRUE_FALSE = {"en": ("True", "False"), "bn": ("সত্য", "মিথ্যা"), "hi": ("सत्य", "असत्य")}
 
-BankImportError = CsvImportError  # the importers' one validation error
+BankImportError = PackError  # the importers' one validation error
 
 
 class Report(Protocol):
@@ -275,7 +275,7 @@ def import_bank(
     force: bool = False,
 ) -> tuple[list[Imported], list[RowProblem]]:
     """The packs a question bank makes and its warnings; BankImportError with every problem
-    (and the warnings) if any is an error. Nothing is written here: csv_import.write()."""
+    (and the warnings) if any is an error. Nothing is written here: pack_writer.write()."""
     problems: list[RowProblem] = []
     name = str(path)
 
@@ -302,5 +302,5 @@ def import_bank(
     if not items and not any(not p.warning for p in problems):
         report(1, f"no multiple-choice or true/false question found in this {format_name} file")
     source = re.sub("[\x00-\x1f\x7f-\x9f\u2028\u2029]", "?", path.name)
-    return finish_import(list(packs.quizzes.values()), problems, name, out, force, source,
+    return finish_import(list(packs.quizzes.values()), problems, name, out, force,
                          header(format_name, source), where="line")
