@@ -253,9 +253,13 @@ class DashboardReads:
     ) -> PersonPage | None:
         """None: the person never answered in this chat (another chat's person is not
         shown here)."""
-        rows = await self.storage.chat_answers(chat_key, after, limit + 1, person_key)
-        if not rows and after is None:
+        # asked first, whatever the cursor: a page past the end (`after`) of someone who
+        # never answered here must not show their name, known from another chat
+        last, quizzes = (await self.storage.people_activity(chat_key, [person_key])).get(
+            person_key, (None, {}))
+        if last is None:
             return None
+        rows = await self.storage.chat_answers(chat_key, after, limit + 1, person_key)
         zone = await self.zone(chat_key)
         shown = rows[:limit]
         cursor = None if len(rows) <= limit else (
@@ -268,8 +272,6 @@ class DashboardReads:
                       for c in await self.storage.person_cards(person_key)
                       if c.chat_key == chat_key)
         name = await self.storage.person_name(person_key) or ""
-        last, quizzes = (await self.storage.people_activity(chat_key, [person_key])).get(
-            person_key, (None, {}))
         streak = (await self.storage.chat_day_streaks(chat_key, [person_key])).get(person_key, 0)
         # each answer lettered as its post showed the options (a shuffle differs per post),
         # as the Questions page letters them as the chat saw them

@@ -143,3 +143,29 @@ def test_a_dashboard_link_a_library_logs_is_redacted() -> None:
     redactor.filter(record)
     assert "eyJ0" not in record.getMessage() and "abc" not in record.getMessage()
     assert "https://quiz.example/open/<token>" in record.getMessage()
+
+
+async def test_a_person_page_past_its_end_shows_no_name_from_another_chat(site: Site) -> None:
+    from bot.core.ports import AnswerRecord
+
+    # tg:99 answered only in chat B, under a name chat A's admins have no business reading
+    post = await site.storage.create_post(CHAT_B, "sample", "s-one", (0, 1, 2), "en",
+                                          site.clock.now())
+    await site.storage.record_answer(AnswerRecord(post.id, "tg:99", 1, True, site.clock.now(),
+                                                  2000, name="Hidden Person"))
+    await site.login(CHAT_A)
+    for query in ("", "?after=1.1", "?after=99999999999999999.999999999999999999"):
+        status, body = await status_of(site, f"/chat/{CHAT_A}/person/tg:99{query}")
+        assert status == 404 and "Hidden Person" not in body, (query, status)
+    # someone who answered here still pages past their end
+    status, body = await status_of(site, f"/chat/{CHAT_A}/person/tg:1?after=1.1")
+    assert status == 200
+
+
+@pytest.mark.parametrize("cursor", ["١٢.٣", "²", "1" * 20 + ".1", "1." + "9" * 20, ""])
+async def test_cursors_that_are_not_small_ascii_numbers_are_400(site: Site, cursor: str) -> None:
+    await site.login(CHAT_A)
+    for page in ("people", "person/tg:1", "reports"):
+        after = cursor if page != "people" else f"{cursor}.{cursor}.tg:1"
+        status, _ = await status_of(site, f"/chat/{CHAT_A}/{page}?after={after}")
+        assert status == 400, (page, after, status)
