@@ -24,15 +24,17 @@ import discord
 from bot.adapters.discord.embeds import message_text, run_summary_embed
 from bot.adapters.discord.identity import chat_of, person_of
 from bot.adapters.discord.replies import ErrorReplies, Reply, Responder
+from bot.content.items import Kind
 from bot.content.limits import DC_CUSTOM_ID
 from bot.core import render
-from bot.core.models import AnswerResult, AnswerStatus, PostSummary, ShownQuestion
+from bot.core.models import AnswerResult, AnswerStatus, PostSummary, Response, ShownQuestion
 from bot.core.render import LETTERS, letter
 from bot.core.service import QuizService
 from bot.i18n import translator
 
 if TYPE_CHECKING:
     from bot.adapters.discord.intake import Intake
+    from bot.adapters.discord.kinds import KindItems
     from bot.adapters.discord.publish import ChannelPublisher
     from bot.adapters.discord.reports import ReportFlag
 
@@ -41,6 +43,7 @@ log = logging.getLogger(__name__)
 # Wide enough that a forged number still reaches the handler and gets a polite refusal
 # (a custom_id that does not match is dropped by discord.py without any reply).
 TEMPLATE = r"qz:(?P<post>[0-9]{1,20}):(?P<opt>[0-9]{1,9})"
+ROW = 5  # buttons in a row
 BOUND_MESSAGES = 1024  # (message, post) bindings a bot remembers having checked
 SHARED_REPLIES = 1024  # replies to accepted answers remembered: (post, option, language) each
 
@@ -59,6 +62,8 @@ class AnswerButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMP
     clicks: ClassVar[AnswerClicks | None] = None
     intake: ClassVar[Intake | None] = None
     flag: ClassVar[type[ReportFlag] | None] = None  # ⚑ under each question (reports.py)
+    # the other kinds' components (kinds.py): a select, an Answer button, Put in order
+    kinds: ClassVar[KindItems | None] = None
 
     def __init__(
         self,
@@ -67,12 +72,15 @@ class AnswerButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMP
         *,
         style: discord.ButtonStyle = discord.ButtonStyle.primary,
         disabled: bool = False,
+        label: str | None = None,
     ) -> None:
         # a forged option number still needs a label: building this item must not fail, or
         # discord.py drops the click without a reply
-        label = letter(option) if option < len(LETTERS) else "?"
+        if label is None:
+            label = letter(option) if option < len(LETTERS) else "?"
         super().__init__(discord.ui.Button(
-            label=label, style=style, disabled=disabled, custom_id=custom_id(post_id, option),
+            label=label[:80], style=style, disabled=disabled,
+            custom_id=custom_id(post_id, option),
         ))
         self.post_id = post_id
         self.option = option
@@ -97,26 +105,41 @@ class AnswerButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMP
 
     # Messages are built from the registered subclass: discord.py registers the class of the
     # DynamicItems in every view it sends, replacing what add_dynamic_items registered.
+    @staticmethod
+    def _label(q: ShownQuestion, i: int) -> str | None:
+        """True/false buttons say True and False; other options are their letters."""
+        return q.options[i] if q.kind is Kind.TRUEFALSE else None
+
     @classmethod
     def question_view(cls, q: ShownQuestion) -> discord.ui.View:
         view = discord.ui.View(timeout=None)
-        for i in range(len(q.options)):
-            view.add_item(cls(q.post_id, i))
+        if cls.kinds is not None and cls.kinds.add_to(view, q):
+            items = ROW  # its one component fills the first row
+        else:
+            items = len(q.options)
+            for i in range(items):
+                view.add_item(cls(q.post_id, i, label=cls._label(q, i)))
         if cls.flag is not None:
-            cls.flag.add_to(view, q.question_id, len(q.options))
+            cls.flag.add_to(view, q.question_id, items)
         return view
 
     @classmethod
     def closed_view(cls, summary: PostSummary) -> discord.ui.View:
-        """Disabled buttons, the correct one green."""
+        """Disabled buttons, the correct one green (a select disabled, saying the right
+        options; an Answer or Put in order button disabled)."""
         view = discord.ui.View(timeout=None)
         q = summary.question
-        for i in range(len(q.options)):
-            style = discord.ButtonStyle.success if i == q.correct \
-                else discord.ButtonStyle.secondary
-            view.add_item(cls(q.post_id, i, style=style, disabled=True))
+        if cls.kinds is not None and cls.kinds.add_to(view, q, closed=True):
+            items = ROW
+        else:
+            items = len(q.options)
+            for i in range(items):
+                style = discord.ButtonStyle.success if i == q.correct \
+                    else discord.ButtonStyle.secondary
+                view.add_item(cls(q.post_id, i, style=style, disabled=True,
+                                  label=cls._label(q, i)))
         if cls.flag is not None:  # stays open: the summary is where a wrong key shows
-            cls.flag.add_to(view, q.question_id, len(q.options))
+            cls.flag.add_to(view, q.question_id, items)
         return view
 
 
@@ -150,7 +173,7 @@ class AnswerClicks:
         # id(result) -> (result, its reply); the result is held, so its id is not reused
         self._replies: OrderedDict[int, tuple[AnswerResult, Reply]] = OrderedDict()
 
-    async def _shows(self, message_id: int, post_id: int) -> bool:
+    async def shows(self, message_id: int, post_id: int) -> bool:
         """Is the clicked message the one bound to `post_id` (`ChannelPublisher.shows`)?"""
         if self._bound.get(message_id) == post_id:
             self._bound.move_to_end(message_id)
@@ -179,7 +202,7 @@ class AnswerClicks:
 
     async def click(self, interaction: discord.Interaction, post_id: int, option: int) -> None:
         try:
-            await self._answer(interaction, post_id, option)
+            await self.answer(interaction, post_id, option)
         except Exception as exc:
             # handled here with context; discord.py would only log it and leave the click
             # unanswered ("This interaction failed")
@@ -189,16 +212,21 @@ class AnswerClicks:
                                   f"{message})",
             )
 
-    async def _answer(self, interaction: discord.Interaction, post_id: int, option: int) -> None:
+    async def answer(self, interaction: discord.Interaction, post_id: int, response: Response,
+                     *, message_id: int | None = None) -> None:
+        """Answer `post_id` with `response` (a shown option, several, a typed text, an
+        order), made on `message_id` (by default the interaction's message), which must be
+        the post's; the reply once it committed."""
         person, chat = person_of(interaction), chat_of(interaction)
-        message = interaction.message
+        if message_id is None and interaction.message is not None:
+            message_id = interaction.message.id
         # feedback is the clicker's alone in a channel; a DM is private already, and a run
         # there stays readable as plain messages (a refusal is only ever the clicker's)
         ephemeral = not chat.is_private
         async with Responder(interaction, ephemeral=ephemeral) as responder:
-            if message is None or not await self._shows(message.id, post_id):
+            if message_id is None or not await self.shows(message_id, post_id):
                 log.info("refused click on post %s from message %s (not its message)",
-                         post_id, message.id if message else None)
+                         post_id, message_id)
                 locale = await self.service.locales.for_person(person, chat)
                 refusal = AnswerResult(AnswerStatus.UNKNOWN_POST, post_id)
                 await responder.send(
@@ -207,11 +235,11 @@ class AnswerClicks:
                 return
             # the core reads the clicker's language after the answer's write, which caches
             # it: one database round trip fewer per click than asking for it first
-            result = await self.service.answer(post_id, person, option)
+            result = await self.service.answer(post_id, person, response)
             if result.accepted and not result.personal and result.next_question is None \
                     and result.run_summary is None:
                 await responder.send(self._shared_reply(result))
-                self.publisher.answered(post_id, chat.key, message.id)
+                self.publisher.answered(post_id, chat.key, message_id)
                 return
             t = translator(result.locale)
             text = render.result_text(result, t, details=True)

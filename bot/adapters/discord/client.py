@@ -28,6 +28,7 @@ from bot.adapters.discord.daily import DailyCog
 from bot.adapters.discord.dashboard import DashboardCog
 from bot.adapters.discord.help import HelpCog
 from bot.adapters.discord.intake import Intake
+from bot.adapters.discord.kinds import KindAnswers, KindsCog
 from bot.adapters.discord.live import LiveCog
 from bot.adapters.discord.localize import CatalogTranslator
 from bot.adapters.discord.privacy import PrivacyCog
@@ -155,9 +156,11 @@ def build_bot(service: QuizService, publisher: ChannelPublisher, *,
     errors = ErrorReplies(service)
     intake = intake or Intake()
     reports = ReportCog(service, errors, intake)
-    buttons = answer_buttons(AnswerClicks(service, publisher, errors), intake,
-                             report_flags(reports, intake))
-    cogs: list[commands.Cog] = [QuizCog(service, publisher), DailyCog(service),
+    clicks = AnswerClicks(service, publisher, errors)
+    buttons = answer_buttons(clicks, intake, report_flags(reports, intake))
+    kinds = KindsCog(KindAnswers(service, clicks, errors), intake)
+    buttons.kinds = kinds.items  # the other kinds' components on question messages
+    cogs: list[commands.Cog] = [QuizCog(service, publisher), kinds, DailyCog(service),
                                 ReviewCog(service, publisher), reports,
                                 AnalysisCog(service), help_cog := HelpCog(service),
                                 PrivacyCog(service, errors, intake), ReviewExportCog(service),

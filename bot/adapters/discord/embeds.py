@@ -14,6 +14,7 @@ from __future__ import annotations
 import discord
 from discord.utils import escape_markdown
 
+from bot.content.items import Kind
 from bot.content.limits import (
     DC_EMBED_DESCRIPTION,
     DC_EMBED_FIELD_VALUE,
@@ -111,6 +112,8 @@ def question_embed(
     option can be longer than a button's 80 characters). `answered` is the live count shown on
     public questions; a private run passes None."""
     options = "\n".join(f"**{letter(i)})** {plain(text)}" for i, text in enumerate(q.options))
+    if hint := how_to_answer(q, t):
+        options = f"{options}\n\n*{hint}*" if options else f"*{hint}*"
     embed = discord.Embed(
         title=clip(heading(q, t), DC_EMBED_TITLE),
         description=with_card(q, t, plain(q.prompt), options),
@@ -126,22 +129,53 @@ def question_embed(
     return embed
 
 
+def how_to_answer(q: ShownQuestion, t: Translator) -> str | None:
+    """The line under a question of a kind other than one choice: how it is answered here."""
+    if q.kind is Kind.MULTI:
+        return t.gettext("Choose every right answer in the menu below.")
+    if q.kind is Kind.NUMERIC:
+        return t.gettext("Answer with a number in {unit}: press Answer.", unit=q.unit) \
+            if q.unit else t.gettext("Answer with a number: press Answer.")
+    if q.kind is Kind.TEXT:
+        return t.gettext("Type your answer: press Answer.")
+    if q.kind is Kind.ORDER:
+        return t.gettext("Put the items in order: press Put in order.")
+    return None
+
+
+def right_answer(q: ShownQuestion) -> str | None:
+    """The right answer as the chat saw the options: "B) text"; "A) …, C) …" for several
+    right answers; "B) … → A) … → C) …" for an order; None for a typed answer (the
+    explanation says it)."""
+    if q.kind is Kind.MULTI:
+        return ", ".join(f"{letter(i)}) {q.options[i]}" for i in q.correct_set)
+    if q.kind is Kind.ORDER:
+        return " → ".join(f"{letter(i)}) {q.options[i]}" for i in q.correct_set)
+    if 0 <= q.correct < len(q.options):
+        return f"{letter(q.correct)}) {q.options[q.correct]}"
+    return None
+
+
 def closed_embed(summary: PostSummary, t: Translator) -> discord.Embed:
     """The same data as render.summary_text, laid out on the question message itself: every
-    option with its share of answers, the correct one marked, the fastest correct answerers."""
+    option with its share of answers, the correct one marked, the fastest correct answerers.
+    An order's and a typed answer's options have no shares: the right answer says it."""
     q = summary.question
     lines = []
-    for i, text in enumerate(q.options):
+    right = set(q.correct_set) if q.kind is Kind.MULTI else {q.correct}
+    for i, text in enumerate(q.options if q.kind is not Kind.ORDER else ()):
         count = summary.per_option[i] if i < len(summary.per_option) else 0
         share = count / summary.answered if summary.answered else 0.0
-        mark = "✅" if i == q.correct else "▫️"
+        mark = "✅" if i in right else "▫️"
         lines.append(
             f"{mark} **{letter(i)})** {plain(text)} — {t.number(count)} ({t.percent(share)})"
         )
+    for typed, count in summary.typed:  # a typed kind's most common answers
+        lines.append(f"▫️ {plain(clip(typed, 100))} — {t.number(count)}")
     tally = t.ngettext("{n} person answered", "{n} people answered", summary.answered)
     if summary.answered:
         tally += " · " + t.gettext("{share} right", share=t.percent(summary.share_right))
-    parts = ["\n".join(lines), tally]
+    parts = [p for p in ("\n".join(lines), tally) if p]
     if summary.fastest:
         names = ", ".join(
             f"{plain(render.person_name(a.name, i, t))} ({render.seconds(t, a.elapsed_ms)})"
@@ -153,10 +187,11 @@ def closed_embed(summary: PostSummary, t: Translator) -> discord.Embed:
         description=with_card(q, t, plain(q.prompt), "\n\n".join(parts)),
         colour=CLOSED,
     )
+    answer = right_answer(q) if q.kind in (Kind.CHOICE, Kind.TRUEFALSE) or \
+        not summary.correct_text else summary.correct_text
     embed.add_field(
-        name=clip(plain(t.gettext(
-            "Answer: {answer}", answer=f"{letter(q.correct)}) {q.options[q.correct]}"
-        )), DC_EMBED_TITLE),
+        name=clip(plain(t.gettext("Answer: {answer}", answer=answer) if answer is not None
+                        else t.gettext("The answer")), DC_EMBED_TITLE),
         value=clip(plain(q.details or q.explanation), DC_EMBED_FIELD_VALUE),
         inline=False,
     )
