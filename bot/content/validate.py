@@ -93,7 +93,7 @@ def _message(err: Any) -> str:
         return f"{where} has {ctx.get('actual_length')}, at most {ctx.get('max_length')} allowed"
     if kind == "list_type":
         return f"{where} must be a list"
-    if kind == "literal_error":  # difficulty, bloom, a claim's library
+    if kind in ("literal_error", "enum"):  # difficulty, bloom, a claim's library, a kind
         return f"{where} must be one of {ctx.get('expected')}, not {clean(repr(value), 60)}"
     if kind in ("bool_type", "bool_parsing"):
         return f"{where} must be true or false"
