@@ -249,3 +249,18 @@ async def test_closed_questions_disable_their_components(
         if question_id == "k-multi":
             assert own["placeholder"] == "✅ " + ", ".join("ABCD"[i] for i in q.correct_set)
         await adapter.stop()
+
+
+async def test_a_form_opened_before_a_restart_is_answered_after_it(
+    tmp_path: Path, storage: Storage, clock: FakeClock, fake: FakeDiscord,
+    start_bot: StartBot, alice: User, bob: User,
+) -> None:
+    service, reply, q = await asked("k-text", tmp_path, storage, clock, fake, start_bot,
+                                    alice)
+    opened = await fake.click(reply.id, f"qt:{q.post_id}", user=bob)
+    assert (await fake.ack(opened))["type"] == MODAL
+    await start_bot(service=service)  # a new process takes the submission
+    ok = await text_reply(fake, await fake.submit_modal(opened, {"answer": "recomputation"},
+                                                        user=bob))
+    assert "✅" in ok.text
+    assert await service.questions.live_count(q.post_id) == 1
