@@ -389,7 +389,10 @@ class Authoring:
 
 
 def _header(person: Person) -> tuple[str, ...]:
-    return (f"# Written in a chat by {person.key} (quiz polls, published with /publish).",)
+    """The pack's first line. Who wrote it is the record's author_key, which /mydata delete
+    clears: a key in the text would outlive it (bot/storage/privacy.py removes the one older
+    packs carry)."""
+    return ("# Written in a chat (quiz polls, published with /publish).",)
 
 
 def _source(draft: DraftRecord, quiz_id: str,

@@ -34,6 +34,9 @@ OWN_POSTS = (
     " OR run_id IN (SELECT id FROM runs WHERE person_key = $1)"
 )
 CHAT_POSTS = "SELECT id FROM posts WHERE chat_key = $1"
+# a published pack's first line (bot/core/authoring.py), which named its author until 2026-12
+OLD_HEADER = "# Written in a chat by {key} (quiz polls, published with /publish)."
+NEW_HEADER = "# Written in a chat (quiz polls, published with /publish)."
 
 
 async def delete_person(db: Sql, key: str, private_chats: Sequence[str] = ()) -> bool:
@@ -94,8 +97,11 @@ async def delete_person(db: Sql, key: str, private_chats: Sequence[str] = ()) ->
     removed += await db.run(  # a session they hosted stays the chat's, without its host
         "UPDATE live_sessions SET host_key = '' WHERE host_key = $1", key)
     removed += int(await delete_draft(db, key))
+    # the pack stays (others answered it) without its author: the key in the column, and
+    # in the first line that packs published before the header lost it carry
     removed += await db.run(
-        "UPDATE authored_packs SET author_key = '' WHERE author_key = $1", key)
+        "UPDATE authored_packs SET author_key = '', pack = replace(pack, $2, $3)"
+        " WHERE author_key = $1", key, OLD_HEADER.format(key=key), NEW_HEADER)
     for chat in chats:
         removed += await db.run(
             "DELETE FROM problem_reports WHERE chat_key = $1", chat)

@@ -26,6 +26,9 @@ GROUP = "tg:-1"
 DM, DM_TITLE = "dc:777", "@vera.s"  # a Discord DM: its key is not the person's
 WHEN = datetime(2026, 3, 1, 12, tzinfo=UTC)
 TRACES = (KEY, NAME, DM, DM_TITLE, "dc-msg:31337")
+# as packs published before their first line lost the author's key carry it
+PACK = (f"# Written in a chat by {KEY} (quiz polls, published with /publish).\n"
+        "id: vera-pack\n")
 
 
 async def populate(store: Store) -> None:
@@ -63,7 +66,7 @@ async def populate(store: Store) -> None:
     await store.add_problem_report(
         NewProblemReport("sample", "s-one", KEY, NAME, GROUP, "typo in option 2", WHEN),
         since=WHEN - timedelta(days=1), daily_cap=10, max_chars=500)
-    await store.publish_draft(AuthoredPackRecord("vera-pack", KEY, "id: vera-pack\n", WHEN,
+    await store.publish_draft(AuthoredPackRecord("vera-pack", KEY, PACK, WHEN,
                                                  files=(("images/vera-pack-1.png", b"\x89P"),)))
     await store.add_draft_question(KEY, "bn", '{"question": "2 + 2?"}', "m1", WHEN)
     await store.set_draft_photo(KEY, "bn", b"\xff\xd8\xff", WHEN)  # for the next question
