@@ -125,7 +125,7 @@ class QuizCog(commands.Cog):
     @app_commands.command(name="settings",
                           description=_("This channel's question time and who asks (admins)"))
     @app_commands.describe(
-        time=_("Seconds a question stays open (10 to 600)"),
+        time=_("Seconds a question stays open (10 to 2628000: 30 days)"),
         chart=_("A chart of the answers when a question closes"),
         quiz=_("Who starts questions and rounds"),
         peer=_("Peer rounds: percent right at the first vote that skips the discussion"),
