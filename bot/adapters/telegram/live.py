@@ -247,6 +247,13 @@ async def open_discussion(data: BotData, chat_id: int, split: Split, t: Translat
     except (BadRequest, Forbidden) as exc:
         log.info("the discussion in %s stays in the chat: %s", chat_id, exc)
         return None
+    except TelegramError as exc:
+        # the Bot API down or slow (retried already): the round goes on in the chat rather
+        # than stopping in `discuss` with nothing said; a topic opened without its prompt
+        # is not pointed to
+        log.warning("the discussion in %s stays in the chat: its topic failed (%s)",
+                    chat_id, exc)
+        return None
     return topic.name
 
 
