@@ -16,10 +16,14 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from bot.content import media
-from bot.core.models import ShownQuestion
+from bot.content import Catalog, media
+from bot.core.errors import AuthoringError
+from bot.core.models import Person, ShownQuestion
+from bot.core.ports import Storage
+from bot.core.service import QuizService
 from bot.reports.cards import PngCards
 from bot.reports.worker import DrawingProcess
+from tests.clock import FakeClock
 
 ROOT = Path(__file__).resolve().parent.parent
 SVG_NS = 'xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"'
@@ -166,3 +170,16 @@ def test_a_picture_that_draws_too_long_is_left_off_the_card(
         assert not (tmp_path / "cache" / "cards").exists()  # not kept: tried again next start
     finally:
         drawing.close()
+
+
+async def test_a_png_bomb_sent_for_a_draft_is_refused_as_too_large(
+        sample_catalog: Catalog, storage: Storage, clock: FakeClock) -> None:
+    author = Person("tg:1001", "Ada")
+    service = QuizService(sample_catalog, storage, clock, authors={author.key})
+
+    async def fetch() -> bytes:
+        return png_claiming(20000, 20000)
+
+    with pytest.raises(AuthoringError, match="too large"):  # not "something went wrong"
+        await service.authoring.photo(author, "en", 69, fetch)
+    assert await storage.get_draft(author.key) is None
