@@ -371,9 +371,10 @@ class KindAnswers:
             return
         t = await reader(self.service, interaction)
         picker = self.items.picker(q, message_id, picks, t)
-        if opening:
-            await interaction.response.send_message(view=picker, ephemeral=True)
-        else:
+        if opening:  # a new ephemeral message, deferred like any reply if it is slow
+            async with Responder(interaction, ephemeral=True) as responder:
+                await responder.send(Reply(view=picker), ephemeral=True)
+        else:  # the picker itself becomes the longer order
             await interaction.response.edit_message(view=picker)
 
 

@@ -54,7 +54,7 @@ ALREADY_ACKNOWLEDGED = 40060  # the same interaction delivered twice: answered t
 class Reply:
     content: str | None = None
     embed: discord.Embed | None = None
-    view: discord.ui.View | None = None
+    view: discord.ui.View | discord.ui.LayoutView | None = None  # a LayoutView: Components V2
     file: discord.File | None = None  # an attachment (e.g. /mydata's JSON)
 
     @classmethod
