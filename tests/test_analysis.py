@@ -340,8 +340,8 @@ def test_the_kept_figures_give_what_the_answers_give(seed: int) -> None:
     firsts: dict[tuple[str, str, str], ItemResponse] = {}
     for r in table:
         firsts.setdefault((r.person_key, r.quiz_id, r.question_id), r)
-    figures = figures_of((r.quiz_id, r.question_id, r.person_key, r.option, r.correct)
-                         for r in firsts.values())
+    figures = figures_of((r.quiz_id, r.question_id, r.person_key, r.option, r.correct,
+                          r.response) for r in firsts.values())
     expected = analyse(catalog, table)
     kept = analyse_figures(catalog, figures)
     assert [r.quiz_id for r in kept] == [r.quiz_id for r in expected]
@@ -379,8 +379,8 @@ def test_the_stated_difficulty_beside_the_observed_one() -> None:
     assert flags_text(d, en).endswith("; stated easy, observed hard (30% right)")
     assert "প্যাকে লেখা কঠিন, উত্তরে দেখা গেল সহজ" in flags_text(e, translator("bn"))
     # the kept figures carry it too, and nine answers observe nothing
-    kept = figures_of((r.quiz_id, r.question_id, r.person_key, r.option, r.correct)
-                      for r in flags_answers())  # one answer each: all first answers
+    kept = figures_of((r.quiz_id, r.question_id, r.person_key, r.option, r.correct,
+                       r.response) for r in flags_answers())  # one answer each: all first answers
     [figured] = analyse_figures(Catalog({"flags": rated}), kept)
     assert [i.stated for i in figured.items] == ["hard", "hard", "easy", "medium"]
     nine = [r for r in flags_answers() if r.person_key != "P9"]

@@ -6,6 +6,7 @@ counted in /stats and the item analysis; live sessions ask only what they can ca
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 from bot.content import Catalog, load_catalog
 from bot.content.items import Kind, Quiz
 from bot.core import render
-from bot.core.analysis import analyse_quiz
+from bot.core.analysis import analyse_figures, analyse_quiz
 from bot.core.deck import Deck, rating
 from bot.core.live import LIVE_KINDS, LiveError, Podium
 from bot.core.models import (
@@ -348,3 +349,35 @@ async def test_review_starts_with_the_answer_given_sure_and_wrong(
     result = await service.answer(first.post_id, ADA, Typed("0.4"), confidence=Confidence.SURE)
     assert result.accepted and result.correct
     assert result.next_question is not None and result.next_question.question_id == "k-choice"
+
+
+async def test_the_dashboards_figures_give_what_the_answers_give_for_every_kind(
+    service: QuizService, kinds: Catalog,
+) -> None:
+    """The dashboard's item analysis (the materializer's figures: option -1 and the
+    responses) equals /analysis's from the first answers, kind by kind."""
+    answers = {
+        "k-multi": lambda q, n: Picks(frozenset(q.correct_set[: 1 + n % 3])),
+        "k-num": lambda q, n: Typed(["0.4", "4", "4", "0.04", "0.4", "4"][n]),
+        "k-text": lambda q, n: Typed(["recomputation", "recompute", "recompute"][n % 3]),
+        "k-order": lambda q, n: Typed(letters(q.correct_set if n < 2 else q.correct_set[::-1])),
+        "k-tf": lambda q, n: n % 2,
+    }
+    for n in range(6):
+        person = Person(f"tg:{n + 10}", f"p{n}")
+        for question_id, respond in answers.items():
+            q = await post(service, question_id)
+            assert (await service.answer(q.post_id, person, respond(q, n))).accepted
+    await service.storage.materialize()
+    figures = await service.storage.item_figures(GROUP.key, "kinds")
+    [kept] = analyse_figures(kinds, figures)
+    expected = analyse_quiz(kinds.quizzes["kinds"],
+                            await service.storage.item_responses("kinds", GROUP.key))
+    for a, b in zip(kept.items, expected.items, strict=True):
+        assert replace(a, median_ms=None, discrimination=None) == replace(
+            b, median_ms=None, discrimination=None), a.question_id
+    by_id = {item.question_id: item for item in kept.items}
+    assert by_id["k-num"].typed == (("4 GB", 3, False), ("0.4 GB", 2, True),
+                                    ("0.04 GB", 1, False))
+    assert by_id["k-order"].right == 2 and by_id["k-multi"].right == 2
+    assert sum(by_id["k-multi"].option_counts) == 12  # 1 + 2 + 3 picks, twice

@@ -319,6 +319,9 @@ def analyse_figures(
     groups: dict[str, dict[str, list[ItemGroup]]] = defaultdict(lambda: defaultdict(list))
     for group in figures.groups:
         groups[group.quiz_id][group.question_id].append(group)
+    given: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    for quiz_id, question_id, response, people in figures.responses:
+        given[(quiz_id, question_id)][response] += people
     reports = []
     for quiz in catalog:
         if quiz.id not in options:
@@ -337,22 +340,35 @@ def analyse_figures(
         for question in quiz.questions:
             by_option = counted.get(question.id, {})
             discrimination, discriminated = group_correlation(groups[quiz.id][question.id])
-            # the other kinds' first answers are counted as option -1, right as scored
+            # the other kinds' first answers are counted as option -1, right as scored; their
+            # responses give a multi's picks per option and the others' common answers
             right = sum(g.people for g in groups[quiz.id][question.id] if g.right)
             one = question.kind in ONE_OPTION
+            responses = given[(quiz.id, question.id)]
+            key = grading.Key.of(question)
+            picks: Counter[int] = Counter()
+            typed: Counter[tuple[str, bool]] = Counter()
+            for response, n in responses.items():
+                if question.kind is Kind.MULTI:
+                    for c in grading.stored_options(response):
+                        picks[c] += n
+                elif not one:
+                    typed[(_as_read(question, response, locale),
+                           bool(grading.regrade(key, -1, response)))] += n
             items.append(_flagged(_with_kind(ItemStats(
                 question_id=question.id,
                 prompt=question.prompt.get(locale),
                 answer=question.answer,
                 option_counts=tuple(by_option.get(i, 0) for i in range(len(question.options)))
-                if one else (),
+                if one else tuple(picks.get(i, 0) for i in range(len(question.options)))
+                if question.kind is Kind.MULTI else (),
                 discrimination=discrimination,
                 discriminated=discriminated,
                 median_ms=None,
                 flags=(),
                 options=tuple(option.text.get(locale) for option in question.options),
                 stated=_stated(question),
-            ), question, right, by_option.get(-1, 0) - right)))
+            ), question, right, by_option.get(-1, 0) - right, typed)))
         reports.append(QuizReport(quiz.id, quiz.title.get(locale),
                                   sum(n // size for size, n in sizes.items()), tuple(items),
                                   stale))

@@ -254,6 +254,9 @@ class ItemFigures:
 
     options: tuple[tuple[str, str, int, int], ...]  # (quiz, question, option, people)
     groups: tuple[ItemGroup, ...]
+    # the first answers of the kinds not answered with one option (option -1), by their
+    # canonical response: (quiz, question, response, people)
+    responses: tuple[tuple[str, str, str, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -100,6 +100,7 @@ REBUILT = ("totals", "scores")
 NOT_COPIED = {
     "scores", "totals", "week_scores", "week_window", "rank_counts", "streaks",
     "chat_figures", "chat_day_figures", "item_firsts", "item_options", "item_groups",
+    "item_responses",
     "day_runs", "cards", "card_days", "cards_pending",
     "materialized", "schema_version", PROGRESS, "leases", "sqlite_sequence",
     "handled_commands", "delivery_steps",

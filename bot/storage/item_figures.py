@@ -2,12 +2,16 @@
 the page reads a few rows per question instead of a chat's first answers (hundreds of
 thousands in a big chat). Written once for both databases, like dashboard.py.
 
-Three tables, with no trigger:
+Four tables, with no trigger:
 
 - item_firsts: each person's first answer to each question in each chat (what /analysis
   counts: later answers came after seeing the answer), one row per (chat, quiz, question,
   person): its option and whether it was right;
-- item_options: how many first answers each option of each question got;
+- item_options: how many first answers each option of each question got (the kinds not
+  answered with one option count as option -1);
+- item_responses: how many first answers of those kinds gave each canonical response (a
+  multi's picks, a number, a text, an order: bot/core/grading.py), which the core reads as
+  the picks per option and the most common answers;
 - item_groups: per question, the people who answered it grouped by their first answers in the
   quiz: (answered, correct) there and right or wrong on this question. Discrimination is a
   correlation over people between right-here and their share right on the quiz's *other*
@@ -35,14 +39,17 @@ from bot.storage.sql import Sql
 GroupDelta = Counter[tuple[str, str, str, int, int, int]]
 # (chat, quiz, question, option) -> first answers to add
 OptionDelta = Counter[tuple[str, str, str, int]]
+# (chat, quiz, question, response) -> first answers to add
+ResponseDelta = Counter[tuple[str, str, str, str]]
 # (chat, quiz, person, question, right)
 First = tuple[str, str, str, str, int]
 
 INSERT_FIRSTS = (
-    "INSERT INTO item_firsts(chat_key, quiz_id, question_id, person_key, option, correct)"
-    " SELECT chat_key, quiz_id, question_id, person_key, option,"
-    " CASE WHEN correct THEN 1 ELSE 0 END FROM answers WHERE {where} ORDER BY {order}"
-    " ON CONFLICT DO NOTHING RETURNING chat_key, quiz_id, person_key, question_id, option"
+    "INSERT INTO item_firsts(chat_key, quiz_id, question_id, person_key, option, correct,"
+    " response) SELECT chat_key, quiz_id, question_id, person_key, option,"
+    " CASE WHEN correct THEN 1 ELSE 0 END, response FROM answers WHERE {where}"
+    " ORDER BY {order} ON CONFLICT DO NOTHING"
+    " RETURNING chat_key, quiz_id, person_key, question_id, option, response"
 )
 TOUCHED = (  # every first answer, in the quiz, of each person the chunk answered for
     "SELECT chat_key, quiz_id, person_key, question_id, correct FROM item_firsts"
@@ -51,17 +58,20 @@ TOUCHED = (  # every first answer, in the quiz, of each person the chunk answere
 )
 GROUP_KEY = "chat_key, quiz_id, question_id, answered, correct, item_right"
 OPTION_KEY = "chat_key, quiz_id, question_id, option"
+RESPONSE_KEY = "chat_key, quiz_id, question_id, response"
 TYPED = {  # each table's columns with their types (Sql.upsert)
     "item_options": "chat_key text, quiz_id text, question_id text, option integer,"
                     " people integer",
+    "item_responses": "chat_key text, quiz_id text, question_id text, response text,"
+                      " people integer",
     "item_groups": "chat_key text, quiz_id text, question_id text, answered integer,"
                    " correct integer, item_right integer, people integer",
 }
 # recounted from the answers (a chat's move; the migration does it for every chat)
 RECOUNT_FIRSTS = (
-    "INSERT INTO item_firsts(chat_key, quiz_id, question_id, person_key, option, correct)"
-    " SELECT a.chat_key, a.quiz_id, a.question_id, a.person_key, a.option,"
-    " CASE WHEN a.correct THEN 1 ELSE 0 END FROM answers AS a"
+    "INSERT INTO item_firsts(chat_key, quiz_id, question_id, person_key, option, correct,"
+    " response) SELECT a.chat_key, a.quiz_id, a.question_id, a.person_key, a.option,"
+    " CASE WHEN a.correct THEN 1 ELSE 0 END, a.response FROM answers AS a"
     " JOIN (SELECT min(id) AS id FROM answers WHERE chat_key = $1"
     " GROUP BY person_key, quiz_id, question_id) AS f ON f.id = a.id"
 )
@@ -69,6 +79,12 @@ RECOUNT_OPTIONS = (
     "INSERT INTO item_options(chat_key, quiz_id, question_id, option, people)"
     " SELECT chat_key, quiz_id, question_id, option, count(*) FROM item_firsts"
     " WHERE chat_key = $1 GROUP BY chat_key, quiz_id, question_id, option"
+)
+RECOUNT_RESPONSES = (
+    "INSERT INTO item_responses(chat_key, quiz_id, question_id, response, people)"
+    " SELECT chat_key, quiz_id, question_id, response, count(*) FROM item_firsts"
+    " WHERE chat_key = $1 AND response IS NOT NULL"
+    " GROUP BY chat_key, quiz_id, question_id, response"
 )
 RECOUNT_GROUPS = (
     "INSERT INTO item_groups(chat_key, quiz_id, question_id, answered, correct, item_right,"
@@ -79,7 +95,7 @@ RECOUNT_GROUPS = (
     " FROM item_firsts WHERE chat_key = $1) AS f"
     " GROUP BY chat_key, quiz_id, question_id, answered, right_in_quiz, correct"
 )
-TABLES = ("item_firsts", "item_options", "item_groups")
+TABLES = ("item_firsts", "item_options", "item_groups", "item_responses")
 
 
 def group_deltas(firsts: Iterable[First], new: set[tuple[str, str, str, str]]
@@ -104,13 +120,18 @@ def group_deltas(firsts: Iterable[First], new: set[tuple[str, str, str, str]]
     return delta
 
 
-def figures_of(firsts: Iterable[tuple[str, str, str, int, bool]]) -> ItemFigures:
-    """The figures of (quiz, question, person, option, right) first answers (a store that
-    keeps nothing but the answers: memory)."""
+def figures_of(
+    firsts: Iterable[tuple[str, str, str, int, bool, str | None]],
+) -> ItemFigures:
+    """The figures of (quiz, question, person, option, right, response) first answers (what
+    the contract suite recounts them as)."""
     options: Counter[tuple[str, str, int]] = Counter()
+    responses: Counter[tuple[str, str, str]] = Counter()
     people: dict[tuple[str, str], list[tuple[str, int]]] = defaultdict(list)
-    for quiz, question, person, option, right in firsts:
+    for quiz, question, person, option, right, response in firsts:
         options[(quiz, question, option)] += 1
+        if response is not None:
+            responses[(quiz, question, response)] += 1
         people[(quiz, person)].append((question, int(right)))
     groups: Counter[tuple[str, str, int, int, int]] = Counter()
     for (quiz, _person), rows in people.items():
@@ -118,7 +139,8 @@ def figures_of(firsts: Iterable[tuple[str, str, str, int, bool]]) -> ItemFigures
         for question, scored in rows:
             groups[(quiz, question, len(rows), correct, scored)] += 1
     return ItemFigures(tuple((*k, n) for k, n in sorted(options.items())),
-                       tuple(ItemGroup(*k, n) for k, n in sorted(groups.items())))
+                       tuple(ItemGroup(*k, n) for k, n in sorted(groups.items())),
+                       tuple((*k, n) for k, n in sorted(responses.items())))
 
 
 async def _add(db: Sql, table: str, key: str, delta: Counter[Any]) -> None:
@@ -139,9 +161,13 @@ async def apply_chunk(db: Sql, where: str, order: str, *args: object) -> None:
     if not added:
         return
     options: OptionDelta = Counter((r[0], r[1], r[3], int(r[4])) for r in added)
+    responses: ResponseDelta = Counter(
+        (r[0], r[1], r[3], r[5]) for r in added if r[5] is not None)
     new = {(r[0], r[1], r[2], r[3]) for r in added}
     touched = await db.rows(TOUCHED.format(where=where), *args)
     await _add(db, "item_options", OPTION_KEY, options)
+    if responses:
+        await _add(db, "item_responses", RESPONSE_KEY, responses)
     await _add(db, "item_groups", GROUP_KEY, group_deltas(
         ((r[0], r[1], r[2], r[3], int(r[4])) for r in touched), new))
 
@@ -150,15 +176,15 @@ async def recount(db: Sql, chat_key: str) -> None:
     """Count a chat's figures again from its answers (a chat's move)."""
     for table in TABLES:
         await db.run(f"DELETE FROM {table} WHERE chat_key = $1", chat_key)
-    for sql in (RECOUNT_FIRSTS, RECOUNT_OPTIONS, RECOUNT_GROUPS):
+    for sql in (RECOUNT_FIRSTS, RECOUNT_OPTIONS, RECOUNT_GROUPS, RECOUNT_RESPONSES):
         await db.run(sql, chat_key)
 
 
 async def forget_person(db: Sql, person_key: str) -> None:
     """Take a person's first answers out of every chat's figures (their deletion)."""
     rows = await db.rows(
-        "SELECT chat_key, quiz_id, person_key, question_id, correct, option FROM item_firsts"
-        " WHERE person_key = $1", person_key)
+        "SELECT chat_key, quiz_id, person_key, question_id, correct, option, response"
+        " FROM item_firsts WHERE person_key = $1", person_key)
     if not rows:
         return
     groups: GroupDelta = Counter()
@@ -172,8 +198,14 @@ async def forget_person(db: Sql, person_key: str) -> None:
     options: OptionDelta = Counter()
     for r in rows:
         options[(r[0], r[1], r[3], int(r[5]))] -= 1
+    responses: ResponseDelta = Counter(
+        (r[0], r[1], r[3], r[6]) for r in rows if r[6] is not None)
+    for key in responses:
+        responses[key] = -responses[key]
     await _add(db, "item_options", OPTION_KEY, options)
     await _add(db, "item_groups", GROUP_KEY, groups)
+    if responses:
+        await _add(db, "item_responses", RESPONSE_KEY, responses)
     await db.run("DELETE FROM item_firsts WHERE person_key = $1", person_key)
 
 
@@ -193,8 +225,12 @@ async def item_figures(db: Sql, chat_key: str, quiz_id: str | None = None) -> It
         "SELECT quiz_id, question_id, answered, correct, item_right, people FROM item_groups"
         f" WHERE {where} AND people > 0"
         " ORDER BY quiz_id, question_id, answered, correct, item_right", *args)
+    responses = await db.rows(
+        f"SELECT quiz_id, question_id, response, people FROM item_responses WHERE {where}"
+        " AND people > 0 ORDER BY quiz_id, question_id, response", *args)
     return ItemFigures(
         tuple((r[0], r[1], int(r[2]), int(r[3])) for r in options),
         tuple(ItemGroup(r[0], r[1], int(r[2]), int(r[3]), int(r[4]), int(r[5]))
-              for r in groups))
+              for r in groups),
+        tuple((r[0], r[1], r[2], int(r[3])) for r in responses))
 

@@ -105,13 +105,14 @@ class Backend:
         """The dashboard's item figures of every chat are those of the first answers, in
         the order the materializer applies them (rows emptied to 0 may stay)."""
         order = "id" if self.name == "sqlite" else "tx, id"
-        firsts: dict[tuple[str, str, str, str], tuple[str, str, str, int, bool]] = {}
-        for chat, quiz, question, person, option, correct in await self.fetch(
-            "SELECT chat_key, quiz_id, question_id, person_key, option, correct FROM answers"
-            f" ORDER BY {order}"
+        firsts: dict[tuple[str, str, str, str],
+                     tuple[str, str, str, int, bool, str | None]] = {}
+        for chat, quiz, question, person, option, correct, response in await self.fetch(
+            "SELECT chat_key, quiz_id, question_id, person_key, option, correct, response"
+            f" FROM answers ORDER BY {order}"
         ):
             firsts.setdefault((chat, quiz, question, person),
-                              (quiz, question, person, int(option), bool(correct)))
+                              (quiz, question, person, int(option), bool(correct), response))
         expected: dict[str, ItemFigures] = {}
         for chat in {key[0] for key in firsts}:
             expected[chat] = figures_of(v for k, v in firsts.items() if k[0] == chat)
@@ -126,6 +127,11 @@ class Backend:
         assert sorted((r[0], r[1], r[2], *(int(v) for v in r[3:])) for r in groups) == sorted(
             (chat, g.quiz_id, g.question_id, g.answered, g.correct, g.right, g.people)
             for chat, f in expected.items() for g in f.groups)
+        responses = await self.fetch(
+            "SELECT chat_key, quiz_id, question_id, response, people FROM item_responses"
+            " WHERE people != 0")
+        assert sorted((r[0], r[1], r[2], r[3], int(r[4])) for r in responses) == sorted(
+            (chat, *r) for chat, f in expected.items() for r in f.responses)
 
     async def check_day_runs(self) -> None:
         """day_runs holds each person's run of daily questions answered right in each chat,

@@ -152,8 +152,8 @@ async def test_the_figures_follow_a_moved_chat_and_a_deleted_person(store: Store
 
 async def expected_items(store: Store, chat: str) -> ItemFigures:
     """A chat's item figures from its first answers alone."""
-    return figures_of((r.quiz_id, r.question_id, r.person_key, r.option, r.correct)
-                      for r in await store.item_responses(None, chat))
+    return figures_of((r.quiz_id, r.question_id, r.person_key, r.option, r.correct,
+                       r.response) for r in await store.item_responses(None, chat))
 
 
 async def test_item_figures_are_the_first_answers_through_a_move_and_a_deletion(

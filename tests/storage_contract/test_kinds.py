@@ -152,3 +152,30 @@ async def test_missed_answers_are_the_latest_wrong_ones_with_their_order(store: 
     assert [(q, a.response, order) for a, _, q, order in missed] == [
         ("k-multi", "0,2", (3, 1, 0, 2)), ("k-num", "4", ())]
     assert len(await store.missed_answers("tg:1", 1)) == 1
+
+
+async def test_item_figures_count_the_responses_through_a_move_and_a_deletion(
+    backend: Backend, store: Store,
+) -> None:
+    from tests.storage_contract.test_dashboard import expected_items
+
+    ids = await posts(store)
+    for person in range(1, 7):
+        for question, post in ids.items():
+            option, response, right = KINDS[question][person % 2]
+            await store.record_answer(answer(post, person, option, response, right))
+    await store.materialize()
+    kept = await store.item_figures("tg:-1")
+    assert kept == await expected_items(store, "tg:-1")
+    assert ("kinds", "k-num", "0.4", 3) in kept.responses
+    assert ("kinds", "k-multi", "0,1,3", 3) in kept.responses
+    assert ("kinds", "k-multi", -1, 6) in kept.options
+    assert await store.migrate_chat("tg:-1", "tg:-3")
+    await store.materialize()
+    assert await store.item_figures("tg:-3") == await expected_items(store, "tg:-3")
+    assert await store.delete_person("tg:2")
+    await store.materialize()
+    after = await store.item_figures("tg:-3")
+    assert after == await expected_items(store, "tg:-3")
+    assert ("kinds", "k-num", "0.4", 2) in after.responses
+    await backend.check_aggregates()

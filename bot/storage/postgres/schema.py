@@ -708,6 +708,30 @@ MIGRATIONS: list[str] = [
     ALTER TABLE answers ADD COLUMN confidence smallint;
     ALTER TABLE chat_settings ADD COLUMN confidence boolean;
     """,
+    # the dashboard's item figures of those kinds (bot/storage/item_figures.py): each first
+    # answer's response, and first answers per question and response (a multi's picks, the
+    # numbers and texts typed, the orders), counted from the answers already there (under
+    # the materializer's position lock, as the other recounts)
+    """
+    SELECT 1 FROM materialized WHERE name = 'scores' FOR UPDATE;
+    ALTER TABLE item_firsts ADD COLUMN response text;
+    UPDATE item_firsts SET response = (
+        SELECT a.response FROM answers AS a WHERE a.chat_key = item_firsts.chat_key
+        AND a.quiz_id = item_firsts.quiz_id AND a.question_id = item_firsts.question_id
+        AND a.person_key = item_firsts.person_key ORDER BY a.tx, a.id LIMIT 1)
+    WHERE option = -1;
+    CREATE TABLE item_responses (
+        chat_key text COLLATE "C" NOT NULL,
+        quiz_id text COLLATE "C" NOT NULL,
+        question_id text COLLATE "C" NOT NULL,
+        response text COLLATE "C" NOT NULL,
+        people integer NOT NULL,
+        PRIMARY KEY (chat_key, quiz_id, question_id, response)
+    );
+    INSERT INTO item_responses(chat_key, quiz_id, question_id, response, people)
+        SELECT chat_key, quiz_id, question_id, response, count(*) FROM item_firsts
+        WHERE response IS NOT NULL GROUP BY chat_key, quiz_id, question_id, response;
+    """,
 ]
 
 
