@@ -112,14 +112,14 @@ async def check_backup(file: Path, url: str | None = None) -> Checked:
             raise BackupError(f"{file} is a pg_dump archive: it is checked against a "
                               "PostgreSQL server's schema")
         return await pg_backup.check_archive(file, url)
-    return await in_thread(lambda _: sqlite_backup.check_file(file))
+    return await in_thread(lambda stop: sqlite_backup.check_file(file, stop))
 
 
 async def _logical(url: str, tmp: Path) -> Checked:
     """PostgreSQL copied into the SQLite file `tmp` from one snapshot, and checked."""
     await copy_database(url, tmp, snapshot=True, say=lambda _: None)
     await in_thread(lambda _: sqlite_backup.one_file(tmp))
-    return await in_thread(lambda _: sqlite_backup.check_file(tmp))
+    return await in_thread(lambda stop: sqlite_backup.check_file(tmp, stop))
 
 
 async def backup_database(database: Database, file: Path, *, logical: bool = False) -> str:

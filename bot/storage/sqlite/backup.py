@@ -38,8 +38,9 @@ KEPT = ".before-restore"
 STEP = 1024  # pages copied between two looks at whether to stop (4 MiB at 4 KiB a page)
 
 
-def check_file(file: Path) -> Checked:
-    """Every check a SQLite backup must pass before it replaces anything."""
+def check_file(file: Path, stop: threading.Event | None = None) -> Checked:
+    """Every check a SQLite backup must pass before it replaces anything. Once `stop` is
+    set, SQLite abandons the check's queries (the error is then the caller's to drop)."""
     if not file.is_file():
         raise BackupError(f"{file} is not a backup: "
                           f"{'no such file' if not file.exists() else 'not a file'}")
@@ -50,6 +51,8 @@ def check_file(file: Path) -> Checked:
         db = open_read_only(file)
     except sqlite3.Error as exc:
         raise BackupError(f"cannot read {file}: {exc}") from None
+    if stop is not None:
+        db.set_progress_handler(lambda: int(stop.is_set()), 10_000)
     try:
         problem = integrity_problem(db)
         if problem is not None:
@@ -116,7 +119,7 @@ async def backup(source: Path, tmp: Path) -> Checked:
     """The database at `source` copied into `tmp` (a temporary file) and checked."""
     def work(stop: threading.Event) -> Checked:
         copy_pages(source, tmp, stop)
-        return check_file(tmp)
+        return check_file(tmp, stop)
 
     try:
         return await in_thread(work)
@@ -205,7 +208,8 @@ async def restore(file: Path, target: Path) -> tuple[Checked, Path | None]:
     """Check `file`, then put it in `target`'s place; the database it replaced, kept aside
     (None: there was none)."""
     try:
-        checked = await in_thread(lambda _: check_file(file))  # first: a bad file changes nothing
+        # first: a bad file changes nothing
+        checked = await in_thread(lambda stop: check_file(file, stop))
         _target_ok(target)
         with temporary(target, "restoring") as tmp:
             kept = await in_thread(lambda stop: _replace(tmp, target, stop, file), whole=True)
