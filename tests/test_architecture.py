@@ -110,7 +110,7 @@ DOORS: dict[str, frozenset[str]] = {part: frozenset(methods.split()) for part, m
     "privacy": "wants_delete",
     "problem_reports": "report report_last report_words for_chat resolve_in_chat titles title "
                        "is_question",
-    "questions": "quizzes show bind post_id_for live_count",
+    "questions": "quizzes show bind post_id_for live_count open_typed",
     "review_deck": "apkg",
     "spaced": "start next_due stats set_reminder reminder reminder_off",
 }.items()}

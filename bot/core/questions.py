@@ -206,6 +206,15 @@ class Questions:
             return None
         return self.render(post, locale or post.locale, await self.position(post))
 
+    async def open_typed(self, chat_key: str, kinds: Collection[Kind]) -> int | None:
+        """The chat's newest open question of one of `kinds`: what a plain message in a
+        private chat answers where a platform takes typed answers that way (Telegram)."""
+        for post in sorted(await self.storage.open_posts(chat_key), key=lambda p: -p.id):
+            question = self.question_of(post)
+            if question is not None and question.kind in kinds:
+                return post.id
+        return None
+
     async def position(self, post: PostRecord) -> Position | None:
         """The post's (number, total) in its quiz run or the chat's running round."""
         if post.run_id is not None:

@@ -201,6 +201,71 @@ class TelegramHarness:
         update_id = self.fake.press(message, who, answer_data(post_id, option))
         return await self._seen(start, update_id, where, who)
 
+    # kinds of question -----------------------------------------------------------------------
+    async def answer_picks(self, where: Chat, who: User, post_id: int, shown: set[int]) -> Seen:
+        """A vote for every option in `shown` on the multi-answer poll, or a toggle on each
+        then Submit (what Submit's alert said)."""
+        sent = self._latest(post_id)
+        start = len(self.fake.calls)
+        if sent.poll_id is not None:
+            update_id = self.fake.answer_poll(sent.poll_id, who, sorted(shown))
+            return await self._seen(start, update_id, where, who, questions=1)
+        for option in sorted(shown):
+            await self._settle(self.fake.press(sent.message, who, f"t:{post_id}:{option}"))
+        start = len(self.fake.calls)
+        update_id = self.fake.press(sent.message, who, f"s:{post_id}")
+        return await self._seen(start, update_id, where, who, questions=1)
+
+    async def answer_typed(self, where: Chat, who: User, post_id: int, text: str) -> Seen:
+        """Private: a plain message. Group: "Answer ✍", then a reply to the prompt it sent."""
+        sent = self._latest(post_id)
+        if where["type"] == "private":
+            start = len(self.fake.calls)
+            return await self._seen(start, self.fake.say(where, who, text), where, who,
+                                    questions=1)
+        start = len(self.fake.calls)
+        await self._settle(self.fake.press(sent.message, who, f"w:{post_id}"))
+        prompts = [c.result for c in self.fake.calls[start:] if c.ok
+                   and c.method == "sendMessage" and c.params["chat_id"] == where["id"]
+                   and "force_reply" in (c.params.get("reply_markup") or {})]
+        assert prompts, "Answer ✍ asked nothing"
+        start = len(self.fake.calls)
+        return await self._seen(start, self.fake.reply(prompts[-1], who, text), where, who,
+                                questions=1)
+
+    async def answer_order(self, where: Chat, who: User, post_id: int, shown: list[int]) -> Seen:
+        """Private: each option pressed in turn on the keyboard as the bot edits it (what
+        the last press showed). Group: the letters typed as a reply to the question."""
+        sent = self._latest(post_id)
+        if where["type"] != "private":
+            letters = " ".join("ABCDEFGHIJKL"[i] for i in shown)
+            start = len(self.fake.calls)
+            return await self._seen(start, self.fake.reply(sent.message, who, letters), where,
+                                    who, questions=1)
+        sequence = ""
+        for i, option in enumerate(shown):
+            message = self.fake.messages[(sent.chat_id, sent.message["message_id"])]
+            sequence += str(option)
+            data = f"o:{post_id}:{sequence}"
+            offered = [b["callback_data"] for row in message["reply_markup"]["inline_keyboard"]
+                       for b in row]
+            assert data in offered, f"{data} is not on the keyboard: {offered}"
+            start = len(self.fake.calls)
+            update_id = self.fake.press(message, who, data)
+            if i < len(shown) - 1:
+                await self._settle(update_id)
+        return await self._seen(start, update_id, where, who, questions=1)
+
+    async def forged_submit(self, where: Chat, who: User, post_id: int) -> Seen:
+        """On the question's own message: a toggle of an option it does not have and an
+        order naming one option twice (what the last one showed)."""
+        sent = self._latest(post_id)
+        start = len(self.fake.calls)
+        await self._settle(self.fake.press(sent.message, who, f"t:{post_id}:11"))
+        first = await self._seen(start, self.fake.press(sent.message, who, f"o:{post_id}:00"),
+                                 where, who)
+        return first
+
     async def report_via_flag(self, where: Chat, who: User, post_id: int, text: str) -> Seen:
         sent = self._latest(post_id)
         message = self.fake.messages.get((sent.chat_id, sent.message["message_id"]),

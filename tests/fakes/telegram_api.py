@@ -435,6 +435,10 @@ class FakeTelegramAPI:
         message = self._new_message(chat, text=text, entities=[entity], **{"from": user})
         return self.push("message", message)
 
+    def say(self, chat: dict[str, Any], user: dict[str, Any], text: str) -> int:
+        """A user sends a plain text message (no command, no reply) to `chat`."""
+        return self.push("message", self._new_message(chat, text=text, **{"from": user}))
+
     def reply(self, to: dict[str, Any], user: dict[str, Any], text: str) -> int:
         """A user replies to the message `to` (e.g. answering a ForceReply) with `text`."""
         message = self._new_message(to["chat"], text=text, reply_to_message=to,

@@ -54,12 +54,12 @@ from bot.adapters.telegram.identity import (
 )
 from bot.adapters.telegram.text import alert_text, fit
 from bot.adapters.telegram.updates import Outcome, Redeliver, mark, outcome_of
-from bot.content.items import DEFAULT_LOCALE
+from bot.content.items import DEFAULT_LOCALE, Kind
 from bot.content.limits import TG_ALERT
 from bot.core import commands, render
 from bot.core.errors import StillOpen, UserError
 from bot.core.help import Where
-from bot.core.models import AnswerResult, AnswerStatus, Chat, Period, Person
+from bot.core.models import AnswerResult, AnswerStatus, Chat, Period, Person, Picks, Response
 from bot.core.ports import AlreadyHandled
 from bot.i18n import LANGUAGE_NAMES, Translator, translator
 
@@ -429,7 +429,10 @@ async def poll_state(update: Update, context: Context) -> None:
 
 async def record_vote(data: BotData, answer: telegram.PollAnswer, post_id: int) -> None:
     assert answer.user is not None
-    result = await data.service.answer(post_id, person_of(answer.user), answer.option_ids[0])
+    response: Response = answer.option_ids[0]
+    if len(answer.option_ids) > 1 or await data.poster.kind_of(post_id) is Kind.MULTI:
+        response = Picks(frozenset(answer.option_ids))  # a multi-answer quiz poll
+    result = await data.service.answer(post_id, person_of(answer.user), response)
     if result.status is AnswerStatus.NOT_YOURS:
         # someone else's private poll, forwarded: the voter learns why it did not count
         await tell(data, answer.user.id, render.result_text(result, translator(result.locale)))

@@ -56,3 +56,9 @@ def parse_card_ref(ref: str) -> tuple[int, int] | None:
     if kind != "tg-card":
         return None
     return parse_message_ref(f"tg-msg:{rest}")
+
+
+def prompt_ref(chat_id: int, message_id: int) -> str:
+    """A question's "Answer ✍" prompt (kinds.py): a reply to it answers that question. Not
+    a message its close retires (no tg-msg: prefix)."""
+    return f"tg-prompt:{chat_id}:{message_id}"

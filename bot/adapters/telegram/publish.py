@@ -44,9 +44,10 @@ from bot.adapters.telegram.identity import (
     parse_message_ref,
     poll_ref,
 )
-from bot.adapters.telegram.keyboards import answer_keyboard, flag_keyboard
+from bot.adapters.telegram.keyboards import answer_keyboard, flag_keyboard, kind_keyboard
 from bot.adapters.telegram.text import fit, poll_explanation
 from bot.adapters.telegram.unconfirmed import Unconfirmed, UnconfirmedSends, may_have_arrived
+from bot.content.items import Kind
 from bot.content.limits import TG_CAPTION, TG_OPTION, TG_QUESTION, tg_len
 from bot.core import render
 from bot.core.models import CHART_STEP, TEXT_STEP, PostSummary, ShownQuestion
@@ -59,6 +60,9 @@ log = logging.getLogger(__name__)
 # sendPoll open_period bounds (Bot API 10.0)
 MIN_OPEN_PERIOD = 5
 MAX_OPEN_PERIOD = 2_628_000
+TG_POLL_DESCRIPTION = 1024  # sendPoll's description (Bot API 10.0)
+CHOICE_KINDS = (Kind.CHOICE, Kind.TRUEFALSE)  # the lettered answer buttons
+POLL_KINDS = (*CHOICE_KINDS, Kind.MULTI)  # what a quiz poll can ask
 CHAT_TYPES_KEPT = 4096  # chats whose type is remembered (oldest forgotten first)
 BOUND_POLLS_KEPT = 4096  # polls known to be bound (a binding never changes)
 # Seconds an answer on a poll or message bound to nothing waits for another process's bind
@@ -104,6 +108,7 @@ class Poster:
         self.shared = shared
         self._chat_types: OrderedDict[int, str] = OrderedDict()
         self._bound_polls: OrderedDict[str, None] = OrderedDict()
+        self._kinds: OrderedDict[int, Kind] = OrderedDict()  # polls' posts' kinds
         # Questions sent but maybe not yet bound: an answer racing its own binding waits.
         self._in_flight = 0
         self._all_bound = asyncio.Event()
@@ -218,15 +223,23 @@ class Poster:
             buttons = await self.uses_buttons(chat_id)
         if question.has_card:
             await self._send_card(chat_id, question)
-        text = fit(render.question_text(question, translator(question.locale))) if buttons \
+        t = translator(question.locale)
+        if question.kind not in POLL_KINDS:
+            buttons = True  # typed, or put in order: a message with its own buttons
+        text = fit(render.question_text(question, t)) if buttons \
             else fit(self._poll_question(question), TG_QUESTION)
         options = () if buttons else tuple(fit(o, TG_OPTION) for o in question.options)
+        # a prompt too long for the poll's question goes whole in its description
+        description = fit(question.prompt, TG_POLL_DESCRIPTION) \
+            if not buttons and tg_len(self._poll_question(question)) > TG_QUESTION else None
         try:
             if buttons:
-                message = await self.bot.send_message(
-                    chat_id, text, reply_markup=answer_keyboard(question)
-                )
+                markup = answer_keyboard(question) if question.kind in CHOICE_KINDS \
+                    else kind_keyboard(question, t)
+                message = await self.bot.send_message(chat_id, text, reply_markup=markup)
             else:
+                correct = sorted(question.correct_set) if question.kind is Kind.MULTI \
+                    else [question.correct]
                 message = await self.bot.send_poll(
                     chat_id,
                     text,
@@ -234,10 +247,12 @@ class Poster:
                     type=telegram.Poll.QUIZ,
                     is_anonymous=False,  # otherwise no poll_answer says who answered
                     # PTB types the ids as Literal[0..11]; a question has at most 12 options
-                    correct_option_ids=[question.correct],  # type: ignore[list-item]
+                    correct_option_ids=correct,  # type: ignore[arg-type]
+                    allows_multiple_answers=question.kind is Kind.MULTI,
                     explanation=poll_explanation(question.explanation),
                     open_period=self._open_period(question),
                     reply_markup=flag_keyboard(question.question_id),
+                    description=description,
                 )
         except NetworkError as exc:
             if not may_have_arrived(exc):
@@ -254,7 +269,23 @@ class Poster:
         refs = [message_ref(chat_id, message.message_id)]
         if message.poll is not None:
             refs.append(poll_ref(message.poll.id))
+            self._remember_kind(question.post_id, question.kind)
         await self.service.questions.bind(question.post_id, *refs)
+
+    def _remember_kind(self, post_id: int, kind: Kind) -> None:
+        self._kinds[post_id] = kind
+        while len(self._kinds) > BOUND_POLLS_KEPT:
+            self._kinds.popitem(last=False)
+
+    async def kind_of(self, post_id: int) -> Kind | None:
+        """A poll's question's kind (a vote on a multi is a set of picks), remembered."""
+        if (kind := self._kinds.get(post_id)) is None:
+            shown = await self.service.questions.show(post_id)
+            if shown is None:
+                return None
+            kind = shown.kind
+            self._remember_kind(post_id, kind)
+        return kind
 
     async def bind_late_poll(self, poll: telegram.Poll) -> tuple[int, list[telegram.PollAnswer]]:
         """A poll Telegram reports that is bound to nothing: if it is a question whose send

@@ -30,6 +30,7 @@ from bot.adapters.telegram import (
     dashboard,
     handlers,
     help,
+    kinds,
     live,
     privacy,
     reports,
@@ -75,6 +76,8 @@ def register(app: TelegramApp) -> None:
     app.add_handler(CallbackQueryHandler(privacy.confirm_pressed, pattern=privacy.CONFIRM_PRESSES))
     # live sessions and peer rounds: their Join and answer buttons before `button`
     app.add_handler(CallbackQueryHandler(live.pressed, pattern=live.PRESSES))
+    # the kinds of question: toggles, Submit, an order's presses, "Answer ✍", before `button`
+    app.add_handler(CallbackQueryHandler(kinds.pressed, pattern=kinds.PRESSES))
 
     for handler in command_handlers():
         app.add_handler(handler)
@@ -84,6 +87,9 @@ def register(app: TelegramApp) -> None:
     app.add_handler(PollHandler(handlers.poll_state))
     app.add_handler(CallbackQueryHandler(handlers.button))  # any callback data: last
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, handlers.migrated))
+    # a typed answer: a reply to a question (groups), a plain message (private); after the
+    # commands and the report prompt's replies, which a text could also be
+    app.add_handler(MessageHandler(kinds.TEXTS, kinds.typed))
 
     # a refused command (the core's UserError) or a failure, for every handler above
     app.add_error_handler(handlers.on_error)
