@@ -1,297 +1,47 @@
-"""What the core needs from the outside world, and the records it exchanges with it.
-
-Import arrows point one way: adapters -> core -> ports <- storage. The storage's ports are
-small, one per role (answers, posts, boards, schedules...): each part of the core depends on
-the few it uses; `Storage`, all of them, is implemented by bot/storage (SQLite, PostgreSQL, and
-in memory for the core's tests). `ChatPort` is implemented by each platform adapter, so the
-core's scheduler can post and close questions by itself. Times are aware UTC datetimes; the
-rules (what may be answered, what counts) live in the core, while a backend guarantees
-atomicity and uniqueness.
-"""
+"""The storage's ports, one per role (people, chats, posts, answers, boards, schedules, rounds,
+live games, review, reports, drafts, the dashboard, privacy, uploads...): each part of the core
+takes the few it uses, and `Storage`, all of them, is what bot/storage implements (SQLite,
+PostgreSQL). A backend guarantees atomicity and uniqueness; the rules (what may be answered,
+what counts) stay in the core. Times are aware UTC datetimes."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass
-from datetime import date, datetime, timedelta
-from typing import TYPE_CHECKING, Any, Literal, Protocol, Self
+from collections.abc import Sequence
+from datetime import date, datetime
+from typing import Any, Protocol, Self
 
-from bot.core.models import PostSummary, ShownQuestion
+from bot.core.ports.exactly_once import CommandStore, DeliveryStore
+from bot.core.ports.records import (
+    AnswerCursor,
+    AnswerRecord,
+    AnswerRow,
+    AuthoredPackRecord,
+    CardRecord,
+    ChatSettingsRecord,
+    DayCount,
+    DraftRecord,
+    ItemFigures,
+    ItemResponse,
+    LivePlayer,
+    LiveRecord,
+    NewLive,
+    NewPost,
+    NewProblemReport,
+    PeerVotes,
+    PeopleCursor,
+    PersonTotals,
+    PostRecord,
+    ProblemReportRecord,
+    RecordOutcome,
+    ReportOutcome,
+    ResolveOutcome,
+    ReviewAnswer,
+    Revote,
+    RoundRecord,
+    RunRecord,
+    ScoreRow,
+)
 from bot.core.schedule import Schedule
-
-if TYPE_CHECKING:  # analysis.py imports this module for ItemResponse
-    from bot.core.analysis import QuizReport
-
-RecordOutcome = Literal["inserted", "duplicate", "closed"]
-
-
-@dataclass(frozen=True, slots=True)
-class PostRecord:
-    id: int
-    chat_key: str
-    quiz_id: str
-    question_id: str
-    order: tuple[int, ...]  # order[shown] = canonical option index
-    locale: str
-    created_at: datetime
-    closes_at: datetime | None
-    closed_at: datetime | None
-    run_id: int | None
-    kind: str  # "quiz", "run" or "daily"
-    owner_key: str | None = None  # the one person who may answer (a private question or run)
-
-
-@dataclass(frozen=True, slots=True)
-class NewPost:
-    chat_key: str
-    quiz_id: str
-    question_id: str
-    order: tuple[int, ...]
-    locale: str
-    created_at: datetime
-    closes_at: datetime | None = None
-    run_id: int | None = None
-    kind: str = "quiz"
-    owner_key: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class AnswerRecord:
-    post_id: int
-    person_key: str
-    option: int  # canonical index (choice, true/false); -1 for the other kinds
-    correct: bool
-    answered_at: datetime
-    elapsed_ms: int
-    name: str = ""
-    # the other kinds' canonical answer (bot/core/grading.py): multi "0,2", order "2,0,1",
-    # numeric the number, text the normalised text; None for choice and true/false
-    response: str | None = None
-    confidence: int | None = None  # models.Confidence, when the chat asks how sure
-
-
-@dataclass(frozen=True, slots=True)
-class ItemResponse:
-    """One person's first answer to one question (item analysis, bot/core/analysis.py)."""
-
-    person_key: str
-    chat_key: str
-    quiz_id: str
-    question_id: str
-    option: int  # canonical index (choice, true/false); -1 for the other kinds
-    correct: bool  # as scored when answered
-    elapsed_ms: int
-    response: str | None = None  # the other kinds' canonical answer (AnswerRecord.response)
-
-
-@dataclass(frozen=True, slots=True)
-class RunRecord:
-    id: int
-    person_key: str
-    chat_key: str
-    quiz_id: str
-    questions: tuple[str, ...]
-    locale: str
-    started_at: datetime
-    finished_at: datetime | None
-
-
-@dataclass(frozen=True, slots=True)
-class ScoreRow:
-    person_key: str
-    name: str
-    correct: int
-    answered: int
-    time_ms: int
-    rank: int
-
-
-@dataclass(frozen=True, slots=True)
-class ChatSettingsRecord:
-    """A chat's own settings (/settings); None: the bot's default."""
-
-    chat_key: str
-    question_seconds: int | None = None  # how long a /quiz question stays open
-    mode: str | None = None  # "polls" or "buttons"
-    chart: bool | None = None  # a chart of the answers on each close summary; None: off
-    admins_only: bool | None = None  # only admins start or replace questions; None: anyone
-    peer_threshold: int | None = None  # percent right at a peer round's first vote that
-    # skips the discussion; None: the default
-    peer_discussion: int | None = None  # seconds a peer round's discussion lasts
-    confidence: bool | None = None  # ask how sure with each answer; None: off
-
-
-@dataclass(frozen=True, slots=True)
-class RoundRecord:
-    """N questions in a row in one chat (/quiz <quiz or tag> N)."""
-
-    id: int
-    chat_key: str
-    selector: str | None
-    total: int
-    mode: str | None
-    locale: str
-    started_at: datetime
-    finished_at: datetime | None
-    posts: tuple[int, ...] = ()  # the posts asked so far, in order
-
-
-@dataclass(frozen=True, slots=True)
-class ReviewAnswer:
-    """One answer of a person, as spaced review replays it (bot/core/review.py)."""
-
-    quiz_id: str
-    question_id: str
-    correct: bool
-    answered_at: datetime
-    elapsed_ms: int
-    personal: bool  # the post was the person's own (a run, a review, a private question)
-    confidence: int | None = None  # how sure they said they were (models.Confidence)
-
-
-@dataclass(frozen=True, slots=True)
-class NewProblemReport:
-    """What a person says is wrong with a question (bot/core/problem_reports.py)."""
-
-    quiz_id: str
-    question_id: str
-    person_key: str
-    person_name: str
-    chat_key: str
-    text: str
-    created_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class ProblemReportRecord:
-    id: int
-    quiz_id: str
-    question_id: str
-    person_key: str
-    person_name: str
-    chat_key: str
-    text: str  # a second report of the same open one is appended on a new line
-    created_at: datetime
-    updated_at: datetime
-    resolved_at: datetime | None = None
-    resolution: str | None = None  # the admin's note
-
-
-# add_problem_report: a new report, one appended to the person's open report of the same
-# question, or refused (the person made `daily_cap` reports after `since`)
-ReportOutcome = Literal["inserted", "appended", "capped"]
-# resolve_problem_report
-ResolveOutcome = Literal["resolved", "unknown", "already"]
-
-
-@dataclass(frozen=True, slots=True)
-class DraftRecord:
-    """An author's unpublished pack (bot/core/authoring.py); its questions as JSON, in order."""
-
-    author_key: str
-    locale: str
-    title: str | None
-    created_at: datetime
-    questions: tuple[str, ...] = ()
-    photo: bytes | None = None  # sent for the next question (a PNG or JPEG, checked)
-
-
-@dataclass(frozen=True, slots=True)
-class AuthoredPackRecord:
-    """A pack written in a chat and published: its YAML, loaded with the bundled packs."""
-
-    quiz_id: str
-    author_key: str
-    text: str
-    published_at: datetime
-    # /unpublish: no longer offered; kept so its answers keep their quiz and its id stays taken
-    withdrawn_at: datetime | None = None
-    # its pictures by the path the YAML names them with (relative to the pack's folder)
-    files: tuple[tuple[str, bytes], ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class DayCount:
-    """A chat's answers on one UTC day (the dashboard's charts)."""
-
-    day: date
-    answered: int
-    correct: int
-
-
-@dataclass(frozen=True, slots=True)
-class CardRecord:
-    """A person's review card as the materializers keep it (bot/storage/cards.py): the
-    question, the chat of the answer that last moved it, when it is due, its stability."""
-
-    quiz_id: str
-    question_id: str
-    chat_key: str
-    due: datetime
-    stability: float | None
-
-
-@dataclass(frozen=True, slots=True)
-class ItemGroup:
-    """People who gave the same first answers in a quiz: `answered` first answers there,
-    `correct` of them right, and right (1) or wrong (0) on this question. Enough to compute a
-    question's discrimination (bot/core/analysis.py) without reading one answer."""
-
-    quiz_id: str
-    question_id: str
-    answered: int
-    correct: int
-    right: int
-    people: int
-
-
-@dataclass(frozen=True, slots=True)
-class ItemFigures:
-    """A chat's item-analysis inputs as the materializer keeps them (storage/item_figures.py):
-    first answers per option, and the people grouped by their first answers in each quiz."""
-
-    options: tuple[tuple[str, str, int, int], ...]  # (quiz, question, option, people)
-    groups: tuple[ItemGroup, ...]
-    # the first answers of the kinds not answered with one option (option -1), by their
-    # canonical response: (quiz, question, response, people)
-    responses: tuple[tuple[str, str, str, int], ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class PersonTotals:
-    """One person's all-time figures in one chat (the dashboard's People page)."""
-
-    person_key: str
-    name: str
-    answered: int
-    correct: int
-    time_ms: int
-
-
-@dataclass(frozen=True, slots=True)
-class AnswerRow:
-    """One stored answer in a chat, with what an export and a person's page show."""
-
-    id: int
-    person_key: str
-    name: str
-    post_id: int
-    quiz_id: str
-    question_id: str
-    option: int  # canonical index
-    correct: bool
-    answered_at: datetime
-    elapsed_ms: int
-    round_id: int | None  # the round (/quiz <quiz> N) the post was asked in
-
-
-# where the next page of a chat's answers starts: after (person_key, answered_at, id)
-AnswerCursor = tuple[str, datetime, int]
-# where the next page of a chat's people starts: after (correct, time_ms, person_key) in
-# board order (most correct first, then the faster, then by key)
-PeopleCursor = tuple[int, int, str]
 
 
 class StorageError(Exception):
@@ -504,81 +254,6 @@ class RoundStore(Protocol):
     async def finish_round(self, round_id: int, when: datetime) -> bool:
         """Mark finished; True only for the one call that finished it."""
         ...
-
-
-@dataclass(frozen=True, slots=True)
-class NewLive:
-    chat_key: str
-    kind: str  # "host" (/host) or "peer" (/peer)
-    host_key: str
-    selector: str | None
-    total: int
-    seconds: int  # how long each question is open
-    speed: bool
-    teams: int  # 0: everyone for themselves, else 2..6
-    locale: str
-    started_at: datetime
-    choose: bool = False  # people choose their team on joining (else filled in turn)
-
-
-@dataclass(frozen=True, slots=True)
-class LiveStep:
-    step: int  # 0-based
-    post_id: int
-    skipped: bool
-
-
-@dataclass(frozen=True, slots=True)
-class LiveRecord:
-    """A live session; `state` and the countdown are saved by `save_live` (compare and set
-    on `version`), so two processes or a restart never run it twice."""
-
-    id: int
-    chat_key: str
-    kind: str
-    host_key: str
-    selector: str | None
-    total: int
-    seconds: int
-    speed: bool
-    teams: int
-    locale: str
-    state: str
-    closes_at: datetime | None
-    paused_ms: int | None
-    version: int
-    started_at: datetime
-    finished_at: datetime | None
-    steps: tuple[LiveStep, ...] = ()
-    choose: bool = False  # people choose their team on joining
-
-
-@dataclass(frozen=True, slots=True)
-class LivePlayer:
-    person_key: str
-    name: str
-    team: int | None  # 0-based
-    joined_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class Revote:
-    person_key: str
-    option: int  # canonical index
-    correct: bool
-    answered_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class PeerVotes:
-    """One peer round's question that went to a revote: right answers of each vote."""
-
-    quiz_id: str
-    question_id: str
-    first: int  # first votes
-    first_right: int
-    second: int  # revotes
-    second_right: int
 
 
 class LiveStore(Protocol):
@@ -818,113 +493,6 @@ class UploadStore(Protocol):
         ...
 
 
-# Exactly once ---------------------------------------------------------------------------------
-# Kept together: a command's idempotency key and the small stores that make each side effect
-# happen once whichever process runs it and however often the platform delivers it.
-class AlreadyHandled(Exception):
-    """The command with this key was handled before (by this or another process): its effect
-    is stored and its reply was sent (or lost with the process that sent it); nothing runs."""
-
-    def __init__(self, key: str) -> None:
-        super().__init__(f"command {key} was handled already")
-        self.key = key
-
-
-@dataclass(slots=True)
-class CommandKey:
-    """The idempotency key of the command being handled in this task: the platform's id of
-    its delivery (`tg:<bot>:<update_id>`, `dc:<interaction id>`), which a redelivery keeps.
-
-    Design: a command's effect and its key are one write. The adapter names the key for the
-    whole handling of an update (`command_key`); the storage's few writes that are a
-    command's effect (undoing a draft's question, publishing, a language, settings, a
-    schedule, a reminder, resolving a report, deleting a person's data...) insert the key
-    in the same transaction as the effect, and find it there when a redelivery (kill -9
-    before the confirmation, a webhook's 500, another process behind a load balancer)
-    runs the command again: AlreadyHandled, and the effect is not repeated. The key is
-    claimed once per handling: the first effect write claims it, later ones of the same
-    command run as usual. A command whose effect is a platform send (a question, a file)
-    claims its key in a write of its own before sending (`CommandStore.claim_command`): a
-    crash in between loses that send rather than doing it twice. Incidental writes (a
-    person's name, a chat's title) never claim: a crash after one of them must not turn
-    the redelivery into a no-op. Keys are kept `KEEP_COMMAND_KEYS` (Telegram keeps an
-    unconfirmed update 24 hours; a Discord interaction token lives 15 minutes), then
-    pruned by the scheduler."""
-
-    key: str
-    at: datetime
-    claimed: bool = False
-
-
-KEEP_COMMAND_KEYS = timedelta(days=3)
-_command: ContextVar[CommandKey | None] = ContextVar("quizbot_command_key", default=None)
-
-
-@contextmanager
-def command_key(key: str, at: datetime) -> Iterator[CommandKey]:
-    """Everything awaited inside (in this task) handles the command with this key."""
-    current = CommandKey(key, at)
-    token = _command.set(current)
-    try:
-        yield current
-    finally:
-        _command.reset(token)
-
-
-def enter_command(key: str, at: datetime) -> CommandKey:
-    """For a task that handles one command from here to its end (discord.py runs each
-    interaction in a task of its own): the rest of this task handles the command `key`."""
-    current = CommandKey(key, at)
-    _command.set(current)
-    return current
-
-
-def unclaimed_command() -> CommandKey | None:
-    """The key of the command being handled here, if its effect has not been stored yet."""
-    current = _command.get()
-    return None if current is None or current.claimed else current
-
-
-class CommandStore(Protocol):
-    """The keys of the commands handled (key, handled_at); an effect write claims its key in
-    its own transaction (see CommandKey)."""
-
-    async def claim_command(self, key: str, when: datetime) -> bool:
-        """Store the key; False if it was stored before (the command was handled)."""
-        ...
-    async def forget_commands(self, handled_before: datetime) -> int:
-        """Drop the keys handled before then; how many."""
-        ...
-
-
-class DeliveryStore(Protocol):
-    """What is to be delivered besides question summaries (ClosingStore): round summaries
-    and review reminders are due from when their round finished or their day was claimed
-    and marked once the platform confirmed them; and the steps of one delivery that went out
-    (or may have: each is stored before it is sent, and forgotten when the platform refused
-    it), so that a retry, after a failure or a crash, does not repeat them."""
-
-    async def unposted_round_summaries(
-        self, finished_after: datetime, finished_before: datetime
-    ) -> list[RoundRecord]: ...
-    async def mark_round_summary_posted(self, round_id: int, when: datetime) -> None: ...
-    async def unsent_reminders(
-        self, claimed_after: datetime, claimed_before: datetime
-    ) -> list[tuple[str, date]]:
-        """(person key, local day) of the reminders claimed in that time and never sent."""
-        ...
-    async def mark_reminder_sent(self, person_key: str, local_date: date, when: datetime) -> None:
-        ...
-    async def delivery_step_done(self, name: str, step: str, when: datetime) -> None:
-        """`step` of the delivery `name` is being sent (it went out, or may have)."""
-        ...
-    async def forget_delivery_step(self, name: str, step: str) -> None:
-        """The platform refused `step`: it is to be sent again."""
-        ...
-    async def delivery_steps(self, name: str) -> frozenset[str]: ...
-    async def forget_delivery_steps(self, done_before: datetime) -> int: ...
-
-
 class Storage(
     PeopleStore, ChatStore, PostStore, ClosingStore, LeaseStore, AnswerStore, ItemStore,
     RunStore, BoardStore, ScheduleStore, DailyStore, SettingsStore, RoundStore, ReviewStore,
@@ -937,118 +505,3 @@ class Storage(
     async def close(self) -> None: ...
     async def __aenter__(self) -> Self: ...
     async def __aexit__(self, *exc: object) -> None: ...
-
-
-# The platforms --------------------------------------------------------------------------------
-class ChatGone(Exception):
-    """The bot can never post in that chat again (removed, blocked, the chat deleted)."""
-
-
-class TryLater(Exception):
-    """A transient failure (network, flood limit): the same call may work later."""
-
-    def __init__(self, reason: str = "", retry_after: timedelta | None = None) -> None:
-        super().__init__(reason)
-        self.retry_after = retry_after
-
-
-@dataclass(frozen=True, slots=True)
-class RoundScore:
-    person_key: str
-    name: str
-    right: int  # questions of the round answered right
-    answered: int
-
-
-@dataclass(frozen=True, slots=True)
-class RoundSummary:
-    """A round's end: who got how many right (most first), in the round's language."""
-
-    round_id: int
-    chat_key: str
-    locale: str
-    asked: int  # questions asked (fewer than `total` when a new /quiz replaced the round)
-    total: int
-    scores: tuple[RoundScore, ...]
-
-
-class ChatPort(Protocol):
-    """What an adapter offers the core for chats of its platform (keys starting with `prefix`).
-
-    Both methods raise ChatGone or TryLater for the failures the core handles itself; anything
-    else is logged by the core and tried again later, like TryLater.
-    """
-
-    prefix: str  # e.g. "tg:" or "dc:"
-
-    async def send_question(self, question: ShownQuestion) -> None:
-        """Send a question the core created to question.chat_key and bind the platform's
-        references (poll id, message id) to question.post_id before returning."""
-        ...
-
-    async def close_question(self, summary: PostSummary) -> None:
-        """Retire the question on the platform (stop the poll, disable the buttons) and show
-        its one summary there."""
-        ...
-
-    async def round_over(self, summary: RoundSummary) -> None:
-        """Show a round's short summary in its chat (after its last question's summary)."""
-        ...
-
-    async def send_private(self, person_key: str, text: str) -> None:
-        """Send `text` to the person privately (Telegram: their private chat with the bot;
-        Discord: a DM). `person_key` starts with `prefix`."""
-        ...
-
-
-class CardRenderer(Protocol):
-    """Draws a question's card as PNG bytes (bot/reports/cards.py): its prompt, code, formula
-    and image in its language. Blocking and CPU-bound: the core calls it in a worker
-    thread."""
-
-    def question_card(self, question: ShownQuestion) -> bytes: ...
-
-    def card_key(self, question: ShownQuestion) -> str:
-        """A hash of what the card shows and how it is drawn (the same card, the same key)."""
-        ...
-
-
-class ChartRenderer(Protocol):
-    """Draws charts as PNG bytes, every word in the reader's language and script
-    (bot/reports/png.py, with Pillow, which the core never imports). Blocking and CPU-bound:
-    the core calls it in a worker thread."""
-
-    def report_chart(self, reports: Sequence[QuizReport], locale: str) -> bytes:
-        """The share of answers on each option, per question, lettered as in the reports."""
-        ...
-
-    def summary_chart(self, summary: PostSummary) -> bytes:
-        """One closed question's share of answers on each option, in the order and the
-        language its chat saw."""
-        ...
-
-
-class Meter(Protocol):
-    """Where the core reports what it did, for the operator's metrics (bot/metrics.py counts
-    it for Prometheus); the core never reads anything back. Labels stay few: a platform and an
-    outcome, never a person or a chat."""
-
-    def answered(self, platform: str, outcome: str, seconds: float) -> None:
-        """One answer handled: `outcome` is accepted, repeat, closed or refused; `seconds`
-        from the call to its commit (or refusal)."""
-        ...
-
-    def ticked(self, seconds: float, overdue: bool) -> None:
-        """One scheduler round took `seconds`; `overdue`: longer than its interval, so the
-        work due in the next one starts late."""
-        ...
-
-
-class NoMeter:
-    """Counts nothing: the default when no metrics endpoint is configured."""
-
-    def answered(self, platform: str, outcome: str, seconds: float) -> None:
-        pass
-
-    def ticked(self, seconds: float, overdue: bool) -> None:
-        pass
