@@ -10,6 +10,10 @@ The path of one answer: `AnswerClicks.click` → `QuizService.answer` (counted) 
 `Answers.answer` (bot/core/answers.py) → `Store.record_answer` (bot/storage/store.py) →
 `SqliteStorage._record` (sqlite/storage.py) → the writer thread (sqlite/writer.py) → the SQL,
 `record_answer` (sqlite/ops.py); the reply is sent only after the answer committed.
+The other kinds' components (kinds.py: a select, a form, an order picker) end in the same
+`AnswerClicks.answer`, with their response (Picks, Typed, Ordered) instead of an option.
+A question of one of those kinds has its own component instead of a button per option;
+true/false buttons say their option's text (True, False) rather than a letter.
 """
 
 from __future__ import annotations

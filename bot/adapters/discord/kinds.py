@@ -15,7 +15,7 @@ working after a restart and nothing is kept in memory:
   is taken by `KindsCog.on_interaction`, not by a Modal object in memory, so a form opened
   before a restart is still answered. Discord sends the question's message with it, and that
   message must be the post's.
-- an order (Kind.ORDER): "Put in order" (`qo:<post>::<>:n`) opens an ephemeral picker, a
+- an order (Kind.ORDER): "Put in order" (`qo:<post>:::n`) opens an ephemeral picker, a
   Components V2 message: one container with the question, its items, the order so far and
   a button per item left. Each button's custom_id carries the question's message and the
   sequence so far (`qo:<post>:<message>:<sequence>:<item>`), so a press edits the picker
