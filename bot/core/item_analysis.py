@@ -107,10 +107,12 @@ class Charts:
         """`draw()` in a worker thread; None (logged once per process) if it fails."""
         try:
             return await self.off_loop(draw)
-        except Exception:
+        except Exception as exc:
             if not self._failed_before:
                 self._failed_before = True
-                log.warning("drawing %s failed; text only (logged once)", what, exc_info=True)
+                # out of time (the drawing's limit, the bot stopping) is no bug to trace
+                log.warning("drawing %s failed (%s); text only (logged once)", what,
+                            exc, exc_info=not isinstance(exc, TimeoutError))
             return None
 
     async def on_summary(self, summary: PostSummary) -> PostSummary:

@@ -8,10 +8,17 @@ its memory), started at the first drawing and ended once IDLE seconds pass witho
 gives that memory back. The bot keeps only the bytes of the PNG.
 
 Each drawing has LIMIT seconds: past them the child is killed and the caller gets
-`DrawingTimedOut` (the next drawing starts another child). The child ends with the bot: it
-watches a pipe whose other end only the bot holds, so when the bot exits, however it ends
-(SIGTERM, SIGKILL, a crash), the pipe closes and the child exits at once, also in the middle
-of a drawing; `close()` kills it without waiting for a drawing to finish.
+`DrawingTimedOut` (the next drawing starts another child); one that `close()` interrupts gets
+`DrawingStopped`. Both are TimeoutErrors: the drawing ran out of time, nothing is broken.
+The limit counts from the child's receipt of the job, once what it needs is imported (a new
+child's start, about a second, has STARTUP seconds of its own), and is below the 6 s a
+stopping bot gives its handlers in flight (telegram/polling.py's STOP_WITHIN): a handler
+waiting for a drawing still sends its question, without the picture, before the bot exits.
+
+The child ends with the bot: it watches a pipe whose other end only the bot holds, so when
+the bot exits, however it ends (SIGTERM, SIGKILL, a crash), the pipe closes and the child
+exits at once, also in the middle of a drawing; `close()` kills it without waiting for a
+drawing to finish.
 """
 
 from __future__ import annotations
@@ -30,10 +37,15 @@ if TYPE_CHECKING:  # imported by the first drawing (a bot that draws nothing nev
 T = TypeVar("T")
 
 IDLE = 60.0  # seconds without a drawing before the child process ends
-LIMIT = 10.0  # seconds a drawing may take (a card takes tens of milliseconds)
+LIMIT = 5.0  # seconds a drawing may take (a card takes tens of milliseconds)
+STARTUP = 30.0  # seconds for a child to start and import what a drawing needs
 
 
-class DrawingTimedOut(Exception):
+class DrawingStopped(TimeoutError):
+    """A drawing stopped before it finished: the bot is stopping (close())."""
+
+
+class DrawingTimedOut(DrawingStopped):
     """A drawing ran past its time limit; its child process was killed."""
 
 
@@ -59,7 +71,8 @@ def _child(jobs: Connection, alive: Connection) -> None:
             return
         if job is None:
             return
-        fn, args = job
+        fn, args = job  # unpickled: the drawing's modules are imported
+        jobs.send((True, _STARTED))
         try:
             reply: tuple[bool, Any] = (True, fn(*args))
         except BaseException as exc:  # sent to the caller, who raises it
@@ -68,6 +81,9 @@ def _child(jobs: Connection, alive: Connection) -> None:
             jobs.send(reply)
         except Exception as exc:  # an unpicklable result or error
             jobs.send((False, RuntimeError(f"drawing result not sendable: {exc!r}")))
+
+
+_STARTED = "started"  # the child's receipt of a job, before it runs it
 
 
 class _Child:
@@ -82,6 +98,7 @@ class _Child:
         self.process: BaseProcess = context.Process(
             target=_child, args=(child_jobs, child_alive), name="quizbot-drawing", daemon=True)
         self.process.start()
+        self.closed = False  # by close(): a drawing it interrupts is stopped, not broken
         # only the child holds these ends now: its death closes `jobs`, ours closes `alive`
         child_jobs.close()
         child_alive.close()
@@ -138,11 +155,14 @@ class DrawingProcess:
     def _run_in(self, child: _Child, fn: Callable[..., T], args: tuple[object, ...]) -> T:
         try:
             child.jobs.send((fn, args))
-            ready = child.jobs.poll(self.limit)
+            started = child.jobs.recv() if child.jobs.poll(STARTUP) else None
+            ready = started is not None and child.jobs.poll(self.limit)
             reply = child.jobs.recv() if ready else None
         except (EOFError, OSError):
             # the child died (killed, out of memory, closed): the next drawing starts another
             self._forget(child)
+            if child.closed:
+                raise DrawingStopped("the drawing process was closed during a drawing") from None
             raise BrokenProcessPool("the drawing process ended during a drawing") from None
         if reply is None:
             self.timed_out += 1
@@ -186,7 +206,7 @@ class DrawingProcess:
 
     def close(self) -> None:
         """End the child process now, also in the middle of a drawing (which then raises
-        BrokenProcessPool); a later drawing starts another."""
+        DrawingStopped); a later drawing starts another."""
         with self._lock:
             child, self._child = self._child, None
             if self._timer is not None:
@@ -194,6 +214,7 @@ class DrawingProcess:
                 self._timer = None
         if child is None:
             return
+        child.closed = True
         idle = self._run_lock.acquire(blocking=False)
         try:
             child.kill(drawing=not idle)
