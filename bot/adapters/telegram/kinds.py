@@ -163,11 +163,23 @@ async def _handle(data: BotData, query: telegram.CallbackQuery, q: ShownQuestion
 async def _answer(data: BotData, query: telegram.CallbackQuery, q: ShownQuestion,
                   person: Person, response: Response,
                   message: telegram.MaybeInaccessibleMessage) -> None:
-    from bot.adapters.telegram.handlers import go_on  # handlers imports the poster, and it this
     result = await data.service.answer(q.post_id, person, response)
     await _alert(query, alert_text(result, translator(result.locale)))
     if result.accepted and result.personal:
-        await go_on(data, result, message.chat.id, buttons=True)
+        t = translator(result.locale)
+        await data.poster.text(message.chat.id, render.result_text(result, t, details=True))
+        await _go_on(data, result, message.chat.id)
+
+
+async def _go_on(data: BotData, result: AnswerResult, chat_id: int) -> None:
+    """One person's run goes on: its next question, asked the way the run asks (a poll
+    unless its mode is buttons; a typed or ordered one is a message anyway), or its score."""
+    if result.next_question is not None:
+        await data.poster.question(result.next_question,
+                                   buttons=result.next_question.mode == "buttons" or None)
+    elif result.run_summary is not None:
+        await data.poster.text(chat_id, render.run_summary_text(result.run_summary,
+                                                                translator(result.locale)))
 
 
 def _letters(picks: frozenset[int], t: Translator) -> str:
@@ -220,11 +232,7 @@ async def typed(update: Update, context: Context) -> None:
         message.chat.id, fit(render.result_text(result, t, details=details)),
         reply_parameters=ReplyParameters(message.message_id, allow_sending_without_reply=True))
     if details:
-        if result.next_question is not None:
-            await data.poster.question(result.next_question, buttons=True)
-        elif result.run_summary is not None:
-            await data.poster.text(message.chat.id,
-                                   render.run_summary_text(result.run_summary, t))
+        await _go_on(data, result, message.chat.id)
 
 
 async def _typed_post(data: BotData, message: telegram.Message) -> int | None:
