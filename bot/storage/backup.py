@@ -2,9 +2,9 @@
 and a restore that checks the copy before it replaces anything.
 
 Backup
-- SQLite: the online backup API (`sqlite3.Connection.backup`) copies every page in one step,
-  inside one read transaction, so the copy is one consistent moment while the bot goes on
-  writing (WAL lets it). Copying the file with `cp` is not a backup: the newest answers may
+- SQLite: the online backup API (`sqlite3.Connection.backup`) copies every page inside one
+  read transaction held across its steps, so the copy is one consistent moment while the bot
+  goes on writing (WAL lets it), and it can stop between steps. Copying the file with `cp` is not a backup: the newest answers may
   be in the `-wal` file beside it. The copy is a self-contained file (rollback journal, no
   `-wal`), checked (`PRAGMA integrity_check`) before it takes FILE's name.
 - PostgreSQL: `pg_dump --format=custom` when pg_dump is on PATH (one snapshot: consistent
@@ -40,7 +40,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-import sqlite3
 from pathlib import Path
 
 from bot.core.ports import StorageError
@@ -144,7 +143,7 @@ async def backup_database(database: Database, file: Path, *, logical: bool = Fal
                 checked = await pg_backup.dump(_url(database), tmp)
                 how = "pg_dump, custom format; archive read through"
             put_in_place(tmp, file)
-    except (OSError, sqlite3.Error) as exc:
+    except OSError as exc:
         raise sqlite_backup.cannot("write", file, exc) from None
     return f"backed up {_where(database)} to {file} ({how}; {checked.summary()})"
 

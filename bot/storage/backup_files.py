@@ -63,6 +63,18 @@ class Checked:
         return f"schema {self.version}; {shown}"
 
 
+Schema = dict[str, frozenset[str]]  # table -> its columns
+
+
+def lacking(want: Schema, have: Schema) -> list[str]:
+    """What of `want` (the schema the migrations make) `have` lacks: "table a, b" and
+    "column t.c"; tables or columns beyond `want` are not missing anything."""
+    tables = sorted(set(want) - set(have))
+    columns = sorted(f"{t}.{c}" for t in set(want) & set(have) for c in want[t] - have[t])
+    return [f"{what}{'s' if len(names) > 1 else ''} {', '.join(names)}"
+            for what, names in (("table", tables), ("column", columns)) if names]
+
+
 # temporary files ----------------------------------------------------------------------------
 @contextmanager
 def temporary(final: Path, kind: str = "partial") -> Iterator[Path]:

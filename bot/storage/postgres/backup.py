@@ -16,7 +16,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 import asyncpg
 
-from bot.storage.backup_files import BackupError, Checked, first_line
+from bot.storage.backup_files import BackupError, Checked, Schema, first_line, lacking
 from bot.storage.postgres.copy_side import PostgresSide
 from bot.storage.postgres.schema import MIGRATIONS, migrate
 from bot.storage.postgres.storage import CONNECT_TIMEOUT, check_database, unusable
@@ -25,8 +25,6 @@ from bot.storage.postgres.url import redact
 _TOC_DATA = re.compile(r"^\d+; \d+ \d+ TABLE DATA \S+ (\S+) ", re.MULTILINE)
 _COPY = re.compile(r"^COPY (?:\S+\.)?\"?([^\s\"(]+)\"? \((.*)\) FROM stdin;$")
 SCRATCH = "quizbot_expected"  # the schema the expected tables are made in, then rolled back
-
-Schema = dict[str, frozenset[str]]  # table -> its columns
 
 
 def has_pg_dump() -> bool:
@@ -97,7 +95,7 @@ async def expected_schema(url: str, version: int) -> Schema:
     return {t: frozenset(c) for t, c in schema.items()}
 
 
-def _read_archive(file: Path) -> tuple[dict[str, int], dict[str, frozenset[str]], int]:
+def _read_archive(file: Path) -> tuple[dict[str, int], Schema, int]:
     """From a pg_dump archive: each table's rows, each table's columns (its COPY line), and
     the schema version (schema_version's largest)."""
     listing = subprocess.run([_tool("pg_restore"), "--list", str(file)],
@@ -147,12 +145,7 @@ async def check_archive(file: Path, url: str) -> Checked:
                           f"version reads up to {len(MIGRATIONS)})")
     if version == 0:
         raise BackupError(f"{file} is not a quizbot backup (no schema version in it)")
-    want = await expected_schema(url, version)
-    missing = sorted(set(want) - set(columns))
-    parts = [f"table{'s' if len(missing) > 1 else ''} {', '.join(missing)}"] if missing else []
-    lacking = sorted(f"{t}.{c}" for t in set(want) & set(columns) for c in want[t] - columns[t])
-    if lacking:
-        parts.append(f"column{'s' if len(lacking) > 1 else ''} {', '.join(lacking)}")
+    parts = lacking(await expected_schema(url, version), columns)
     if parts:
         raise BackupError(f"{file} is incomplete: schema {version} has {'; '.join(parts)}, "
                           "which the archive lacks")

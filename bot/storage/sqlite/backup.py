@@ -103,9 +103,12 @@ def copy_pages(file: Path, to: Path, stop: threading.Event) -> None:
 
 def one_file(path: Path) -> None:
     """The SQLite file as one self-contained file: its -wal folded in and gone."""
-    with sqlite3.connect(path, isolation_level=None) as db:
-        db.execute("PRAGMA journal_mode=DELETE")
-    db.close()
+    try:
+        with sqlite3.connect(path, isolation_level=None) as db:
+            db.execute("PRAGMA journal_mode=DELETE")
+        db.close()
+    except sqlite3.Error as exc:
+        raise cannot("write", path, exc) from None
 
 
 def cannot(what: str, path: Path, exc: OSError | sqlite3.Error) -> BackupError:

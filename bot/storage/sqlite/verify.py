@@ -10,6 +10,7 @@ import sqlite3
 from pathlib import Path
 
 from bot.core.ports import StorageError
+from bot.storage.backup_files import Schema, lacking
 from bot.storage.sqlite.connection import APPLICATION_ID
 from bot.storage.sqlite.migrations import MIGRATIONS, split_sql
 
@@ -79,20 +80,12 @@ def row_counts(db: sqlite3.Connection) -> dict[str, int]:
             for name in names}
 
 
-Schema = dict[str, frozenset[str]]  # table -> its columns
-
 
 def schema_problem(db: sqlite3.Connection, version: int) -> str | None:
     """What the database lacks of the schema its version stands for (tables, columns, indexes
     and triggers the migrations up to `version` create), in one line; None when nothing.
     Tables or columns beyond those are not a problem."""
-    have = _schema(db)
-    want = expected_schema(version)
-    missing = sorted(set(want) - set(have))
-    parts = [f"table{'s' if len(missing) > 1 else ''} {', '.join(missing)}"] if missing else []
-    columns = sorted(f"{t}.{c}" for t in set(want) & set(have) for c in want[t] - have[t])
-    if columns:
-        parts.append(f"column{'s' if len(columns) > 1 else ''} {', '.join(columns)}")
+    parts = lacking(expected_schema(version), _schema(db))
     others = sorted(_others(_template(version)) - _others(db))
     if others:
         parts.append(", ".join(f"{kind} {name}" for kind, name in others))
