@@ -12,6 +12,7 @@ storage, never the parts that decide what closes or who may answer.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -268,3 +269,134 @@ def test_neither_database_backend_imports_the_other(path: Path) -> None:
             found.update(f"{node.module}.{alias.name}" for alias in node.names)
     bad = sorted(name for name in found if name == other or name.startswith(f"{other}."))
     assert not bad, f"{path} imports {bad}"
+
+
+def core_import_graph(core: Path) -> dict[str, dict[str, int]]:
+    """bot/core's modules -> the bot/core modules each imports (the first line that does),
+    type-only imports (under TYPE_CHECKING) included: a cycle of annotations is still a cycle
+    for a reader and for the first runtime import someone adds."""
+    def name_of(path: Path) -> str:
+        parts = path.relative_to(core.parent.parent).with_suffix("").parts
+        return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+    modules = {name_of(p): p for p in core.rglob("*.py")}
+    graph: dict[str, dict[str, int]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        found: dict[str, int] = {}
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join([*up, base] if base else up)
+                targets = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+            elif isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            else:
+                continue
+            for target in targets:
+                if target in modules and target != name:
+                    found.setdefault(target, node.lineno)
+        graph[name] = found
+    return graph
+
+
+def cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while (w := stack.pop()) != v:
+                component.append(w)
+            component.append(v)
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(found)
+
+
+def test_cycles_finds_a_type_only_circle(tmp_path: Path) -> None:
+    core = tmp_path / "bot" / "core"
+    core.mkdir(parents=True)
+    (core / "a.py").write_text("from bot.core.b import B\n")
+    (core / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                               "    from bot.core.c import C\n")
+    (core / "c.py").write_text("from . import a\n")
+    (core / "d.py").write_text("import bot.core.a\n")
+    graph = core_import_graph(core)
+    assert graph["bot.core.b"] == {"bot.core.c": 3}
+    assert cycles(graph) == [["bot.core.a", "bot.core.b", "bot.core.c"]]
+
+
+# The circles bot/core still holds, to be emptied: each closes through a value type defined in
+# a use case's module or beside its rule (analysis.QuizReport, which ports/platform.py's
+# ChartRenderer takes; schedule.Schedule, which models.ScheduleStatus holds) instead of in
+# models.py. A new circle fails this test; so does one of these gone and still listed.
+KNOWN_CYCLES = [
+    ["bot.core.analysis", "bot.core.chat_settings", "bot.core.deck", "bot.core.locales",
+     "bot.core.ports", "bot.core.ports.platform", "bot.core.questions", "bot.core.render",
+     "bot.core.review"],
+    ["bot.core.errors", "bot.core.models", "bot.core.schedule"],
+]
+
+
+def test_the_core_modules_import_each_other_in_no_circle() -> None:
+    graph = core_import_graph(BOT / "core")
+    found = cycles(graph)
+    described = [
+        " ".join(f"{m.removeprefix('bot.core.')} -> " + ", ".join(
+            f"{w.removeprefix('bot.core.')}:{line}" for w, line in sorted(graph[m].items())
+            if w in cycle) + ";" for m in cycle)
+        for cycle in found
+    ]
+    assert found == KNOWN_CYCLES, "\n".join(described)
+
+
+ANSWER_PATH_NAME = re.compile(r"`((?:\w+/)*\w+\.py):\d+`\s+`([\w.]+)`")
+
+
+def test_the_answer_paths_signposts_name_what_each_file_defines() -> None:
+    """docs/architecture.md's path of one answer: every `file:line` `Name` it gives is a file
+    that defines that name (a short path is read beside the full one named before it)."""
+    doc = (BOT.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = doc[doc.index("**The path of one answer**"):doc.index("**Nothing confirmed")]
+    found = ANSWER_PATH_NAME.findall(section)
+    assert len(found) >= 20, found
+    last_dir = BOT.parent
+    wrong = []
+    for given, name in found:
+        if given.startswith("bot/"):
+            path = BOT.parent / given
+        else:
+            path = next((d / given for d in (last_dir, *last_dir.parents)
+                         if (d / given).is_file()), last_dir / given)
+        last_dir = path.parent
+        if not path.is_file():
+            wrong.append(f"{given}: no such file")
+            continue
+        defined = {node.name for node in ast.parse(path.read_text(encoding="utf-8")).body
+                   if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
+        defined |= {f"{node.name}.{item.name}"
+                    for node in ast.parse(path.read_text(encoding="utf-8")).body
+                    if isinstance(node, ast.ClassDef) for item in node.body
+                    if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)}
+        if name not in defined:
+            wrong.append(f"{given}: defines no {name}")
+    assert not wrong, wrong
