@@ -46,8 +46,8 @@ def service(storage: Storage, clock: FakeClock, tmp_path: Path) -> QuizService:
 
 
 def buttons(message: dict[str, Any]) -> list[str]:
-    return [b["callback_data"] for row in message["reply_markup"]["inline_keyboard"]
-            for b in row]
+    return [b["callback_data"] for row in (message.get("reply_markup") or {}).get(
+        "inline_keyboard", []) for b in row]
 
 
 async def test_a_multi_is_a_quiz_poll_with_every_right_id(
@@ -123,3 +123,37 @@ async def test_a_reply_to_the_question_answers_it_in_a_group(
     # a message in the group that replies to nothing is no answer
     await tg.send(tg.fake.say(group, alice, "0.4"))
     assert await tg.service.storage.answer_of(post, f"tg:{alice['id']}") is None
+
+
+async def test_forged_presses_are_refused_and_record_nothing(
+    tg: Harness, group: dict[str, Any], alice: dict[str, Any], bob: dict[str, Any],
+    alice_dm: dict[str, Any],
+) -> None:
+    tg.fake.set_admins(group["id"], alice["id"])
+    await tg.command(group, alice, "/settings mode buttons")
+    await tg.command(group, alice, "/quiz k-multi")
+    [multi] = [c.result for c in tg.fake.calls_of("sendMessage")
+               if any(d.startswith("t:") for d in buttons(c.result))]
+    post = await tg.post_of(multi)
+    await tg.command(alice_dm, alice, "/quiz k-order")
+    [order] = [c.result for c in tg.fake.calls_of("sendMessage")
+               if any(d.startswith("o:") for d in buttons(c.result))]
+    order_post = await tg.post_of(order)
+    refused = "This question is no longer available."
+    for message, data in [
+        (multi, f"t:{order_post}:0"),  # another post's data on this message
+        (multi, f"t:{post}:4"),  # a fifth option of four
+        (multi, f"o:{post}:0"),  # an order's press on a multi
+        (multi, f"w:{post}"),  # a typed answer's prompt on a multi
+        (order, f"o:{order_post}:11"),  # an option twice
+        (order, f"o:{order_post}:7"),  # an option it does not have
+        (order, f"o:{order_post}:0123456789012"),  # longer than the pattern takes
+    ]:
+        press = await tg.press(message, bob if message is multi else alice, data)
+        assert press.params.get("show_alert") and press.params["text"] == refused, data
+    assert await tg.service.storage.answer_of(post, f"tg:{bob['id']}") is None
+    assert await tg.service.storage.answer_of(order_post, f"tg:{alice['id']}") is None
+    # Submit with nothing toggled records nothing either, and says what to do
+    empty = await tg.press(multi, bob, f"s:{post}")
+    assert "Pick one or more options first" in empty.params["text"]
+    assert await tg.service.storage.answer_of(post, f"tg:{bob['id']}") is None
