@@ -53,9 +53,10 @@ class Exit(IntEnum):
 async def open_service(
     settings: Settings, clock: Clock | None = None
 ) -> AsyncIterator[QuizService]:
-    """Load and validate the content (all or nothing), open the database, build the core."""
+    """Load and validate the content (all or nothing, but a bad image is left out of its
+    question and logged), open the database, build the core."""
     catalog = load_catalog(settings.quizbot_content_dir, settings.quizbot_cache_dir,
-                           parse_apart=True)
+                           parse_apart=True, leave_out_bad_images=True)  # logged, not fatal
     storage = storage_for(settings.quizbot_database)  # a file: SQLite; a URL: PostgreSQL
     await storage.open()
     drawing = DrawingProcess()  # charts and cards are drawn in a child process (worker.py)

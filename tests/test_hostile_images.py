@@ -183,3 +183,41 @@ async def test_a_png_bomb_sent_for_a_draft_is_refused_as_too_large(
     with pytest.raises(AuthoringError, match="too large"):  # not "something went wrong"
         await service.authoring.photo(author, "en", 69, fetch)
     assert await storage.get_draft(author.key) is None
+
+
+def hostile_pack(folder: Path) -> Path:
+    """A pack with the PNG bomb on its first question and a plain second question."""
+    from bot.content.schema import QuestionModel
+
+    folder.mkdir(exist_ok=True)
+    (folder / "bomb.png").write_bytes(png_claiming(20000, 20000))
+    alt = "    image_alt: a picture\n" if "image_alt" in QuestionModel.model_fields else ""
+    (folder / "hostile.yaml").write_text(
+        "id: hostile\ntitle: Hostile\nquestions:\n"
+        f"  - id: h-1\n    prompt: What is this?\n    image: bomb.png\n{alt}"
+        "    options:\n      - text: A\n        correct: true\n      - B\n    explanation: x\n"
+        "  - id: h-2\n    prompt: And this?\n"
+        "    options:\n      - text: A\n        correct: true\n      - B\n    explanation: x\n")
+    return folder
+
+
+def test_the_running_bot_leaves_a_bad_image_out_and_logs_its_file(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from bot.content import ContentError, load_catalog
+
+    root = hostile_pack(tmp_path / "packs")
+    with pytest.raises(ContentError, match="20000x20000"):  # validation refuses it
+        load_catalog(root)
+    for _ in range(2):  # the second start does not take it from the cache
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, "bot.content.loader"):
+            catalog = load_catalog(root, tmp_path / "cache", leave_out_bad_images=True)
+        quiz = catalog.get("hostile")
+        assert quiz is not None and [q.image for q in quiz.questions] == [None, None]
+        [line] = [r.getMessage() for r in caplog.records]
+        assert "hostile.yaml:6: warning:" in line and "bomb.png" in line
+        assert line.endswith(media.LEFT_OUT)
+    # fixed, the picture is back at the next start
+    Image.new("RGB", (40, 30), "red").save(root / "bomb.png")
+    quiz = load_catalog(root, tmp_path / "cache", leave_out_bad_images=True).get("hostile")
+    assert quiz is not None and quiz.questions[0].image is not None

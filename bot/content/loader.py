@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import hashlib
+import logging
 import subprocess
 import sys
 from collections import defaultdict, deque
@@ -35,6 +36,8 @@ if TYPE_CHECKING:  # the parsers and validators are imported by the first pack n
     from bot.content.yaml_lines import Loc
 
 __all__ = ["Catalog", "ContentError", "Problem", "load_catalog", "load_file", "load_text"]
+
+log = logging.getLogger(__name__)
 
 # a report longer than this helps nobody; the rest is summarised in one line
 MAX_PROBLEMS_PER_FILE = 100
@@ -127,7 +130,8 @@ def _load(path: Path, cache: ContentCache | None = None, read: Read | None = Non
             and _images_unchanged(path.parent, entry.images)):
         return _from_cache(result, entry, path.parent)
     _parse(result, data, path.parent)
-    if cache is not None and result.quiz is not None and not has_errors(result.problems):
+    if (cache is not None and result.quiz is not None and not has_errors(result.problems)
+            and not any(p.message.endswith(media.LEFT_OUT) for p in result.problems)):
         # only a pack without errors is stored: every error comes from a real parse
         if (entry := _to_cache(result, result.quiz)) is not None:
             cache.put(data, entry, key)
@@ -305,7 +309,7 @@ def _fill_cache_apart(root: Path, cache_dir: Path) -> None:
 
 
 def load_catalog(root: Path | str, cache_dir: Path | str | None = None, *,
-                 parse_apart: bool = False) -> Catalog:
+                 parse_apart: bool = False, leave_out_bad_images: bool = False) -> Catalog:
     """Load every pack under `root`; raise ContentError listing every problem if any.
 
     With `cache_dir`, a pack whose exact bytes were loaded before (by this version of the
@@ -314,6 +318,8 @@ def load_catalog(root: Path | str, cache_dir: Path | str | None = None, *,
     it, every pack is parsed and validated. `parse_apart` (with a usable `cache_dir`): the
     packs not cached yet are parsed by a child process that stores them (what `quizbot run`
     does, to keep its own memory small), then everything is read from the cache.
+    `leave_out_bad_images` (`quizbot run`): an image that cannot be used is logged and left
+    out of its question instead of refusing its pack (media.LEAVE_OUT).
     """
     root = Path(root)
     if not root.exists():
@@ -330,15 +336,22 @@ def load_catalog(root: Path | str, cache_dir: Path | str | None = None, *,
             and _missing(files, cache)):
         assert cache_dir is not None
         _fill_cache_apart(root, Path(cache_dir))
-    with _gc_paused():
-        if cache is None:
-            loaded = [_load(path) for path in files]
-        else:
-            loaded = [_load(path, cache, read)
-                      for path, read in zip(files, _prefetched(files, cache), strict=True)]
+    token = media.LEAVE_OUT.set(leave_out_bad_images)
+    try:
+        with _gc_paused():
+            if cache is None:
+                loaded = [_load(path) for path in files]
+            else:
+                loaded = [_load(path, cache, read)
+                          for path, read in zip(files, _prefetched(files, cache), strict=True)]
+    finally:
+        media.LEAVE_OUT.reset(token)
     if cache is not None:
         cache.done()
     problems = [p for result in loaded for p in result.problems]
+    for problem in problems:
+        if problem.message.endswith(media.LEFT_OUT):
+            log.warning("%s", problem)
     quiz_places: dict[str, list[tuple[str, int]]] = defaultdict(list)
     question_places: dict[str, list[tuple[str, int]]] = defaultdict(list)
     for result in loaded:

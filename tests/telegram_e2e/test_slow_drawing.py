@@ -1,6 +1,7 @@
-"""`quizbot run` with a picture that passes every check but draws slowly: SIGTERM in the middle
-of drawing its card stops the bot within 15 s (Docker's stop timeout is 10 s, a supervisor's
-rarely more) with exit 0, and the drawing process goes with it."""
+"""`quizbot run` with hostile pictures: one that passes every check but draws slowly, where
+SIGTERM in the middle of drawing its card stops the bot within 15 s (Docker's stop timeout is
+10 s, a supervisor's rarely more) with exit 0 and the drawing process goes with it; and a PNG
+claiming 20000x20000 pixels, logged in one line and left out while the bot starts."""
 
 from __future__ import annotations
 
@@ -75,6 +76,28 @@ async def test_sigterm_mid_drawing_stops_the_bot_and_its_drawing_process(
                 break
             await asyncio.sleep(0.05)
         assert not alive(drawing[0])
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+
+
+async def test_a_bad_image_is_logged_and_left_out_and_the_bot_starts(
+        fake_tg: FakeTelegramAPI, tmp_path: Path) -> None:
+    from tests.test_hostile_images import hostile_pack
+
+    proc = await quizbot_run(tmp_path, fake_tg,
+                             QUIZBOT_CONTENT_DIR=str(hostile_pack(tmp_path / "c")),
+                             QUIZBOT_CACHE_DIR=str(tmp_path / "cache"))
+    try:
+        await fake_tg.wait_for("getUpdates", within=WITHIN)  # it started: no exit 1
+        proc.send_signal(signal.SIGTERM)
+        _, err = await asyncio.wait_for(proc.communicate(), WITHIN)
+        assert proc.returncode == 0, err.decode()
+        text = err.decode()
+        assert "Traceback" not in text and "DecompressionBomb" not in text
+        [line] = [x for x in text.splitlines() if "bomb.png" in x]
+        assert "hostile.yaml:6: warning:" in line and "20000x20000" in line
     finally:
         if proc.returncode is None:
             proc.kill()
