@@ -14,10 +14,13 @@ from typing import Any
 import pytest
 import yaml
 
+from bot.adapters.telegram import app as tg_app
 from bot.content import Catalog, load_catalog
 from bot.core.ports import Storage
 from bot.core.service import QuizService
+from bot.settings import Settings
 from tests.clock import FakeClock
+from tests.fakes.telegram_api import FakeTelegramAPI
 from tests.telegram_e2e.conftest import Harness
 
 KINDS = Path(__file__).parent.parent / "data" / "kinds" / "kinds.yaml"
@@ -157,3 +160,27 @@ async def test_forged_presses_are_refused_and_record_nothing(
     empty = await tg.press(multi, bob, f"s:{post}")
     assert "Pick one or more options first" in empty.params["text"]
     assert await tg.service.storage.answer_of(post, f"tg:{bob['id']}") is None
+
+
+async def test_an_order_sent_with_no_reply_is_bound_by_its_first_press(
+    fake_tg: FakeTelegramAPI, service: QuizService, tg_settings: Settings,
+    monkeypatch: pytest.MonkeyPatch, alice: dict[str, Any], alice_dm: dict[str, Any],
+) -> None:
+    """A timeout after the send: the question may be there, is not sent again, and its
+    first press binds it (publish.py, unconfirmed.py)."""
+    monkeypatch.setattr(tg_app, "SEND_TIMEOUT", 0.5)
+    tg = Harness(fake_tg, service, tg_settings)
+    await tg.start()
+    try:
+        fake_tg.delay_next("sendMessage", 1.5)
+        await tg.command(alice_dm, alice, "/quiz k-order")
+        [sent] = fake_tg.calls_of("sendMessage", ok_only=False)
+        assert await service.questions.post_id_for(
+            f"tg-msg:{alice_dm['id']}:{sent.result['message_id']}") is None
+        first = buttons(sent.result)[0]
+        press = await tg.press(sent.result, alice, first)
+        assert "no longer available" not in (press.params.get("text") or "")
+        post = await tg.post_of(sent.result)
+        assert first.startswith(f"o:{post}:")
+    finally:
+        await tg.stop()

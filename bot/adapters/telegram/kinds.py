@@ -94,6 +94,8 @@ async def pressed(update: Update, context: Context) -> None:
     bound = None
     if message is not None and post_id is not None:
         bound = await data.poster.post_for(message_ref(message.chat.id, message.message_id))
+        if bound is None and isinstance(message, telegram.Message):  # sent with no reply
+            bound = await data.poster.bind_late_message(message, post_id)
     shown = await data.service.questions.show(post_id) if bound == post_id and post_id else None
     t = translator(await data.service.locales.for_person(person, chat))
     if shown is None or message is None or not await _handle(
