@@ -13,7 +13,8 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -52,6 +53,22 @@ async def answers(path: Path, posts: int = 4, start: int = 0) -> None:
 def answer_count(path: Path) -> int:
     with sqlite3.connect(path) as db:
         return int(db.execute("SELECT count(*) FROM answers").fetchone()[0])
+
+
+@asynccontextmanager
+async def pg_communities(source: Path, count: int) -> AsyncIterator[list[str]]:
+    """`count` fresh PostgreSQL databases, each a `db copy` of the SQLite file `source`, to
+    which three posts' answers are written first; pg_dump on PATH, else skipped."""
+    if shutil.which("pg_dump") is None:
+        pytest.skip("pg_dump is not on PATH")
+    from bot.storage.copy import copy_database
+
+    await answers(source, posts=3)
+    async with AsyncExitStack() as stack:
+        urls = [await stack.enter_async_context(fresh_database()) for _ in range(count)]
+        for url in urls:
+            await copy_database(source, url, say=lambda _: None)
+        yield urls
 
 
 def leftovers(folder: Path) -> list[Path]:
@@ -231,15 +248,10 @@ async def test_backup_never_writes_over_a_file_that_is_not_a_backup(tmp_path: Pa
 async def test_postgres_restore_refuses_a_damaged_archive_and_a_foreign_target(
     tmp_path: Path,
 ) -> None:
-    if shutil.which("pg_dump") is None:
-        pytest.skip("pg_dump is not on PATH")
-    async with fresh_database() as live, fresh_database() as target:
-        source = tmp_path / "quiz.db"
-        await answers(source, posts=3)
+    source = tmp_path / "quiz.db"
+    async with pg_communities(source, 2) as (live, target):
         from bot.storage.copy import copy_database
 
-        await copy_database(source, live, say=lambda _: None)
-        await copy_database(source, target, say=lambda _: None)
         archive = tmp_path / "quiz.dump"
         said = await backup_database(live, archive)
         assert "pg_dump, custom format" in said and "answers 15" in said

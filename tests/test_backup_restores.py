@@ -28,8 +28,15 @@ from bot.storage.copy import copy_database
 from bot.storage.sqlite.connection import APPLICATION_ID
 from bot.storage.sqlite.migrations import MIGRATIONS, split_sql
 from bot.storage.sqlite.verify import expected_schema
-from tests.storage_contract.pg import fresh_database
-from tests.test_backup import ROOT, answer_count, answers, kept_copy, quizbot, snapshot
+from tests.test_backup import (
+    ROOT,
+    answer_count,
+    answers,
+    kept_copy,
+    pg_communities,
+    quizbot,
+    snapshot,
+)
 
 
 def hidden(folder: Path) -> list[str]:
@@ -196,13 +203,8 @@ async def pg_dump_of(url: str, to: Path) -> Path:
 async def test_postgres_restore_refuses_an_archive_lacking_a_table_or_column(
     tmp_path: Path,
 ) -> None:
-    if shutil.which("pg_dump") is None:
-        pytest.skip("pg_dump is not on PATH")
-    async with fresh_database() as damaged, fresh_database() as target:
-        source = tmp_path / "quiz.db"
-        await answers(source, posts=3)
-        await copy_database(source, damaged, say=lambda _: None)
-        await copy_database(source, target, say=lambda _: None)
+    source = tmp_path / "quiz.db"
+    async with pg_communities(source, 2) as (damaged, target):
         good = tmp_path / "good.dump"
         await backup_database(damaged, good)
         db = await asyncpg.connect(damaged)
@@ -234,12 +236,8 @@ async def test_postgres_restore_refuses_an_archive_lacking_a_table_or_column(
 
 
 async def test_pg_dump_and_pg_restore_stopped_by_sigterm_leave_nothing(tmp_path: Path) -> None:
-    if shutil.which("pg_dump") is None:
-        pytest.skip("pg_dump is not on PATH")
-    async with fresh_database() as live:
-        source = tmp_path / "quiz.db"
-        await answers(source, posts=3)
-        await copy_database(source, live, say=lambda _: None)
+    source = tmp_path / "quiz.db"
+    async with pg_communities(source, 1) as (live,):
         backups = tmp_path / "backups"
         backups.mkdir()
         proc = await asyncio.to_thread(interrupted, "SIGTERM", "db", "backup",
