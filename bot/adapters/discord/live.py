@@ -52,6 +52,12 @@ COUNTDOWN_EVERY = timedelta(seconds=3)
 TEMPLATE = r"lv:(?P<what>join|place|[0-9]{1,20}):?(?P<arg>[0-9]{0,20})"
 
 
+def _id(digits: str) -> int | None:
+    """A custom_id's number (the template allows 20 digits), None past a 64-bit id: a forged
+    button, which the database would refuse with an overflow."""
+    return int(digits) if len(digits) <= 18 else None
+
+
 class LiveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPLATE):
     """Join (`lv:join`), an answer (`lv:<post>:<option>`) or "My place" (`lv:place:<id>`);
     `cog` is set on the subclass each bot registers, so two bots never share it."""
@@ -209,12 +215,18 @@ class LiveCog(commands.Cog):
                         live_text.lobby_text(lobby, shown)))
                 return
             if what == "place":
-                place = await self.service.live.place(int(arg or 0), person.key)
+                session_id = _id(arg or "0")
+                place = None if session_id is None else \
+                    await self.service.live.place(session_id, person.key)
                 text = t.gettext("You did not play in this session.") if place is None \
                     else live_text.rank_text(place[0], place[1], t)
                 await responder.send(Reply.text(text))
                 return
-            result = await self.service.live_answer(int(what), person, int(arg or 0))
+            post_id, option = _id(what), _id(arg or "0")
+            if post_id is None or option is None:  # forged: no post has such an id
+                await responder.send(Reply.text(t.gettext("This question is closed.")))
+                return
+            result = await self.service.live_answer(post_id, person, option)
             notice = {"accepted": t.gettext("Your answer is in."),
                       "duplicate": t.gettext("Your first answer stands."),
                       "closed": t.gettext("This question is closed.")}[result.status]
