@@ -381,3 +381,18 @@ async def test_the_dashboards_figures_give_what_the_answers_give_for_every_kind(
                                     ("0.04 GB", 1, False))
     assert by_id["k-order"].right == 2 and by_id["k-multi"].right == 2
     assert sum(by_id["k-multi"].option_counts) == 12  # 1 + 2 + 3 picks, twice
+
+
+async def test_the_dashboards_person_page_shows_what_was_answered(
+    service: QuizService,
+) -> None:
+    num = await post(service, "k-num")
+    await service.answer(num.post_id, ADA, Typed("০.৪"))
+    order = await post(service, "k-order")
+    await service.answer(order.post_id, ADA, Ordered(order.correct_set))
+    await service.storage.materialize()
+    page = await service.dashboard_reads.person(GROUP.key, ADA.key, None, "en")
+    assert page is not None
+    chosen = {line.question_id: line.chosen for line in page.answers}
+    assert chosen["k-num"] == "0.4 GB"
+    assert chosen["k-order"] == " → ".join(letters(order.correct_set).split())

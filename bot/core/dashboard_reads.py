@@ -16,6 +16,7 @@ from typing import Protocol
 from zoneinfo import ZoneInfo
 
 from bot.content import Catalog
+from bot.core import answer_text
 from bot.core.analysis import QuizReport, analyse_figures, as_seen_in_chat
 from bot.core.clock import Clock
 from bot.core.models import Period
@@ -243,6 +244,11 @@ class DashboardReads:
             prompt = question.prompt.get(locale)
             if 0 <= row.option < len(question.options):
                 chosen = question.options[row.option].text.get(locale)
+            elif row.response is not None:  # a multi's picks, a number, a text, an order
+                chosen = answer_text.response_text(
+                    question, order if order is not None and len(order) == len(
+                        question.options) else tuple(range(len(question.options))),
+                    row.response, locale) or row.response
         return AnswerLine(row.person_key, row.name, row.question_id, prompt, chosen,
                           row.correct, row.answered_at.astimezone(zone),
                           row.elapsed_ms / 1000, row.round_id, shown)

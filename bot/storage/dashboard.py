@@ -32,7 +32,7 @@ from bot.storage.sql import Sql
 
 ANSWER_COLUMNS = (
     "a.id, a.person_key, COALESCE(p.name, ''), a.post_id, a.quiz_id, a.question_id, a.option,"
-    " a.correct, a.answered_at, a.elapsed_ms, r.round_id"
+    " a.correct, a.answered_at, a.elapsed_ms, r.round_id, a.response"
 )
 
 
@@ -185,7 +185,7 @@ async def chat_answers(
         f" ORDER BY {order} LIMIT $2", *values)
     return [
         AnswerRow(int(r[0]), r[1], r[2], int(r[3]), r[4], r[5], int(r[6]), bool(r[7]),
-                  db.at(r[8]), int(r[9]), None if r[10] is None else int(r[10]))
+                  db.at(r[8]), int(r[9]), None if r[10] is None else int(r[10]), r[11])
         for r in rows
     ]
 

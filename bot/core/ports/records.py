@@ -265,11 +265,12 @@ class AnswerRow:
     post_id: int
     quiz_id: str
     question_id: str
-    option: int  # canonical index
+    option: int  # canonical index; -1 for the kinds not answered with one option
     correct: bool
     answered_at: datetime
     elapsed_ms: int
     round_id: int | None  # the round (/quiz <quiz> N) the post was asked in
+    response: str | None = None  # those kinds' canonical answer (AnswerRecord.response)
 
 
 # where the next page of a chat's answers starts: after (person_key, answered_at, id)
