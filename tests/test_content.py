@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.content import ContentError, load_catalog, loader, yaml_lines
+from bot.content.items import Kind
 from bot.content.limits import PACK_FILE_BYTES, tg_len
 from bot.content.loader import MAX_PROBLEMS_PER_FILE
 from tests.conftest import BUNDLED
@@ -210,9 +211,12 @@ def test_bundled_content_is_valid_and_complete() -> None:
     catalog = load_catalog(BUNDLED)
     assert {"activation-recomputation", "gradient-accumulation"} <= set(catalog.quizzes)
     for quiz in catalog:
-        assert len(quiz.questions) == 10
+        # ten choice questions, and questions of the other kinds where they fit
+        assert len([q for q in quiz.questions if q.kind is Kind.CHOICE]) == 10
         for q in quiz.questions:
-            assert q.explanation.en and len(q.options) == 4
+            assert q.explanation.en
+            assert len(q.options) == 4 if q.kind is Kind.CHOICE else q.kind is not Kind.MULTI \
+                or len(q.options) >= 3
 
 
 # --- answers given away by their length --------------------------------------------------
@@ -300,6 +304,8 @@ def test_bundled_packs_do_not_give_the_answer_away() -> None:
         longest = shortest = total = 0
         for quiz in catalog:
             for q in quiz.questions:
+                if q.kind is not Kind.CHOICE:  # one key among options: choice only
+                    continue
                 lengths = [tg_len(o.text.get(locale)) for o in q.options]
                 answer = lengths.pop(q.answer)
                 total += 1
@@ -313,8 +319,9 @@ BENGALI_AND_DEVANAGARI_DIGITS = set("০১২৩৪৫৬৭৮৯०१२३�
 
 
 def test_bundled_packs_are_complete_in_every_language() -> None:
-    """Every text in en, bn and hi (no English fallback), details on every question, and
-    Latin digits everywhere, as in the bot's own messages."""
+    """Every text in en, bn and hi (no English fallback), details on every choice question,
+    accepted answers in every language, and Latin digits everywhere, as in the bot's own
+    messages."""
     catalog = load_catalog(BUNDLED)
     assert {
         "activation-recomputation", "gradient-accumulation", "mixed-precision",
@@ -328,8 +335,13 @@ def test_bundled_packs_are_complete_in_every_language() -> None:
         assert quiz.tags and not quiz.title.missing(), quiz.id
         texts = [quiz.title]
         for q in quiz.questions:
-            assert q.details is not None, q.id
-            texts += [q.prompt, q.explanation, q.details, *(o.text for o in q.options)]
+            assert q.details is not None or q.kind is not Kind.CHOICE, q.id
+            texts += [q.prompt, q.explanation, *(o.text for o in q.options),
+                      *(t for t in (q.details, q.image_alt) if t is not None)]
+            if q.numeric is not None and q.numeric.unit is not None:
+                texts.append(q.numeric.unit)
+            if q.accept is not None:
+                assert set(q.accept.texts) == {"en", "bn", "hi"}, q.id
         for text in texts:
             assert not text.missing(), (quiz.id, text.en)
             for locale, value in text.items():
@@ -366,7 +378,9 @@ def test_cli_export_json_shape() -> None:
         for q in quiz["questions"]:
             assert set(q) >= {"id", "prompt", "options", "answer", "explanation"}
             source = catalog.question(quiz["id"], q["id"])
-            assert q["options"][q["answer"]]["en"] == source.options[source.answer].text.en
+            assert q.get("kind", "choice") == source.kind.value
+            if q["answer"] >= 0:  # numeric, text and order have no right option
+                assert q["options"][q["answer"]]["en"] == source.options[source.answer].text.en
 
 
 # --- hostile and broken files: a file:line problem, never a traceback, never a hang ----------
