@@ -7,7 +7,9 @@
 
 The question (one or more lines), its options lettered `A.` or `A)` in order, then
 `ANSWER: X`. Blank lines between questions are optional. Aiken has no feedback, so an
-imported question's explanation is its answer.
+imported question's explanation is its answer. Aiken carries one right answer only: a question
+with several (`ANSWER: A, C`), a number, a typed answer or an order is refused with a message
+pointing at GIFT or Moodle XML, which carry them (docs/content.md).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from bot.content.problems import short
 
 _OPTION = re.compile(r"([A-Z])[.)]\s+(\S.*)")
 _ANSWER = re.compile(r"ANSWER\s*:\s*(.*)", re.IGNORECASE)
+_SEVERAL = re.compile(r"[A-Z](?:\s*[,;/ ]\s*[A-Z])+")
 
 
 def read(data: bytes, report: Report) -> list[Item]:
@@ -48,7 +51,11 @@ def read(data: bytes, report: Report) -> list[Item]:
                 report(number, "an ANSWER line without a question before it")
             elif not broken:
                 index = ord(letter) - ord("A") if len(letter) == 1 and letter.isalpha() else -1
-                if len(options) < limits.MIN_OPTIONS:
+                if _SEVERAL.fullmatch(letter):
+                    report(number, f"ANSWER is {short(letter)!r}: Aiken carries one right "
+                           "answer; a question with several (select all that apply) can be "
+                           "imported from GIFT or Moodle XML")
+                elif len(options) < limits.MIN_OPTIONS:
                     report(start, f"{len(options)} option(s) (A. …, B. …); a question needs at "
                            f"least {limits.MIN_OPTIONS}")
                 elif not 0 <= index < len(options):

@@ -1,11 +1,13 @@
 """Anki decks (.apkg) through genanki: one note per question, one deck per language.
 
 A note's front is the prompt and its lettered options, its back the right answer and the
-explanation; a question's code, formula and picture are in the prompt's field (the picture a
-media file of the package). Its GUID comes from the question id and the language, and the
-note type and the decks have fixed ids, so importing a newer export into Anki updates the
-notes it has instead of adding copies. Used by `quizbot content export --format anki` (every
-question) and by /review export (a person's due and missed cards).
+explanation (per kind: every right option of a select-all; an order's items lettered out of
+order on the front, the right sequence on the back; a number with its tolerance or range;
+the accepted forms of a typed answer); a question's code, formula and picture are in the
+prompt's field (the picture a media file of the package). Its GUID comes from the question
+id and the language, and the note type and the decks have fixed ids, so importing a newer
+export into Anki updates the notes it has instead of adding copies. Used by `quizbot content
+export --format anki` (every question) and by /review export (a person's due and missed cards).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from collections.abc import Iterable, Sequence
 import genanki
 
 from bot.content.formats.media import picture, prompt_html
-from bot.content.items import Question, Quiz
+from bot.content.items import Kind, Question, Quiz
 
 FIELDS = ("Prompt", "Options", "Answer", "Explanation", "Question id")
 LETTERS = "ABCDEFGHIJ"
@@ -64,9 +66,7 @@ def note(question: Question, language: str, tags: Sequence[str] = (),
     """One question as a note in `language` (a text it lacks falls back as the bot's does).
     Its code and formula (`\\[…\\]`, Anki's MathJax) are in the prompt's field, and its
     picture (found through `quiz`'s folder) too, the file added to `media`."""
-    options = [o.text.get(language) for o in question.options]
-    lettered = "<br>".join(f"{LETTERS[i]}. {_html(text)}" for i, text in enumerate(options))
-    answer = f"{LETTERS[question.answer]}. {_html(options[question.answer])}"
+    lettered, answer = _key(question, language)
     prompt = _html(question.prompt.get(language))
     if question.has_media:
         found = picture(quiz, question, language) if quiz is not None else None
@@ -78,6 +78,31 @@ def note(question: Question, language: str, tags: Sequence[str] = (),
     fields = [prompt, lettered, answer, _html(question.explanation.get(language)), question.id]
     return genanki.Note(model=_MODEL, fields=fields, guid=genanki.guid_for(question.id, language),
                         tags=list(tags))
+
+
+def _key(question: Question, language: str) -> tuple[str, str]:
+    """The front's options and the back's answer of a question, by its kind: the lettered
+    options and the right one(s); an order's items lettered out of order and the right
+    sequence; a number's value with its tolerance or range; a typed answer's accepted
+    forms."""
+    options = [o.text.get(language) for o in question.options]
+    kind = question.kind
+    if kind is Kind.ORDER:  # shown reversed (never in the right order), answered in order
+        shown = list(reversed(range(len(options))))
+        lettered = "<br>".join(f"{LETTERS[n]}. {_html(options[i])}" for n, i in enumerate(shown))
+        sequence = [f"{LETTERS[shown.index(i)]}. {_html(options[i])}"
+                    for i in range(len(options))]
+        return lettered, " → ".join(sequence)
+    if kind is Kind.NUMERIC and question.numeric is not None:
+        n = question.numeric
+        unit = f" {n.unit.get(language)}" if n.unit is not None else ""
+        if n.low + n.high == 2 * n.value:
+            return "", _html(f"{n.value:g}{unit} (±{n.high - n.value:.10g})")
+        return "", _html(f"{n.value:g}{unit} ({n.low:g}–{n.high:g})")
+    if kind is Kind.TEXT and question.accept is not None:
+        return "", " / ".join(_html(form) for form in question.accept.forms(language))
+    lettered = "<br>".join(f"{LETTERS[i]}. {_html(text)}" for i, text in enumerate(options))
+    return lettered, "<br>".join(f"{LETTERS[i]}. {_html(options[i])}" for i in question.answers)
 
 
 def deck(name: str, notes: Iterable[genanki.Note]) -> genanki.Deck:

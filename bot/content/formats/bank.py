@@ -32,9 +32,6 @@ from bot.content.pack_writer import (
 BANK_FILE_BYTES = 8 * 1024 * 1024  # as a spreadsheet
 SLUG_CHARS = 48  # schema.Slug
 
-# A true/false question's options, in the language it is imported in.
-TRUE_FALSE = {"en": ("True", "False"), "bn": ("সত্য", "মিথ্যা"), "hi": ("सत्य", "असत्य")}
-
 BankImportError = PackError  # the importers' one validation error
 
 
@@ -44,16 +41,35 @@ class Report(Protocol):
 
 @dataclass
 class Item:
-    """One question read from a bank."""
+    """One question read from a bank, of a kind a pack has (docs/content.md)."""
 
     line: int
     prompt: str
-    options: list[str]  # none: a true/false question
-    answer: int  # 0-based (true/false: 0 true, 1 false)
+    options: list[str]  # none: true/false, numeric, text; order: in the right order
+    answer: int  # 0-based (true/false: 0 true, 1 false); -1 for numeric, text and order
     feedback: str = ""  # the general feedback (or the right answer's): the explanation
     name: str = ""  # the bank's name for it (GIFT `::title::`, Moodle `<name>`): its id
     category: str = ""  # its pack
     media: Media | None = None  # code, a formula, a picture shown with the prompt (HTML)
+    kind: str = "choice"  # items.Kind's value
+    answers: tuple[int, ...] = ()  # multi: every right option
+    numeric: dict[str, float] | None = None  # {"value", "tolerance"} or {"value", "min", "max"}
+    unit: str | None = None  # numeric
+    accept: list[str] = field(default_factory=list)  # text: the accepted forms
+
+    def key_text(self) -> str:
+        """The right answer as a reader would write it (an explanation made up of it)."""
+        if self.kind == "truefalse":
+            return ("True", "False")[self.answer]
+        if self.kind == "multi":
+            return ", ".join(self.options[i] for i in self.answers if i < len(self.options))
+        if self.kind == "order":
+            return " → ".join(self.options)
+        if self.kind == "text":
+            return self.accept[0] if self.accept else ""
+        if self.kind == "numeric" and self.numeric is not None:
+            return f"{self.numeric['value']:g}" + (f" {self.unit}" if self.unit else "")
+        return self.options[self.answer] if 0 <= self.answer < len(self.options) else ""
 
 
 @dataclass
@@ -63,6 +79,7 @@ class Media:
     code: tuple[str, str] | None = None  # (Pygments language, text)
     formula: str | None = None
     image: tuple[str, bytes] | None = None  # (file name, bytes)
+    image_alt: str | None = None  # the <img>'s alt text
 
 
 Reader = Callable[[bytes, Report], list[Item]]
@@ -78,17 +95,36 @@ def text_of(data: bytes, report: Report) -> str | None:
         return None
 
 
+def keys_of(credit: Sequence[float], line: int, report: Report,
+            mark: str) -> tuple[int, ...] | None:
+    """The right answers among answers earning `credit` (percent): the one at 100%, or the
+    answers that together earn it (a multiple-answer question: a multi, scored all or
+    nothing); partial credit beside one full answer is dropped with a warning. `mark`: how the
+    format marks the right answer, for the message."""
+    positive = [i for i, c in enumerate(credit) if 0 < c < 100]
+    full = [i for i, c in enumerate(credit) if c >= 100]
+    if not full and len(positive) >= 2 and sum(credit[i] for i in positive) >= 99:
+        if len(positive) == len(credit):
+            report(line, "every answer earns credit: a select-all question needs a wrong one")
+            return None
+        return tuple(positive)
+    key = key_of(credit, line, report, mark)
+    return None if key is None else (key,)
+
+
 def key_of(credit: Sequence[float], line: int, report: Report, mark: str) -> int | None:
     """The right answer among answers earning `credit` (percent): the one at 100%. Several
-    answers that together earn full credit (a multiple-answer question) are refused; partial
-    credit beside one full answer is dropped with a warning. `mark`: how the format marks
-    the right answer, for the message."""
+    answers at 100% (any of them right), or partial credit that does not add up to a whole
+    (a multiple-answer question scored in parts), are refused; partial credit beside one
+    full answer is dropped with a warning. `mark`: how the format marks the right answer, for
+    the message."""
     full = [i for i, c in enumerate(credit) if c >= 100]
     partial = [(i, c) for i, c in enumerate(credit) if 0 < c < 100]
     if len(full) > 1 or (partial and not full):
         shares = ", ".join(f"{c:g}%" for c in credit if c > 0)
         report(line, f"a multiple-answer question ({len(full) + len(partial)} answers earn "
-               f"credit: {shares}); quizbot keys exactly one right answer: {mark}")
+               f"credit: {shares}); quizbot keys one right answer, or several that together "
+               f"earn 100% (select all that apply): {mark}")
         return None
     if not full:
         report(line, f"no right answer: {mark}")
@@ -98,10 +134,6 @@ def key_of(credit: Sequence[float], line: int, report: Report, mark: str) -> int
         report(line, f"partial credit dropped ({dropped}): only the answer at 100% is right",
                warning=True)
     return full[0]
-
-
-def true_false(language: str) -> tuple[str, str]:
-    return TRUE_FALSE.get(language, TRUE_FALSE["en"])
 
 
 # --- HTML (Moodle's usual text format) to plain text -------------------------------------------
@@ -146,6 +178,7 @@ _TAG = re.compile(r"<[^>]+>")
 # display math, a paragraph of its own (as the exports write it): "$$" inside a sentence is text
 _FORMULA = re.compile(r"<p>\s*(?:\$\$(.+?)\$\$|\\\((.+?)\\\)|\\\[(.+?)\\\])\s*</p>",
                       re.DOTALL | re.IGNORECASE)
+_ALT = re.compile(r'\balt\s*=\s*"([^"]*)"', re.IGNORECASE)
 _PLUGIN_IMG = re.compile(
     r"""<img\b[^>]*\bsrc\s*=\s*["']@@PLUGINFILE@@/([^"']+)["'][^>]*>""", re.IGNORECASE)
 
@@ -174,6 +207,8 @@ def html_media(html: str, files: dict[str, bytes] | None = None) -> tuple[str, M
         name = unquote(img.group(1))
         if files and name in files:
             media.image = (name, files[name])
+            if (alt := _ALT.search(img.group(0))) and unescape(alt.group(1)).strip():
+                media.image_alt = unescape(alt.group(1)).strip()
             html = html[: img.start()] + html[img.end():]
             break
     found = media.code is not None or media.formula is not None or media.image is not None
@@ -215,9 +250,7 @@ def _explanation(item: Item) -> tuple[str, str, bool]:
             and feedback.count("\n") <= limits.TG_EXPLANATION_NEWLINES)
     if feedback and fits:
         return feedback, "", False
-    key = " ".join(item.options[item.answer].split()) if 0 <= item.answer < len(
-        item.options) else ""
-    return f"✅ {key}", feedback, True
+    return f"✅ {' '.join(item.key_text().split())}", feedback, True
 
 
 @dataclass
@@ -240,8 +273,6 @@ class _Packs:
         return quiz
 
     def add(self, item: Item) -> None:
-        if not item.options:  # true/false: its options in the pack's language
-            item.options = list(true_false(self.language))
         quiz = self.quiz(item)
         wanted = slug(item.name) or f"{quiz.id[: SLUG_CHARS - 4]}-{len(quiz.questions) + 1}"
         explanation, details, made_up = _explanation(item)
@@ -252,12 +283,17 @@ class _Packs:
                  "details": {lang: details} if details else {}}
         question = QuestionSource(
             item.line, _unique(wanted, self.question_ids), texts,
-            [{lang: option} for option in item.options], item.answer)
+            [{lang: option} for option in item.options], item.answer, kind=item.kind,
+            answers=item.answers,
+            truth=item.answer == 0 if item.kind == "truefalse" else None,
+            numeric=item.numeric, unit={lang: item.unit} if item.unit else None,
+            accept={lang: item.accept} if item.kind == "text" else None)
         if (media := item.media) is not None:
             question.code, question.formula = media.code, media.formula
             if media.image is not None:  # beside the pack, named after its question
                 name, data = media.image
                 question.image = f"images/{question.id}{Path(name).suffix.lower()}"
+                question.image_alt = {lang: media.image_alt} if media.image_alt else None
                 quiz.files.append((question.image, data))
         quiz.questions.append(question)
 

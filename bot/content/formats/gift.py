@@ -12,16 +12,20 @@
 
     ::tf::Adam keeps two moments per parameter. {T}
 
-Read: multiple choice (one `=`, the rest `~`; `~%100%` counts as `=`), true/false (`{T}`,
-`{TRUE}`, `{F}`, `{FALSE}`), the "missing word" form (text after the answers: the prompt
-shows `_____` where they stood), `::title::` (the question's id when it makes one),
-`$CATEGORY` (one pack per category), comments, the escapes `\\~ \\= \\# \\{ \\} \\:` and
-`\\n`, format markers (`[html]` text is reduced to plain text, except that its code `<pre>`
-and formula `$$…$$` become the question's `code` and `formula`, as the export writes them).
-Feedback: the general `####` feedback, else the right answer's `#`, is the explanation.
-Skipped, each with its line: essay `{}`, short answer (only `=`), matching (`->`), numerical
-`{#…}`, descriptions (no answers). Refused: several answers earning credit together (`~%50%`
-twice), no right answer; partial credit beside one right answer is dropped with a warning.
+Read: multiple choice (one `=`, the rest `~`; `~%100%` counts as `=`), several right answers
+(`~%50%` twice and the wrong ones `~%-100%`: a multi, scored all or nothing), true/false
+(`{T}`, `{TRUE}`, `{F}`, `{FALSE}`), numerical (`{#2.87:0.1}`, `{#2.7..3.0}`, `{#2.87}`: the
+first answer), short answer (only `=`: the accepted forms of a text question), the "missing
+word" form (text after the answers: the prompt shows `_____` where they stood), `::title::`
+(the question's id when it makes one), `$CATEGORY` (one pack per category), comments, the
+escapes `\\~ \\= \\# \\{ \\} \\:` and `\\n`, format markers (`[html]` text is reduced to plain
+text, except that its code `<pre>` and formula `$$…$$` become the question's `code` and
+`formula`, as the export writes them). Feedback: the general `####` feedback, else the right
+answer's `#`, is the explanation. Skipped, each with its line: essay `{}`, matching (`->`),
+descriptions (no answers). Refused: several answers at 100%, partial credit that does not add
+up to 100%, no right answer; partial credit beside one right answer is dropped with a warning.
+GIFT has no ordering question: an order question is left out of an export, said in a comment
+in its place.
 """
 
 from __future__ import annotations
@@ -31,14 +35,15 @@ from collections.abc import Iterable
 from itertools import islice, pairwise
 
 from bot.content import limits
-from bot.content.formats.bank import Item, Report, html_media, html_text, key_of, text_of
+from bot.content.formats.bank import Item, Report, html_media, html_text, keys_of, text_of
 from bot.content.formats.media import prompt_html
-from bot.content.items import Quiz
+from bot.content.items import Kind, Question, Quiz
 from bot.content.problems import short
 
 _ESCAPABLE = "~=#{}:\\"
 _FORMAT = re.compile(r"\[(html|moodle|plain|markdown)\]", re.IGNORECASE)
 _TRUE_FALSE = re.compile(r"(T|TRUE|F|FALSE)\s*(?=$|#)", re.IGNORECASE)
+_ASKED = "multiple-choice, true/false, numerical and short-answer questions"
 _WEIGHT = re.compile(r"%(-?\d+(?:\.\d+)?)%")
 
 
@@ -136,8 +141,8 @@ def _question(line: int, text: str, report: Report) -> Item | None:
         text = text[fmt.end():]
     opening = _find(text, "{")
     if opening < 0:
-        report(line, "skipped: a description (no answers in {…}); quizbot asks multiple-choice "
-               "and true/false questions", warning=True)
+        report(line, f"skipped: a description (no answers in {{…}}); quizbot asks {_ASKED}",
+               warning=True)
         return None
     closing = _find(text, "}", opening)
     if closing < 0:
@@ -146,7 +151,7 @@ def _question(line: int, text: str, report: Report) -> Item | None:
     before, block, after = text[:opening], text[opening + 1: closing], text[closing + 1:]
     if _find(after, "{") >= 0:
         report(line, "skipped: several answer blocks {…} in one question (a cloze); quizbot "
-               "asks multiple-choice and true/false questions", warning=True)
+               f"asks {_ASKED}", warning=True)
         return None
     media = None
     if html:  # code and a formula as the export writes them
@@ -168,7 +173,7 @@ def _answers(
     line: int, prompt: str, block: str, name: str, html: bool, report: Report
 ) -> Item | None:
     def skipped(kind: str) -> None:
-        report(line, f"skipped: {kind}; quizbot asks multiple-choice and true/false questions",
+        report(line, f"skipped: {kind}; quizbot asks {_ASKED}",
                warning=True)
 
     general = ""
@@ -179,15 +184,14 @@ def _answers(
         skipped("an essay question ({})")
         return None
     if block.startswith("#"):
-        skipped("a numerical question ({#…})")
-        return None
+        return _numeric(line, prompt, block[1:], name, general, html, report)
     if tf := _TRUE_FALSE.match(block):
         right = tf.group(1).upper().startswith("T")
         rest = block[tf.end():]
         # {T#shown to a wrong answer#shown to the right one}
         feedback = [_plain(part, html) for part in _split(rest[1:], "#")] if rest else []
         explanation = general or next((f for f in reversed(feedback[:2]) if f), "")
-        return Item(line, prompt, [], 0 if right else 1, explanation, name)
+        return Item(line, prompt, [], 0 if right else 1, explanation, name, kind="truefalse")
     starts = list(islice(_unescaped(block, "~="), limits.MAX_OPTIONS + 1))
     if not starts or (starts[0] != 0 and block[: starts[0]].strip()):
         report(line, f"the answers {short(block)!r} do not start with = (right) or ~ (wrong)")
@@ -211,20 +215,55 @@ def _answers(
         feedbacks.append(_plain(parts[1], html) if len(parts) > 1 else "")
         credit.append(weight if weight is not None else 100.0 if mark == "=" else 0.0)
         marks += mark
+    empty = [n for n, option in enumerate(options, start=1) if not option]
     if "~" not in marks:
         if all("->" in option for option in options):
             skipped("a matching question (->)")
-        else:
-            skipped("a short-answer question (only = answers)")
+            return None
+        if empty:
+            report(line, f"answer {empty[0]} is empty")
+            return None
+        # short answer: every form at full credit is accepted
+        forms = [o for o, c in zip(options, credit, strict=True) if c >= 100]
+        return Item(line, prompt, [], -1, general or feedbacks[0], name, kind="text",
+                    accept=forms or options[:1])
+    keys = keys_of(credit, line, report, "mark it with = and the others with ~")
+    if keys is None:
         return None
-    key = key_of(credit, line, report, "mark it with = and the others with ~")
-    if key is None:
-        return None
-    empty = [n for n, option in enumerate(options, start=1) if not option]
     if empty:
         report(line, f"answer {empty[0]} is empty")
         return None
-    return Item(line, prompt, options, key, general or feedbacks[key], name)
+    if len(keys) > 1:
+        return Item(line, prompt, options, keys[0], general, name, kind="multi", answers=keys)
+    return Item(line, prompt, options, keys[0], general or feedbacks[keys[0]], name)
+
+
+_NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+_TOLERANCE = re.compile(rf"=?(?:%100%)?\s*({_NUMBER})\s*(?::\s*({_NUMBER}))?\s*")
+_RANGE = re.compile(rf"=?(?:%100%)?\s*({_NUMBER})\s*\.\.\s*({_NUMBER})\s*")
+
+
+def _numeric(line: int, prompt: str, block: str, name: str, general: str, html: bool,
+             report: Report) -> Item | None:
+    """`{#2.87:0.1}`, `{#2.7..3.0}` or `{#2.87}`: the first answer (Moodle's `=` list of
+    answers with partial credit keeps only the one at full credit, said)."""
+    first, *others = [part for part in _split(block, "=") if part.strip()] or [""]
+    answer, _, feedback = first.partition("#")
+    numbers: dict[str, float] = {}
+    if m := _RANGE.fullmatch(answer):
+        low, high = float(m.group(1)), float(m.group(2))
+        numbers = {"value": (low + high) / 2, "min": low, "max": high}
+    elif m := _TOLERANCE.fullmatch(answer):
+        numbers = {"value": float(m.group(1)), "tolerance": abs(float(m.group(2) or 0))}
+    else:
+        report(line, f"a numerical answer {short(answer)!r} is not a number, a number:tolerance "
+               "or a min..max range")
+        return None
+    if others:
+        report(line, "a numerical question with several answers: only the first is kept",
+               warning=True)
+    return Item(line, prompt, [], -1, general or _plain(feedback, html), name, kind="numeric",
+                numeric=numbers)
 
 
 def _split(text: str, char: str) -> list[str]:
@@ -251,18 +290,48 @@ def dump(quizzes: Iterable[Quiz], language: str) -> str:
     """The quizzes as GIFT in one language (a text it lacks falls back as the bot's does):
     one category per quiz, each question titled with its id, its explanation as the general
     feedback. A question with code or a formula is `[html]` (media.prompt_html); GIFT has
-    no way to carry a file, so a picture is left out."""
+    no way to carry a file, so a picture is left out, nor a unit, nor an ordering question
+    (a comment says so in its place). Several right answers share 100% and each wrong one
+    takes -100%; a text question's Latin spellings are accepted forms beside the language's."""
     out = ["// quiz packs exported by `quizbot content export --format gift`", ""]
     for quiz in quizzes:
         title = quiz.title.get(language).replace("/", "∕")
         out += [f"// quiz {quiz.id}", f"$CATEGORY: $course$/top/{title}", ""]
         for q in quiz.questions:
+            if q.kind is Kind.ORDER:
+                out += [f"// left out: {q.id}, an order question (GIFT has no ordering)", ""]
+                continue
             if q.code is not None or q.formula is not None:  # HTML; a picture is left out
                 out.append(f"::{q.id}::[html]{escape(prompt_html(q, language))} {{")
             else:
                 prompt = escape(q.prompt.get(language))
                 out.append(f"::{q.id}::{'[plain]' if prompt.startswith('[') else ''}{prompt} {{")
-            for i, option in enumerate(q.options):
-                out.append(_answer("=" if i == q.answer else "~", option.text.get(language)))
+            out += _key(q, language)
             out += [f"####{escape(q.explanation.get(language))}", "}", ""]
     return "\n".join(out)
+
+
+def _share(n: int) -> str:
+    """100/n as Moodle's fractions write it (33.33333 for a third)."""
+    return f"{100 / n:.5f}".rstrip("0").rstrip(".")
+
+
+def _key(q: Question, language: str) -> list[str]:
+    """The answer block's lines of one question."""
+    if q.kind is Kind.TRUEFALSE:
+        return ["T" if q.answer == 0 else "F"]
+    if q.kind is Kind.NUMERIC and q.numeric is not None:
+        n = q.numeric
+        if n.low + n.high == 2 * n.value:  # symmetric: a tolerance
+            return [f"#{n.value:g}:{n.high - n.value:.10g}"]
+        return [f"#{n.low:g}..{n.high:g}"]
+    if q.kind is Kind.TEXT and q.accept is not None:
+        forms = dict.fromkeys((*q.accept.forms(language), *q.accept.latin))
+        return [_answer("=", form) for form in forms]
+    if q.kind is Kind.MULTI:
+        right, wrong = len(q.answers), len(q.options) - len(q.answers)
+        return [f"~%{_share(right)}%{escape(o.text.get(language))}" if i in q.answers
+                else f"~%-{_share(wrong)}%{escape(o.text.get(language))}"
+                for i, o in enumerate(q.options)]
+    return [_answer("=" if i == q.answer else "~", o.text.get(language))
+            for i, o in enumerate(q.options)]

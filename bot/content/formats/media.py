@@ -56,7 +56,8 @@ def prompt_html(question: Question, language: str, *, formula: tuple[str, str] =
         parts.append(f"<p>{opening}{html.escape(question.formula.get(language), quote=False)}"
                      f"{closing}</p>")
     if src is not None:
-        parts.append(f'<p><img src="{html.escape(src)}" alt=""></p>')
+        alt = question.image_alt.get(language) if question.image_alt is not None else ""
+        parts.append(f'<p><img src="{html.escape(src)}" alt="{html.escape(alt)}"></p>')
     return "".join(parts)
 
 
