@@ -811,6 +811,7 @@ class FakeTelegramAPI:
             raise bad_request("message text is empty")
         if utf16_len(text) > 4096:
             raise bad_request("message is too long")
+        self._check_entities(text, params.get("entities"))
         self._check_markup(params.get("reply_markup"))
         self._check_reply(chat, params.get("reply_parameters"))
         fields: dict[str, Any] = {"from": self.bot, "text": text}

@@ -82,6 +82,43 @@ async def test_the_caption_is_in_the_chats_language(
     assert "Picture" not in caption
 
 
+async def test_a_refused_card_leaves_its_text_in_the_polls_description(
+    tg: Harness, group: dict[str, Any], alice: dict[str, Any]
+) -> None:
+    tg.fake.fail_next("sendPhoto", status=400, description="Bad Request: IMAGE_PROCESS_FAILED")
+    await tg.command(group, alice, "/quiz cards")
+    [poll] = tg.fake.calls_of("sendPoll")
+    description = poll.params["description"]
+    assert description.startswith("Picture: Four blue squares")
+    [entity] = poll.params["description_entities"]
+    assert entity["type"] == "pre"
+    assert description[entity["offset"]:].startswith("for step, batch in enumerate(loader):")
+
+
+async def test_a_refused_card_leaves_its_text_in_a_buttons_question(
+    tg: Harness, group: dict[str, Any], alice: dict[str, Any]
+) -> None:
+    tg.fake.set_admins(group["id"], alice["id"])
+    await tg.command(group, alice, "/settings mode buttons")
+    tg.fake.fail_next("sendPhoto", status=400, description="Bad Request: IMAGE_PROCESS_FAILED")
+    await tg.command(group, alice, "/quiz cards")
+    [sent] = [c for c in tg.fake.calls_of("sendMessage") if "reply_markup" in c.params]
+    text = sent.params["text"]
+    [entity] = sent.params["entities"]
+    assert "\n\nPicture: Four blue squares" in text
+    units = text.encode("utf-16-le")[2 * entity["offset"]:2 * (entity["offset"]
+                                                                + entity["length"])]
+    assert units.decode("utf-16-le").endswith("optimizer.zero_grad()")
+
+
+async def test_a_card_sent_keeps_its_text_off_the_poll(
+    tg: Harness, group: dict[str, Any], alice: dict[str, Any]
+) -> None:
+    await tg.command(group, alice, "/quiz cards")
+    [poll] = tg.fake.calls_of("sendPoll")
+    assert "description" not in poll.params
+
+
 def test_long_code_is_cut_at_a_line_with_a_pointer_to_the_picture() -> None:
     code = "".join(f"line_{i} = {i} * 2  # 😀 counted twice\n" for i in range(200))
     caption, entities = card_caption(shown(code=code, code_language="python"),

@@ -48,7 +48,7 @@ from bot.adapters.telegram.keyboards import answer_keyboard, flag_keyboard, kind
 from bot.adapters.telegram.text import fit, poll_explanation
 from bot.adapters.telegram.unconfirmed import Unconfirmed, UnconfirmedSends, may_have_arrived
 from bot.content.items import Kind
-from bot.content.limits import TG_CAPTION, TG_OPTION, TG_QUESTION, tg_len
+from bot.content.limits import TG_CAPTION, TG_MESSAGE, TG_OPTION, TG_QUESTION, tg_len
 from bot.core import render
 from bot.core.models import CHART_STEP, TEXT_STEP, PostSummary, ShownQuestion
 from bot.core.ports import ChatGone, TryLater
@@ -70,6 +70,20 @@ BOUND_POLLS_KEPT = 4096  # polls known to be bound (a binding never changes)
 BIND_RACE = 1.0
 SUMMARY_CHART = "answers.png"
 CARD = "question.png"
+
+
+def with_text(base: str, extra: str, entities: list[telegram.MessageEntity],
+              limit: int) -> tuple[str, list[telegram.MessageEntity]]:
+    """`base`, then `extra` (a card's text) and its entities moved along, within `limit`
+    UTF-16 units; a text too long for both is cut and keeps no entities."""
+    if not extra:
+        return fit(base, limit) if base else "", []
+    head = base + "\n\n" if base else ""
+    if tg_len(head + extra) > limit:
+        return fit(head + extra, limit), []
+    shift = tg_len(head)
+    return head + extra, [telegram.MessageEntity(e.type, e.offset + shift, e.length,
+                                                 language=e.language) for e in entities]
 
 
 def chat_is_gone(exc: TelegramError) -> bool:
@@ -182,13 +196,14 @@ class Poster:
             self._bound_polls.popitem(last=False)
         return True
 
-    async def _send_card(self, chat_id: int, question: ShownQuestion) -> None:
+    async def _send_card(self, chat_id: int, question: ShownQuestion) -> bool:
         """The question's card as a photo just before it, what it shows as its caption
         (card_caption.py): by its file_id once Telegram has it (bot/core/cards.py), else
         uploaded and its file_id kept. The photo is bound to
         the post (card_ref) so it is deleted when the question closes. A card refused, or
         sent with no reply, leaves the question as text (it is not sent again: it may be
-        there); a chat that is gone, moved or over its rate limit stops the question too."""
+        there); a chat that is gone, moved or over its rate limit stops the question too.
+        Whether the photo went out (else the question carries the card's text itself)."""
         cards = self.service.cards
         card = await cards.card(question, "tg")
         caption, entities = card_caption(question, translator(question.locale))
@@ -200,43 +215,49 @@ class Poster:
                                                      caption_entities=ents)
                     await self.service.questions.bind(question.post_id,
                                                       card_ref(chat_id, sent.message_id))
-                    return
+                    return True
                 except BadRequest as exc:  # a file_id Telegram no longer knows: upload again
                     log.info("card %s was refused by file id (%s); uploading it", card.key, exc)
                     card = await cards.card(question, "tg", upload=True)
             if card is None or card.png is None:
-                return
+                return False
             message = await self.bot.send_photo(chat_id, card.png, filename=CARD, caption=text,
                                                  caption_entities=ents)
         except NetworkError as exc:  # BadRequest included
             log.warning("the card of question %s was not sent to %s (%s); text only",
                         question.question_id, chat_id, exc or type(exc).__name__)
-            return
+            return False
         await self.service.questions.bind(question.post_id, card_ref(chat_id, message.message_id))
         if message.photo:
             await cards.uploaded(card, message.photo[-1].file_id)
+        return True
 
     async def _send_question(self, question: ShownQuestion, buttons: bool | None) -> None:
         chat_id = chat_id_of(question.chat_key)
         await self.service.delivery.question_sending(question.post_id)
         if buttons is None:
             buttons = await self.uses_buttons(chat_id)
-        if question.has_card:
-            await self._send_card(chat_id, question)
         t = translator(question.locale)
+        # the card's text goes with the question when its photo did not go out
+        card_text = ("", []) if not question.has_card or await self._send_card(
+            chat_id, question) else card_caption(question, t)
         if question.kind not in POLL_KINDS:
             buttons = True  # typed, or put in order: a message with its own buttons
         text = fit(render.question_text(question, t)) if buttons \
             else fit(self._poll_question(question), TG_QUESTION)
         options = () if buttons else tuple(fit(o, TG_OPTION) for o in question.options)
         # a prompt too long for the poll's question goes whole in its description
-        description = fit(question.prompt, TG_POLL_DESCRIPTION) \
-            if not buttons and tg_len(self._poll_question(question)) > TG_QUESTION else None
+        long_prompt = question.prompt if not buttons \
+            and tg_len(self._poll_question(question)) > TG_QUESTION else ""
+        description, description_entities = with_text(long_prompt, *card_text,
+                                                       TG_POLL_DESCRIPTION)
         try:
             if buttons:
                 markup = answer_keyboard(question) if question.kind in CHOICE_KINDS \
                     else kind_keyboard(question, t)
-                message = await self.bot.send_message(chat_id, text, reply_markup=markup)
+                text, entities = with_text(text, *card_text, TG_MESSAGE)
+                message = await self.bot.send_message(chat_id, text, reply_markup=markup,
+                                                      entities=entities or None)
             else:
                 correct = sorted(question.correct_set) if question.kind is Kind.MULTI \
                     else [question.correct]
@@ -252,7 +273,8 @@ class Poster:
                     explanation=poll_explanation(question.explanation),
                     open_period=self._open_period(question),
                     reply_markup=flag_keyboard(question.question_id),
-                    description=description,
+                    description=description or None,
+                    description_entities=description_entities or None,
                 )
         except NetworkError as exc:
             if not may_have_arrived(exc):
