@@ -109,6 +109,7 @@ async def test_an_orders_keyboard_carries_the_sequence_in_64_bytes(
     offered = buttons(now)
     assert offered[:3] == [f"o:{post}:20", f"o:{post}:21", f"o:{post}:23"]
     assert f"o:{post}:" in offered  # start over
+    assert any(d.startswith("r:") for d in offered)  # the ⚑ stays
     assert all(len(d.encode()) <= 64 for d in offered)
     assert await tg.service.storage.answer_of(post, f"tg:{alice['id']}") is None
 
@@ -184,3 +185,32 @@ async def test_an_order_sent_with_no_reply_is_bound_by_its_first_press(
         assert first.startswith(f"o:{post}:")
     finally:
         await tg.stop()
+
+
+async def test_toggles_show_their_picks_in_a_private_chat(
+    tg: Harness, alice: dict[str, Any], alice_dm: dict[str, Any]
+) -> None:
+    await tg.command(alice_dm, alice, "/settings mode buttons")
+    await tg.command(alice_dm, alice, "/quiz k-multi")
+    [sent] = [c for c in tg.fake.calls_of("sendMessage")
+              if any(d.startswith("t:") for d in buttons(c.result))]
+    post = await tg.post_of(sent.result)
+    shown = await tg.service.questions.show(post)
+    assert shown is not None
+
+    def labels() -> list[str]:
+        now = tg.fake.messages[(alice_dm["id"], sent.result["message_id"])]
+        return [b["text"] for row in now["reply_markup"]["inline_keyboard"] for b in row]
+
+    first, second = sorted(shown.correct_set)[:2]
+    toast = await tg.press(sent.result, alice, f"t:{post}:{first}")
+    assert not toast.params.get("show_alert")
+    await tg.press(sent.result, alice, f"t:{post}:{second}")
+    letters = "ABCD"
+    assert [label for label in labels() if label.startswith("✓ ")][:2] == [
+        f"✓ {letters[first]}", f"✓ {letters[second]}"]
+    assert "⚑" in labels()
+    await tg.press(sent.result, alice, f"s:{post}")
+    answer = await tg.service.storage.answer_of(post, f"tg:{alice['id']}")
+    assert answer is not None and not answer.correct  # two of three right: all or nothing
+    assert [label for label in labels() if label.startswith("✓ ")] == ["✓ Submit"]

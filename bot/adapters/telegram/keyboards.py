@@ -56,16 +56,24 @@ def kind_keyboard(q: ShownQuestion, t: Translator) -> InlineKeyboardMarkup:
     chat_id = chat_id_of(q.chat_key)
     rows: list[list[InlineKeyboardButton]] = []
     if q.kind is Kind.MULTI:
-        rows = _rows([InlineKeyboardButton(letter(i), callback_data=_data(
-            f"t:{q.post_id}:{i}")) for i in range(len(q.options))])
-        rows.append([InlineKeyboardButton("✓ " + t.gettext("Submit"),
-                                          callback_data=_data(f"s:{q.post_id}"))])
+        rows = multi_rows(q, frozenset(), t)
     elif q.kind is Kind.ORDER and uses_keyboard_order(chat_id):
         rows = order_rows(q, "", t)
     elif q.kind in TYPED or q.kind is Kind.ORDER:
         rows = [[InlineKeyboardButton(t.gettext("Answer ✍"),
                                       callback_data=_data(f"w:{q.post_id}"))]]
     return InlineKeyboardMarkup([*rows, [flag_button(q.question_id)]])
+
+
+def multi_rows(q: ShownQuestion, picks: frozenset[int],
+               t: Translator) -> list[list[InlineKeyboardButton]]:
+    """A toggle per option (✓ on the picked ones, in a private chat) and Submit."""
+    rows = _rows([InlineKeyboardButton(("✓ " if i in picks else "") + letter(i),
+                                       callback_data=_data(f"t:{q.post_id}:{i}"))
+                  for i in range(len(q.options))])
+    rows.append([InlineKeyboardButton("✓ " + t.gettext("Submit"),
+                                      callback_data=_data(f"s:{q.post_id}"))])
+    return rows
 
 
 def order_rows(q: ShownQuestion, sequence: str, t: Translator) -> list[list[InlineKeyboardButton]]:

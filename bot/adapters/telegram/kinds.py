@@ -21,6 +21,7 @@ from collections import OrderedDict
 import telegram
 from telegram import (
     ForceReply,
+    InlineKeyboardButton,
     InlineKeyboardMarkup,
     ReplyParameters,
     Update,
@@ -30,7 +31,13 @@ from telegram.ext import filters
 
 from bot.adapters.telegram.context import BotData, Context
 from bot.adapters.telegram.identity import chat_of, message_ref, person_of, prompt_ref
-from bot.adapters.telegram.keyboards import TYPED, order_rows, uses_keyboard_order
+from bot.adapters.telegram.keyboards import (
+    TYPED,
+    flag_button,
+    multi_rows,
+    order_rows,
+    uses_keyboard_order,
+)
 from bot.adapters.telegram.text import alert_text, fit
 from bot.content.items import Kind
 from bot.content.limits import TG_ALERT
@@ -123,6 +130,8 @@ async def _handle(data: BotData, query: telegram.CallbackQuery, q: ShownQuestion
         if option >= n:
             return False
         picks = TOGGLES.toggle(q.post_id, person.key, option)
+        if uses_keyboard_order(message.chat.id):  # their private chat: the keyboard shows it
+            await _edit(query, message, _markup(q, multi_rows(q, picks, t)))
         await _toast(query, t.gettext("Your picks so far: {picks}", picks=_letters(picks, t)))
         return True
     if _SUBMIT.fullmatch(text) is not None and q.kind is Kind.MULTI:
@@ -131,6 +140,8 @@ async def _handle(data: BotData, query: telegram.CallbackQuery, q: ShownQuestion
             await _alert(query, t.gettext("Pick one or more options first, then Submit."))
             return True
         await _answer(data, query, q, person, Picks(picks), message)
+        if uses_keyboard_order(message.chat.id):
+            await _edit(query, message, _markup(q, multi_rows(q, frozenset(), t)))
         return True
     if (found := _ORDER.fullmatch(text)) is not None and q.kind is Kind.ORDER \
             and uses_keyboard_order(message.chat.id):
@@ -139,12 +150,12 @@ async def _handle(data: BotData, query: telegram.CallbackQuery, q: ShownQuestion
         if len(set(steps)) != len(steps) or any(s >= n for s in steps):
             return False
         if len(steps) < n:
-            await _edit(query, message, InlineKeyboardMarkup(order_rows(q, sequence, t)))
+            await _edit(query, message, _markup(q, order_rows(q, sequence, t)))
             await _toast(query, t.gettext("Your order so far: {order}", order=" → ".join(
                 render.letter(s) for s in steps)) if steps else None)
             return True
         await _answer(data, query, q, person, Ordered(tuple(steps)), message)
-        await _edit(query, message, InlineKeyboardMarkup(order_rows(q, "", t)))
+        await _edit(query, message, _markup(q, order_rows(q, "", t)))
         return True
     if _WRITE.fullmatch(text) is not None and (q.kind in TYPED or q.kind is Kind.ORDER):
         await _toast(query, None)
@@ -200,6 +211,11 @@ async def _alert(query: telegram.CallbackQuery, text: str) -> None:
         await query.answer(fit(text, TG_ALERT), show_alert=True)
     except TelegramError as exc:
         log.info("could not answer button press %s: %s", query.id, exc)
+
+
+def _markup(q: ShownQuestion, rows: list[list[InlineKeyboardButton]]) -> InlineKeyboardMarkup:
+    """An edited keyboard keeps the question's ⚑."""
+    return InlineKeyboardMarkup([*rows, [flag_button(q.question_id)]])
 
 
 async def _edit(query: telegram.CallbackQuery, message: telegram.MaybeInaccessibleMessage,
