@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 import yaml
-from bot.reports.png import PngCharts
 
 from bot.content import Catalog, load_catalog
 from bot.content.items import Kind
 from bot.core.models import ShownQuestion
 from bot.core.ports import Storage
 from bot.core.service import QuizService
+from bot.reports.png import PngCharts
 from tests.behaviour.conftest import PLATFORMS
 from tests.behaviour.harness import KindsHarness, Place, Seen
 from tests.clock import FakeClock
