@@ -3,10 +3,11 @@ questions come as polls or as buttons, whether a question's close summary carrie
 of the answers (off by default), who may start questions and rounds (anyone by default;
 asking.py keeps a member from cutting an open question short either way), and a peer round's
 threshold (the share right at the first vote that skips the discussion, 70 %) and discussion
-time (2 minutes). Stored per chat;
+time (2 minutes), and whether each answer comes with how sure the person is (sure, think so,
+guessing: it sets the review grade and /stats' calibration; off by default). Stored per chat;
 unset, the bot's defaults apply (QUIZBOT_QUESTION_SECONDS; the platform's usual way to ask;
-no chart; anyone asks). Only the chat's admins change them: the platform says who
-(`allowed=`), the core refuses everyone else."""
+no chart; anyone asks; no confidence asked). Only the chat's admins change them: the
+platform says who (`allowed=`), the core refuses everyone else."""
 
 from __future__ import annotations
 
