@@ -472,7 +472,7 @@ def _content_export(settings: Settings, args: argparse.Namespace) -> int:
 async def _export_authored(settings: Settings, out: Path) -> int:
     """`content export --authored DIR`: the published packs, each as DIR/<id>.yaml, and
     their pictures as DIR/images/<id>-<n>.png|jpg."""
-    from bot.content.csv_import import Imported, write
+    from bot.content.pack_writer import Imported, write
 
     storage = storage_for(settings.quizbot_database)
     try:
@@ -500,8 +500,9 @@ async def _export_authored(settings: Settings, out: Path) -> int:
 
 
 def _content_import(settings: Settings, args: argparse.Namespace) -> int:
-    from bot.content.csv_import import CsvImportError, import_csv, write
+    from bot.content.csv_import import CsvImportError, import_csv
     from bot.content.formats import import_file
+    from bot.content.pack_writer import write
 
     out = args.out or settings.quizbot_content_dir
     if args.format == "csv" and args.lang is not None:
