@@ -169,3 +169,18 @@ def test_a_range_and_a_plain_list_of_forms(tmp_path: Path) -> None:
     assert quiz is not None, problems
     accept = quiz.questions[0].accept
     assert accept is not None and accept.forms("bn") == ("Gradient checkpointing",)
+
+
+def test_each_kind_fits_both_platforms() -> None:
+    """What the validator allows is within what either platform takes for the kind."""
+    from bot.content import limits
+    from bot.content.schema import OPTION_COUNTS
+
+    for low, high in OPTION_COUNTS.values():
+        # a poll (several right ones: multi), a select menu, a row of buttons per option
+        assert 2 <= low and high <= min(limits.TG_POLL_MAX_OPTIONS, limits.DC_SELECT_OPTIONS,
+                                        limits.DC_BUTTONS)
+    assert OPTION_COUNTS[Kind.ORDER][1] == limits.MAX_ORDER_ITEMS == 6
+    # a typed answer: a Discord text input, a Telegram message, a reply that states it
+    assert limits.TYPED_ANSWER <= min(limits.DC_TEXT_INPUT, limits.TG_MESSAGE, limits.TG_ALERT)
+    assert limits.IMAGE_ALT == 1024 == limits.TG_CAPTION == limits.DC_ATTACHMENT_DESCRIPTION
