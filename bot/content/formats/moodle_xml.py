@@ -265,7 +265,8 @@ _QTYPES = {Kind.CHOICE: "multichoice", Kind.MULTI: "multichoice", Kind.TRUEFALSE
 
 
 def _share(n: int) -> str:
-    return f"{100 / n:.7f}".rstrip("0").rstrip(".")
+    """100/n as Moodle's own export writes fractions (33.33333 for a third)."""
+    return f"{100 / n:.5f}".rstrip("0").rstrip(".")
 
 
 def _answers(question: ET.Element, q: Question, language: str) -> None:
