@@ -184,3 +184,37 @@ def test_each_kind_fits_both_platforms() -> None:
     # a typed answer: a Discord text input, a Telegram message, a reply that states it
     assert limits.TYPED_ANSWER <= min(limits.DC_TEXT_INPUT, limits.TG_MESSAGE, limits.TG_ALERT)
     assert limits.IMAGE_ALT == 1024 == limits.TG_CAPTION == limits.DC_ATTACHMENT_DESCRIPTION
+
+
+JUNK = ("kind: multi", "kind: order", "kind: numeric", "kind: text", "kind: truefalse",
+        "truth: 3", "numeric: {value: x}", "numeric: {value: 1, min: 2, max: 0}", "accept: 5",
+        "accept: {en: [[1]]}", "latin: [1, 2]", "unit: []", "options: 7", "image_alt: {en: x}",
+        "numeric: [1]", "accept: {xx: [a]}", "options: [{en: a, correct: true}]", "kind: null",
+        "numeric: {value: .nan, tolerance: 1}", "truth: true", "accept: [a]")
+
+
+def test_a_broken_kind_is_a_problem_never_an_exception() -> None:
+    """The kinds pack with keys added, removed and cut at random (seeded): every load ends
+    in a quiz or problems at lines, never in anything raised."""
+    import random
+
+    from bot.content.loader import load_text
+
+    source = (KINDS / "kinds.yaml").read_text("utf-8").split("\n")
+    rng = random.Random(34)
+    refused = 0
+    for _ in range(200):
+        lines = list(source)
+        for _ in range(rng.randint(1, 4)):
+            at = rng.randrange(8, len(lines))
+            choice = rng.random()
+            if choice < 0.4:
+                lines.insert(at, "    " + rng.choice(JUNK))
+            elif choice < 0.7:
+                del lines[at]
+            else:
+                lines[at] = lines[at][: rng.randrange(len(lines[at]) + 1)]
+        quiz, problems = load_text("\n".join(lines), "kinds.yaml")
+        assert quiz is not None or any(not p.warning and p.line >= 1 for p in problems)
+        refused += quiz is None
+    assert refused > 50  # the mutations do break packs
