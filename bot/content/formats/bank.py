@@ -95,6 +95,12 @@ def text_of(data: bytes, report: Report) -> str | None:
         return None
 
 
+def share(n: int) -> str:
+    """100/n as Moodle writes a fraction (33.33333 for a third): each right option's credit
+    in a select-all of n right options, or each wrong one's penalty, in GIFT and Moodle XML."""
+    return f"{100 / n:.5f}".rstrip("0").rstrip(".")
+
+
 def keys_of(credit: Sequence[float], line: int, report: Report,
             mark: str) -> tuple[int, ...] | None:
     """The right answers among answers earning `credit` (percent): the one at 100%, or the

@@ -35,7 +35,7 @@ from collections.abc import Iterable
 from itertools import islice, pairwise
 
 from bot.content import limits
-from bot.content.formats.bank import Item, Report, html_media, html_text, keys_of, text_of
+from bot.content.formats.bank import Item, Report, html_media, html_text, keys_of, share, text_of
 from bot.content.formats.media import prompt_html
 from bot.content.items import Kind, Question, Quiz
 from bot.content.problems import short
@@ -311,11 +311,6 @@ def dump(quizzes: Iterable[Quiz], language: str) -> str:
     return "\n".join(out)
 
 
-def _share(n: int) -> str:
-    """100/n as Moodle's fractions write it (33.33333 for a third)."""
-    return f"{100 / n:.5f}".rstrip("0").rstrip(".")
-
-
 def _key(q: Question, language: str) -> list[str]:
     """The answer block's lines of one question."""
     if q.kind is Kind.TRUEFALSE:
@@ -330,8 +325,8 @@ def _key(q: Question, language: str) -> list[str]:
         return [_answer("=", form) for form in forms]
     if q.kind is Kind.MULTI:
         right, wrong = len(q.answers), len(q.options) - len(q.answers)
-        return [f"~%{_share(right)}%{escape(o.text.get(language))}" if i in q.answers
-                else f"~%-{_share(wrong)}%{escape(o.text.get(language))}"
+        return [f"~%{share(right)}%{escape(o.text.get(language))}" if i in q.answers
+                else f"~%-{share(wrong)}%{escape(o.text.get(language))}"
                 for i, o in enumerate(q.options)]
     return [_answer("=" if i == q.answer else "~", o.text.get(language))
             for i, o in enumerate(q.options)]

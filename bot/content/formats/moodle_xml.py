@@ -38,7 +38,7 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import DefusedXMLParser
 
 from bot.content import limits
-from bot.content.formats.bank import Item, Report, html_media, html_text, keys_of
+from bot.content.formats.bank import Item, Report, html_media, html_text, keys_of, share
 from bot.content.formats.media import picture, plugin_src, prompt_html
 from bot.content.items import Kind, Question, Quiz
 from bot.content.problems import short
@@ -264,11 +264,6 @@ _QTYPES = {Kind.CHOICE: "multichoice", Kind.MULTI: "multichoice", Kind.TRUEFALSE
            Kind.NUMERIC: "numerical", Kind.TEXT: "shortanswer", Kind.ORDER: "ordering"}
 
 
-def _share(n: int) -> str:
-    """100/n as Moodle's own export writes fractions (33.33333 for a third)."""
-    return f"{100 / n:.5f}".rstrip("0").rstrip(".")
-
-
 def _answers(question: ET.Element, q: Question, language: str) -> None:
     """A question's answers as its qtype writes them."""
     def answer(text: str, fraction: str) -> ET.Element:
@@ -307,5 +302,5 @@ def _answers(question: ET.Element, q: Question, language: str) -> None:
         right, wrong = len(q.answers), len(q.options) - len(q.answers)
         for i, option in enumerate(q.options):
             fraction = ("100" if i == q.answer else "0") if not multi else (
-                _share(right) if i in q.answers else f"-{_share(wrong)}")
+                share(right) if i in q.answers else f"-{share(wrong)}")
             answer(option.text.get(language), fraction)
