@@ -26,8 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from bot.core.analysis import ItemStats, QuizReport
-from bot.core.models import PostSummary
+from bot.core.models import ItemStats, PostSummary, QuizReport
 from bot.core.render import letter
 from bot.i18n import Translator, translator
 from bot.reports import fonts
