@@ -310,7 +310,7 @@ def chart_png(reports: Sequence[QuizReport], title: str | None = None,
 
 
 class PngCharts:
-    """The core's ChartRenderer (bot/core/ports.py), wired in by bot/app.py. With `drawing`,
+    """The core's ChartRenderer (bot/core/ports/), wired in by bot/app.py. With `drawing`,
     every chart is drawn in that child process (bot/reports/worker.py), so the bot's process
     never loads Pillow and its fonts."""
 
