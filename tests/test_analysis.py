@@ -12,16 +12,8 @@ from typing import Any
 import pytest
 
 from bot.content import Catalog, Quiz
-from bot.core.analysis import (
-    MIN_ANSWERS,
-    Flag,
-    ItemStats,
-    _flagged,
-    analyse,
-    analyse_figures,
-    analyse_quiz,
-    correlation,
-)
+from bot.core.analysis import _flagged, analyse, analyse_figures, analyse_quiz, correlation
+from bot.core.models import MIN_ANSWERS, Flag, ItemStats
 from bot.core.ports import AnswerRecord, ItemResponse, Storage
 from bot.storage.item_figures import figures_of
 

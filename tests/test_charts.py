@@ -10,9 +10,8 @@ from dataclasses import replace
 
 import pytest
 
-from bot.core.analysis import ItemStats, QuizReport
 from bot.core.item_analysis import MAX_CHART_OPTIONS, chart_rows
-from bot.core.models import PostSummary, ShownQuestion
+from bot.core.models import ItemStats, PostSummary, QuizReport, ShownQuestion
 from bot.reports import chart_drawing, chart_size, fonts, png, summary_chart_size, summary_drawing
 from bot.reports.fonts import Face, parse_charset, runs
 

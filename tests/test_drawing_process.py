@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.core.analysis import ItemStats, QuizReport
-from bot.core.models import PostSummary, ShownQuestion
+from bot.core.models import ItemStats, PostSummary, QuizReport, ShownQuestion
 from bot.reports.card import CardText, card_png
 from bot.reports.cards import PngCards
 from bot.reports.png import PngCharts, chart_png, summary_png

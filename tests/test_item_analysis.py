@@ -10,7 +10,6 @@ from dataclasses import replace
 
 import pytest
 
-from bot.core.analysis import ItemStats, QuizReport
 from bot.core.analysis_text import analysis_blocks, chunks
 from bot.core.errors import BadChart, NotAllowed, UnknownQuiz
 from bot.core.item_analysis import (
@@ -19,7 +18,7 @@ from bot.core.item_analysis import (
     ChatAnalysis,
     chart_rows,
 )
-from bot.core.models import Chat, Person, PostSummary
+from bot.core.models import Chat, ItemStats, Person, PostSummary, QuizReport
 from bot.core.service import QuizService
 from bot.i18n import translator
 from bot.reports import chart_size, summary_chart_size

@@ -1,6 +1,6 @@
 """Adapters translate platform events into QuizService calls and render the results.
 
-A chat adapter implements the core's ChatPort (bot/core/ports.py), connecting itself to the
+A chat adapter implements the core's ChatPort (bot/core/ports/platform.py), connecting itself to the
 service when it starts so the core's scheduler can post and close questions in its chats, and
 the lifecycle below, which `quizbot run` (bot/app.py) drives like a daemon's.
 """

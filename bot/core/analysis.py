@@ -40,14 +40,19 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
-from enum import StrEnum
+from dataclasses import replace
 
 from bot.content import Catalog, Quiz
 from bot.content.items import DEFAULT_LOCALE, Kind, Question
 from bot.core import answer_text, grading
+from bot.core.models import (
+    MIN_ANSWERS,
+    ONE_OPTION,
+    Flag,
+    ItemStats,
+    QuizReport,
+)
 from bot.core.ports import ItemFigures, ItemGroup, ItemResponse
-from bot.core.render import letter
 
 
 def _median(values: Sequence[float]) -> float:
@@ -56,137 +61,13 @@ def _median(values: Sequence[float]) -> float:
     return statistics.median(values)
 
 
-MIN_ANSWERS = 10  # below this, no flag: the shares are too noisy to act on
 TOO_EASY = 0.9  # share right above this: too easy
 TOO_HARD = 0.2  # share right below this: too hard
-OBSERVED_EASY = 0.8  # share right from this up: observed easy
-OBSERVED_HARD = 0.4  # below this: observed hard
 # discrimination below this: negative. A correlation a hair under 0 is noise at the sizes a
 # study group produces; -0.1 is the usual floor below which an item is reviewed.
 NEGATIVE_BELOW = -0.1
 TYPED_SHOWN = 5  # a typed kind's most common answers listed
 WRONG_SHOWN = 3  # and its most common wrong ones
-ONE_OPTION = (Kind.CHOICE, Kind.TRUEFALSE)  # the kinds answered with one option
-
-
-class Flag(StrEnum):
-    TOO_EASY = "too easy"
-    TOO_HARD = "too hard"
-    DISTRACTOR = "distractor beats answer"
-    NEGATIVE = "negative discrimination"
-
-
-@dataclass(frozen=True, slots=True)
-class OptionShare:
-    """One option as a reader names it: its letter where they saw it, its text."""
-
-    canonical: int
-    letter: str
-    text: str
-    count: int
-    share: float | None  # None: nobody answered the question
-    correct: bool
-
-
-@dataclass(frozen=True, slots=True)
-class ItemStats:
-    question_id: str
-    prompt: str
-    answer: int  # the correct option's canonical index
-    option_counts: tuple[int, ...]  # answers per canonical option
-    discrimination: float | None
-    discriminated: int  # people in the discrimination (with a score on the other questions)
-    median_ms: float | None
-    flags: tuple[Flag, ...]
-    options: tuple[str, ...] = ()  # the options' text by canonical index, in the report's locale
-    order: tuple[int, ...] = ()  # order[shown] = canonical, as a chat saw it; (): the pack's
-    stated: str | None = None  # the difficulty the pack states (easy, medium, hard), if any
-    kind: Kind = Kind.CHOICE
-    # the kinds not answered with one option: how many answered and how many were right (a
-    # multi's option counts are its picks, numbers and texts have none)
-    total: int | None = None
-    right_count: int | None = None
-    right_options: tuple[int, ...] = ()  # a multi's right options (canonical)
-    typed: tuple[tuple[str, int, bool], ...] = ()  # most common answers: (as read, n, right)
-    wrong: tuple[tuple[str, int], ...] = ()  # the most common wrong ones
-
-    @property
-    def shown(self) -> tuple[int, ...]:
-        """The canonical options in the order they are lettered A, B, … for the reader."""
-        return self.order or tuple(range(len(self.option_counts)))
-
-    def letter_of(self, canonical: int) -> str:
-        return letter(self.shown.index(canonical))
-
-    def shown_options(self) -> tuple[OptionShare, ...]:
-        """Every option in the reader's letters and order, with its count and share."""
-        n = self.answered
-        return tuple(
-            OptionShare(
-                canonical=o, letter=letter(position),
-                text=self.options[o] if o < len(self.options) else "",
-                count=self.option_counts[o], share=self.option_counts[o] / n if n else None,
-                correct=o in self.right_options if self.kind is Kind.MULTI
-                else o == self.answer,
-            )
-            for position, o in enumerate(self.shown)
-        )
-
-    @property
-    def answered(self) -> int:
-        return self.total if self.total is not None else sum(self.option_counts)
-
-    @property
-    def observed(self) -> str | None:
-        """The difficulty its answers show (easy, medium, hard); None below MIN_ANSWERS."""
-        share = self.share_right
-        if share is None or self.answered < MIN_ANSWERS:
-            return None
-        return "easy" if share >= OBSERVED_EASY else "hard" if share < OBSERVED_HARD \
-            else "medium"
-
-    @property
-    def right(self) -> int:
-        if self.right_count is not None:
-            return self.right_count
-        return self.option_counts[self.answer] if 0 <= self.answer < len(self.option_counts) \
-            else 0
-
-    @property
-    def share_right(self) -> float | None:
-        return self.right / self.answered if self.answered else None
-
-    @property
-    def option_shares(self) -> tuple[float, ...] | None:
-        n = self.answered
-        return tuple(c / n for c in self.option_counts) if n else None
-
-    @property
-    def popular_distractors(self) -> tuple[int, ...]:
-        """Wrong options chosen more often than the answer (of a choice)."""
-        if self.kind not in ONE_OPTION:
-            return ()
-        return tuple(
-            i for i, c in enumerate(self.option_counts) if i != self.answer and c > self.right
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class QuizReport:
-    quiz_id: str
-    title: str
-    people: int  # who answered at least one of its questions
-    items: tuple[ItemStats, ...]  # in pack order, answered or not
-    stale: int = 0  # answers left out: the question or option is no longer in the pack
-    as_seen: bool = False  # letters as the chat saw each question (else the pack's letters)
-
-    @property
-    def answers(self) -> int:
-        return sum(item.answered for item in self.items)
-
-    @property
-    def max_options(self) -> int:
-        return max((len(item.option_counts) for item in self.items), default=0)
 
 
 def analyse(

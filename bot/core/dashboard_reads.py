@@ -17,9 +17,9 @@ from zoneinfo import ZoneInfo
 
 from bot.content import Catalog
 from bot.core import answer_text
-from bot.core.analysis import QuizReport, analyse_figures, as_seen_in_chat
+from bot.core.analysis import analyse_figures, as_seen_in_chat
 from bot.core.clock import Clock
-from bot.core.models import Period
+from bot.core.models import Period, QuizReport
 from bot.core.ports import (
     AnswerCursor,
     AnswerRow,

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol, TypeVar
 
 from bot.content.items import DEFAULT_LOCALE
-from bot.core.analysis import ItemStats, QuizReport, analyse, as_seen_in_chat
+from bot.core.analysis import analyse, as_seen_in_chat
 from bot.core.errors import UnknownQuiz, may_not_see_analysis
-from bot.core.models import Chat, PostSummary
+from bot.core.models import Chat, ItemStats, PostSummary, QuizReport
 from bot.core.ports import ChartRenderer, ItemStore, LiveStore, PeerVotes, SettingsStore
 from bot.core.questions import Questions
 

@@ -1,17 +1,18 @@
-"""Values passed between the core and the adapters. No platform types here."""
+"""The core's values: what passes between the core and the adapters, and every value type one
+part of the core hands another (a schedule, an item analysis's report, review stats, an option's
+letter). It imports no other module of bot/core, so a use case's module is imported for its
+rules, never for a type, and bot/core holds no import circle (tests/test_architecture.py). No
+platform types here."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, date, datetime, time, timedelta
 from enum import IntEnum, StrEnum
-from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
 
 from bot.content.items import Kind
-
-if TYPE_CHECKING:
-    from bot.core.schedule import Schedule
 
 PLATFORM_ID = re.compile(r"(tg|dc):-?\d+")  # a person key, never a name to show
 
@@ -289,3 +290,197 @@ class QuizInfo:
 class ScheduleStatus:
     schedule: Schedule
     next_post: datetime  # local time in the schedule's zone
+
+
+# A daily schedule (bot/core/schedule.py parses one and says when it is due)
+@dataclass(frozen=True, slots=True)
+class Schedule:
+    chat_key: str
+    at: time  # local wall-clock time
+    tz: str  # IANA zone name
+    selector: str | None = None  # quiz id or tag to draw from; None: every quiz
+    open_minutes: int | None = None  # None: open until the next daily question
+    updated_at: datetime | None = None  # when it was set; no post for earlier moments
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return ZoneInfo(self.tz)
+
+    def local_date(self, now: datetime) -> date:
+        return now.astimezone(self.zone).date()
+
+    def moment(self, day: date) -> datetime:
+        """The UTC instant of this schedule on a local date.
+
+        A wall time skipped by a spring-forward change resolves to the instant just after the
+        gap (zoneinfo's fold=0 rule, e.g. 02:30 → 03:30 new time); a time repeated in autumn
+        takes its first occurrence. Either way there is exactly one moment per local day.
+        """
+        local = datetime.combine(day, self.at, tzinfo=self.zone)
+        return local.astimezone(UTC)
+
+    def due_day(self, now: datetime) -> date | None:
+        """The local date whose post is due at `now` (it may already have been posted)."""
+        today = self.local_date(now)
+        moment = self.moment(today)
+        if now < moment:
+            return None
+        if self.updated_at is not None and moment < self.updated_at:
+            return None  # set after today's moment: the first post is tomorrow
+        return today
+
+    def next_moment(self, now: datetime, posted_today: bool) -> datetime:
+        today = self.local_date(now)
+        day = today
+        if posted_today or (self.due_day(now) is None and now >= self.moment(today)):
+            day = today + timedelta(days=1)
+        return self.moment(day)
+
+
+# The letter a reader sees for a shown option
+LETTERS = "ABCDEFGHIJKL"
+
+
+def letter(index: int) -> str:
+    return LETTERS[index]
+
+
+# Spaced review (bot/core/review.py)
+@dataclass(frozen=True, slots=True)
+class ReviewStats:
+    cards: int
+    due: int
+    reviews: int
+    right: int
+
+    @property
+    def retention(self) -> float | None:
+        """Share of reviews answered right; None before the first review."""
+        return self.right / self.reviews if self.reviews else None
+
+
+# Item analysis (bot/core/analysis.py computes these)
+MIN_ANSWERS = 10  # below this, no flag: the shares are too noisy to act on
+OBSERVED_EASY = 0.8  # share right from this up: observed easy
+OBSERVED_HARD = 0.4  # below this: observed hard
+ONE_OPTION = (Kind.CHOICE, Kind.TRUEFALSE)  # the kinds answered with one option
+
+
+class Flag(StrEnum):
+    TOO_EASY = "too easy"
+    TOO_HARD = "too hard"
+    DISTRACTOR = "distractor beats answer"
+    NEGATIVE = "negative discrimination"
+
+
+@dataclass(frozen=True, slots=True)
+class OptionShare:
+    """One option as a reader names it: its letter where they saw it, its text."""
+
+    canonical: int
+    letter: str
+    text: str
+    count: int
+    share: float | None  # None: nobody answered the question
+    correct: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ItemStats:
+    question_id: str
+    prompt: str
+    answer: int  # the correct option's canonical index
+    option_counts: tuple[int, ...]  # answers per canonical option
+    discrimination: float | None
+    discriminated: int  # people in the discrimination (with a score on the other questions)
+    median_ms: float | None
+    flags: tuple[Flag, ...]
+    options: tuple[str, ...] = ()  # the options' text by canonical index, in the report's locale
+    order: tuple[int, ...] = ()  # order[shown] = canonical, as a chat saw it; (): the pack's
+    stated: str | None = None  # the difficulty the pack states (easy, medium, hard), if any
+    kind: Kind = Kind.CHOICE
+    # the kinds not answered with one option: how many answered and how many were right (a
+    # multi's option counts are its picks, numbers and texts have none)
+    total: int | None = None
+    right_count: int | None = None
+    right_options: tuple[int, ...] = ()  # a multi's right options (canonical)
+    typed: tuple[tuple[str, int, bool], ...] = ()  # most common answers: (as read, n, right)
+    wrong: tuple[tuple[str, int], ...] = ()  # the most common wrong ones
+
+    @property
+    def shown(self) -> tuple[int, ...]:
+        """The canonical options in the order they are lettered A, B, … for the reader."""
+        return self.order or tuple(range(len(self.option_counts)))
+
+    def letter_of(self, canonical: int) -> str:
+        return letter(self.shown.index(canonical))
+
+    def shown_options(self) -> tuple[OptionShare, ...]:
+        """Every option in the reader's letters and order, with its count and share."""
+        n = self.answered
+        return tuple(
+            OptionShare(
+                canonical=o, letter=letter(position),
+                text=self.options[o] if o < len(self.options) else "",
+                count=self.option_counts[o], share=self.option_counts[o] / n if n else None,
+                correct=o in self.right_options if self.kind is Kind.MULTI
+                else o == self.answer,
+            )
+            for position, o in enumerate(self.shown)
+        )
+
+    @property
+    def answered(self) -> int:
+        return self.total if self.total is not None else sum(self.option_counts)
+
+    @property
+    def observed(self) -> str | None:
+        """The difficulty its answers show (easy, medium, hard); None below MIN_ANSWERS."""
+        share = self.share_right
+        if share is None or self.answered < MIN_ANSWERS:
+            return None
+        return "easy" if share >= OBSERVED_EASY else "hard" if share < OBSERVED_HARD \
+            else "medium"
+
+    @property
+    def right(self) -> int:
+        if self.right_count is not None:
+            return self.right_count
+        return self.option_counts[self.answer] if 0 <= self.answer < len(self.option_counts) \
+            else 0
+
+    @property
+    def share_right(self) -> float | None:
+        return self.right / self.answered if self.answered else None
+
+    @property
+    def option_shares(self) -> tuple[float, ...] | None:
+        n = self.answered
+        return tuple(c / n for c in self.option_counts) if n else None
+
+    @property
+    def popular_distractors(self) -> tuple[int, ...]:
+        """Wrong options chosen more often than the answer (of a choice)."""
+        if self.kind not in ONE_OPTION:
+            return ()
+        return tuple(
+            i for i, c in enumerate(self.option_counts) if i != self.answer and c > self.right
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class QuizReport:
+    quiz_id: str
+    title: str
+    people: int  # who answered at least one of its questions
+    items: tuple[ItemStats, ...]  # in pack order, answered or not
+    stale: int = 0  # answers left out: the question or option is no longer in the pack
+    as_seen: bool = False  # letters as the chat saw each question (else the pack's letters)
+
+    @property
+    def answers(self) -> int:
+        return sum(item.answered for item in self.items)
+
+    @property
+    def max_options(self) -> int:
+        return max((len(item.option_counts) for item in self.items), default=0)

@@ -21,6 +21,7 @@ from bot.core.errors import (
     UnknownQuiz,
     UserError,
 )
+from bot.core.models import LETTERS as LETTERS  # re-exported: adapters letter options here
 from bot.core.models import (
     AnswerResult,
     AnswerStatus,
@@ -32,21 +33,17 @@ from bot.core.models import (
     PersonStats,
     PostSummary,
     QuizInfo,
+    ReviewStats,
     RunSummary,
     ScheduleStatus,
     ShownQuestion,
 )
+from bot.core.models import letter as letter
 from bot.core.ports import RoundSummary
-from bot.core.review import ReviewStats
 from bot.core.schedule import Schedule
 from bot.i18n import Translator, _
 
-LETTERS = "ABCDEFGHIJKL"
 OPTION_CHARS = 48  # an option's text in a list of shares, cut to fit one phone line
-
-
-def letter(index: int) -> str:
-    return LETTERS[index]
 
 
 def short(text: str, width: int = OPTION_CHARS) -> str:

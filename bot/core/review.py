@@ -25,14 +25,14 @@ when cards are due, claimed once per person and local date in the database.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import date, timedelta
 from typing import Protocol
 
 from bot.core.clock import Clock
 from bot.core.deck import Deck
 from bot.core.locales import Locales
-from bot.core.models import AnswerResult, Chat, Person, ShownQuestion
+from bot.core.models import AnswerResult, Chat, Person, ReviewStats, ShownQuestion
 from bot.core.ports import (
     DeliveryStore,
     PeopleStore,
@@ -49,19 +49,6 @@ class ReviewStorage(ReviewStore, PostStore, PeopleStore, DeliveryStore, Protocol
 
 
 KIND = "review"
-
-
-@dataclass(frozen=True, slots=True)
-class ReviewStats:
-    cards: int
-    due: int
-    reviews: int
-    right: int
-
-    @property
-    def retention(self) -> float | None:
-        """Share of reviews answered right; None before the first review."""
-        return self.right / self.reviews if self.reviews else None
 
 
 class Review:

@@ -10,60 +10,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import date, time, timedelta
 from functools import cache
-from zoneinfo import ZoneInfo, available_timezones
+from zoneinfo import available_timezones
 
 from bot.core.errors import BadZone, ScheduleError
+from bot.core.models import Schedule as Schedule  # the value, re-exported with its parsers
 from bot.i18n import _
 
 SUGGESTIONS = 5  # zones offered after one that does not exist
 _TIME = re.compile(r"^(?P<h>[01]?\d|2[0-3])[:.](?P<m>[0-5]\d)$")
-
-
-@dataclass(frozen=True, slots=True)
-class Schedule:
-    chat_key: str
-    at: time  # local wall-clock time
-    tz: str  # IANA zone name
-    selector: str | None = None  # quiz id or tag to draw from; None: every quiz
-    open_minutes: int | None = None  # None: open until the next daily question
-    updated_at: datetime | None = None  # when it was set; no post for earlier moments
-
-    @property
-    def zone(self) -> ZoneInfo:
-        return ZoneInfo(self.tz)
-
-    def local_date(self, now: datetime) -> date:
-        return now.astimezone(self.zone).date()
-
-    def moment(self, day: date) -> datetime:
-        """The UTC instant of this schedule on a local date.
-
-        A wall time skipped by a spring-forward change resolves to the instant just after the
-        gap (zoneinfo's fold=0 rule, e.g. 02:30 → 03:30 new time); a time repeated in autumn
-        takes its first occurrence. Either way there is exactly one moment per local day.
-        """
-        local = datetime.combine(day, self.at, tzinfo=self.zone)
-        return local.astimezone(UTC)
-
-    def due_day(self, now: datetime) -> date | None:
-        """The local date whose post is due at `now` (it may already have been posted)."""
-        today = self.local_date(now)
-        moment = self.moment(today)
-        if now < moment:
-            return None
-        if self.updated_at is not None and moment < self.updated_at:
-            return None  # set after today's moment: the first post is tomorrow
-        return today
-
-    def next_moment(self, now: datetime, posted_today: bool) -> datetime:
-        today = self.local_date(now)
-        day = today
-        if posted_today or (self.due_day(now) is None and now >= self.moment(today)):
-            day = today + timedelta(days=1)
-        return self.moment(day)
 
 
 def parse_time(text: str) -> time:

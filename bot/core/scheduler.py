@@ -30,7 +30,7 @@ from bot.i18n import translator
 
 log = logging.getLogger(__name__)
 
-# How often the keys of old commands (core/ports.py CommandKey) and the steps of old
+# How often the keys of old commands (core/ports/exactly_once.py CommandKey) and the steps of old
 # deliveries (delivery.py) are pruned.
 PRUNE_EVERY = timedelta(hours=1)
 # A claimed day whose question has not reached its chat after this long is posted again:

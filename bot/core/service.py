@@ -268,7 +268,7 @@ class QuizService:
             raise DashboardOff()
         return url
 
-    # chats, and exactly once (core/ports.py CommandKey) -----------------------------------
+    # chats, and exactly once (core/ports/ CommandKey) -----------------------------------
     async def claim_command(self) -> bool:
         """For a command whose effect is a platform send (a file, a prompt, a chart): store
         its key before sending; False if it was handled before (send nothing)."""

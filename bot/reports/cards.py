@@ -57,7 +57,7 @@ def card_key(card: CardText) -> str:
 
 
 class PngCards:
-    """The core's CardRenderer (bot/core/ports.py): blocking, called in a worker thread.
+    """The core's CardRenderer (bot/core/ports/platform.py): blocking, called in a worker thread.
     With `drawing`, a card not kept yet is drawn in that child process (worker.py), so the
     bot's process never loads Pillow, ziamath or Pygments for it; `quizbot run` does that."""
 

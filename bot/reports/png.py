@@ -26,8 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from bot.core.analysis import ItemStats, QuizReport
-from bot.core.models import PostSummary
+from bot.core.models import ItemStats, PostSummary, QuizReport
 from bot.core.render import letter
 from bot.i18n import Translator, translator
 from bot.reports import fonts
@@ -311,7 +310,7 @@ def chart_png(reports: Sequence[QuizReport], title: str | None = None,
 
 
 class PngCharts:
-    """The core's ChartRenderer (bot/core/ports.py), wired in by bot/app.py. With `drawing`,
+    """The core's ChartRenderer (bot/core/ports/), wired in by bot/app.py. With `drawing`,
     every chart is drawn in that child process (bot/reports/worker.py), so the bot's process
     never loads Pillow and its fonts."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.core.analysis import MIN_ANSWERS, Flag, ItemStats, QuizReport
+from bot.core.models import MIN_ANSWERS, Flag, ItemStats, QuizReport
 from bot.core.render import letter, short
 from bot.i18n import translator
 

@@ -1,4 +1,4 @@
-"""Persistence: the core's storage ports (bot/core/ports.py) on SQLite or PostgreSQL.
+"""Persistence: the core's storage ports (bot/core/ports/) on SQLite or PostgreSQL.
 
 `QUIZBOT_DATABASE` chooses: a `postgresql://` URL is a PostgresStorage (many processes on one
 database), anything else a path to a SqliteStorage file (one machine). The operations both

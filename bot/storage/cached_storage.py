@@ -70,7 +70,7 @@ class CachedStorage(ABC):
 
     async def _effect(self, fn: Callable[..., Any], *args: Any) -> Any:
         """A write that is a command's effect: with the command's key, if it has one not
-        claimed yet (core/ports.py CommandKey); AlreadyHandled if the key was stored before."""
+        claimed yet (core/ports/ CommandKey); AlreadyHandled if the key was stored before."""
         command = unclaimed_command()
         if command is None:
             return await self._write(fn, *args)

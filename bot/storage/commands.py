@@ -1,4 +1,4 @@
-"""The keys of the commands handled (core/ports.py CommandKey), written once for every
+"""The keys of the commands handled (core/ports/exactly_once.py CommandKey), written once for every
 database: a command's effect and its key are one transaction, so a redelivered command finds
 its key and its effect is not repeated."""
 

@@ -6,7 +6,7 @@
 `store.post_by_ref(ref)` runs `queries.post_by_ref(sql, ref)` through the backend's `_read`
 (`write`: `_write`, after COMMIT; `effect`: `_effect`, with the command's idempotency key).
 The method's signature is the operation's without its connection, so mypy --strict checks the
-store against the core's ports (bot/core/ports.py) through the operation itself: a parameter
+store against the core's ports (bot/core/ports/) through the operation itself: a parameter
 or a return type that drifts from the port is an error where the store is used as a port.
 """
 

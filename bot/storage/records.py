@@ -1,4 +1,4 @@
-"""Rows to the core's records (bot/core/ports.py), for every database: columns are listed,
+"""Rows to the core's records (bot/core/ports/), for every database: columns are listed,
 rows read by position, stored values converted by the connection's Sql (sql.py)."""
 
 from __future__ import annotations

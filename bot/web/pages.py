@@ -17,12 +17,11 @@ from urllib.parse import quote
 import jinja2
 from aiohttp import web
 
-from bot.core.analysis import MIN_ANSWERS
 from bot.core.analysis_text import flags_text
 from bot.core.dashboard import LINK_LIFETIME, Denied
 from bot.core.dashboard_reads import CHART_DAYS
 from bot.core.errors import UserError
-from bot.core.models import Chat, Period, Person
+from bot.core.models import MIN_ANSWERS, Chat, Period, Person
 from bot.core.render import error_text
 from bot.core.service import QuizService
 from bot.counted_log import CountedLog

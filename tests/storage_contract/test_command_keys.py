@@ -1,4 +1,4 @@
-"""A command's idempotency key (core/ports.py CommandKey), on every store: the write that is
+"""A command's idempotency key (core/ports/ CommandKey), on every store: the write that is
 its effect stores the key in the same transaction, so a redelivery of the command, in this
 process or another on the same database, finds it (AlreadyHandled) and changes nothing; an
 incidental write never claims the key; keys are pruned by age."""

@@ -1,6 +1,6 @@
 """Exactly once through the real python-telegram-bot and the fake Bot API: a command that
 changes state, delivered again to another process on the same database (a SQLite file, a
-PostgreSQL database), runs once (core/ports.py CommandKey); a summary whose send Telegram
+PostgreSQL database), runs once (core/ports/ CommandKey); a summary whose send Telegram
 accepted after the client's timeout appears once; a summary's chart that went out is not
 sent again when its text failed and is retried.
 

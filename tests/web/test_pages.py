@@ -6,10 +6,9 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
-from bot.core.analysis import MIN_ANSWERS
 from bot.core.dashboard_reads import PAGE
 from bot.core.deck import Deck
-from bot.core.models import Chat, Person
+from bot.core.models import MIN_ANSWERS, Chat, Person
 from bot.core.ports import AnswerRecord, NewPost, NewProblemReport
 from tests.web.conftest import CHAT_A, CHAT_B, TITLE_A, Site
 

@@ -47,7 +47,7 @@ class Intake:
             log.info("interaction %s delivered again; dropped", interaction.id)
             return False
         self._recent[interaction.id] = None
-        # its idempotency key for the rest of this task (core/ports.py CommandKey): a command
+        # its idempotency key for the rest of this task (core/ports/ CommandKey): a command
         # that changes state stores it with its effect, so it runs once in any process
         enter_command(f"dc:{interaction.id}", interaction.created_at)
         if len(self._recent) > self.remember:

@@ -8,7 +8,7 @@ command (the core's UserError) reaches `on_error`, which shows it in the reader'
 Every handler may see the same update twice (after a crash, Telegram sends again what was
 not confirmed yet; see polling.py and webhook.py): answers are made final by the database; a
 command or press that changes state stores its update id with its effect, so a second
-delivery, in any process, finds it and stops (AlreadyHandled, in `on_error`; core/ports.py
+delivery, in any process, finds it and stops (AlreadyHandled, in `on_error`; core/ports/
 CommandKey); commands whose effect is a send claim the key first (`send_once`); this
 process also remembers what it handled (redelivery.py) to skip a repeat without a write.
 

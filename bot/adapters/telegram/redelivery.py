@@ -3,7 +3,7 @@
 Telegram sends again whatever was not confirmed when the bot died (polling.py confirms a
 batch only after handling it; a webhook answers only after handling), and may deliver a press
 twice. Answers are made final by the database, and a command or press that changes state by
-its update id stored with its effect (core/ports.py CommandKey), in every process. This only
+its update id stored with its effect (core/ports/ CommandKey), in every process. This only
 saves a repeat within one process its trip to the database. It is only memory, so it never
 has the last word: a command or press that failed, or asked to come again later, is
 forgotten (handlers.py), so Telegram's next delivery of it runs again instead of being

@@ -5,7 +5,7 @@
 - `handle`: the Application's handlers and error handler, then the outcome. `outcome_of`
   decides it from the failure, for polling and webhooks alike (handlers.on_error marks it):
   - DONE: handled, or refused by the core and told so, or a command already handled (its
-    key is stored with its effect: core/ports.py CommandKey). Confirmed.
+    key is stored with its effect: core/ports/exactly_once.py CommandKey). Confirmed.
   - UNSTORED: the storage cannot be used for now (core/storage_faults.py: a connection
     lost, a full disk, a read-only file system); nothing was stored. Never confirmed: a
     webhook answers 503 and polling holds back its offset, so Telegram sends it again, and
@@ -115,7 +115,7 @@ async def handle(app: TelegramApp, update: Update) -> Outcome:
     box = [Outcome.DONE]
     token = _outcome.set(box)
     try:
-        # the update id is the command's idempotency key (core/ports.py CommandKey): Telegram
+        # the update id is the command's idempotency key (core/ports/ CommandKey): Telegram
         # keeps it when it sends the update again, to this process or another
         with command_key(key_of(app, update), app.bot_data.service.clock.now()):
             await app.process_update(update)  # handlers and error handler run in this task

@@ -9,12 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-from bot.core.models import PostSummary, ShownQuestion
-
-if TYPE_CHECKING:
-    from bot.core.analysis import QuizReport
+from bot.core.models import PostSummary, QuizReport, ShownQuestion
 
 
 class ChatGone(Exception):

@@ -1,4 +1,4 @@
-"""PostgresStorage: the core's storage ports (bot/core/ports.py) on a PostgreSQL database.
+"""PostgresStorage: the core's storage ports (bot/core/ports/) on a PostgreSQL database.
 
 The same guarantees as SqliteStorage, for any number of processes on one database:
 - schema.py        versioned migrations, run at open under pg_advisory_xact_lock; a database

@@ -1,4 +1,4 @@
-"""SqliteStorage: the core's storage ports (bot/core/ports.py) on one SQLite file.
+"""SqliteStorage: the core's storage ports (bot/core/ports/) on one SQLite file.
 
 The parts, each in its own module:
 - connection.py   opening a file: WAL, synchronous=FULL, the file is ours or refused
