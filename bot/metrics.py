@@ -2,8 +2,8 @@
 
 Served at `/metrics` on QUIZBOT_METRICS_LISTEN (host:port) by bot/metrics_endpoint.py, one
 daemon thread with its own event loop and bounded connections: a scrape never waits for the
-bot's event loop, and a busy loop never delays a scrape. Unset, nothing listens and the core counts nothing (it gets `NoMeter`); the
-SQLite writer's few per-batch updates run either way.
+bot's event loop, and a busy loop never delays a scrape. Unset, nothing listens and the core
+counts nothing (it gets `NoMeter`); the SQLite writer's few per-batch updates run either way.
 
 The core reports through its `Meter` port (`PrometheusMeter` below); storage and the adapters,
 outside the core, update the objects here directly. Labels are few and fixed (platform,

@@ -4,9 +4,10 @@ and a restore that checks the copy before it replaces anything.
 Backup
 - SQLite: the online backup API (`sqlite3.Connection.backup`) copies every page inside one
   read transaction held across its steps, so the copy is one consistent moment while the bot
-  goes on writing (WAL lets it), and it can stop between steps. Copying the file with `cp` is not a backup: the newest answers may
-  be in the `-wal` file beside it. The copy is a self-contained file (rollback journal, no
-  `-wal`), checked (`PRAGMA integrity_check`) before it takes FILE's name.
+  goes on writing (WAL lets it), and it can stop between steps. Copying the file with `cp` is
+  not a backup: the newest answers may be in the `-wal` file beside it. The copy is a
+  self-contained file (rollback journal, no `-wal`), checked (`PRAGMA integrity_check`)
+  before it takes FILE's name.
 - PostgreSQL: `pg_dump --format=custom` when pg_dump is on PATH (one snapshot: consistent
   while bots write), checked with `pg_restore --list`. Without it (or with `logical`), a
   logical copy into a SQLite file (`db copy` reading the source in one REPEATABLE READ
