@@ -31,7 +31,7 @@ from bot.content.loader import quiz_files  # the files load_catalog reads
 from bot.content.media import BadImage
 from bot.content.problems import Problem, has_errors
 from bot.core import render
-from bot.core.analysis import analyse
+from bot.core.item_stats import analyse
 from bot.core.models import Chat, Period
 from bot.core.ports import Storage, StorageError
 from bot.i18n import translator

@@ -1,5 +1,5 @@
 """/analysis runs its analysis in a worker thread, once: the event loop keeps answering other
-chats meanwhile (bot/core/item_analysis.py)."""
+chats meanwhile (bot/core/chat_analysis.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from bot.core import item_analysis
-from bot.core.analysis import analyse as real_analyse  # what item_analysis calls, unpatched
+from bot.core import chat_analysis
+from bot.core.item_stats import analyse as real_analyse  # what chat_analysis calls, unpatched
 from bot.core.models import Chat, Person
 from bot.core.service import QuizService
 from tests.clock import FakeClock
@@ -47,7 +47,7 @@ async def test_the_analysis_runs_once_in_a_worker_while_other_chats_are_answered
         assert release.wait(WAIT), "the event loop stood still while the analysis ran"
         return real_analyse(*args, **kwargs)
 
-    monkeypatch.setattr(item_analysis, "analyse", analyse)
+    monkeypatch.setattr(chat_analysis, "analyse", analyse)
     analysis = asyncio.create_task(service.item_analysis.for_chat(GROUP, allowed=True))
     assert await asyncio.to_thread(running.wait, WAIT)
     result = await service.answer(elsewhere, BO, 1)  # another chat, answered meanwhile

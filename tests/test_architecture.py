@@ -185,29 +185,29 @@ def test_every_door_is_a_method_of_a_part_the_facade_exposes() -> None:
         authoring,
         boards,
         cards,
+        chat_analysis,
         chat_settings,
         clock,
         daily,
         dashboard,
         delivery,
-        item_analysis,
         live,
         locales,
         privacy,
         problem_reports,
         questions,
+        quiz_runs,
         review,
         review_export,
-        runs,
     )
     classes = {
         "asking": asking.Asking, "authoring": authoring.Authoring, "boards": boards.Boards,
         "cards": cards.Cards, "chat_settings": chat_settings.ChatSettingsRules,
         "clock": clock.Clock, "daily": daily.Daily, "dashboard": dashboard.DashboardAccess,
-        "delivery": delivery.Delivery, "item_analysis": item_analysis.ItemAnalysis,
+        "delivery": delivery.Delivery, "item_analysis": chat_analysis.ItemAnalysis,
         "live": live.Live, "locales": locales.Locales, "privacy": privacy.Privacy,
         "problem_reports": problem_reports.ProblemReports, "questions": questions.Questions,
-        "review_deck": review_export.ReviewExport, "spaced": review.Review, "runs": runs.Runs,
+        "review_deck": review_export.ReviewExport, "spaced": review.Review, "runs": quiz_runs.Runs,
     }
     for part, doors in CONSOLE_DOORS.items():
         for door in doors:

@@ -14,7 +14,7 @@ import pytest
 from PIL import Image
 
 from bot.core.cards import Cards
-from bot.core.item_analysis import Charts
+from bot.core.chat_analysis import Charts
 from bot.core.models import ShownQuestion
 from bot.reports.card import WIDTH, CardText, card_png
 from bot.reports.cards import PngCards

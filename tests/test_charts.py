@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import pytest
 
-from bot.core.item_analysis import MAX_CHART_OPTIONS, chart_rows
+from bot.core.chat_analysis import MAX_CHART_OPTIONS, chart_rows
 from bot.core.models import ItemStats, PostSummary, QuizReport, ShownQuestion
 from bot.reports import chart_drawing, chart_size, fonts, png, summary_chart_size, summary_drawing
 from bot.reports.fonts import Face, parse_charset, runs
@@ -138,7 +138,7 @@ def test_no_answers_is_a_small_chart_that_says_so() -> None:
 
 
 def test_many_questions_stay_readable_once_telegram_scales_the_photo() -> None:
-    """The caps (bot/core/item_analysis.py) against the worst case: a quiz of many questions
+    """The caps (bot/core/chat_analysis.py) against the worst case: a quiz of many questions
     with the most options a pack may have."""
     for options in (2, 4, 10):
         texts = tuple(f"Option {o}" for o in range(options))

@@ -386,7 +386,7 @@ def shown(locale: str) -> ShownQuestion:
 def analysis_texts(t: Translator) -> dict[str, str]:
     """/analysis: a quiz with a flagged question, a chart that leaves some out, and none."""
     from bot.core.analysis_text import analysis_blocks
-    from bot.core.item_analysis import ChatAnalysis
+    from bot.core.chat_analysis import ChatAnalysis
     from bot.core.models import Flag, ItemStats, QuizReport
 
     item = ItemStats("ga-main", "What?", 0, (2, 9, 1), -0.25, 12, 15_300.0,

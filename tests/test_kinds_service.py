@@ -15,8 +15,8 @@ import pytest
 from bot.content import Catalog, load_catalog
 from bot.content.items import Kind, Quiz
 from bot.core import render
-from bot.core.analysis import analyse_figures, analyse_quiz
 from bot.core.deck import Deck, rating
+from bot.core.item_stats import analyse_figures, analyse_quiz
 from bot.core.live import LIVE_KINDS, LiveError, Podium
 from bot.core.models import (
     AnswerStatus,

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.core.analysis import analyse_quiz
+from bot.core.item_stats import analyse_quiz
 from bot.core.ports import AnswerRecord
 from bot.reports import chart_png, chart_size, report_text
 from bot.storage import SqliteStorage
-from tests.test_analysis import SMALL, SMALL_ANSWERS, flags_answers, quiz
+from tests.test_item_stats import SMALL, SMALL_ANSWERS, flags_answers, quiz
 
 PACK = """\
 id: four

@@ -262,7 +262,7 @@ async def test_stats_and_streaks(service: QuizService) -> None:
 async def test_review_lists_missed(service: QuizService) -> None:
     q = await ask(service, GROUP)
     await service.answer(q.post_id, ADA, (q.correct + 1) % 3)
-    [missed] = await service.boards.review(ADA)
+    [missed] = await service.boards.missed(ADA)
     assert missed.question_id == q.question_id and missed.correct_text == q.options[q.correct]
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from bot.core.item_analysis import ChatAnalysis
+from bot.core.chat_analysis import ChatAnalysis
 from bot.core.models import MIN_ANSWERS, Flag, ItemStats
 from bot.core.render import option_share, short
 from bot.i18n import Translator, _

@@ -26,8 +26,8 @@ from bot.core.locales import Locales
 from bot.core.models import AnswerResult, AnswerStatus, Chat, Confidence, Person, Response
 from bot.core.ports import AnswerRecord, AnswerStore, PostRecord, PostStore, RunStore
 from bot.core.questions import Questions, is_open
+from bot.core.quiz_runs import Runs
 from bot.core.review import Review
-from bot.core.runs import Runs
 
 
 class AnswersStorage(AnswerStore, PostStore, RunStore, Protocol):

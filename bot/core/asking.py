@@ -36,8 +36,8 @@ from bot.core.locks import KeyedLocks
 from bot.core.models import Chat, Person, ShownQuestion
 from bot.core.ports import LeaseStore, LiveStore, PostStore, RoundStore
 from bot.core.questions import Questions, is_open
+from bot.core.quiz_runs import Runs
 from bot.core.rounds import Rounds, check_count
-from bot.core.runs import Runs
 
 log = logging.getLogger(__name__)
 

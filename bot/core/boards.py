@@ -95,7 +95,7 @@ class Boards:
             calibration=calibration,
         )
 
-    async def review(
+    async def missed(
         self, person: Person, locale: str = DEFAULT_LOCALE, limit: int = 10
     ) -> list[MissedQuestion]:
         """Questions whose latest answer by this person was wrong, for a second look, with

@@ -7,8 +7,8 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from bot.core.chat_analysis import Charts
 from bot.core.clock import Clock
-from bot.core.item_analysis import Charts
 from bot.core.models import ShownQuestion
 from bot.core.ports import CardRenderer, UploadStore
 

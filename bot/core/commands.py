@@ -86,7 +86,7 @@ class Command:
 
 
 COMMANDS: tuple[Command, ...] = (
-    # asking (core/asking.py, rounds.py, runs.py)
+    # asking (core/asking.py, rounds.py, quiz_runs.py)
     Command(
         "quiz",
         telegram=On(
@@ -193,7 +193,7 @@ COMMANDS: tuple[Command, ...] = (
         ),
         menu=Menu(8, _("This chat's question time and mode (admins)")),
     ),
-    # item analysis (core/item_analysis.py)
+    # item analysis (core/chat_analysis.py)
     Command(
         "analysis", admin=True,
         telegram=On(Line(_("/analysis [quiz] — which questions work, with a chart"))),

@@ -17,8 +17,8 @@ from zoneinfo import ZoneInfo
 
 from bot.content import Catalog
 from bot.core import answer_text
-from bot.core.analysis import analyse_figures, as_seen_in_chat
 from bot.core.clock import Clock
+from bot.core.item_stats import analyse_figures, as_seen_in_chat
 from bot.core.models import Period, QuizReport
 from bot.core.ports import (
     AnswerCursor,

@@ -30,8 +30,8 @@ from dataclasses import replace
 from datetime import date, datetime, timedelta
 from typing import Protocol
 
+from bot.core.chat_analysis import Charts
 from bot.core.clock import Clock
-from bot.core.item_analysis import Charts
 from bot.core.models import PostSummary, ShownQuestion
 from bot.core.ports import (
     ChatGone,

@@ -359,7 +359,7 @@ class ReviewStats:
         return self.right / self.reviews if self.reviews else None
 
 
-# Item analysis (bot/core/analysis.py computes these)
+# Item analysis (bot/core/item_stats.py computes these)
 MIN_ANSWERS = 10  # below this, no flag: the shares are too noisy to act on
 OBSERVED_EASY = 0.8  # share right from this up: observed easy
 OBSERVED_HARD = 0.4  # below this: observed hard

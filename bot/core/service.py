@@ -5,8 +5,8 @@ The parts, each with its dependencies passed in:
 - questions.py  choosing, posting, rendering and closing questions
 - asking.py     /quiz in any chat: what replaces what, who a question is for
 - answers.py    the hot path: an answer stored once and final
-- runs.py       one person through a whole quiz
-- boards.py     leaderboards, stats, review
+- quiz_runs.py       one person through a whole quiz
+- boards.py     leaderboards, stats, missed questions
 - daily.py      a chat's daily question
 - review.py     spaced review (FSRS cards, /review, /remind)
 - locales.py    which language a person or a chat reads
@@ -14,7 +14,7 @@ The parts, each with its dependencies passed in:
 - rounds.py     N questions in a row in a shared chat
 - chat_settings.py  a chat's question time, mode, chart and who asks (/settings)
 - problem_reports.py  "⚑" and /report: what is wrong with a question; admins resolve
-- item_analysis.py  /analysis for admins, and charts on close summaries
+- chat_analysis.py  /analysis for admins, and charts on close summaries
 - authoring.py  quiz polls sent by an author become a draft pack, published
 - privacy.py    /mydata: a person's data sent to them, or deleted everywhere
 - dashboard.py  /dashboard: signed links to a chat's web dashboard (dashboard_reads.py: its pages)
@@ -39,6 +39,7 @@ from bot.core.asking import Asking
 from bot.core.authoring import Authoring
 from bot.core.boards import Boards
 from bot.core.cards import Cards
+from bot.core.chat_analysis import Charts, ItemAnalysis
 from bot.core.chat_settings import ChatSettingsRules
 from bot.core.clock import Clock, SystemClock
 from bot.core.daily import Daily
@@ -46,7 +47,6 @@ from bot.core.dashboard import DashboardAccess
 from bot.core.dashboard_reads import DashboardReads
 from bot.core.delivery import Delivery
 from bot.core.errors import BadPeriod, DashboardOff, UnknownQuiz, may_not_change_language
-from bot.core.item_analysis import Charts, ItemAnalysis
 from bot.core.leadership import Leadership
 from bot.core.live import (
     LIVE_SECONDS,
@@ -80,10 +80,10 @@ from bot.core.ports import (
 from bot.core.privacy import MyData, Privacy
 from bot.core.problem_reports import ProblemReports
 from bot.core.questions import Questions
+from bot.core.quiz_runs import Runs
 from bot.core.review import Review
 from bot.core.review_export import ReviewExport
 from bot.core.rounds import Rounds
-from bot.core.runs import Runs
 
 DEFAULT_QUESTION_TIME = timedelta(minutes=10)
 

@@ -1,4 +1,4 @@
-"""Item-analysis reports (bot/core/analysis.py) for people: a text table and PNG charts.
+"""Item-analysis reports (bot/core/item_stats.py) for people: a text table and PNG charts.
 
 `report_text` is plain Python. The charts are drawn with Pillow (bot/reports/png.py), imported
 only when a chart is drawn.

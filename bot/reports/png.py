@@ -14,7 +14,7 @@ Pillow is imported when a chart is drawn, so a bot or a `quizbot report` without
 loads it.
 
 Sizes are in pixels of the sent image; the smallest text is SMALL (18 px), and the item
-analysis is capped (bot/core/item_analysis.py) so that Telegram's downscaling of a photo to
+analysis is capped (bot/core/chat_analysis.py) so that Telegram's downscaling of a photo to
 1,280 pixels on its longer side keeps it above 11 px.
 """
 

@@ -23,7 +23,7 @@ quiz, moves their older questions' rows from their old (answered, correct) group
 one and adds the new questions' (apply_chunk). Inserting an answer that is already counted
 changes nothing, so a chunk applied after a recount (a migration's, a chat's move) is never
 counted twice. Rightness is the answer's as scored when it was given; the option counts
-follow the pack's current key (bot/core/analysis.py).
+follow the pack's current key (bot/core/item_stats.py).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """ItemStore.shown_orders on every store: each question's option order at its latest post in
-one chat, what /analysis letters the options by (bot/core/item_analysis.py)."""
+one chat, what /analysis letters the options by (bot/core/chat_analysis.py)."""
 
 from __future__ import annotations
 

@@ -59,7 +59,7 @@ class AnswerRecord:
 
 @dataclass(frozen=True, slots=True)
 class ItemResponse:
-    """One person's first answer to one question (item analysis, bot/core/analysis.py)."""
+    """One person's first answer to one question (item analysis, bot/core/item_stats.py)."""
 
     person_key: str
     chat_key: str
@@ -222,7 +222,7 @@ class CardRecord:
 class ItemGroup:
     """People who gave the same first answers in a quiz: `answered` first answers there,
     `correct` of them right, and right (1) or wrong (0) on this question. Enough to compute a
-    question's discrimination (bot/core/analysis.py) without reading one answer."""
+    question's discrimination (bot/core/item_stats.py) without reading one answer."""
 
     quiz_id: str
     question_id: str

@@ -1,6 +1,6 @@
 """/analysis for a chat's admins, and the chart on a question's close summary.
 
-The figures are analysis.py's, from the chat's stored answers, lettered as that chat saw each
+The figures are item_stats.py's, from the chat's stored answers, lettered as that chat saw each
 question (`as_seen_in_chat`), so /analysis names an option by the same letter as the chat's
 close summary did. Drawing is the ChartRenderer port's (bot/reports/png.py: no imaging
 library enters the core). The analysis of a big chat (hundreds of thousands of answers) and
@@ -21,8 +21,8 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol, TypeVar
 
 from bot.content.items import DEFAULT_LOCALE
-from bot.core.analysis import analyse, as_seen_in_chat
 from bot.core.errors import UnknownQuiz, may_not_see_analysis
+from bot.core.item_stats import analyse, as_seen_in_chat
 from bot.core.models import Chat, ItemStats, PostSummary, QuizReport
 from bot.core.ports import ChartRenderer, ItemStore, LiveStore, PeerVotes, SettingsStore
 from bot.core.questions import Questions

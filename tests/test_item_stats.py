@@ -1,4 +1,4 @@
-"""Item analysis (bot/core/analysis.py) against examples computed by hand, and the storage
+"""Item analysis (bot/core/item_stats.py) against examples computed by hand, and the storage
 read it uses (each person's first answer per question)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from bot.content import Catalog, Quiz
-from bot.core.analysis import _flagged, analyse, analyse_figures, analyse_quiz, correlation
+from bot.core.item_stats import _flagged, analyse, analyse_figures, analyse_quiz, correlation
 from bot.core.models import MIN_ANSWERS, Flag, ItemStats
 from bot.core.ports import AnswerRecord, ItemResponse, Storage
 from bot.storage.item_figures import figures_of

@@ -1,4 +1,4 @@
-"""/analysis and the close-summary chart in the core (item_analysis.py, analysis_text.py),
+"""/analysis and the close-summary chart in the core (chat_analysis.py, analysis_text.py),
 through a FakePort: who may see it, what it says, the chart it draws (a valid PNG of the
 expected size), the chart setting per chat, and a chart that fails never costing a summary."""
 
@@ -11,13 +11,13 @@ from dataclasses import replace
 import pytest
 
 from bot.core.analysis_text import analysis_blocks, chunks
-from bot.core.errors import BadChart, NotAllowed, UnknownQuiz
-from bot.core.item_analysis import (
+from bot.core.chat_analysis import (
     MAX_CHART_QUESTIONS,
     MAX_CHART_QUIZZES,
     ChatAnalysis,
     chart_rows,
 )
+from bot.core.errors import BadChart, NotAllowed, UnknownQuiz
 from bot.core.models import Chat, ItemStats, Person, PostSummary, QuizReport
 from bot.core.service import QuizService
 from bot.i18n import translator
@@ -146,7 +146,7 @@ async def test_a_failing_chart_leaves_the_text(
     service.charts.renderer = broken
     post = await asked(service, port)
     await answered(service, post, right=[ADA])
-    with caplog.at_level(logging.WARNING, logger="bot.core.item_analysis"):
+    with caplog.at_level(logging.WARNING, logger="bot.core.chat_analysis"):
         first = await service.item_analysis.for_chat(GROUP, allowed=True)
         second = await service.item_analysis.for_chat(GROUP, allowed=True)
     assert first.reports and first.chart is None and second.chart is None
@@ -204,7 +204,7 @@ async def test_a_failing_chart_never_costs_the_summary(
     service.charts.renderer = Broken()
     await service.chat_settings.change(GROUP, allowed=True, chart=True)
     posts = []
-    with caplog.at_level(logging.WARNING, logger="bot.core.item_analysis"):
+    with caplog.at_level(logging.WARNING, logger="bot.core.chat_analysis"):
         for _ in range(3):
             post = await asked(service, port)
             await answered(service, post, right=[BO])
