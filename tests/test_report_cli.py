@@ -214,3 +214,100 @@ def test_chart_of_answers_differs_from_an_empty_one() -> None:
     small = analyse_quiz(SMALL, SMALL_ANSWERS)
     empty = analyse_quiz(SMALL, [])
     assert chart_png([small]) != chart_png([empty])
+
+
+# --- every kind of question -----------------------------------------------------------------
+
+KINDS = Path(__file__).parent / "data" / "kinds" / "kinds.yaml"
+
+
+async def seed_kinds(tmp_path: Path) -> None:
+    """Seven people in tg:-1 answer the kinds pack's select-all, number, text and order
+    questions, stored as the bot stores them (option -1, the canonical response)."""
+    (tmp_path / "content").mkdir()
+    (tmp_path / "content" / "kinds.yaml").write_bytes(KINDS.read_bytes())
+    t0 = datetime(2026, 3, 1, tzinfo=UTC)
+    # (question, response, right) per person: the multi's key is 0, 1, 3; 0.4 ± 0.05 GB
+    given = {
+        "k-multi": [("0,1,3", True)] * 3 + [("0,2", False)] * 4,
+        "k-num": [("0.4", True)] * 3 + [("0.42", True), ("4", False), ("4", False),
+                                       ("40", False)],
+        "k-text": [("recomputation", True)] * 2 + [("checkpointing", False)] * 5,
+        "k-order": [("0,1,2,3", True)] * 2 + [("1,0,2,3", False)] * 4 + [("3,2,1,0", False)],
+    }
+    storage = SqliteStorage(tmp_path / "quiz.db")
+    await storage.open()
+    try:
+        await storage.upsert_chat("tg:-1", "tg:-1")
+        for i, (question, answers) in enumerate(given.items()):
+            when = t0 + timedelta(minutes=i)
+            post = await storage.create_post("tg:-1", "kinds", question, (3, 1, 0, 2), "en",
+                                             when)
+            for p, (response, right) in enumerate(answers):
+                outcome, _ = await storage.record_answer(AnswerRecord(
+                    post.id, f"tg:{p}", -1, right, when + timedelta(seconds=p), 4000,
+                    name=f"p{p}", response=response))
+                assert outcome == "inserted"
+    finally:
+        await storage.close()
+
+
+async def test_report_marks_every_right_option_and_lists_the_typed_answers(
+    tmp_path: Path
+) -> None:
+    await seed_kinds(tmp_path)
+    proc = quizbot(tmp_path, "report", "--quiz", "kinds")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+
+    def under(question: str) -> list[str]:
+        """A question's row and the lines under it, up to the next row."""
+        start = next(i for i, line in enumerate(lines) if line.startswith(question + " "))
+        end = next(i for i in range(start + 1, len(lines))
+                   if not lines[i].startswith(" "))
+        return [line.strip() for line in lines[start:end]]
+
+    # select all: A, B and D are right, each starred; shares of those who picked each
+    multi = under("k-multi")
+    assert multi[0].split()[-8:-2] == ["7", "43%", "*100%", "*43%", "57%", "*43%"]
+    assert multi[1] == ("A*) A larger micro-batch  B*) A longer sequence  "
+                        "C) A lower learning rate  D*) More layers")
+    # a number with its unit, the tolerance's 0.42 right too; the commonest first
+    assert under("k-num")[1:] == [
+        "answers: “0.4 GB” 3 (43%) * · “4 GB” 2 (29%) · “0.42 GB” 1 (14%) * · “40 GB” 1 (14%)"]
+    assert under("k-text")[1:] == [
+        "answers: “checkpointing” 5 (71%) · “recomputation” 2 (29%) *"]
+    # an order: no option columns; its items numbered as its answers name them
+    assert under("k-order")[1:] == [
+        "1) Receive activations  2) Run forward  3) Run backward  4) Send gradients back",
+        "answers: “2 → 1 → 3 → 4” 4 (57%) · “1 → 2 → 3 → 4” 2 (29%) * · “4 → 3 → 2 → 1” 1 (14%)"]
+    assert not any("*" in cell for cell in under("k-num")[0].split()[3:])  # nothing starred
+    assert "Select all: * on each right option; A, B, …: the share who picked it." in lines
+
+
+def test_report_lists_a_wrong_answer_past_the_commonest() -> None:
+    """More distinct answers than are listed: the commonest wrong one not among them follows;
+    one already listed is not said twice."""
+    from bot.content.loader import load_file
+    from bot.core.ports import ItemResponse
+
+    quiz, _ = load_file(KINDS)
+    assert quiz is not None
+
+    def lines_under_k_num(numbers: list[str]) -> list[str]:
+        responses = [ItemResponse(f"tg:{p}", "tg:-1", "kinds", "k-num", -1, n != "4", 3000, n)
+                     for p, n in enumerate(numbers)]
+        lines = [line.strip() for line in report_text([analyse_quiz(quiz, responses)])
+                 .splitlines()]
+        row = next(i for i, line in enumerate(lines) if line.startswith("k-num"))
+        return lines[row + 1:row + 3]
+
+    # five right forms (0.36 … 0.41 GB, all within 0.4 ± 0.05) twice each fill the list
+    right = [n for n in ("0.36", "0.37", "0.38", "0.39", "0.41") for _ in range(2)]
+    listed, wrong = lines_under_k_num([*right, "4"])
+    assert listed.startswith("answers: “0.36 GB” 2 (18%) * · ") and listed.count("*") == 5
+    assert "“4 GB”" not in listed
+    assert wrong == "most common wrong: “4 GB” 1 (9%)"
+    listed, after = lines_under_k_num(["4", "4", *right[:4]])
+    assert listed == "answers: “4 GB” 2 (33%) · “0.36 GB” 2 (33%) * · “0.37 GB” 2 (33%) *"
+    assert not after.startswith("most common wrong")  # "4" is listed already

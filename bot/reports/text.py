@@ -2,7 +2,10 @@
 
 Across chats every chat saw its own shuffle, so the columns A, B, … are the pack's letters
 (the key says so), and each question's options are listed under its row by those letters
-with their text, so a letter is never read alone.
+with their text, so a letter is never read alone. A select-all question stars each right
+option; a number's, a text's or an order's most common answers are listed under its row (an
+order's items numbered as the pack lists them, as its answers name them), as a close summary
+lists a post's.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bot.content.items import Kind
 from bot.core.models import MIN_ANSWERS, Flag, ItemStats, QuizReport
 from bot.core.render import letter, short
 from bot.i18n import translator
@@ -18,6 +22,7 @@ EN = translator("en")  # the operator's English, plurals through the catalog
 
 PROMPT_WIDTH = 30
 OPTION_WIDTH = 24  # an option's text in the list under its question's row
+ANSWER_WIDTH = 24  # a typed answer's text in the list under its question's row
 NONE = "-"
 
 
@@ -75,7 +80,7 @@ def _table(report: QuizReport) -> list[str]:
             if o >= len(item.option_counts):
                 cells.append("")
                 continue
-            mark = "*" if o == item.answer else ""
+            mark = "*" if o in _right(item) else ""
             cells.append(f"{mark}{percent(None if shares is None else shares[o])}")
         row = [
             item.question_id.ljust(id_width),
@@ -88,11 +93,29 @@ def _table(report: QuizReport) -> list[str]:
             ", ".join(flag_text(item, f) for f in item.flags),
         ]
         lines.append("  ".join(row).rstrip())
-        if item.options:
-            lines.append(" " * (id_width + 2) + "  ".join(
+        indent = " " * (id_width + 2)
+        if item.kind is Kind.ORDER:  # no option columns: its items by the numbers its answers use
+            lines.append(indent + "  ".join(f"{n}) {short(text, OPTION_WIDTH)}"
+                                            for n, text in enumerate(item.options, 1)))
+        elif item.options:
+            lines.append(indent + "  ".join(
                 f"{o.letter}{'*' if o.correct else ''}) {short(o.text, OPTION_WIDTH)}"
                 for o in item.shown_options()))
+        if item.typed:
+            lines.append(indent + "answers: " + " · ".join(
+                f"“{short(text, ANSWER_WIDTH)}” {n} ({percent(n / item.answered)})"
+                + (" *" if right else "") for text, n, right in item.typed))
+            listed = {text for text, _n, _right in item.typed}
+            if wrong := [(text, n) for text, n in item.wrong if text not in listed]:
+                lines.append(indent + "most common wrong: " + " · ".join(
+                    f"“{short(text, ANSWER_WIDTH)}” {n} ({percent(n / item.answered)})"
+                    for text, n in wrong))
     return lines
+
+
+def _right(item: ItemStats) -> tuple[int, ...]:
+    """The canonical options starred: every right one of a select-all question."""
+    return item.right_options if item.kind is Kind.MULTI else (item.answer,)
 
 
 def report_text(reports: Sequence[QuizReport], scope: Scope = Scope()) -> str:
@@ -115,6 +138,9 @@ def report_text(reports: Sequence[QuizReport], scope: Scope = Scope()) -> str:
         "* marks the correct option; n: people who answered; right and A, B, …: their shares.",
         "A, B, …: the options in the pack's order (each chat saw its own shuffle), listed under"
         " each row.",
+        "Select all: * on each right option; A, B, …: the share who picked it.",
+        "answers: a number's, a text's or an order's most common (an order by its items'"
+        " numbers), * if right.",
         "disc: correlation (-1 to +1) between getting the question right and the person's score",
         "on the quiz's other questions; near 0 or below, it does not tell who knows the topic.",
         "- when undefined (everyone right or wrong, too few people). median: answer time.",
