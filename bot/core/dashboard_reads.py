@@ -19,7 +19,7 @@ from bot.content import Catalog
 from bot.core import answer_text
 from bot.core.clock import Clock
 from bot.core.item_stats import analyse_figures, as_seen_in_chat
-from bot.core.models import Period, QuizReport
+from bot.core.models import Confidence, Period, QuizReport
 from bot.core.ports import (
     AnswerCursor,
     AnswerRow,
@@ -127,6 +127,9 @@ class PersonPage:
     topics: tuple[TopicLine, ...] = ()  # each quiz they answered here, the weakest first
     last_seen: datetime | None = None  # in the chat's time zone
     day_streak: int = 0  # their current run of right daily answers here
+    # how often they were right when they said sure, think so or guessing, the most sure
+    # first; () where this chat never asked them how sure
+    calibration: tuple[SaidLine, ...] = ()
 
     @property
     def answered(self) -> int:
@@ -155,6 +158,19 @@ class ReportsPage:
 @dataclass(frozen=True, slots=True)
 class TopicLine:
     title: str
+    answered: int
+    correct: int
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.answered if self.answered else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class SaidLine:
+    """The answers given with one confidence, as /stats' calibration counts them."""
+
+    said: Confidence
     answered: int
     correct: int
 
@@ -283,10 +299,14 @@ class DashboardReads:
         # as the Questions page letters them as the chat saw them
         orders = {post_id: post.order for post_id in {r.post_id for r in shown}
                   if (post := await self.storage.get_post(post_id)) is not None}
+        # this chat's answers only, as the cards: how sure they were elsewhere is not shown
+        said = await self.storage.person_calibration(person_key, chat_key)
+        calibration = tuple(SaidLine(Confidence(c), *said[c]) for c in sorted(said, reverse=True)
+                            if c in Confidence._value2member_map_)
         return PersonPage(person_key, name,
                           tuple(self.line(r, locale, zone, orders.get(r.post_id)) for r in shown),
                           cursor, cards, self.topics(quizzes, locale),
-                          None if last is None else last.astimezone(zone), streak)
+                          None if last is None else last.astimezone(zone), streak, calibration)
 
     def topics(self, quizzes: dict[str, tuple[int, int]], locale: str) -> tuple[TopicLine, ...]:
         """(answered, right) per quiz as topics, the weakest first."""

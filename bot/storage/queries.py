@@ -214,13 +214,17 @@ async def person_totals(db: Sql, person_key: str) -> dict[str, tuple[int, int]]:
     return {r[0]: (int(r[1]), int(r[2])) for r in rows}
 
 
-async def person_calibration(db: Sql, person_key: str) -> dict[int, tuple[int, int]]:
+async def person_calibration(
+    db: Sql, person_key: str, chat_key: str | None = None
+) -> dict[int, tuple[int, int]]:
     """Answers per confidence said (only those where it was asked), and how many were right:
-    read from the answers (a range of answers_person), as /stats is read once at a time."""
+    read from the answers (a range of answers_person), as /stats is read once at a time.
+    `chat_key`: only those in that chat (a range of answers_chat_person: the dashboard's)."""
+    in_chat = "" if chat_key is None else " AND chat_key = $2"
     rows = await db.rows(
         "SELECT confidence, count(*), count(*) FILTER (WHERE correct) FROM answers"
-        " WHERE person_key = $1 AND confidence IS NOT NULL GROUP BY confidence",
-        person_key,
+        f" WHERE person_key = $1{in_chat} AND confidence IS NOT NULL GROUP BY confidence",
+        person_key, *(() if chat_key is None else (chat_key,)),
     )
     return {int(r[0]): (int(r[1]), int(r[2])) for r in rows}
 

@@ -22,7 +22,7 @@ from bot.core.dashboard import LINK_LIFETIME, Denied
 from bot.core.dashboard_reads import CHART_DAYS
 from bot.core.errors import UserError
 from bot.core.models import MIN_ANSWERS, Chat, Period, Person
-from bot.core.render import error_text
+from bot.core.render import SAID, error_text
 from bot.core.service import QuizService
 from bot.counted_log import CountedLog
 from bot.i18n import LANGUAGE_NAMES, normalize, translator
@@ -251,7 +251,7 @@ class Pages:
         nxt = None if found.next is None else \
             f"{round(found.next[1].timestamp() * 1e6)}.{found.next[2]}"
         return html("person.html", reader.context(self.csrf(reader), page="people", p=found,
-                                                  next=nxt))
+                                                  next=nxt, said=SAID))
 
     @guarded
     async def questions(self, request: web.Request, reader: Reader) -> web.StreamResponse:

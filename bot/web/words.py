@@ -16,6 +16,8 @@ WORDS = (
     _("Open reports"), _("Daily question"), _("off"), _("on"), _("Next page"),
     _("Question"), _("Option chosen"), _("When"), _("Seconds"), _("Round"),
     _("Review cards"), _("Due"), _("Stability (days)"), _("Discrimination"),
+    _("How sure they said they were"), _("From the answers where this chat asked how sure."),
+    _("How sure"),
     _("Flags"), _("Option"), _("Share"), _("Person"), _("Note"), _("Resolve"),
     _("No open reports in this chat."), _("Nothing answered here yet."),
     _("Question time (seconds)"), _("Mode"), _("Chart on summaries"),

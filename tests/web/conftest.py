@@ -90,3 +90,27 @@ async def site(sample_catalog: Catalog, storage: Storage, clock: FakeClock
         yield Site(service, storage, clock, client)
     finally:
         await client.close()
+
+
+SURE, THINK_SO, GUESSING = 2, 1, 0  # models.Confidence, as stored
+# (chat, question, option, confidence) that "tg:7" (Mira) answers: in chat A sure 2 of 3,
+# think so 0 of 1, guessing 1 of 1, one answer not asked; in chat B sure and wrong twice.
+# s-one's answer is option 1, s-two's 0, s-three's 2.
+SAID = [
+    (CHAT_A, "s-one", 1, SURE), (CHAT_A, "s-two", 1, SURE), (CHAT_A, "s-three", 2, SURE),
+    (CHAT_A, "s-one", 0, THINK_SO), (CHAT_A, "s-two", 0, GUESSING), (CHAT_A, "s-three", 0, None),
+    (CHAT_B, "s-one", 2, SURE), (CHAT_B, "s-two", 2, SURE),
+]
+RIGHT = {"s-one": 1, "s-two": 0, "s-three": 2}
+
+
+async def said_answers(site: Site, person: str = "tg:7") -> None:
+    """`person` answers SAID, each on a post of its own, saying how sure as each chat asked."""
+    for i, (chat, question, option, said) in enumerate(SAID):
+        when = site.clock.now() - timedelta(hours=len(SAID) - i)
+        post = await site.storage.create_post(chat, "sample", question, (0, 1, 2), "en", when)
+        outcome, _ = await site.storage.record_answer(AnswerRecord(
+            post.id, person, option, option == RIGHT[question], when, 4000, name="Mira",
+            confidence=said))
+        assert outcome == "inserted"
+    await site.storage.materialize()

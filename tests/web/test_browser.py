@@ -227,3 +227,41 @@ async def test_every_page_is_labelled_readable_and_keyboard_usable(site: Site, s
             await page.screenshot(path=str(shots / "desktop-reports-focus.png"))
         finally:
             await browser.close()
+
+
+async def test_a_persons_calibration_beside_their_accuracy(site: Site, shots: Path) -> None:
+    """The organiser opens a person asked how sure: the table says how often each confidence
+    was right, readable in light and dark mode, at phone and desktop widths, in en and bn."""
+    from playwright.async_api import async_playwright
+
+    from tests.web.conftest import said_answers
+
+    await said_answers(site)
+    link = str(site.client.make_url(await site.link()))
+    person = str(site.client.make_url(f"/chat/{CHAT_A}/person/tg:7"))
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = await browser.new_page(viewport={"width": 1280, "height": 900})
+            await page.goto(link)
+            await page.goto(person)
+            rows = page.locator("#calibration-table tbody tr")
+            assert [await rows.nth(i).inner_text() for i in range(await rows.count())] == [
+                "Sure\t3\t2\t67%", "Think so\t1\t0\t0%", "Guessing\t1\t1\t100%"]
+            # beside the accuracy: right under the figures, before the topics
+            headings = await page.locator("main h3").all_inner_texts()
+            assert headings[:2] == ["How sure they said they were", "Accuracy per topic"]
+            for scheme in ("light", "dark"):
+                await page.emulate_media(color_scheme=scheme)
+                assert await page.evaluate(AUDIT) == [], scheme
+            await page.emulate_media(color_scheme="light")
+            for name, (width, height) in SIZES.items():
+                await page.set_viewport_size({"width": width, "height": height})
+                for lang in ("en", "bn"):
+                    await page.goto(f"{person}?lang={lang}")
+                    await page.screenshot(path=str(shots / f"{name}-calibration-{lang}.png"),
+                                          full_page=True)
+            assert await page.locator("#calibration-table td.said").first.inner_text() == \
+                "নিশ্চিত"
+        finally:
+            await browser.close()

@@ -10,7 +10,7 @@ from bot.core.dashboard_reads import PAGE
 from bot.core.deck import Deck
 from bot.core.models import MIN_ANSWERS, Chat, Person
 from bot.core.ports import AnswerRecord, NewPost, NewProblemReport
-from tests.web.conftest import CHAT_A, CHAT_B, TITLE_A, Site
+from tests.web.conftest import CHAT_A, CHAT_B, GUESSING, SURE, THINK_SO, TITLE_A, Site, said_answers
 
 
 def figure(page: str, name: str) -> str:
@@ -238,3 +238,47 @@ async def test_the_reports_page_is_paged_by_keyset(site: Site) -> None:
     expected = [str(r.id) for r in await site.storage.problem_reports(chat_key=CHAT_A)]
     assert seen == expected and len(expected) == PAGE + 6  # the fixture's one too
     assert (await site.client.get(f"/chat/{CHAT_A}/reports?after=x")).status == 400
+
+
+def calibration_rows(page: str) -> list[tuple[str, ...]]:
+    if 'id="calibration-table"' not in page:
+        return []
+    table = page[page.index('id="calibration-table"'):page.index("</table>",
+                                                                  page.index("calibration"))]
+    return re.findall(r'<tr><td class="said">([^<]*)</td><td class="num">([^<]*)</td>'
+                      r'<td class="num">([^<]*)</td><td class="num">([^<]*)</td></tr>', table)
+
+
+async def test_the_person_page_shows_how_sure_they_were_in_this_chat(site: Site) -> None:
+    """Calibration beside accuracy: right per confidence said, the most sure first, from this
+    chat's answers only (chat B's two sure and wrong answers stay chat B's); not shown for
+    someone never asked."""
+    await said_answers(site)
+    await site.login()
+    page = await (await site.client.get(f"/chat/{CHAT_A}/person/tg:7")).text()
+    assert "How sure they said they were" in page
+    assert calibration_rows(page) == [("sure", "3", "2", "67%"), ("think so", "1", "0", "0%"),
+                                      ("guessing", "1", "1", "100%")]
+    assert figure(page, "answers") == "6"  # the answer not asked about counts there
+    # /stats counts every chat's: chat B's sure answers are there, not on chat A's page
+    stats = await site.service.boards.stats(Person("tg:7", "Mira"))
+    assert [(int(said), n, right) for said, n, right in stats.calibration] == [
+        (SURE, 5, 2), (THINK_SO, 1, 0), (GUESSING, 1, 1)]
+    page = await (await site.client.get(f"/chat/{CHAT_A}/person/tg:1")).text()
+    assert calibration_rows(page) == [] and "How sure" not in page  # never asked
+
+    await site.login(CHAT_B)
+    page = await (await site.client.get(f"/chat/{CHAT_B}/person/tg:7")).text()
+    assert calibration_rows(page) == [("sure", "2", "0", "0%")]
+
+
+async def test_the_calibration_in_bengali_and_hindi(site: Site) -> None:
+    await said_answers(site)
+    await site.login()
+    page = await (await site.client.get(f"/chat/{CHAT_A}/person/tg:7?lang=bn")).text()
+    assert "তিনি কতটা নিশ্চিত বলেছিলেন" in page and "কতটা নিশ্চিত" in page
+    assert calibration_rows(page) == [("নিশ্চিত", "3", "2", "67%"), ("মনে হয়", "1", "0", "0%"),
+                                      ("আন্দাজ", "1", "1", "100%")]
+    page = await (await site.client.get(f"/chat/{CHAT_A}/person/tg:7?lang=hi")).text()
+    assert "उन्होंने कितना पक्का बताया था" in page
+    assert [row[0] for row in calibration_rows(page)] == ["पक्का", "शायद", "अंदाज़ा"]

@@ -191,8 +191,11 @@ class BoardStore(Protocol):
     async def person_totals(self, person_key: str) -> dict[str, tuple[int, int]]:
         """quiz_id -> (answered, correct)."""
         ...
-    async def person_calibration(self, person_key: str) -> dict[int, tuple[int, int]]:
-        """How sure they said they were (models.Confidence) -> (answered, correct)."""
+    async def person_calibration(
+        self, person_key: str, chat_key: str | None = None
+    ) -> dict[int, tuple[int, int]]:
+        """How sure they said they were (models.Confidence) -> (answered, correct); in
+        `chat_key` only, if given."""
         ...
     async def person_streaks(self, person_key: str) -> tuple[int, int]:
         """(current, best) run of consecutive correct answers."""
