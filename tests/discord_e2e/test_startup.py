@@ -30,7 +30,7 @@ async def test_start_registers_slash_commands_globally(
     assert quiz_options["questions"]["type"] == 4  # integer: a round's size, checked by the core
     # /settings shows the channel's settings to anyone; a change checks Manage Server when run
     settings = {o["name"]: o for o in commands["settings"]["options"]}
-    assert settings["time"]["type"] == 4
+    assert settings["time"]["type"] == 3  # a time as typed: "90", "10m", "2h", "3d"
     # no mode: Discord's questions always come with buttons (issue 18)
     assert "mode" not in settings
     assert [c["value"] for c in settings["quiz"]["choices"]] == ["admins", "anyone"]

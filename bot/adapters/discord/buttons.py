@@ -25,13 +25,21 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import discord
 
+from bot.adapters.discord.confidence import ConfidenceTaps, step_of
 from bot.adapters.discord.embeds import message_text, run_summary_embed
 from bot.adapters.discord.identity import chat_of, person_of
 from bot.adapters.discord.replies import ErrorReplies, Reply, Responder
 from bot.content.items import Kind
 from bot.content.limits import DC_CUSTOM_ID
 from bot.core import render
-from bot.core.models import AnswerResult, AnswerStatus, PostSummary, Response, ShownQuestion
+from bot.core.models import (
+    AnswerResult,
+    AnswerStatus,
+    Confidence,
+    PostSummary,
+    Response,
+    ShownQuestion,
+)
 from bot.core.render import LETTERS, letter
 from bot.core.service import QuizService
 from bot.i18n import translator
@@ -50,6 +58,8 @@ TEMPLATE = r"qz:(?P<post>[0-9]{1,20}):(?P<opt>[0-9]{1,9})"
 ROW = 5  # buttons in a row
 BOUND_MESSAGES = 1024  # (message, post) bindings a bot remembers having checked
 SHARED_REPLIES = 1024  # replies to accepted answers remembered: (post, option, language) each
+# refusals after which a confidence prompt has nothing left to ask
+FINAL_REFUSALS = frozenset({AnswerStatus.ALREADY_ANSWERED, AnswerStatus.CLOSED})
 
 
 def custom_id(post_id: int, option: int) -> str:
@@ -165,10 +175,14 @@ class AnswerClicks:
     """A click becomes one `service.answer` call; the result becomes the clicker's reply."""
 
     def __init__(self, service: QuizService, publisher: ChannelPublisher,
-                 errors: ErrorReplies, remember: int = BOUND_MESSAGES) -> None:
+                 errors: ErrorReplies, remember: int = BOUND_MESSAGES,
+                 taps: ConfidenceTaps | None = None) -> None:
         self.service = service
         self.publisher = publisher
         self.errors = errors
+        self.taps = taps  # "How sure are you?" where the chat asks (confidence.py)
+        if taps is not None:
+            taps.clicks = self
         # messages seen bound to their post: a message is bound once, right after it is sent,
         # and never to another post, so in a storm on one question only the first click
         # reads the binding from the database (a bounded LRU)
@@ -217,17 +231,20 @@ class AnswerClicks:
             )
 
     async def answer(self, interaction: discord.Interaction, post_id: int, response: Response,
-                     *, message_id: int | None = None) -> None:
+                     *, message_id: int | None = None, confidence: Confidence | None = None,
+                     tapped: bool = False) -> None:
         """Answer `post_id` with `response` (a shown option, several, a typed text, an
         order), made on `message_id` (by default the interaction's message), which must be
-        the post's; the reply once it committed."""
+        the post's; the reply once it committed. Where the chat asks how sure, a press is
+        answered with the question instead (confidence.py) and `tapped` is its answer: the
+        reply then replaces that question."""
         person, chat = person_of(interaction), chat_of(interaction)
         if message_id is None and interaction.message is not None:
             message_id = interaction.message.id
         # feedback is the clicker's alone in a channel; a DM is private already, and a run
         # there stays readable as plain messages (a refusal is only ever the clicker's)
         ephemeral = not chat.is_private
-        async with Responder(interaction, ephemeral=ephemeral) as responder:
+        async with Responder(interaction, ephemeral=ephemeral, update=tapped) as responder:
             if message_id is None or not await self.shows(message_id, post_id):
                 log.info("refused click on post %s from message %s (not its message)",
                          post_id, message_id)
@@ -237,23 +254,44 @@ class AnswerClicks:
                     Reply.text(render.result_text(refusal, translator(locale))), ephemeral=True
                 )
                 return
+            if not tapped and self.taps is not None \
+                    and (step := step_of(response)) is not None \
+                    and await self.taps.asks(chat.key):
+                await self.taps.prompt(responder, interaction, post_id, message_id, step,
+                                       ephemeral=ephemeral)
+                return
+
+            async def show(reply: Reply, *, refused: bool = False) -> None:
+                # the "How sure are you?" becomes the result, or a refusal that is final (a
+                # forged tap's leaves it for a real one)
+                if tapped and (not refused or result.status in FINAL_REFUSALS):
+                    await responder.edit(reply)
+                else:
+                    await responder.send(reply, ephemeral=True if refused else None)
+
             # the core reads the clicker's language after the answer's write, which caches
             # it: one database round trip fewer per click than asking for it first
-            result = await self.service.answer(post_id, person, response)
+            result = await self.service.answer(post_id, person, response,
+                                               confidence=confidence)
             if result.accepted and not result.personal and result.next_question is None \
                     and result.run_summary is None:
-                await responder.send(self._shared_reply(result))
+                await show(self._shared_reply(result))
                 self.publisher.answered(post_id, chat.key, message_id)
                 return
             t = translator(result.locale)
             text = render.result_text(result, t, details=True)
             if not result.accepted:
-                await responder.send(Reply.text(text), ephemeral=True)
+                await show(Reply.text(text), refused=True)
             elif result.next_question is not None:
-                await self.publisher.reply_with(responder, result.next_question,
-                                                ephemeral=ephemeral, lead=text)
+                if tapped:
+                    await show(Reply.text(text))
+                    await self.publisher.reply_with(responder, result.next_question,
+                                                    ephemeral=ephemeral)
+                else:
+                    await self.publisher.reply_with(responder, result.next_question,
+                                                    ephemeral=ephemeral, lead=text)
             elif result.run_summary is not None:
-                await responder.send(Reply(content=message_text(text),
-                                           embed=run_summary_embed(result.run_summary, t)))
+                await show(Reply(content=message_text(text),
+                                 embed=run_summary_embed(result.run_summary, t)))
             else:
-                await responder.send(Reply.text(text))
+                await show(Reply.text(text))

@@ -24,6 +24,7 @@ from discord.ext import commands
 
 from bot.adapters.discord.analysis import AnalysisCog
 from bot.adapters.discord.buttons import AnswerButton, AnswerClicks, answer_buttons
+from bot.adapters.discord.confidence import ConfidenceTaps
 from bot.adapters.discord.daily import DailyCog
 from bot.adapters.discord.dashboard import DashboardCog
 from bot.adapters.discord.help import HelpCog
@@ -110,6 +111,8 @@ class QuizBot(commands.Bot):
                 self.add_dynamic_items(item)
         # buttons of every message, old or new, dispatch here by custom_id
         self.add_dynamic_items(self.buttons)
+        if self.buttons.clicks is not None and self.buttons.clicks.taps is not None:
+            self.add_dynamic_items(self.buttons.clicks.taps.button)
         if self.buttons.flag is not None:
             self.add_dynamic_items(self.buttons.flag)
         # command descriptions in every language Discord and our catalogs share (before sync)
@@ -156,11 +159,12 @@ def build_bot(service: QuizService, publisher: ChannelPublisher, *,
     errors = ErrorReplies(service)
     intake = intake or Intake()
     reports = ReportCog(service, errors, intake)
-    clicks = AnswerClicks(service, publisher, errors)
+    taps = ConfidenceTaps(service, intake)  # "How sure are you?" (/settings confidence)
+    clicks = AnswerClicks(service, publisher, errors, taps=taps)
     buttons = answer_buttons(clicks, intake, report_flags(reports, intake))
     kinds = KindsCog(KindAnswers(service, clicks, errors), intake)
     buttons.kinds = kinds.items  # the other kinds' components on question messages
-    cogs: list[commands.Cog] = [QuizCog(service, publisher), kinds, DailyCog(service),
+    cogs: list[commands.Cog] = [QuizCog(service, publisher, taps), kinds, DailyCog(service),
                                 ReviewCog(service, publisher), reports,
                                 AnalysisCog(service), help_cog := HelpCog(service),
                                 PrivacyCog(service, errors, intake), ReviewExportCog(service),

@@ -18,6 +18,7 @@ from discord import app_commands
 from discord.app_commands import Choice
 from discord.ext import commands
 
+from bot.adapters.discord.confidence import ConfidenceTaps
 from bot.adapters.discord.embeds import clip
 from bot.adapters.discord.identity import can_manage, chat_of, person_of
 from bot.adapters.discord.publish import ChannelPublisher
@@ -51,9 +52,11 @@ async def quiz_choices(
 
 
 class QuizCog(commands.Cog):
-    def __init__(self, service: QuizService, publisher: ChannelPublisher) -> None:
+    def __init__(self, service: QuizService, publisher: ChannelPublisher,
+                 taps: ConfidenceTaps | None = None) -> None:
         self.service = service
         self.publisher = publisher
+        self.taps = taps  # told of this channel's confidence setting when it changes
 
     # Descriptions and choice names are gettext msgids (marked with _ for extraction); the
     # tree's translator localises them when the commands are synced (localize.py).
@@ -125,39 +128,44 @@ class QuizCog(commands.Cog):
     @app_commands.command(name="settings",
                           description=_("This channel's question time and who asks (admins)"))
     @app_commands.describe(
-        time=_("Seconds a question stays open (10 to 2628000: 30 days)"),
+        time=_("How long a question stays open: 90 (seconds), 10m, 2h or 3d (10 s to 30 "
+               "days)"),
         chart=_("A chart of the answers when a question closes"),
         quiz=_("Who starts questions and rounds"),
         peer=_("Peer rounds: percent right at the first vote that skips the discussion"),
         discussion=_("Peer rounds: discussion time, in minutes (1 to 15) or seconds (90s)"),
+        confidence=_("Ask how sure with each answer (sure, think so, guessing)"),
     )
     @app_commands.choices(quiz=[
         Choice(name=_("admins only"), value="admins"), Choice(name=_("anyone"), value="anyone"),
     ])
     async def settings_command(
-        self, interaction: discord.Interaction, time: int | None = None,
+        self, interaction: discord.Interaction, time: str | None = None,
         chart: bool | None = None, quiz: str | None = None,
         peer: int | None = None, discussion: str | None = None,
+        confidence: bool | None = None,
     ) -> None:
         """Shows the channel's settings (anyone); with an option, changes them (Manage
         Server, checked on every use: the core refuses anyone else). No mode: Discord's
-        questions always come with buttons."""
+        questions always come with buttons, so the confidence tap works with all of them."""
         person, chat = person_of(interaction), chat_of(interaction)
         async with Responder(interaction, ephemeral=True) as responder:
             if time is None and chart is None and quiz is None and peer is None \
-                    and discussion is None:
+                    and discussion is None and confidence is None:
                 settings = await self.service.chat_settings.get(chat.key)
-            else:
+            else:  # a time as typed ("90", "10m", "2h", "3d"): the core reads it
                 settings = await self.service.chat_settings.change(
                     chat, by=person, allowed=can_manage(interaction), seconds=time,
                     chart=chart, admins_only=quiz, peer_threshold=peer,
-                    peer_discussion=discussion,
+                    peer_discussion=discussion, confidence=confidence,
                 )
+            if self.taps is not None:
+                self.taps.changed(chat.key, settings.confidence)
             t = translator(await self.service.locales.for_audience(chat, person))
             await responder.send(Reply.text(
                 render.settings_text(settings, t, modes=False) + "\n" + t.gettext(
                     "Admins (Manage Server) change them with /settings time, chart, quiz, "
-                    "peer and discussion.")))
+                    "peer, discussion and confidence.")))
 
     @app_commands.command(name="lang", description=_("Choose your language, or the channel's"))
     @app_commands.describe(

@@ -90,9 +90,13 @@ class Responder:
     pending, in a bounded number of lanes): a click not acknowledged within 3 s is lost,
     while a follow-up has 15 minutes. A command's follow-up is sent at once."""
 
-    def __init__(self, interaction: discord.Interaction, *, ephemeral: bool) -> None:
+    def __init__(self, interaction: discord.Interaction, *, ephemeral: bool,
+                 update: bool = False) -> None:
+        """`update`: the response edits the message the component is on (`edit`); a slow
+        one defers without "thinking…", and then edits it."""
         self.interaction = interaction
         self.ephemeral = ephemeral
+        self.update = update
         self._lock = asyncio.Lock()  # a deferral and a send never race
         # a plain timer, not a sleeping task: most work ends well before it and cancels it
         self._timer: asyncio.TimerHandle | None = None
@@ -145,7 +149,7 @@ class Responder:
                 async with self._first_response_lane():
                     await acknowledged_once(
                         self.interaction.response.defer(ephemeral=self.ephemeral,
-                                                        thinking=True),
+                                                        thinking=not self.update),
                         self.interaction,
                     )
             except discord.HTTPException as exc:  # the reply will say what went wrong
@@ -172,6 +176,28 @@ class Responder:
         if self.interaction.type is discord.InteractionType.component:
             return await outbox().send(Kind.FOLLOW_UP, follow_up)
         return await follow_up()
+
+
+    async def edit(self, reply: Reply) -> None:
+        """The component's own message becomes `reply` (its buttons gone), as the response
+        or, once deferred, as an edit of it."""
+        kwargs: dict[str, Any] = {"content": reply.content, "embed": reply.embed,
+                                  "view": reply.view}
+        async with self._lock:
+            if not self.interaction.response.is_done():
+                try:
+                    async with self._first_response_lane():
+                        await acknowledged_once(
+                            self.interaction.response.edit_message(**kwargs), self.interaction)
+                        return
+                finally:
+                    self._answered()
+
+        async def edit_later() -> None:
+            async with self._lock:
+                await self.interaction.edit_original_response(**kwargs)
+
+        await outbox().send(Kind.FOLLOW_UP, edit_later)
 
 
 async def send(interaction: discord.Interaction, reply: Reply, *, ephemeral: bool) -> int | None:
