@@ -185,7 +185,7 @@ COMMANDS: tuple[Command, ...] = (
         telegram=On(
             Line(_("/settings — this chat's question time, mode and who may ask")),
             Line(_("/settings time SECONDS, mode polls|buttons, chart on|off, "
-                   "quiz admins|anyone — change them"), admin=True),
+                   "quiz admins|anyone, confidence on|off — change them"), admin=True),
         ),
         discord=On(
             Line(_("/settings — this channel's question time and who may ask")),

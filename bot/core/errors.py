@@ -134,7 +134,8 @@ class BadAsker(SettingsError):
 def bad_setting(text: str) -> SettingsError:
     return SettingsError(
         _("“{text}” is not a setting: use time SECONDS, mode polls|buttons, chart on|off, "
-          "quiz admins|anyone, peer PERCENT or discussion MINUTES."), text=text
+          "quiz admins|anyone, peer PERCENT, discussion MINUTES or confidence on|off."),
+        text=text,
     )
 
 

@@ -40,7 +40,7 @@ from telegram.constants import ChatType
 from telegram.error import TelegramError
 from telegram.ext import filters
 
-from bot.adapters.telegram import daily
+from bot.adapters.telegram import confidence, daily
 from bot.adapters.telegram.callback_data import parse_answer
 from bot.adapters.telegram.context import BotData, Context
 from bot.adapters.telegram.identity import (
@@ -346,10 +346,10 @@ async def daily_command(update: Update, context: Context) -> None:
 
 @handles("settings")
 async def settings_command(update: Update, context: Context) -> None:
-    """/settings shows the chat's question time, mode, chart, who asks and the peer rounds'
-    threshold and discussion time (anyone); /settings time 90|10m|2h|3d, mode polls|buttons,
-    chart on|off, quiz admins|anyone, peer PERCENT and discussion MINUTES change them (the
-    chat's admins)."""
+    """/settings shows the chat's question time, mode, chart, who asks, the peer rounds'
+    threshold and discussion time and the confidence tap (anyone); /settings time
+    90|10m|2h|3d, mode polls|buttons, chart on|off, quiz admins|anyone, peer PERCENT,
+    discussion MINUTES and confidence on|off change them (the chat's admins)."""
     if (cmd := command(update, context)) is None:
         return
     service = cmd.data.service
@@ -366,8 +366,12 @@ async def settings_command(update: Update, context: Context) -> None:
         "Admins change them with /settings time 90, 10m, 2h or 3d (10 seconds to 30 "
         "days), /settings mode "
         "polls|buttons, /settings chart on|off, /settings quiz admins|anyone, /settings peer "
-        "PERCENT (1 to 100) or /settings discussion MINUTES (1 to 15); “default” puts one "
-        "back."))
+        "PERCENT (1 to 100), /settings discussion MINUTES (1 to 15) or /settings confidence "
+        "on|off; “default” puts one back.") + "\n" + t.gettext(
+        "/settings confidence on asks “How sure are you?” before an answer is recorded: in a "
+        "private chat, on questions with buttons. A quiz poll shows the result as soon as "
+        "one votes, and a group's buttons are everyone's, so polls and groups answer at "
+        "once."))
 
 
 async def daily_status(cmd: Command) -> str:
@@ -476,6 +480,13 @@ async def button(update: Update, context: Context) -> None:
         await alert(query, render.result_text(refusal, t))
         return
     post_id, option = parsed
+    if message is not None and await confidence.asks(data, message.chat):
+        shown = await data.service.questions.show(post_id)
+        if shown is not None and shown.kind in confidence.CHOICE_KINDS \
+                and option < len(shown.options):  # else refused at once, as without the tap
+            t = translator(await data.service.locales.for_person(person, chat))
+            await confidence.ask(query, message, shown, option, t)
+            return
     result = await data.service.answer(post_id, person, option)
     await alert(query, alert_text(result, translator(result.locale)))
     if result.accepted and result.personal and message is not None:

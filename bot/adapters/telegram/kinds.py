@@ -29,6 +29,7 @@ from telegram import (
 from telegram.error import TelegramError
 from telegram.ext import filters
 
+from bot.adapters.telegram import confidence
 from bot.adapters.telegram.context import BotData, Context
 from bot.adapters.telegram.identity import chat_of, message_ref, person_of, prompt_ref
 from bot.adapters.telegram.keyboards import (
@@ -139,6 +140,9 @@ async def _handle(data: BotData, query: telegram.CallbackQuery, q: ShownQuestion
         if not picks:
             await _alert(query, t.gettext("Pick one or more options first, then Submit."))
             return True
+        if await confidence.asks(data, message.chat):
+            await confidence.ask(query, message, q, Picks(picks), t)
+            return True
         await _answer(data, query, q, person, Picks(picks), message)
         if uses_keyboard_order(message.chat.id):
             await _edit(query, message, _markup(q, multi_rows(q, frozenset(), t)))
@@ -153,6 +157,9 @@ async def _handle(data: BotData, query: telegram.CallbackQuery, q: ShownQuestion
             await _edit(query, message, _markup(q, order_rows(q, sequence, t)))
             await _toast(query, t.gettext("Your order so far: {order}", order=" → ".join(
                 render.letter(s) for s in steps)) if steps else None)
+            return True
+        if await confidence.asks(data, message.chat):
+            await confidence.ask(query, message, q, Ordered(tuple(steps)), t)
             return True
         await _answer(data, query, q, person, Ordered(tuple(steps)), message)
         await _edit(query, message, _markup(q, order_rows(q, "", t)))

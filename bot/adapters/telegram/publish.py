@@ -237,6 +237,8 @@ class Poster:
         await self.service.delivery.question_sending(question.post_id)
         if buttons is None:
             buttons = await self.uses_buttons(chat_id)
+        if not buttons and chat_id > 0 and await self._asks_confidence(question):
+            buttons = True  # a poll shows the result at the vote: it cannot ask how sure first
         t = translator(question.locale)
         # the card's text goes with the question when its photo did not go out
         card_text = ("", []) if not question.has_card or await self._send_card(
@@ -293,6 +295,14 @@ class Poster:
             refs.append(poll_ref(message.poll.id))
             self._remember_kind(question.post_id, question.kind)
         await self.service.questions.bind(question.post_id, *refs)
+
+    async def _asks_confidence(self, question: ShownQuestion) -> bool:
+        """A private chat asking how sure (confidence.py) gets buttons, unless it asked for
+        polls (the question's mode, or its /settings mode)."""
+        if question.mode == "polls":
+            return False
+        settings = await self.service.chat_settings.get(question.chat_key)
+        return settings.confidence and settings.mode != "polls"
 
     def _remember_kind(self, post_id: int, kind: Kind) -> None:
         self._kinds[post_id] = kind

@@ -27,6 +27,7 @@ from telegram.ext import (
 from bot.adapters.telegram import (
     analysis,
     authoring,
+    confidence,
     dashboard,
     handlers,
     help,
@@ -78,6 +79,8 @@ def register(app: TelegramApp) -> None:
     app.add_handler(CallbackQueryHandler(live.pressed, pattern=live.PRESSES))
     # the kinds of question: toggles, Submit, an order's presses, "Answer ✍", before `button`
     app.add_handler(CallbackQueryHandler(kinds.pressed, pattern=kinds.PRESSES))
+    # the confidence tap after an answer's press (/settings confidence on), before `button`
+    app.add_handler(CallbackQueryHandler(confidence.tapped, pattern=confidence.TAPS))
 
     for handler in command_handlers():
         app.add_handler(handler)
