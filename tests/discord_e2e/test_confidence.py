@@ -2,7 +2,8 @@
 the fake API: a press asks "How sure are you?" and records nothing; the tap records the
 answer with its confidence and edits the prompt into the result; the buttons carry the first
 step, so a restart in between loses nothing; a forged tap is refused and records nothing;
-with the setting off a press answers at once. Also /settings' confidence and typed time."""
+with the setting off a press answers at once. A typed answer's form asks in a select. Also
+/settings' confidence and typed time."""
 
 from __future__ import annotations
 
@@ -21,12 +22,14 @@ from tests.discord_e2e.test_kinds import asked, component
 from tests.fakes.discord_api import (
     EPHEMERAL,
     MANAGE_GUILD,
+    MODAL,
     UPDATE_MESSAGE,
     FakeDiscord,
     Reply,
     User,
     all_components_of,
 )
+from tests.fakes.discord_limits import LABEL, STRING_SELECT
 
 LABELS = ["Sure", "Think so", "Guessing", "Skip"]
 
@@ -213,3 +216,44 @@ async def test_settings_take_a_typed_time_and_the_confidence_option(
     shown = await confidence_on(fake, alice)
     assert "confidence" in shown.text  # the admins' line names it
     assert (await service.chat_settings.get(chat_key)).confidence
+
+
+async def test_a_typed_answers_form_asks_how_sure_in_a_select(
+    tmp_path: Path, storage: Storage, clock: FakeClock, fake: FakeDiscord,
+    start_bot: StartBot, alice: User, bob: User,
+) -> None:
+    service, reply, q = await asked("k-text", tmp_path, storage, clock, fake, start_bot,
+                                    alice)
+    # off: the form has the answer alone
+    opened = await fake.click(reply.id, f"qt:{q.post_id}", user=bob)
+    assert len((await fake.ack(opened))["data"]["components"]) == 1
+    await confidence_on(fake, alice)
+    opened = await fake.click(reply.id, f"qt:{q.post_id}", user=bob)
+    form = await fake.ack(opened)
+    assert form["type"] == MODAL
+    _, label = form["data"]["components"]
+    assert label["type"] == LABEL and label["label"] == "How sure are you?"
+    select = label["component"]
+    assert select["type"] == STRING_SELECT and select["required"] is False
+    assert (select["min_values"], select["max_values"]) == (0, 1)
+    assert [(o["label"], o["value"]) for o in select["options"]] == \
+        [("Sure", "2"), ("Think so", "1"), ("Guessing", "0")]
+    # a forged choice (outside 0-2, or two of them) is refused and records nothing
+    for forged in (["3"], ["2", "1"], ["n"]):
+        refused = await fake.reply(await fake.submit_modal(
+            opened, {"answer": "recomputation", "confidence": forged}, user=bob))
+        assert refused.ephemeral and "✅" not in refused.text, forged
+    assert await stored(service, q.post_id, bob) is None
+    await start_bot(service=service)  # a new process takes the submission
+    ok = await fake.reply(await fake.submit_modal(
+        opened, {"answer": "recomputation", "confidence": ["1"]}, user=bob))
+    assert "✅" in ok.text
+    assert (await stored(service, q.post_id, bob)).confidence == Confidence.THINK_SO
+    # left empty, it skips
+    opened = await fake.click(reply.id, f"qt:{q.post_id}", user=alice)
+    await fake.ack(opened)
+    done = await fake.reply(await fake.submit_modal(
+        opened, {"answer": "recomputation", "confidence": []}, user=alice))
+    assert "✅" in done.text
+    answer = await stored(service, q.post_id, alice)
+    assert answer is not None and answer.confidence is None

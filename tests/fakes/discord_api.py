@@ -696,12 +696,13 @@ class FakeDiscord:
         return await self.dispatch_interaction(payload, within)
 
     async def submit_modal(
-        self, opened_by: Interaction, values: dict[str, str], *, user: User,
+        self, opened_by: Interaction, values: dict[str, str | list[str]], *, user: User,
         custom_id: str | None = None, within: float = 5.0,
     ) -> Interaction:
         """Someone fills in the form the bot opened in answer to `opened_by` (or, with
         `custom_id`, a form of that id, as a forged client could send) and submits it:
-        `values` maps each text input's custom_id to what was typed."""
+        `values` maps each text input's custom_id to what was typed (a select's, in a
+        label, to the list of values chosen)."""
         modal = (opened_by.callback or {}).get("data") or {}
         source = opened_by.payload
         payload = self._base_interaction(
@@ -714,6 +715,9 @@ class FakeDiscord:
         payload["data"] = {
             "custom_id": custom_id or modal.get("custom_id", ""),
             "components": [
+                {"type": limits.LABEL, "component": {"type": limits.STRING_SELECT,
+                                                     "custom_id": key, "values": value}}
+                if isinstance(value, list) else
                 {"type": limits.LABEL, "component": {"type": TEXT_INPUT, "custom_id": key,
                                                      "value": value}} if labelled
                 else {"type": 1, "components": [

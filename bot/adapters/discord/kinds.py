@@ -40,7 +40,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import discord
 from discord.ext import commands
 
+from bot.adapters.discord.confidence import CHOICES, SKIP, confidence_of
 from bot.adapters.discord.embeds import clip, plain
+from bot.adapters.discord.identity import chat_of
 from bot.adapters.discord.replies import ErrorReplies, Reply, Responder, reader
 from bot.content.items import Kind
 from bot.content.limits import DC_CUSTOM_ID
@@ -63,6 +65,8 @@ ORDER_TEMPLATE = (r"qo:(?P<post>[0-9]{1,20}):(?P<message>[0-9]{0,20}):(?P<seq>[0
                   r"(?P<act>[0-9]{1,2}|s|n)")
 TYPED_MODAL = re.compile(r"qtm:(?P<post>[0-9]{1,20})")
 ANSWER_INPUT = "answer"
+CONFIDENCE_INPUT = "confidence"
+SAID = frozenset(value for _, value, _ in CHOICES if value != SKIP)  # the form's choices
 LABEL = 45  # Discord's limit on a modal's title and a label's text
 DESCRIPTION = 100  # a label's description, a select option's label, a placeholder
 PLACEHOLDER = 150  # a select's placeholder
@@ -257,9 +261,13 @@ class KindItems:
 
 
 class TypedForm(discord.ui.Modal):
-    """One text input for a typed answer; its submission is read by KindsCog.on_interaction."""
+    """One text input for a typed answer, and where the chat asks (confidence.py) how sure,
+    a select under it (Sure, Think so, Guessing; left empty, it skips): a typed answer is one
+    submission, so the form asks rather than a second step. A select because the fake
+    Discord of the tests takes selects in a form's labels, not 2026's radio groups.
+    Its submission is read by KindsCog.on_interaction."""
 
-    def __init__(self, q: ShownQuestion, t: Translator) -> None:
+    def __init__(self, q: ShownQuestion, t: Translator, *, ask: bool = False) -> None:
         super().__init__(title=clip(t.gettext("Your answer"), LABEL),
                          custom_id=f"qtm:{q.post_id}", timeout=None)
         if q.kind is Kind.NUMERIC:
@@ -275,6 +283,16 @@ class TypedForm(discord.ui.Modal):
                 max_length=TYPED_MAX, placeholder=clip(hint, DESCRIPTION),
             ),
         ))
+        if ask:
+            self.add_item(discord.ui.Label(
+                text=clip(t.gettext("How sure are you?"), LABEL),
+                component=discord.ui.Select(
+                    custom_id=CONFIDENCE_INPUT, min_values=0, max_values=1, required=False,
+                    placeholder=clip(t.gettext("Skip"), PLACEHOLDER),
+                    options=[discord.SelectOption(label=t.gettext(label), value=value)
+                             for label, value, _ in CHOICES if value != SKIP],
+                ),
+            ))
 
 
 class KindAnswers:
@@ -329,15 +347,25 @@ class KindAnswers:
                                      Kind.NUMERIC, Kind.TEXT)
             if q is None:
                 return
+            taps = self.clicks.taps
+            ask = taps is not None and await taps.asks(chat_of(interaction).key)
             await interaction.response.send_modal(
-                TypedForm(q, await reader(self.service, interaction)))
+                TypedForm(q, await reader(self.service, interaction), ask=ask))
         except Exception as exc:
             await self.errors.failed(interaction, exc, f"answer form of post {post_id}")
 
-    async def typed(self, interaction: discord.Interaction, post_id: int, text: str) -> None:
-        """A submitted form: the message it was opened from must be the post's."""
+    async def typed(self, interaction: discord.Interaction, post_id: int, text: str,
+                    said: list[str] | None = None) -> None:
+        """A submitted form: the message it was opened from must be the post's. `said`: the
+        confidence chosen in it (none: skipped, or not asked); anything but one of 0-2 is
+        refused and records nothing."""
         try:
-            await self.clicks.answer(interaction, post_id, Typed(text))
+            if said and (len(said) > 1 or said[0] not in SAID):
+                log.info("refused a typed answer's confidence %r on post %s", said, post_id)
+                await self.refuse(interaction, post_id)
+                return
+            confidence = confidence_of(said[0]) if said else None
+            await self.clicks.answer(interaction, post_id, Typed(text), confidence=confidence)
         except Exception as exc:
             await self.errors.failed(interaction, exc, f"typed answer on post {post_id}")
 
@@ -397,15 +425,30 @@ class KindsCog(commands.Cog):
         match = TYPED_MODAL.fullmatch(str(data.get("custom_id", "")))
         if match is None or (self.intake is not None and not self.intake.admit(interaction)):
             return
-        await self.answers.typed(interaction, int(match["post"]), submitted(data))
+        await self.answers.typed(interaction, int(match["post"]), submitted(data),
+                                 chosen(data, CONFIDENCE_INPUT))
+
+
+def _inputs(data: Any) -> list[Any]:
+    """A modal submission's inputs (each in a label, or an action row)."""
+    found: list[Any] = []
+    for component in data.get("components") or []:
+        found += [component["component"]] if "component" in component \
+            else component.get("components") or []
+    return found
 
 
 def submitted(data: Any) -> str:
-    """The answer input's value in a modal submission (in a label, or an action row)."""
-    for component in data.get("components") or []:
-        inner = [component["component"]] if "component" in component \
-            else component.get("components") or []
-        for c in inner:
-            if c.get("custom_id") == ANSWER_INPUT:
-                return str(c.get("value") or "")
+    """The answer input's value in a modal submission."""
+    for c in _inputs(data):
+        if c.get("custom_id") == ANSWER_INPUT:
+            return str(c.get("value") or "")
     return ""
+
+
+def chosen(data: Any, custom_id: str) -> list[str] | None:
+    """What a select in a modal submission has chosen; None when there is no such select."""
+    for c in _inputs(data):
+        if c.get("custom_id") == custom_id:
+            return [str(v) for v in c.get("values") or []]
+    return None
