@@ -17,7 +17,7 @@ from bot.core.ports import Storage
 from bot.core.service import QuizService
 from tests.clock import FakeClock
 from tests.discord_e2e.conftest import StartBot
-from tests.discord_e2e.helpers import click, post_quiz, wrong
+from tests.discord_e2e.helpers import bound_post, click, post_quiz, wrong
 from tests.discord_e2e.test_kinds import asked, component
 from tests.fakes.discord_api import (
     EPHEMERAL,
@@ -257,3 +257,29 @@ async def test_a_typed_answers_form_asks_how_sure_in_a_select(
     assert "✅" in done.text
     answer = await stored(service, q.post_id, alice)
     assert answer is not None and answer.confidence is None
+
+
+async def test_a_private_run_in_a_dm_asks_each_answer_and_goes_on(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User,
+) -> None:
+    on = await fake.reply(await fake.slash("settings", {"confidence": True}, user=alice,
+                                           dm=True))
+    assert "Ask how sure with each answer: on" in on.text
+    reply = await fake.reply(await fake.slash("quiz", {"quiz": "sample"}, user=alice,
+                                              dm=True))
+    for n in (1, 2, 3):
+        q = await service.questions.show(await bound_post(service, reply.id))
+        assert q is not None and q.run_id is not None
+        prompt = await click(fake, reply, q.correct, alice)
+        assert not prompt.ephemeral and prompt.content == "How sure are you?"  # a DM's own
+        it = await fake.click(prompt.id, prompt_buttons(prompt)["Sure"], user=alice)
+        await fake.ack(it)
+        done = Reply(fake.messages[prompt.id])
+        assert "Correct" in done.content and prompt_buttons(done) == {}
+        assert (await stored(service, q.post_id, alice)).confidence == Confidence.SURE
+        if n < 3:  # the next question comes as a message of its own
+            followups = it.followups
+            reply = Reply(await fake.until(lambda: followups and followups[0]))
+            assert f"question {n + 1} of 3" in reply.embeds[0]["title"]
+        else:
+            assert "Sample Quiz: 3 of 3 right" in done.text
