@@ -147,6 +147,39 @@ async def test_a_forged_tap_is_refused_and_records_nothing(
     assert await tg.service.storage.answers_for_post(other_post) == []
 
 
+async def answer_with(tg: Harness, message: dict[str, Any], user: dict[str, Any],
+                      option: int, tap: str) -> int:
+    post, taps = await pressed(tg, message, user, option)
+    await tg.press(now(tg, message), user, taps[tap])
+    return post
+
+
+async def test_review_cards_ask_too_and_a_sure_wrong_answer_is_stored_so(
+    tg: Harness, alice: dict[str, Any], alice_dm: dict[str, Any], clock: FakeClock
+) -> None:
+    await confidence_on(tg, alice_dm, alice)
+    await tg.command(alice_dm, alice, "/quiz sample")
+    missed = None
+    for count in range(1, 4):
+        message = await last_question(tg, count)
+        shown = await tg.service.questions.show(await tg.post_of(message))
+        assert shown is not None
+        option = shown.correct if count > 1 else (shown.correct + 1) % len(shown.options)
+        await answer_with(tg, message, alice, option, "🎯 Sure")
+        missed = missed or shown.question_id
+    assert any(t.startswith("🏁 Sample Quiz: 2 of 3 right") for t in tg.texts(alice_dm))
+    clock.advance(120)  # the missed question is due again (FSRS's first step)
+    await tg.command(alice_dm, alice, "/review")
+    assert not tg.fake.calls_of("sendPoll")
+    card = await last_question(tg, 4)
+    post = await tg.post_of(card)
+    shown = await tg.service.questions.show(post)
+    assert shown is not None and shown.question_id == missed
+    await answer_with(tg, card, alice, shown.correct, "🤔 Think so")
+    [answer] = await tg.service.storage.answers_for_post(post)
+    assert answer.correct and answer.confidence == int(Confidence.THINK_SO)
+
+
 async def test_off_a_private_quiz_is_a_poll_and_a_press_answers_at_once(
     tg: Harness, alice: dict[str, Any], alice_dm: dict[str, Any]
 ) -> None:
