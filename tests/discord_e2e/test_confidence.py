@@ -278,8 +278,7 @@ async def test_a_private_run_in_a_dm_asks_each_answer_and_goes_on(
         assert "Correct" in done.content and prompt_buttons(done) == {}
         assert (await stored(service, q.post_id, alice)).confidence == Confidence.SURE
         if n < 3:  # the next question comes as a message of its own
-            followups = it.followups
-            reply = Reply(await fake.until(lambda: followups and followups[0]))
+            reply = Reply(await fake.until(lambda sent=it.followups: sent and sent[0]))
             assert f"question {n + 1} of 3" in reply.embeds[0]["title"]
         else:
             assert "Sample Quiz: 3 of 3 right" in done.text
