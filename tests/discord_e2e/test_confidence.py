@@ -8,6 +8,7 @@ with the setting off a press answers at once. A typed answer's form asks in a se
 from __future__ import annotations
 
 import copy
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,10 @@ from tests.fakes.discord_api import (
 from tests.fakes.discord_limits import LABEL, STRING_SELECT
 
 LABELS = ["Sure", "Think so", "Guessing", "Skip"]
+
+
+def first(messages: list[dict[str, Any]]) -> dict[str, Any] | None:
+    return messages[0] if messages else None
 
 
 async def confidence_on(fake: FakeDiscord, admin: User) -> Reply:
@@ -278,7 +283,7 @@ async def test_a_private_run_in_a_dm_asks_each_answer_and_goes_on(
         assert "Correct" in done.content and prompt_buttons(done) == {}
         assert (await stored(service, q.post_id, alice)).confidence == Confidence.SURE
         if n < 3:  # the next question comes as a message of its own
-            reply = Reply(await fake.until(lambda sent=it.followups: sent and sent[0]))
+            reply = Reply(await fake.until(functools.partial(first, it.followups)))
             assert f"question {n + 1} of 3" in reply.embeds[0]["title"]
         else:
             assert "Sample Quiz: 3 of 3 right" in done.text
