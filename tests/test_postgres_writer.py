@@ -162,7 +162,7 @@ async def test_an_answer_the_post_takes_reads_its_person_and_post_once_and_no_an
             await db.execute(f"PREPARE answers_statement AS {ops.RECORD_ANSWERS}")
             # EXECUTE takes no parameters: the arguments as literals, quoted by the server
             kinds = ["bigint", "text", "smallint", "bool", "timestamptz", "bigint", "text",
-                     "bool"]
+                     "bool", "text", "smallint"]
             literals = await db.fetchrow("SELECT " + ", ".join(
                 f"quote_literal(${i + 1}::{kind}[]::text) || '::{kind}[]'"
                 for i, kind in enumerate(kinds)), *ops.record_arguments(calls))
