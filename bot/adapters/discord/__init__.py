@@ -11,6 +11,9 @@ Behaviour worth knowing:
   question, no quiz resumes the unfinished run (else one question).
 - Buttons are DynamicItems (`qz:<post>:<option>`), so old messages work after a restart; a
   click counts only on the message bound to that post.
+- Where a channel asks how sure (`/settings confidence:True`), a press is answered with "How
+  sure are you?" and Sure / Think so / Guessing / Skip (`qc:<post>:<message>:<response>:<c>`);
+  the tap records the answer with its confidence and becomes the result (`confidence`).
 - `/leaderboard` shows the channel's board (in a DM the board across every chat), ephemeral,
   with the caller's own rank.
 - The answer count on a question is edited at most once per `live_interval` (3 s).
@@ -40,11 +43,12 @@ AutoShardedBot, its cogs, and the command tree that answers every command's erro
 (each interaction taken once, none while stopping, the ones in flight awaited), `noise`
 (discord.py's voice warnings dropped, its reconnect tracebacks made one WARNING line), `quiz`
 (the /quiz, /leaderboard, /stats, /review, /lang cog), `daily` (the /daily group cog),
-`buttons` (the answer DynamicItem and what a click does), `publish` (question messages,
-binding, live count, closing edit, Discord errors as the core's), `replies` (answering within
-3 s, errors as replies), `outbox` (the order of REST calls in a storm), `embeds` (rendering),
-`localize` (the command Translator), `identity` (people, chats, message references, who may
-manage a channel).
+`buttons` (the answer DynamicItem and what a click does), `kinds` (the other kinds'
+components and the typed answers' form), `confidence` (the confidence tap), `publish`
+(question messages, binding, live count, closing edit, Discord errors as the core's),
+`replies` (answering within 3 s, errors as replies), `outbox` (the order of REST calls in a
+storm), `embeds` (rendering), `localize` (the command Translator), `identity` (people, chats,
+message references, who may manage a channel).
 """
 
 from bot.adapters.discord.adapter import DiscordAdapter
