@@ -451,7 +451,8 @@ async def record_vote(data: BotData, answer: telegram.PollAnswer, post_id: int) 
 
 async def button(update: Update, context: Context) -> None:
     """A press on an answer button: the result in an alert (after the commit). The data is
-    never trusted: the pressed message must be the one bound to the post it names."""
+    never trusted: the pressed message must be the one bound to the post it names. Where a
+    private chat asks how sure, the press records nothing: confidence.py asks first."""
     if (query := press(update, context)) is None:
         return
     data = context.bot_data

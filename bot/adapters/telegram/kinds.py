@@ -9,7 +9,9 @@ State: an order's sequence so far is in the callback_data of the keyboard the bo
 toggles are per person in this process's memory (a shared keyboard cannot show one person's
 picks): a restart forgets toggles not yet submitted, and Submit then says to pick again.
 Nothing is trusted: the pressed message must be the post's, a pick must be one of its
-options, a sequence a partial permutation of them.
+options, a sequence a partial permutation of them. Where a private chat asks how sure
+(/settings confidence on), Submit and an order's last press record nothing: confidence.py asks,
+the picks or the order in its buttons' data, and its tap records the answer.
 """
 
 from __future__ import annotations
