@@ -21,6 +21,7 @@ from tests.discord_e2e.conftest import StartBot
 from tests.discord_e2e.helpers import bound_post, click, post_quiz, wrong
 from tests.discord_e2e.test_kinds import asked, component
 from tests.fakes.discord_api import (
+    DEFERRED_UPDATE,
     EPHEMERAL,
     MANAGE_GUILD,
     MODAL,
@@ -287,3 +288,19 @@ async def test_a_private_run_in_a_dm_asks_each_answer_and_goes_on(
             assert f"question {n + 1} of 3" in reply.embeds[0]["title"]
         else:
             assert "Sample Quiz: 3 of 3 right" in done.text
+
+
+async def test_a_late_tap_is_deferred_and_then_edits_the_prompt(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, alice: User, bob: User,
+) -> None:
+    """A tap handled past the responder's budget (made 10 s ago, as in a storm) is deferred
+    without "thinking…" (Discord's deferred update) and the prompt edited once answered."""
+    await confidence_on(fake, alice)
+    reply, q = await post_quiz(fake, service, alice, quiz="sample")
+    prompt = await click(fake, reply, q.correct, bob)
+    it = await fake.click(prompt.id, prompt_buttons(prompt)["Sure"], user=bob, age=10.0)
+    assert (await fake.ack(it))["type"] == DEFERRED_UPDATE
+    await fake.until(lambda: "Correct" in Reply(fake.messages[prompt.id]).content)
+    assert prompt_buttons(Reply(fake.messages[prompt.id])) == {}
+    assert not it.followups  # no message of its own: the prompt is the answer
+    assert (await stored(service, q.post_id, bob)).confidence == Confidence.SURE

@@ -1151,6 +1151,9 @@ class FakeDiscord:
             message = self._edit_message(self._message(int(it.payload["message"]["id"])), data)
         if message is not None:
             it.original_id = int(message["id"])
+        elif kind == DEFERRED_UPDATE and "message" in it.payload:
+            # after a deferred update, @original is the message the component is on
+            it.original_id = int(it.payload["message"]["id"])
         return {
             "interaction": {
                 "id": str(iid), "type": it.payload["type"],
