@@ -360,6 +360,13 @@ class Poller:
             if late:
                 log.warning("%d update(s) still being handled after %.0f s; Telegram sends "
                             "them again at the next start", len(late), STOP_WITHIN)
+                # cancelled, not left running: past this the library shuts down, and a
+                # handler still running would fail on it (they are not confirmed, so they
+                # come again; a cancelled write either committed or did not, and the
+                # exactly-once keys make the second delivery find it)
+                for task in late:
+                    task.cancel()
+                await asyncio.wait(late, timeout=1.0)
                 return
         if self._conflict or self._left() <= LEAD_MARGIN:
             return  # the next leader confirms them (a getUpdates now would overlap with it)
