@@ -25,6 +25,7 @@ import re
 import telegram
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 
+from bot.adapters.telegram.answered import go_on
 from bot.adapters.telegram.context import BotData, Context
 from bot.adapters.telegram.identity import chat_of, message_ref, person_of
 from bot.adapters.telegram.keyboards import (
@@ -165,12 +166,7 @@ async def tapped(update: Update, context: Context) -> None:
     await _edit(query, message, answer_keyboard(shown) if shown.kind in CHOICE_KINDS
                 else kind_keyboard(shown, translator(shown.locale)))
     if result.accepted and result.personal:
-        await data.poster.text(message.chat.id, render.result_text(result, t, details=True))
-        if result.next_question is not None:
-            await data.poster.question(result.next_question, buttons=True)
-        elif result.run_summary is not None:
-            await data.poster.text(message.chat.id,
-                                   render.run_summary_text(result.run_summary, t))
+        await go_on(data, result, message.chat.id, buttons=True)  # as after a press
 
 
 async def _answer_query(query: telegram.CallbackQuery, text: str, *, alert: bool) -> None:

@@ -41,6 +41,7 @@ from telegram.error import TelegramError
 from telegram.ext import filters
 
 from bot.adapters.telegram import confidence, daily
+from bot.adapters.telegram.answered import go_on
 from bot.adapters.telegram.callback_data import parse_answer
 from bot.adapters.telegram.context import BotData, Context
 from bot.adapters.telegram.identity import (
@@ -500,17 +501,6 @@ def our_keyboard_has(message: telegram.Message, bot_id: int, data: str | None) -
     if message.from_user is None or message.from_user.id != bot_id or markup is None:
         return False
     return any(b.callback_data == data for row in markup.inline_keyboard for b in row)
-
-
-async def go_on(data: BotData, result: AnswerResult, chat_id: int, *, buttons: bool) -> None:
-    """One person's question, answered: the result and explanation, then the run's next
-    question or its score."""
-    t = translator(result.locale)
-    await data.poster.text(chat_id, render.result_text(result, t, details=True))
-    if result.next_question is not None:
-        await data.poster.question(result.next_question, buttons=buttons)
-    elif result.run_summary is not None:
-        await data.poster.text(chat_id, render.run_summary_text(result.run_summary, t))
 
 
 async def alert(query: telegram.CallbackQuery, text: str) -> None:
