@@ -189,7 +189,7 @@ COMMANDS: tuple[Command, ...] = (
         ),
         discord=On(
             Line(_("/settings — this channel's question time and who may ask")),
-            Line(_("/settings time: chart: quiz: — change them"), admin=True),
+            Line(_("/settings time: chart: quiz: confidence: — change them"), admin=True),
         ),
         menu=Menu(8, _("This chat's question time and mode (admins)")),
     ),
