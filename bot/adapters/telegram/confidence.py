@@ -34,9 +34,10 @@ from bot.adapters.telegram.keyboards import (
     kind_keyboard,
     uses_keyboard_order,
 )
-from bot.adapters.telegram.text import alert_text, fit
+from bot.adapters.telegram.press_replies import alert, edit_keyboard, toast
+from bot.adapters.telegram.text import alert_text
 from bot.content.items import Kind
-from bot.content.limits import TG_ALERT, TG_CALLBACK_DATA_BYTES
+from bot.content.limits import TG_CALLBACK_DATA_BYTES
 from bot.core import render
 from bot.core.models import (
     AnswerResult,
@@ -114,10 +115,10 @@ async def ask(query: telegram.CallbackQuery, message: telegram.MaybeInaccessible
                                     callback_data=tap_data(q.post_id, step, c))
                for c, mark, label in CHOICES]
     rows = [buttons[:3], buttons[3:], [flag_button(q.question_id)]]  # Skip on a row of its own
-    await _edit(query, message, InlineKeyboardMarkup(rows))
+    await edit_keyboard(query, message, InlineKeyboardMarkup(rows))
     # a toast, not an alert: the buttons are the question, nothing to dismiss first
     prompt = t.gettext("How sure are you?")
-    await _answer_query(query, f"{_said(response)} · {prompt}", alert=False)
+    await toast(query, f"{_said(response)} · {prompt}")
 
 
 def _said(response: Response) -> str:
@@ -156,30 +157,14 @@ async def tapped(update: Update, context: Context) -> None:
         chat = chat_of(message.chat) if message is not None else None
         t = translator(await data.service.locales.for_person(person, chat))
         refusal = AnswerResult(AnswerStatus.UNKNOWN_POST, shown.post_id if shown else 0)
-        await _answer_query(query, render.result_text(refusal, t), alert=True)
+        await alert(query, render.result_text(refusal, t))
         return
     confidence = None if said is None else Confidence(said)
     result = await data.service.answer(shown.post_id, person, response, confidence=confidence)
     t = translator(result.locale)
-    await _answer_query(query, alert_text(result, t), alert=True)
+    await alert(query, alert_text(result, t))
     # the keyboard as a press without the tap leaves it (a second press: "already answered")
-    await _edit(query, message, answer_keyboard(shown) if shown.kind in CHOICE_KINDS
+    await edit_keyboard(query, message, answer_keyboard(shown) if shown.kind in CHOICE_KINDS
                 else kind_keyboard(shown, translator(shown.locale)))
     if result.accepted and result.personal:
         await go_on(data, result, message.chat.id, buttons=True)  # as after a press
-
-
-async def _answer_query(query: telegram.CallbackQuery, text: str, *, alert: bool) -> None:
-    try:
-        await query.answer(fit(text, TG_ALERT), show_alert=alert)
-    except telegram.error.TelegramError as exc:
-        log.info("could not answer button press %s: %s", query.id, exc)
-
-
-async def _edit(query: telegram.CallbackQuery, message: telegram.MaybeInaccessibleMessage,
-                markup: InlineKeyboardMarkup) -> None:
-    try:
-        await query.get_bot().edit_message_reply_markup(
-            message.chat.id, message.message_id, reply_markup=markup)
-    except telegram.error.TelegramError as exc:  # tapped twice at once: "not modified"
-        log.debug("editing the keyboard of %s: %s", message.message_id, exc)

@@ -53,6 +53,7 @@ from bot.adapters.telegram.identity import (
     person_of,
     poll_ref,
 )
+from bot.adapters.telegram.press_replies import alert
 from bot.adapters.telegram.text import alert_text, fit
 from bot.adapters.telegram.updates import Outcome, Redeliver, mark, outcome_of
 from bot.content.items import DEFAULT_LOCALE, Kind
@@ -501,14 +502,6 @@ def our_keyboard_has(message: telegram.Message, bot_id: int, data: str | None) -
     if message.from_user is None or message.from_user.id != bot_id or markup is None:
         return False
     return any(b.callback_data == data for row in markup.inline_keyboard for b in row)
-
-
-async def alert(query: telegram.CallbackQuery, text: str) -> None:
-    try:
-        await query.answer(fit(text, TG_ALERT), show_alert=True)
-    except TelegramError as exc:
-        # a press delivered again after a restart: Telegram no longer takes an answer to it
-        log.info("could not answer button press %s: %s", query.id, exc)
 
 
 async def tell(data: BotData, user_id: int, text: str) -> None:

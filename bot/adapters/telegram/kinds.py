@@ -28,7 +28,6 @@ from telegram import (
     ReplyParameters,
     Update,
 )
-from telegram.error import TelegramError
 from telegram.ext import filters
 
 from bot.adapters.telegram import confidence
@@ -41,9 +40,9 @@ from bot.adapters.telegram.keyboards import (
     order_rows,
     uses_keyboard_order,
 )
+from bot.adapters.telegram.press_replies import alert, edit_keyboard, toast
 from bot.adapters.telegram.text import alert_text, fit
 from bot.content.items import Kind
-from bot.content.limits import TG_ALERT
 from bot.core import render
 from bot.core.models import (
     AnswerResult,
@@ -112,7 +111,7 @@ async def pressed(update: Update, context: Context) -> None:
             data, query, shown, person, t, message):
         log.info("refused callback data %r from %s", query.data, person.key)
         refusal = AnswerResult(AnswerStatus.UNKNOWN_POST, post_id or 0)
-        await _alert(query, render.result_text(refusal, t))
+        await alert(query, render.result_text(refusal, t))
 
 
 def _post_named(data: str) -> int | None:
@@ -134,20 +133,20 @@ async def _handle(data: BotData, query: telegram.CallbackQuery, q: ShownQuestion
             return False
         picks = TOGGLES.toggle(q.post_id, person.key, option)
         if uses_keyboard_order(message.chat.id):  # their private chat: the keyboard shows it
-            await _edit(query, message, _markup(q, multi_rows(q, picks, t)))
-        await _toast(query, t.gettext("Your picks so far: {picks}", picks=_letters(picks, t)))
+            await edit_keyboard(query, message, _markup(q, multi_rows(q, picks, t)))
+        await toast(query, t.gettext("Your picks so far: {picks}", picks=_letters(picks, t)))
         return True
     if _SUBMIT.fullmatch(text) is not None and q.kind is Kind.MULTI:
         picks = TOGGLES.take(q.post_id, person.key)
         if not picks:
-            await _alert(query, t.gettext("Pick one or more options first, then Submit."))
+            await alert(query, t.gettext("Pick one or more options first, then Submit."))
             return True
         if await confidence.asks(data, message.chat):
             await confidence.ask(query, message, q, Picks(picks), t)
             return True
         await _answer(data, query, q, person, Picks(picks), message)
         if uses_keyboard_order(message.chat.id):
-            await _edit(query, message, _markup(q, multi_rows(q, frozenset(), t)))
+            await edit_keyboard(query, message, _markup(q, multi_rows(q, frozenset(), t)))
         return True
     if (found := _ORDER.fullmatch(text)) is not None and q.kind is Kind.ORDER \
             and uses_keyboard_order(message.chat.id):
@@ -156,18 +155,18 @@ async def _handle(data: BotData, query: telegram.CallbackQuery, q: ShownQuestion
         if len(set(steps)) != len(steps) or any(s >= n for s in steps):
             return False
         if len(steps) < n:
-            await _edit(query, message, _markup(q, order_rows(q, sequence, t)))
-            await _toast(query, t.gettext("Your order so far: {order}", order=" → ".join(
+            await edit_keyboard(query, message, _markup(q, order_rows(q, sequence, t)))
+            await toast(query, t.gettext("Your order so far: {order}", order=" → ".join(
                 render.letter(s) for s in steps)) if steps else None)
             return True
         if await confidence.asks(data, message.chat):
             await confidence.ask(query, message, q, Ordered(tuple(steps)), t)
             return True
         await _answer(data, query, q, person, Ordered(tuple(steps)), message)
-        await _edit(query, message, _markup(q, order_rows(q, "", t)))
+        await edit_keyboard(query, message, _markup(q, order_rows(q, "", t)))
         return True
     if _WRITE.fullmatch(text) is not None and (q.kind in TYPED or q.kind is Kind.ORDER):
-        await _toast(query, None)
+        await toast(query, None)
         prompt = await data.poster.bot.send_message(
             message.chat.id, fit(t.gettext("✍ {name}, reply to this message with your answer.",
                                           name=person.name)),
@@ -186,7 +185,7 @@ async def _answer(data: BotData, query: telegram.CallbackQuery, q: ShownQuestion
                   person: Person, response: Response,
                   message: telegram.MaybeInaccessibleMessage) -> None:
     result = await data.service.answer(q.post_id, person, response)
-    await _alert(query, alert_text(result, translator(result.locale)))
+    await alert(query, alert_text(result, translator(result.locale)))
     if result.accepted and result.personal:
         t = translator(result.locale)
         await data.poster.text(message.chat.id, render.result_text(result, t, details=True))
@@ -208,32 +207,9 @@ def _letters(picks: frozenset[int], t: Translator) -> str:
     return ", ".join(render.letter(i) for i in sorted(picks)) or "—"
 
 
-async def _toast(query: telegram.CallbackQuery, text: str | None) -> None:
-    try:
-        await query.answer(fit(text, TG_ALERT) if text else None)
-    except TelegramError as exc:
-        log.info("could not answer button press %s: %s", query.id, exc)
-
-
-async def _alert(query: telegram.CallbackQuery, text: str) -> None:
-    try:
-        await query.answer(fit(text, TG_ALERT), show_alert=True)
-    except TelegramError as exc:
-        log.info("could not answer button press %s: %s", query.id, exc)
-
-
 def _markup(q: ShownQuestion, rows: list[list[InlineKeyboardButton]]) -> InlineKeyboardMarkup:
     """An edited keyboard keeps the question's ⚑."""
     return InlineKeyboardMarkup([*rows, [flag_button(q.question_id)]])
-
-
-async def _edit(query: telegram.CallbackQuery, message: telegram.MaybeInaccessibleMessage,
-                markup: InlineKeyboardMarkup) -> None:
-    try:
-        await query.get_bot().edit_message_reply_markup(
-            message.chat.id, message.message_id, reply_markup=markup)
-    except TelegramError as exc:  # pressed twice at once: "message is not modified"
-        log.debug("editing the order keyboard of %s: %s", message.message_id, exc)
 
 
 # typed answers -------------------------------------------------------------------------

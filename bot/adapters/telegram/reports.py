@@ -28,9 +28,10 @@ from telegram.ext import filters
 
 from bot.adapters.telegram.callback_data import parse_flag
 from bot.adapters.telegram.context import Context
-from bot.adapters.telegram.handlers import Command, alert, command, handles, press
+from bot.adapters.telegram.handlers import Command, command, handles, press
 from bot.adapters.telegram.identity import PREFIX, chat_of, person_of
 from bot.adapters.telegram.keyboards import FLAG
+from bot.adapters.telegram.press_replies import alert
 from bot.adapters.telegram.text import fit
 from bot.core.models import Chat
 from bot.core.problem_reports import (
