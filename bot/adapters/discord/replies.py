@@ -177,7 +177,6 @@ class Responder:
             return await outbox().send(Kind.FOLLOW_UP, follow_up)
         return await follow_up()
 
-
     async def edit(self, reply: Reply) -> None:
         """The component's own message becomes `reply` (its buttons gone), as the response
         or, once deferred, as an edit of it."""
