@@ -152,7 +152,7 @@ async def tapped(update: Update, context: Context) -> None:
     response = None if shown is None or found is None else response_of(shown, found[2], found[3])
     said = None if found is None or found[4] == SKIP else int(found[4])
     if shown is None or response is None or message is None or (
-            said is not None and said not in Confidence._value2member_map_):
+            said is not None and said not in {int(c) for c in Confidence}):
         log.info("refused confidence tap %r from %s", query.data, person.key)
         chat = chat_of(message.chat) if message is not None else None
         t = translator(await data.service.locales.for_person(person, chat))

@@ -237,7 +237,8 @@ class Poster:
         await self.service.delivery.question_sending(question.post_id)
         if buttons is None:
             buttons = await self.uses_buttons(chat_id)
-        if not buttons and chat_id > 0 and await self._asks_confidence(question):
+        if not buttons and chat_id > 0 and question.kind in POLL_KINDS \
+                and await self._asks_confidence(question):
             buttons = True  # a poll shows the result at the vote: it cannot ask how sure first
         t = translator(question.locale)
         # the card's text goes with the question when its photo did not go out
