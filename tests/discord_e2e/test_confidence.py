@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from bot.adapters.discord import DiscordAdapter
-from bot.core.models import Confidence
+from bot.adapters.discord.confidence import SETTING_SECONDS
+from bot.core.models import Chat, Confidence
 from bot.core.ports import Storage
 from bot.core.service import QuizService
 from tests.clock import FakeClock
@@ -304,3 +305,21 @@ async def test_a_late_tap_is_deferred_and_then_edits_the_prompt(
     assert prompt_buttons(Reply(fake.messages[prompt.id])) == {}
     assert not it.followups  # no message of its own: the prompt is the answer
     assert (await stored(service, q.post_id, bob)).confidence == Confidence.SURE
+
+
+async def test_a_change_made_elsewhere_shows_within_the_settings_time(
+    fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, clock: FakeClock,
+    alice: User, bob: User,
+) -> None:
+    """A press reads the chat's setting once per SETTING_SECONDS; a change another process
+    made (here: straight through the core) is seen once that time has passed."""
+    reply, q = await post_quiz(fake, service, alice, quiz="sample")
+    carol = User(900_000_000_000_000_003, "Carol")
+    assert "Correct" in (await click(fake, reply, q.correct, bob)).content  # read: off
+    await service.chat_settings.change(Chat(f"dc:{fake.channel_id}"), allowed=True,
+                                       confidence=True)
+    clock.advance(SETTING_SECONDS - 1)
+    assert "Correct" in (await click(fake, reply, q.correct, carol)).content
+    clock.advance(2)
+    dan = User(900_000_000_000_000_004, "Dan")
+    assert (await click(fake, reply, q.correct, dan)).content == "How sure are you?"

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import logging
 import re
-import time
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -139,7 +138,7 @@ class ConfidenceTaps:
     async def asks(self, chat_key: str) -> bool:
         """Does the chat ask how sure with each answer?"""
         found = self._asks.get(chat_key)
-        if found is not None and time.monotonic() - found[1] < SETTING_SECONDS:
+        if found is not None and self._now() - found[1] < SETTING_SECONDS:
             self._asks.move_to_end(chat_key)
             return found[0]
         asks = (await self.service.chat_settings.get(chat_key)).confidence
@@ -147,10 +146,13 @@ class ConfidenceTaps:
         return asks
 
     def changed(self, chat_key: str, asks: bool) -> None:
-        self._asks[chat_key] = (asks, time.monotonic())
+        self._asks[chat_key] = (asks, self._now())
         self._asks.move_to_end(chat_key)
         if len(self._asks) > SETTINGS_KEPT:
             self._asks.popitem(last=False)
+
+    def _now(self) -> float:
+        return self.service.clock.now().timestamp()
 
     async def prompt(self, responder: Responder, interaction: discord.Interaction,
                      post_id: int, message_id: int, step: str, *, ephemeral: bool) -> None:
