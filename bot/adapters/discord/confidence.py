@@ -138,7 +138,7 @@ class ConfidenceTaps:
     async def asks(self, chat_key: str) -> bool:
         """Does the chat ask how sure with each answer?"""
         found = self._asks.get(chat_key)
-        if found is not None and self._now() - found[1] < SETTING_SECONDS:
+        if found is not None and 0 <= self._now() - found[1] < SETTING_SECONDS:
             self._asks.move_to_end(chat_key)
             return found[0]
         asks = (await self.service.chat_settings.get(chat_key)).confidence
