@@ -18,7 +18,7 @@ WORDS = (
     _("Review cards"), _("Due"), _("Stability (days)"), _("Discrimination"),
     _("How sure they said they were"), _("From the answers where this chat asked how sure."),
     _("How sure"),
-    _("Flags"), _("Option"), _("Share"), _("Person"), _("Note"), _("Resolve"),
+    _("Flags"), _("Option"), _("Most common answers"), _("Share"), _("Person"), _("Note"), _("Resolve"),
     _("No open reports in this chat."), _("Nothing answered here yet."),
     _("Question time (seconds)"), _("Mode"), _("Chart on summaries"),
     _("Only admins start questions"), _("Default"), _("Polls"), _("Buttons"),
