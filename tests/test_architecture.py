@@ -103,6 +103,7 @@ DOORS: dict[str, frozenset[str]] = {part: frozenset(methods.split()) for part, m
     "cards": "card uploaded",
     "chat_settings": "get change",
     "clock": "now",
+    "confidence": "asks chat_asks",  # whether a press waits for "How sure are you?"
     "daily": "set status",
     "dashboard": "link revoke",
     "delivery": "connect disconnect question_sending step_started step_refused",
@@ -188,6 +189,7 @@ def test_every_door_is_a_method_of_a_part_the_facade_exposes() -> None:
         chat_analysis,
         chat_settings,
         clock,
+        confidence_ask,
         daily,
         dashboard,
         delivery,
@@ -203,7 +205,8 @@ def test_every_door_is_a_method_of_a_part_the_facade_exposes() -> None:
     classes = {
         "asking": asking.Asking, "authoring": authoring.Authoring, "boards": boards.Boards,
         "cards": cards.Cards, "chat_settings": chat_settings.ChatSettingsRules,
-        "clock": clock.Clock, "daily": daily.Daily, "dashboard": dashboard.DashboardAccess,
+        "clock": clock.Clock, "confidence": confidence_ask.ConfidenceAsk,
+        "daily": daily.Daily, "dashboard": dashboard.DashboardAccess,
         "delivery": delivery.Delivery, "item_analysis": chat_analysis.ItemAnalysis,
         "live": live.Live, "locales": locales.Locales, "privacy": privacy.Privacy,
         "problem_reports": problem_reports.ProblemReports, "questions": questions.Questions,

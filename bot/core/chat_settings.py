@@ -201,6 +201,8 @@ class ChatSettingsRules:
         self.storage = storage
         self.clock = clock
         self.default_time = default_time
+        # told of each change made in this process (confidence_ask.py's remembered setting)
+        self.listeners: list[Callable[[str, ChatSettings], None]] = []
 
     async def get(self, chat_key: str) -> ChatSettings:
         own = await self.storage.get_chat_settings(chat_key)
@@ -266,4 +268,7 @@ class ChatSettingsRules:
             await self.storage.upsert_chat(chat.key, chat.title, chat.platform_locale)
             await self.storage.set_chat_settings(record, self.clock.now(),
                                                  by.key if by else None)
-        return await self.get(chat.key)
+        settings = await self.get(chat.key)
+        for listener in self.listeners:
+            listener(chat.key, settings)
+        return settings

@@ -13,6 +13,7 @@ The parts, each with its dependencies passed in:
 - delivery.py   summaries and scheduled questions onto the platforms (ChatPort)
 - rounds.py     N questions in a row in a shared chat
 - chat_settings.py  a chat's question time, mode, chart and who asks (/settings)
+- confidence_ask.py  whether an answer waits for "How sure are you?"
 - problem_reports.py  "⚑" and /report: what is wrong with a question; admins resolve
 - chat_analysis.py  /analysis for admins, and charts on close summaries
 - authoring.py  quiz polls sent by an author become a draft pack, published
@@ -42,6 +43,7 @@ from bot.core.cards import Cards
 from bot.core.chat_analysis import Charts, ItemAnalysis
 from bot.core.chat_settings import ChatSettingsRules
 from bot.core.clock import Clock, SystemClock
+from bot.core.confidence_ask import ConfidenceAsk
 from bot.core.daily import Daily
 from bot.core.dashboard import DashboardAccess
 from bot.core.dashboard_reads import DashboardReads
@@ -133,6 +135,8 @@ class QuizService:
         self.charts = Charts(charts, storage)
         self.cards = Cards(cards, storage, clock, self.charts)
         self.chat_settings = ChatSettingsRules(storage, clock, question_time)
+        # whether a press asks how sure first (/settings confidence): both adapters
+        self.confidence = ConfidenceAsk(self.questions, self.chat_settings, storage, clock)
         self.rounds = Rounds(self.questions, storage, clock, self.chat_settings)
         self.delivery = Delivery(self.questions, storage, clock, self.holder,
                                  charts=self.charts, modes=self.rounds.mode)
