@@ -293,6 +293,15 @@ class QuizService:
         board, schedule and language move to the new key."""
         return await self.storage.migrate_chat(old_key, new_key)
 
+    # a chat's kind as its platform said (issue 36: no lookup spends the send budget)
+    async def chat_kind(self, chat_key: str) -> str | None:
+        """What the platform last said the chat is ("channel", "supergroup", ...), if seen."""
+        return await self.storage.chat_kind(chat_key)
+
+    async def chat_seen_as(self, chat_key: str, kind: str) -> None:
+        """Remember the chat's kind, seen in an update, for every process on the database."""
+        await self.storage.set_chat_kind(chat_key, kind)
+
     def leadership(self, name: str, holder: str) -> Leadership:
         """The election of the one process on this database that does `name` (long-polling
         Telegram), as `holder`."""

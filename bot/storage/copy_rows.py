@@ -29,7 +29,7 @@ class Table:
 # in the order foreign keys need them
 TABLES = (
     Table("persons", ("key",), ("key", "name", "locale")),
-    Table("chats", ("key",), ("key", "title", "locale", "platform_locale")),
+    Table("chats", ("key",), ("key", "title", "locale", "platform_locale", "kind")),
     Table("runs", ("id",), ("id", "person_key", "chat_key", "quiz_id", "questions", "locale",
                             "started_at", "finished_at"),
           times=("started_at", "finished_at"), lists=("questions",)),

@@ -34,6 +34,7 @@ from bot.core.ports import (
 from bot.core.schedule import Schedule
 from bot.storage import (
     cards,
+    chat_kinds,
     dashboard,
     day_runs,
     deliveries,
@@ -101,6 +102,8 @@ class Store(CachedStorage, LiveSql):
         """Move the week window to end on `until` (boards.Roll): a write of the aggregates."""
 
     chats = read(queries.chats)
+    chat_kind = read(chat_kinds.chat_kind)  # the platform's kind of a chat (issue 36)
+    set_chat_kind = write(chat_kinds.set_chat_kind)
 
     # posts -----------------------------------------------------------------------------
     async def bind_ref(self, post_id: int, *refs: str) -> None:

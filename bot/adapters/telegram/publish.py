@@ -53,6 +53,7 @@ from bot.core import render
 from bot.core.models import CHART_STEP, TEXT_STEP, PostSummary, ShownQuestion
 from bot.core.ports import ChatGone, TryLater
 from bot.core.service import QuizService
+from bot.counted_log import CountedLog
 from bot.i18n import translator
 
 log = logging.getLogger(__name__)
@@ -128,9 +129,32 @@ class Poster:
         self._all_bound = asyncio.Event()
         self._all_bound.set()
         self.unconfirmed = UnconfirmedSends()
+        self._storing: set[asyncio.Task[None]] = set()  # chats' kinds being stored
+        # a chat's kind not looked up or not stored: logged once a minute, counted meanwhile
+        self._lookups = CountedLog(log, logging.WARNING)
 
     def remember(self, chat: telegram.Chat) -> None:
+        """The chat's kind, seen in an update: kept here, and stored with the chat when it
+        is new or changed (in the background: a handler does not wait for it), so no
+        process has to look it up before a send."""
+        if chat.id > 0 or self._chat_types.get(chat.id) == chat.type:
+            return
         self._remember_type(chat.id, chat.type)
+        task = asyncio.create_task(self._store_type(chat.id, chat.type))
+        self._storing.add(task)
+        task.add_done_callback(self._storing.discard)
+
+    async def _store_type(self, chat_id: int, kind: str) -> None:
+        try:
+            await self.service.chat_seen_as(f"{PREFIX}{chat_id}", kind)
+        except Exception as exc:  # learned again from the chat's next update
+            self._lookups.event("store", "the kind of chat %s was not stored (%s)",
+                                chat_id, exc)
+
+    async def stored(self) -> None:
+        """Until every kind learned so far is stored (a stop, tests)."""
+        while self._storing:
+            await asyncio.gather(*self._storing, return_exceptions=True)
 
     def _remember_type(self, chat_id: int, kind: str) -> None:
         self._chat_types[chat_id] = kind
@@ -139,16 +163,27 @@ class Poster:
             self._chat_types.popitem(last=False)
 
     async def uses_buttons(self, chat_id: int) -> bool:
-        """Channels get buttons: a quiz poll there could not report who answered."""
+        """Channels get buttons: a quiz poll there could not report who answered. The kind
+        comes from updates already seen (here, or stored with the chat by any process);
+        only a chat never seen is looked up, and a lookup that fails in any way (an error,
+        a body the library cannot read) gives buttons: they work in every kind of chat,
+        where a poll guessed for a channel would be refused and the question not posted."""
         if chat_id > 0:
             return False
-        kind = self._chat_types.get(chat_id)
+        kind = self._chat_types.get(chat_id) or await self.service.chat_kind(f"{PREFIX}{chat_id}")
         if kind is None:
             try:
                 kind = (await self.bot.get_chat(chat_id)).type
-            except TelegramError as exc:
-                log.warning("could not look up chat %s (%s); sending a poll", chat_id, exc)
-                return False
+            except RetryAfter:
+                raise  # over the rate: the question waits, as any send does
+            except (TelegramError, TypeError, ValueError, KeyError) as exc:
+                # PTB raises TypeError (or KeyError) for a body it cannot parse
+                self._lookups.event("lookup", "could not look up chat %s (%s: %s); "
+                                    "sending buttons", chat_id, type(exc).__name__, exc)
+                return True
+            self._remember_type(chat_id, kind)
+            await self._store_type(chat_id, kind)
+        else:
             self._remember_type(chat_id, kind)
         return kind == ChatType.CHANNEL
 

@@ -74,6 +74,10 @@ class ChatStore(Protocol):
     async def chats(self) -> list[tuple[str, str]]:
         """Every chat the bot has posted in, as (key, title), by key (`quizbot chats`)."""
         ...
+    # the platform's kind of the chat (Telegram: group, supergroup, channel), stored so that
+    # no lookup spends the send budget (bot/storage/chat_kinds.py)
+    async def chat_kind(self, key: str) -> str | None: ...
+    async def set_chat_kind(self, key: str, kind: str) -> None: ...
 
 
 class PostStore(Protocol):

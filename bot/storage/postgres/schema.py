@@ -732,6 +732,11 @@ MIGRATIONS: list[str] = [
         SELECT chat_key, quiz_id, question_id, response, count(*) FROM item_firsts
         WHERE response IS NOT NULL GROUP BY chat_key, quiz_id, question_id, response;
     """,
+    # the platform's kind of each chat (bot/storage/chat_kinds.py): polls or buttons are
+    # decided without a lookup that spends the send budget
+    """
+    ALTER TABLE chats ADD COLUMN kind text COLLATE "C";
+    """,
 ]
 
 
