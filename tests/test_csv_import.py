@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from bot.cli import main
 from bot.content import load_catalog
 from bot.content.csv_import import MARKER, CsvImportError, import_csv
-from bot.content.items import Kind
+from bot.content.items import Kind, Question, Quiz
 from bot.content.loader import load_file
 from bot.content.schema import LOCALES
 
@@ -152,30 +152,71 @@ def test_round_trip_every_column_and_awkward_text(
     assert export(tmp_path / "packs", capsys) == what_the_sheet_says(rows)
 
 
+def row_of(q: Question) -> Row:
+    """A question of any kind as a spreadsheet row (docs/csv-format.md), worked out from the
+    catalog's question, not by the importer."""
+    row = {"question_id": q.id}
+    if q.kind is not Kind.CHOICE:
+        row["kind"] = q.kind.value
+    for what in ("prompt", "explanation", "details"):
+        text = getattr(q, what)
+        row |= {f"{what}_{loc}": t for loc, t in (text.items() if text else [])}
+    if q.kind in (Kind.CHOICE, Kind.MULTI, Kind.ORDER):
+        for n, option in enumerate(q.options, 1):
+            row |= {f"option_{n}_{loc}": t for loc, t in option.text.items()}
+    if q.kind is Kind.CHOICE:
+        row["correct"] = str(q.answer + 1)
+    elif q.kind is Kind.MULTI:
+        row["correct"] = ";".join("ABCDEFGHIJ"[i] for i in q.answers)
+    elif q.kind is Kind.TRUEFALSE:
+        row["truth"] = "TRUE" if q.answer == 0 else "FALSE"  # as a spreadsheet writes it
+    elif q.kind is Kind.NUMERIC:
+        assert q.numeric is not None
+        row |= {"value": repr(q.numeric.value), "min": repr(q.numeric.low),
+                "max": repr(q.numeric.high)}
+        unit = q.numeric.unit
+        row |= {f"unit_{loc}": t for loc, t in (unit.items() if unit else [])}
+    elif q.kind is Kind.TEXT:
+        assert q.accept is not None
+        row |= {f"accept_{loc}": "; ".join(forms) for loc, forms in q.accept.texts.items()}
+        row["latin"] = ";".join(q.accept.latin)
+    return row
+
+
+def rows_of(quiz: Quiz) -> list[Row]:
+    rows = [{"quiz_id": quiz.id, **row_of(q)} for q in quiz.questions]
+    rows[0] |= {f"quiz_title_{loc}": t for loc, t in quiz.title.items()}
+    rows[0]["tags"] = ", ".join(quiz.tags)
+    return rows
+
+
 def test_round_trip_the_bundled_packs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Every bundled pack as one spreadsheet (bn/hi, line breaks, details): importing it gives
-    back exactly what `content export` says of the bundled packs' choice questions (a
-    spreadsheet carries no other kind), and no warning."""
+    """Every bundled pack as one spreadsheet (bn/hi, line breaks, details, every kind):
+    importing it gives back exactly what `content export` says of the bundled packs (but
+    their cards and metadata, which a spreadsheet has no column for), and no warning."""
     catalog = load_catalog(BUNDLED)
-    rows: list[Row] = []
-    for quiz in catalog:
-        for i, q in enumerate(q for q in quiz.questions if q.kind is Kind.CHOICE):
-            row = {"quiz_id": quiz.id, "question_id": q.id, "correct": str(q.answer + 1)}
-            if i == 0:
-                row |= {f"quiz_title_{loc}": t for loc, t in quiz.title.items()}
-                row["tags"] = ", ".join(quiz.tags)
-            for what in ("prompt", "explanation", "details"):
-                text = getattr(q, what)
-                row |= {f"{what}_{loc}": t for loc, t in (text.items() if text else [])}
-            for n, option in enumerate(q.options, 1):
-                row |= {f"option_{n}_{loc}": t for loc, t in option.text.items()}
-            rows.append(row)
+    rows = [row for quiz in catalog for row in rows_of(quiz)]
+    assert {row.get("kind", "choice") for row in rows} == {k.value for k in Kind}
     path = write_csv(tmp_path, sheet(rows, delimiter=";"), "all.csv")
     code, _, err = import_cli(capsys, path, "--out", str(tmp_path / "packs"))
     assert code == 0 and err == "", err
-    assert export(tmp_path / "packs", capsys) == [
-        without_media(quiz.export() | {"questions": [
-            q for q in quiz.export()["questions"] if "kind" not in q]}) for quiz in catalog]
+    assert export(tmp_path / "packs", capsys) == [without_media(quiz.export())
+                                                  for quiz in catalog]
+
+
+def test_every_kind_in_every_language_round_trips_to_the_same_questions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """tests/data/kinds (one question of each kind in en, bn and hi) as a sheet: the loader
+    reads back the same questions: kinds, right options, ranges, units, accepted forms."""
+    (kinds,) = load_catalog(ROOT / "tests" / "data" / "kinds")
+    path = write_csv(tmp_path, sheet(rows_of(kinds)))
+    code, _, err = import_cli(capsys, path, "--out", str(tmp_path / "packs"))
+    assert code == 0 and err == "", err
+    quiz, problems = load_file(tmp_path / "packs" / "kinds.yaml")
+    assert quiz is not None, problems
+    assert quiz.questions == kinds.questions
+    assert [q.kind for q in quiz.questions] == list(Kind)
 
 
 # a card's parts and a question's metadata: written in YAML only (docs/csv-format.md)
@@ -229,6 +270,29 @@ def test_the_example_in_the_layout_document_imports_without_a_word(
     captured = capsys.readouterr()
     assert captured.err == "", captured.err
     assert captured.out.startswith("ok: 1 quiz, 2 questions in "), captured.out
+
+
+def test_the_kinds_example_in_the_layout_document_imports_as_its_kinds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/csv-format.md's second example, one row of each kind other than choice."""
+    doc = (ROOT / "docs" / "csv-format.md").read_text(encoding="utf-8")
+    example = re.findall(r"```csv\n(.*?)```", doc, re.S)[1]
+    path = write_csv(tmp_path, example)
+    code, _, err = import_cli(capsys, path, "--out", str(tmp_path / "packs"))
+    assert code == 0 and err == "", err
+    quiz, problems = load_file(tmp_path / "packs" / "memory.yaml")
+    assert quiz is not None, problems
+    grow, same, layer, name, steps = quiz.questions
+    assert [q.kind for q in quiz.questions] == [Kind.MULTI, Kind.TRUEFALSE, Kind.NUMERIC,
+                                                Kind.TEXT, Kind.ORDER]
+    assert grow.answers == (0, 2) and same.answer == 1
+    assert layer.numeric is not None and (layer.numeric.low, layer.numeric.high) == (0.35, 0.45)
+    assert layer.numeric.unit is not None and layer.numeric.unit.get("en") == "GB"
+    assert name.accept is not None and name.accept.forms("en") == (
+        "recomputation", "activation recomputation")
+    assert [o.text.get("en") for o in steps.options] == [
+        "Receive activations", "Run forward", "Run backward"]
 
 
 def test_a_sheet_declares_the_languages_of_its_columns(
@@ -302,6 +366,63 @@ def test_each_problem_at_its_row_and_column(tmp_path: Path) -> None:
         "9: error: prompt_en is empty: every question needs an English prompt",
         "10: error: correct is 'x': give the number of the right option, 1 to 2",
         "11: error: explanation_en: explanation has 3 line breaks, Telegram allows 2",
+    ]
+
+
+def test_a_bad_cell_of_each_kind_is_named_by_its_row_and_column(tmp_path: Path) -> None:
+    def row(qid: str, kind: str, **cells: str) -> Row:
+        return {"quiz_id": "k", "quiz_title_en": "Kinds", "question_id": qid, "kind": kind,
+                "prompt_en": f"What about {qid}?", "explanation_en": "Because.", **cells}
+
+    abc = {"option_1_en": "a", "option_2_en": "b", "option_3_en": "c"}
+    rows = [
+        row("k-1", "multiple"),                                                    # row 2
+        row("k-2", "multi", **abc, correct="A;A"),                                 # row 3
+        row("k-3", "multi", **abc, correct="A;B;C"),                               # row 4
+        row("k-4", "truefalse", truth="maybe", option_1_en="x"),                   # row 5
+        row("k-5", "numeric", value="0,4", tolerance="0.1"),                       # row 6
+        row("k-6", "numeric", value="5", min="1"),                                 # row 7
+        row("k-7", "numeric", value="5", min="6", max="7"),                        # row 8
+        row("k-8", "text", truth="true"),                                          # row 9
+        row("k-9", "order", option_1_en="a", option_2_en="b", correct="1"),        # row 10
+        row("k-10", "order", **{f"option_{n}_en": f"o{n}" for n in range(1, 8)}),  # row 11
+        row("k-11", "text", accept_en="x" * 101),                                  # row 12
+        row("k-12", "text", accept_en="punarganana", latin="পুনর্গণনা"),              # row 13
+        row("k-13", "numeric", value="2", tolerance="-1", unit_en="GB"),            # row 14
+        row("k-14", "truefalse"),                                                  # row 15
+        row("k-15", "choice", **abc, correct="A;B"),                               # row 16
+        row("k-16", "numeric", value="1", tolerance="0.1", min="0", max="2"),       # row 17
+    ]
+    errors = [p for p in problems_of(tmp_path, rows) if ": error: " in p]
+    assert errors == [
+        "2: error: kind is 'multiple': one of choice, multi, truefalse, numeric, text, order "
+        "(empty: choice)",
+        "3: error: correct is 'A;A': give every right option, at least two, by number or "
+        "letter separated by ';' (1;3 or A;C), 1 to 3",
+        "4: error: correct is 'A;B;C': every option is right; a multi question needs at least "
+        "one wrong option",
+        "5: error: option_1 is not empty: a truefalse question has no options (see "
+        "docs/csv-format.md)",
+        "5: error: truth is 'maybe': true if the statement is true, false if not",
+        "6: error: value is '0,4': write a number with a dot for the decimal mark and no "
+        "thousands separator (0.4, 4096, 1e9)",
+        "7: error: max is empty: give both min and max",
+        "8: error: value is '5': it must lie between min (6) and max (7)",
+        "9: error: truth is not empty: a text question has none (it is for truefalse "
+        "questions)",
+        "9: error: accept_en is empty: a text question needs its accepted answers, separated "
+        "by ';'",
+        "10: error: correct is not empty: an order question has no right option; list its "
+        "options in the right order",
+        "11: error: 7 options; an order question has at most 6",
+        "12: error: accept_en 1: an accepted answer is 101 characters, at most 100 (an answer "
+        "is typed in a message or a form)",
+        "13: error: latin 1: 'পুনর্গণনা' is not in Latin letters (latin: lists "
+        "transliterations, e.g. punargonona)",
+        "14: error: tolerance is '-1': it cannot be negative",
+        "15: error: truth is empty: a truefalse question needs it (true or false)",
+        "16: error: correct is 'A;B': give the number of the right option, 1 to 3",
+        "17: error: tolerance and min/max are both given: give one of the two",
     ]
 
 

@@ -5,20 +5,25 @@ become one pack per quiz, written by the pack writer (pack_writer.py) only when 
 passes the loader's validation (the same as any pack: schema, platform limits, giveaways as
 warnings), and no quiz or question id collides with a pack already in the output folder.
 Every problem is reported as `FILE:row: error: column: what`, with rows numbered as a
-spreadsheet shows them (the header is row 1), and then nothing is written. A spreadsheet
-carries choice questions only (the other kinds are written in YAML, docs/content.md).
+spreadsheet shows them (the header is row 1), and then nothing is written. A `kind` column
+makes a row one of the other kinds (items.Kind), each read from the columns it needs
+(`truth`; `value`, `tolerance` or `min` and `max`, `unit_*`; `accept_*` and `latin`; several
+letters in `correct`; the options in the right order); a cell another kind's is refused.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import math
 import re
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
 from bot.content import limits
 from bot.content.files import Unreadable, read_regular
+from bot.content.items import Kind
 from bot.content.pack_writer import (
     GENERATED,
     TEXTS,
@@ -31,7 +36,7 @@ from bot.content.pack_writer import (
     option_column,
     write,
 )
-from bot.content.schema import LOCALES
+from bot.content.schema import LOCALES, OPTION_COUNTS
 from bot.content.yaml_lines import Add
 
 __all__ = ["COLUMNS", "MARKER", "CsvImportError", "Imported", "import_csv", "write"]
@@ -50,15 +55,35 @@ COLUMNS = (
     *(option_column(n, loc) for n in range(1, limits.MAX_OPTIONS + 1) for loc in LOCALES),
     "correct",
     *(f"{what}_{loc}" for what in ("explanation", "details") for loc in LOCALES),
+    # the kinds other than choice (docs/csv-format.md, Kinds of question)
+    "kind", "truth", "value", "tolerance", "min", "max",
+    *(f"{what}_{loc}" for what in ("unit", "accept") for loc in LOCALES),
+    "latin",
 )
 REQUIRED = (
     "quiz_id", "quiz_title_en", "question_id", "prompt_en", "option_1_en", "option_2_en",
     "correct", "explanation_en",
 )
+# a sheet with a `kind` column may have kinds without options or a `correct`
+KIND_REQUIRED = tuple(c for c in REQUIRED if c not in ("option_1_en", "option_2_en", "correct"))
+# the columns only some kinds take, and the kinds that take them
+_KIND_COLUMNS: dict[str, tuple[Kind, ...]] = {
+    "correct": (Kind.CHOICE, Kind.MULTI),
+    "truth": (Kind.TRUEFALSE,),
+    **dict.fromkeys(("value", "tolerance", "min", "max", *(f"unit_{loc}" for loc in LOCALES)),
+                    (Kind.NUMERIC,)),
+    **dict.fromkeys(("latin", *(f"accept_{loc}" for loc in LOCALES)), (Kind.TEXT,)),
+}
+_KINDS = ", ".join(k.value for k in Kind)
+# a cell listing several values: right options ("A;C"), accepted answers, Latin spellings
+_LIST_SPLIT = re.compile(r"\s*;\s*")
+_TRUTH = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+# a number as a spreadsheet cell holds it: a dot for the decimal mark, no thousands separator
+_NUMBER = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]{1,3})?")
 # a column without a language is the English one: `prompt` is `prompt_en`
 _ALIASES = {
     "quiz_title": "quiz_title_en", "prompt": "prompt_en", "explanation": "explanation_en",
-    "details": "details_en",
+    "details": "details_en", "unit": "unit_en", "accept": "accept_en",
     **{f"option_{n}": option_column(n, "en") for n in range(1, limits.MAX_OPTIONS + 1)},
 }
 _DELIMITERS = (",", ";", "\t")
@@ -137,7 +162,7 @@ def _rows(text: str, add: Add) -> tuple[list[str], list[tuple[int, list[str]]]] 
             add(1, f"column {name!r} appears twice (columns {seen[name] + 1} and {i + 1})")
             bad = True
         seen.setdefault(name, i)
-    for name in REQUIRED:
+    for name in KIND_REQUIRED if "kind" in seen else REQUIRED:
         if name not in seen:
             add(1, f"the column {name!r} is missing")
             bad = True
@@ -170,6 +195,26 @@ def _parse_correct(value: str, options: int) -> int | None:
         return None
     number = int(match[1]) if match[1] else ord(match[2].upper()) - ord("A") + 1
     return number - 1 if 1 <= number <= options else None
+
+
+def _parse_several(value: str, options: int) -> tuple[int, ...] | None:
+    """The 0-based right options of a multi question from `A;C` (or `1;3`, or `A, C`),
+    None if one is not an option or one is named twice."""
+    parts = [p for p in re.split(r"[;,\s]+", value) if p]
+    answers = [_parse_correct(p, options) for p in parts]
+    if not parts or None in answers or len(set(answers)) < len(answers):
+        return None
+    return tuple(sorted(a for a in answers if a is not None))
+
+
+def _parse_number(value: str) -> float | None:
+    """A number cell (Bengali and Devanagari digits read as 0-9), None if it is not one."""
+    digits = "".join(
+        str(d) if (d := unicodedata.decimal(c, None)) is not None else c for c in value)
+    if _NUMBER.fullmatch(digits) is None:
+        return None
+    number = float(digits)
+    return number if math.isfinite(number) else None
 
 
 def _quizzes(header: list[str], rows: list[tuple[int, list[str]]], add: Add) -> list[PackSource]:
@@ -234,12 +279,35 @@ def _question(number: int, get: Get, add: Add) -> QuestionSource | None:
     question_id = get("question_id")
     if not question_id:
         problem("question_id is empty")
+    written = get("kind")
+    kind = next((k for k in Kind if k.value == written.lower()), None) if written \
+        else Kind.CHOICE
+    if kind is None:
+        problem(f"kind is {written!r}: one of {_KINDS} (empty: choice)")
+        return None
     texts = {
         what: {loc: t for loc in LOCALES if (t := get(f"{what}_{loc}"))} for what in TEXTS
     }
     for what in ("prompt", "explanation"):
         if "en" not in texts[what]:
             problem(f"{what}_en is empty: every question needs an English {what}")
+    for column, kinds in _KIND_COLUMNS.items():
+        if get(column) and kind not in kinds and (column, kind) != ("correct", Kind.ORDER):
+            problem(f"{column} is not empty: {_a(kind)} question has none (it is for "
+                    f"{' and '.join(k.value for k in kinds)} questions)")
+    options = _options(kind, get, problem)
+    question = QuestionSource(number, question_id, texts, options, -1, kind=kind.value)
+    _key(kind, question, get, problem)
+    return None if problems else question
+
+
+def _a(kind: Kind) -> str:
+    """The kind with its article: "a multi", "an order"."""
+    return f"{'an' if kind.value[0] in 'aeiou' else 'a'} {kind.value}"
+
+
+def _options(kind: Kind, get: Get, problem: Callable[[str], None]) -> list[dict[str, str]]:
+    """The options, numbered from 1 without gaps, as many as the kind takes."""
     options: list[dict[str, str]] = []
     gap = 0
     for n in range(1, limits.MAX_OPTIONS + 1):
@@ -254,19 +322,96 @@ def _question(number: int, get: Get, add: Add) -> QuestionSource | None:
         elif "en" not in texts_n:
             problem(f"option_{n}_en is empty: every option needs its English text")
         options.append(texts_n)
-    if len(options) < limits.MIN_OPTIONS:
-        problem(f"{len(options)} option(s); a question needs at least {limits.MIN_OPTIONS} "
+    if kind not in OPTION_COUNTS:
+        if options:
+            problem(f"option_1 is not empty: {_a(kind)} question has no options (see "
+                    "docs/csv-format.md)")
+        return options
+    low, high = OPTION_COUNTS[kind]
+    if len(options) < low:
+        problem(f"{len(options)} option(s); {_a(kind)} question needs at least {low} "
                 "(option_1_en, option_2_en, …)")
-    correct = get("correct")
-    answer = _parse_correct(correct, len(options))
-    if answer is None:
-        shown = f"{correct!r}" if correct else "empty"
-        problem(f"correct is {shown}: give the number of the right option, 1 to "
-                f"{max(len(options), limits.MIN_OPTIONS)}")
-    if problems or answer is None:
-        return None
-    return QuestionSource(number, question_id, texts, options, answer)
+    elif len(options) > high:
+        problem(f"{len(options)} options; {_a(kind)} question has at most {high}")
+    return options
 
+
+def _key(kind: Kind, q: QuestionSource, get: Get, problem: Callable[[str], None]) -> None:
+    """What the question is answered by, from the columns its kind takes (into `q`)."""
+    correct = get("correct")
+    shown = f"{correct!r}" if correct else "empty"
+    count = max(len(q.options), limits.MIN_OPTIONS)
+    if kind is Kind.CHOICE:
+        answer = _parse_correct(correct, len(q.options))
+        if answer is None:
+            problem(f"correct is {shown}: give the number of the right option, 1 to {count}")
+        q.answer = -1 if answer is None else answer
+    elif kind is Kind.MULTI:
+        answers = _parse_several(correct, len(q.options))
+        if answers is None or len(answers) < 2:
+            problem(f"correct is {shown}: give every right option, at least two, by number "
+                    f"or letter separated by ';' (1;3 or A;C), 1 to {count}")
+        elif len(answers) == len(q.options):
+            problem(f"correct is {shown}: every option is right; a multi question needs at "
+                    "least one wrong option")
+        else:
+            q.answers, q.answer = answers, answers[0]
+    elif kind is Kind.ORDER and correct:
+        problem("correct is not empty: an order question has no right option; list its "
+                "options in the right order")
+    elif kind is Kind.TRUEFALSE:
+        truth = _TRUTH.get(get("truth").lower())
+        if truth is None:
+            problem(f"truth is {get('truth')!r}: true if the statement is true, false if "
+                    "not" if get("truth") else "truth is empty: a truefalse question needs "
+                    "it (true or false)")
+        q.truth = truth
+    elif kind is Kind.NUMERIC:
+        _numeric(q, get, problem)
+    elif kind is Kind.TEXT:
+        q.accept = {loc: forms for loc in LOCALES
+                    if (forms := [f for f in _LIST_SPLIT.split(get(f"accept_{loc}")) if f])}
+        if "en" not in q.accept:
+            problem("accept_en is empty: a text question needs its accepted answers, "
+                    "separated by ';'")
+        q.latin = [f for f in _LIST_SPLIT.split(get("latin")) if f]
+
+
+def _numeric(q: QuestionSource, get: Get, problem: Callable[[str], None]) -> None:
+    numbers: dict[str, float] = {}
+    for column in ("value", "tolerance", "min", "max"):
+        if not (cell := get(column)):
+            continue
+        value = _parse_number(cell)
+        if value is None:
+            problem(f"{column} is {cell!r}: write a number with a dot for the decimal mark and "
+                    "no thousands separator (0.4, 4096, 1e9)")
+        else:
+            numbers[column] = value
+    if "value" not in numbers:
+        if not get("value"):
+            problem("value is empty: a numeric question needs its right number")
+        return
+    value = numbers["value"]
+    ranged = [c for c in ("min", "max") if get(c)]
+    if get("tolerance") and ranged:
+        problem("tolerance and min/max are both given: give one of the two")
+    elif "tolerance" in numbers:
+        if numbers["tolerance"] < 0:
+            problem(f"tolerance is {get('tolerance')!r}: it cannot be negative")
+        else:
+            q.numeric = {"value": value, "tolerance": numbers["tolerance"]}
+    elif not get("tolerance") and not ranged:
+        problem("tolerance is empty: give a tolerance (0 for the exact value), or min and max")
+    elif len(ranged) == 1:
+        problem(f"{'max' if ranged == ['min'] else 'min'} is empty: give both min and max")
+    elif "min" in numbers and "max" in numbers:
+        if not numbers["min"] <= value <= numbers["max"]:
+            problem(f"value is {get('value')!r}: it must lie between min ({get('min')}) and max "
+                    f"({get('max')})")
+        else:
+            q.numeric = {"value": value, "min": numbers["min"], "max": numbers["max"]}
+    q.unit = {loc: unit for loc in LOCALES if (unit := get(f"unit_{loc}"))} or None
 
 
 def import_csv(

@@ -261,10 +261,13 @@ def _key(pack: _Pack, q: QuestionSource, base: Loc) -> None:
         pack.add(row, "    numeric: {" + ", ".join(
             f"{k}: {_number(v)}" for k, v in q.numeric.items()) + "}")
         pack.name(row, (*base, "numeric"), "numeric")
+        for k in q.numeric:  # a spreadsheet's columns are the keys' names
+            pack.name(row, (*base, "numeric", k), k)
     if q.unit:
         pack.add(row, "    unit:")
         for loc, text in q.unit.items():
             pack.text_value(row, "      ", loc, text)
+            pack.name(row, (*base, "unit", loc), f"unit_{loc}")
         pack.name(row, (*base, "unit"), "unit")
     if q.accept is not None:
         pack.add(row, "    accept:")
