@@ -48,6 +48,7 @@ from bot.content.items import (
     Kind,
     Localized,
     Meta,
+    Misconception,
     Numeric,
     Option,
     Question,
@@ -57,7 +58,7 @@ from bot.content.items import (
 
 log = logging.getLogger(__name__)
 
-FORMAT = 6  # the entry layout below; the sources are part of the version anyway
+FORMAT = 7  # the entry layout below; the sources are part of the version anyway
 MAGIC = b"quizbot-content-cache"
 SUBDIR = "content"  # under QUIZBOT_CACHE_DIR
 SPARE_ENTRIES = 64  # entries kept beyond those the last load used (edits, other folders)
@@ -313,11 +314,13 @@ class ContentCache:
 #
 # header: MAGIC FORMAT version key payload-length payload-crc32
 # payload: one line of JSON, then the texts, a line of JSON per question:
-# [quiz_line, [[line, warning], ...], images, [id, title, tags, [question, ...], language]]
+# [quiz_line, [[line, warning], ...], images, [id, title, tags, [question, ...], language,
+#  [[misconception id, statement], ...]]]
 # question: [id, line, answer, [offset, length] of its line of texts (from the first one's
 #            start), [code language, code text] or null, formula or null, image or null,
 #            metadata or null (Meta.as_list), kind, [answer, ...], [value, low, high, unit or
-#            null] or null, [{locale: [form, ...]}, [latin, ...]] or null, image text or null]
+#            null] or null, [{locale: [form, ...]}, [latin, ...]] or null, image text or null,
+#            [misconception id or null, ...] by canonical option]
 # its line of texts: [prompt, [option text, ...], [answer, ...], explanation, details or null]
 # a text: [en, bn or null, hi or null]
 #
@@ -357,12 +360,14 @@ def encode(entry: Entry, version: str, key: str) -> bytes:
              if numeric is not None else None,
              [{loc: list(forms) for loc, forms in q.accept.texts.items()}, list(q.accept.latin)]
              if q.accept is not None else None,
-             _text(q.image_alt) if q.image_alt is not None else None])
+             _text(q.image_alt) if q.image_alt is not None else None,
+             list(q.misconceptions)])
         lines.append(texts)
         at += len(texts) + 1
     payload = b"\n".join([_json(
         [entry.quiz_line, [list(w) for w in entry.warnings], entry.images,
-         [quiz.id, _text(quiz.title), list(quiz.tags), questions, quiz.language]]), *lines])
+         [quiz.id, _text(quiz.title), list(quiz.tags), questions, quiz.language,
+          [[m.id, _text(m.statement)] for m in quiz.misconceptions]]]), *lines])
     header = b" ".join((MAGIC, str(FORMAT).encode(), version.encode(), key.encode(),
                         str(len(payload)).encode(), str(zlib.crc32(payload)).encode()))
     return header + b"\n" + payload
@@ -430,14 +435,14 @@ def decode(raw: bytes, version: str, key: str, mapped: mmap.mmap | None = None) 
         raise ValueError("corrupt (checksum)")
     first = payload.index(b"\n") if b"\n" in payload else len(payload)
     tail = end + 1 + first + 1  # where the lines of texts start in `raw`
-    quiz_line, warnings, images, (quiz_id, title, tags, rows, language) = json.loads(
-        payload[:first])
+    quiz_line, warnings, images, (quiz_id, title, tags, rows, language, wrong_ideas) = \
+        json.loads(payload[:first])
     file = _EntryFile(mapped) if mapped is not None else None
     text = Localized
     questions: list[Question] = []
     lines: list[int] = []
     for (question_id, line, answer, (at, length), code, formula, image, meta, kind, answers,
-         numeric, accept, image_alt) in rows:
+         numeric, accept, image_alt, stands_for) in rows:
         if not (isinstance(at, int) and isinstance(length, int) and 0 <= at
                 and tail + at + length <= len(raw)):
             raise ValueError("a question's texts are outside the entry")
@@ -465,8 +470,11 @@ def decode(raw: bytes, version: str, key: str, mapped: mmap.mmap | None = None) 
             accept=Accept({str(k): tuple(v) for k, v in accept[0].items()}, tuple(accept[1]))
             if accept is not None else None,
             image_alt=text(*image_alt) if image_alt is not None else None,
+            misconceptions=tuple(stands_for),
         ))
         lines.append(line)
-    quiz = Quiz(quiz_id, text(*title), tags, questions, language)
+    quiz = Quiz(quiz_id, text(*title), tags, questions, language,
+                misconceptions=tuple(Misconception(m_id, text(*statement))
+                                     for m_id, statement in wrong_ideas))
     return Entry(quiz, quiz_line, lines, [(line, message) for line, message in warnings],
                  {str(k): str(v) for k, v in images.items()})

@@ -160,6 +160,10 @@ def _fields(data: Any) -> Iterator[tuple[Loc, dict[str, Any]]]:
         return
     if isinstance(data.get("title"), dict):
         yield ("title",), data["title"]
+    misconceptions = data.get("misconceptions")  # each statement's en, bn and hi
+    for mi, m in enumerate(misconceptions if isinstance(misconceptions, list) else ()):
+        if isinstance(m, dict):
+            yield ("misconceptions", mi), m
     questions = data.get("questions")
     for qi, q in enumerate(questions if isinstance(questions, list) else ()):
         if not isinstance(q, dict):

@@ -244,6 +244,27 @@ class Meta(_Light):
         return out
 
 
+class Misconception(_Light):
+    """A wrong idea a pack's distractors may stand for: its id (a slug, unique in the pack)
+    and a short statement of it in every language of the pack."""
+
+    __slots__ = ("id", "statement")
+    _fields = ("id", "statement")
+
+    def __init__(self, id: str, statement: Localized) -> None:
+        self.id: Final = id
+        self.statement: Final = statement
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Misconception({self.id!r}, {self.statement!r})"
+
+    def export(self) -> dict[str, Any]:
+        return {"id": self.id, **self.statement.as_dict()}
+
+
 class Numeric(_Light):
     """A numeric question's key: `value`, and the inclusive range `low`..`high` a typed number
     is right in (from the pack's tolerance, or its min and max); `unit`, if it names one."""
@@ -329,13 +350,15 @@ class Question(_Light):
     first of them (-1 when there is none). An order question's options are in the right
     order. `numeric` and `accept` are the keys of the typed kinds. `code`, `formula` and
     `image` (a path relative to the pack's folder, described by `image_alt`) are drawn on the
-    question's card. The texts (prompt, options, explanation, details) are held, or read when
-    asked for from where `deferred` says (a question from the content cache)."""
+    question's card. `misconceptions`: by canonical option, the misconception a distractor
+    stands for (a true/false question's: its wrong side's). The texts (prompt, options,
+    explanation, details) are held, or read when asked for from where `deferred` says (a
+    question from the content cache)."""
 
     __slots__ = ("_deferred", "_texts", "accept", "answer", "answers", "code", "formula", "id",
-                 "image", "image_alt", "kind", "meta", "numeric")
+                 "image", "image_alt", "kind", "meta", "misconceptions", "numeric")
     _fields = ("id", "prompt", "options", "explanation", "details", "code", "formula", "image",
-               "meta", "kind", "answers", "numeric", "accept", "image_alt")
+               "meta", "kind", "answers", "numeric", "accept", "image_alt", "misconceptions")
 
     def __init__(
         self,
@@ -356,6 +379,7 @@ class Question(_Light):
         numeric: Numeric | None = None,
         accept: Accept | None = None,
         image_alt: Localized | None = None,
+        misconceptions: tuple[str | None, ...] = (),
     ) -> None:
         given = [text is not None for text in (prompt, options, explanation)]
         if not (all(given) if deferred is None else not any(given) and answer is not None):
@@ -380,6 +404,10 @@ class Question(_Light):
         self.image: Final = image
         self.image_alt: Final = image_alt
         self.meta: Final = meta  # None when the pack states none
+        # by canonical option: the id of the pack's misconception that wrong option stands
+        # for, or None; () when no option of the question names one. Held with the question
+        # (not with its deferred texts), so a chat's misconceptions read no texts.
+        self.misconceptions: Final[tuple[str | None, ...]] = tuple(misconceptions)
 
     def _held(self) -> Texts:
         """Its texts: held, or read from where they are deferred to."""
@@ -419,8 +447,11 @@ class Question(_Light):
         kind = model.kind
         if kind is Kind.TRUEFALSE:
             options = truefalse_options(bool(model.truth))
+            tags: list[str | None] = [None, None]
+            tags[1 if model.truth else 0] = model.misconception  # the wrong side's
         else:  # an order question's options are the items in the right order, none marked
             options = [Option(Localized.of(o.text), o.correct) for o in model.options or ()]
+            tags = [o.misconception for o in model.options or ()]
         numeric = None
         if model.numeric is not None:
             low, high = model.numeric.bounds
@@ -445,7 +476,13 @@ class Question(_Light):
             numeric=numeric,
             accept=accept,
             image_alt=Localized.of(model.image_alt) if model.image_alt is not None else None,
+            misconceptions=tuple(tags) if any(tags) else (),
         )
+
+    def misconception_of(self, option: int) -> str | None:
+        """The misconception canonical `option` stands for, if the pack names one."""
+        tags = self.misconceptions
+        return tags[option] if 0 <= option < len(tags) else None
 
     def __repr__(self) -> str:
         return (f"Question(id={self.id!r}, prompt={self.prompt!r}, kind={self.kind.value}, "
@@ -477,15 +514,22 @@ class Question(_Light):
             out["accept"] = self.accept.export()
         return out
 
+    def export_misconceptions(self) -> dict[str, Any]:
+        """Which options stand for which misconception (nothing when none does)."""
+        return {"misconceptions": list(self.misconceptions)} if self.misconceptions else {}
+
 
 class Quiz(_Light):
-    __slots__ = ("_by_id", "folder", "id", "language", "questions", "tags", "title")
-    _fields = ("id", "title", "tags", "questions", "language", "folder")
-    _compared = ("id", "title", "tags", "questions", "language")  # not where it was read
+    __slots__ = ("_by_id", "folder", "id", "language", "misconceptions", "questions", "tags",
+                 "title")
+    _fields = ("id", "title", "tags", "questions", "language", "folder", "misconceptions")
+    # not where it was read
+    _compared = ("id", "title", "tags", "questions", "language", "misconceptions")
 
     def __init__(
         self, id: str, title: Localized, tags: list[str], questions: list[Question],
         language: str | None = None, folder: str | None = None,
+        misconceptions: tuple[Misconception, ...] = (),
     ) -> None:
         self.id: Final = id
         self.folder: Final = folder  # the pack's folder, where its images are (the loader's)
@@ -493,6 +537,7 @@ class Quiz(_Light):
         self.title: Final = title
         self.tags: Final = tags
         self.questions: Final = questions
+        self.misconceptions: Final = tuple(misconceptions)  # the pack's list, in its order
         self._by_id: Final = {q.id: q for q in questions}
 
     @classmethod
@@ -500,6 +545,8 @@ class Quiz(_Light):
         return cls(
             model.id, Localized.of(model.title), list(model.tags),
             [Question.of(q) for q in model.questions], model.main_language,
+            misconceptions=tuple(Misconception(m.id, Localized.of(m.statement))
+                                 for m in model.misconceptions),
         )
 
     @classmethod
@@ -522,6 +569,9 @@ class Quiz(_Light):
         except KeyError:
             raise KeyError(f"quiz {self.id!r} has no question {question_id!r}") from None
 
+    def misconception(self, misconception_id: str) -> Misconception | None:
+        return next((m for m in self.misconceptions if m.id == misconception_id), None)
+
     def __repr__(self) -> str:
         return f"Quiz(id={self.id!r}, {len(self.questions)} questions)"
 
@@ -532,6 +582,8 @@ class Quiz(_Light):
             **({"language": self.language} if self.language else {}),
             "title": self.title.as_dict(),
             "tags": list(self.tags),
+            **({"misconceptions": [m.export() for m in self.misconceptions]}
+               if self.misconceptions else {}),
             "questions": [
                 {
                     "id": q.id,
@@ -539,6 +591,7 @@ class Quiz(_Light):
                     "options": [o.text.as_dict() for o in q.options],
                     "answer": q.answer,
                     **q.export_kind(),
+                    **q.export_misconceptions(),
                     "explanation": q.explanation.as_dict(),
                     **({"details": q.details.as_dict()} if q.details else {}),
                     **q.export_media(),

@@ -41,6 +41,7 @@ from bot.content.items import (
     Kind,
     Language,
     Localized,
+    Misconception,
     Numeric,
     Option,
     Question,
@@ -53,8 +54,9 @@ from bot.content.items import (
 
 __all__ = [
     "BLOOM_LEVELS", "CLAIM_LIBRARIES", "DEFAULT_LOCALE", "DIFFICULTIES", "LOCALES", "Accept",
-    "Code", "Deferred", "Kind", "Language", "Localized", "Numeric", "Option", "Question", "Quiz",
-    "QuizModel", "declared_languages", "expected_locales", "pack_language", "versioned",
+    "Code", "Deferred", "Kind", "Language", "Localized", "Misconception", "Numeric", "Option",
+    "Question", "Quiz", "QuizModel", "declared_languages", "expected_locales", "pack_language",
+    "versioned",
 ]
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]{0,47}$")]
@@ -106,13 +108,18 @@ class LocalizedModel(_Texts, BaseModel):
         return handler(value)
 
 
+_OPTION_KEYS = ("correct", "misconception")  # an option's keys beside its texts
+
+
 class OptionModel(BaseModel):
-    """An answer option: locale keys plus an optional `correct: true` in the same map."""
+    """An answer option: locale keys plus an optional `correct: true` in the same map, and
+    for a wrong one an optional `misconception: <id>` (one of the pack's misconceptions)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     text: LocalizedModel
     correct: bool = False
+    misconception: Slug | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -120,9 +127,44 @@ class OptionModel(BaseModel):
         if isinstance(value, str):  # in the pack's language (LocalizedModel)
             return {"text": value}
         if isinstance(value, dict) and "text" not in value:
-            texts = {k: v for k, v in value.items() if k != "correct"}
-            return {"text": texts, **({"correct": value["correct"]} if "correct" in value else {})}
+            texts = {k: v for k, v in value.items() if k not in _OPTION_KEYS}
+            return {"text": texts, **{k: value[k] for k in _OPTION_KEYS if k in value}}
         return value
+
+    @model_validator(mode="after")
+    def _wrong_ideas_are_wrong(self) -> OptionModel:
+        if self.correct and self.misconception is not None:
+            raise PydanticCustomError(
+                "misconception_on_right", "the right option stands for no misconception: "
+                "put misconception: {id} on a wrong option", {"id": self.misconception})
+        return self
+
+
+class MisconceptionModel(BaseModel):
+    """One of the pack's misconceptions: an id its distractors name, and a short statement
+    of the wrong idea in every language the pack declares (all three if it declares none)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: Slug
+    statement: LocalizedModel
+
+    @model_validator(mode="before")
+    @classmethod
+    def _split(cls, value: Any) -> Any:
+        if isinstance(value, dict) and "statement" not in value:
+            return {"statement": {k: v for k, v in value.items() if k != "id"},
+                    **({"id": value["id"]} if "id" in value else {})}
+        return value
+
+    @model_validator(mode="after")
+    def _every_language(self) -> MisconceptionModel:
+        if missing := self.statement.missing():
+            raise PydanticCustomError(
+                "misconception_language", "misconception {id} has no {missing} statement: "
+                "state it in every language of the pack",
+                {"id": self.id, "missing": ", ".join(missing)})
+        return self
 
 
 # --- what a question may show beside its prompt (drawn on its card, bot/reports/card.py) ------
@@ -417,6 +459,8 @@ class QuestionModel(BaseModel):
     options: list[OptionModel] | None = Field(
         default=None, max_length=limits.MAX_OPTIONS, validate_default=True)
     truth: bool | None = Field(default=None, validate_default=True)  # truefalse
+    # truefalse: the misconception its wrong side stands for (an option names its own)
+    misconception: Slug | None = Field(default=None, validate_default=True)
     numeric: NumericModel | None = Field(default=None, validate_default=True)
     unit: LocalizedModel | None = Field(default=None, validate_default=True)
     accept: AcceptModel | None = Field(default=None, validate_default=True)  # text
@@ -479,6 +523,17 @@ class QuestionModel(BaseModel):
                 "that language would get no text for the image", {"missing": ", ".join(missing)})
         return alt
 
+    @field_validator("misconception")
+    @classmethod
+    def _true_or_false(cls, value: str | None, info: ValidationInfo) -> str | None:
+        kind = info.data.get("kind")
+        if value is not None and kind is not None and kind is not Kind.TRUEFALSE:
+            raise PydanticCustomError(
+                "kind_key", "a {kind} question has no misconception of its own: put "
+                "misconception: {id} on the wrong option it stands for",
+                {"kind": kind.value, "id": value})
+        return value
+
     @field_validator(*_KIND_KEYS)
     @classmethod
     def _belongs_to_kind(cls, value: Any, info: ValidationInfo) -> Any:
@@ -540,6 +595,11 @@ def _options_of(kind: Kind, options: list[OptionModel]) -> list[OptionModel]:
         raise PydanticCustomError(
             "order_correct", "an order question's options are listed in the right order, "
             "none with 'correct: true'", {})
+    if kind is Kind.ORDER and any(o.misconception for o in options):
+        raise PydanticCustomError(
+            "order_misconception", "an order question's items are all right: none stands "
+            "for a misconception (tag a choice, multi or true/false question's wrong option)",
+            {})
     return options
 
 
@@ -552,6 +612,8 @@ class QuizModel(BaseModel):
     language: Language | list[Language] | None = None
     title: LocalizedModel
     tags: list[Slug] = Field(default_factory=list)
+    # the wrong ideas its distractors may stand for (`misconception: <id>` on an option)
+    misconceptions: list[MisconceptionModel] = Field(default_factory=list)
     questions: list[QuestionModel] = Field(min_length=1)
 
     @model_validator(mode="wrap")
@@ -575,6 +637,18 @@ class QuizModel(BaseModel):
         """The language every text has, if the pack names one."""
         declared = declared_languages(self.language)
         return declared[0] if declared else None
+
+    @field_validator("misconceptions")
+    @classmethod
+    def _misconceptions_listed_once(
+        cls, listed: list[MisconceptionModel]
+    ) -> list[MisconceptionModel]:
+        ids = [m.id for m in listed]
+        if twice := sorted({i for i in ids if ids.count(i) > 1}):
+            raise PydanticCustomError(
+                "listed_twice", "misconception listed more than once: {twice}",
+                {"twice": ", ".join(twice)})
+        return listed
 
     @field_validator("questions")
     @classmethod

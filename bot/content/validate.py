@@ -49,6 +49,8 @@ def describe(loc: Loc) -> str:
                 parts.append(f"item {key + 1}")
         elif key == "text" and parts and parts[-1].startswith("option"):
             continue  # Option.text is our model's name, not a key the author wrote
+        elif key == "statement" and parts and parts[-1].startswith("misconception"):
+            continue  # likewise Misconception.statement
         else:
             parts.append(short(str(key)))
     return ".".join(parts) or "the file"
@@ -65,6 +67,7 @@ _SHAPES = {
     "FormulaModel": "a formula, or a mapping from language (en, bn, hi) to formulas",
     "ImageModel": "a file name, or a mapping from language (en, bn, hi) to file names",
     "ClaimModel": "a mapping with library and claim",
+    "MisconceptionModel": "a mapping with id and the statement in each language (en, bn, hi)",
     "QuizModel": "a mapping with id, title and questions",
 }
 
@@ -393,6 +396,36 @@ def prerequisite_loops(concepts: list[str], prerequisites: list[str]) -> list[st
     return sorted(set(concepts) & set(prerequisites))
 
 
+# --- misconceptions: the ideas the distractors stand for ---------------------------------------
+
+MISCONCEPTION_STATEMENT = limits.TG_OPTION  # a short statement, shown beside a count
+
+
+def _misconception_problems(quiz: QuizModel) -> Iterable[Finding]:
+    """Every tag names one of the pack's misconceptions; a listed one nobody names warns."""
+    listed = {m.id for m in quiz.misconceptions}
+    used: set[str] = set()
+    for mi, m in enumerate(quiz.misconceptions):
+        yield from _too_long(("misconceptions", mi), m.statement, MISCONCEPTION_STATEMENT,
+                             "misconception statement")
+    for qi, q in enumerate(quiz.questions):
+        tagged: list[tuple[Loc, str]] = [
+            (("questions", qi, "options", oi, "misconception"), o.misconception)
+            for oi, o in enumerate(q.options or ()) if o.misconception is not None]
+        if q.misconception is not None:
+            tagged.append((("questions", qi, "misconception"), q.misconception))
+        for loc, name in tagged:
+            used.add(name)
+            if name not in listed:
+                known = ", ".join(sorted(listed)) or "none: list them under misconceptions:"
+                yield (loc, f"misconception {short(name)!r} is not one of the pack's "
+                       f"misconceptions (they are: {known})", False)
+    for mi, m in enumerate(quiz.misconceptions):
+        if m.id not in used:
+            yield (("misconceptions", mi), f"misconception {m.id!r} is named by no option",
+                   True)
+
+
 # --- the whole pack ---------------------------------------------------------------------------
 
 
@@ -421,6 +454,8 @@ def check(data: Any, lines: dict[Loc, int], add: AddProblem,
     if model is None:
         return None
     for loc, message, warning in _metadata_problems(model):
+        add(_line_of(lines, loc), f"{describe(loc)}: {message}", warning)
+    for loc, message, warning in _misconception_problems(model):
         add(_line_of(lines, loc), f"{describe(loc)}: {message}", warning)
     left_out: set[int] = set()
     for loc, message, warning in _media_problems(model, folder, files):
