@@ -368,6 +368,21 @@ def _copy_interrupted(args: argparse.Namespace) -> int:
     return 130
 
 
+# the commands that only read a database: on a SQLite file that is not there, opening it would
+# create an empty one, and a mistyped QUIZBOT_DATABASE would show empty boards as if all were lost
+READS_ONLY = frozenset({"leaderboard", "stats", "report", "chats", "dashboard", "privacy"})
+
+
+def _missing_database(settings: Settings, args: argparse.Namespace) -> str | None:
+    """Why a reading command refuses to run (None: it may), before any file is created."""
+    database = settings.quizbot_database
+    reads = args.command in READS_ONLY or (args.command == "content" and args.action == "reports")
+    if not reads or not isinstance(database, Path) or database.exists():
+        return None
+    return (f"quizbot: no database at {database} (QUIZBOT_DATABASE): check the path; "
+            "`quizbot run` creates one")
+
+
 def _reader_gone() -> int:
     """stdout's reader left (`quizbot content export | head`): stop quietly.
 
@@ -697,8 +712,16 @@ def main(argv: list[str] | None = None) -> int:
                 "dashboard": _dashboard,
                 "privacy": cli_privacy.run}
     handler = commands[args.command]
+    missing = _missing_database(settings, args)
+    if missing is not None:
+        print(missing, file=sys.stderr)
+        return Exit.STORAGE
     try:
-        return int(asyncio.run(handler(settings, args)))
+        code = int(asyncio.run(handler(settings, args)))
+        sys.stdout.flush()  # here, not at exit, where a reader gone would be a traceback
+        return code
+    except BrokenPipeError:  # `quizbot report | head`
+        return _reader_gone()
     except ContentError as exc:
         print(exc, file=sys.stderr)
         print(f"quizbot: the quiz content in {settings.quizbot_content_dir} is invalid; "

@@ -115,9 +115,40 @@ def test_limit_outside_1_to_100_is_a_usage_error(
 
 
 def test_leaderboard_with_the_largest_limit_runs(tmp_path: Path) -> None:
+    assert quizbot(tmp_path, "db", "migrate").returncode == 0
     proc = quizbot(tmp_path, "leaderboard", "--limit", "100")
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("command", [["leaderboard"], ["stats", "--name", "x"], ["report"],
+                                     ["chats"], ["content", "reports"]])
+def test_a_reading_command_on_a_mistyped_database_refuses_and_creates_nothing(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """A mistyped QUIZBOT_DATABASE must not look like a bot whose history was lost."""
+    typo = tmp_path / "quizbto.db"
+    proc = quizbot(tmp_path, *command, env=clean_env(tmp_path, QUIZBOT_DATABASE=str(typo)))
+    assert proc.returncode == 4, proc.stderr
+    assert proc.stderr == (f"quizbot: no database at {typo} (QUIZBOT_DATABASE): check the path; "
+                           "`quizbot run` creates one\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_report_into_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:
+    """`quizbot report | head`, the reader gone before the report is written: no traceback."""
+    assert quizbot(tmp_path, "db", "migrate").returncode == 0
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # a reader that has already left
+    try:
+        proc = subprocess.run([sys.executable, "-m", "bot", "report"], stdout=write_end,
+                              stderr=subprocess.PIPE, text=True, timeout=60, cwd=tmp_path,
+                              env=clean_env(tmp_path))
+    finally:
+        os.close(write_end)
+    err = proc.stderr
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err and "BrokenPipe" not in err
 
 
 # --- configuration ----------------------------------------------------------------------

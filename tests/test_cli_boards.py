@@ -15,7 +15,7 @@ from bot.cli import main
 from bot.content import load_catalog
 from bot.core.models import Chat, Person
 from bot.core.service import QuizService
-from bot.storage import SqliteStorage
+from bot.storage import SqliteStorage, migrate_database
 from tests.clock import FakeClock
 from tests.conftest import SAMPLE_PACKS
 
@@ -48,6 +48,7 @@ def database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)
     path = tmp_path / "quiz.db"
+    asyncio.run(migrate_database(path))  # the reading commands refuse a file that is not there
     monkeypatch.setenv("QUIZBOT_DATABASE", str(path))
     monkeypatch.setenv("QUIZBOT_CONTENT_DIR", str(SAMPLE_PACKS))
     return path

@@ -4,6 +4,7 @@ by the command line, with one-line errors and exit 1 for what it refuses."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -13,7 +14,7 @@ from pathlib import Path
 from bot.content import load_catalog
 from bot.core.models import Chat, Person
 from bot.core.service import QuizService
-from bot.storage import SqliteStorage
+from bot.storage import SqliteStorage, migrate_database
 from tests.clock import FakeClock
 
 ROOT = Path(__file__).resolve().parent
@@ -23,7 +24,10 @@ PACKS = ROOT / "data" / "packs"
 def env(tmp_path: Path) -> dict[str, str]:
     clean = {k: v for k, v in os.environ.items()
              if not k.startswith(("TELEGRAM_", "DISCORD_", "QUIZBOT_"))}
-    return {**clean, "QUIZBOT_DATABASE": str(tmp_path / "quiz.db"),
+    database = tmp_path / "quiz.db"
+    if not database.exists():  # the reading commands refuse a file that is not there
+        asyncio.run(migrate_database(database))
+    return {**clean, "QUIZBOT_DATABASE": str(database),
             "QUIZBOT_CONTENT_DIR": str(PACKS)}
 
 

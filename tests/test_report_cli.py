@@ -3,6 +3,7 @@ from answers stored through the real SQLite storage, rendered headless."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import struct
 import subprocess
@@ -16,7 +17,7 @@ import pytest
 from bot.core.item_stats import analyse_quiz
 from bot.core.ports import AnswerRecord
 from bot.reports import chart_png, chart_size, report_text
-from bot.storage import SqliteStorage
+from bot.storage import SqliteStorage, migrate_database
 from tests.test_item_stats import SMALL, SMALL_ANSWERS, flags_answers, quiz
 
 PACK = """\
@@ -57,7 +58,10 @@ def env(tmp_path: Path) -> dict[str, str]:
         k: v for k, v in os.environ.items()
         if not k.startswith(("TELEGRAM_", "DISCORD_", "QUIZBOT_")) and k != "DISPLAY"
     }
-    return {**clean, "QUIZBOT_DATABASE": str(tmp_path / "quiz.db"),
+    database = tmp_path / "quiz.db"
+    if not database.exists():  # the reading commands refuse a file that is not there
+        asyncio.run(migrate_database(database))
+    return {**clean, "QUIZBOT_DATABASE": str(database),
             "QUIZBOT_CONTENT_DIR": str(tmp_path / "content")}
 
 
