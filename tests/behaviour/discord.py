@@ -284,6 +284,49 @@ class DiscordHarness:
             return await self.forged_click(where, who, post_id, len(q.options) + 3)
         return await self._seen(it)
 
+    # the confidence tap (bot/adapters/discord/confidence.py) ------------------------------
+    async def set_confidence(self, where: Place, who: User, on: bool) -> Seen:
+        return await self._slash(where, who, "settings", {"confidence": on})
+
+    def _prompt(self, where: Place, post_id: int) -> dict[str, Any]:
+        """The latest "How sure are you?" for the question in `where` (ephemeral in a
+        channel, a message in a DM)."""
+        prompts = [m for _, m in sorted(self.fake.messages.items())
+                   if int(m["channel_id"]) == where.channel_id
+                   and any(b.get("custom_id", "").startswith(f"qc:{post_id}:")
+                           for b in all_buttons_of(m))]
+        assert prompts, f"post {post_id} asks no confidence in {where}"
+        return prompts[-1]
+
+    async def tap_confidence(self, where: Place, who: User, post_id: int,
+                             choice: str) -> Seen:
+        """The prompt's button, which turns the prompt into the result."""
+        prompt = self._prompt(where, post_id)
+        [custom_id] = [b["custom_id"] for b in all_buttons_of(prompt)
+                       if b.get("label") == choice]
+        it = await self.fake.click(int(prompt["id"]), custom_id, user=who,
+                                   permissions=self._permissions(who))
+        await self.fake.ack(it, within=SETTLE_WITHIN)
+        await self.fake.until(lambda: not any(
+            b.get("custom_id", "").startswith("qc:")
+            for b in all_buttons_of(self.fake.messages[int(prompt["id"])]))
+            or it.followups, SETTLE_WITHIN, "the tap's result")
+        seen = Seen(texts=[Reply(self.fake.messages[int(prompt["id"])]).text])
+        seen.texts += [Reply(m).text for m in it.followups if shown_post(m) is None]
+        await self._settle()
+        return seen
+
+    async def forged_tap(self, where: Place, who: User, post_id: int) -> Seen:
+        prompt = self._prompt(where, post_id)
+        real = next(b["custom_id"] for b in all_buttons_of(prompt))
+        custom_id = real.rsplit(":", 1)[0] + ":7"
+        it = await self.fake.click(int(prompt["id"]), custom_id, user=who,
+                                   components=[{"type": 1, "components": [
+                                       {"type": 2, "style": 1, "label": "?",
+                                        "custom_id": custom_id}]}],
+                                   permissions=self._permissions(who))
+        return await self._seen(it)
+
     async def report_via_flag(self, where: Place, who: User, post_id: int, text: str) -> Seen:
         message = self._message_of(where, post_id, 0)
         flag = flag_of(message)

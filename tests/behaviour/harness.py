@@ -316,6 +316,30 @@ class KindsHarness(Harness, Protocol):
         ...
 
 
+# the confidence tap (tests/behaviour/test_confidence.py) ---------------------------------
+CONFIDENCE_CHOICES = ("Sure", "Think so", "Guessing", "Skip")  # "How sure are you?"'s buttons
+
+
+class ConfidenceHarness(Harness, Protocol):
+    """"How sure are you?" between a press and its answer (/settings confidence on): what
+    asks it is the core's rule (bot/core/confidence_ask.py), the same on both platforms."""
+
+    async def set_confidence(self, where: Place, who: Person, on: bool) -> Seen:
+        """/settings confidence on|off (Discord: the option confidence:True|False)."""
+        ...
+
+    async def tap_confidence(self, where: Place, who: Person, post_id: int,
+                             choice: str) -> Seen:
+        """One of CONFIDENCE_CHOICES on the "How sure are you?" `who` was last shown for
+        the question of `post_id`: what the tap showed. AssertionError if none was shown."""
+        ...
+
+    async def forged_tap(self, where: Place, who: Person, post_id: int) -> Seen:
+        """A tap for the question of `post_id`, on its own prompt, carrying a confidence
+        none of the buttons has, as a modified client could send it."""
+        ...
+
+
 async def stored_refs(storage: Any, post_id: int) -> None:
     """The question's message is known to the countdown once its send returned, which may
     be after the fake saw it: wait for that (on a loaded machine), then let time run."""

@@ -266,6 +266,30 @@ class TelegramHarness:
                                  where, who)
         return first
 
+    # the confidence tap (bot/adapters/telegram/confidence.py) -----------------------------
+    async def set_confidence(self, where: Chat, who: User, on: bool) -> Seen:
+        return await self._command(where, who, f"/settings confidence {'on' if on else 'off'}")
+
+    async def tap_confidence(self, where: Chat, who: User, post_id: int,
+                             choice: str) -> Seen:
+        """The question's keyboard, as the press edited it into the four buttons."""
+        sent = self._latest(post_id)
+        message = self.fake.messages[(sent.chat_id, sent.message["message_id"])]
+        taps = [b["callback_data"] for row in message.get("reply_markup", {})
+                .get("inline_keyboard", []) for b in row
+                if b["callback_data"].startswith("c:") and b["text"].endswith(choice)]
+        assert taps, f"post {post_id} asks no confidence: {message.get('reply_markup')}"
+        start = len(self.fake.calls)
+        return await self._seen(start, self.fake.press(message, who, taps[0]), where, who,
+                                questions=1)
+
+    async def forged_tap(self, where: Chat, who: User, post_id: int) -> Seen:
+        sent = self._latest(post_id)
+        message = self.fake.messages[(sent.chat_id, sent.message["message_id"])]
+        start = len(self.fake.calls)
+        return await self._seen(start, self.fake.press(message, who, f"c:{post_id}:a0:7"),
+                                where, who)
+
     async def report_via_flag(self, where: Chat, who: User, post_id: int, text: str) -> Seen:
         sent = self._latest(post_id)
         message = self.fake.messages.get((sent.chat_id, sent.message["message_id"]),

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from bot.adapters.discord import DiscordAdapter
-from bot.adapters.discord.confidence import SETTING_SECONDS
-from bot.core.models import Chat, Confidence
-from bot.core.ports import Storage
+from bot.core.confidence_ask import SETTING_SECONDS
+from bot.core.models import Confidence
+from bot.core.ports import ChatSettingsRecord, Storage
 from bot.core.service import QuizService
 from tests.clock import FakeClock
 from tests.discord_e2e.conftest import StartBot
@@ -311,13 +311,14 @@ async def test_a_change_made_elsewhere_shows_within_the_settings_time(
     fake: FakeDiscord, bot: DiscordAdapter, service: QuizService, clock: FakeClock,
     alice: User, bob: User,
 ) -> None:
-    """A press reads the chat's setting once per SETTING_SECONDS; a change another process
-    made (here: straight through the core) is seen once that time has passed."""
+    """A press reads the chat's setting once per SETTING_SECONDS (the core's); a change
+    another process made (here: straight into the store, this process not told) is seen
+    once that time has passed."""
     reply, q = await post_quiz(fake, service, alice, quiz="sample")
     carol = User(900_000_000_000_000_003, "Carol")
     assert "Correct" in (await click(fake, reply, q.correct, bob)).content  # read: off
-    await service.chat_settings.change(Chat(f"dc:{fake.channel_id}"), allowed=True,
-                                       confidence=True)
+    await service.storage.set_chat_settings(
+        ChatSettingsRecord(f"dc:{fake.channel_id}", confidence=True), clock.now())
     clock.advance(SETTING_SECONDS - 1)
     assert "Correct" in (await click(fake, reply, q.correct, carol)).content
     clock.advance(2)

@@ -256,7 +256,7 @@ class AnswerClicks:
                 return
             if not tapped and self.taps is not None \
                     and (step := step_of(response)) is not None \
-                    and await self.taps.asks(chat.key):
+                    and await self.taps.asks(chat.key, post_id, person, response):
                 await self.taps.prompt(responder, interaction, post_id, message_id, step,
                                        ephemeral=ephemeral)
                 return

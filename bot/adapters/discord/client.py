@@ -164,7 +164,7 @@ def build_bot(service: QuizService, publisher: ChannelPublisher, *,
     buttons = answer_buttons(clicks, intake, report_flags(reports, intake))
     kinds = KindsCog(KindAnswers(service, clicks, errors), intake)
     buttons.kinds = kinds.items  # the other kinds' components on question messages
-    cogs: list[commands.Cog] = [QuizCog(service, publisher, taps), kinds, DailyCog(service),
+    cogs: list[commands.Cog] = [QuizCog(service, publisher), kinds, DailyCog(service),
                                 ReviewCog(service, publisher), reports,
                                 AnalysisCog(service), help_cog := HelpCog(service),
                                 PrivacyCog(service, errors, intake), ReviewExportCog(service),

@@ -10,8 +10,10 @@ and edits the prompt into the result. Each button's custom_id carries the first 
 post, the question's message (which must still be the post's), the response (`o<option>`,
 `m<picks>`, `s<order>`) and the confidence (`0`-`2`, `n` for Skip), so a restart between
 press and tap loses nothing and nothing is held in memory. A tap naming another post, an
-option outside the question or a confidence outside 0-2 is refused and records nothing; a
-second answer is refused by the core as any other is.
+option outside the question or a confidence outside 0-2 is refused and records nothing.
+Whether a press asks is the core's to say (bot/core/confidence_ask.py, Telegram's rule too):
+a closed question, a second answer (the first is final) or an option the question has not is
+answered at once, so the core's refusal says why.
 
 Typed kinds ask in their form instead (kinds.py): a select under the answer, left empty to skip.
 """
@@ -20,7 +22,6 @@ from __future__ import annotations
 
 import logging
 import re
-from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import discord
@@ -28,7 +29,15 @@ import discord
 from bot.adapters.discord.replies import Reply, Responder, reader
 from bot.content.limits import DC_CUSTOM_ID
 from bot.core import render
-from bot.core.models import AnswerResult, AnswerStatus, Confidence, Ordered, Picks, Response
+from bot.core.models import (
+    AnswerResult,
+    AnswerStatus,
+    Confidence,
+    Ordered,
+    Person,
+    Picks,
+    Response,
+)
 from bot.core.service import QuizService
 from bot.i18n import _
 
@@ -49,8 +58,6 @@ CHOICES = (
     (_("Guessing"), str(int(Confidence.GUESSING)), discord.ButtonStyle.secondary),
     (_("Skip"), SKIP, discord.ButtonStyle.secondary),
 )
-SETTING_SECONDS = 30.0  # how long a chat's setting is trusted before it is read again
-SETTINGS_KEPT = 4096  # chats whose setting is remembered (a bounded LRU)
 
 
 def step_of(response: Response) -> str | None:
@@ -129,30 +136,14 @@ class ConfidenceTaps:
 
         Bound.taps, Bound.intake = self, intake
         self.button: type[ConfidenceButton] = Bound
-        # chat key -> (asks, when read): a press would otherwise cost a read of the chat's
-        # settings. This process's /settings updates it (`changed`); another process's
-        # change (a channel's interactions all reach one process) shows within
-        # SETTING_SECONDS
-        self._asks: OrderedDict[str, tuple[bool, float]] = OrderedDict()
 
-    async def asks(self, chat_key: str) -> bool:
-        """Does the chat ask how sure with each answer?"""
-        found = self._asks.get(chat_key)
-        if found is not None and 0 <= self._now() - found[1] < SETTING_SECONDS:
-            self._asks.move_to_end(chat_key)
-            return found[0]
-        asks = (await self.service.chat_settings.get(chat_key)).confidence
-        self.changed(chat_key, asks)
-        return asks
-
-    def changed(self, chat_key: str, asks: bool) -> None:
-        self._asks[chat_key] = (asks, self._now())
-        self._asks.move_to_end(chat_key)
-        if len(self._asks) > SETTINGS_KEPT:
-            self._asks.popitem(last=False)
-
-    def _now(self) -> float:
-        return self.service.clock.now().timestamp()
+    async def asks(self, chat_key: str, post_id: int, person: Person,
+                   response: Response | None = None) -> bool:
+        """Ask how sure before recording `response` (None: a typed answer's form, which
+        asks in itself)? The core's rule, as Telegram's (bot/core/confidence_ask.py): the
+        chat's setting, an open post not yet answered, an answer it offers."""
+        return await self.service.confidence.asks(post_id, person, response,
+                                                  chat_key=chat_key, in_form=response is None)
 
     async def prompt(self, responder: Responder, interaction: discord.Interaction,
                      post_id: int, message_id: int, step: str, *, ephemeral: bool) -> None:

@@ -42,7 +42,7 @@ from discord.ext import commands
 
 from bot.adapters.discord.confidence import CHOICES, SKIP, confidence_of
 from bot.adapters.discord.embeds import clip, plain
-from bot.adapters.discord.identity import chat_of
+from bot.adapters.discord.identity import chat_of, person_of
 from bot.adapters.discord.replies import ErrorReplies, Reply, Responder, reader
 from bot.content.items import Kind
 from bot.content.limits import DC_CUSTOM_ID
@@ -348,7 +348,8 @@ class KindAnswers:
             if q is None:
                 return
             taps = self.clicks.taps
-            ask = taps is not None and await taps.asks(chat_of(interaction).key)
+            ask = taps is not None and await taps.asks(chat_of(interaction).key, post_id,
+                                                       person_of(interaction))
             await interaction.response.send_modal(
                 TypedForm(q, await reader(self.service, interaction), ask=ask))
         except Exception as exc:

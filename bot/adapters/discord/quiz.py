@@ -18,7 +18,6 @@ from discord import app_commands
 from discord.app_commands import Choice
 from discord.ext import commands
 
-from bot.adapters.discord.confidence import ConfidenceTaps
 from bot.adapters.discord.embeds import clip
 from bot.adapters.discord.identity import can_manage, chat_of, person_of
 from bot.adapters.discord.publish import ChannelPublisher
@@ -52,11 +51,9 @@ async def quiz_choices(
 
 
 class QuizCog(commands.Cog):
-    def __init__(self, service: QuizService, publisher: ChannelPublisher,
-                 taps: ConfidenceTaps | None = None) -> None:
+    def __init__(self, service: QuizService, publisher: ChannelPublisher) -> None:
         self.service = service
         self.publisher = publisher
-        self.taps = taps  # told of this channel's confidence setting when it changes
 
     # Descriptions and choice names are gettext msgids (marked with _ for extraction); the
     # tree's translator localises them when the commands are synced (localize.py).
@@ -159,8 +156,6 @@ class QuizCog(commands.Cog):
                     chart=chart, admins_only=quiz, peer_threshold=peer,
                     peer_discussion=discussion, confidence=confidence,
                 )
-            if self.taps is not None:
-                self.taps.changed(chat.key, settings.confidence)
             t = translator(await self.service.locales.for_audience(chat, person))
             await responder.send(Reply.text(
                 render.settings_text(settings, t, modes=False) + "\n" + t.gettext(

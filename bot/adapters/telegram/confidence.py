@@ -7,7 +7,10 @@ its result the moment one votes, so a poll cannot ask first (a private chat that
 buttons instead, publish.Poster, unless its /settings mode is polls). In a group the question's
 keyboard is everyone's and an alert carries no buttons: a group's buttons are answered at
 once, with no confidence. A typed number or text is answered at once too (the text does not
-fit in callback_data).
+fit in callback_data). Whether a press asks is the core's to say (bot/core/confidence_ask.py,
+the same rule as Discord's): not on a closed question, not to someone who answered it (the
+first answer is final: the press gets "already answered" at once), not for an option the
+question has not.
 
 The step: the pressed option (or a multi's picks as a bitmask, or an order's sequence) goes
 into the callback_data of the four buttons the question's keyboard is edited to,
@@ -44,6 +47,7 @@ from bot.core.models import (
     AnswerStatus,
     Confidence,
     Ordered,
+    Person,
     Picks,
     Response,
     ShownQuestion,
@@ -100,11 +104,15 @@ def response_of(q: ShownQuestion, step: str, value: str) -> Response | None:
     return None
 
 
-async def asks(data: BotData, chat: telegram.Chat) -> bool:
-    """Whether a press here asks how sure first: a private chat whose setting is on."""
+async def asks(data: BotData, chat: telegram.Chat, post_id: int, person: Person,
+               response: Response) -> bool:
+    """Whether this press asks how sure first: in a private chat, where the core says so
+    (the chat's setting, an open post not yet answered, an answer a tap carries:
+    bot/core/confidence_ask.py)."""
     if not uses_keyboard_order(chat.id):  # a group's or a channel's keyboard: everyone's
         return False
-    return (await data.service.chat_settings.get(chat_of(chat).key)).confidence
+    return await data.service.confidence.asks(post_id, person, response,
+                                              chat_key=chat_of(chat).key)
 
 
 async def ask(query: telegram.CallbackQuery, message: telegram.MaybeInaccessibleMessage,

@@ -483,10 +483,11 @@ async def button(update: Update, context: Context) -> None:
         await alert(query, render.result_text(refusal, t))
         return
     post_id, option = parsed
-    if message is not None and await confidence.asks(data, message.chat):
+    # a forged option, a closed question, a second answer: answered (refused) at once
+    if message is not None and await confidence.asks(data, message.chat, post_id, person,
+                                                     option):
         shown = await data.service.questions.show(post_id)
-        if shown is not None and shown.kind in confidence.CHOICE_KINDS \
-                and option < len(shown.options):  # else refused at once, as without the tap
+        if shown is not None:
             t = translator(await data.service.locales.for_person(person, chat))
             await confidence.ask(query, message, shown, option, t)
             return

@@ -141,7 +141,7 @@ async def _handle(data: BotData, query: telegram.CallbackQuery, q: ShownQuestion
         if not picks:
             await alert(query, t.gettext("Pick one or more options first, then Submit."))
             return True
-        if await confidence.asks(data, message.chat):
+        if await confidence.asks(data, message.chat, q.post_id, person, Picks(picks)):
             await confidence.ask(query, message, q, Picks(picks), t)
             return True
         await _answer(data, query, q, person, Picks(picks), message)
@@ -159,7 +159,8 @@ async def _handle(data: BotData, query: telegram.CallbackQuery, q: ShownQuestion
             await toast(query, t.gettext("Your order so far: {order}", order=" → ".join(
                 render.letter(s) for s in steps)) if steps else None)
             return True
-        if await confidence.asks(data, message.chat):
+        if await confidence.asks(data, message.chat, q.post_id, person,
+                                 Ordered(tuple(steps))):
             await confidence.ask(query, message, q, Ordered(tuple(steps)), t)
             return True
         await _answer(data, query, q, person, Ordered(tuple(steps)), message)
