@@ -98,6 +98,7 @@ def test_only_a_database_package_imports_its_driver(path: Path) -> None:
 # questions' closing), so an adapter holds no quiz rule.
 DOORS: dict[str, frozenset[str]] = {part: frozenset(methods.split()) for part, methods in {
     "asking": "quiz",
+    "assignments": "assign listed cancel title take",  # /assign (assignments.py)
     "authoring": "may_author start add photo view undo name discard publish unpublish",
     "boards": "stats",
     "cards": "card uploaded",
@@ -183,6 +184,7 @@ def test_every_door_is_a_method_of_a_part_the_facade_exposes() -> None:
     assert not missing, f"QuizService has no part {missing}"
     from bot.core import (  # the classes of the parts, to find each door on
         asking,
+        assignments,
         authoring,
         boards,
         cards,
@@ -203,7 +205,8 @@ def test_every_door_is_a_method_of_a_part_the_facade_exposes() -> None:
         review_export,
     )
     classes = {
-        "asking": asking.Asking, "authoring": authoring.Authoring, "boards": boards.Boards,
+        "asking": asking.Asking, "assignments": assignments.Assignments,
+        "authoring": authoring.Authoring, "boards": boards.Boards,
         "cards": cards.Cards, "chat_settings": chat_settings.ChatSettingsRules,
         "clock": clock.Clock, "confidence": confidence_ask.ConfidenceAsk,
         "daily": daily.Daily, "dashboard": dashboard.DashboardAccess,

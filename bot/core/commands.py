@@ -193,6 +193,22 @@ COMMANDS: tuple[Command, ...] = (
         ),
         menu=Menu(8, _("This chat's question time and mode (admins)")),
     ),
+    # assignments (core/assignments.py): a quiz the chat finishes privately by a deadline
+    Command(
+        "assign", where=Where.SHARED,
+        telegram=On(
+            Line(_("/assign — this chat's assignments")),
+            Line(_("/assign <quiz or topic> <YYYY-MM-DD> [HH:MM] [zone] — a quiz everyone "
+                   "takes privately by a deadline; /unassign <id>"), admin=True),
+        ),
+        discord=On(
+            Line(_("/assign — this channel's assignments")),
+            Line(_("/assign quiz: date: time: timezone: — a quiz everyone takes privately by "
+                   "a deadline; /unassign id:"), admin=True),
+        ),
+        menu=Menu(19, _("A quiz everyone takes privately by a deadline (admins)")),
+    ),
+    Command("unassign", where=Where.SHARED, admin=True, telegram=On(), discord=On()),
     # item analysis (core/chat_analysis.py)
     Command(
         "analysis", admin=True,

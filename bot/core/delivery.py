@@ -196,6 +196,17 @@ class Delivery:
     def settle_reminders(self, due: Iterable[tuple[str, date]]) -> None:
         self._settle("reminder:", {reminder_name(person, day) for person, day in due})
 
+    # assignments' reminders and summaries (core/assignments.py) ------------------------------
+    async def once(self, name: str, chat_key: str, send: Callable[[ChatPort], Awaitable[None]],
+                   delivered: Callable[[], Awaitable[None]]) -> bool:
+        """A one-message delivery `name` its caller claimed in the database, by the rules
+        above; True once delivered."""
+        return await self._deliver(name, chat_key, send, delivered)
+
+    def settle(self, kind: str, due: Iterable[str]) -> None:
+        """After offering the pending deliveries named `due` (`kind`: their names' start)."""
+        self._settle(kind, set(due))
+
     # the one way anything is delivered -------------------------------------------------------
     async def _deliver(
         self, name: str, chat_key: str, send: Callable[[ChatPort], Awaitable[None]],

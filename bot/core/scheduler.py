@@ -70,6 +70,7 @@ class Scheduler:
         await self._pending_rounds()
         reminded = await self._remind()
         await self._pending_reminders()
+        await self.service.assignments.tick()  # reminders and deadlines (assignments.py)
         await self._prune()
         return Tick(posted=posted, closed=len(closed), asked=asked, reminded=reminded)
 

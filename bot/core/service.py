@@ -19,6 +19,7 @@ The parts, each with its dependencies passed in:
 - authoring.py  quiz polls sent by an author become a draft pack, published
 - privacy.py    /mydata: a person's data sent to them, or deleted everywhere
 - dashboard.py  /dashboard: signed links to a chat's web dashboard (dashboard_reads.py: its pages)
+- assignments.py  /assign: a quiz a chat finishes privately by a deadline
 - live.py       /host: a live session paced by its host; peer.py: /peer rounds;
                 live_reports.py: the sessions on the dashboard
 The loop that drives time (scheduler.py) calls into the same parts.
@@ -37,6 +38,7 @@ from datetime import timedelta
 from bot.content import Catalog
 from bot.core.answers import Answers, outcome_of, platform_of
 from bot.core.asking import Asking
+from bot.core.assignments import Assignments
 from bot.core.authoring import Authoring
 from bot.core.boards import Boards
 from bot.core.cards import Cards
@@ -152,6 +154,9 @@ class QuizService:
         self.live = Live(self.questions, storage, clock)
         self.peer = Peer(self.live, storage, clock, settings=self.chat_settings)
         self.live_reports = LiveReports(self.live, storage)
+        # a quiz given to a chat with a deadline, taken privately (assignments.py)
+        self.assignments = Assignments(self.questions, self.runs, self.locales, self.delivery,
+                                       storage, clock)
 
     # languages ---------------------------------------------------------------------------
     async def set_language(

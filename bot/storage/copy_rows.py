@@ -90,6 +90,18 @@ TABLES = (
     Table("live_revotes", ("post_id", "person_key"), ("post_id", "person_key", "option",
                                                       "correct", "answered_at"),
           times=("answered_at",), flags=("correct",)),
+    # assignments (bot/core/assignments.py): after runs, which their runs name
+    Table("assignments", ("id",), ("id", "chat_key", "selector", "quizzes", "total", "token",
+                                   "locale", "tz", "deadline", "remind_at", "created_at",
+                                   "created_by", "cancelled_at", "summary_claimed_at",
+                                   "summary_posted_at"),
+          times=("deadline", "remind_at", "created_at", "cancelled_at", "summary_claimed_at",
+                 "summary_posted_at"), lists=("quizzes",)),
+    Table("assignment_runs", ("assignment_id", "run_id"), ("assignment_id", "run_id",
+                                                           "person_key", "quiz_id")),
+    Table("assignment_reminders", ("assignment_id", "person_key"),
+          ("assignment_id", "person_key", "claimed_at", "sent_at"),
+          times=("claimed_at", "sent_at")),
     # the platforms' file ids of uploaded question cards: valid for the same bot on any
     # database, so a moved community does not upload every card again
     Table("uploads", ("key",), ("key", "ref", "uploaded_at"), times=("uploaded_at",)),

@@ -48,6 +48,11 @@ async def delete_person(db: Sql, key: str, private_chats: Sequence[str] = ()) ->
     await db.value(f"SELECT name FROM materialized WHERE name = 'scores'{db.for_update}")
     chats = list(dict.fromkeys((key, *private_chats)))
     removed = await db.run("DELETE FROM answers WHERE person_key = $1", key)
+    # assignments (bot/core/assignments.py): their runs of one and its reminder to them, before
+    # their runs go; one they assigned stays the chat's, without who assigned it
+    for table in ("assignment_runs", "assignment_reminders"):
+        removed += await db.run(f"DELETE FROM {table} WHERE person_key = $1", key)
+    await db.run("UPDATE assignments SET created_by = NULL WHERE created_by = $1", key)
     removed += await _delete_posts(db, OWN_POSTS, key)
     for chat in chats:
         removed += await _delete_posts(db, CHAT_POSTS, chat)

@@ -33,6 +33,7 @@ from bot.core.ports import (
 )
 from bot.core.schedule import Schedule
 from bot.storage import (
+    assignments,
     cards,
     chat_kinds,
     dashboard,
@@ -272,6 +273,25 @@ class Store(CachedStorage, LiveSql):
     forget_delivery_step = write(deliveries.forget_delivery_step)
     delivery_steps = read(deliveries.delivery_steps)
     forget_delivery_steps = write(deliveries.forget_delivery_steps)
+
+    # assignments (bot/core/assignments.py) --------------------------------------------
+    create_assignment = effect(assignments.create_assignment)
+    assignment = read(assignments.assignment)
+    chat_assignments = read(assignments.chat_assignments)
+    cancel_assignment = effect(assignments.cancel_assignment)
+    add_assignment_run = write(assignments.add_assignment_run)
+    assignment_runs = read(assignments.assignment_runs)
+    answered_in_assignment = read(assignments.answered_in_assignment)
+    assignment_progress = read(assignments.assignment_progress)
+    assignment_questions = read(assignments.assignment_questions)
+    assignments_to_remind = read(assignments.assignments_to_remind)
+    claim_assignment_reminder = write(assignments.claim_assignment_reminder)
+    unsent_assignment_reminders = read(assignments.unsent_assignment_reminders)
+    mark_assignment_reminder_sent = write(assignments.mark_assignment_reminder_sent)
+    assignments_due = read(assignments.assignments_due)
+    claim_assignment_summary = write(assignments.claim_assignment_summary)
+    unposted_assignment_summaries = read(assignments.unposted_assignment_summaries)
+    mark_assignment_summary_posted = write(assignments.mark_assignment_summary_posted)
 
     # problem reports (bot/core/problem_reports.py) -------------------------------------
     async def add_problem_report(

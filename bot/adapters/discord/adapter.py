@@ -45,7 +45,7 @@ from discord.gateway import DiscordWebSocket
 from bot.adapters import ConnectionLost, CredentialsRejected
 from bot.adapters.discord import live
 from bot.adapters.discord.client import IDENTIFY_WINDOW, QuizBot, build_bot
-from bot.adapters.discord.identity import PREFIX
+from bot.adapters.discord.identity import PREFIX, channel_id_of
 from bot.adapters.discord.intake import Intake
 from bot.adapters.discord.noise import describe, quiet_library_noise
 from bot.adapters.discord.publish import ChannelPublisher, as_port_errors
@@ -381,6 +381,14 @@ class DiscordAdapter:
     async def live_countdown(self, countdown: Countdown) -> None:
         with as_port_errors(countdown.session.chat_key):
             await self._live().edit_countdown(countdown)
+
+    # NoticePort: an assignment's summary at its deadline (core/assignments.py)
+    async def send_notice(self, chat_key: str, text: str) -> None:
+        client = self.publisher.client
+        if client is None:
+            raise TryLater("Discord is not connected")
+        with as_port_errors(chat_key):
+            await client.get_partial_messageable(channel_id_of(chat_key)).send(text)
 
     async def send_private(self, person_key: str, text: str) -> None:
         """A review reminder as a DM (ChatGone when the person does not take DMs from the

@@ -23,6 +23,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.adapters.discord.analysis import AnalysisCog
+from bot.adapters.discord.assign import AssignCog
 from bot.adapters.discord.buttons import AnswerButton, AnswerClicks, answer_buttons
 from bot.adapters.discord.confidence import ConfidenceTaps
 from bot.adapters.discord.daily import DailyCog
@@ -168,7 +169,8 @@ def build_bot(service: QuizService, publisher: ChannelPublisher, *,
                                 ReviewCog(service, publisher), reports,
                                 AnalysisCog(service), help_cog := HelpCog(service),
                                 PrivacyCog(service, errors, intake), ReviewExportCog(service),
-                                DashboardCog(service), live := LiveCog(service, intake, errors)]
+                                DashboardCog(service), live := LiveCog(service, intake, errors),
+                                AssignCog(service, publisher, errors, intake)]  # /assign
     options: dict[str, Any] = {"intake": intake, "errors": errors,
                                "guild_ready_timeout": guild_ready_timeout,
                                "identify_interval": identify_interval}

@@ -213,6 +213,12 @@ class TelegramAdapter:
         with platform_errors():
             await live.edit_countdown(self.application.bot_data, countdown)
 
+    # NoticePort: an assignment's summary at its deadline (core/assignments.py)
+    async def send_notice(self, chat_key: str, text: str) -> None:
+        with platform_errors():
+            await self.poster.text_once(chat_id_of(chat_key), text,
+                                        what="an assignment's summary")
+
     async def send_private(self, person_key: str, text: str) -> None:
         """A review reminder: a message in the person's private chat with the bot (its id
         is the user's)."""

@@ -16,6 +16,7 @@ from telegram import Update
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
 
+from bot.adapters.telegram import assign
 from bot.adapters.telegram.context import Context
 from bot.adapters.telegram.handlers import Command, command, handles
 from bot.adapters.telegram.identity import chat_of
@@ -53,6 +54,8 @@ async def start_command(update: Update, context: Context) -> None:
         return
     if not cmd.args or not cmd.chat.is_private or cmd.person is None:
         await show_help(cmd)
+        return
+    if await assign.started_by_link(cmd):  # an assignment's link (assign.py)
         return
     service = cmd.data.service
     async with service.asking.quiz(cmd.chat, cmd.person, cmd.args[0], run=True) as question:

@@ -26,6 +26,7 @@ from telegram.ext import (
 
 from bot.adapters.telegram import (
     analysis,
+    assign,
     authoring,
     confidence,
     dashboard,
@@ -42,7 +43,7 @@ from bot.adapters.telegram.handlers import PRIVATE_MESSAGES, ROUTES
 from bot.core import commands
 
 # The modules whose handlers are marked `handles(key)`: importing one adds them to ROUTES.
-FEATURES = (analysis, authoring, dashboard, handlers, help, live, privacy, reports,
+FEATURES = (analysis, assign, authoring, dashboard, handlers, help, live, privacy, reports,
             review_export)
 
 

@@ -353,3 +353,52 @@ class PeerVotes:
     first_right: int
     second: int  # revotes
     second_right: int
+
+
+# assignments (bot/core/assignments.py) ------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class NewAssignment:
+    """A quiz or topic given to a chat to finish privately by `deadline` (UTC)."""
+
+    chat_key: str
+    selector: str  # as the admin named it: a quiz id or a tag
+    quizzes: tuple[str, ...]  # the quizzes it names, taken in this order
+    total: int  # their questions when it was assigned
+    token: str  # in the announcement's link or button: a guessed id is not enough
+    locale: str
+    tz: str  # the zone the deadline was given in
+    deadline: datetime
+    remind_at: datetime  # when the members who have not finished are reminded
+    created_at: datetime
+    created_by: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class AssignmentRecord:
+    id: int
+    new: NewAssignment
+    cancelled_at: datetime | None
+    summary_claimed_at: datetime | None  # the deadline's summary, claimed once
+    summary_posted_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class AssignmentProgress:
+    """One member's progress: questions of the assignment's set answered in its runs."""
+
+    person_key: str
+    name: str
+    answered: int
+    right: int
+    started_at: datetime
+    last_answer_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class AssignmentQuestion:
+    """How the takers did on one question of the set (their first answer in its runs)."""
+
+    quiz_id: str
+    question_id: str
+    answered: int
+    right: int

@@ -15,6 +15,9 @@ from bot.core.ports.records import (
     AnswerCursor,
     AnswerRecord,
     AnswerRow,
+    AssignmentProgress,
+    AssignmentQuestion,
+    AssignmentRecord,
     AuthoredPackRecord,
     CardRecord,
     ChatSettingsRecord,
@@ -24,6 +27,7 @@ from bot.core.ports.records import (
     ItemResponse,
     LivePlayer,
     LiveRecord,
+    NewAssignment,
     NewLive,
     NewPost,
     NewProblemReport,
@@ -500,11 +504,69 @@ class UploadStore(Protocol):
         ...
 
 
+class AssignmentStore(Protocol):
+    """Assignments (core/assignments.py): a quiz given to a chat with a deadline, the runs its
+    members take it in, and its reminder (per member) and summary, each claimed once."""
+
+    async def create_assignment(self, new: NewAssignment) -> int: ...
+    async def assignment(self, assignment_id: int) -> AssignmentRecord | None: ...
+    async def chat_assignments(
+        self, chat_key: str, deadline_after: datetime
+    ) -> list[AssignmentRecord]:
+        """The chat's assignments not cancelled whose deadline is after `deadline_after`,
+        soonest first."""
+        ...
+    async def cancel_assignment(self, assignment_id: int, chat_key: str, when: datetime) -> bool:
+        """False if it is not the chat's, already cancelled, or its deadline's summary is
+        claimed."""
+        ...
+    async def add_assignment_run(
+        self, assignment_id: int, run_id: int, person_key: str, quiz_id: str
+    ) -> None: ...
+    async def assignment_runs(
+        self, assignment_id: int, person_key: str
+    ) -> list[tuple[int, str]]:
+        """The person's runs of the assignment as (run id, quiz id), oldest first."""
+        ...
+    async def answered_in_assignment(
+        self, assignment_id: int, person_key: str
+    ) -> set[tuple[str, str]]:
+        """The questions (quiz id, question id) the person answered in its runs."""
+        ...
+    async def assignment_progress(self, assignment_id: int) -> list[AssignmentProgress]: ...
+    async def assignment_questions(self, assignment_id: int) -> list[AssignmentQuestion]: ...
+    async def assignments_to_remind(self, now: datetime) -> list[AssignmentRecord]:
+        """Not cancelled, past their reminder time and before their deadline."""
+        ...
+    async def claim_assignment_reminder(
+        self, assignment_id: int, person_key: str, when: datetime
+    ) -> bool:
+        """True once per assignment and person, in whichever process asks first."""
+        ...
+    async def unsent_assignment_reminders(
+        self, claimed_after: datetime, claimed_before: datetime
+    ) -> list[tuple[int, str]]: ...
+    async def mark_assignment_reminder_sent(
+        self, assignment_id: int, person_key: str, when: datetime
+    ) -> None: ...
+    async def assignments_due(self, now: datetime) -> list[AssignmentRecord]:
+        """Past their deadline, not cancelled, their summary not claimed yet."""
+        ...
+    async def claim_assignment_summary(self, assignment_id: int, when: datetime) -> bool:
+        """True once per assignment, in whichever process asks first."""
+        ...
+    async def unposted_assignment_summaries(
+        self, claimed_after: datetime, claimed_before: datetime
+    ) -> list[AssignmentRecord]: ...
+    async def mark_assignment_summary_posted(self, assignment_id: int, when: datetime) -> None:
+        ...
+
+
 class Storage(
     PeopleStore, ChatStore, PostStore, ClosingStore, LeaseStore, AnswerStore, ItemStore,
     RunStore, BoardStore, ScheduleStore, DailyStore, SettingsStore, RoundStore, ReviewStore,
     ReportStore, DraftStore, PrivacyStore, DashboardStore, UploadStore, CommandStore,
-    DeliveryStore, LiveStore, Protocol,
+    DeliveryStore, LiveStore, AssignmentStore, Protocol,
 ):
     """Every role at once: what a backend implements and QuizService is wired with."""
 

@@ -746,6 +746,47 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE chats ADD COLUMN kind TEXT;
     """,
+    # assignments (bot/core/assignments.py): a quiz or topic given to a chat with a deadline,
+    # the runs its members take it in, each member's reminder and the deadline's summary,
+    # each claimed once (a row of assignment_reminders; summary_claimed_at)
+    """
+    CREATE TABLE assignments (
+        id INTEGER PRIMARY KEY,
+        chat_key TEXT NOT NULL,
+        selector TEXT NOT NULL,
+        quizzes TEXT NOT NULL,            -- JSON list of quiz ids, taken in this order
+        total INTEGER NOT NULL,
+        token TEXT NOT NULL,
+        locale TEXT NOT NULL,
+        tz TEXT NOT NULL,
+        deadline INTEGER NOT NULL,
+        remind_at INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        created_by TEXT,
+        cancelled_at INTEGER,
+        summary_claimed_at INTEGER,
+        summary_posted_at INTEGER
+    );
+    CREATE INDEX assignments_chat ON assignments(chat_key, deadline);
+    CREATE INDEX assignments_open ON assignments(deadline) WHERE summary_claimed_at IS NULL;
+    CREATE TABLE assignment_runs (
+        assignment_id INTEGER NOT NULL REFERENCES assignments(id),
+        run_id INTEGER NOT NULL REFERENCES runs(id),
+        person_key TEXT NOT NULL,
+        quiz_id TEXT NOT NULL,
+        PRIMARY KEY (assignment_id, run_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX assignment_runs_person ON assignment_runs(person_key);
+    CREATE TABLE assignment_reminders (
+        assignment_id INTEGER NOT NULL REFERENCES assignments(id),
+        person_key TEXT NOT NULL,
+        claimed_at INTEGER NOT NULL,
+        sent_at INTEGER,
+        PRIMARY KEY (assignment_id, person_key)
+    ) WITHOUT ROWID;
+    CREATE INDEX assignment_reminders_unsent ON assignment_reminders(claimed_at)
+        WHERE sent_at IS NULL;
+    """,
 ]
 
 
