@@ -14,7 +14,7 @@ from typing import Protocol
 
 from bot.content import Catalog, Question, Quiz
 from bot.content.items import DEFAULT_LOCALE, Kind
-from bot.core import answer_text, grading, selection
+from bot.core import answer_text, grading, misconceptions, selection
 from bot.core.clock import Clock
 from bot.core.errors import UnknownQuiz
 from bot.core.models import (
@@ -90,6 +90,8 @@ class Questions:
         if not selector:
             return list(self.catalog)
         key = selector.strip().lower()
+        if misconceptions.named(key):  # a follow-up round: that quiz's questions carrying it
+            return [misconceptions.follow_up(self.catalog, key)[0]]
         if quiz := self.catalog.get(key):
             return [quiz]
         if tagged := self.catalog.with_tag(key):
@@ -117,7 +119,9 @@ class Questions:
         kinds: Collection[Kind] | None = None,
     ) -> tuple[str, str]:
         """`kinds`: only questions of these kinds (None: every kind)."""
-        pool = selection.candidates(self.select(selector), kinds)
+        pool = misconceptions.follow_up(self.catalog, selector, kinds)[1] \
+            if selector and misconceptions.named(selector) \
+            else selection.candidates(self.select(selector), kinds)
         history = await self.storage.person_history(person.key) if person else None
         # daily questions cycle through their own pool, whatever /quiz asked meanwhile
         counts = await self.storage.posted_questions(chat.key, kind="daily" if daily else None)

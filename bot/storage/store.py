@@ -40,13 +40,17 @@ from bot.storage import (
     day_runs,
     deliveries,
     drafts,
+    fsrs_params,
     item_figures,
+    misconceptions,  # a chat's misconceptions
     ops,
     privacy,
     queries,
     review,
     rounds,
+    token_budget,
 )
+from bot.storage import difficulty as difficulty_ratings  # questions at the right difficulty
 from bot.storage import problem_reports as reports
 from bot.storage.cached_storage import CachedStorage
 from bot.storage.declared import effect, read, write
@@ -124,6 +128,7 @@ class Store(CachedStorage, LiveSql):
     unposted_summaries = read(queries.unposted_summaries)
     take_lease = write(ops.take_lease)
     release_lease = write(ops.release_lease)
+    lease_sends = write(token_budget.lease_sends)  # a token's shared send budget (issue 36)
 
     open_posts = read(queries.open_posts)
     posted_questions = read(queries.posted_questions)
@@ -267,6 +272,11 @@ class Store(CachedStorage, LiveSql):
     claim_reminder = write(review.claim_reminder)
     unsent_reminders = read(review.unsent_reminders)
     mark_reminder_sent = write(review.mark_reminder_sent)
+    # review tuned to each person (fsrs_params.py)
+    person_parameters = read(fsrs_params.person_parameters)
+    review_fit = read(fsrs_params.review_fit)
+    save_fit = write(fsrs_params.save_fit)
+    fits_due = read(fsrs_params.fits_due)
 
     # steps of a delivery (bot/core/delivery.py) ----------------------------------------
     delivery_step_done = write(deliveries.delivery_step_done)
@@ -372,6 +382,11 @@ class Store(CachedStorage, LiveSql):
     person_cards = read(cards.person_cards)
     recent_answers = read(review.recent_answers)
     chat_cards = read(cards.chat_cards)
+    # the difficulty model's ratings (bot/storage/difficulty.py)
+    ability = read(difficulty_ratings.ability)
+    question_difficulties = read(difficulty_ratings.question_difficulties)
+    # the answers a chat's misconceptions are counted from (bot/storage/misconceptions.py)
+    chosen_options = read(misconceptions.chosen_options)
 
     async def _count_cards(self) -> None:
         """At the end of open(): replay the people a migration left pending into the card
@@ -380,6 +395,7 @@ class Store(CachedStorage, LiveSql):
         try:
             while await self._write(cards.count_pending):
                 pass
+            await self._write(difficulty_ratings.count_pending)  # the ratings too, once
         except BaseException:
             await self.close()
             raise

@@ -7,9 +7,11 @@ what counts) stay in the core. Times are aware UTC datetimes."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, Protocol, Self
 
+from bot.core.difficulty import First, Rating
 from bot.core.ports.exactly_once import CommandStore, DeliveryStore
 from bot.core.ports.records import (
     AnswerCursor,
@@ -135,6 +137,10 @@ class LeaseStore(Protocol):
         False while another holder has it unexpired; the same holder renews it."""
         ...
     async def release_lease(self, name: str, holder: str) -> None: ...
+    async def lease_sends(self, name: str, now: float, count: int, interval: float) -> float:
+        """A slice of the send budget `name` shared by every process (a bot token's): the
+        first of `count` slots `interval` s apart, none before `now` (Unix seconds)."""
+        ...
 
 
 class AnswerStore(Protocol):
@@ -329,6 +335,37 @@ class ReviewStore(Protocol):
     async def claim_reminder(self, person_key: str, local_date: date, when: datetime) -> bool:
         """Claim the person's reminder of that local date; False if it was claimed already
         (by this process or another: the claim's primary key decides)."""
+        ...
+
+
+# review tuned to each person (bot/core/fsrs_fit.py, bot/storage/fsrs_params.py)
+@dataclass(frozen=True, slots=True)
+class ReviewFit:
+    """A person's FSRS fit. `parameters` None: the defaults stay (too little history, or the
+    fit did not predict the person's held-out reviews better). The figures: log loss and RMSE
+    of the binned predicted recall on those held-out reviews, default and fitted."""
+
+    parameters: tuple[float, ...] | None
+    reviews: int  # answers to a card seen before, when fitted
+    items: int  # the optimizer's items (a review on a later day than the one before)
+    default_loss: float | None = None
+    fitted_loss: float | None = None
+    default_rmse: float | None = None
+    fitted_rmse: float | None = None
+
+
+class ReviewFitStore(Protocol):
+    """Each person's fitted FSRS parameters; storing a fit replays their kept cards with them."""
+
+    async def person_parameters(self, person_key: str) -> tuple[float, ...] | None: ...
+    async def review_fit(self, person_key: str) -> tuple[ReviewFit, datetime] | None:
+        """The person's last fit and when it ran; None: never fitted."""
+        ...
+    async def save_fit(self, person_key: str, fit: ReviewFit, when: datetime) -> None: ...
+    async def fits_due(self, min_reviews: int, min_cards: int, refit_after: int,
+                       fitted_before: datetime, limit: int) -> list[str]:
+        """People with enough reviews never fitted, or fitted before `fitted_before` on
+        `refit_after` fewer reviews than they have now."""
         ...
 
 
@@ -562,11 +599,55 @@ class AssignmentStore(Protocol):
         ...
 
 
+# questions at the right difficulty (bot/core/difficulty.py, bot/storage/difficulty.py)
+@dataclass(frozen=True, slots=True)
+class AbilityRecord:
+    """A person's kept overall ability (None: no first answer yet) and first answers, in
+    their order (what their concept abilities are replayed from)."""
+
+    ability: Rating | None
+    firsts: tuple[tuple[tuple[str, str], First], ...]
+
+
+class DifficultyStore(Protocol):
+    """The difficulty model's ratings, kept by the materializer."""
+
+    async def ability(self, person_key: str) -> AbilityRecord: ...
+    async def question_difficulties(self, quiz_ids: Sequence[str]
+                                    ) -> dict[tuple[str, str], Rating]:
+        """The kept difficulty of each rated question of these quizzes."""
+        ...
+
+
+# misconceptions a chat holds (bot/core/misconceptions.py, bot/storage/misconceptions.py)
+@dataclass(frozen=True, slots=True)
+class ChosenOption:
+    """A person's latest answer in a chat to one question: the canonical option (-1 for the
+    kinds without one), the stored response (a multi's "0,2") and how sure they said they
+    were (None: not asked)."""
+
+    quiz_id: str
+    question_id: str
+    person_key: str
+    name: str
+    option: int
+    response: str | None
+    confidence: int | None
+
+
+class MisconceptionStore(Protocol):
+    async def chosen_options(self, chat_key: str, quiz_ids: Sequence[str]
+                             ) -> list[ChosenOption]:
+        """Each person's latest answer in the chat to each question of these quizzes."""
+        ...
+
+
 class Storage(
     PeopleStore, ChatStore, PostStore, ClosingStore, LeaseStore, AnswerStore, ItemStore,
     RunStore, BoardStore, ScheduleStore, DailyStore, SettingsStore, RoundStore, ReviewStore,
     ReportStore, DraftStore, PrivacyStore, DashboardStore, UploadStore, CommandStore,
-    DeliveryStore, LiveStore, AssignmentStore, Protocol,
+    DeliveryStore, LiveStore, AssignmentStore, ReviewFitStore, DifficultyStore,
+    MisconceptionStore, Protocol,
 ):
     """Every role at once: what a backend implements and QuizService is wired with."""
 
