@@ -55,7 +55,8 @@ def test_storage_depends_only_on_the_core_ports(path: Path) -> None:
         name for name in imports(path)
         if name.startswith(("bot.adapters", "bot.app", "bot.cli"))
         or (name.startswith("bot.core")
-            and name not in {"bot.core.ports", "bot.core.schedule", "bot.core.deck"})
+            and name not in {"bot.core.ports", "bot.core.schedule", "bot.core.deck",
+                             "bot.core.difficulty"})
     }
     assert not bad, f"{path.name} imports {sorted(bad)}"
 

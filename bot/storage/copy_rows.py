@@ -105,6 +105,12 @@ TABLES = (
     # the platforms' file ids of uploaded question cards: valid for the same bot on any
     # database, so a moved community does not upload every card again
     Table("uploads", ("key",), ("key", "ref", "uploaded_at"), times=("uploaded_at",)),
+    # each person's fitted FSRS parameters (fsrs_params.py): copied, not fitted again (a fit
+    # is not repeatable to the bit), so the destination schedules as the source did
+    Table("review_params", ("person_key",), ("person_key", "parameters", "reviews", "items",
+                                             "fitted_at", "default_loss", "fitted_loss",
+                                             "default_rmse", "fitted_rmse"),
+          times=("fitted_at",)),
 )
 # derived from the answers, rebuilt by the destination: counted to check, never copied
 REBUILT = ("totals", "scores")
@@ -114,8 +120,11 @@ NOT_COPIED = {
     "chat_figures", "chat_day_figures", "item_firsts", "item_options", "item_groups",
     "item_responses",
     "day_runs", "cards", "card_days", "cards_pending",
+    # the difficulty model's ratings (difficulty.py), rebuilt by the destination's materializer
+    "difficulty_questions", "difficulty_people", "difficulty_firsts", "difficulty_pending",
     "materialized", "schema_version", PROGRESS, "leases", "sqlite_sequence",
     "handled_commands", "delivery_steps",
+    "send_budgets",  # a token's next send slot: of the moment (token_budget.py)
 }
 
 

@@ -1,5 +1,6 @@
 """The aggregates kept from the answers by a module of their own each, written once for both
-databases: the dashboard's item figures, the daily streaks per chat, the review cards.
+databases: the dashboard's item figures, the daily streaks per chat, the review cards, the
+difficulty model's ratings.
 
 One list, so that adding one is one line here: both materializers apply each chunk of answers
 to every one of them, both moves of a chat recount the two chats in every one, and a person's
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from bot.storage import cards, day_runs, item_figures
+from bot.storage import cards, day_runs, difficulty, item_figures
 from bot.storage.sql import Sql
 
 
@@ -30,7 +31,7 @@ class Kept(Protocol):
         ...
 
 
-KEPT: tuple[Kept, ...] = (item_figures, day_runs, cards)
+KEPT: tuple[Kept, ...] = (item_figures, day_runs, cards, difficulty)
 
 
 async def apply_chunk(db: Sql, where: str, order: str, *args: object) -> None:

@@ -778,6 +778,57 @@ MIGRATIONS: list[str] = [
     CREATE INDEX assignment_reminders_unsent ON assignment_reminders(claimed_at)
         WHERE sent_at IS NULL;
     """,
+    # review tuned to each person (bot/storage/fsrs_params.py): a person's fitted FSRS
+    # parameters (JSON; NULL: the defaults stay) and the fit's held-out figures
+    """
+    CREATE TABLE review_params (
+        person_key text COLLATE "C" PRIMARY KEY,
+        parameters text,
+        reviews integer NOT NULL,
+        items integer NOT NULL,
+        fitted_at timestamptz NOT NULL,
+        default_loss double precision,
+        fitted_loss double precision,
+        default_rmse double precision,
+        fitted_rmse double precision
+    );
+    """,
+    # questions at the right difficulty (bot/storage/difficulty.py): each question's Elo
+    # difficulty, each person's ability and first answers (what their concept abilities are
+    # replayed from); difficulty_pending: the answers stored before are replayed at open
+    """
+    CREATE TABLE difficulty_questions (
+        quiz_id text COLLATE "C" NOT NULL,
+        question_id text COLLATE "C" NOT NULL,
+        difficulty double precision NOT NULL,
+        answers integer NOT NULL,
+        PRIMARY KEY (quiz_id, question_id)
+    );
+    CREATE TABLE difficulty_people (
+        person_key text COLLATE "C" PRIMARY KEY,
+        ability double precision NOT NULL,
+        answers integer NOT NULL
+    );
+    CREATE TABLE difficulty_firsts (
+        person_key text COLLATE "C" NOT NULL,
+        quiz_id text COLLATE "C" NOT NULL,
+        question_id text COLLATE "C" NOT NULL,
+        seq integer NOT NULL,
+        logit double precision NOT NULL,
+        correct integer NOT NULL,
+        PRIMARY KEY (person_key, quiz_id, question_id)
+    );
+    CREATE TABLE difficulty_pending (id integer PRIMARY KEY);
+    INSERT INTO difficulty_pending(id) SELECT 1 WHERE EXISTS (SELECT 1 FROM answers);
+    """,
+    # a bot token's send budget shared by the processes on it (bot/storage/token_budget.py):
+    # the time of its next free send slot
+    """
+    CREATE TABLE send_budgets (
+        name text COLLATE "C" PRIMARY KEY,
+        next_at double precision NOT NULL
+    );
+    """,
 ]
 
 

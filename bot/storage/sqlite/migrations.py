@@ -787,6 +787,57 @@ MIGRATIONS: list[str] = [
     CREATE INDEX assignment_reminders_unsent ON assignment_reminders(claimed_at)
         WHERE sent_at IS NULL;
     """,
+    # review tuned to each person (bot/storage/fsrs_params.py): a person's fitted FSRS
+    # parameters (JSON; NULL: the defaults stay) and the fit's held-out figures
+    """
+    CREATE TABLE review_params (
+        person_key TEXT PRIMARY KEY,
+        parameters TEXT,
+        reviews INTEGER NOT NULL,
+        items INTEGER NOT NULL,
+        fitted_at INTEGER NOT NULL,
+        default_loss REAL,
+        fitted_loss REAL,
+        default_rmse REAL,
+        fitted_rmse REAL
+    ) WITHOUT ROWID;
+    """,
+    # questions at the right difficulty (bot/storage/difficulty.py): each question's Elo
+    # difficulty, each person's ability and first answers (what their concept abilities are
+    # replayed from); difficulty_pending: the answers stored before are replayed at open
+    """
+    CREATE TABLE difficulty_questions (
+        quiz_id TEXT NOT NULL,
+        question_id TEXT NOT NULL,
+        difficulty REAL NOT NULL,
+        answers INTEGER NOT NULL,
+        PRIMARY KEY (quiz_id, question_id)
+    ) WITHOUT ROWID;
+    CREATE TABLE difficulty_people (
+        person_key TEXT PRIMARY KEY,
+        ability REAL NOT NULL,
+        answers INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    CREATE TABLE difficulty_firsts (
+        person_key TEXT NOT NULL,
+        quiz_id TEXT NOT NULL,
+        question_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        logit REAL NOT NULL,
+        correct INTEGER NOT NULL,
+        PRIMARY KEY (person_key, quiz_id, question_id)
+    ) WITHOUT ROWID;
+    CREATE TABLE difficulty_pending (id INTEGER PRIMARY KEY);
+    INSERT INTO difficulty_pending(id) SELECT 1 WHERE EXISTS (SELECT 1 FROM answers);
+    """,
+    # a bot token's send budget shared by the processes on it (bot/storage/token_budget.py):
+    # the time of its next free send slot
+    """
+    CREATE TABLE send_budgets (
+        name TEXT PRIMARY KEY,
+        next_at REAL NOT NULL
+    ) WITHOUT ROWID;
+    """,
 ]
 
 
