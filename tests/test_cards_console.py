@@ -1,5 +1,6 @@
 """The console shows what a chat's card shows, as text: the code with its indentation (plain
-when the output is not a terminal), the formula as TeX, the image by its file."""
+when the output is not a terminal), the formula as Unicode text, the image by its file, between
+the question's prompt and its options."""
 
 from __future__ import annotations
 
@@ -11,15 +12,20 @@ from tests.test_console import play
 CARDS = Path(__file__).parent / "data" / "cards"
 
 
-def test_code_formula_and_image_are_printed_before_the_question(tmp_path: Path) -> None:
+def test_code_formula_and_image_are_printed_between_the_prompt_and_the_options(
+    tmp_path: Path,
+) -> None:
     result = play(tmp_path / "quiz.db", "", "play", "--quiz", "cards", content=CARDS)
     out = result.stdout
     assert "\x1b[" not in out  # not a terminal: no colour codes
     code = out.index("    for step, batch in enumerate(loader):")
     assert "            optimizer.step()" in out  # indentation kept
-    assert "    $g = \\sum_{i=1}^{k} \\nabla L_i$" in out
+    assert "    g = ∑_(i=1)^k ∇L_i\n" in out  # what the card draws, not its TeX
+    assert "\\sum" not in out
     assert f"🖼  {CARDS / 'stages.png'}" in out
-    assert code < out.index("What is wrong with this gradient accumulation loop?")
+    heading = out.index("question 1 of 1")
+    prompt = out.index("What is wrong with this gradient accumulation loop?")
+    assert heading < prompt < code < out.index("\nA) ")
 
 
 def test_code_is_highlighted_in_a_terminal() -> None:

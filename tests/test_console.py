@@ -206,6 +206,7 @@ def test_long_lines_break_between_words() -> None:
 
 
 def test_empty_stats_in_the_terminal_suggest_a_terminal_command(tmp_path: Path) -> None:
+    assert play(tmp_path / "c.db", "", "db", "migrate").returncode == 0
     proc = play(tmp_path / "c.db", "", "stats", "--name", "new")
     assert "Try python -m bot play" in proc.stdout and "/quiz" not in proc.stdout
 

@@ -80,3 +80,15 @@ def test_the_svg_has_no_text_left_to_a_font() -> None:
     svg = mathtext._drawn(element, 24)
     assert "<path" in svg or "<use" in svg
     assert not re.search(r"<text\b", svg)
+
+
+@pytest.mark.parametrize(("tex", "text"), [
+    (r"\mathrm{bubble} = \frac{p - 1}{m + p - 1}", "bubble = (p − 1)/(m + p − 1)"),
+    (r"s\,b\,h\,\left(34 + \frac{5\,a\,s}{h}\right)", "s b h (34 + (5 a s)/h)"),
+    (r"x^2 + y_{i} = \sqrt{a+b}", "x² + y_i = √(a + b)"),
+    (r"e^{-x^2}", "e^(−x²)"),
+    (r"$g = \sum_{i=1}^{k} \nabla L_i$", "g = ∑_(i=1)^k ∇L_i"),
+    (r"\frac{1}{\oops}", r"\frac{1}{\oops}"),  # what cannot be read is shown as written
+])
+def test_a_formula_as_one_line_of_text(tex: str, text: str) -> None:
+    assert mathtext.text(tex) == text

@@ -127,8 +127,8 @@ class ConsoleQuiz:
 
     def media(self, question: ShownQuestion) -> None:
         """What a chat shows on the question's card, as text: the code highlighted for a
-        terminal (plain when the output is not one), the formula as TeX, the image by its
-        file. Printed as it is: code must keep its lines and indentation."""
+        terminal (plain when the output is not one), the formula as Unicode text, the image by
+        its file. Printed as it is: code must keep its lines and indentation."""
         if question.code is not None:
             code = question.code
             if self.out.isatty():
@@ -141,7 +141,9 @@ class ConsoleQuiz:
             print(textwrap.indent(code, "    "), file=self.out, flush=True)
             print(file=self.out)
         if question.formula is not None:
-            print(f"    ${question.formula.strip('$')}$\n", file=self.out, flush=True)
+            from bot.content.mathtext import text as formula_text
+
+            print(f"    {formula_text(question.formula)}\n", file=self.out, flush=True)
         if question.image is not None:
             print(f"    🖼  {question.image}\n", file=self.out, flush=True)
 
@@ -177,9 +179,12 @@ class ConsoleQuiz:
                                total=t.number(question.total)))
         while True:
             self.say()
+            head, prompt, options = render.question_parts(question, t)
+            self.say(f"{head}\n\n{prompt}" if prompt else head)
+            self.say()
             if question.has_card:
                 self.media(question)
-            self.say(render.question_text(question, t))
+            self.say(options)
             result = await self._answer(reader, question, t, locale)
             if result is None:
                 self.say()

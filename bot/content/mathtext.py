@@ -136,3 +136,60 @@ def png(tex: str, size: int, color: str = "#212121") -> bytes:
     element = _mathml(tex)
     element.set("mathcolor", color)
     return bytes(cairosvg.svg2png(bytestring=_drawn(element, size).encode(), unsafe=False))
+
+
+_SPACED = frozenset("+-−=·×<>≤≥≈→")  # binary operators and relations, spaced in plain text
+_SUPERSCRIPTS = str.maketrans("0123456789+-−=()n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ⁿ")
+_SUBSCRIPTS = str.maketrans("0123456789+-−=()", "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎")
+
+
+def text(tex: str) -> str:
+    """The formula as one line of Unicode text, for a terminal or a screen reader: fractions
+    as a/b, powers and indices as raised or lowered digits where Unicode has them. Read from
+    the same MathML the card draws, so it says what the card shows; the TeX as written if it
+    cannot be parsed."""
+    try:
+        element = _mathml(tex)
+    except MathError:
+        return _body(tex)
+    return " ".join(_plain(element).split())
+
+
+def _plain(node: Element) -> str:
+    tag = node.tag.rsplit("}", 1)[-1]
+    parts = [_plain(child) for child in node]
+    if tag == "mfrac" and len(parts) == 2:
+        return f"{_grouped(parts[0])}/{_grouped(parts[1])}"
+    if tag in ("msup", "mover") and len(parts) == 2:
+        return parts[0] + _script(parts[1], up=True)
+    if tag in ("msub", "munder") and len(parts) == 2:
+        return parts[0] + _script(parts[1], up=False)
+    if tag in ("msubsup", "munderover") and len(parts) == 3:  # a sum's or an integral's limits
+        return parts[0] + _script(parts[1], up=False) + _script(parts[2], up=True) + " "
+    if tag == "msqrt":
+        return f"√{_grouped(''.join(parts))}"
+    if tag == "mspace":
+        return " "
+    own = (node.text or "").strip() if tag in ("mi", "mn", "mo", "mtext", "ms") else ""
+    if tag == "mtext" and node.text:
+        own = node.text
+    if tag == "mo" and own in _SPACED:
+        own = f" {own} "
+    return own + "".join(parts)
+
+
+def _script(part: str, *, up: bool) -> str:
+    """A power or an index: raised or lowered characters where Unicode has every one of them,
+    else ^(…) or _(…)."""
+    part = "".join(part.split())
+    moved = part.translate(_SUPERSCRIPTS if up else _SUBSCRIPTS)
+    if part and all(a != b for a, b in zip(part, moved, strict=True)):
+        return moved
+    return ("^" if up else "_") + _grouped(part)
+
+
+def _grouped(part: str) -> str:
+    """`part` in brackets where a / or ^ would otherwise bind only its nearest symbol."""
+    part = part.strip()
+    simple = len(part) == 1 or part.isalnum() or (part.startswith("(") and part.endswith(")"))
+    return part if simple else f"({part})"

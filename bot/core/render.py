@@ -106,11 +106,15 @@ def kind_hint(q: ShownQuestion, t: Translator) -> str:
 
 
 def question_text(q: ShownQuestion, t: Translator) -> str:
-    head = heading(q, t)
+    return "\n\n".join(part for part in question_parts(q, t) if part)
+
+
+def question_parts(q: ShownQuestion, t: Translator) -> tuple[str, str, str]:
+    """The heading, the prompt, and the options with the kind's hint: a text-only adapter
+    shows a question's code or formula between the prompt and the options."""
     options = "\n".join(f"{letter(i)}) {text}" for i, text in enumerate(q.options))
     hint = kind_hint(q, t)
-    body = "\n\n".join(part for part in (q.prompt, options, hint) if part)
-    return f"{head}\n\n{body}"
+    return heading(q, t), q.prompt, "\n\n".join(part for part in (options, hint) if part)
 
 
 def verdict(result: AnswerResult, t: Translator) -> str:
