@@ -11,13 +11,17 @@ from typing import Any
 import pytest
 
 from bot.content import Catalog, load_catalog
+from bot.content.items import Kind
 from bot.core.authoring import (
     PollQuestion,
+    added_text,
     author_keys,
+    draft_text,
     pack_id,
     problem_text,
     published_text,
 )
+from bot.core.authoring_form import FIELDS, WrittenQuestion, form_text
 from bot.core.errors import AuthoringError, UnknownQuiz
 from bot.core.models import Chat, Person
 from bot.core.ports import Storage
@@ -118,7 +122,8 @@ async def test_only_authors_write_and_nothing_is_stored_for_others(
     [
         (poll(1, quiz=False), "regular poll"),
         (poll(1, correct=()), "forwarded poll"),
-        (poll(1, correct=(0, 1)), "exactly one right option"),
+        (poll(1, correct=(0, 1, 2)), "at least one wrong one"),
+        (poll(1, options=("a", "b"), correct=(0, 1)), "at least three options"),
     ],
 )
 async def test_polls_that_cannot_be_questions_are_refused(
@@ -399,3 +404,157 @@ async def test_a_picture_is_fetched_only_for_an_author_and_within_the_cap(
         await authoring_service.authoring.photo(AUTHOR, "en", None, fetch)
     assert fetched == [1]
     assert await storage.get_draft(AUTHOR.key) is None  # nothing started, nothing kept
+
+
+# --- the kinds: a quiz poll with several right options, and the form of every kind ----------
+
+FORMS = {
+    "multi": "prompt: Which grow activation memory?\nright: A longer sequence\n"
+             "wrong: A lower learning rate\nright: More layers\n"
+             "explanation: Length and depth grow it.",
+    "truefalse": "prompt: Checkpointing changes the gradients.\nanswer: false\n"
+                 "explanation: They are the same.",
+    "numeric": "prompt: About how many GB per layer?\nanswer: 0.4\ntolerance: 0.05\n"
+               "unit: GB\nexplanation: 24 × 4,096 × 4,096 bytes.",
+    "text": "Prompt : What is re-running forward in backward called?\n"
+            "accept: recomputation; activation recomputation\naccept: gradient checkpointing\n"
+            "latin: punargonona\nexplanation: Recomputation trades compute for memory.",
+    "order": "prompt: Put a stage's steps in order.\nitem: Receive\nitem: Forward\n"
+             "item: Backward\nexplanation: Forward, then backward.",
+    "choice": "prompt: Which pass re-runs forward?\nwrong: The optimizer step\n"
+              "right: The backward pass\nexplanation: Backward rebuilds the activations.",
+}
+
+
+async def test_a_quiz_poll_with_several_right_options_is_a_select_all_question(
+    authoring_service: QuizService,
+) -> None:
+    service = authoring_service
+    sent = poll(1, options=("one", "two", "three", "four"), correct=(2, 0))
+    assert (await service.authoring.add(AUTHOR, "en", sent, "m1")).problems == ()
+    assert "1. [several right] Which number is 1?" in draft_text(
+        await service.authoring.view(AUTHOR), translator("en"))
+    await service.authoring.name(AUTHOR, "Select all")
+    assert (await service.authoring.publish(AUTHOR)).quiz_id == "select-all"
+    (question,) = service.catalog.quizzes["select-all"].questions
+    assert (question.kind, question.answers) == (Kind.MULTI, (0, 2))
+
+
+async def test_every_kind_written_as_a_form_is_published_as_that_kind(
+    authoring_service: QuizService,
+) -> None:
+    service = authoring_service
+    for n, (kind, text) in enumerate(FORMS.items(), start=1):
+        added = await service.authoring.add(AUTHOR, "en", WrittenQuestion(kind, text), f"m{n}")
+        assert (added.number, added.problems) == (n, ()), added
+        assert added_text(added, translator("en")).startswith(f"Question {n} added")
+    view = await service.authoring.view(AUTHOR)
+    assert view.kinds == tuple(FORMS)
+    await service.authoring.name(AUTHOR, "Every kind")
+    result = await service.authoring.publish(AUTHOR)
+    assert result.problems == () and result.quiz_id == "every-kind"
+    multi, tf, number, text, order, choice = service.catalog.quizzes["every-kind"].questions
+    assert [q.kind for q in (multi, tf, number, text, order, choice)] == [
+        Kind.MULTI, Kind.TRUEFALSE, Kind.NUMERIC, Kind.TEXT, Kind.ORDER, Kind.CHOICE]
+    assert [o.text.get("en") for o in multi.options] == [
+        "A longer sequence", "A lower learning rate", "More layers"]
+    assert multi.answers == (0, 2)
+    assert tf.answer == 1  # False
+    assert number.numeric is not None and (number.numeric.low, number.numeric.high) == (
+        0.35, 0.45)
+    assert number.numeric.unit is not None and number.numeric.unit.get("en") == "GB"
+    assert text.accept is not None and text.accept.texts == {"en": (
+        "recomputation", "activation recomputation", "gradient checkpointing")}
+    assert text.accept.latin == ("punargonona",)
+    assert [o.text.get("en") for o in order.options] == ["Receive", "Forward", "Backward"]
+    assert choice.answer == 1
+
+
+async def test_a_bengali_form_with_bengali_digits_and_words(
+    authoring_service: QuizService,
+) -> None:
+    service = authoring_service
+    numeric = "prompt: কত GB?\nanswer: ০.৪\nmin: ০.৩\nmax: ০.৫\nexplanation: এতটাই।"
+    truth = "prompt: এটি সত্য।\nanswer: সত্য\nexplanation: তাই।"
+    for n, (kind, text) in enumerate((("numeric", numeric), ("truefalse", truth)), start=1):
+        assert (await service.authoring.add(AUTHOR, "bn", WrittenQuestion(kind, text),
+                                            f"m{n}")).number == n
+    await service.authoring.name(AUTHOR, "সংখ্যা")
+    published = await service.authoring.publish(AUTHOR)
+    number, tf = service.catalog.quizzes[str(published.quiz_id)].questions
+    assert number.numeric is not None and (number.numeric.low, number.numeric.high) == (
+        0.3, 0.5)
+    assert tf.answer == 0 and tf.options[0].text.get("bn") == "সত্য"
+
+
+@pytest.mark.parametrize(("kind", "text", "said"), [
+    ("essay", "prompt: x", ["“essay” is not a kind of question: write one of choice, multi, "
+                            "truefalse, numeric, text, order."]),
+    ("multi", "prompt: Which?\nright: a\nwrong: b\nexplanation: So.", [
+        "This kind takes 3 to 10 options; the form has 2.",
+        "A multi question has at least two “right:” lines and at least one “wrong:” line."]),
+    ("choice", "prompt: Which?\nright: a\nright: b\nexplanation: So.", [
+        "A choice question has exactly one “right:” line and at least one “wrong:” line."]),
+    ("order", "prompt: Order?\nitem: a\nexplanation: So.\nanswer: 1", [
+        "Line 4: a question of this kind has no “answer:” (it takes prompt:, item:, "
+        "explanation:).",
+        "This kind takes 2 to 6 options; the form has 1."]),
+    ("truefalse", "prompt: Is it?\nanswer: maybe\nexplanation: So.\nexplanation: Twice.", [
+        "“explanation:” is given twice; give it once.",
+        "“answer:” is true or false, not “maybe”."]),
+    ("numeric", "prompt: How many?\nanswer: 1,23,4\ntolerance: 1\nexplanation: So.", [
+        "“answer:” is a number, not “1,23,4”."]),
+    ("numeric", "prompt: How many?\nanswer: 5\nmin: 6\nmax: 7\nexplanation: So.", [
+        "The answer 5 is not between min 6 and max 7."]),
+    ("numeric", "prompt: How many?\nanswer: 5\nmin: 4\nexplanation: So.", [
+        "Give both “min:” and “max:”."]),
+    ("numeric", "prompt: How many?\nanswer: 5\nexplanation: So.", [
+        "Give “tolerance:” (0 for the exact number), or “min:” and “max:”."]),
+    ("numeric", "prompt: How many?\nanswer: 5\ntolerance: 1\nmax: 6\nexplanation: So.", [
+        "Give “tolerance:” or “min:” and “max:”, not both."]),
+    ("numeric", "prompt: How many?\nanswer: 5\ntolerance: -1\nexplanation: So.", [
+        "“tolerance:” cannot be negative."]),
+    ("text", "prompt: Name?\nlatin: পুনর্গণনা\nexplanation:\nThe name", [
+        "Line 3: “explanation:” is empty.",
+        "Line 4 does not start with a field name and a colon, such as “prompt:”.",
+        "“accept:” is missing.",
+        "“পুনর্গণনা” is not in Latin letters: “latin:” lists answers spelled in Latin "
+        "letters, such as punargonona."]),
+    ("text", f"prompt: <the question>\naccept: {'x' * 101}\nexplanation: So.", [
+        "Line 1: write your own text in place of “<the question>”.",
+        "“xxxxxxxxxxxxxxxxxxxx…” is 101 characters; an accepted answer has at most 100."]),
+    # the validator's own limits, applied before storing too
+    ("order", f"prompt: {'q' * 301}\nitem: a\nitem: {'b' * 101}\nexplanation: So.", [
+        "Question 1, question: 301 characters, at most 300",
+        "Question 1, option 2: 101 characters, at most 100"]),
+])
+async def test_a_form_with_a_problem_is_refused_whole_and_nothing_is_stored(
+    authoring_service: QuizService, storage: Storage, kind: str, text: str, said: list[str],
+) -> None:
+    added = await authoring_service.authoring.add(AUTHOR, "en", WrittenQuestion(kind, text), "m")
+    assert added.number is None
+    assert [problem_text(p, translator("en")) for p in added.problems] == said
+    assert added_text(added, translator("en")).startswith("Not added; nothing changed.")
+    assert await storage.get_draft(AUTHOR.key) is None
+
+
+async def test_a_stranger_sending_a_form_is_refused_before_it_is_read(
+    authoring_service: QuizService, storage: Storage,
+) -> None:
+    with pytest.raises(AuthoringError, match="Only the bot's authors"):
+        await authoring_service.authoring.add(STRANGER, "en", WrittenQuestion("essay", ""), "m")
+    assert await storage.get_draft(STRANGER.key) is None
+
+
+@pytest.mark.parametrize("locale", ["en", "bn", "hi"])
+def test_each_kinds_form_names_its_fields_and_the_kinds_are_listed(locale: str) -> None:
+    t = translator(locale)
+    listed = form_text(None, t)
+    assert all(f"/question {kind.value} — " in listed for kind in Kind)
+    assert form_text("essay", t).splitlines()[1:] == listed.splitlines()
+    for kind, fields in FIELDS.items():
+        form = form_text(kind.value, t).split("\n\n", 1)[1].splitlines()
+        assert form[0] == f"/question {kind.value}"
+        assert [line.split(":")[0] for line in form[1:]] == [
+            name for name in fields for _ in range({"right": 2, "wrong": 2, "item": 3}.get(
+                name, 1))]

@@ -20,6 +20,11 @@ their draft, which they name and publish as a pack.
   space-blind).
 - `/unpublish <id>` (the author who published it) withdraws a pack: no longer offered, kept in
   the catalog by id and in the database, so its answers, boards and id stay.
+- A quiz poll with several right options (Telegram's quiz polls take them) is a question
+  with several right answers (`kind: multi`). Every kind can be written as a form,
+  `/question <kind>` and one field a line (authoring_form.py): the form and then the
+  validator are applied before anything is stored; a form with a problem is refused with
+  every problem, nothing stored.
 - A photo (or a PNG or JPEG file) sent just before a quiz poll becomes that question's
   picture (`image:`): checked as a pack's images are (size cap, PNG or JPEG that decodes,
   pixel cap) when it arrives, a bad one refused with nothing changed; it waits in the draft
@@ -37,13 +42,14 @@ import re
 import tempfile
 import unicodedata
 from collections.abc import Awaitable, Callable, Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.content import Catalog, limits, media
 from bot.content.problems import Problem
 from bot.core import errors
+from bot.core.authoring_form import WrittenQuestion, read
 from bot.core.clock import Clock
 from bot.core.models import Person
 from bot.core.ports import AuthoredPackRecord, DraftRecord, DraftStore
@@ -83,7 +89,9 @@ class PackProblem:
 
 @dataclass(frozen=True, slots=True)
 class Added:
-    number: int
+    """`number`: the question's in the draft; None: a form refused, nothing stored."""
+
+    number: int | None
     problems: tuple[PackProblem, ...] = ()  # what would stop this question being published
 
 
@@ -94,6 +102,7 @@ class DraftView:
     prompts: tuple[str, ...]
     pictures: tuple[bool, ...] = ()  # per question: whether it has a picture
     photo_waiting: bool = False  # a photo sent for the next question
+    kinds: tuple[str, ...] = ()  # per question: its kind (items.Kind's value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,42 +226,61 @@ class Authoring:
             raise errors.not_a_picture() from None
         await self.storage.set_draft_photo(person.key, locale, data, self.clock.now())
 
-    async def add(self, person: Person, locale: str, poll: PollQuestion, ref: str) -> Added:
-        """A poll sent by `person`: stored as the next question of their draft (started in
-        `locale` if they have none), with the photo waiting there. `ref` names the message:
-        sent again, it adds nothing."""
+    async def add(self, person: Person, locale: str, sent: PollQuestion | WrittenQuestion,
+                  ref: str) -> Added:
+        """A poll or a form sent by `person`: stored as the next question of their draft
+        (started in `locale` if they have none), with the photo waiting there. `ref` names
+        the message: sent again, it adds nothing. A form is checked whole before it is
+        stored: one with a problem is refused (Added.number None) and nothing changes."""
         self._check(person)
-        if not poll.quiz:
-            raise errors.not_a_quiz()
-        if not poll.correct:
-            raise errors.no_right_option()
-        if len(poll.correct) > 1:
-            raise errors.several_right_options()
         before = await self.storage.get_draft(person.key)
         photo = before.photo if before is not None else None
+        if isinstance(sent, WrittenQuestion):
+            found = read(sent)
+            if isinstance(found, list):
+                return Added(None, tuple(PackProblem(None, "", None, template, values)
+                                         for template, values in found))
+            fields = found
+        else:
+            fields = _poll_fields(sent)
         question = json.dumps({
-            "prompt": poll.prompt, "options": list(poll.options), "answer": poll.correct[0],
-            "explanation": poll.explanation or None,
+            **fields,
             **({"image": base64.b64encode(photo).decode("ascii")} if photo else {}),
         }, ensure_ascii=False)
+        if isinstance(sent, WrittenQuestion):
+            # the validator's limits too (lengths, the picture) before anything is stored
+            draft = before or DraftRecord(person.key, locale, None, self.clock.now())
+            number = len(draft.questions) + 1
+            problems = self._problems_of(replace(draft, questions=(*draft.questions, question)),
+                                         person, number)
+            if problems:
+                return Added(None, problems)
         number = await self.storage.add_draft_question(person.key, locale, question, ref,
                                                        self.clock.now())
-        draft = await self.storage.get_draft(person.key)
-        problems: tuple[PackProblem, ...] = ()
-        if draft is not None and number <= len(draft.questions):
+        if isinstance(sent, WrittenQuestion):
+            return Added(number)
+        after = await self.storage.get_draft(person.key)
+        problems = ()
+        if after is not None and number <= len(after.questions):
             # this question alone, so the author can /undo it at once
-            from bot.content.pack_writer import check_pack
-
-            source, files = _source(draft, "draft", [number])
-            found = check_pack(source, _header(person), files)[1]
-            problems = tuple(p for p in _problems(found) if p.question == number)
+            problems = self._problems_of(after, person, number)
         return Added(number, problems)
+
+    @staticmethod
+    def _problems_of(draft: DraftRecord, person: Person, number: int) -> tuple[PackProblem, ...]:
+        """What would stop question `number` of `draft` being published."""
+        from bot.content.pack_writer import check_pack
+
+        source, files = _source(draft, "draft", [number])
+        found = check_pack(source, _header(person), files)[1]
+        return tuple(p for p in _problems(found) if p.question == number)
 
     async def view(self, person: Person) -> DraftView:
         draft = await self._draft(person)
         questions = [json.loads(q) for q in draft.questions]
         return DraftView(draft.title, draft.locale, tuple(q["prompt"] for q in questions),
-                         tuple("image" in q for q in questions), draft.photo is not None)
+                         tuple("image" in q for q in questions), draft.photo is not None,
+                         tuple(q.get("kind", "choice") for q in questions))
 
     async def undo(self, person: Person) -> tuple[int | None, int]:
         """(the number of the question removed or None, questions left)."""
@@ -395,6 +423,26 @@ def _header(person: Person) -> tuple[str, ...]:
     return ("# Written in a chat (quiz polls, published with /publish).",)
 
 
+def _poll_fields(poll: PollQuestion) -> dict[str, object]:
+    """A quiz poll's question as a draft stores it: one right option, or several (multi,
+    refused here when the validator would refuse it: nothing is stored then)."""
+    if not poll.quiz:
+        raise errors.not_a_quiz()
+    if not poll.correct:
+        raise errors.no_right_option()
+    fields: dict[str, object] = {
+        "prompt": poll.prompt, "options": list(poll.options), "answer": poll.correct[0],
+        "explanation": poll.explanation or None,
+    }
+    if len(poll.correct) > 1:
+        if len(poll.options) < 3 or len(set(poll.correct)) == len(poll.options):
+            raise errors.AuthoringError(_(
+                "A question with several right answers needs at least three options and at "
+                "least one wrong one."))
+        fields |= {"kind": "multi", "answers": sorted(set(poll.correct))}
+    return fields
+
+
 def _source(draft: DraftRecord, quiz_id: str,
             only: Sequence[int] = ()) -> tuple[PackSource, list[tuple[str, bytes]]]:
     """The draft as a pack to validate (only the questions numbered `only`, if given), and
@@ -414,10 +462,14 @@ def _source(draft: DraftRecord, quiz_id: str,
             data = base64.b64decode(q["image"])
             image = f"images/{quiz_id}-{number}.{picture_type(data)}"
             files.append((image, data))
+        numeric, unit, accept = q.get("numeric"), q.get("unit"), q.get("accept")
         questions.append(QuestionSource(
             row=number, id=f"{quiz_id}-{number}",
             texts={"prompt": {locale: q["prompt"]}, "explanation": explanation, "details": {}},
-            options=[{locale: o} for o in q["options"]], answer=int(q["answer"]), image=image,
+            options=[{locale: o} for o in q.get("options", [])], answer=int(q.get("answer", -1)),
+            image=image, kind=q.get("kind", "choice"), answers=tuple(q.get("answers", ())),
+            truth=q.get("truth"), numeric=numeric, unit={locale: unit} if unit else None,
+            accept={locale: accept} if accept is not None else None, latin=q.get("latin", []),
         ))
     source = PackSource(row=0, id=quiz_id, title={locale: draft.title or quiz_id}, tags=[],
                         questions=questions, language=locale)
@@ -492,6 +544,10 @@ def problem_text(problem: PackProblem, t: Translator) -> str:
 
 
 def added_text(added: Added, t: Translator) -> str:
+    if added.number is None:
+        return "\n".join([
+            t.gettext("Not added; nothing changed. Fix these and send it again:"),
+            *(f"• {problem_text(p, t)}" for p in added.problems)])
     lines = [t.gettext("Question {number} added to your draft.", number=t.number(added.number))]
     if added.problems:
         lines.append(t.gettext("It cannot be published as it is:"))
@@ -510,15 +566,24 @@ def draft_text(view: DraftView, t: Translator) -> str:
                   count=t.number(len(view.prompts))),
     ]
     pictures = view.pictures or (False,) * len(view.prompts)
-    for number, (prompt, picture) in enumerate(zip(view.prompts, pictures, strict=True),
-                                               start=1):
+    kinds = view.kinds or ("choice",) * len(view.prompts)
+    for number, (prompt, picture, kind) in enumerate(
+            zip(view.prompts, pictures, kinds, strict=True), start=1):
         short = prompt if len(prompt) <= SHOWN_PROMPT else prompt[: SHOWN_PROMPT - 1] + "…"
-        lines.append(f"{number}. {'🖼 ' if picture else ''}{short}")
+        label = f"[{t.gettext(KIND_NAMES[kind])}] " if kind in KIND_NAMES else ""
+        lines.append(f"{number}. {'🖼 ' if picture else ''}{label}{short}")
     if view.photo_waiting:
         lines.append(t.gettext("A photo is waiting: it goes with the next quiz poll you send."))
     lines.append(t.gettext("/undo removes the last question, /publish publishes it, "
                            "/discard drops it."))
     return "\n".join(lines)
+
+
+# how /draft names a question of a kind other than choice
+KIND_NAMES = {
+    "multi": _("several right"), "truefalse": _("true/false"), "numeric": _("number"),
+    "text": _("typed"), "order": _("order"),
+}
 
 
 def photo_kept_text(t: Translator) -> str:
@@ -562,4 +627,7 @@ def help_text(t: Translator) -> str:
         "and an explanation). /draft shows your draft, /undo removes the last question, "
         "/name <title> names it, /publish publishes it (/publish <id> with an id you choose), "
         "/discard drops it, /unpublish <id> withdraws a quiz you published.") + "\n" + \
-        t.gettext("A photo sent just before a quiz poll becomes that question's picture.")
+        t.gettext("A photo sent just before a quiz poll becomes that question's picture.") + \
+        "\n" + t.gettext("A quiz poll with several right options is a select-all question. "
+                         "Other kinds (true/false, a number, a typed answer, an order): "
+                         "/question shows their forms.")

@@ -261,6 +261,8 @@ COMMANDS: tuple[Command, ...] = (
                                          "to let you write quizzes"), Where.PRIVATE))),
     *(Command(name, telegram=On(), where=Where.PRIVATE)
       for name in ("newpack", "draft", "undo", "name", "publish", "discard", "unpublish")),
+    # a question of any kind written as a form (core/authoring_form.py): /question <kind>
+    Command("question", telegram=On(), where=Where.PRIVATE),
     # live sessions and peer rounds (core/live.py, peer.py)
     Command(
         "host", where=Where.SHARED, admin=True,

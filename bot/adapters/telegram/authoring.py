@@ -1,8 +1,10 @@
 """Writing a quiz by sending quiz polls to the bot in a private chat (@QuizBot's way).
 
 Each handler turns one update into one core call (bot/core/authoring.py decides who may
-write, what a poll becomes and whether a draft publishes) and shows the result in the
-author's language. A refusal is the core's UserError, shown by handlers.on_error.
+write, what a poll or a form becomes and whether a draft publishes) and shows the result in
+the author's language. A refusal is the core's UserError, shown by handlers.on_error.
+A question of any kind is also written as a form: `/question <kind>` shows the kind's form,
+and the form sent back, `/question <kind>` with one field a line, adds the question.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from bot.adapters.telegram.identity import message_ref, person_of
 from bot.adapters.telegram.text import fit
 from bot.core import authoring
 from bot.core.authoring import PollQuestion
+from bot.core.authoring_form import WrittenQuestion, form_text
 from bot.core.models import Person
 from bot.i18n import Translator, translator
 
@@ -82,6 +85,25 @@ async def picture_sent(update: Update, context: Context) -> None:
 
     await context.bot_data.service.authoring.photo(person, t.locale, item.file_size, fetch)
     await cmd.reply(authoring.photo_kept_text(t))
+
+
+@handles("question")
+async def question(update: Update, context: Context) -> None:
+    """`/question`: the kinds; `/question <kind>`: its form; the form filled in: the next
+    question of the draft, or every problem of the form, nothing stored."""
+    if (found := await _author(update, context)) is None:
+        return
+    cmd, person, t = found
+    message = cmd.message
+    # the lines after the command (context.args would join them into one)
+    words = (message.text or "").split(maxsplit=2)[1:]
+    if len(words) < 2:
+        await cmd.reply(form_text(words[0] if words else None, t))
+        return
+    written = WrittenQuestion(*words)
+    added = await context.bot_data.service.authoring.add(
+        person, t.locale, written, message_ref(message.chat.id, message.message_id))
+    await cmd.reply(authoring.added_text(added, t))
 
 
 @handles("newpack")
