@@ -444,8 +444,8 @@ async def test_every_kind_written_as_a_form_is_published_as_that_kind(
     authoring_service: QuizService,
 ) -> None:
     service = authoring_service
-    for n, (kind, text) in enumerate(FORMS.items(), start=1):
-        added = await service.authoring.add(AUTHOR, "en", WrittenQuestion(kind, text), f"m{n}")
+    for n, (kind, form) in enumerate(FORMS.items(), start=1):
+        added = await service.authoring.add(AUTHOR, "en", WrittenQuestion(kind, form), f"m{n}")
         assert (added.number, added.problems) == (n, ()), added
         assert added_text(added, translator("en")).startswith(f"Question {n} added")
     view = await service.authoring.view(AUTHOR)
