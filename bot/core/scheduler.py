@@ -24,7 +24,9 @@ from bot.core.delivery import (
     backoff,
 )
 from bot.core.live import LivePort
-from bot.core.models import Chat, Person
+from bot.core.models import Chat, Person, ShownQuestion
+from bot.core.ports import TryLater
+from bot.core.schedule import Schedule
 from bot.core.service import QuizService
 from bot.i18n import translator
 
@@ -36,6 +38,8 @@ PRUNE_EVERY = timedelta(hours=1)
 # A claimed day whose question has not reached its chat after this long is posted again:
 # the process that claimed it died between the database and the platform.
 REPUBLISH_AFTER = timedelta(minutes=2)
+# Daily questions sent at once (each waits for its platform's pacing: rate.py on Telegram).
+FANOUT = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +57,8 @@ class Scheduler:
         self._task: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
         self._failures: dict[int, tuple[int, datetime]] = {}  # post id -> (failures, retry at)
+        # daily questions the platform said to send again after a wait: post id -> when
+        self._soon: dict[int, tuple[ShownQuestion, datetime]] = {}
         self.on_round: Callable[[], None] | None = None  # after each round that succeeded
         self._reminded: dict[str, date] = {}  # person key -> local day this process claimed
         self._pruned: datetime | None = None  # when this process last pruned command keys
@@ -196,44 +202,98 @@ class Scheduler:
             log.exception("pruning the keys of old commands and deliveries failed")
 
     async def _post_dailies(self) -> int:
+        """Today's question in every chat whose time has come, up to FANOUT chats at once:
+        the adapter paces the sends to its platform's limits (the daily questions of
+        thousands of chats due at one minute go at the platform's rate, not one chat after
+        another). A send the platform refused for now is tried again when it said
+        (`_retry_soon`), not after REPUBLISH_AFTER."""
         daily, delivery = self.service.daily, self.service.delivery
-        posted = 0
-        for schedule in await daily.schedules():
-            if delivery.port_for(schedule.chat_key) is None:
-                continue  # that platform is not running in this process
+        gate = asyncio.Semaphore(FANOUT)
+
+        async def post(schedule: Schedule) -> int:
+            async with gate:
+                question = None
+                try:
+                    claimed = await daily.claim(schedule)
+                    if claimed is None:
+                        return 0
+                    question, summaries = claimed
+                    await delivery.summaries(summaries)  # yesterday's, before today's question
+                    if await delivery.question(question):
+                        await daily.published(question.post_id)
+                        return 1
+                except TryLater as exc:
+                    if question is None or not self._later(question, exc):
+                        log.warning("daily question for %s not sent (%s); re-posted after %s",
+                                    schedule.chat_key, exc, REPUBLISH_AFTER)
+                except Exception:
+                    log.exception("daily question for %s failed; re-posted after %s",
+                                  schedule.chat_key, REPUBLISH_AFTER)
+                return 0
+
+        due = [s for s in await daily.schedules()
+               if delivery.port_for(s.chat_key) is not None]  # else not in this process
+        return sum(await asyncio.gather(*(post(s) for s in due)))
+
+    def _later(self, question: ShownQuestion, exc: TryLater) -> bool:
+        """Keep a question the platform said to send again after a wait (a flood limit's
+        retry_after), if it did say when."""
+        if exc.retry_after is None:
+            return False
+        at = self.service.clock.now() + exc.retry_after
+        self._soon[question.post_id] = (question, at)
+        log.info("daily question %s for %s: the platform said to wait; sent again at %s",
+                 question.post_id, question.chat_key, at)
+        return True
+
+    async def _retry_soon(self) -> int:
+        """The daily questions refused for now whose wait is over, sent again."""
+        daily, delivery = self.service.daily, self.service.delivery
+        now = self.service.clock.now()
+        due = [q for q, at in self._soon.values() if at <= now]
+
+        async def again(question: ShownQuestion) -> int:
+            del self._soon[question.post_id]
             try:
-                claimed = await daily.claim(schedule)
-                if claimed is None:
-                    continue
-                question, summaries = claimed
-                await delivery.summaries(summaries)  # yesterday's, before today's question
-                if await delivery.question(question):
-                    await daily.published(question.post_id)
-                    posted += 1
+                sent = await delivery.question(question)
+                await daily.published(question.post_id)
+                return int(sent)
+            except TryLater as exc:
+                if not self._later(question, exc):
+                    log.warning("daily question %s for %s not sent again (%s); re-posted "
+                                "after %s", question.post_id, question.chat_key, exc,
+                                REPUBLISH_AFTER)
             except Exception:
-                log.exception("daily question for %s failed; re-posted after %s",
-                              schedule.chat_key, REPUBLISH_AFTER)
-        return posted
+                log.exception("daily question %s for %s failed again; re-posted after %s",
+                              question.post_id, question.chat_key, REPUBLISH_AFTER)
+            return 0
+
+        return sum(await asyncio.gather(*(again(q) for q in due)))
 
     async def _republish(self) -> int:
         daily, delivery = self.service.daily, self.service.delivery
         now = self.service.clock.now()
-        posted = 0
+        posted = await self._retry_soon()
         for question in await daily.unpublished(REPUBLISH_AFTER):
             failures, not_before = self._failures.get(question.post_id, (0, now))
-            if delivery.port_for(question.chat_key) is None or now < not_before:
+            if delivery.port_for(question.chat_key) is None or now < not_before \
+                    or question.post_id in self._soon:
                 continue
             try:
                 if await delivery.question(question):
                     posted += 1
                 await daily.published(question.post_id)
                 self._failures.pop(question.post_id, None)
-            except Exception:
+            except Exception as exc:
                 # e.g. the bot lost access to the chat: back off instead of failing every tick
+                # (or as long as the platform said to wait)
                 delay = backoff(failures + 1, REPUBLISH_AFTER)
+                if isinstance(exc, TryLater) and exc.retry_after is not None:
+                    delay = exc.retry_after
                 self._failures[question.post_id] = (failures + 1, now + delay)
                 log.log(
-                    logging.ERROR if failures == 0 else logging.WARNING,
+                    logging.ERROR if failures == 0 and not isinstance(exc, TryLater)
+                    else logging.WARNING,
                     "re-posting daily question %s to %s failed (%d times); next try in %s",
                     question.post_id, question.chat_key, failures + 1, delay,
                     exc_info=failures == 0,

@@ -307,6 +307,11 @@ class QuizService:
         """Remember the chat's kind, seen in an update, for every process on the database."""
         await self.storage.set_chat_kind(chat_key, kind)
 
+    async def lease_sends(self, name: str, now: float, count: int, interval: float) -> float:
+        """A slice of a bot token's send budget, shared by every process on the database
+        (the platform's limit is the token's): the first of `count` slots."""
+        return await self.storage.lease_sends(name, now, count, interval)
+
     def leadership(self, name: str, holder: str) -> Leadership:
         """The election of the one process on this database that does `name` (long-polling
         Telegram), as `holder`."""

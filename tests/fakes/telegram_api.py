@@ -12,6 +12,8 @@ aiohttp on 127.0.0.1 (random port). Point PTB at `fake.base_url`. What it honour
   Poll.allows_revoting and Poll.members_only are always present (PTB 22.8 needs them).
 - Some server-side limits are checked (message and poll lengths, callback_data bytes, stopPoll
   on a closed poll) so a bot that breaks them fails here as it would in production.
+- `limits` (telegram_limits.py, off by default): Telegram's flood limits per token, group
+  and chat, a message past one refused with 429 and retry_after, and counted.
 - Every call is recorded; faults (429 with retry_after, 502, any status and description) can
   be injected per method, and a call can be answered late (`delay_next`: the server acts at
   once and replies after a delay, as a slow Telegram does); getChatMember and
@@ -50,6 +52,8 @@ from typing import Any
 
 import aiohttp
 from aiohttp import web
+
+from tests.fakes.telegram_limits import FloodLimits
 
 TOKEN = "123456789:AAF-fake-token_for_tests-only"
 
@@ -167,6 +171,8 @@ class FakeTelegramAPI:
         self._faults: dict[str, deque[Fault]] = defaultdict(deque)
         self._delays: dict[str, deque[float]] = defaultdict(deque)
         self._answers: dict[str, deque[Any]] = defaultdict(deque)  # answer_next
+        # Telegram's flood limits, enforced when set (telegram_limits.py; issue 36)
+        self.limits: FloodLimits | None = None
         self.poll_state_updates = True  # a `poll` update after each vote, as Telegram sends
         self._new_update = asyncio.Event()
         self._closing = False
@@ -237,6 +243,9 @@ class FakeTelegramAPI:
             if faults:
                 fault = faults.popleft()
                 raise ApiError(fault.status, fault.description, fault.parameters)
+            if self.limits is not None and (wait := self.limits.check(method, params)):
+                raise ApiError(429, f"Too Many Requests: retry after {wait}",
+                               {"retry_after": wait})
             if answers := self._answers.get(method):  # answer_next
                 call.result, call.replied = answers.popleft(), True
                 return self._reply(200, {"ok": True, "result": call.result})

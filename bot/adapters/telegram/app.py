@@ -13,15 +13,17 @@ import logging
 import warnings
 from collections.abc import Callable, Coroutine
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from telegram import Bot, BotCommand
 from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
-from telegram.ext import AIORateLimiter, Application, ContextTypes, Defaults
+from telegram.ext import Application, BaseRateLimiter, ContextTypes, Defaults
 from telegram.warnings import PTBDeprecationWarning, PTBUserWarning
 
 from bot import metrics
 from bot.adapters.telegram.context import BotData, TelegramApp
+from bot.adapters.telegram.rate import MESSAGES, LocalBudget, Pacer, SharedBudget
 from bot.adapters.telegram.unconfirmed import may_have_arrived
 from bot.content.items import DEFAULT_LOCALE, LOCALES
 from bot.core import commands
@@ -43,14 +45,20 @@ STARTUP = frozenset({"getMe", "setMyCommands", "deleteWebhook", "setWebhook"})
 COMMANDS = commands.menu()  # (command, description msgid): core/commands.py's menu
 
 
+Reply = bool | dict[str, Any] | list[dict[str, Any]]  # a Bot API call's result
+
+
 def file_base_url(base_url: str) -> str:
     """The file download URL that goes with an API URL: ".../bot" -> ".../file/bot"."""
     head, _sep, tail = base_url.rstrip("/").rpartition("/")
     return f"{head}/file/{tail}"
 
 
-class RetryingRateLimiter(AIORateLimiter):
-    """AIORateLimiter (flood limits, RetryAfter) that also retries transient network errors.
+class RetryingRateLimiter(BaseRateLimiter[int]):
+    """Telegram's flood limits paced ahead of time (rate.py's Pacer: each message waits for
+    its chat, its group and the token's budget; nothing else spends the budget), a 429 that
+    comes anyway waited out and retried up to `max_retries` times (it posted nothing), and
+    transient network errors retried.
 
     A send (SENDS) that may have reached Telegram is not retried: a retry would post the
     message twice (two polls for one question, one of them never counted). The caller learns
@@ -58,11 +66,18 @@ class RetryingRateLimiter(AIORateLimiter):
     is our mistake, not the network's, and is never retried.
     """
 
-    def __init__(self, *, network_retries: int = 3, network_delay: float = 0.5,
-                 **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, *, max_retries: int = 3, network_retries: int = 3,
+                 network_delay: float = 0.5, pacer: Pacer | None = None) -> None:
+        self._max_retries = max_retries
         self._network_retries = network_retries
         self._network_delay = network_delay
+        self.pacer = pacer or Pacer(LocalBudget())
+
+    async def initialize(self) -> None:
+        """Nothing to set up: the pacer holds only times."""
+
+    async def shutdown(self) -> None:
+        """Nothing to release."""
 
     async def process_request(
         self,
@@ -74,11 +89,33 @@ class RetryingRateLimiter(AIORateLimiter):
         rate_limit_args: int | None,
     ) -> bool | dict[str, Any] | list[dict[str, Any]]:
         callback = counted(callback, endpoint)
+        message = endpoint in MESSAGES
+        chat_id = chat_id_in(data)
+        retries = rate_limit_args or self._max_retries
+        for attempt in range(retries + 1):
+            if message:
+                await self.pacer.wait(chat_id)
+            try:
+                return await self._sent(callback, args, kwargs, endpoint)
+            except RetryAfter as exc:
+                wait = retry_seconds(exc)
+                if message:
+                    await self.pacer.hold(chat_id, wait)
+                if attempt == retries:
+                    raise
+                log.info("Telegram %s in %s: flood limit, retry %d in %.1f s",
+                         endpoint, chat_id, attempt + 1, wait)
+                if not message:
+                    await asyncio.sleep(wait)
+        raise AssertionError("unreachable")
+
+    async def _sent(
+        self, callback: Callable[..., Coroutine[Any, Any, Reply]], args: Any,
+        kwargs: dict[str, Any], endpoint: str,
+    ) -> Reply:
         for attempt in range(self._network_retries + 1):
             try:
-                return await super().process_request(
-                    callback, args, kwargs, endpoint, data, rate_limit_args
-                )
+                return await callback(*args, **kwargs)
             except BadRequest:
                 raise
             except NetworkError as exc:
@@ -95,6 +132,21 @@ class RetryingRateLimiter(AIORateLimiter):
         raise AssertionError("unreachable")
 
 
+def chat_id_in(data: dict[str, Any]) -> int | None:
+    """The numeric chat a call names (None: none, or an @username)."""
+    try:
+        return int(data["chat_id"])
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def retry_seconds(exc: RetryAfter) -> float:
+    with warnings.catch_warnings():  # an int, deprecated, until PTB 23's timedelta
+        warnings.simplefilter("ignore", PTBDeprecationWarning)
+        wait = exc.retry_after
+    return wait.total_seconds() if isinstance(wait, timedelta) else float(wait)
+
+
 def counted(
     callback: Callable[..., Coroutine[Any, Any, Any]], endpoint: str
 ) -> Callable[..., Coroutine[Any, Any, Any]]:
@@ -106,11 +158,7 @@ def counted(
         try:
             return await callback(*args, **kwargs)
         except RetryAfter as exc:
-            with warnings.catch_warnings():  # an int, deprecated, until PTB 23's timedelta
-                warnings.simplefilter("ignore", PTBDeprecationWarning)
-                wait = exc.retry_after
-            metrics.rate_limited("telegram", wait.total_seconds()
-                                 if isinstance(wait, timedelta) else float(wait))
+            metrics.rate_limited("telegram", retry_seconds(exc))
             raise
         except BadRequest:
             raise
@@ -144,14 +192,18 @@ def quiet_library_deprecations() -> None:
 
 
 def build_application(settings: Settings, token: str) -> TelegramApp:
+    """The Application; its sends paced to the token's limits (rate.py), in a budget shared
+    with every process on the database when that is PostgreSQL (where several processes
+    run on one token: docs/scaling.md), the service's once it is connected."""
     quiet_library_deprecations()
-    return (
+    limiter = RetryingRateLimiter(max_retries=3)
+    app: TelegramApp = (
         Application.builder()
         .token(token)
         .context_types(ContextTypes(bot_data=BotData))
         .base_url(settings.telegram_api_base_url)
         .base_file_url(file_base_url(settings.telegram_api_base_url))
-        .rate_limiter(RetryingRateLimiter(max_retries=3))
+        .rate_limiter(limiter)
         .read_timeout(SEND_TIMEOUT)
         .write_timeout(SEND_TIMEOUT)
         .connect_timeout(CONNECT_TIMEOUT)
@@ -159,6 +211,19 @@ def build_application(settings: Settings, token: str) -> TelegramApp:
         .defaults(Defaults(allow_sending_without_reply=True))
         .build()
     )
+    if not isinstance(settings.quizbot_database, Path):  # a PostgreSQL URL
+        name = budget_name(token)
+
+        async def lease(now: float, count: int, interval: float) -> float:
+            return await app.bot_data.service.lease_sends(name, now, count, interval)
+
+        limiter.pacer.budget = SharedBudget(lease)
+    return app
+
+
+def budget_name(token: str) -> str:
+    """A token's budget by its bot's id (the token's public part), never the token."""
+    return f"telegram:{token.partition(':')[0]}"
 
 
 async def register_commands(bot: Bot) -> None:

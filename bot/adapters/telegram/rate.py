@@ -1,0 +1,204 @@
+"""Pacing what the bot sends to Telegram's flood limits ahead of time, instead of meeting
+them as 429s (issue 36): about 30 messages a second per bot token, 20 a minute per group or
+channel, about 1 a second per chat (core.telegram.org/bots/faq).
+
+Each message (a call that posts one, MESSAGES) reserves its send time before it goes: the
+first moment its chat and its group allow, then the token's next free slot from that moment
+on (the token's budget: this process's own, `LocalBudget`, or slices of the budget shared
+by every process on the token through their database, `SharedBudget`). A chat's sends are
+reserved one after another (a lock per chat), so two never take the same second. Lookups,
+edits, poll stops and answers to button presses are not messages: they spend no budget
+(python-telegram-bot's AIORateLimiter charges every call that names a chat against the
+30/s, and a getChat per chat then halved a daily fan-out's speed).
+
+A 429 that comes anyway (Telegram's limits are approximate, or a process on the same token
+paces on its own) holds that chat and the whole token for its retry_after.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import Protocol
+
+from bot.counted_log import CountedLog
+
+log = logging.getLogger(__name__)
+
+MESSAGES = frozenset({
+    "sendMessage", "sendPoll", "sendPhoto", "sendDocument", "sendMediaGroup", "sendAnimation",
+    "sendVideo", "sendAudio", "sendVoice", "sendSticker", "copyMessage", "forwardMessage",
+})
+TOKEN_RATE = 30.0  # messages a second per bot token
+GROUP_PER_MINUTE = 20  # messages a minute in one group or channel
+CHAT_INTERVAL = 1.0  # seconds between two messages in one chat, over time
+CHAT_BURST = 3  # messages one chat may get at once (a card, its question, a reply)
+CHATS_KEPT = 8192  # chats whose last sends are remembered (those past their limits dropped)
+LEASE_MOST = 30  # slots a process leases at once from a shared budget: one second's
+
+Clock = Callable[[], float]
+Sleep = Callable[[float], Awaitable[None]]
+
+
+class TokenBudget(Protocol):
+    async def take(self, not_before: float) -> float:
+        """A send time at or after `not_before` (the clock's seconds), taken for good."""
+        ...
+
+    async def hold(self, until: float) -> None:
+        """Nothing is sent before `until` (Telegram said to wait)."""
+        ...
+
+
+class LocalBudget:
+    """One process's budget: a message every 1/rate seconds, no burst (a burst would take
+    Telegram's own tolerance, which jitter on the wire may need)."""
+
+    def __init__(self, rate: float = TOKEN_RATE) -> None:
+        self.interval = 1.0 / rate
+        self._next = -math.inf
+
+    async def take(self, not_before: float) -> float:
+        at = max(not_before, self._next)
+        self._next = at + self.interval
+        return at
+
+    async def hold(self, until: float) -> None:
+        self._next = max(self._next, until)
+
+
+Lease = Callable[[float, int, float], Awaitable[float]]
+
+
+class SharedBudget:
+    """The token's budget shared by every process on it: each leases a slice of send slots
+    (as many as its sends waiting, up to LEASE_MOST) from one row of the database they
+    share (bot/storage/token_budget.py), whose next free slot moves on by the slice, so two
+    processes never hold the same slot and together send at most `rate` a second. A slot
+    leased and not used in time is lost (a slice is at most one second's).
+
+    `lease(now, count, interval)` returns the first slot of `count` slots `interval` apart,
+    none before `now`; the clock is the wall clock, shared by the processes of one host."""
+
+    def __init__(self, lease: Lease, rate: float = TOKEN_RATE,
+                 clock: Clock = time.time) -> None:
+        self.interval = 1.0 / rate
+        self._lease = lease
+        self._clock = clock
+        self._slots: deque[float] = deque()
+        self._waiting = 0
+        self._leasing = asyncio.Lock()
+        self._alone = LocalBudget(rate)  # while the database cannot be reached
+        self._unshared = CountedLog(log, logging.WARNING)
+
+    async def take(self, not_before: float) -> float:
+        self._waiting += 1
+        try:
+            async with self._leasing:
+                while self._slots and self._slots[0] < max(not_before, self._clock() - 0.05):
+                    self._slots.popleft()  # passed unused
+                if not self._slots:
+                    count = min(self._waiting, LEASE_MOST)
+                    start = max(not_before, self._clock())
+                    try:
+                        first = await self._lease(start, count, self.interval)
+                    except Exception as exc:  # the database is out: pace alone meanwhile
+                        self._unshared.event("lease", "the shared send budget cannot be "
+                                             "leased (%s); pacing this process alone", exc)
+                        return await self._alone.take(start)
+                    self._slots.extend(first + i * self.interval for i in range(count))
+                return self._slots.popleft()
+        finally:
+            self._waiting -= 1
+
+    async def hold(self, until: float) -> None:
+        async with self._leasing:
+            self._slots.clear()
+            await self._alone.hold(until)
+            try:
+                await self._lease(until, 0, self.interval)  # the row's next slot moves past it
+            except Exception as exc:
+                self._unshared.event("lease", "the shared send budget cannot be held (%s)",
+                                     exc)
+
+
+class Pacer:
+    """When each message may go: its chat's interval, its group's 20 a minute and the
+    token's budget. `reserve` decides at once (with its budget's lease, if shared) and the
+    caller waits until then: the schedule is known ahead (tests read it with a fake clock)."""
+
+    def __init__(self, budget: TokenBudget, *, clock: Clock = time.time,
+                 sleep: Sleep = asyncio.sleep, chat_interval: float = CHAT_INTERVAL,
+                 chat_burst: int = CHAT_BURST, group_per_minute: int = GROUP_PER_MINUTE,
+                 ) -> None:
+        self.budget = budget
+        self.clock = clock
+        self.sleep = sleep
+        self.chat_interval = chat_interval
+        self.chat_burst = chat_burst
+        self.group_per_minute = group_per_minute
+        # per chat, GCRA's theoretical time of its next message: one every chat_interval
+        # over time, up to chat_burst at once
+        self._chat_next: dict[int, float] = {}
+        self._group_log: dict[int, deque[float]] = {}
+        self._locks: dict[int, tuple[asyncio.Lock, list[int]]] = {}  # and their users
+
+    def _earliest(self, chat_id: int, now: float) -> float:
+        at = max(now, self._chat_next.get(chat_id, now)
+                 - (self.chat_burst - 1) * self.chat_interval)
+        log = self._group_log.get(chat_id)
+        if log is not None and len(log) >= self.group_per_minute:
+            at = max(at, log[-self.group_per_minute] + 60.0)
+        return at
+
+    def _sent(self, chat_id: int, at: float) -> None:
+        self._chat_next[chat_id] = max(self._chat_next.get(chat_id, at), at) \
+            + self.chat_interval
+        if chat_id < 0:
+            log = self._group_log.setdefault(chat_id, deque(maxlen=self.group_per_minute))
+            log.append(at)
+        if len(self._chat_next) > CHATS_KEPT:
+            self._forget(at)
+
+    def _forget(self, now: float) -> None:
+        """Drop the chats whose limits no longer hold anything back."""
+        for chat_id in [c for c, at in self._chat_next.items() if at <= now]:
+            log = self._group_log.get(chat_id)
+            if log is None or not log or log[-1] + 60.0 <= now:
+                del self._chat_next[chat_id]
+                self._group_log.pop(chat_id, None)
+
+    async def reserve(self, chat_id: int) -> float:
+        """The time this chat's next message goes, reserved for it."""
+        entry = self._locks.setdefault(chat_id, (asyncio.Lock(), [0]))
+        lock, users = entry
+        users[0] += 1
+        try:
+            async with lock:
+                at = await self.budget.take(self._earliest(chat_id, self.clock()))
+                self._sent(chat_id, at)
+                return at
+        finally:
+            users[0] -= 1
+            if not users[0]:
+                del self._locks[chat_id]
+
+    async def wait(self, chat_id: int | None) -> None:
+        """Until this chat's next message may go (None: a chat named by its @username,
+        paced by the token's budget only)."""
+        at = await self.reserve(chat_id) if chat_id is not None \
+            else await self.budget.take(self.clock())
+        if (delay := at - self.clock()) > 0:
+            await self.sleep(delay)
+
+    async def hold(self, chat_id: int | None, seconds: float) -> None:
+        """Telegram refused with retry_after: the chat, and the token, wait that long."""
+        until = self.clock() + seconds
+        if chat_id is not None:  # no burst either once it may send again
+            self._chat_next[chat_id] = max(self._chat_next.get(chat_id, until), until
+                                           + (self.chat_burst - 1) * self.chat_interval)
+        await self.budget.hold(until)
