@@ -4,7 +4,9 @@ One block per answered question (a chat has no fixed-width font for `quizbot rep
 table): its answers, share right, discrimination, median time, then each option by the letter
 this chat saw and its text, with its count and share (✓ the correct one; the lines of a close
 summary, render.option_share), and flags (with the pack's stated difficulty when the answers
-show another). `chunks` packs the blocks into messages of at most
+show another). Then the misconceptions the chat's latest answers chose (misconceptions.py):
+each with how many chose it, how many of them were sure, and who. `chunks` packs the blocks
+into messages of at most
 `limit` characters as the platform counts them, never splitting a block.
 """
 
@@ -13,11 +15,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from bot.core.chat_analysis import ChatAnalysis
+from bot.core.misconceptions import HeldMisconception
 from bot.core.models import MIN_ANSWERS, Flag, ItemStats
 from bot.core.render import option_share, short
 from bot.i18n import Translator, _
 
 PROMPT_CHARS = 80
+NAMES_SHOWN = 10  # who holds a misconception, then "and N more"
 
 FLAG_TEXT = {
     Flag.TOO_EASY: _("too easy"),
@@ -92,6 +96,30 @@ def item_block(
     return "\n".join(lines)
 
 
+def misconception_block(m: HeldMisconception, t: Translator) -> str:
+    """One misconception: its statement, how many chose it of those asked, how many of
+    them were sure, and who (the sure marked)."""
+    names = [t.gettext("{name} (sure)", name=h.name) if h.sure else h.name
+             for h in m.holders[:NAMES_SHOWN]]
+    if len(m.holders) > NAMES_SHOWN:
+        names.append(t.gettext("and {n} more", n=t.number(len(m.holders) - NAMES_SHOWN)))
+    return "\n".join([
+        f"• “{m.statement}” ({m.quiz_id}/{m.id})",
+        t.gettext("chosen by {people} of {answered} · sure: {sure}",
+                  people=t.number(m.people), answered=t.number(m.answered),
+                  sure=t.number(m.sure)),
+        t.gettext("who: {names}", names=", ".join(names)),
+    ])
+
+
+def misconception_blocks(analysis: ChatAnalysis, t: Translator) -> list[str]:
+    if not analysis.misconceptions:
+        return []
+    return [t.gettext("🧩 Misconceptions: what the distractors chosen stand for (each "
+                      "person's latest answer counts)")] + [
+        misconception_block(m, t) for m in analysis.misconceptions]
+
+
 def analysis_blocks(analysis: ChatAnalysis, t: Translator) -> list[str]:
     """The text in blocks: a heading per quiz, a block per answered question, the key."""
     if analysis.empty:
@@ -111,6 +139,7 @@ def analysis_blocks(analysis: ChatAnalysis, t: Translator) -> list[str]:
             if item.answered:
                 blocks.append(item_block(item, number, t,
                                          analysis.gains.get((report.quiz_id, item.question_id))))
+    blocks += misconception_blocks(analysis, t)
     key = [
         t.gettext("Each person's first answer counts. ✓ marks the correct option.") + " "
         + t.gettext("Letters as this chat last saw each question."),

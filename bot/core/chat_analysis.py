@@ -23,8 +23,16 @@ from typing import Protocol, TypeVar
 from bot.content.items import DEFAULT_LOCALE
 from bot.core.errors import UnknownQuiz, may_not_see_analysis
 from bot.core.item_stats import analyse, as_seen_in_chat
+from bot.core.misconceptions import HeldMisconception, held, tagged_quizzes
 from bot.core.models import Chat, ItemStats, PostSummary, QuizReport
-from bot.core.ports import ChartRenderer, ItemStore, LiveStore, PeerVotes, SettingsStore
+from bot.core.ports import (
+    ChartRenderer,
+    ItemStore,
+    LiveStore,
+    MisconceptionStore,
+    PeerVotes,
+    SettingsStore,
+)
 from bot.core.questions import Questions
 
 log = logging.getLogger(__name__)
@@ -54,6 +62,8 @@ class ChatAnalysis:
     chart: bytes | None = None  # PNG; None: nothing answered, no renderer, or drawing failed
     # (quiz, question) -> share right after peer rounds' revotes minus at their first votes
     gains: Mapping[tuple[str, str], float] = field(default_factory=dict)
+    # the misconceptions the chat's latest answers chose, the most people first
+    misconceptions: tuple[HeldMisconception, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -148,8 +158,9 @@ def discussion_gains(votes: Iterable[PeerVotes]) -> dict[tuple[str, str], float]
     return {key: r[3] / r[2] - r[1] / r[0] for key, r in sums.items() if r[0] and r[2]}
 
 
-class ItemAnalysisStorage(ItemStore, LiveStore, Protocol):
-    """What ItemAnalysis reads: the answers, and peer rounds' revotes."""
+class ItemAnalysisStorage(ItemStore, LiveStore, MisconceptionStore, Protocol):
+    """What ItemAnalysis reads: the answers, peer rounds' revotes, and the latest answers
+    to the questions whose distractors stand for misconceptions."""
 
 
 class ItemAnalysis:
@@ -189,4 +200,8 @@ class ItemAnalysis:
             png = await self.charts.draw(f"the item analysis of {chat.key}",
                                          lambda: renderer.report_chart(charted, locale))
         gains = discussion_gains(await self.storage.peer_votes(chat.key, quiz_id))
-        return ChatAnalysis(chat.key, quiz_id, reports, charted, png, gains)
+        tagged = tagged_quizzes(catalog, quiz_id)
+        wrong_ideas = held(catalog, await self.storage.chosen_options(chat.key, tagged),
+                           tagged, locale) if tagged else []
+        return ChatAnalysis(chat.key, quiz_id, reports, charted, png, gains,
+                            tuple(wrong_ideas))
