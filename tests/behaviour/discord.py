@@ -441,6 +441,30 @@ class DiscordHarness:
             for m in shown
         )
 
+    # assignments (tests/behaviour/test_assignments.py) -------------------------------------
+    async def assign(self, where: Place, who: User, quiz: str | None = None,
+                     date: str | None = None, time: str | None = None,
+                     zone: str | None = None) -> Seen:
+        options = {name: value for name, value in (
+            ("quiz", quiz), ("date", date), ("time", time), ("timezone", zone)) if value}
+        return await self._slash(where, who, "assign", options)
+
+    async def unassign(self, where: Place, who: User, number: str) -> Seen:
+        return await self._slash(where, who, "unassign", {"id": number})
+
+    async def take_assignment(self, where: Place, who: User) -> Seen:
+        found = [(m, b["custom_id"]) for _, m in sorted(self.fake.messages.items())
+                 if int(m["channel_id"]) == where.channel_id
+                 for b in all_buttons_of(m) if b.get("custom_id", "").startswith("as:")]
+        assert found, "no assignment's button in the channel"
+        message, custom_id = found[-1]
+        it = await self.fake.click(int(message["id"]), custom_id, user=who,
+                                   permissions=self._permissions(who))
+        return await self._seen(it)
+
+    def run_place(self, where: Place, who: User) -> Place:
+        return where  # ephemeral in the channel, as /quiz run:True
+
     # live sessions and peer rounds ---------------------------------------------------------
     countdown_every = 3.0  # the per-route edit buckets discord.py keeps to, with room to spare
 

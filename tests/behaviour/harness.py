@@ -348,3 +348,29 @@ async def stored_refs(storage: Any, post_id: int) -> None:
             return
         await asyncio.sleep(0.01)
     raise AssertionError(f"post {post_id}: no message stored")
+
+
+# assignments (tests/behaviour/test_assignments.py) -------------------------------------------
+class AssignmentHarness(Harness, Protocol):
+    """A quiz given to a chat with a deadline (bot/core/assignments.py): the same life on both
+    platforms, each with its own way to start a member's private run."""
+
+    async def assign(self, where: Place, who: Person, quiz: str | None = None,
+                     date: str | None = None, time: str | None = None,
+                     zone: str | None = None) -> Seen:
+        """/assign [quiz date [time] [zone]]: texts has the announcement (or the list, or a
+        refusal)."""
+        ...
+
+    async def unassign(self, where: Place, who: Person, number: str) -> Seen:
+        ...
+
+    async def take_assignment(self, where: Place, who: Person) -> Seen:
+        """The latest announcement's link (Telegram: t.me/<bot>?start=…, opened in their
+        private chat) or button (Discord) in `where`: post_ids has the run's question."""
+        ...
+
+    def run_place(self, where: Place, who: Person) -> Place:
+        """Where `who` answers an assignment announced in `where` (Telegram: their private
+        chat; Discord: the channel, ephemeral)."""
+        ...

@@ -419,6 +419,27 @@ class TelegramHarness:
         sent = [s for s in self._sent if s.post_id == post_id]
         return bool(sent) and all(s.chat_id in self._private for s in sent)
 
+    # assignments (tests/behaviour/test_assignments.py) -------------------------------------
+    async def assign(self, where: Chat, who: User, quiz: str | None = None,
+                     date: str | None = None, time: str | None = None,
+                     zone: str | None = None) -> Seen:
+        words = ["/assign", *(w for w in (quiz, date, time, zone) if w)]
+        return await self._command(where, who, " ".join(words))
+
+    async def unassign(self, where: Chat, who: User, number: str) -> Seen:
+        return await self._command(where, who, f"/unassign {number}")
+
+    async def take_assignment(self, where: Chat, who: User) -> Seen:
+        urls = [b["url"] for c in self.fake.calls
+                if c.ok and c.method == "sendMessage" and c.params.get("chat_id") == where["id"]
+                for row in (c.params.get("reply_markup") or {}).get("inline_keyboard") or []
+                for b in row if "?start=" in b.get("url", "")]
+        assert urls, "no assignment's link in the chat"
+        return await self.start_link(who, urls[-1].split("?start=", 1)[1])
+
+    def run_place(self, where: Chat, who: User) -> Chat:
+        return self.private(who)
+
     # live sessions and peer rounds ---------------------------------------------------------
     countdown_every = 5.0  # about 20 messages a minute in a group, edits included
 
@@ -648,9 +669,10 @@ class TelegramHarness:
 
 
 def opens_web_app(markup: Any) -> bool:
-    """A keyboard of Mini App buttons only (/dashboard's, /progress's): a reply, not a question."""
+    """A keyboard of Mini App or link buttons only (/dashboard's, /progress's, an assignment's
+    announcement): a reply, not a question."""
     rows = (markup or {}).get("inline_keyboard") or []
-    return bool(rows) and all("web_app" in b for row in rows for b in row)
+    return bool(rows) and all("web_app" in b or "url" in b for row in rows for b in row)
 
 
 def is_live(markup: Any) -> bool:
