@@ -358,6 +358,62 @@ def aggregates_cost(base: Path, answers: int) -> dict[str, float]:
     return results
 
 
+# 4b. the difficulty model's share of the materializer (bot/storage/difficulty.py) -----------
+def difficulty_cost(base: Path, answers: int, repeats: int = 3) -> dict[str, list[float]]:
+    """The materializer's time per answer over the same answers with the difficulty model
+    (kept.KEPT as it is) and without it (KEPT without bot.storage.difficulty), each on a
+    copy of one file, taking turns."""
+    from bot.storage import difficulty, kept
+
+    people, questions = 2000, 300
+    rng = random.Random(5)
+    now = int(time.time() * 1000)
+    seeded = base / "difficulty-seed.db"
+    db = sqlite3.connect(seeded, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("BEGIN")
+    for script in MIGRATIONS:
+        for statement in split_sql(script):
+            db.execute(statement)
+    db.executemany("INSERT INTO persons(key) VALUES (?)", ((f"p:{i}",) for i in range(people)))
+    db.execute("INSERT INTO chats(key) VALUES ('c:0')")
+    db.executemany(
+        "INSERT INTO posts(id, chat_key, quiz_id, question_id, option_order, locale,"
+        " created_at) VALUES (?, 'c:0', 'q', ?, '[0,1]', 'en', 0)",
+        ((i + 1, f"x{i % questions}") for i in range(answers // 20 + 1)))
+    db.executemany(
+        "INSERT OR IGNORE INTO answers(post_id, person_key, option, correct, answered_at,"
+        " elapsed_ms, chat_key, quiz_id, question_id)"
+        " VALUES (?, ?, 0, ?, ?, 1000, 'c:0', 'q', ?)",
+        ((i // 20 + 1, f"p:{rng.randrange(people)}", rng.random() < 0.6, now - answers + i,
+          f"x{(i // 20) % questions}") for i in range(answers)))
+    answers = int(db.execute("SELECT count(*) FROM answers").fetchone()[0])
+    db.execute("COMMIT")
+    db.close()
+    with_model = tuple(kept.KEPT)
+    without = tuple(k for k in with_model if k is not difficulty)
+    results: dict[str, list[float]] = {"with": [], "without": []}
+    try:
+        for r in range(repeats):
+            for name, chosen in (("without", without), ("with", with_model)):
+                path = base / f"difficulty-{name}-{r}.db"
+                shutil.copyfile(seeded, path)
+                kept.KEPT = chosen
+                db = sqlite3.connect(path, isolation_level=None)
+                t0 = time.perf_counter()
+                while True:
+                    db.execute("BEGIN IMMEDIATE")
+                    count, _ = apply(db)
+                    db.execute("COMMIT")
+                    if not count:
+                        break
+                results[name].append((time.perf_counter() - t0) / answers)
+                db.close()
+    finally:
+        kept.KEPT = with_model
+    return results
+
+
 # 5. boards at a million answers ------------------------------------------------------------
 def fill_boards(path: Path, answers: int, people: int, chats: int, days: int) -> None:
     """`answers` answers of `people` people in `chats` chats over `days` days up to now, 50
@@ -586,6 +642,12 @@ async def answer_rows(base: Path, quick: bool) -> tuple[list[Row], dict[str, Any
                     [agg["materializer"] * 1e6], [(agg["trigger"] - agg["none"]) * 1e6],
                     "the trigger inside each INSERT (schema 5)",
                     note=f"INSERT now {agg['none'] * 1e6:.1f} µs"))
+    # the difficulty model on (kept.KEPT) beside off, the same answers, taking turns
+    cost = difficulty_cost(base, 5000 if quick else 20_000)
+    rows.append(Row("materializer per answer, difficulty model on", "µs",
+                    [v * 1e6 for v in cost["with"]], [v * 1e6 for v in cost["without"]],
+                    "the same materializer without the difficulty model",
+                    note="2000 people, 300 questions; bot/storage/difficulty.py"))
     return rows, {"burst_p99_ms": [ms(b["p99"]) for b in bursts]}
 
 

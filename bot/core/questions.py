@@ -14,7 +14,7 @@ from typing import Protocol
 
 from bot.content import Catalog, Question, Quiz
 from bot.content.items import DEFAULT_LOCALE, Kind
-from bot.core import answer_text, grading, misconceptions, selection
+from bot.core import answer_text, difficulty, grading, misconceptions, selection
 from bot.core.clock import Clock
 from bot.core.errors import UnknownQuiz
 from bot.core.models import (
@@ -33,6 +33,7 @@ from bot.core.ports import (
     AnswerStore,
     ChatStore,
     ClosingStore,
+    DifficultyStore,
     PeopleStore,
     PostRecord,
     PostStore,
@@ -42,7 +43,8 @@ from bot.core.ports import (
 
 
 class QuestionsStorage(
-    PostStore, ClosingStore, AnswerStore, PeopleStore, ChatStore, RunStore, RoundStore, Protocol,
+    PostStore, ClosingStore, AnswerStore, PeopleStore, ChatStore, RunStore, RoundStore,
+    DifficultyStore, Protocol,
 ):
     """What Questions reads and writes."""
 
@@ -125,7 +127,35 @@ class Questions:
         history = await self.storage.person_history(person.key) if person else None
         # daily questions cycle through their own pool, whatever /quiz asked meanwhile
         counts = await self.storage.posted_questions(chat.key, kind="daily" if daily else None)
-        return selection.pick(pool, counts, history, self.rng)
+        # someone alone gets the question nearest the target success rate (difficulty.py)
+        success = await self.predicted(person, pool) if person else None
+        return selection.pick(pool, counts, history, self.rng, success)
+
+    async def predicted(
+        self, person: Person, pool: Sequence[selection.Candidate]
+    ) -> dict[selection.Candidate, float]:
+        """The chance that `person` answers each candidate right, as the difficulty model's
+        kept ratings and the pack's stated difficulty and concepts predict it."""
+        kept = await self.storage.ability(person.key)
+        rated = await self.storage.question_difficulties(sorted({quiz for quiz, _ in pool}))
+
+        def meta(key: selection.Candidate) -> tuple[str | None, tuple[str, ...]]:
+            quiz = self.catalog.quizzes.get(key[0])
+            try:
+                question = quiz.question(key[1]) if quiz is not None else None
+            except KeyError:
+                question = None
+            if question is None or question.meta is None:
+                return None, ()
+            return question.meta.difficulty, question.meta.concepts
+
+        learner = difficulty.learner(kept.ability, kept.firsts, lambda key: meta(key)[1])
+        success = {}
+        for key in pool:
+            stated, concepts = meta(key)
+            success[key] = learner.success(difficulty.difficulty_of(rated.get(key), stated),
+                                           concepts)
+        return success
 
     async def ask(
         self,
