@@ -1,5 +1,6 @@
 """The FSRS rules of spaced review, pure: how an answer rates its card and moves it. One
-FSRS (fuzzing off, so a replay always gives the same due dates), used by review.py's replay and
+FSRS per set of parameters (fuzzing off, so a replay always gives the same due dates): the
+defaults, or a person's own once fitted (bot/core/fsrs_fit.py), used by review.py's replay and
 by the materializers' card table (bot/storage/cards.py), so the two cannot differ."""
 
 from __future__ import annotations
@@ -7,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 
 from fsrs import Card, Rating, State
 from fsrs import Scheduler as Fsrs
@@ -17,6 +19,14 @@ FAST = timedelta(seconds=10)  # right within this on one's own question: Easy
 SLOW = timedelta(seconds=60)  # right after more than this: Hard
 
 FSRS = Fsrs(enable_fuzzing=False)  # deterministic: a replay gives the same due dates
+
+
+@lru_cache(maxsize=1024)
+def scheduler(parameters: tuple[float, ...] | None) -> Fsrs:
+    """The FSRS of a person's fitted parameters (None: the defaults' FSRS)."""
+    return FSRS if parameters is None else Fsrs(parameters=parameters, enable_fuzzing=False)
+
+
 # models.Confidence's values, as stored (the core's models are not imported by the storage's
 # card table, which uses these rules too)
 GUESSING, THINK_SO, SURE = 0, 1, 2
@@ -51,12 +61,13 @@ def rating(answer: ReviewAnswer) -> Rating:
     return Rating.Good
 
 
-def moved(card: Card | None, answer: ReviewAnswer, card_id: int = 1) -> Card:
-    """The card after `answer` (None: its first answer creates it)."""
+def moved(card: Card | None, answer: ReviewAnswer, card_id: int = 1, fsrs: Fsrs = FSRS
+          ) -> Card:
+    """The card after `answer` (None: its first answer creates it), scheduled by `fsrs`."""
     when = answer.answered_at.astimezone(UTC)
     if card is None:
         card = Card(card_id=card_id, due=when)  # an id: Card() would sleep
-    after, _ = FSRS.review_card(card, rating(answer), when)
+    after, _ = fsrs.review_card(card, rating(answer), when)
     return after
 
 
@@ -67,8 +78,9 @@ def lapsed(card: Card | None, answer: ReviewAnswer) -> bool:
 
 @dataclass
 class Deck:
-    """A person's cards, replayed from their answers."""
+    """A person's cards, replayed from their answers with their FSRS (`fsrs`)."""
 
+    fsrs: Fsrs = field(default_factory=lambda: FSRS)  # the defaults' until fitted
     cards: dict[tuple[str, str], Card] = field(default_factory=dict)
     reviews: int = 0  # answers to a card already seen before
     right: int = 0  # of those, answered right
@@ -81,7 +93,7 @@ class Deck:
         if card is not None:
             self.reviews += 1
             self.right += answer.correct
-        self.cards[key] = moved(card, answer, len(self.cards) + 1)
+        self.cards[key] = moved(card, answer, len(self.cards) + 1, self.fsrs)
         if misconception(answer):
             self.misconceptions.add(key)
         else:
@@ -92,6 +104,12 @@ class Deck:
         due = [(key not in self.misconceptions, card.due, key)
                for key, card in self.cards.items() if card.due <= now]
         return [key for _, _, key in sorted(due)]
+
+    def retention(self, now: datetime, keep: Callable[[tuple[str, str]], bool]) -> float | None:
+        """The mean predicted recall now of the cards `keep` accepts (None: no card)."""
+        recall = [self.fsrs.get_card_retrievability(card, now)
+                  for key, card in self.cards.items() if keep(key)]
+        return sum(recall) / len(recall) if recall else None
 
     def next_due(self, now: datetime, keep: Callable[[tuple[str, str]], bool]) -> datetime | None:
         """When the first card not due at `now` (of those `keep` accepts) becomes due."""

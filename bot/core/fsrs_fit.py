@@ -29,7 +29,7 @@ import os
 import sys
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from datetime import UTC, date
 
 from fsrs.scheduler import (
@@ -40,6 +40,7 @@ from fsrs.scheduler import (
 
 from bot.core.deck import rating
 from bot.core.ports import ReviewAnswer
+from bot.core.ports import ReviewFit as Fit
 
 MIN_REVIEWS = 300  # reviews (answers to a card seen before) before a person is fitted...
 MIN_CARDS = 20  # ...over this many cards
@@ -51,21 +52,6 @@ HELD_OUT = 0.2  # the share of a person's latest reviews a fit is judged on
 PARAMETER_COUNT = len(DEFAULT_PARAMETERS)  # FSRS-6: 21, what fsrs.Scheduler takes
 
 Parameters = tuple[float, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Fit:
-    """A fit's outcome. `parameters` None: the defaults stay (too little history, or the fit
-    did not predict the person's answers better). The figures are the optimizer's own
-    evaluation on the person's items: log loss and RMSE of the binned predicted recall."""
-
-    parameters: Parameters | None
-    reviews: int
-    items: int
-    default_loss: float | None = None
-    fitted_loss: float | None = None
-    default_rmse: float | None = None
-    fitted_rmse: float | None = None
 
 
 def reviews_and_cards(answers: Iterable[ReviewAnswer]) -> tuple[int, int]:
@@ -202,7 +188,7 @@ async def fit_in_child(answers: Sequence[ReviewAnswer], seconds: float = CHILD_S
     data = json.dumps([_answer_row(a) for a in answers]).encode()
     try:
         out, err = await asyncio.wait_for(child.communicate(data), seconds)
-    except TimeoutError:
+    except BaseException:  # out of time, or cancelled (a shutdown): no child left behind
         child.kill()
         await child.wait()
         raise

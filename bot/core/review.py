@@ -16,6 +16,14 @@ Each answer rates its card:
   since it was shown is thinking time: within FAST → Easy, after SLOW → Hard, else Good;
 - right in a shared chat (the time since the post is not thinking time) → Good.
 
+Each person's cards are scheduled with their own FSRS parameters once they have enough history
+(bot/core/fsrs_fit.py: fitted from their answers, in a child process, and kept only where they
+predict the person's latest reviews better than the defaults), with the defaults until then.
+`refit_due` fits the people due (enough reviews, never fitted, or REFIT_AFTER more reviews and
+REFIT_GAP since the last fit), one at a time; an accepted review answer starts it in the
+background at most every REFIT_CHECK in a process. Storing a fit replays the person's kept
+cards with it (bot/storage/fsrs_params.py), so the dashboard's cards stay a replay.
+
 /review posts the due cards one by one as the person's own questions (kind "review") in the
 chat it was asked in (the adapters run it privately); each answer is stored like any other,
 so it moves its card, and its result brings the next due card. /remind sets one private
@@ -25,12 +33,16 @@ when cards are due, claimed once per person and local date in the database.
 
 from __future__ import annotations
 
-from dataclasses import replace
-from datetime import date, timedelta
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import date, datetime, timedelta
 from typing import Protocol
 
+from bot.core import fsrs_fit
 from bot.core.clock import Clock
-from bot.core.deck import Deck
+from bot.core.deck import FSRS, Deck, scheduler
 from bot.core.locales import Locales
 from bot.core.models import AnswerResult, Chat, Person, ReviewStats, ShownQuestion
 from bot.core.ports import (
@@ -38,30 +50,63 @@ from bot.core.ports import (
     PeopleStore,
     PostRecord,
     PostStore,
+    ReviewAnswer,
+    ReviewFit,
+    ReviewFitStore,
     ReviewStore,
 )
 from bot.core.questions import Questions
 from bot.core.schedule import Schedule, parse_time, parse_zone
 
 
-class ReviewStorage(ReviewStore, PostStore, PeopleStore, DeliveryStore, Protocol):
+class ReviewStorage(ReviewStore, ReviewFitStore, PostStore, PeopleStore, DeliveryStore,
+                    Protocol):
     """What Review reads and writes."""
 
 
 KIND = "review"
+REFIT_GAP = timedelta(days=1)  # a person is fitted again at most once a day
+REFIT_CHECK = timedelta(minutes=10)  # how often a process looks for people due a fit
+REFIT_PEOPLE = 4  # people fitted in one round, one after the other
+Fitter = Callable[[Sequence[ReviewAnswer]], Awaitable[ReviewFit]]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Tuning:
+    """How a person's review is tuned, for the dashboard: the retention the scheduler aims
+    at, and the mean predicted recall of their cards now with the default parameters and
+    with their fitted ones (None: not fitted, or no card)."""
+
+    target: float
+    reviews: int  # answers to a card seen before
+    fit: ReviewFit | None  # the last fit (its parameters None: the defaults stay)
+    fitted_at: datetime | None
+    default_retention: float | None
+    fitted_retention: float | None
+
+    @property
+    def fitted(self) -> bool:
+        return self.fit is not None and self.fit.parameters is not None
 
 
 class Review:
     def __init__(
-        self, questions: Questions, locales: Locales, storage: ReviewStorage, clock: Clock
+        self, questions: Questions, locales: Locales, storage: ReviewStorage, clock: Clock,
+        fitter: Fitter = fsrs_fit.fit_in_child,
     ) -> None:
         self.questions = questions
         self.locales = locales
         self.storage = storage
         self.clock = clock
+        self.fitter = fitter
+        self._refits: asyncio.Task[int] | None = None
+        self._checked: datetime | None = None  # when this process last looked for fits
 
     async def deck(self, person_key: str) -> Deck:
-        deck = Deck()
+        """The person's cards, scheduled with their parameters (the defaults until fitted)."""
+        deck = Deck(scheduler(await self.storage.person_parameters(person_key)))
         for answer in await self.storage.review_answers(person_key):
             deck.apply(answer)
         return deck
@@ -103,8 +148,69 @@ class Review:
         """After an accepted answer to a review question: the next due card, if any."""
         if post.kind != KIND or not result.accepted:
             return result
+        self.refit_soon()
         nxt = await self._next(person, Chat(post.chat_key), result.locale)
         return result if nxt is None else replace(result, next_question=nxt)
+
+    # parameters fitted to each person -----------------------------------------------------
+    async def refit(self, person_key: str) -> ReviewFit:
+        """Fit the person's parameters from their answers now and store the fit (a fit that
+        failed or ran out of time is stored as none: the defaults, until the next is due)."""
+        answers = await self.storage.review_answers(person_key)
+        try:
+            fit = await self.fitter(answers)
+        except Exception as error:  # a bad fit keeps the defaults, logged
+            log.warning("FSRS fit of %s failed (%d answers): %s", person_key, len(answers),
+                        error)
+            fit = ReviewFit(None, fsrs_fit.reviews_and_cards(answers)[0], 0)
+        await self.storage.save_fit(person_key, fit, self.clock.now())
+        log.info("FSRS fit of %s: %s on %d reviews", person_key,
+                 "fitted" if fit.parameters is not None else "defaults kept", fit.reviews)
+        return fit
+
+    async def refit_due(self, limit: int = REFIT_PEOPLE) -> int:
+        """Fit up to `limit` people due a fit, one after the other; how many."""
+        people = await self.storage.fits_due(
+            fsrs_fit.MIN_REVIEWS, fsrs_fit.MIN_CARDS, fsrs_fit.REFIT_AFTER,
+            self.clock.now() - REFIT_GAP, limit)
+        for person in people:
+            await self.refit(person)
+        return len(people)
+
+    def refit_soon(self) -> None:
+        """Start `refit_due` in the background unless it runs, or ran REFIT_CHECK ago."""
+        now = self.clock.now()
+        if (self._refits is not None and not self._refits.done()) or (
+                self._checked is not None and now - self._checked < REFIT_CHECK):
+            return
+        self._checked = now
+        self._refits = asyncio.get_running_loop().create_task(self._refit_round())
+
+    async def _refit_round(self) -> int:
+        try:
+            return await self.refit_due()
+        except Exception:  # the next round tries again
+            log.exception("FSRS refit round failed")
+            return 0
+
+    async def tuning(self, person_key: str, keep: Callable[[tuple[str, str]], bool]
+                     ) -> Tuning:
+        """The person's tuning, over the cards `keep` accepts (a chat's, on its dashboard)."""
+        answers = await self.storage.review_answers(person_key)
+        stored = await self.storage.review_fit(person_key)
+        fit, when = (None, None) if stored is None else stored
+        now = self.clock.now()
+        default = Deck()
+        for answer in answers:
+            default.apply(answer)
+        fitted = None
+        if fit is not None and fit.parameters is not None:
+            deck = Deck(scheduler(fit.parameters))
+            for answer in answers:
+                deck.apply(answer)
+            fitted = deck.retention(now, keep)
+        return Tuning(FSRS.desired_retention, fsrs_fit.reviews_and_cards(answers)[0], fit,
+                      when, default.retention(now, keep), fitted)
 
     async def stats(self, person: Person) -> ReviewStats:
         deck = await self.deck(person.key)

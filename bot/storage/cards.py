@@ -4,7 +4,9 @@ every answer of theirs through FSRS. Written once for both databases, like day_r
 trigger.
 
 - cards: one row per person and question, the FSRS state the person's answers give it with
-  the rules of bot/core/deck.py (the same function as /review's replay, fuzzing off): due,
+  the rules of bot/core/deck.py (the same function as /review's replay, fuzzing off, with
+  the person's fitted parameters where they have some: fsrs_params.py, whose refit replays
+  the person's cards in the same transaction): due,
   stability, difficulty, state and step, the last review, and how many answers (reps) and
   lapses moved it; and chat_key, the chat of the answer that last moved it. **A chat's cards
   are the cards last answered in it**: a person's card lives in one chat at a time, the one
@@ -37,9 +39,11 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from fsrs import Card, State
+from fsrs import Scheduler as Fsrs
 
-from bot.core.deck import lapsed, moved
+from bot.core.deck import FSRS, lapsed, moved, scheduler
 from bot.core.ports import CardRecord, ReviewAnswer
+from bot.storage import fsrs_params
 from bot.storage.sql import Row, Sql
 
 Key = tuple[str, str, str]  # person, quiz, question
@@ -68,6 +72,7 @@ ANSWERS = (  # a person's answers (to one question), as review.py's replay reads
     " ORDER BY a.answered_at, a.id"
 )
 PENDING_PEOPLE = 200  # people replayed in one transaction at open
+_unbreathed = [0]  # cards moved since the event loop last had a turn
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,10 +89,10 @@ class Kept:
         return self.card.due.astimezone(UTC).date()
 
 
-def step(kept: Kept | None, chat_key: str, answer: ReviewAnswer) -> Kept:
-    """The card after one more answer (in `chat_key`)."""
+def step(kept: Kept | None, chat_key: str, answer: ReviewAnswer, fsrs: Fsrs = FSRS) -> Kept:
+    """The card after one more answer (in `chat_key`), scheduled by the person's `fsrs`."""
     card = None if kept is None else kept.card
-    return Kept(chat_key, moved(card, answer),
+    return Kept(chat_key, moved(card, answer, fsrs=fsrs),
                 1 + (0 if kept is None else kept.reps),
                 int(lapsed(card, answer)) + (0 if kept is None else kept.lapses))
 
@@ -106,11 +111,12 @@ def _kept(db: Sql, r: Row) -> tuple[Key, Kept]:
     return (r[0], r[1], r[2]), Kept(r[3], card, int(r[10]), int(r[11]))
 
 
-def replayed(answers: Iterable[tuple[Key, str, ReviewAnswer]]) -> dict[Key, Kept]:
-    """The cards of answers in replay order (answered_at, id)."""
+def replayed(answers: Iterable[tuple[Key, str, ReviewAnswer]], fsrs: Fsrs = FSRS
+             ) -> dict[Key, Kept]:
+    """The cards of one person's answers in replay order (answered_at, id)."""
     cards: dict[Key, Kept] = {}
     for key, chat, answer in answers:
-        cards[key] = step(cards.get(key), chat, answer)
+        cards[key] = step(cards.get(key), chat, answer, fsrs)
     return cards
 
 
@@ -119,7 +125,8 @@ async def _replay(db: Sql, person_key: str, question: tuple[str, str] | None = N
     clause, args = ("", ()) if question is None else (
         " AND a.quiz_id = $2 AND a.question_id = $3", question)
     rows = await db.rows(ANSWERS.format(question=clause), person_key, *args)
-    return replayed(_answer(db, r) for r in rows)
+    fsrs = scheduler(await fsrs_params.person_parameters(db, person_key))
+    return replayed((_answer(db, r) for r in rows), fsrs)
 
 
 async def apply_chunk(db: Sql, where: str, order: str, *args: Any) -> None:
@@ -134,9 +141,12 @@ async def apply_chunk(db: Sql, where: str, order: str, *args: Any) -> None:
         key, chat, answer = _answer(db, r)
         touched[key].append((answer.answered_at, int(r[0]), chat, answer))
     before = dict(_kept(db, r) for r in await db.rows(STORED.format(where=where), *args))
+    fitted = await fsrs_params.chunk_parameters(db, where, *args)
     after: dict[Key, Kept | None] = {}
-    for n, (key, answers) in enumerate(touched.items()):
-        if n % SLICE == SLICE - 1:  # FSRS is Python: a chunk of thousands would hold the loop
+    for key, answers in touched.items():
+        _unbreathed[0] += 1  # counted across chunks: a chunk may hold only a few cards
+        if _unbreathed[0] >= SLICE:  # FSRS is Python: thousands of cards would hold the loop
+            _unbreathed[0] = 0
             await db.breathe()
         answers.sort(key=lambda a: (a[0], a[1]))
         kept = before.get(key)
@@ -144,8 +154,9 @@ async def apply_chunk(db: Sql, where: str, order: str, *args: Any) -> None:
         if last is not None and answers[0][0] <= last:  # committed late: replay the card
             after[key] = (await _replay(db, key[0], (key[1], key[2]))).get(key)
             continue
+        fsrs = scheduler(fitted.get(key[0]))
         for _, _, chat, answer in answers:
-            kept = step(kept, chat, answer)
+            kept = step(kept, chat, answer, fsrs)
         after[key] = kept
     await _save(db, before, after)
 

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from bot.storage import kept
+from bot.storage import fsrs_params, kept
 from bot.storage.dashboard import FIGURES
 from bot.storage.drafts import delete_draft
 from bot.storage.sql import Sql, at_or_none
@@ -68,6 +68,7 @@ async def delete_person(db: Sql, key: str, private_chats: Sequence[str] = ()) ->
         removed += await db.run(  # the change, not who made it
             f"UPDATE {table} SET updated_by = NULL WHERE updated_by = $1", key)
     await kept.forget_person(db, key)
+    await fsrs_params.forget_person(db, key)  # their fitted FSRS parameters
     for figures, columns, source in FIGURES:  # their rows leave their chats' figures
         same = " AND ".join(f"{figures}.{c} = d.{c}" for c in columns.split(", "))
         await db.run(
