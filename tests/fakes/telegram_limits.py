@@ -34,12 +34,13 @@ class FloodLimits:
     chat_interval: float = 1.0  # seconds between two messages in one chat, over time
     chat_burst: int = 3  # messages a chat may get at once
     slack: float = 0.25
-    clock: Callable[[], float] = time.monotonic
+    clock: Callable[[], float] = field(default=time.monotonic, repr=False)
     refused: int = 0  # 429s answered
-    accepted: list[tuple[float, int]] = field(default_factory=list)  # (when, chat id)
+    accepted: list[tuple[float, int]] = field(default_factory=list, repr=False)  # when, chat
     _token_tat: float = 0.0  # GCRA's theoretical arrival time of the token's next message
-    _chat_next: dict[int, float] = field(default_factory=dict)
-    _group_log: dict[int, deque[float]] = field(default_factory=lambda: defaultdict(deque))
+    _chat_next: dict[int, float] = field(default_factory=dict, repr=False)
+    _group_log: dict[int, deque[float]] = field(default_factory=lambda: defaultdict(deque),
+                                                repr=False)
 
     def check(self, method: str, params: dict[str, Any]) -> int | None:
         """None if the call may go (and it is counted), else the seconds to wait."""
