@@ -25,7 +25,7 @@ from bot.core.models import MIN_ANSWERS, Chat, Period, Person
 from bot.core.render import SAID, error_text
 from bot.core.service import QuizService
 from bot.counted_log import CountedLog
-from bot.i18n import LANGUAGE_NAMES, normalize, translator
+from bot.i18n import LANGUAGE_NAMES, _, normalize, translator
 from bot.web import charts, exports
 from bot.web.auth import (
     CHAT_PATH,
@@ -41,6 +41,7 @@ from bot.web.auth import (
     set_session,
 )
 from bot.web.miniapp import launch_of
+from bot.web.missing import NotHere
 
 log = logging.getLogger(__name__)
 
@@ -247,7 +248,7 @@ class Pages:
             after = (person_key, datetime.fromtimestamp(int(stamp) / 1e6, UTC), int(row_id))
         found = await self.reads.person(reader.chat_key, person_key, after, reader.locale)
         if found is None:
-            raise web.HTTPNotFound(text="no such person in this chat")
+            raise NotHere(_("No such person in this chat."))
         nxt = None if found.next is None else \
             f"{round(found.next[1].timestamp() * 1e6)}.{found.next[2]}"
         return html("person.html", reader.context(self.csrf(reader), page="people", p=found,
@@ -258,7 +259,7 @@ class Pages:
         found = await self.reads.questions(reader.chat_key, reader.locale,
                                            request.query.get("quiz"))
         if found is None:
-            raise web.HTTPNotFound(text="no answers to that quiz in this chat")
+            raise NotHere(_("No answers to that quiz in this chat."))
         analysis = () if found.report is None else (found.report,)
         by_question = {} if found.quiz_id is None else \
             await self.reads.storage.open_reports_per_question(reader.chat_key, found.quiz_id)

@@ -26,7 +26,10 @@ from aiohttp import web
 
 from bot.core.service import QuizService
 from bot.counted_log import CountedLog
-from bot.web.pages import Pages
+from bot.i18n import translator
+from bot.web.auth import reader_locale
+from bot.web.missing import NotHere
+from bot.web.pages import Pages, html
 from bot.web.sessions import SessionPages
 
 log = logging.getLogger(__name__)
@@ -95,6 +98,20 @@ class Dashboard:
 
 
 @web.middleware
+async def not_found_page(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
+    """Any 404 as a page in the reader's language (missing.py), the same status."""
+    try:
+        return await handler(request)
+    except web.HTTPNotFound as exc:
+        t = translator(reader_locale(request))
+        why = t.gettext(exc.why) if isinstance(exc, NotHere) else None
+        return html("missing.html", {"t": t.gettext, "locale": t.locale, "why": why},
+                    status=404)
+
+
+@web.middleware
 async def request_log(
     request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
 ) -> web.StreamResponse:
@@ -111,7 +128,8 @@ def build_app(service: QuizService, *, secure: bool, bot_token: str | None = Non
               ) -> web.Application:
     """`secure`: the public URL is https (cookies get the Secure flag); `bot_token`:
     Telegram's, which signs the Mini App's launches (None: the Mini App refuses them)."""
-    app = web.Application(middlewares=[request_log], client_max_size=64 * 1024)
+    app = web.Application(middlewares=[request_log, not_found_page],
+                          client_max_size=64 * 1024)
     pages = Pages(service, secure, bot_token)
     app.add_routes(pages.routes())
     app.add_routes(SessionPages(service, secure, bot_token).routes())

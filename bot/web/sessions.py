@@ -12,6 +12,7 @@ from aiohttp import web
 from bot.i18n import Translator, _
 from bot.web import exports
 from bot.web.auth import CHAT_PATH
+from bot.web.missing import NotHere
 from bot.web.pages import Pages, Reader, guarded, html
 
 # the words sessions.html, session.html and the settings page's peer rows show (words.py
@@ -59,7 +60,7 @@ class SessionPages(Pages):
         report = await self.service.live_reports.report(
             reader.chat_key, int(request.match_info["session"]), reader.locale)
         if report is None:
-            raise web.HTTPNotFound(text="no such session in this chat")
+            raise NotHere(_("No such session in this chat."))
         return html("session.html", reader.context(
             self.csrf(reader), page="sessions", r=report, s=report.podium.session))
 
@@ -70,7 +71,7 @@ class SessionPages(Pages):
         report = await self.service.live_reports.report(reader.chat_key, session_id,
                                                         reader.locale)
         if report is None:
-            raise web.HTTPNotFound(text="no such session in this chat")
+            raise NotHere(_("No such session in this chat."))
 
         async def rows() -> AsyncIterator[Sequence[exports.Cell]]:
             for s in report.podium.standings:

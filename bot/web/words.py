@@ -31,6 +31,8 @@ WORDS = (
     _("yes"), _("no"), _("Report"), _("Reported by"),
     _("This link has expired or was withdrawn"),
     _("Ask the bot again with /dashboard in the chat for a new link."),
+    _("There is no such page"),  # missing.html, any address the dashboard does not serve
+    _("Open the dashboard from the link the bot gives with /dashboard in your chat."),
     _("The report is resolved."),
     # the Telegram Mini App (miniapp.py)
     _("My progress"), _("Accuracy per topic"), _("Quiz"), _("Due for review"),

@@ -174,7 +174,12 @@ async def test_every_page_renders(site: Site) -> None:
     assert await (await site.client.get(f"/chat/{CHAT_A}/questions?quiz=sample")).text() \
         == questions
     unknown = await site.client.get(f"/chat/{CHAT_A}/questions?quiz=nope")
-    assert unknown.status == 404 and "no answers to that quiz" in await unknown.text()
+    assert unknown.status == 404 and "No answers to that quiz in this chat." in await unknown.text()
+    # an address the dashboard does not serve: its own page in the reader's language
+    missing = await site.client.get("/nowhere", headers={"Accept-Language": "hi"})
+    text = await missing.text()
+    assert missing.status == 404 and "ऐसा कोई पेज नहीं है" in text and "Not Found" not in text
+    assert missing.headers["Content-Security-Policy"].startswith("default-src 'self'")
 
 
 async def test_pages_name_the_chat_by_its_title_else_by_its_key(site: Site) -> None:
