@@ -15,6 +15,7 @@ connection, applies committed answers to the aggregate tables in batches:
       item_firsts, item_options, item_groups += first answers (item_figures.py)
       day_runs += right daily answers (day_runs.py)
       cards, card_days moved by every answer (cards.py)
+      difficulty ratings moved by first answers, in order (difficulty.py)
       streaks continued through chunk, in order
       materialized.position = (tx, id) of the last row   -- in the same transaction
     COMMIT

@@ -14,6 +14,7 @@ order, whichever process committed them):
       item_firsts, item_options, item_groups += first answers (item_figures.py)
       day_runs += right daily answers (day_runs.py)
       cards, card_days moved by every answer (cards.py)
+      difficulty ratings moved by first answers, in order (difficulty.py)
       materialized.position = last id of rows                -- in the same transaction
     COMMIT
 
