@@ -1,10 +1,13 @@
 """A person's FSRS parameters fitted from their own answers (bot/core/fsrs_fit.py), measured on
-simulated learners whose memory differs from the defaults (bot/core/review_simulation.py), and
-the fit's child process."""
+simulated learners whose memory differs from the defaults (bot/core/review_simulation.py), the
+fit's child process, and the core's refits (bot/core/review.py: who is fitted and when, and
+that their review is scheduled with it)."""
 
 from __future__ import annotations
 
+import asyncio
 import statistics
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -13,8 +16,11 @@ from fsrs.scheduler import DEFAULT_PARAMETERS
 
 from bot.core import fsrs_fit
 from bot.core.fsrs_fit import checked, fit, fit_in_child, item_reviews, items_of
-from bot.core.ports import ReviewAnswer
+from bot.core.ports import AnswerRecord, ReviewAnswer, ReviewFit, Storage
+from bot.core.review import REFIT_CHECK
 from bot.core.review_simulation import held_out, population
+from bot.core.service import QuizService
+from tests.clock import FakeClock
 
 DAY = datetime(2026, 2, 1, 9, tzinfo=UTC)
 
@@ -93,3 +99,89 @@ async def test_a_child_past_its_memory_fails_clearly() -> None:
     with pytest.raises(RuntimeError, match="process failed"):
         await fit_in_child(answers, memory=16 << 20)
 
+
+
+# the core: who is fitted, when, and what schedules with it ---------------------------------
+async def store_answers(storage: Storage, person: str, answers: list[ReviewAnswer]) -> None:
+    for a in answers:
+        post = await storage.create_post(person, a.quiz_id, a.question_id, (0, 1), "en",
+                                         a.answered_at, owner_key=person)
+        await storage.record_answer(AnswerRecord(post.id, person, 0 if a.correct else 1,
+                                                 a.correct, a.answered_at, a.elapsed_ms))
+
+
+async def fit_here(answers: Sequence[ReviewAnswer]) -> ReviewFit:
+    return fit(answers)  # in this process: the child is tested above
+
+
+@pytest.mark.memory_store
+async def test_a_person_with_enough_history_is_fitted_once_and_scheduled_with_it(
+    service: QuizService, storage: Storage, clock: FakeClock
+) -> None:
+    _, answers = population(1, 40, 4, 6)[0]
+    await store_answers(storage, "tg:1", answers)
+    await store_answers(storage, "tg:2", answers[:100])  # too little history
+    await storage.materialize()
+    review = service.spaced
+    review.fitter = fit_here
+    clock.set((answers[-1].answered_at + timedelta(hours=1)).replace(microsecond=0))
+    assert await review.refit_due() == 1
+    stored = await storage.review_fit("tg:1")
+    assert stored is not None and stored[1] == clock.now()
+    assert stored[0].parameters is not None
+    assert await storage.person_parameters("tg:1") == stored[0].parameters
+    assert await storage.review_fit("tg:2") is None
+    assert (await review.deck("tg:1")).fsrs.parameters == stored[0].parameters
+    assert (await review.deck("tg:2")).fsrs.parameters == tuple(DEFAULT_PARAMETERS)
+    assert await review.refit_due() == 0  # nothing new since
+
+    tuning = await review.tuning("tg:1", lambda card: True)
+    assert tuning.fitted and tuning.target == 0.9
+    assert tuning.reviews == fsrs_fit.reviews_and_cards(answers)[0]
+    assert tuning.default_retention is not None and tuning.fitted_retention is not None
+    # this learner forgets faster than the defaults assume: fitted, less is remembered now
+    assert tuning.fitted_retention < tuning.default_retention
+    untuned = await review.tuning("tg:2", lambda card: True)
+    assert not untuned.fitted and untuned.fit is None and untuned.fitted_retention is None
+
+
+@pytest.mark.memory_store
+async def test_a_fit_that_fails_keeps_the_defaults_until_the_next_is_due(
+    service: QuizService, storage: Storage, clock: FakeClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    _, answers = population(1, 40, 4, 6)[0]
+    await store_answers(storage, "tg:1", answers)
+    clock.set((answers[-1].answered_at + timedelta(hours=1)).replace(microsecond=0))
+
+    async def broken(answers: Sequence[ReviewAnswer]) -> ReviewFit:
+        raise TimeoutError
+
+    service.spaced.fitter = broken
+    assert await service.spaced.refit_due() == 1
+    assert "FSRS fit of tg:1 failed" in caplog.text
+    stored = await storage.review_fit("tg:1")
+    assert stored is not None and stored[0].parameters is None
+    assert await service.spaced.refit_due() == 0  # not tried again at once
+
+
+@pytest.mark.memory_store
+async def test_a_review_answer_starts_a_round_of_fits_at_most_every_few_minutes(
+    service: QuizService, clock: FakeClock
+) -> None:
+    rounds: list[int] = []
+    review = service.spaced
+
+    async def counted(limit: int = 4) -> int:
+        rounds.append(limit)
+        return 0
+
+    review.refit_due = counted  # type: ignore[method-assign]
+    review.refit_soon()
+    review.refit_soon()  # running, or just run: not again
+    await asyncio.sleep(0)
+    review.refit_soon()
+    assert len(rounds) == 1
+    clock.advance(REFIT_CHECK.total_seconds())
+    review.refit_soon()
+    await asyncio.sleep(0)
+    assert len(rounds) == 2
