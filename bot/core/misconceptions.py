@@ -12,14 +12,29 @@ tags are the catalog's, so a pack's fixed tag counts every stored answer again.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
+from typing import Protocol
 
 from bot.content import Catalog, Quiz
 from bot.content.items import DEFAULT_LOCALE, Kind
-from bot.core.errors import UnknownQuiz, may_not_see_analysis
+from bot.core.errors import MAX_ROUND, UnknownQuiz, may_not_ask, may_not_see_analysis
 from bot.core.grading import stored_options
-from bot.core.models import Chat, Confidence
+from bot.core.models import Chat, Confidence, Person, ShownQuestion
 from bot.core.ports import ChosenOption, MisconceptionStore
+
+
+class Asks(Protocol):
+    """Asking's door a follow-up round goes through (asking.py imports this module)."""
+
+    def quiz(self, chat: Chat, person: Person | None, selector: str | None = None, *,
+             count: int | str | None = None) -> AbstractAsyncContextManager[ShownQuestion]: ...
+
+
+class Sends(Protocol):
+    """Delivery's: a question the core created, onto its chat's platform."""
+
+    async def question(self, question: ShownQuestion) -> bool: ...
 
 SELECTOR = "misconception:"  # a round's selector: misconception:<quiz id>/<misconception id>
 
@@ -152,13 +167,40 @@ def tagged_quizzes(catalog: Catalog, quiz_id: str | None = None) -> list[str]:
             and (quiz_id is None or q.id == quiz_id)]
 
 
+def option_tags(quiz: Quiz, locale: str = DEFAULT_LOCALE) -> dict[tuple[str, int], str]:
+    """(question id, canonical option) -> the statement of the misconception it stands for,
+    for every tagged option of `quiz` (what the Questions page shows beside a distractor)."""
+    statements = {m.id: m.statement.get(locale) for m in quiz.misconceptions}
+    return {(q.id, option): statements[tag] for q in quiz.questions
+            for option, tag in enumerate(q.misconceptions) if tag in statements}
+
+
 class Misconceptions:
     """The chat's misconceptions for its admins (the dashboard's page; /analysis reads
-    `held` through ItemAnalysis)."""
+    `held` through ItemAnalysis), and a follow-up round on one: the questions carrying it,
+    asked as any round is (Asking.quiz, then Delivery.question sends it to the chat)."""
 
-    def __init__(self, catalog: Catalog, storage: MisconceptionStore) -> None:
+    def __init__(self, catalog: Catalog, storage: MisconceptionStore, asking: Asks,
+                 delivery: Sends) -> None:
         self.catalog = catalog
         self.storage = storage
+        self.asking = asking
+        self.delivery = delivery
+
+    async def start_follow_up(self, chat: Chat, quiz_id: str, misconception_id: str, *,
+                              allowed: bool) -> ShownQuestion:
+        """A round in `chat` of the questions whose distractors carry the misconception (one
+        question if only one does; at most MAX_ROUND), replacing what runs there as an
+        admin's /quiz does; its first question sent now. Only the chat's admins."""
+        if not allowed:
+            raise may_not_ask()
+        wanted = selector(quiz_id, misconception_id)
+        _, questions = follow_up(self.catalog, wanted)  # UnknownQuiz when it names none
+        count = min(len(questions), MAX_ROUND)
+        async with self.asking.quiz(chat, None, wanted,
+                                    count=count if count > 1 else None) as shown:
+            await self.delivery.question(shown)
+        return shown
 
     async def for_chat(self, chat: Chat, locale: str = DEFAULT_LOCALE, quiz_id: str | None = None,
                        *, allowed: bool) -> list[HeldMisconception]:

@@ -62,6 +62,7 @@ from bot.core.live import (
 )
 from bot.core.live_reports import LiveReports
 from bot.core.locales import Locales
+from bot.core.misconceptions import Misconceptions
 from bot.core.models import (
     AnswerResult,
     Chat,
@@ -145,6 +146,8 @@ class QuizService:
         self.item_analysis = ItemAnalysis(self.questions, storage, self.charts)
         self.asking = Asking(self.questions, self.runs, self.locales, self.delivery,
                              storage, question_time, self.rounds)
+        # which misconceptions a chat holds, and a follow-up round on one (the dashboard)
+        self.misconceptions = Misconceptions(catalog, storage, self.asking, self.delivery)
         self.problem_reports = ProblemReports(catalog, storage, clock)
         self.authoring = Authoring(catalog, storage, clock, authors)
         self.answers.reload_packs = self.asking.reload_packs = self.authoring.refresh

@@ -21,6 +21,7 @@ from bot.core.analysis_text import flags_text
 from bot.core.dashboard import LINK_LIFETIME, Denied
 from bot.core.dashboard_reads import CHART_DAYS
 from bot.core.errors import UserError
+from bot.core.misconceptions import option_tags
 from bot.core.models import MIN_ANSWERS, Chat, Period, Person
 from bot.core.render import SAID, error_text
 from bot.core.service import QuizService
@@ -272,10 +273,14 @@ class Pages:
         }
         flags = {item.question_id: flags_text(item, reader.t)
                  for report in analysis for item in report.items}
+        # the misconception a distractor stands for, beside it (bot/core/misconceptions.py)
+        quiz = self.service.catalog.quizzes.get(found.quiz_id or "")
+        stands_for = {} if quiz is None else option_tags(quiz, reader.locale)
         return html("questions.html", reader.context(
             self.csrf(reader), page="questions", reports=analysis, bars=bars,
             quizzes=found.quizzes if len(found.quizzes) > 1 else (), shown=found.quiz_id,
-            reported=by_question, flags=flags, min_answers=MIN_ANSWERS))
+            reported=by_question, flags=flags, min_answers=MIN_ANSWERS,
+            stands_for=stands_for))
 
     @guarded
     async def reports(self, request: web.Request, reader: Reader) -> web.StreamResponse:

@@ -26,6 +26,7 @@ from aiohttp import web
 
 from bot.core.service import QuizService
 from bot.counted_log import CountedLog
+from bot.web.misconceptions import MisconceptionPages
 from bot.i18n import translator
 from bot.web.auth import reader_locale
 from bot.web.missing import NotHere
@@ -133,6 +134,7 @@ def build_app(service: QuizService, *, secure: bool, bot_token: str | None = Non
     pages = Pages(service, secure, bot_token)
     app.add_routes(pages.routes())
     app.add_routes(SessionPages(service, secure, bot_token).routes())
+    app.add_routes(MisconceptionPages(service, secure, bot_token).routes())  # misconceptions
     app.router.add_static("/static/", STATIC, append_version=True)
     return app
 
