@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bot.content import Catalog, load_catalog
 from bot.content.items import Kind
@@ -21,7 +23,7 @@ from bot.core.authoring import (
     problem_text,
     published_text,
 )
-from bot.core.authoring_form import FIELDS, WrittenQuestion, form_text
+from bot.core.authoring_form import FIELDS, WrittenQuestion, form_text, read
 from bot.core.errors import AuthoringError, UnknownQuiz
 from bot.core.models import Chat, Person
 from bot.core.ports import Storage
@@ -558,3 +560,24 @@ def test_each_kinds_form_names_its_fields_and_the_kinds_are_listed(locale: str) 
         assert [line.split(":")[0] for line in form[1:]] == [
             name for name in fields for _ in range({"right": 2, "wrong": 2, "item": 3}.get(
                 name, 1))]
+
+
+FORM_LINE = st.one_of(
+    st.text(max_size=40),
+    st.builds(lambda name, value: f"{name}:{value}",
+              st.sampled_from([n for names in FIELDS.values() for n in names] + ["Prompt "]),
+              st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=30)),
+)
+
+
+@given(kind=st.sampled_from([*(k.value for k in Kind), "x"]),
+       lines=st.lists(FORM_LINE, max_size=12))
+def test_any_form_is_read_or_refused_with_its_problems_never_raising(
+    kind: str, lines: list[str],
+) -> None:
+    found = read(WrittenQuestion(kind, "\n".join(lines)))
+    if isinstance(found, list):
+        assert found and all(translator("hi").gettext(template, **values)
+                             for template, values in found)
+    else:
+        assert found["kind"] == kind and found["prompt"] and found["explanation"]

@@ -261,9 +261,9 @@ def form_text(word: str | None, t: Translator) -> str:
     for name in FIELDS[kind]:
         hint = _ANSWER_HINTS[kind] if name == "answer" else _HINTS[name]
         form += [f"{name}: <{t.gettext(hint)}>"] * _SHOWN.get(name, 1)
-    # i18n: the field names before the colons stay in English, as in the form below
     return "\n".join([
         t.gettext(_ABOUT[kind]),
+        # i18n: the field names before the colons (prompt:, right:, …) stay in English
         t.gettext("Copy this, write your own text after each field name (keep the names), "
                   "leave out the lines you do not need and send it:"),
         "", *form])
