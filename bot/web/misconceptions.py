@@ -67,9 +67,11 @@ class MisconceptionPages(Pages):
                         ) -> web.StreamResponse:
         assert isinstance(self, MisconceptionPages)
         form = await csrf_checked(request, self.access, reader.session)
+        # the chat as stored: asking upserts it, and an empty title would overwrite its name
+        chat = Chat(reader.chat_key, await self.reads.storage.chat_title(reader.chat_key) or "")
         try:
             await self.service.misconceptions.start_follow_up(
-                Chat(reader.chat_key), str(form.get("quiz", ""))[:60],
+                chat, str(form.get("quiz", ""))[:60],
                 str(form.get("misconception", ""))[:60], allowed=True)
         except UserError as error:
             return await self._page(reader, error=error_text(error, reader.t, ()), status=400)

@@ -34,7 +34,7 @@ SURE = 2
 # options 1-3 and mp-fit-amp-budget's 2-3 stand for HALVES; mp-bf16-vs-fp16's 0 for
 # bf16-more-precise. Ada is sure of HALVES, Bob not asked, Chandra right, Dev chose it and
 # then answered right on a second post (her latest answer counts: she no longer holds it).
-ANSWERS = {
+ANSWERS: dict[str, list[tuple[str, int, int | None]]] = {
     "Ada": [("mp-memory-savings", 1, SURE), ("mp-fit-amp-budget", 3, 1)],
     "Bob": [("mp-memory-savings", 2, None), ("mp-bf16-vs-fp16", 0, None)],
     "Chandra": [("mp-memory-savings", 0, SURE)],
@@ -127,6 +127,7 @@ async def test_a_follow_up_round_asks_the_questions_carrying_it(mc_site: Site) -
     assert post.question_id in ("mp-memory-savings", "mp-fit-amp-budget")
     started = await (await site.client.get(response.headers["Location"])).text()
     assert "The follow-up round has started in the chat." in started
+    assert "Dashboard · ML study group" in started, "the chat keeps its name"
 
     forged = await site.client.post(f"/chat/{CHAT_A}/misconceptions/follow-up", data={
         **form, "csrf": "forged"}, allow_redirects=False)
