@@ -252,8 +252,11 @@ class Pages:
             raise NotHere(_("No such person in this chat."))
         nxt = None if found.next is None else \
             f"{round(found.next[1].timestamp() * 1e6)}.{found.next[2]}"
+        # how review is tuned to them (bot/core/review.py), over this chat's cards only
+        shown = {c.question_id for c in found.cards}
+        tuning = await self.service.spaced.tuning(person_key, lambda card: card[1] in shown)
         return html("person.html", reader.context(self.csrf(reader), page="people", p=found,
-                                                  next=nxt, said=SAID))
+                                                  next=nxt, said=SAID, tuning=tuning))
 
     @guarded
     async def questions(self, request: web.Request, reader: Reader) -> web.StreamResponse:

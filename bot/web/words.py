@@ -18,6 +18,12 @@ WORDS = (
     _("Review cards"), _("Due"), _("Stability (days)"), _("Discrimination"),
     _("How sure they said they were"), _("From the answers where this chat asked how sure."),
     _("How sure"),
+    # review tuned to each person (person.html)
+    _("Review tuned to this person"), _("Retention target"), _("Parameters"),
+    _("fitted to their answers"), _("the defaults"), _("Fitted on"),
+    _("Predicted retention, default parameters"), _("Predicted retention, fitted parameters"),
+    _("Their own parameters are fitted once they have enough review history and predict their"
+      " answers better than the defaults."),
     _("Flags"), _("Option"), _("Most common answers"), _("Share"), _("Person"), _("Note"),
     _("Resolve"),
     _("No open reports in this chat."), _("Nothing answered here yet."),
