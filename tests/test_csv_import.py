@@ -219,16 +219,17 @@ def test_every_kind_in_every_language_round_trips_to_the_same_questions(
     assert [q.kind for q in quiz.questions] == list(Kind)
 
 
-# a card's parts and a question's metadata: written in YAML only (docs/csv-format.md)
+# a card's parts, a question's metadata and the misconceptions its options stand for: written
+# in YAML only (docs/csv-format.md)
 MEDIA = ("code", "formula", "image", "image_alt", "difficulty", "bloom", "concepts",
-         "prerequisites", "sources", "claims")
+         "prerequisites", "sources", "claims", "misconceptions")
 
 
 def without_media(quiz: dict[str, object]) -> dict[str, object]:
     questions = quiz["questions"]
     assert isinstance(questions, list)
-    return quiz | {"questions": [{k: v for k, v in q.items() if k not in MEDIA}
-                                 for q in questions]}
+    return {k: v for k, v in quiz.items() if k != "misconceptions"} | {"questions": [
+        {k: v for k, v in q.items() if k not in MEDIA} for q in questions]}
 
 
 def test_excel_style_file_bom_semicolons_crlf_aliases(
