@@ -24,6 +24,7 @@ from bot.web.server import RUNNER_OPTIONS, build_app
 from tests.clock import FakeClock
 from tests.ports import FakePort
 from tests.web.conftest import BOT_TOKEN, CHAT_A, CHAT_B, SECRET, Site
+from tests.web.test_browser import AUDIT
 
 PACK = Path(__file__).parents[2] / "content" / "mixed-precision.yaml"
 HALVES = "mixed-precision-halves-model-state"
@@ -159,6 +160,11 @@ async def test_the_page_in_a_browser(mc_site: Site, tmp_path: Path) -> None:
                 await page.goto(base.rstrip("/") + link)
                 await page.goto(base.rstrip("/") + f"/chat/{CHAT_A}/misconceptions?lang=en")
                 assert await page.locator("section.question").count() == 2
+                # names, contrast and tables as the dashboard's own audit checks every page
+                assert await page.evaluate(AUDIT) == [], scheme
+                await page.goto(base.rstrip("/") + f"/chat/{CHAT_A}/questions")
+                assert await page.evaluate(AUDIT) == [], ("questions", scheme)
+                await page.goto(base.rstrip("/") + f"/chat/{CHAT_A}/misconceptions")
                 await page.screenshot(path=str(shots / f"misconceptions-en-{scheme}.png"),
                                       full_page=True)
                 await page.goto(base.rstrip("/") + f"/chat/{CHAT_A}/misconceptions?lang=hi")
