@@ -12,9 +12,9 @@ than the defaults, and what a refit costs; writes bench_fsrs.json, asserts nothi
    the defaults (the floor) on the same held-out reviews, per learner.
 2. A refit of a person with 10,000 reviews as the bot runs it (fit_in_child: the answers as
    JSON to a child process with one thread, which judges the fit on the person's latest
-   reviews and fits again on them all): its wall time beside the optimizer alone in this
-   process (the floor), and the child's peak RSS beside that of the same child given no
-   answers (Python and the modules it imports).
+   reviews and fits again on them all): its wall time beside the same fit in this process
+   (the floor: no child, no JSON, every thread), and the child's peak RSS beside that of the
+   same child given no answers (Python and the modules it imports).
 """
 
 from __future__ import annotations
@@ -92,13 +92,13 @@ async def refit(repeat: int) -> list[Row]:
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # the fits' children
     idle = await idle_child_peak()
     print(f"refit of {reviews:,} reviews over {cards:,} cards: "
-          f"{statistics.median(times):.2f} s in the child (optimizer alone "
+          f"{statistics.median(times):.2f} s in the child (here "
           f"{statistics.median(floors):.2f} s), child's peak RSS {peak:.0f} MB "
           f"(a child that fits nothing {idle:.0f} MB)", flush=True)
     note = f"{reviews:,} reviews over {cards:,} cards, {len(answers):,} answers"
     return [
         Row("refit of a person with 10,000 reviews, in its child process", "s", times, floors,
-            "the optimizer alone in this process", note=note),
+            "the same fit in this process (no child, every thread)", note=note),
         Row("refit's child process, peak RSS", "MB", [peak], [idle],
             "the same child given no answers (Python and its imports)"),
     ]
