@@ -65,9 +65,11 @@ bench: $(STAMP)
 	$(BIN)/python scripts/bench_postgres.py $(BENCH) --answers-only --json bench_postgres.json
 	$(BIN)/python scripts/bench_storm.py $(BENCH) --json bench_storm.json
 	$(BIN)/python scripts/bench_dashboard.py $(BENCH) --json bench_dashboard.json
+	$(BIN)/python scripts/bench_fanout.py $(BENCH) --json bench_fanout.json
 	$(BIN)/python scripts/bench_fsrs.py $(BENCH) --json bench_fsrs.json
 	$(BIN)/python scripts/bench_report.py bench_sqlite.json bench_postgres.json \
-		bench_storm.json bench_dashboard.json bench_fsrs.json --json bench.json --markdown bench.md
+		bench_storm.json bench_dashboard.json bench_fsrs.json bench_fanout.json --json bench.json \
+		--markdown bench.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -39,6 +39,9 @@ CHAT_INTERVAL = 1.0  # seconds between two messages in one chat, over time
 CHAT_BURST = 3  # messages one chat may get at once (a card, its question, a reply)
 CHATS_KEPT = 8192  # chats whose last sends are remembered (those past their limits dropped)
 LEASE_MOST = 30  # slots a process leases at once from a shared budget: one second's
+# A leased slot this late is still used (a busy process catching up: a burst of at most
+# 15 above the rate, within Telegram's tolerance); later, it is lost.
+LATE = 0.5
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
@@ -79,7 +82,7 @@ class SharedBudget:
     (as many as its sends waiting, up to LEASE_MOST) from one row of the database they
     share (bot/storage/token_budget.py), whose next free slot moves on by the slice, so two
     processes never hold the same slot and together send at most `rate` a second. A slot
-    leased and not used in time is lost (a slice is at most one second's).
+    leased and not used within LATE is lost (a slice is at most one second's).
 
     `lease(now, count, interval)` returns the first slot of `count` slots `interval` apart,
     none before `now`; the clock is the wall clock, shared by the processes of one host."""
@@ -99,7 +102,7 @@ class SharedBudget:
         self._waiting += 1
         try:
             async with self._leasing:
-                while self._slots and self._slots[0] < max(not_before, self._clock() - 0.05):
+                while self._slots and self._slots[0] < max(not_before, self._clock()) - LATE:
                     self._slots.popleft()  # passed unused
                 if not self._slots:
                     count = min(self._waiting, LEASE_MOST)
@@ -111,7 +114,7 @@ class SharedBudget:
                                              "leased (%s); pacing this process alone", exc)
                         return await self._alone.take(start)
                     self._slots.extend(first + i * self.interval for i in range(count))
-                return self._slots.popleft()
+                return max(self._slots.popleft(), not_before)  # a little late, maybe
         finally:
             self._waiting -= 1
 
