@@ -55,6 +55,7 @@ REMIND_BEFORE = timedelta(hours=24)  # or half the time given, if that is shorte
 END_OF_DAY = time(23, 59)  # a deadline given as a day alone
 MAX_AHEAD = timedelta(days=366)
 LINK_PREFIX = "assign-"  # Telegram's /start payload: assign-<id>-<token>
+EVER = datetime(2000, 1, 1, tzinfo=UTC)  # before every deadline
 
 
 class AssignmentStorage(AssignmentStore, RunStore, ChatStore, PeopleStore, Protocol):
@@ -91,6 +92,16 @@ class Taken:
     question: ShownQuestion
     quiz_number: int  # 1-based, of `quizzes`
     quizzes: int
+
+
+@dataclass(frozen=True, slots=True)
+class AssignmentView:
+    """An assignment as the dashboard shows it."""
+
+    record: AssignmentRecord
+    title: str
+    over: bool
+    people: tuple[AssignmentProgress, ...]
 
 
 def parse_day(text: str, locale: str) -> date:
@@ -250,6 +261,24 @@ class Assignments:
 
     async def progress(self, assignment_id: int) -> list[AssignmentProgress]:
         return await self.storage.assignment_progress(assignment_id)
+
+    async def for_dashboard(self, chat_key: str, locale: str) -> list[AssignmentView]:
+        """The chat's assignments (but those cancelled), latest deadline first, each with its
+        members' progress (the dashboard's Assignments page and its exports)."""
+        records = await self.storage.chat_assignments(chat_key, EVER)
+        return [AssignmentView(r, self.title(r, locale), r.new.deadline <= self.clock.now(),
+                               tuple(await self.storage.assignment_progress(r.id)))
+                for r in reversed(records)]
+
+    async def viewed(self, chat_key: str, assignment_id: int, locale: str
+                     ) -> AssignmentView | None:
+        """One of the chat's assignments for the dashboard; None if it is not the chat's."""
+        record = await self.storage.assignment(assignment_id)
+        if record is None or record.new.chat_key != chat_key or record.cancelled_at:
+            return None
+        return AssignmentView(record, self.title(record, locale),
+                              record.new.deadline <= self.clock.now(),
+                              tuple(await self.storage.assignment_progress(record.id)))
 
     # the scheduler's tick -------------------------------------------------------------------
     async def tick(self) -> tuple[int, int]:

@@ -26,9 +26,10 @@ from aiohttp import web
 
 from bot.core.service import QuizService
 from bot.counted_log import CountedLog
-from bot.web.misconceptions import MisconceptionPages
 from bot.i18n import translator
+from bot.web.assignments import AssignmentPages
 from bot.web.auth import reader_locale
+from bot.web.misconceptions import MisconceptionPages
 from bot.web.missing import NotHere
 from bot.web.pages import Pages, html
 from bot.web.sessions import SessionPages
@@ -135,6 +136,7 @@ def build_app(service: QuizService, *, secure: bool, bot_token: str | None = Non
     app.add_routes(pages.routes())
     app.add_routes(SessionPages(service, secure, bot_token).routes())
     app.add_routes(MisconceptionPages(service, secure, bot_token).routes())  # misconceptions
+    app.add_routes(AssignmentPages(service, secure, bot_token).routes())  # /assign
     app.router.add_static("/static/", STATIC, append_version=True)
     return app
 
