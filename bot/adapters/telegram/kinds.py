@@ -54,6 +54,7 @@ from bot.core.models import (
     ShownQuestion,
     Typed,
 )
+from bot.core.ports import command_key
 from bot.i18n import Translator, translator
 
 log = logging.getLogger(__name__)
@@ -228,15 +229,48 @@ async def typed(update: Update, context: Context) -> None:
     shown = await data.service.questions.show(post_id)
     if shown is None or not (shown.kind in TYPED or shown.kind is Kind.ORDER):
         return
+    # the same message again (its update redelivered, or carried by another update): in
+    # this process, dropped before it reaches the core (forgotten if its handling fails,
+    # handlers.forget, so Telegram's next delivery runs)
+    if not data.seen.add((message.chat.id, message.message_id)):
+        log.info("ignoring typed answer %s in %s delivered again", message.message_id,
+                 message.chat.id)
+        return
     person = person_of(message.from_user)
     result = await data.service.answer(post_id, person, Typed(message.text))
+    # ...and in every process, after a restart too, by the message's key (typed_key) stored
+    # once it was replied to. The answer is final already, so a repeat is refused by the
+    # core; its "already answered" is sent only if the message's key was not stored: the
+    # first reply never went out (its send failed), and the person still learns the verdict.
+    # A refusal's key is stored before its reply (a failed send loses it: nothing was
+    # recorded, and the person can type again); an accepted answer's after it, so the
+    # reply waits for no second write.
+    if not result.accepted and not await _claim(data, message):
+        log.info("typed answer %s in %s was answered before; no second reply",
+                 message.message_id, message.chat.id)
+        return
     t = translator(result.locale)
     details = result.accepted and result.personal
     await data.poster.bot.send_message(
         message.chat.id, fit(render.result_text(result, t, details=details)),
         reply_parameters=ReplyParameters(message.message_id, allow_sending_without_reply=True))
+    if result.accepted:
+        await _claim(data, message)
     if details:
         await _go_on(data, result, message.chat.id)
+
+
+def typed_key(data: BotData, message: telegram.Message) -> str:
+    """A typed answer's idempotency key: its message, whichever update brings it (message
+    ids are per chat, and chats per bot)."""
+    return f"tg:{data.poster.bot.id}:typed:{message.chat.id}:{message.message_id}"
+
+
+async def _claim(data: BotData, message: telegram.Message) -> bool:
+    """Store the typed answer's key (core/ports/ CommandKey); False if it was stored before,
+    by this process or another."""
+    with command_key(typed_key(data, message), data.service.clock.now()):
+        return await data.service.claim_command()
 
 
 async def _typed_post(data: BotData, message: telegram.Message) -> int | None:
