@@ -123,3 +123,19 @@ async def test_two_processes_on_one_shared_budget_send_30_a_second_together() ->
     assert times[-1] - clock.now <= 1.15 * 600 / TOKEN_RATE
     assert replay(schedule).refused == 0
     assert row.leases < 600 / 5  # slices, not a round trip per message
+
+
+async def test_a_wait_that_ended_late_takes_a_new_time_instead_of_bursting() -> None:
+    clock = Clock()
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:  # the process was busy: it wakes 2 s late
+        slept.append(seconds)
+        clock.now += seconds + 2.0
+
+    pacer = Pacer(LocalBudget(), clock=clock, sleep=sleep)
+    await pacer.reserve(5)
+    await pacer.wait(6)  # its time passed 2 s ago: it takes the token's next one, now
+    assert slept == pytest.approx([1 / 30])
+    # the late send took a slot of its own: the next one is after it, not at once beside it
+    assert await pacer.reserve(7) == pytest.approx(clock.now + 1 / 30)

@@ -38,8 +38,13 @@ PRUNE_EVERY = timedelta(hours=1)
 # A claimed day whose question has not reached its chat after this long is posted again:
 # the process that claimed it died between the database and the platform.
 REPUBLISH_AFTER = timedelta(minutes=2)
-# Daily questions sent at once (each waits for its platform's pacing: rate.py on Telegram).
+# Daily questions sent at once (each waits for its platform's pacing: rate.py on Telegram);
+# each is claimed only when its turn comes, so it goes within seconds of its claim.
 FANOUT = 100
+# Seconds a fan-out holds the tick at most: the rest goes on while the next ticks run (a
+# tick's end is the scheduler's heartbeat, bot/health.py, which must not go stale while the
+# daily questions of thousands of chats go at 30 a second).
+FANOUT_WAIT = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +64,8 @@ class Scheduler:
         self._failures: dict[int, tuple[int, datetime]] = {}  # post id -> (failures, retry at)
         # daily questions the platform said to send again after a wait: post id -> when
         self._soon: dict[int, tuple[ShownQuestion, datetime]] = {}
+        self._fanout: asyncio.Task[int] | None = None  # the daily questions being posted
+        self._sending: set[int] = set()  # post ids the fan-out is sending now
         self.on_round: Callable[[], None] | None = None  # after each round that succeeded
         self._reminded: dict[str, date] = {}  # person key -> local day this process claimed
         self._pruned: datetime | None = None  # when this process last pruned command keys
@@ -206,7 +213,17 @@ class Scheduler:
         the adapter paces the sends to its platform's limits (the daily questions of
         thousands of chats due at one minute go at the platform's rate, not one chat after
         another). A send the platform refused for now is tried again when it said
-        (`_retry_soon`), not after REPUBLISH_AFTER."""
+        (`_retry_soon`), not after REPUBLISH_AFTER. A fan-out longer than FANOUT_WAIT goes
+        on in the background; the next ticks wait for it before starting another."""
+        if self._fanout is None:
+            self._fanout = asyncio.create_task(self._fan_out(), name="daily fan-out")
+        done, _ = await asyncio.wait({self._fanout}, timeout=FANOUT_WAIT)
+        if not done:
+            return 0
+        fanout, self._fanout = self._fanout, None
+        return fanout.result()
+
+    async def _fan_out(self) -> int:
         daily, delivery = self.service.daily, self.service.delivery
         gate = asyncio.Semaphore(FANOUT)
 
@@ -218,6 +235,7 @@ class Scheduler:
                     if claimed is None:
                         return 0
                     question, summaries = claimed
+                    self._sending.add(question.post_id)
                     await delivery.summaries(summaries)  # yesterday's, before today's question
                     if await delivery.question(question):
                         await daily.published(question.post_id)
@@ -229,6 +247,9 @@ class Scheduler:
                 except Exception:
                     log.exception("daily question for %s failed; re-posted after %s",
                                   schedule.chat_key, REPUBLISH_AFTER)
+                finally:
+                    if question is not None:
+                        self._sending.discard(question.post_id)
                 return 0
 
         due = [s for s in await daily.schedules()
@@ -277,7 +298,7 @@ class Scheduler:
         for question in await daily.unpublished(REPUBLISH_AFTER):
             failures, not_before = self._failures.get(question.post_id, (0, now))
             if delivery.port_for(question.chat_key) is None or now < not_before \
-                    or question.post_id in self._soon:
+                    or question.post_id in self._soon or question.post_id in self._sending:
                 continue
             try:
                 if await delivery.question(question):
@@ -328,3 +349,8 @@ class Scheduler:
         except TimeoutError:
             log.warning("the scheduler's last round took over %g s; stopped anyway", within)
         self._task = None
+        if self._fanout is not None:  # what it claimed and did not send is re-posted later
+            self._fanout.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._fanout
+            self._fanout = None

@@ -192,11 +192,16 @@ class Pacer:
 
     async def wait(self, chat_id: int | None) -> None:
         """Until this chat's next message may go (None: a chat named by its @username,
-        paced by the token's budget only)."""
-        at = await self.reserve(chat_id) if chat_id is not None \
-            else await self.budget.take(self.clock())
-        if (delay := at - self.clock()) > 0:
-            await self.sleep(delay)
+        paced by the token's budget only). A wait that ended more than LATE after its time
+        (the process was busy: every send due meanwhile would go at once, a burst Telegram
+        refuses) takes a new time instead."""
+        while True:
+            at = await self.reserve(chat_id) if chat_id is not None \
+                else await self.budget.take(self.clock())
+            if (delay := at - self.clock()) > 0:
+                await self.sleep(delay)
+            if self.clock() - at <= LATE:
+                return
 
     async def hold(self, chat_id: int | None, seconds: float) -> None:
         """Telegram refused with retry_after: the chat, and the token, wait that long."""
