@@ -6,8 +6,10 @@ chats is read with a fake clock in tests/test_rate.py.)"""
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import UTC, datetime
 
+from bot.core import scheduler
 from bot.core.models import Chat
 from bot.core.scheduler import REPUBLISH_AFTER
 from tests.fakes.telegram_limits import FloodLimits
@@ -57,3 +59,26 @@ async def test_a_send_refused_for_now_is_sent_again_when_telegram_said(tg, clock
     assert attempts[-1].params["chat_id"] == chat_id
     assert (await tg.tick()).posted == 0  # once
     assert len(tg.fake.calls_of("sendPoll")) == 1
+
+
+async def test_a_long_fan_out_goes_on_between_ticks_and_nothing_goes_twice(
+    tg, clock, monkeypatch
+):
+    """A fan-out longer than FANOUT_WAIT does not hold the tick (its end is the heartbeat);
+    the next ticks wait for it, and re-posting (after REPUBLISH_AFTER) leaves alone what it
+    is still sending."""
+    monkeypatch.setattr(scheduler, "FANOUT_WAIT", 0.2)
+    ids = await groups_with_a_daily(tg, 60)  # two seconds at 30 a second
+    tg.fake.limits = limits = FloodLimits()
+    clock.set(AT)
+    posted = [(await tg.tick()).posted]
+    assert posted == [0]  # still going
+    clock.advance(seconds=REPUBLISH_AFTER.total_seconds() + 60)
+    for _ in range(100):
+        posted.append((await tg.tick()).posted)
+        if sum(posted) == len(ids):
+            break
+    assert sum(posted) == len(ids)
+    sent = Counter(c.params["chat_id"] for c in tg.fake.calls_of("sendPoll"))
+    assert sorted(sent) == sorted(ids) and set(sent.values()) == {1}
+    assert limits.refused == 0
