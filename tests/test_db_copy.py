@@ -27,6 +27,7 @@ from bot.core.ports import (
     AnswerRecord,
     AuthoredPackRecord,
     ChatSettingsRecord,
+    NewAssignment,
     NewLive,
     NewPost,
     NewProblemReport,
@@ -119,6 +120,14 @@ async def community(path: Path, posts: int = 30, people: int = 120) -> None:
             "tg:-4", "sample", "s-two", (0, 1, 2), "hi", NOW, kind="live"))
         await store.skip_live_step(live.id, 0)
         await store.save_live(replace(live, state="paused", paused_ms=12_000))
+        # an assignment (bot/core/assignments.py) taken in the run, reminded, summed up
+        assignment = await store.create_assignment(NewAssignment(
+            "tg:-1", "sample", ("sample",), 3, "tok", "bn", "Asia/Dhaka",
+            NOW + timedelta(days=2), NOW + timedelta(days=1), NOW, "tg:1"))
+        await store.add_assignment_run(assignment, run.id, "tg:1", "sample")
+        assert await store.claim_assignment_reminder(assignment, "tg:1", NOW)
+        assert await store.claim_assignment_summary(assignment, NOW + timedelta(days=2))
+        await store.mark_assignment_summary_posted(assignment, NOW + timedelta(days=2))
 
 
 async def rows(database: str | Path) -> dict[str, list[tuple[Any, ...]]]:
