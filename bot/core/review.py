@@ -20,9 +20,10 @@ Each person's cards are scheduled with their own FSRS parameters once they have 
 (bot/core/fsrs_fit.py: fitted from their answers, in a child process, and kept only where they
 predict the person's latest reviews better than the defaults), with the defaults until then.
 `refit_due` fits the people due (enough reviews, never fitted, or REFIT_AFTER more reviews and
-REFIT_GAP since the last fit), one at a time; an accepted review answer starts it in the
-background at most every REFIT_CHECK in a process. Storing a fit replays the person's kept
-cards with it (bot/storage/fsrs_params.py), so the dashboard's cards stay a replay.
+REFIT_GAP since the last fit), one at a time; /review, /stats and an answer to one's own
+question start it in the background, at most every REFIT_CHECK in a process. Storing a fit
+replays the person's kept cards with it (bot/storage/fsrs_params.py), so the dashboard's cards
+stay a replay.
 
 /review posts the due cards one by one as the person's own questions (kind "review") in the
 chat it was asked in (the adapters run it privately); each answer is stored like any other,
@@ -129,6 +130,7 @@ class Review:
     async def start(self, person: Person, chat: Chat, locale: str) -> ShownQuestion | None:
         """The first due card as the person's own question in `chat`; None if none is due.
         An unanswered review question of theirs there is shown again instead."""
+        self.refit_soon()
         for post in await self.storage.open_posts(chat.key, kind=KIND):
             if post.owner_key == person.key:
                 return self.questions.render(post, locale)
@@ -146,9 +148,10 @@ class Review:
         self, post: PostRecord, person: Person, result: AnswerResult
     ) -> AnswerResult:
         """After an accepted answer to a review question: the next due card, if any."""
+        if result.accepted:
+            self.refit_soon()
         if post.kind != KIND or not result.accepted:
             return result
-        self.refit_soon()
         nxt = await self._next(person, Chat(post.chat_key), result.locale)
         return result if nxt is None else replace(result, next_question=nxt)
 
@@ -213,6 +216,7 @@ class Review:
                       when, default.retention(now, keep), fitted)
 
     async def stats(self, person: Person) -> ReviewStats:
+        self.refit_soon()
         deck = await self.deck(person.key)
         return ReviewStats(len(deck.cards), len(deck.due(self.clock.now())), deck.reviews,
                            deck.right)
