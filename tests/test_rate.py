@@ -38,7 +38,7 @@ async def reserve_all(pacer: Pacer, chats: list[int]) -> list[tuple[float, int]]
 
 async def test_500_chats_due_at_once_go_within_the_bound_with_no_429() -> None:
     clock = Clock()
-    pacer = Pacer(LocalBudget(), clock=clock)
+    pacer = Pacer(LocalBudget(TOKEN_RATE), clock=clock)
     chats = [-1_001_000_000_000 - i for i in range(500)]
     schedule = await reserve_all(pacer, chats)
 
@@ -51,7 +51,7 @@ async def test_500_chats_due_at_once_go_within_the_bound_with_no_429() -> None:
 
 async def test_a_chat_gets_a_burst_then_one_a_second() -> None:
     clock = Clock()
-    pacer = Pacer(LocalBudget(), clock=clock)
+    pacer = Pacer(LocalBudget(TOKEN_RATE), clock=clock)
     times = [await pacer.reserve(42) for _ in range(6)]
     offsets = [round(t - clock.now, 3) for t in times]
     assert offsets[:3] == pytest.approx([0, 1 / 30, 2 / 30], abs=1e-3)
@@ -61,7 +61,7 @@ async def test_a_chat_gets_a_burst_then_one_a_second() -> None:
 
 async def test_a_group_gets_at_most_20_in_a_minute() -> None:
     clock = Clock()
-    pacer = Pacer(LocalBudget(), clock=clock)
+    pacer = Pacer(LocalBudget(TOKEN_RATE), clock=clock)
     times = [await pacer.reserve(-100) for _ in range(25)]
     assert times[20] - times[0] >= 60.0
     assert replay([(t, -100) for t in times]).refused == 0
@@ -75,7 +75,7 @@ async def test_the_replay_does_refuse_a_sender_past_the_limits() -> None:
 
 async def test_a_429_holds_the_chat_and_the_token() -> None:
     clock = Clock()
-    pacer = Pacer(LocalBudget(), clock=clock)
+    pacer = Pacer(LocalBudget(TOKEN_RATE), clock=clock)
     await pacer.reserve(7)
     await pacer.hold(7, 5.0)
     assert await pacer.reserve(7) >= clock.now + 5.0
@@ -90,7 +90,7 @@ async def test_waiting_sleeps_until_the_reserved_time() -> None:
         slept.append(seconds)
         clock.now += seconds
 
-    pacer = Pacer(LocalBudget(), clock=clock, sleep=sleep)
+    pacer = Pacer(LocalBudget(TOKEN_RATE), clock=clock, sleep=sleep)
     for _ in range(4):
         await pacer.wait(1)  # a private chat: three at once, then a second later
     assert slept == pytest.approx([1 / 30, 1 / 30, 1 - 2 / 30])
@@ -113,7 +113,8 @@ class Row:
 
 async def test_two_processes_on_one_shared_budget_send_30_a_second_together() -> None:
     clock, row = Clock(), Row()
-    pacers = [Pacer(SharedBudget(row.lease, clock=clock), clock=clock) for _ in range(2)]
+    pacers = [Pacer(SharedBudget(row.lease, TOKEN_RATE, clock=clock), clock=clock)
+              for _ in range(2)]
     chats = [[-(p * 1000 + i) - 1 for i in range(300)] for p in range(2)]
     both = await asyncio.gather(*(reserve_all(p, c) for p, c in zip(pacers, chats, strict=True)))
     schedule = both[0] + both[1]
@@ -133,7 +134,7 @@ async def test_a_wait_that_ended_late_takes_a_new_time_instead_of_bursting() -> 
         slept.append(seconds)
         clock.now += seconds + 2.0
 
-    pacer = Pacer(LocalBudget(), clock=clock, sleep=sleep)
+    pacer = Pacer(LocalBudget(TOKEN_RATE), clock=clock, sleep=sleep)
     await pacer.reserve(5)
     await pacer.wait(6)  # its time passed 2 s ago: it takes the token's next one, now
     assert slept == pytest.approx([1 / 30])

@@ -49,6 +49,7 @@ from bot.adapters.discord.identity import PREFIX, channel_id_of
 from bot.adapters.discord.intake import Intake
 from bot.adapters.discord.noise import describe, quiet_library_noise
 from bot.adapters.discord.publish import ChannelPublisher, as_port_errors
+from bot.adapters.discord.rate import budget_for, pace
 from bot.core.live import Countdown
 from bot.core.models import PostSummary, ShownQuestion
 from bot.core.ports import RoundSummary, TryLater
@@ -151,6 +152,8 @@ class DiscordAdapter:
             guild_ready_timeout=self.guild_ready_timeout,
             identify_interval=self.identify_interval, shards=self.shards,
         )
+        # the token's 50 requests a second, paced ahead and shared by its processes (rate.py)
+        pace(client.http, budget_for(self.service, self.settings, token.get_secret_value()))
         try:
             await self._login(client, token.get_secret_value())
             await self._reach_gateway()

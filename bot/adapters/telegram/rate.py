@@ -4,12 +4,12 @@ channel, about 1 a second per chat (core.telegram.org/bots/faq).
 
 Each message (a call that posts one, MESSAGES) reserves its send time before it goes: the
 first moment its chat and its group allow, then the token's next free slot from that moment
-on (the token's budget: this process's own, `LocalBudget`, or slices of the budget shared
-by every process on the token through their database, `SharedBudget`). A chat's sends are
-reserved one after another (a lock per chat), so two never take the same second. Lookups,
-edits, poll stops and answers to button presses are not messages: they spend no budget
-(python-telegram-bot's AIORateLimiter charges every call that names a chat against the
-30/s, and a getChat per chat then halved a daily fan-out's speed).
+on (the token's budget, bot/adapters/budget.py: this process's own, `LocalBudget`, or
+slices of the budget shared by every process on the token through their database,
+`SharedBudget`). A chat's sends are reserved one after another (a lock per chat), so two
+never take the same second. Lookups, edits, poll stops and answers to button presses are not
+messages: they spend no budget (python-telegram-bot's AIORateLimiter charges every call that
+names a chat against the 30/s, and a getChat per chat then halved a daily fan-out's speed).
 
 A 429 that comes anyway (Telegram's limits are approximate, or a process on the same token
 paces on its own) holds that chat and the whole token for its retry_after.
@@ -18,16 +18,13 @@ paces on its own) holds that chat and the whole token for its retry_after.
 from __future__ import annotations
 
 import asyncio
-import logging
-import math
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import Protocol
 
-from bot.counted_log import CountedLog
+from bot.adapters.budget import LATE, LocalBudget, SharedBudget, TokenBudget
 
-log = logging.getLogger(__name__)
+__all__ = ["MESSAGES", "TOKEN_RATE", "LocalBudget", "Pacer", "SharedBudget", "TokenBudget"]
 
 MESSAGES = frozenset({
     "sendMessage", "sendPoll", "sendPhoto", "sendDocument", "sendMediaGroup", "sendAnimation",
@@ -38,95 +35,9 @@ GROUP_PER_MINUTE = 20  # messages a minute in one group or channel
 CHAT_INTERVAL = 1.0  # seconds between two messages in one chat, over time
 CHAT_BURST = 3  # messages one chat may get at once (a card, its question, a reply)
 CHATS_KEPT = 8192  # chats whose last sends are remembered (those past their limits dropped)
-LEASE_MOST = 30  # slots a process leases at once from a shared budget: one second's
-# A leased slot this late is still used (a busy process catching up: a burst of at most
-# 15 above the rate, within Telegram's tolerance); later, it is lost.
-LATE = 0.5
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
-
-
-class TokenBudget(Protocol):
-    async def take(self, not_before: float) -> float:
-        """A send time at or after `not_before` (the clock's seconds), taken for good."""
-        ...
-
-    async def hold(self, until: float) -> None:
-        """Nothing is sent before `until` (Telegram said to wait)."""
-        ...
-
-
-class LocalBudget:
-    """One process's budget: a message every 1/rate seconds, no burst (a burst would take
-    Telegram's own tolerance, which jitter on the wire may need)."""
-
-    def __init__(self, rate: float = TOKEN_RATE) -> None:
-        self.interval = 1.0 / rate
-        self._next = -math.inf
-
-    async def take(self, not_before: float) -> float:
-        at = max(not_before, self._next)
-        self._next = at + self.interval
-        return at
-
-    async def hold(self, until: float) -> None:
-        self._next = max(self._next, until)
-
-
-Lease = Callable[[float, int, float], Awaitable[float]]
-
-
-class SharedBudget:
-    """The token's budget shared by every process on it: each leases a slice of send slots
-    (as many as its sends waiting, up to LEASE_MOST) from one row of the database they
-    share (bot/storage/token_budget.py), whose next free slot moves on by the slice, so two
-    processes never hold the same slot and together send at most `rate` a second. A slot
-    leased and not used within LATE is lost (a slice is at most one second's).
-
-    `lease(now, count, interval)` returns the first slot of `count` slots `interval` apart,
-    none before `now`; the clock is the wall clock, shared by the processes of one host."""
-
-    def __init__(self, lease: Lease, rate: float = TOKEN_RATE,
-                 clock: Clock = time.time) -> None:
-        self.interval = 1.0 / rate
-        self._lease = lease
-        self._clock = clock
-        self._slots: deque[float] = deque()
-        self._waiting = 0
-        self._leasing = asyncio.Lock()
-        self._alone = LocalBudget(rate)  # while the database cannot be reached
-        self._unshared = CountedLog(log, logging.WARNING)
-
-    async def take(self, not_before: float) -> float:
-        self._waiting += 1
-        try:
-            async with self._leasing:
-                while self._slots and self._slots[0] < max(not_before, self._clock()) - LATE:
-                    self._slots.popleft()  # passed unused
-                if not self._slots:
-                    count = min(self._waiting, LEASE_MOST)
-                    start = max(not_before, self._clock())
-                    try:
-                        first = await self._lease(start, count, self.interval)
-                    except Exception as exc:  # the database is out: pace alone meanwhile
-                        self._unshared.event("lease", "the shared send budget cannot be "
-                                             "leased (%s); pacing this process alone", exc)
-                        return await self._alone.take(start)
-                    self._slots.extend(first + i * self.interval for i in range(count))
-                return max(self._slots.popleft(), not_before)  # a little late, maybe
-        finally:
-            self._waiting -= 1
-
-    async def hold(self, until: float) -> None:
-        async with self._leasing:
-            self._slots.clear()
-            await self._alone.hold(until)
-            try:
-                await self._lease(until, 0, self.interval)  # the row's next slot moves past it
-            except Exception as exc:
-                self._unshared.event("lease", "the shared send budget cannot be held (%s)",
-                                     exc)
 
 
 class Pacer:
