@@ -1,7 +1,8 @@
 """A person alone gets the question nearest the target success rate (Questions.choose with
 the difficulty model's kept ratings, bot/core/difficulty.py), on the SQLite store in the loop:
 what others got right is predicted easier, what they missed harder, and the choice is the
-candidate nearest selection.TARGET."""
+candidate nearest selection.TARGET, or the chat's own target (/settings target); the setting's
+values checked."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bot.core import selection
+from bot.core import chat_settings, selection
+from bot.core.errors import SettingsError
 from bot.core.models import Chat, Person
 from bot.core.ports import AnswerRecord, Storage
 from bot.core.service import QuizService
@@ -41,5 +43,31 @@ async def test_what_others_got_right_is_predicted_easier_and_the_nearest_is_chos
     nearest = min(pool, key=lambda c: abs(success[c] - selection.TARGET))
     for _ in range(5):
         assert await service.questions.choose(ALONE, "sample", ADA) == nearest
+    # their own target (/settings target 50 in their private chat): the unrated one, at 50 %
+    await service.chat_settings.change(ALONE, allowed=True, target=50)
+    assert await service.questions.choose(ALONE, "sample", ADA) == ("sample", "s-three")
     # a shared chat's /quiz has no one person to aim at: no prediction is read
     assert await service.questions.choose(Chat("tg:-5", "G"), "sample", None) in pool
+
+
+@pytest.mark.parametrize(("typed", "stored"), [("80", 80), ("50%", 50), (" 95 ", 95),
+                                               ("default", None)])
+def test_a_target_is_a_percentage_from_50_to_95(typed: str, stored: int | None) -> None:
+    assert chat_settings.parse_target(typed) == stored
+
+
+@pytest.mark.parametrize("typed", ["49", "96", "abc", "", "7.5"])
+def test_another_target_is_refused_with_how_to_type_it(typed: str) -> None:
+    with pytest.raises(SettingsError) as refused:
+        chat_settings.parse_target(typed)
+    assert "/settings target 75" in refused.value.template
+
+
+async def test_a_bad_target_changes_nothing(service: QuizService) -> None:
+    await service.chat_settings.change(ALONE, allowed=True, words=["target", "60"])
+    with pytest.raises(SettingsError):
+        await service.chat_settings.change(ALONE, allowed=True, words=["target", "99"])
+    settings = await service.chat_settings.get(ALONE.key)
+    assert (settings.target, settings.own_target) == (60, True)
+    back = await service.chat_settings.change(ALONE, allowed=True, target="default")
+    assert (back.target, back.own_target) == (75, False)

@@ -4,7 +4,9 @@ of the answers (off by default), who may start questions and rounds (anyone by d
 asking.py keeps a member from cutting an open question short either way), and a peer round's
 threshold (the share right at the first vote that skips the discussion, 70 %) and discussion
 time (2 minutes), and whether each answer comes with how sure the person is (sure, think so,
-guessing: it sets the review grade and /stats' calibration; off by default). Stored per chat;
+guessing: it sets the review grade and /stats' calibration; off by default), and how often
+someone alone should be right (the target success rate their next question is chosen for,
+75 %: selection.py). Stored per chat;
 unset, the bot's defaults apply (QUIZBOT_QUESTION_SECONDS; the platform's usual way to ask;
 no chart; anyone asks; no confidence asked). Only the chat's admins change them: the
 platform says who (`allowed=`), the core refuses everyone else."""
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Protocol
 
+from bot.core import selection
 from bot.core.clock import Clock
 from bot.core.errors import (
     MAX_QUESTION_SECONDS,
@@ -38,6 +41,9 @@ from bot.i18n import _
 PEER_THRESHOLD = 70  # percent: Mazur's usual rule for skipping the discussion
 PEER_DISCUSSION = 120  # seconds
 MIN_DISCUSSION, MAX_DISCUSSION = 30, 900
+# percent right aimed at for someone alone (selection.py), and its bounds
+TARGET_PERCENT = round(selection.TARGET * 100)
+MIN_TARGET, MAX_TARGET = round(selection.MIN_TARGET * 100), round(selection.MAX_TARGET * 100)
 
 
 class ChatSettingsStorage(SettingsStore, ChatStore, Protocol):
@@ -73,6 +79,8 @@ class ChatSettings:
     own_peer_threshold: bool = False
     own_peer_discussion: bool = False
     confidence: bool = False  # ask how sure with each answer (sure, think so, guessing)
+    target: int = TARGET_PERCENT  # percent right aimed at for someone alone (selection.py)
+    own_target: bool = False
 
     @property
     def question_time(self) -> timedelta:
@@ -119,6 +127,8 @@ def parse_words(words: Sequence[str]) -> dict[str, str]:
             changes["discussion"] = value
         elif name == "confidence":
             changes["confidence"] = value
+        elif name == "target":
+            changes["target"] = value
         else:
             raise bad_setting(words[i])
     return changes
@@ -191,6 +201,26 @@ def parse_confidence(value: bool | str) -> bool | None:
     return parse_flag(value, _CHART_WORDS, bad_confidence)
 
 
+# the target success rate (questions at the right difficulty: bot/core/difficulty.py)
+def bad_target(text: str) -> SettingsError:
+    return SettingsError(_("“{text}” is not a success rate from 50 to 95: /settings target 75, "
+                           "for example (percent)."), text=text)
+
+
+def parse_target(value: int | str) -> int | None:
+    """A percentage ("80", "80%") of right answers to aim at, 50..95; None for "default"."""
+    text = str(value).strip().lower()
+    if text == DEFAULT:
+        return None
+    try:
+        number = int(text.removesuffix("%").strip())
+    except ValueError:
+        raise bad_target(str(value)) from None
+    if not MIN_TARGET <= number <= MAX_TARGET:
+        raise bad_target(str(value))
+    return number
+
+
 def parse_asker(value: bool | str) -> bool | None:
     """Admins only (True) or anyone (False): "admins", "anyone"."""
     return parse_flag(value, _ASKER_WORDS, BadAsker)
@@ -219,6 +249,8 @@ class ChatSettingsRules:
             own_peer_threshold=bool(own and own.peer_threshold),
             own_peer_discussion=bool(own and own.peer_discussion),
             confidence=bool(own and own.confidence),
+            target=own.target if own and own.target else TARGET_PERCENT,
+            own_target=bool(own and own.target),
         )
 
     async def question_time(self, chat_key: str) -> timedelta:
@@ -229,7 +261,8 @@ class ChatSettingsRules:
         seconds: int | str | None = None, mode: str | None = None,
         chart: bool | str | None = None, admins_only: bool | str | None = None,
         peer_threshold: int | str | None = None, peer_discussion: int | str | None = None,
-        confidence: bool | str | None = None, words: Sequence[str] = (),
+        confidence: bool | str | None = None, target: int | str | None = None,
+        words: Sequence[str] = (),
     ) -> ChatSettings:
         """Change what is given (None: unchanged; "default": back to the default), or what
         `words` say (/settings as typed). Every value is checked before anything is
@@ -244,6 +277,7 @@ class ChatSettingsRules:
         peer_threshold = typed.get("peer", peer_threshold)
         peer_discussion = typed.get("discussion", peer_discussion)
         confidence = typed.get("confidence", confidence)
+        target = typed.get("target", target)
         new_seconds = parse_seconds(seconds) if seconds is not None else None
         new_mode = parse_mode(mode) if mode is not None else None
         new_chart = parse_chart(chart) if chart is not None else None
@@ -252,6 +286,7 @@ class ChatSettingsRules:
         new_discussion = parse_discussion(peer_discussion) if peer_discussion is not None \
             else None
         new_confidence = parse_confidence(confidence) if confidence is not None else None
+        new_target = parse_target(target) if target is not None else None
         old = await self.storage.get_chat_settings(chat.key) or ChatSettingsRecord(chat.key)
         record = ChatSettingsRecord(
             chat.key,
@@ -263,6 +298,7 @@ class ChatSettingsRules:
             peer_discussion=new_discussion if peer_discussion is not None
             else old.peer_discussion,
             confidence=new_confidence if confidence is not None else old.confidence,
+            target=new_target if target is not None else old.target,
         )
         if record != old:
             await self.storage.upsert_chat(chat.key, chat.title, chat.platform_locale)

@@ -39,12 +39,13 @@ from bot.core.ports import (
     PostStore,
     RoundStore,
     RunStore,
+    SettingsStore,
 )
 
 
 class QuestionsStorage(
     PostStore, ClosingStore, AnswerStore, PeopleStore, ChatStore, RunStore, RoundStore,
-    DifficultyStore, Protocol,
+    DifficultyStore, SettingsStore, Protocol,
 ):
     """What Questions reads and writes."""
 
@@ -129,7 +130,9 @@ class Questions:
         counts = await self.storage.posted_questions(chat.key, kind="daily" if daily else None)
         # someone alone gets the question nearest the target success rate (difficulty.py)
         success = await self.predicted(person, pool) if person else None
-        return selection.pick(pool, counts, history, self.rng, success)
+        own = await self.storage.get_chat_settings(chat.key) if person else None
+        target = own.target / 100 if own and own.target else selection.TARGET
+        return selection.pick(pool, counts, history, self.rng, success, target)
 
     async def predicted(
         self, person: Person, pool: Sequence[selection.Candidate]

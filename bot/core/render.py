@@ -459,7 +459,18 @@ def settings_text(settings: ChatSettings, t: Translator, *, modes: bool = True) 
         + ("" if settings.own_peer_discussion else " " + t.gettext("(the default)")),
         t.gettext("Ask how sure with each answer: on") if settings.confidence
         else t.gettext("Ask how sure with each answer: off"),
+        # questions at the right difficulty (bot/core/difficulty.py)
+        t.gettext("Someone alone gets questions they should get right {share} of the time",
+                  share=t.percent(settings.target / 100))
+        + ("" if settings.own_target else " " + t.gettext("(the default)")),
     ])
+
+
+def target_help(t: Translator) -> str:
+    """How /settings target is used, the same on every platform (questions at the right
+    difficulty: bot/core/difficulty.py)."""
+    return t.gettext("/settings target 50 to 95 (percent): how often someone alone should be "
+                     "right; their next question is the one predicted nearest that.")
 
 
 def duration_text(seconds: int, t: Translator) -> str:

@@ -20,16 +20,16 @@ async def set_chat_settings(
     await ensure_chat(db, settings.chat_key)
     await db.run(
         "INSERT INTO chat_settings(chat_key, question_seconds, mode, updated_at, updated_by,"
-        " chart, admins_only, peer_threshold, peer_discussion, confidence) VALUES ($1, $2, $3,"
-        " $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (chat_key)"
+        " chart, admins_only, peer_threshold, peer_discussion, confidence, target) VALUES ($1,"
+        " $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (chat_key)"
         " DO UPDATE SET question_seconds = excluded.question_seconds, mode = excluded.mode,"
         " updated_at = excluded.updated_at, updated_by = excluded.updated_by,"
         " chart = excluded.chart, admins_only = excluded.admins_only,"
         " peer_threshold = excluded.peer_threshold, peer_discussion = excluded.peer_discussion,"
-        " confidence = excluded.confidence",
+        " confidence = excluded.confidence, target = excluded.target",
         settings.chat_key, settings.question_seconds, settings.mode, db.when(when), updated_by,
         settings.chart, settings.admins_only, settings.peer_threshold, settings.peer_discussion,
-        settings.confidence,
+        settings.confidence, settings.target,
     )
 
 
@@ -86,12 +86,12 @@ async def upload(db: Sql, key: str) -> str | None:
 async def chat_settings(db: Sql, chat_key: str) -> ChatSettingsRecord | None:
     row = await db.row(
         "SELECT question_seconds, mode, chart, admins_only, peer_threshold, peer_discussion,"
-        " confidence FROM chat_settings WHERE chat_key = $1", chat_key,
+        " confidence, target FROM chat_settings WHERE chat_key = $1", chat_key,
     )
     return None if row is None else ChatSettingsRecord(
         chat_key, row[0], row[1], None if row[2] is None else bool(row[2]),
         None if row[3] is None else bool(row[3]), row[4], row[5],
-        None if row[6] is None else bool(row[6]))
+        None if row[6] is None else bool(row[6]), row[7])
 
 
 async def _rounds_of(db: Sql, rows: Sequence[Row]) -> list[RoundRecord]:

@@ -122,10 +122,12 @@ class DiscordHarness:
     async def change_settings(self, where: Place, who: User, *, seconds: int | None = None,
                        mode: str | None = None, chart: bool | None = None,
                        quiz: str | None = None, peer: int | str | None = None,
-                       discussion: str | None = None) -> Seen:
+                       discussion: str | None = None,
+                       target: int | str | None = None) -> Seen:
         options = {k: v for k, v in (("time", seconds), ("mode", mode), ("chart", chart),
                                      ("quiz", quiz), ("peer", peer),
-                                     ("discussion", discussion)) if v is not None}
+                                     ("discussion", discussion), ("target", target))
+                   if v is not None}
         return await self._slash(where, who, "settings", options)
 
     async def analysis(self, where: Place, who: User, quiz: str | None = None) -> Seen:

@@ -76,10 +76,12 @@ class Harness(Protocol):
     async def change_settings(self, where: Place, who: Person, *, seconds: int | None = None,
                        mode: str | None = None, chart: bool | None = None,
                        quiz: str | None = None, peer: int | str | None = None,
-                       discussion: str | None = None) -> Seen:
+                       discussion: str | None = None,
+                       target: int | str | None = None) -> Seen:
         """/settings: shows the chat's settings, or changes the ones given (`quiz`: who
         starts questions, "admins" or "anyone"; `peer`: a peer round's threshold in
-        percent; `discussion`: its discussion time as typed, "2" minutes or "90s")."""
+        percent; `discussion`: its discussion time as typed, "2" minutes or "90s";
+        `target`: the success rate aimed at for someone alone, in percent)."""
         ...
 
     async def analysis(self, where: Place, who: Person, quiz: str | None = None) -> Seen:

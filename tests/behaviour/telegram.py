@@ -131,13 +131,15 @@ class TelegramHarness:
     async def change_settings(self, where: Chat, who: User, *, seconds: int | None = None,
                        mode: str | None = None, chart: bool | None = None,
                        quiz: str | None = None, peer: int | str | None = None,
-                       discussion: str | None = None) -> Seen:
+                       discussion: str | None = None,
+                       target: int | str | None = None) -> Seen:
         words = ["/settings", *(["time", str(seconds)] if seconds is not None else []),
                  *(["mode", mode] if mode is not None else []),
                  *(["chart", "on" if chart else "off"] if chart is not None else []),
                  *(["quiz", quiz] if quiz is not None else []),
                  *(["peer", str(peer)] if peer is not None else []),
-                 *(["discussion", discussion] if discussion is not None else [])]
+                 *(["discussion", discussion] if discussion is not None else []),
+                 *(["target", str(target)] if target is not None else [])]
         return await self._command(where, who, " ".join(words))
 
     async def analysis(self, where: Chat, who: User, quiz: str | None = None) -> Seen:

@@ -132,6 +132,7 @@ class QuizCog(commands.Cog):
         peer=_("Peer rounds: percent right at the first vote that skips the discussion"),
         discussion=_("Peer rounds: discussion time, in minutes (1 to 15) or seconds (90s)"),
         confidence=_("Ask how sure with each answer (sure, think so, guessing)"),
+        target=_("How often someone alone should be right, in percent (50 to 95)"),
     )
     @app_commands.choices(quiz=[
         Choice(name=_("admins only"), value="admins"), Choice(name=_("anyone"), value="anyone"),
@@ -140,7 +141,7 @@ class QuizCog(commands.Cog):
         self, interaction: discord.Interaction, time: str | None = None,
         chart: bool | None = None, quiz: str | None = None,
         peer: int | None = None, discussion: str | None = None,
-        confidence: bool | None = None,
+        confidence: bool | None = None, target: int | None = None,
     ) -> None:
         """Shows the channel's settings (anyone); with an option, changes them (Manage
         Server, checked on every use: the core refuses anyone else). No mode: Discord's
@@ -148,19 +149,19 @@ class QuizCog(commands.Cog):
         person, chat = person_of(interaction), chat_of(interaction)
         async with Responder(interaction, ephemeral=True) as responder:
             if time is None and chart is None and quiz is None and peer is None \
-                    and discussion is None and confidence is None:
+                    and discussion is None and confidence is None and target is None:
                 settings = await self.service.chat_settings.get(chat.key)
             else:  # a time as typed ("90", "10m", "2h", "3d"): the core reads it
                 settings = await self.service.chat_settings.change(
                     chat, by=person, allowed=can_manage(interaction), seconds=time,
                     chart=chart, admins_only=quiz, peer_threshold=peer,
-                    peer_discussion=discussion, confidence=confidence,
+                    peer_discussion=discussion, confidence=confidence, target=target,
                 )
             t = translator(await self.service.locales.for_audience(chat, person))
             await responder.send(Reply.text(
                 render.settings_text(settings, t, modes=False) + "\n" + t.gettext(
                     "Admins (Manage Server) change them with /settings time, chart, quiz, "
-                    "peer, discussion and confidence.")))
+                    "peer, discussion and confidence.") + "\n" + render.target_help(t)))
 
     @app_commands.command(name="lang", description=_("Choose your language, or the channel's"))
     @app_commands.describe(

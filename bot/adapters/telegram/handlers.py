@@ -373,7 +373,7 @@ async def settings_command(update: Update, context: Context) -> None:
         "/settings confidence on asks “How sure are you?” before an answer is recorded: in a "
         "private chat, on questions with buttons. A quiz poll shows the result as soon as "
         "one votes, and a group's buttons are everyone's, so polls and groups answer at "
-        "once."))
+        "once.") + "\n" + render.target_help(t))
 
 
 async def daily_status(cmd: Command) -> str:

@@ -106,6 +106,7 @@ class ChatSettingsRecord:
     # skips the discussion; None: the default
     peer_discussion: int | None = None  # seconds a peer round's discussion lasts
     confidence: bool | None = None  # ask how sure with each answer; None: off
+    target: int | None = None  # percent right aimed at for someone alone; None: 75
 
 
 @dataclass(frozen=True, slots=True)

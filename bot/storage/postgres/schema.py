@@ -829,6 +829,10 @@ MIGRATIONS: list[str] = [
         next_at double precision NOT NULL
     );
     """,
+    # a chat's target success rate for someone alone's next question (chat_settings.py)
+    """
+    ALTER TABLE chat_settings ADD COLUMN target integer;
+    """,
 ]
 
 

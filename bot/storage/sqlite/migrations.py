@@ -838,6 +838,10 @@ MIGRATIONS: list[str] = [
         next_at REAL NOT NULL
     ) WITHOUT ROWID;
     """,
+    # a chat's target success rate for someone alone's next question (chat_settings.py)
+    """
+    ALTER TABLE chat_settings ADD COLUMN target INTEGER;
+    """,
 ]
 
 
