@@ -33,7 +33,8 @@ ALLOWED = frozenset({
     # what a person types: languages, periods, modes, switches, formats, a boolean option
     "en", "bn", "hi", "auto", "day", "week", "all", "polls", "buttons", "on", "off",
     "default", "time", "mode", "chart", "channel", "True", "HH", "MM", "N", "y",
-    "quiz", "admins", "anyone", "teams", "speed", "peer", "discussion", "choose", "confidence", "target",
+    "quiz", "admins", "anyone", "teams", "speed", "peer", "discussion", "choose", "confidence",
+    "target",
     "s", "m", "h", "d",  # seconds, minutes, hours, days as typed: 90s, 10m, 2h, 3d
     # time zones
     "Asia", "Kolkata", "Dhaka", "UTC", "IANA",
