@@ -59,6 +59,7 @@ def test_a_token_with_a_newline_is_refused_without_showing_it(tmp_path: Path) ->
 
 def test_env_example_works_as_shipped(tmp_path: Path) -> None:
     shutil.copy(ROOT / ".env.example", tmp_path / ".env")
+    assert run(tmp_path, "db", "migrate").returncode == 0  # a reading command needs a database
     proc = run(tmp_path, "leaderboard")
     assert proc.returncode == 0, proc.stderr
 
@@ -92,6 +93,7 @@ def test_invalid_content_names_the_files_and_exits_1(tmp_path: Path) -> None:
     packs = tmp_path / "packs"
     packs.mkdir()
     (packs / "bad.yaml").write_text("id: [unclosed\n")
+    assert run(tmp_path, "db", "migrate").returncode == 0
     proc = run(tmp_path, "leaderboard", QUIZBOT_CONTENT_DIR=str(packs))
     assert proc.returncode == Exit.CONTENT
     assert "Traceback" not in proc.stderr
@@ -102,7 +104,7 @@ def test_health_needs_a_fresh_heartbeat(tmp_path: Path) -> None:
     from bot import health
 
     db = tmp_path / "q.db"
-    assert run(tmp_path, "leaderboard", QUIZBOT_DATABASE=str(db)).returncode == 0
+    assert run(tmp_path, "db", "migrate", QUIZBOT_DATABASE=str(db)).returncode == 0
     assert run(tmp_path, "health", "--database-only", QUIZBOT_DATABASE=str(db)).returncode == 0
     stale = run(tmp_path, "health", QUIZBOT_DATABASE=str(db))
     assert stale.returncode == 1 and "not running" in one_line(stale)

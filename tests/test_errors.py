@@ -14,6 +14,7 @@ import pytest
 
 from bot.content.schema import DEFAULT_LOCALE, LOCALES
 from bot.core import render
+from bot.core.assignments import AssignmentError
 from bot.core.authoring import PollQuestion
 from bot.core.errors import (
     AlreadyResolved,
@@ -157,6 +158,8 @@ REFUSALS: dict[str, tuple[type[UserError], Raise]] = {
         ADA, "4102444800.0123456789abcdef0123", "the bot token")),
     "progress with the dashboard off": (DashboardOff, lambda s: progress(s)),
     "join with no live session": (LiveError, lambda s: s.live.join(GROUP.key, ADA)),
+    "an assignment due in the past": (AssignmentError, lambda s: s.assignments.assign(
+        GROUP, "basics", "2001-01-01", allowed=True)),
 }
 
 
