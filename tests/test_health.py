@@ -22,7 +22,7 @@ def _stale(db: Path, instance: str, age: float) -> None:
 
 def test_each_process_beats_on_its_own_and_health_lists_them(tmp_path: Path) -> None:
     db = tmp_path / "q.db"
-    assert run(tmp_path, "leaderboard", QUIZBOT_DATABASE=str(db)).returncode == 0
+    assert run(tmp_path, "db", "migrate", QUIZBOT_DATABASE=str(db)).returncode == 0
     health.beat(db, ["Telegram"], "bot-1")
     _stale(db, "bot-2", 600)
     assert {h.instance for h in health.heartbeats(db)} == {"bot-1", "bot-2"}
