@@ -23,7 +23,7 @@ from telegram.warnings import PTBDeprecationWarning, PTBUserWarning
 
 from bot import metrics
 from bot.adapters.telegram.context import BotData, TelegramApp
-from bot.adapters.telegram.rate import MESSAGES, LocalBudget, Pacer, SharedBudget
+from bot.adapters.telegram.rate import MESSAGES, TOKEN_RATE, LocalBudget, Pacer, SharedBudget
 from bot.adapters.telegram.unconfirmed import may_have_arrived
 from bot.content.items import DEFAULT_LOCALE, LOCALES
 from bot.core import commands
@@ -71,7 +71,7 @@ class RetryingRateLimiter(BaseRateLimiter[int]):
         self._max_retries = max_retries
         self._network_retries = network_retries
         self._network_delay = network_delay
-        self.pacer = pacer or Pacer(LocalBudget())
+        self.pacer = pacer or Pacer(LocalBudget(TOKEN_RATE))
 
     async def initialize(self) -> None:
         """Nothing to set up: the pacer holds only times."""
@@ -217,7 +217,7 @@ def build_application(settings: Settings, token: str) -> TelegramApp:
         async def lease(now: float, count: int, interval: float) -> float:
             return await app.bot_data.service.lease_sends(name, now, count, interval)
 
-        limiter.pacer.budget = SharedBudget(lease)
+        limiter.pacer.budget = SharedBudget(lease, TOKEN_RATE)
     return app
 
 
