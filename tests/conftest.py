@@ -37,9 +37,16 @@ BUNDLED = ROOT / "content"
 
 # The store behind the shared `storage` fixture (and so behind every suite that uses the
 # service): `sqlite` (a file per test), or `postgres` (a fresh database per test on
-# QUIZBOT_TEST_POSTGRES_URL's server). CI runs the behaviour and end-to-end suites with both.
-STORE = os.environ.get("QUIZBOT_TEST_STORE", "sqlite").strip() or "sqlite"
+# QUIZBOT_TEST_POSTGRES_URL's server). Unset, every suite runs on SQLite and the suites of what
+# a user sees (BOTH_STORES) once more on PostgreSQL in the same session, so one pytest-xdist
+# queue balances both (the PostgreSQL cases skip with one line without a server); set, that
+# store alone.
+STORE = os.environ.get("QUIZBOT_TEST_STORE", "").strip()
 STORES = ("sqlite", "postgres")
+BOTH_STORES = tuple(Path(__file__).parent / suite
+                    for suite in ("behaviour", "telegram_e2e", "discord_e2e"))
+# CI sets it: the session stops before it starts if the PostgreSQL tests would be skipped.
+REQUIRE_POSTGRES = "QUIZBOT_TEST_REQUIRE_POSTGRES"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -59,17 +66,31 @@ def pytest_configure(config: pytest.Config) -> None:
         "slow: a crash, load or real-time test of several seconds; `make test-quick` leaves "
         "it out",
     )
-    if STORE not in STORES:
+    if STORE and STORE not in STORES:
         raise pytest.UsageError(f"QUIZBOT_TEST_STORE={STORE!r}: use one of {', '.join(STORES)}")
     if STORE == "postgres" and (reason := unavailable()) is not None:
         raise pytest.UsageError(f"QUIZBOT_TEST_STORE=postgres, but {reason}")
+    if os.environ.get(REQUIRE_POSTGRES) and (reason := unavailable()) is not None:
+        raise pytest.UsageError(f"{REQUIRE_POSTGRES} is set, but {reason}")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """With QUIZBOT_TEST_STORE unset, a test of BOTH_STORES on the shared `storage` fixture
+    runs on each store (`[sqlite]`, `[postgres]`); one that reads SQLite itself (`sqlite_only`)
+    or runs on the in-loop store (`memory_store`) runs once."""
+    node = metafunc.definition
+    if (STORE or "storage" not in metafunc.fixturenames
+            or not any(node.path.is_relative_to(suite) for suite in BOTH_STORES)
+            or node.get_closest_marker("sqlite_only") or node.get_closest_marker("memory_store")):
+        return
+    metafunc.parametrize("storage", STORES, indirect=True)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """With QUIZBOT_TEST_STORE=postgres, the tests that run on the shared `storage` fixture
     run on PostgreSQL; a test that does not use it (its own SQLite file, processes of their
     own, no database at all) would only run again unchanged, and is skipped saying so."""
-    if STORE == "sqlite":
+    if STORE != "postgres":
         return
     for item in items:
         marker = item.get_closest_marker("sqlite_only")
@@ -120,13 +141,14 @@ def clock() -> FakeClock:
 async def storage(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Any]:
     """The storage behind the service: SQLite's store on an in-memory database in the event
     loop for a test marked `memory_store` (and not `sqlite_only`), else a SqliteStorage file,
-    or with QUIZBOT_TEST_STORE=postgres a PostgresStorage on a database of its own."""
+    or on PostgreSQL (QUIZBOT_TEST_STORE=postgres, or a BOTH_STORES test's `[postgres]` case)
+    a PostgresStorage on a database of its own."""
     node = request.node
     if node.get_closest_marker("memory_store") and not node.get_closest_marker("sqlite_only"):
         async with LoopStorage() as memory:
             yield memory
         return
-    if STORE == "postgres":
+    if getattr(request, "param", STORE) == "postgres":
         from bot.storage.postgres.storage import PostgresStorage
 
         async with fresh_database() as url:
