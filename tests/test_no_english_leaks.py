@@ -46,6 +46,9 @@ ALLOWED = frozenset({
     "CSV", "Excel", "PNG", "JPEG", "MiB",
     # the setting an operator puts a person's id in (/whoami, the authors' refusal)
     "QUIZBOT", "AUTHORS",
+    # /question's kinds and form values as typed (authoring_form.py), its example unit, and
+    # the example of an answer spelled in Latin letters (what "latin:" is for)
+    "choice", "multi", "true", "false", "min", "max", "GB", "punargonona",
 })
 # a value for every placeholder that adds no Latin letter of its own
 FILLER = "০"

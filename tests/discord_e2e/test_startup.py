@@ -14,7 +14,7 @@ from tests.fakes.discord_api import MANAGE_GUILD, TOKEN, FakeDiscord, User
 
 COMMANDS = {"quiz", "leaderboard", "stats", "review", "remind", "lang", "daily", "settings",
             "report", "analysis", "reports", "help", "mydata", "review-export",
-            "dashboard", "host", "peer", "next", "pause", "skip", "end"}
+            "dashboard", "assign", "unassign", "host", "peer", "next", "pause", "skip", "end"}
 
 
 async def test_start_registers_slash_commands_globally(
