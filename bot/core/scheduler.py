@@ -217,10 +217,13 @@ class Scheduler:
         on in the background; the next ticks wait for it before starting another."""
         if self._fanout is None:
             self._fanout = asyncio.create_task(self._fan_out(), name="daily fan-out")
-        done, _ = await asyncio.wait({self._fanout}, timeout=FANOUT_WAIT)
+        fanout = self._fanout  # ticks that overlap wait for the same fan-out
+        done, _ = await asyncio.wait({fanout}, timeout=FANOUT_WAIT)
         if not done:
             return 0
-        fanout, self._fanout = self._fanout, None
+        if self._fanout is not fanout:  # an overlapping tick counted it already
+            return 0
+        self._fanout = None
         return fanout.result()
 
     async def _fan_out(self) -> int:
