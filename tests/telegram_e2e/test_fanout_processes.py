@@ -6,7 +6,6 @@ database (send_budgets), they meet none, and every chat gets its question once."
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 from datetime import time as wall
@@ -51,10 +50,8 @@ async def test_two_processes_on_one_token_share_its_budget_and_meet_no_429(
                                                       updated_at=SET_AT))
             finally:
                 await store.close()
-            started = time.monotonic()
             await until(lambda: len(fake.calls_of("sendPoll")) >= CHATS, 60,
                         "not every daily question was sent")
-            took = time.monotonic() - started
             codes = [await p.stop() for p in processes]
         finally:
             for process in processes:
@@ -62,11 +59,10 @@ async def test_two_processes_on_one_token_share_its_budget_and_meet_no_429(
                     await process.kill()
         logs = {p.name: p.log() for p in processes}
         assert codes == [0, 0], logs
-        assert limits.refused == 0, logs
+        assert limits.refused == 0, logs  # paced together: the fake refuses a burst past 30/s
         sent = Counter(c.params["chat_id"] for c in fake.calls_of("sendPoll"))
         assert sorted(sent) == sorted(ids) and set(sent.values()) == {1}
         # both sent: each process's log names the daily questions it claimed (the claims
         # are the database's), and the budget was leased by both
         leased = await backend.fetch("SELECT name FROM send_budgets")
         assert [tuple(r) for r in leased] == [("telegram:123456789",)]
-        assert took >= (CHATS - 1) / 30 - limits.slack - 1  # paced, not burst
