@@ -320,7 +320,7 @@ class ContentCache:
 #            start), [code language, code text] or null, formula or null, image or null,
 #            metadata or null (Meta.as_list), kind, [answer, ...], [value, low, high, unit or
 #            null] or null, [{locale: [form, ...]}, [latin, ...]] or null, image text or null,
-#            [misconception id or null, ...] by canonical option]
+#            [misconception id or null, ...] by canonical option, pair or null]
 # its line of texts: [prompt, [option text, ...], [answer, ...], explanation, details or null]
 # a text: [en, bn or null, hi or null]
 #
@@ -361,7 +361,7 @@ def encode(entry: Entry, version: str, key: str) -> bytes:
              [{loc: list(forms) for loc, forms in q.accept.texts.items()}, list(q.accept.latin)]
              if q.accept is not None else None,
              _text(q.image_alt) if q.image_alt is not None else None,
-             list(q.misconceptions)])
+             list(q.misconceptions), q.pair])
         lines.append(texts)
         at += len(texts) + 1
     payload = b"\n".join([_json(
@@ -442,7 +442,7 @@ def decode(raw: bytes, version: str, key: str, mapped: mmap.mmap | None = None) 
     questions: list[Question] = []
     lines: list[int] = []
     for (question_id, line, answer, (at, length), code, formula, image, meta, kind, answers,
-         numeric, accept, image_alt, stands_for) in rows:
+         numeric, accept, image_alt, stands_for, pair) in rows:
         if not (isinstance(at, int) and isinstance(length, int) and 0 <= at
                 and tail + at + length <= len(raw)):
             raise ValueError("a question's texts are outside the entry")
@@ -471,6 +471,7 @@ def decode(raw: bytes, version: str, key: str, mapped: mmap.mmap | None = None) 
             if accept is not None else None,
             image_alt=text(*image_alt) if image_alt is not None else None,
             misconceptions=tuple(stands_for),
+            pair=pair,
         ))
         lines.append(line)
     quiz = Quiz(quiz_id, text(*title), tags, questions, language,

@@ -356,9 +356,10 @@ class Question(_Light):
     question from the content cache)."""
 
     __slots__ = ("_deferred", "_texts", "accept", "answer", "answers", "code", "formula", "id",
-                 "image", "image_alt", "kind", "meta", "misconceptions", "numeric")
+                 "image", "image_alt", "kind", "meta", "misconceptions", "numeric", "pair")
     _fields = ("id", "prompt", "options", "explanation", "details", "code", "formula", "image",
-               "meta", "kind", "answers", "numeric", "accept", "image_alt", "misconceptions")
+               "meta", "kind", "answers", "numeric", "accept", "image_alt", "misconceptions",
+               "pair")
 
     def __init__(
         self,
@@ -380,6 +381,7 @@ class Question(_Light):
         accept: Accept | None = None,
         image_alt: Localized | None = None,
         misconceptions: tuple[str | None, ...] = (),
+        pair: str | None = None,
     ) -> None:
         given = [text is not None for text in (prompt, options, explanation)]
         if not (all(given) if deferred is None else not any(given) and answer is not None):
@@ -408,6 +410,7 @@ class Question(_Light):
         # for, or None; () when no option of the question names one. Held with the question
         # (not with its deferred texts), so a chat's misconceptions read no texts.
         self.misconceptions: Final[tuple[str | None, ...]] = tuple(misconceptions)
+        self.pair: Final = pair  # the pack's isomorphic question (a peer round's transfer)
 
     def _held(self) -> Texts:
         """Its texts: held, or read from where they are deferred to."""
@@ -477,6 +480,7 @@ class Question(_Light):
             accept=accept,
             image_alt=Localized.of(model.image_alt) if model.image_alt is not None else None,
             misconceptions=tuple(tags) if any(tags) else (),
+            pair=model.pair,
         )
 
     def misconception_of(self, option: int) -> str | None:
@@ -515,8 +519,10 @@ class Question(_Light):
         return out
 
     def export_misconceptions(self) -> dict[str, Any]:
-        """Which options stand for which misconception (nothing when none does)."""
-        return {"misconceptions": list(self.misconceptions)} if self.misconceptions else {}
+        """Which options stand for which misconception (nothing when none does), and the
+        question's pair (none when it names none)."""
+        return {**({"misconceptions": list(self.misconceptions)} if self.misconceptions else {}),
+                **({"pair": self.pair} if self.pair else {})}
 
 
 class Quiz(_Light):

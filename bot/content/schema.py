@@ -476,6 +476,9 @@ class QuestionModel(BaseModel):
     prerequisites: list[Slug] = Field(default_factory=list)
     sources: list[Source] = Field(default_factory=list)
     claims: list[ClaimModel] = Field(default_factory=list)
+    # an isomorphic question of the pack (the same idea, other surface), answered alone after
+    # a peer round's revote on this one (bot/core/peer.py)
+    pair: Slug | None = None
 
     @field_validator("concepts", "prerequisites", "sources")
     @classmethod

@@ -426,6 +426,26 @@ def _misconception_problems(quiz: QuizModel) -> Iterable[Finding]:
                    True)
 
 
+# a peer round's isomorphic question is voted on by tapping an option (bot/core/live.py's kinds)
+PAIR_KINDS = (Kind.CHOICE, Kind.TRUEFALSE)
+
+
+def _pair_problems(quiz: QuizModel) -> Iterable[Finding]:
+    """`pair:` names another question of the pack, one voted on by tapping an option."""
+    kinds = {q.id: q.kind for q in quiz.questions}
+    for qi, q in enumerate(quiz.questions):
+        if q.pair is None:
+            continue
+        where: Loc = ("questions", qi, "pair")
+        if q.pair == q.id:
+            yield where, "a question is not its own pair: name another question", False
+        elif q.pair not in kinds:
+            yield (where, f"pair {short(q.pair)!r} is no question of this pack", False)
+        elif kinds[q.pair] not in PAIR_KINDS:
+            yield (where, f"pair {short(q.pair)!r} is a {kinds[q.pair].value} question; a peer "
+                   "round's pair is voted on by tapping (choice or truefalse)", False)
+
+
 # --- the whole pack ---------------------------------------------------------------------------
 
 
@@ -456,6 +476,8 @@ def check(data: Any, lines: dict[Loc, int], add: AddProblem,
     for loc, message, warning in _metadata_problems(model):
         add(_line_of(lines, loc), f"{describe(loc)}: {message}", warning)
     for loc, message, warning in _misconception_problems(model):
+        add(_line_of(lines, loc), f"{describe(loc)}: {message}", warning)
+    for loc, message, warning in _pair_problems(model):
         add(_line_of(lines, loc), f"{describe(loc)}: {message}", warning)
     left_out: set[int] = set()
     for loc, message, warning in _media_problems(model, folder, files):

@@ -156,6 +156,9 @@ def discussion_text(split: Split, t: Translator) -> str:
 
 
 def revote_text(revoting: Revoting, t: Translator) -> str:
+    if revoting.transfer:  # a peer round's isomorphic question (peer.py)
+        return t.gettext("🔁 One more on the same idea, answered alone: no discussion this "
+                         "time.")
     return t.gettext("🗳 Vote again: {prompt}", prompt=revoting.question.prompt)
 
 
@@ -170,6 +173,21 @@ def peer_result_text(result: PeerResult, t: Translator) -> str:
         lines.append(t.gettext("right: {before} → {after}",
                                before=t.percent(result.first_right),
                                after=t.percent(result.second_right)))
+    if result.transfer_right is not None:  # the isomorphic question, answered alone
+        lines.append(t.gettext("the same idea, answered alone: {share} right",
+                               share=t.percent(result.transfer_right)))
+        if (other := result.transfer_summary) is not None:
+            p = other.question
+            lines.append(t.gettext("Answer: {answer}",
+                                   answer=f"{letter(p.correct)}) {p.options[p.correct]}"))
+        gains = []
+        if (gain := result.normalised_gain) is not None:
+            gains.append(t.gettext("normalised gain {gain}", gain=f"{gain:+.2f}"))
+        if result.learning_gain is not None:
+            gains.append(t.gettext("weighted learning gain {gain}",
+                                   gain=f"{result.learning_gain:.2f}"))
+        if gains:
+            lines.append(" · ".join(gains))
     lines.append("")
     lines.append(q.details or q.explanation)
     return "\n".join(lines)

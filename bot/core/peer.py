@@ -13,7 +13,16 @@ each ended by the scheduler's tick when its time is up (or by the host's /next):
   time (/settings discussion, 2 minutes by default), in a Telegram forum topic or a Discord
   thread where the bot may open one (the adapters try), else in the chat.
 - "revote": everyone votes again (kept apart: live_revotes, once per person).
-- The result: the answer, the explanation, and the shift ("right: 35% → 80%").
+- "transfer", when the question has an isomorphic one (its `pair:` in the pack, else the
+  first other question of its quiz sharing one of its concepts, voted by tapping): that
+  question, answered alone (no discussion), as Smith et al. measured learning rather than
+  copying; ordinary answers of the round's second step.
+- The result: the answer, the explanation, and the shift ("right: 35% → 80%"); after a
+  transfer question also its share right, the normalised gain (Hake: what the revote gained
+  of what the first vote left to gain) and the weighted learning gain (Porter et al., ICER
+  2011: of those wrong at the first vote, the share right on the transfer question, divided by
+  that share among those right at the first vote, which allows for the second question being
+  harder or easier).
 """
 
 from __future__ import annotations
@@ -23,11 +32,21 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Protocol
 
+from bot.content import Question, Quiz
 from bot.core.chat_settings import ChatSettings
 from bot.core.clock import Clock
-from bot.core.live import Asked, Live, LiveAnswer, Lobby, not_the_host
+from bot.core.live import LIVE_KINDS, Asked, Live, LiveAnswer, Lobby, not_the_host
 from bot.core.models import Chat, Person, PostSummary, ShownQuestion
-from bot.core.ports import AnswerRecord, AnswerStore, LiveRecord, LiveStore, PostStore, Revote
+from bot.core.ports import (
+    AnswerRecord,
+    AnswerStore,
+    LiveRecord,
+    LiveStore,
+    NewPost,
+    PostStore,
+    Revote,
+)
+from bot.core.questions import option_order
 
 PEER_SECONDS = 60  # each vote's time
 
@@ -49,6 +68,8 @@ class Split:
 class Revoting:
     session: LiveRecord
     question: ShownQuestion  # closes_at: the revote's end
+    # the isomorphic question after the revote, answered alone (the same question otherwise)
+    transfer: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +80,43 @@ class PeerResult:
     first_right: float  # share of the first votes that were right
     second_right: float | None  # after the revote; None: no discussion was needed
     revoted: int
+    transfer_right: float | None = None  # on the isomorphic question; None: none was asked
+    transferred: int = 0  # its answers
+    # Porter et al.'s weighted learning gain (see above); None: nobody who voted first
+    # answered the transfer question, or none of them was right at the first vote
+    learning_gain: float | None = None
+    transfer_summary: PostSummary | None = None  # the isomorphic question's answers
+
+    @property
+    def normalised_gain(self) -> float | None:
+        """Hake's: (revote − first) / (1 − first); None without a revote or with nothing
+        left to gain."""
+        if self.second_right is None or self.first_right >= 1:
+            return None
+        return (self.second_right - self.first_right) / (1 - self.first_right)
+
+
+def isomorphic(quiz: Quiz, question: Question) -> Question | None:
+    """The question to ask alone after the revote: the pack's `pair:` of `question`, else
+    the first other question of its quiz sharing a concept with it; one voted by tapping."""
+    if question.pair is not None:
+        paired = next((q for q in quiz.questions if q.id == question.pair), None)
+        return paired if paired is not None and paired.kind in LIVE_KINDS else None
+    concepts = set(question.meta.concepts) if question.meta is not None else set()
+    return next((q for q in quiz.questions if q.id != question.id and q.kind in LIVE_KINDS
+                 and q.meta is not None and concepts & set(q.meta.concepts)), None)
+
+
+def weighted_learning_gain(firsts: dict[str, bool], transfers: dict[str, bool]
+                           ) -> float | None:
+    """Of the people who voted first and answered the transfer question: the share right on
+    it among those wrong at first, over that share among those right at first."""
+    both = [(firsts[p], right) for p, right in transfers.items() if p in firsts]
+    wrong = [right for first, right in both if not first]
+    knew = [right for first, right in both if first]
+    if not wrong or not knew or not any(knew):
+        return None
+    return (sum(wrong) / len(wrong)) / (sum(knew) / len(knew))
 
 
 class PeerStorage(LiveStore, PostStore, AnswerStore, Protocol):
@@ -102,7 +160,7 @@ class Peer:
         record = None if post is None else await storage.live_in_chat(post.chat_key)
         if (post is None or question is None or record is None or record.kind != "peer"
                 or not record.steps or record.steps[-1].post_id != post_id
-                or record.state not in ("vote", "revote")
+                or record.state not in ("vote", "revote", "transfer")
                 or not 0 <= shown_option < len(post.order)):
             return LiveAnswer("closed")
         canonical = post.order[shown_option]
@@ -159,12 +217,45 @@ class Peer:
             shown = self.questions.render(post, fresh.locale, (1, 1))
             return Revoting(saved, dataclasses.replace(shown, closes_at=saved.closes_at))
         if fresh.state == "revote":
+            if (transfer := await self._transfer(fresh, post.quiz_id, post.question_id)):
+                return transfer
             summary = await self.questions.summary(post, fresh.locale)
             return await self._result(fresh, summary, discussed=True)
+        if fresh.state == "transfer":
+            await self.questions.close(post_id, quiet=True)
+            first = await storage.get_post(fresh.steps[0].post_id)
+            assert first is not None
+            summary = await self.questions.summary(first, fresh.locale)
+            return await self._result(fresh, summary, discussed=True, transfer=post_id)
         return None
 
+    async def _transfer(self, record: LiveRecord, quiz_id: str, question_id: str
+                        ) -> Revoting | None:
+        """The isomorphic question as the round's second step, open for its vote; None when
+        the question has none (or another call asked it)."""
+        quiz = self.questions.catalog.quizzes.get(quiz_id)
+        pair = None if quiz is None else isomorphic(quiz, quiz.question(question_id))
+        if quiz is None or pair is None:
+            return None
+        now = self.clock.now()
+        post = await self.storage.add_live_step(record.id, len(record.steps), NewPost(
+            record.chat_key, quiz.id, pair.id, option_order(pair, self.questions.rng),
+            record.locale, now, kind="live"))
+        if post is None:
+            return None
+        fresh = await self.storage.get_live(record.id)
+        assert fresh is not None
+        saved = await self.storage.save_live(dataclasses.replace(
+            fresh, state="transfer", closes_at=now + timedelta(seconds=fresh.seconds)))
+        if saved is None:
+            return None
+        shown = self.questions.render(post, saved.locale, None)
+        return Revoting(saved, dataclasses.replace(shown, closes_at=saved.closes_at),
+                        transfer=True)
+
     async def _result(
-        self, record: LiveRecord, summary: PostSummary, *, discussed: bool
+        self, record: LiveRecord, summary: PostSummary, *, discussed: bool,
+        transfer: int | None = None,
     ) -> PeerResult | None:
         saved = await self.storage.save_live(dataclasses.replace(
             record, state="over", closes_at=None, finished_at=self.clock.now()))
@@ -179,8 +270,21 @@ class Peer:
         for v in votes:
             per_option[post.order.index(v.option)] += 1
         second = sum(v.correct for v in votes) / len(votes) if votes else 0.0
-        return PeerResult(saved, summary, tuple(per_option), summary.share_right, second,
-                          len(votes))
+        result = PeerResult(saved, summary, tuple(per_option), summary.share_right, second,
+                            len(votes))
+        if transfer is None:
+            return result
+        firsts = {a.person_key: a.correct
+                  for a in await self.storage.answers_for_post(summary.post_id)}
+        transfers = {a.person_key: a.correct
+                     for a in await self.storage.answers_for_post(transfer)}
+        post = await self.storage.get_post(transfer)
+        assert post is not None
+        return dataclasses.replace(
+            result, transferred=len(transfers),
+            transfer_summary=await self.questions.summary(post, record.locale),
+            transfer_right=sum(transfers.values()) / len(transfers) if transfers else 0.0,
+            learning_gain=weighted_learning_gain(firsts, transfers))
 
 
 def _numbered(question: ShownQuestion) -> ShownQuestion:
