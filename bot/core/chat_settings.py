@@ -136,15 +136,21 @@ def parse_words(words: Sequence[str]) -> dict[str, str]:
 
 def parse_threshold(value: int | str) -> int | None:
     """A percentage ("80", "80%") of right first votes, 1..100; None for "default"."""
+    return _percent(value, 1, 100, BadPeerThreshold)
+
+
+def _percent(value: int | str, low: int, high: int,
+             refused: Callable[[str], SettingsError]) -> int | None:
+    """A whole percentage from `low` to `high`, "%" allowed; None for "default"."""
     text = str(value).strip().lower()
     if text == DEFAULT:
         return None
     try:
         number = int(text.removesuffix("%").strip())
     except ValueError:
-        raise BadPeerThreshold(str(value)) from None
-    if not 1 <= number <= 100:
-        raise BadPeerThreshold(str(value))
+        raise refused(str(value)) from None
+    if not low <= number <= high:
+        raise refused(str(value))
     return number
 
 
@@ -209,16 +215,7 @@ def bad_target(text: str) -> SettingsError:
 
 def parse_target(value: int | str) -> int | None:
     """A percentage ("80", "80%") of right answers to aim at, 50..95; None for "default"."""
-    text = str(value).strip().lower()
-    if text == DEFAULT:
-        return None
-    try:
-        number = int(text.removesuffix("%").strip())
-    except ValueError:
-        raise bad_target(str(value)) from None
-    if not MIN_TARGET <= number <= MAX_TARGET:
-        raise bad_target(str(value))
-    return number
+    return _percent(value, MIN_TARGET, MAX_TARGET, bad_target)
 
 
 def parse_asker(value: bool | str) -> bool | None:
