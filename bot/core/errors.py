@@ -280,10 +280,6 @@ def not_a_picture() -> AuthoringError:
         "changed."))
 
 
-def several_right_options() -> AuthoringError:
-    return AuthoringError(_("A question here has exactly one right option; mark only one."))
-
-
 def no_draft() -> AuthoringError:
     return AuthoringError(_("You have no draft. Send me a quiz poll, or /newpack to start one."))
 
