@@ -128,3 +128,21 @@ async def test_deleting_a_person_leaves_the_assignment_and_nothing_of_theirs(
     assert record is not None and record.new.created_by is None
     assert await store.assignment_progress(assignment) == []
     assert await store.unsent_assignment_reminders(NOW - HOUR, NOW + HOUR) == []
+
+
+async def test_a_chat_move_takes_its_assignments_along(backend: Backend) -> None:
+    # a Telegram group that became a supergroup: its assignments are listed, cancelled and
+    # summed up in the new chat, and the old key holds none
+    async with backend.opened() as store:
+        await store.upsert_chat(CHAT, "Group")
+        assignment = await store.create_assignment(new(NOW + 2 * HOUR))
+        elsewhere = await store.create_assignment(new(NOW + 2 * HOUR, "tg:-2"))
+        assert await store.migrate_chat(CHAT, "tg:-1009")
+    async with backend.opened() as store:  # stored
+        assert await store.chat_assignments(CHAT, NOW) == []
+        assert [r.id for r in await store.chat_assignments("tg:-1009", NOW)] == [assignment]
+        assert [r.id for r in await store.chat_assignments("tg:-2", NOW)] == [elsewhere]
+        record = await store.assignment(assignment)
+        assert record is not None and record.new.chat_key == "tg:-1009"
+        assert not await store.cancel_assignment(assignment, CHAT, NOW)
+        assert await store.cancel_assignment(assignment, "tg:-1009", NOW)

@@ -91,6 +91,8 @@ async def migrate_chat(db: Db, old: str, new: str) -> bool:
     await db.execute("UPDATE rounds SET chat_key = $1 WHERE chat_key = $2", new, old)
     await db.execute("UPDATE problem_reports SET chat_key = $1 WHERE chat_key = $2", new,
                      old)
+    # its assignments: their summary is posted, and their link honoured, in the new chat
+    await db.execute("UPDATE assignments SET chat_key = $1 WHERE chat_key = $2", new, old)
     await db.execute("DELETE FROM chats WHERE key = $1", old)
     await db.notify("chat", old)
     await db.notify("chat", new)

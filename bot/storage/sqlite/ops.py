@@ -57,6 +57,8 @@ def migrate_chat(db: Db, old: str, new: str) -> bool:
     db.execute("DELETE FROM chat_settings WHERE chat_key=?", (old,))
     db.execute("UPDATE rounds SET chat_key=? WHERE chat_key=?", (new, old))
     db.execute("UPDATE problem_reports SET chat_key=? WHERE chat_key=?", (new, old))
+    # its assignments: their summary is posted, and their link honoured, in the new chat
+    db.execute("UPDATE assignments SET chat_key=? WHERE chat_key=?", (new, old))
     db.execute("DELETE FROM chats WHERE key=?", (old,))
     return True
 
