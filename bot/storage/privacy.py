@@ -53,6 +53,10 @@ async def delete_person(db: Sql, key: str, private_chats: Sequence[str] = ()) ->
     for table in ("assignment_runs", "assignment_reminders"):
         removed += await db.run(f"DELETE FROM {table} WHERE person_key = $1", key)
     await db.run("UPDATE assignments SET created_by = NULL WHERE created_by = $1", key)
+    # the record that their reminder went out (core/delivery.py), named with their key
+    # (core/assignments.py reminder_name)
+    removed += await db.run(
+        "DELETE FROM delivery_steps WHERE name LIKE 'assignment-reminder:%:' || $1", key)
     removed += await _delete_posts(db, OWN_POSTS, key)
     for chat in chats:
         removed += await _delete_posts(db, CHAT_POSTS, chat)
@@ -153,6 +157,20 @@ async def person_data(db: Sql, person_key: str) -> dict[str, Any]:
     packs = await db.rows(
         "SELECT quiz_id, pack, published_at, withdrawn_at FROM authored_packs"
         " WHERE author_key = $1 ORDER BY quiz_id", person_key)
+    # assignments (bot/core/assignments.py): the runs they took one in, the reminder claimed
+    # for them, and the ones they gave a chat
+    taken = await db.rows(
+        "SELECT ar.assignment_id, a.chat_key, a.selector, a.deadline, ar.quiz_id, r.started_at,"
+        " r.finished_at FROM assignment_runs ar JOIN assignments a ON a.id = ar.assignment_id"
+        " JOIN runs r ON r.id = ar.run_id WHERE ar.person_key = $1"
+        " ORDER BY r.started_at, ar.run_id", person_key)
+    reminded = await db.rows(
+        "SELECT ar.assignment_id, a.chat_key, a.selector, a.deadline, ar.claimed_at, ar.sent_at"
+        " FROM assignment_reminders ar JOIN assignments a ON a.id = ar.assignment_id"
+        " WHERE ar.person_key = $1 ORDER BY ar.claimed_at, ar.assignment_id", person_key)
+    given = await db.rows(
+        "SELECT id, chat_key, selector, deadline, created_at, cancelled_at FROM assignments"
+        " WHERE created_by = $1 ORDER BY created_at, id", person_key)
     pictures: dict[str, dict[str, str]] = {}
     for quiz_id, path, data in await db.rows(
         "SELECT f.quiz_id, f.path, f.data FROM authored_files f JOIN authored_packs p"
@@ -190,6 +208,24 @@ async def person_data(db: Sql, person_key: str) -> dict[str, Any]:
             "questions": [r[0] for r in draft_questions],
             "photo": None if draft[3] is None else _b64(bytes(draft[3])),
         },
+        "assignment_runs": [
+            {"assignment": int(r[0]), "chat": r[1], "selector": r[2],
+             "deadline": _iso(db.at(r[3])), "quiz": r[4], "started_at": _iso(db.at(r[5])),
+             "finished_at": _iso(at_or_none(db, r[6]))}
+            for r in taken
+        ],
+        "assignment_reminders": [
+            {"assignment": int(r[0]), "chat": r[1], "selector": r[2],
+             "deadline": _iso(db.at(r[3])), "claimed_at": _iso(db.at(r[4])),
+             "sent_at": _iso(at_or_none(db, r[5]))}
+            for r in reminded
+        ],
+        "assignments_given": [
+            {"assignment": int(r[0]), "chat": r[1], "selector": r[2],
+             "deadline": _iso(db.at(r[3])), "created_at": _iso(db.at(r[4])),
+             "cancelled_at": _iso(at_or_none(db, r[5]))}
+            for r in given
+        ],
         "published_packs": [
             {"quiz": r[0], "pack": r[1], "published_at": _iso(db.at(r[2])),
              "withdrawn_at": _iso(at_or_none(db, r[3])), "pictures": pictures.get(r[0], {})}

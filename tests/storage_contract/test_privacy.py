@@ -9,10 +9,12 @@ import asyncio
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
+from bot.core.assignments import reminder_name
 from bot.core.ports import (
     AnswerRecord,
     AuthoredPackRecord,
     ChatSettingsRecord,
+    NewAssignment,
     NewPost,
     NewProblemReport,
 )
@@ -72,6 +74,16 @@ async def populate(store: Store) -> None:
     await store.set_draft_photo(KEY, "bn", b"\xff\xd8\xff", WHEN)  # for the next question
     await store.take_lease(f"chat:{KEY}", "a process", WHEN + timedelta(hours=1), WHEN)
     await store.revoke_dashboard(KEY)  # /dashboard revoke in their private chat (bot/web)
+    # an assignment they gave the group, and took in a run, with its reminder to them
+    assignment = await store.create_assignment(NewAssignment(
+        GROUP, "sample", ("sample",), 1, "tok", "en", "UTC", WHEN + timedelta(days=2),
+        WHEN + timedelta(days=1), WHEN, KEY))
+    await store.add_assignment_run(assignment, run.id, KEY, "sample")
+    await store.claim_assignment_reminder(assignment, KEY, WHEN + timedelta(days=1))
+    await store.mark_assignment_reminder_sent(assignment, KEY, WHEN + timedelta(days=1))
+    reminder = reminder_name(assignment, KEY)  # sent through the durable deliveries
+    await store.take_lease(reminder, "a process", WHEN + timedelta(days=1, minutes=1), WHEN)
+    await store.delivery_step_done(reminder, "sent", WHEN + timedelta(days=1))
     await store.materialize()
 
 
@@ -124,6 +136,14 @@ async def test_export_holds_everything_stored(store: Store) -> None:
     assert data["review_reminder"]["time"] == "08:00"
     assert data["review_reminder"]["sent_on"] == [WHEN.date().isoformat()]
     assert [r["quiz"] for r in data["quiz_runs"]] == ["sample"]
+    deadline = (WHEN + timedelta(days=2)).isoformat()
+    assert [(r["chat"], r["selector"], r["deadline"], r["quiz"], r["finished_at"])
+            for r in data["assignment_runs"]] == [(GROUP, "sample", deadline, "sample", None)]
+    reminded = (WHEN + timedelta(days=1)).isoformat()
+    assert [(r["chat"], r["deadline"], r["claimed_at"], r["sent_at"])
+            for r in data["assignment_reminders"]] == [(GROUP, deadline, reminded, reminded)]
+    assert [(r["chat"], r["selector"], r["created_at"], r["cancelled_at"])
+            for r in data["assignments_given"]] == [(GROUP, "sample", WHEN.isoformat(), None)]
     assert [r["text"] for r in data["problem_reports"]] == ["typo in option 2"]
     assert data["draft"]["questions"] == ['{"question": "2 + 2?"}']
     assert [p["quiz"] for p in data["published_packs"]] == ["vera-pack"]
@@ -132,6 +152,8 @@ async def test_export_holds_everything_stored(store: Store) -> None:
     assert data["published_packs"][0]["pictures"] == {"images/vera-pack-1.png": "iVA="}
     nobody = await store.person_data("tg:999")
     assert nobody["person"]["name"] is None and nobody["answers"] == []
+    assert nobody["assignment_runs"] == nobody["assignment_reminders"] == []
+    assert nobody["assignments_given"] == []
 
 
 async def test_delete_leaves_no_trace_and_boards_equal_a_recount(
