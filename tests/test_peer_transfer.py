@@ -13,7 +13,15 @@ from bot.content import Catalog, load_catalog
 from bot.core.live import Asked
 from bot.core.live_text import peer_result_text, revote_text
 from bot.core.models import Chat, Person, ShownQuestion
-from bot.core.peer import PeerResult, Revoting, Split, isomorphic, weighted_learning_gain
+from bot.core.peer import (
+    Gains,
+    PeerResult,
+    Revoting,
+    Split,
+    gains,
+    isomorphic,
+    weighted_learning_gain,
+)
 from bot.core.scheduler import Scheduler
 from bot.core.service import QuizService
 from bot.i18n import translator
@@ -103,6 +111,22 @@ def test_the_weighted_learning_gain_by_hand() -> None:
     assert weighted_learning_gain({"a": True}, {"a": False}) is None  # nor on the transfer
 
 
+def test_the_figures_count_only_those_who_voted_first() -> None:
+    firsts = {"a": False, "b": False, "c": True, "d": True}
+    found = gains(firsts, {"a": True, "b": True, "c": True, "d": False},
+                  {"a": True, "b": False, "c": True, "d": True, "late": False, "later": False})
+    assert (found.first_right, found.voted) == (0.5, 4)
+    assert (found.second_right, found.revoted) == (0.75, 4)
+    assert found.normalised_gain == pytest.approx((0.75 - 0.5) / (1 - 0.5))
+    # the two who came after the first vote are not counted: 3 of 4, not 3 of 6
+    assert (found.transfer_right, found.transferred) == (0.75, 4)
+    assert found.learning_gain == pytest.approx((1 / 2) / (2 / 2))
+    assert gains({}, None, None) == Gains(0.0, 0)
+    alone = gains({"a": True})
+    assert (alone.second_right, alone.normalised_gain, alone.transfer_right) == (None,) * 3
+    assert gains({"a": True}, {"a": True}).normalised_gain is None  # nothing left to gain
+
+
 async def vote(service: QuizService, q: ShownQuestion, rights: list[bool]) -> None:
     for person, right in zip(PEOPLE, rights, strict=False):
         option = q.correct if right else (q.correct + 1) % len(q.options)
@@ -149,6 +173,9 @@ async def test_the_isomorphic_question_is_asked_alone_and_measured(
     assert "answered alone" in revote_text(transfer, translator("en"))
     # wrong at first (P1-P4): P1, P2, P3 right now; right at first (P0, P5): P0 right
     await vote(service, transfer.question, [True, True, True, True, False, False])
+    late = Person("tg:99", "Late")  # came after the first vote: answered, but not counted
+    assert (await service.live_answer(transfer.question.post_id, late,
+                                      transfer.question.correct)).status == "accepted"
     assert (await service.live_answer(transfer.question.post_id, PEOPLE[0], 0)).status \
         == "duplicate"
     clock.advance(61)

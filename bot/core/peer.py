@@ -18,16 +18,34 @@ each ended by the scheduler's tick when its time is up (or by the host's /next):
   question, answered alone (no discussion), as Smith et al. measured learning rather than
   copying; ordinary answers of the round's second step.
 - The result: the answer, the explanation, and the shift ("right: 35% → 80%"); after a
-  transfer question also its share right, the normalised gain (Hake: what the revote gained
-  of what the first vote left to gain) and the weighted learning gain (Porter et al., ICER
-  2011: of those wrong at the first vote, the share right on the transfer question, divided by
-  that share among those right at the first vote, which allows for the second question being
-  harder or easier).
+  transfer question also its share right, the normalised gain and the weighted learning gain
+  (`Gains`, the same figures the dashboard's Peer rounds page shows).
+
+The figures, and what was checked of them (December 2026, against the stored copies the
+search tool reaches):
+- Hake's normalised gain, <g> = (<post> − <pre>) / (100 − <pre>) over class averages
+  (Hake, Am. J. Phys. 66, 64, 1998; PhysPort's "Normalized gain" page quotes the formula as
+  written here): the first vote is the pre-test and the revote the post-test, shares instead
+  of percentages, so (second − first) / (1 − first). Checked.
+- The weighted learning gain of Porter, Bailey Lee, Simon and Zingaro ("Peer instruction: do
+  students really learn from peer discussion in computing?", ICER 2011). Their abstract and
+  introduction (the stored copies hold no more) confirm the metric's purpose: it is over the
+  "potential learners", those wrong at the first vote, judged by the isomorphic question
+  answered alone, and it corrects raw percentages because an instructor's second question is
+  usually harder than the first (85-89 % of potential learners benefit, in genetics and in
+  computing). The formula itself, the potential learners' share right on the isomorphic
+  question divided by that share among those right at the first vote (the question's own
+  difficulty for people who knew the idea), could not be read in the paper's text here: it is
+  our reading of that purpose, not a checked quotation.
+- Only people who voted first count in the transfer question's share and in the weighted
+  learning gain: someone who arrived after the first vote says nothing about what the
+  discussion taught. Their answer is still an ordinary answer (their review card sees it).
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Protocol
@@ -73,19 +91,19 @@ class Revoting:
 
 
 @dataclass(frozen=True, slots=True)
-class PeerResult:
-    session: LiveRecord
-    summary: PostSummary  # the first vote's distribution, the answer, the explanation
-    revote_per_option: tuple[int, ...]  # () without a discussion
+class Gains:
+    """A peer round's figures (see above), from each person's right or wrong: the first vote,
+    the revote (None: no discussion), the transfer question (None: none was asked)."""
+
     first_right: float  # share of the first votes that were right
-    second_right: float | None  # after the revote; None: no discussion was needed
-    revoted: int
-    transfer_right: float | None = None  # on the isomorphic question; None: none was asked
-    transferred: int = 0  # its answers
-    # Porter et al.'s weighted learning gain (see above); None: nobody who voted first
-    # answered the transfer question, or none of them was right at the first vote
+    voted: int  # first votes
+    second_right: float | None = None  # at the revote
+    revoted: int = 0
+    transfer_right: float | None = None  # on the isomorphic question, among the first voters
+    transferred: int = 0  # first voters who answered it
+    # Porter et al.'s weighted learning gain; None: none of those wrong at the first vote
+    # answered the transfer question, or none of those right at it was right on it
     learning_gain: float | None = None
-    transfer_summary: PostSummary | None = None  # the isomorphic question's answers
 
     @property
     def normalised_gain(self) -> float | None:
@@ -94,6 +112,44 @@ class PeerResult:
         if self.second_right is None or self.first_right >= 1:
             return None
         return (self.second_right - self.first_right) / (1 - self.first_right)
+
+
+def gains(firsts: Mapping[str, bool], revotes: Mapping[str, bool] | None = None,
+          transfers: Mapping[str, bool] | None = None) -> Gains:
+    """The figures of a round whose people (keys) were right or wrong at each step."""
+    found = Gains(_share(firsts.values()), len(firsts))
+    if revotes is not None:
+        found = dataclasses.replace(found, second_right=_share(revotes.values()),
+                                    revoted=len(revotes))
+    if transfers is not None:
+        counted = [right for person, right in transfers.items() if person in firsts]
+        found = dataclasses.replace(
+            found, transfer_right=_share(counted), transferred=len(counted),
+            learning_gain=weighted_learning_gain(firsts, transfers))
+    return found
+
+
+def _share(rights: Iterable[bool]) -> float:
+    listed = list(rights)
+    return sum(listed) / len(listed) if listed else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class PeerResult:
+    session: LiveRecord
+    summary: PostSummary  # the first vote's distribution, the answer, the explanation
+    revote_per_option: tuple[int, ...]  # () without a discussion
+    first_right: float  # share of the first votes that were right
+    second_right: float | None  # after the revote; None: no discussion was needed
+    revoted: int
+    transfer_right: float | None = None  # on the isomorphic question; None: none was asked
+    transferred: int = 0  # its answers by people who voted first
+    learning_gain: float | None = None  # Gains.learning_gain
+    transfer_summary: PostSummary | None = None  # the isomorphic question's answers
+
+    @property
+    def normalised_gain(self) -> float | None:
+        return Gains(self.first_right, 0, self.second_right).normalised_gain
 
 
 def isomorphic(quiz: Quiz, question: Question) -> Question | None:
@@ -107,7 +163,7 @@ def isomorphic(quiz: Quiz, question: Question) -> Question | None:
                  and q.meta is not None and concepts & set(q.meta.concepts)), None)
 
 
-def weighted_learning_gain(firsts: dict[str, bool], transfers: dict[str, bool]
+def weighted_learning_gain(firsts: Mapping[str, bool], transfers: Mapping[str, bool]
                            ) -> float | None:
     """Of the people who voted first and answered the transfer question: the share right on
     it among those wrong at first, over that share among those right at first."""
@@ -269,22 +325,21 @@ class Peer:
         per_option = [0] * len(post.order)
         for v in votes:
             per_option[post.order.index(v.option)] += 1
-        second = sum(v.correct for v in votes) / len(votes) if votes else 0.0
-        result = PeerResult(saved, summary, tuple(per_option), summary.share_right, second,
-                            len(votes))
-        if transfer is None:
-            return result
         firsts = {a.person_key: a.correct
                   for a in await self.storage.answers_for_post(summary.post_id)}
-        transfers = {a.person_key: a.correct
-                     for a in await self.storage.answers_for_post(transfer)}
+        transfers = None if transfer is None else {
+            a.person_key: a.correct for a in await self.storage.answers_for_post(transfer)}
+        found = gains(firsts, {v.person_key: v.correct for v in votes}, transfers)
+        result = PeerResult(saved, summary, tuple(per_option), summary.share_right,
+                            found.second_right, found.revoted)
+        if transfer is None:
+            return result
         post = await self.storage.get_post(transfer)
         assert post is not None
         return dataclasses.replace(
-            result, transferred=len(transfers),
+            result, transferred=found.transferred, transfer_right=found.transfer_right,
             transfer_summary=await self.questions.summary(post, record.locale),
-            transfer_right=sum(transfers.values()) / len(transfers) if transfers else 0.0,
-            learning_gain=weighted_learning_gain(firsts, transfers))
+            learning_gain=found.learning_gain)
 
 
 def _numbered(question: ShownQuestion) -> ShownQuestion:
