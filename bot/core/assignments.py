@@ -29,7 +29,7 @@ from babel.dates import parse_date
 
 from bot.core import assignment_text
 from bot.core.clock import Clock
-from bot.core.delivery import REMINDER_WINDOW, SUMMARY_GRACE, SUMMARY_WINDOW, Delivery
+from bot.core.delivery import REMINDER_WINDOW, SUMMARY_GRACE, SUMMARY_WINDOW, Delivery, fan_out
 from bot.core.errors import NotAllowed, UserError
 from bot.core.locales import Locales
 from bot.core.models import Chat, Person, ShownQuestion
@@ -301,30 +301,41 @@ class Assignments:
         return self.delivery.port_for(key) is not None
 
     async def _remind(self) -> int:
-        now, sent = self.clock.now(), 0
+        now = self.clock.now()
         due = [r for r in await self.storage.assignments_to_remind(now)
                if self._here(r.new.chat_key)]
         self._claimed = {c for c in self._claimed if c[0] in {r.id for r in due}}
+        todo: list[tuple[AssignmentRecord, str]] = []
         for record in due:
             for person in await self.storage.assignment_progress(record.id):
                 claim = (record.id, person.person_key)
                 if person.answered >= record.new.total or claim in self._claimed:
                     continue
                 self._claimed.add(claim)
-                if await self.storage.claim_assignment_reminder(*claim, now):
-                    sent += await self._send_reminder(record, person.person_key)
-        return sent
+                todo.append((record, person.person_key))
+
+        async def remind(record: AssignmentRecord, person_key: str) -> int:
+            if await self.storage.claim_assignment_reminder(record.id, person_key, now):
+                return await self._send_reminder(record, person_key)
+            return 0
+
+        return await fan_out(todo, lambda item: remind(*item), "assignment reminder",
+                             lambda item: reminder_name(item[0].id, item[1]))
 
     async def _pending_reminders(self) -> None:
         now = self.clock.now()
         due = [c for c in await self.storage.unsent_assignment_reminders(
             now - REMINDER_WINDOW, now - SUMMARY_GRACE) if self._here(c[1])]
-        for assignment_id, person_key in due:
+
+        async def again(assignment_id: int, person_key: str) -> int:
             record = await self.storage.assignment(assignment_id)
             if record is None or record.cancelled_at or record.new.deadline <= now:
                 await self.storage.mark_assignment_reminder_sent(assignment_id, person_key, now)
-                continue  # too late to be of use: given up
-            await self._send_reminder(record, person_key)
+                return 0  # too late to be of use: given up
+            return await self._send_reminder(record, person_key)
+
+        await fan_out(due, lambda item: again(*item), "assignment reminder",
+                      lambda item: reminder_name(*item))
         self.delivery.settle("assignment-reminder:", (reminder_name(*c) for c in due))
 
     async def _send_reminder(self, record: AssignmentRecord, person_key: str) -> int:
@@ -345,19 +356,23 @@ class Assignments:
                                             send, sent))
 
     async def _summarise(self) -> int:
-        now, posted = self.clock.now(), 0
-        for record in await self.storage.assignments_due(now):
-            if self._here(record.new.chat_key) \
-                    and await self.storage.claim_assignment_summary(record.id, now):
-                posted += await self._send_summary(record)
-        return posted
+        now = self.clock.now()
+
+        async def summarise(record: AssignmentRecord) -> int:
+            if await self.storage.claim_assignment_summary(record.id, now):
+                return await self._send_summary(record)
+            return 0
+
+        return await fan_out([r for r in await self.storage.assignments_due(now)
+                              if self._here(r.new.chat_key)], summarise,
+                             "assignment summary", lambda r: summary_name(r.id))
 
     async def _pending_summaries(self) -> None:
         now = self.clock.now()
         due = [r for r in await self.storage.unposted_assignment_summaries(
             now - SUMMARY_WINDOW, now - SUMMARY_GRACE) if self._here(r.new.chat_key)]
-        for record in due:
-            await self._send_summary(record)
+        await fan_out(due, self._send_summary, "assignment summary",
+                      lambda r: summary_name(r.id))
         self.delivery.settle("assignment:", (summary_name(r.id) for r in due))
 
     async def summary_text(self, record: AssignmentRecord) -> str:

@@ -28,7 +28,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import replace
 from datetime import date, datetime, timedelta
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from bot.core.chat_analysis import Charts
 from bot.core.clock import Clock
@@ -72,6 +72,30 @@ RECENT = 4096  # deliveries this process made lately (bounded, oldest out)
 # released after a failure so that the next try need not wait for it.
 SUMMARY_LEASE = timedelta(minutes=10)
 SENT_STEP = "sent"  # a one-message delivery's send started (it went out, or may have)
+# Deliveries one loop makes at once. Each waits for its platform's pacing (telegram/rate.py,
+# discord/rate.py), so reminders or summaries due in thousands of chats at one minute go at
+# the platform's rate instead of one round trip after another; the bound keeps the waiting
+# sends (and their memory) few, as the daily fan-out's (scheduler.FANOUT) does.
+AT_ONCE = 100
+
+T = TypeVar("T")
+
+
+async def fan_out(items: Iterable[T], one: Callable[[T], Awaitable[int]], what: str,
+                  name: Callable[[T], object] = lambda item: item) -> int:
+    """`one` for every item, AT_ONCE at a time; the sum of what they return. Each fails alone
+    (logged with `what` and the item's `name`), so one broken chat holds up no other."""
+    gate = asyncio.Semaphore(AT_ONCE)
+
+    async def alone(item: T) -> int:
+        async with gate:
+            try:
+                return await one(item)
+            except Exception:
+                log.exception("%s failed for %s", what, name(item))
+                return 0
+
+    return sum(await asyncio.gather(*(alone(item) for item in items)))
 
 
 def backoff(failures: int, first: timedelta = FIRST_RETRY) -> timedelta:
@@ -119,11 +143,11 @@ class Delivery:
         for summary in summaries:
             by_chat.setdefault(summary.chat_key, []).append(summary)
 
-        async def in_order(items: list[PostSummary]) -> None:
-            for item in items:
-                await self.summary(item)
+        async def in_order(items: list[PostSummary]) -> int:
+            return sum([await self.summary(item) for item in items])
 
-        await asyncio.gather(*(in_order(items) for items in by_chat.values()))
+        await fan_out(by_chat.values(), in_order, "question summaries",
+                      lambda items: items[0].chat_key)
 
     async def summary(self, summary: PostSummary) -> bool:
         """Close the question on its platform with its summary; True once delivered. The
@@ -170,8 +194,16 @@ class Delivery:
 
     # round summaries and reminders -----------------------------------------------------------
     async def round_summaries(self, summaries: Iterable[RoundSummary]) -> None:
+        """Deliver several: different chats at once (fan_out), in order within a chat."""
+        by_chat: dict[str, list[RoundSummary]] = {}
         for summary in summaries:
-            await self.round_summary(summary)
+            by_chat.setdefault(summary.chat_key, []).append(summary)
+
+        async def in_order(items: list[RoundSummary]) -> int:
+            return sum([await self.round_summary(item) for item in items])
+
+        await fan_out(by_chat.values(), in_order, "round summaries",
+                      lambda items: items[0].chat_key)
 
     async def round_summary(self, summary: RoundSummary) -> bool:
         """Show a round's summary in its chat; True once delivered."""

@@ -22,6 +22,7 @@ from bot.core.delivery import (
     SUMMARY_GRACE,
     SUMMARY_WINDOW,
     backoff,
+    fan_out,
 )
 from bot.core.live import LivePort
 from bot.core.models import Chat, Person, ShownQuestion
@@ -84,6 +85,7 @@ class Scheduler:
         reminded = await self._remind()
         await self._pending_reminders()
         await self.service.assignments.tick()  # reminders and deadlines (assignments.py)
+        self.service.spaced.refit_soon()  # in the background, one round at a time (review.py)
         await self._prune()
         return Tick(posted=posted, closed=len(closed), asked=asked, reminded=reminded)
 
@@ -162,33 +164,33 @@ class Scheduler:
         between leaves it due, and `_pending_reminders` sends it, once. Nothing is sent
         when nothing is due."""
         spaced, delivery = self.service.spaced, self.service.delivery
-        sent = 0
-        for reminder in await spaced.reminders():
-            person_key = reminder.chat_key
-            day = reminder.due_day(self.service.clock.now())
-            if delivery.port_for(person_key) is None or day is None \
-                    or self._reminded.get(person_key) == day:
-                continue
-            try:
-                self._reminded[person_key] = day
-                claimed = await spaced.claim(reminder)
-                if claimed is not None and claimed[1]:
-                    sent += await self._send_reminder(person_key, *claimed)
-            except Exception:
-                log.exception("review reminder for %s failed", person_key)
-        return sent
+        now = self.service.clock.now()
+        due = [(r, day) for r in await spaced.reminders()
+               if delivery.port_for(r.chat_key) is not None
+               and (day := r.due_day(now)) is not None and self._reminded.get(r.chat_key) != day]
+
+        async def remind(reminder: Schedule, day: date) -> int:
+            self._reminded[reminder.chat_key] = day
+            claimed = await spaced.claim(reminder)
+            if claimed is not None and claimed[1]:
+                return await self._send_reminder(reminder.chat_key, *claimed)
+            return 0
+
+        return await fan_out(due, lambda item: remind(*item), "review reminder",
+                             lambda item: item[0].chat_key)
 
     async def _pending_reminders(self) -> None:
         spaced, delivery = self.service.spaced, self.service.delivery
         due = [(person_key, day) for person_key, day
                in await spaced.unsent(REMINDER_WINDOW, SUMMARY_GRACE)
                if delivery.port_for(person_key) is not None]
-        for person_key, day in due:
-            try:
-                if cards := await spaced.due_now(person_key, day):
-                    await self._send_reminder(person_key, day, cards)
-            except Exception:
-                log.exception("review reminder for %s failed", person_key)
+
+        async def again(person_key: str, day: date) -> int:
+            if cards := await spaced.due_now(person_key, day):
+                return await self._send_reminder(person_key, day, cards)
+            return 0
+
+        await fan_out(due, lambda item: again(*item), "review reminder", lambda item: item[0])
         delivery.settle_reminders(due)
 
     async def _send_reminder(self, person_key: str, day: date, cards: int) -> int:
@@ -357,3 +359,4 @@ class Scheduler:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._fanout
             self._fanout = None
+        await self.service.spaced.stop_refits()
