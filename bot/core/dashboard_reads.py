@@ -40,6 +40,7 @@ from bot.core.ports import (
 )
 from bot.core.render import letter
 from bot.core.schedule import Schedule
+from bot.core.weak_topics import weakest
 
 PAGE = 50  # people or answers on one page
 EXPORT_PAGE = 1000  # answers read at once while an export streams
@@ -80,7 +81,7 @@ class PersonLine:
     correct: int
     last_seen: datetime | None
     day_streak: int
-    weakest: tuple[str, ...]  # quiz titles, the lowest accuracy first
+    weakest: tuple[str, ...]  # titles of the weak quizzes (weak_topics.py), the lowest first
 
     @property
     def accuracy(self) -> float:
@@ -107,6 +108,7 @@ class AnswerLine:
     seconds: float
     round_id: int | None
     letter: str = ""  # the chosen option's letter as the person saw it ("": not read)
+    quiz_id: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,15 +235,16 @@ class DashboardReads:
         keys = [r.person_key for r in shown]
         activity = await self.storage.people_activity(chat_key, keys)
         streaks = await self.storage.chat_day_streaks(chat_key, keys)  # runs in this chat
+        _people, answered, correct = await self.storage.chat_totals(chat_key)
+        chat_accuracy = correct / answered if answered else 0.0
         lines = []
         for r in shown:
             last, quizzes = activity.get(r.person_key, (None, {}))
-            weakest = sorted(quizzes.items(), key=lambda kv: (kv[1][1] / kv[1][0], kv[0]))
             lines.append(PersonLine(
                 r.person_key, r.name, r.answered, r.correct, last,
                 streaks.get(r.person_key, 0),
-                tuple(self.quiz_title(q, locale) for q, (n, right) in weakest[:WEAKEST]
-                      if right < n),
+                tuple(self.quiz_title(q, locale)
+                      for q in weakest(quizzes, chat_accuracy, WEAKEST)),
             ))
         last_row = shown[-1] if shown else None
         cursor = None if len(rows) <= limit or last_row is None else (
@@ -267,7 +270,7 @@ class DashboardReads:
                     row.response, locale) or row.response
         return AnswerLine(row.person_key, row.name, row.question_id, prompt, chosen,
                           row.correct, row.answered_at.astimezone(zone),
-                          row.elapsed_ms / 1000, row.round_id, shown)
+                          row.elapsed_ms / 1000, row.round_id, shown, row.quiz_id)
 
     async def person(
         self, chat_key: str, person_key: str, after: AnswerCursor | None, locale: str,

@@ -27,7 +27,7 @@ from bot.core.render import SAID, error_text
 from bot.core.service import QuizService
 from bot.counted_log import CountedLog
 from bot.i18n import LANGUAGE_NAMES, _, normalize, translator
-from bot.web import charts, exports
+from bot.web import charts, export_tables, exports
 from bot.web.auth import (
     CHAT_PATH,
     CSRF_FIELD,
@@ -321,20 +321,12 @@ class Pages:
             own_language=await self.reads.storage.chat_locale(chat.key) is not None,
             zone=(await self.reads.zone(chat.key)).key))
 
-    # exports -------------------------------------------------------------------------------
+    # exports (their tables: export_tables.py) ----------------------------------------------
     @guarded
     async def export_answers(self, request: web.Request, reader: Reader
                              ) -> web.StreamResponse:
-        t = reader.t
-        yes, no = t.gettext("yes"), t.gettext("no")
-
-        async def rows() -> AsyncIterator[Sequence[exports.Cell]]:
-            async for a in self.reads.every_answer(reader.chat_key, reader.locale):
-                yield (a.person_key, a.name, a.question_id, a.prompt, a.chosen,
-                       yes if a.correct else no, a.answered_at.isoformat(timespec="seconds"),
-                       round(a.seconds, 3), a.round_id)
-
-        return await self._send(request, "answers", exports.answer_header(t), rows())
+        return await self._send_tables(request, "answers", await export_tables.answer_tables(
+            self.reads, reader.chat_key, reader.locale, reader.t))
 
     @guarded
     async def export_board(self, request: web.Request, reader: Reader) -> web.StreamResponse:
@@ -342,19 +334,21 @@ class Pages:
             period = Period(request.query.get("period", "all"))
         except ValueError:
             raise web.HTTPBadRequest(text="period: day, week or all") from None
-
-        async def rows() -> AsyncIterator[Sequence[exports.Cell]]:
-            async for rank, r in self.reads.every_board_row(reader.chat_key, period):
-                yield (rank, r.person_key, r.name, r.correct, r.answered, r.time_ms / 1000)
-
-        return await self._send(request, f"board-{period.value}",
-                                exports.board_header(reader.t), rows())
+        return await self._send_tables(request, f"board-{period.value}", [
+            export_tables.board_table(self.reads, reader.chat_key, period, reader.t)])
 
     async def _send(self, request: web.Request, what: str, header: list[str],
                     rows: AsyncIterator[Sequence[exports.Cell]]) -> web.StreamResponse:
+        """One table of untyped columns (its cells typed by their values)."""
+        return await self._send_tables(request, what, [
+            exports.Table(what, [exports.Column(h) for h in header], rows)])
+
+    async def _send_tables(self, request: web.Request, what: str,
+                           tables: Sequence[exports.Table]) -> web.StreamResponse:
+        """A CSV holds the first table; an XLSX a sheet per table."""
         chat = request.match_info["chat"].replace(":", "_")
         kind = request.match_info["kind"]
         name = f"quizbot-{chat}-{what}.{kind}"
         if kind == "csv":
-            return await exports.send_csv(request, name, header, rows)
-        return await exports.send_xlsx(request, name, header, rows)
+            return await exports.send_csv(request, name, tables[0])
+        return await exports.send_xlsx(request, name, tables)

@@ -61,7 +61,8 @@ async def test_the_people_page_counts_each_persons_day_streak_in_this_chat(site:
                                                               2000))
     await site.login()
     page = await (await site.client.get(f"/chat/{CHAT_A}/people")).text()
-    streaks = dict(re.findall(r'<tr data-person="([^"]+)">(?:.*?<td class="num hide-narrow">)'
+    streaks = dict(re.findall(r'<tr data-person="([^"]+)">'
+                              r'(?:.*?<td class="num" data-label="Day streak">)'
                               r"([^<]+)</td>", page, re.S))
     # tg:1's two days are chat B's, not this chat's
     assert (streaks["tg:1"], streaks["tg:2"]) == ("0", "2")
