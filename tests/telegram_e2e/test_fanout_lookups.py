@@ -1,16 +1,19 @@
 """Issue 36: no lookup spends the send budget, and a lookup that fails never blocks a daily
 question. The chat's kind, seen in an update, is stored with the chat, so another process
 (a restart) posts without getChat; a chat never seen is looked up once, and a refused or
-unreadable answer (python-telegram-bot raises TypeError) gives buttons, logged once."""
+unreadable answer (python-telegram-bot raises TypeError) gives buttons, logged once. A kind
+learned just before a stop is stored by the stop, which a hung database holds only so long."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
+from bot.adapters.telegram import adapter
 from bot.core.models import Chat
 from tests.fakes.telegram_api import FakeTelegramAPI
 from tests.telegram_e2e.conftest import Harness
@@ -97,3 +100,48 @@ async def test_an_unreadable_lookup_gives_buttons_that_answer(
     data = message["reply_markup"]["inline_keyboard"][0][shown.correct]["callback_data"]
     press = await tg.press(message, alice, data)
     assert press.params["text"].startswith("✅ Correct!")
+
+
+def gated_kinds(tg: Harness, monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
+    """Chats' kinds are stored only once the returned event is set."""
+    go = asyncio.Event()
+    store = tg.service.chat_seen_as
+
+    async def gated(chat_key: str, kind: str) -> None:
+        await go.wait()
+        await store(chat_key, kind)
+
+    monkeypatch.setattr(tg.service, "chat_seen_as", gated)
+    return go
+
+
+async def test_a_kind_learned_just_before_a_stop_is_stored_by_the_stop(
+    tg, group, alice, monkeypatch
+):
+    go = gated_kinds(tg, monkeypatch)
+    disconnect = tg.service.delivery.disconnect
+
+    def disconnected(port: Any) -> None:  # updates stopped: the store may go now
+        disconnect(port)
+        go.set()
+
+    monkeypatch.setattr(tg.service.delivery, "disconnect", disconnected)
+    await tg.command(group, alice, "/help")
+    assert await tg.service.chat_kind(f"tg:{group['id']}") is None  # not yet
+    await tg.stop()
+    assert await tg.service.chat_kind(f"tg:{group['id']}") == "supergroup"
+
+
+async def test_a_store_that_hangs_holds_the_stop_only_its_bound(
+    tg, group, alice, monkeypatch, caplog
+):
+    monkeypatch.setattr(adapter, "STORED_WITHIN", 0.2)
+    go = gated_kinds(tg, monkeypatch)
+    await tg.command(group, alice, "/help")
+    assert tg.adapter is not None
+    poster = tg.adapter.poster
+    with caplog.at_level(logging.WARNING, "bot.adapters.telegram.adapter"):
+        await tg.stop()
+    assert any("not stored within 0.2 s" in r.getMessage() for r in caplog.records)
+    go.set()  # the database answers at last: the store ends before the test does
+    await poster.stored()

@@ -14,6 +14,7 @@ on or a webhook URL Telegram refuses is ConnectionLost; later outages are retrie
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import TYPE_CHECKING
 
@@ -44,6 +45,7 @@ log = logging.getLogger(__name__)
 
 
 REJECTED = "Telegram rejected TELEGRAM_BOT_TOKEN (revoked or mistyped): set the bot's token"
+STORED_WITHIN = 5.0  # seconds a stop waits for the chats' kinds to be stored
 
 
 def _not_found(error: BaseException) -> bool:
@@ -172,8 +174,20 @@ class TelegramAdapter:
             await receiver.stop()
         self.service.delivery.disconnect(self)
         if self._app is not None:
+            await self._kinds_stored(self._app.bot_data.poster)
             await _shutdown(self._app, receiver)
             self._app = self._poller = self._webhook = None
+
+    @staticmethod
+    async def _kinds_stored(poster: Poster) -> None:
+        """The chats' kinds learned from the last updates, stored before the database closes
+        (else the next process looks them up, spending requests); a database that hangs
+        holds the stop only so long."""
+        try:
+            await asyncio.wait_for(poster.stored(), STORED_WITHIN)
+        except TimeoutError:
+            log.warning("the kinds of some chats were not stored within %g s; they are "
+                        "learned again from their next update", STORED_WITHIN)
 
     async def wait_failed(self) -> BaseException:
         """Until updates can never come again: CredentialsRejected for a revoked token.
