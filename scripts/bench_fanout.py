@@ -14,6 +14,10 @@ minute boundary at least a few seconds ahead, so every process sees them due at 
 figure is the time from that moment to the last question the fake accepted, beside its floor
 N/30 s (the token's rate); with each run's 429s, and chats missed or sent twice.
 
+The reminders row (1 process, SQLite): N people who answered a question wrong the day before
+(a review card due) and want their review reminder at that minute; the figure is the time to
+the last reminder the fake accepted, beside the same floor.
+
 PostgreSQL (`--postgres`, QUIZBOT_BENCH_POSTGRES_URL or QUIZBOT_TEST_POSTGRES_URL, any
 database on the server): a new database per run, dropped afterwards; without one the
 2-process run is skipped with a line saying so.
@@ -49,6 +53,8 @@ from tests.fakes.telegram_limits import FloodLimits  # noqa: E402
 
 PACKS = ROOT / "tests" / "data" / "packs"
 FIRST_GROUP = -1_005_000_000_000
+FIRST_PERSON = 7_000_000
+DAILY, REMINDERS = "daily", "reminders"
 RATE = 30.0  # Telegram's messages a second per token: the floor's rate
 GOAL = 1.15  # issue 36: within 1.15 x N/30
 AHEAD = 8.0  # seconds at least between writing the schedules and their minute
@@ -56,23 +62,29 @@ WITHIN = 600.0  # seconds; only reached when something is broken
 
 
 # the fake, in its own process ------------------------------------------------------------
-async def serve_fake(chats: int, portfile: Path, result: Path, until: float) -> None:
-    """Serve the limiting fake until `chats` questions were accepted (and 2 s more, to see
-    any sent twice) or the wall clock passes `until`; write what it saw to `result`."""
+async def serve_fake(chats: int, portfile: Path, result: Path, until: float,
+                     kind: str = DAILY) -> None:
+    """Serve the limiting fake until `chats` questions (or reminders: `kind`) were accepted
+    (and 2 s more, to see any sent twice) or the wall clock passes `until`; write what it saw
+    to `result`."""
     fake = FakeTelegramAPI()
     fake.limits = limits = FloodLimits(clock=time.time)
     await fake.start()
     for i in range(chats):
-        fake.group(FIRST_GROUP - i, f"Group {i}")
+        if kind == DAILY:
+            fake.group(FIRST_GROUP - i, f"Group {i}")
+        else:
+            fake.private_chat(fake.user(FIRST_PERSON + i, f"P{i}"))
+    method = "sendPoll" if kind == DAILY else "sendMessage"
     write(portfile, str(fake.port))
     try:
         while time.time() < until:  # else its time ran out: what it saw is written
-            if len(fake.calls_of("sendPoll")) >= chats:
+            if len(fake.calls_of(method)) >= chats:
                 break
             await asyncio.sleep(0.2)
         await asyncio.sleep(2.0)
     finally:
-        polls = fake.calls_of("sendPoll")
+        polls = fake.calls_of(method)
         sent = Counter(c.params["chat_id"] for c in polls)
         accepted = sorted(at for at, _ in limits.accepted)
         write(result, json.dumps({
@@ -142,14 +154,47 @@ async def schedule_all(database: str, chats: int, at: datetime) -> None:
         await store.close()
 
 
-async def one_run(chats: int, processes: int, database: str, workdir: Path) -> dict[str, Any]:
+async def remind_all(database: str, people: int, at: datetime) -> None:
+    """Every person answered a question wrong a day before `at` (a review card due at `at`)
+    and wants their review reminder at `at` (UTC). Written through the core, on a clock of
+    its own, as the answers would have been."""
+    import random
+
+    from bot.content import load_catalog
+    from bot.core.models import Chat, Person
+    from bot.core.service import QuizService
+    from bot.storage import SqliteStorage
+    from tests.clock import FakeClock
+
+    store = SqliteStorage(Path(database))
+    await store.open()
+    try:
+        clock = FakeClock(at - timedelta(days=1, minutes=5))
+        service = QuizService(load_catalog(PACKS), store, clock, random.Random(7))
+        question = await service.questions.post(Chat("tg:-1", "Group"), "sample", "s-one",
+                                                "en")
+        wrong = (question.correct + 1) % len(question.options)
+
+        async def one(i: int) -> None:
+            person = Person(f"tg:{FIRST_PERSON + i}", f"P{i}")
+            await service.answer(question.post_id, person, wrong)
+            await service.spaced.set_reminder(person, at.strftime("%H:%M"), "UTC")
+
+        for start in range(0, people, 200):
+            await asyncio.gather(*(one(i) for i in range(start, min(start + 200, people))))
+    finally:
+        await store.close()
+
+
+async def one_run(chats: int, processes: int, database: str, workdir: Path,
+                  kind: str = DAILY) -> dict[str, Any]:
     portfile, result = workdir / "fake.port", workdir / "fake.json"
     for path in (portfile, result):
         path.unlink(missing_ok=True)
     deadline = time.time() + WITHIN
     fake = await asyncio.create_subprocess_exec(
         sys.executable, __file__, "--serve-fake", str(chats), str(portfile), str(result),
-        str(deadline), env=os.environ | {"PYTHONPATH": str(ROOT)})
+        str(deadline), kind, env=os.environ | {"PYTHONPATH": str(ROOT)})
     bots: list[asyncio.subprocess.Process] = []
     try:
         await until_file(portfile, 60, "the fake did not start")
@@ -169,7 +214,10 @@ async def one_run(chats: int, processes: int, database: str, workdir: Path) -> d
         now = datetime.now(UTC)
         due = (now + timedelta(seconds=AHEAD + chats / 200)).replace(second=0, microsecond=0) \
             + timedelta(minutes=1)
-        await schedule_all(database, chats, due)
+        if kind == DAILY:
+            await schedule_all(database, chats, due)
+        else:
+            await remind_all(database, chats, due)
         late = datetime.now(UTC) > due
         await asyncio.wait_for(fake.wait(), WITHIN)
         seen = json.loads(result.read_text())
@@ -241,18 +289,38 @@ async def main() -> None:
                  + "/".join(str(r["twice"]) for r in runs),
             extra={"runs": runs},
         ))
+    runs = []
+    for _ in range(args.rounds):
+        with tempfile.TemporaryDirectory(prefix="bench_fanout_") as tmp:
+            workdir = Path(tmp)
+            runs.append(await one_run(chats, 1, str(workdir / "quiz.db"), workdir, REMINDERS))
+        run = runs[-1]
+        print(f"review reminders of {chats} people, 1 process: last {run['took']} s after "
+              f"they were due (floor {run['floor']} s, {run['took'] / run['floor']:.2f}x; goal "
+              f"<= {GOAL}x); 429s {run['refused']}, missed {run['missed']}, twice "
+              f"{run['twice']}, errors logged {run['errors']}"
+              f"{', reminders written late' if run['late'] else ''}")
+    rows.append(Row(
+        name=f"{chats} people's review reminders at one minute, 1 process (SQLite)",
+        unit="s", value=[r["took"] for r in runs], floor=[r["floor"] for r in runs],
+        floor_name=f"N/{RATE:.0f} s, the token's rate", goal_ratio=GOAL,
+        note="429s " + "/".join(str(r["refused"]) for r in runs) + "; missed "
+             + "/".join(str(r["missed"]) for r in runs) + "; twice "
+             + "/".join(str(r["twice"]) for r in runs),
+        extra={"runs": runs},
+    ))
     end = calibration.end()
     print(calibration_line(end))
     if args.json:
-        fanout = part("fanout", "Daily question fan-out against Telegram's limits (issue 36)",
+        fanout = part("fanout", "Fan-outs against Telegram's limits (issue 36)",
                       end, rows)
         args.json.write_text(json.dumps({"quick": args.quick, "parts": [fanout]}, indent=2))
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 6 and sys.argv[1] == "--serve-fake":
+    if len(sys.argv) == 7 and sys.argv[1] == "--serve-fake":
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(serve_fake(int(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4]),
-                                   float(sys.argv[5])))
+                                   float(sys.argv[5]), sys.argv[6]))
     else:
         asyncio.run(main())
