@@ -19,6 +19,7 @@ from bot.core.fsrs_fit import checked, fit, fit_in_child, item_reviews, items_of
 from bot.core.ports import AnswerRecord, ReviewAnswer, ReviewFit, Storage
 from bot.core.review import REFIT_CHECK
 from bot.core.review_simulation import held_out, population
+from bot.core.scheduler import Scheduler as TickLoop
 from bot.core.service import QuizService
 from tests.clock import FakeClock
 
@@ -185,3 +186,71 @@ async def test_a_review_answer_starts_a_round_of_fits_at_most_every_few_minutes(
     review.refit_soon()
     await asyncio.sleep(0)
     assert len(rounds) == 2
+
+
+@pytest.mark.memory_store
+async def test_someone_who_answers_only_in_groups_is_fitted_on_the_scheduler_s_tick(
+    service: QuizService, storage: Storage, clock: FakeClock
+) -> None:
+    # no /review, no /stats, no question of their own: only the tick starts their fit
+    _, answers = population(1, 40, 4, 6)[0]
+    for a in answers:
+        post = await storage.create_post("tg:-100", a.quiz_id, a.question_id, (0, 1), "en",
+                                         a.answered_at)
+        await storage.record_answer(AnswerRecord(post.id, "tg:1", 0 if a.correct else 1,
+                                                 a.correct, a.answered_at, a.elapsed_ms))
+    await storage.materialize()
+    service.spaced.fitter = fit_here
+    clock.set((answers[-1].answered_at + timedelta(hours=1)).replace(microsecond=0))
+    scheduler = TickLoop(service)
+    await scheduler.tick()
+    for _ in range(200):  # the round runs in the background
+        if await storage.review_fit("tg:1") is not None:
+            break
+        await asyncio.sleep(0.01)
+    stored = await storage.review_fit("tg:1")
+    assert stored is not None and stored[0].parameters is not None
+
+
+@pytest.mark.memory_store
+async def test_ticks_on_a_fake_clock_run_one_round_of_fits_at_a_time_and_stop_ends_it(
+    service: QuizService, clock: FakeClock
+) -> None:
+    started: list[int] = []
+    cancelled: list[int] = []
+    release = asyncio.Event()
+
+    async def slow(limit: int = 4) -> int:  # a round still fitting (a child process)
+        started.append(limit)
+        try:
+            await release.wait()
+        except asyncio.CancelledError:
+            cancelled.append(len(started))
+            raise
+        return 0
+
+    service.spaced.refit_due = slow  # type: ignore[method-assign]
+    scheduler = TickLoop(service)
+    for _ in range(5):  # each tick well past REFIT_CHECK: the running round is not joined
+        await scheduler.tick()
+        clock.advance(REFIT_CHECK.total_seconds() * 3)
+        await asyncio.sleep(0)
+    assert started == [4]
+    release.set()
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    await scheduler.tick()  # done, and REFIT_CHECK went by: the next round
+    await asyncio.sleep(0)
+    await scheduler.tick()  # that one runs, within REFIT_CHECK: no other
+    await asyncio.sleep(0)
+    assert len(started) == 2
+    release.clear()
+    clock.advance(REFIT_CHECK.total_seconds())
+    await scheduler.start()  # its first tick starts a round that is still running at stop
+    for _ in range(100):
+        if len(started) == 3:
+            break
+        await asyncio.sleep(0.01)
+    assert len(started) == 3
+    await scheduler.stop()
+    assert cancelled == [3]

@@ -20,8 +20,9 @@ Each person's cards are scheduled with their own FSRS parameters once they have 
 (bot/core/fsrs_fit.py: fitted from their answers, in a child process, and kept only where they
 predict the person's latest reviews better than the defaults), with the defaults until then.
 `refit_due` fits the people due (enough reviews, never fitted, or REFIT_AFTER more reviews and
-REFIT_GAP since the last fit), one at a time; /review, /stats and an answer to one's own
-question start it in the background, at most every REFIT_CHECK in a process. Storing a fit
+REFIT_GAP since the last fit), one at a time; the scheduler's tick (so someone who only answers
+in groups is fitted too), /review, /stats and an answer to one's own question start it in the
+background: one round at a time, at most every REFIT_CHECK in a process. Storing a fit
 replays the person's kept cards with it (bot/storage/fsrs_params.py), so the dashboard's cards
 stay a replay.
 
@@ -35,6 +36,7 @@ when cards are due, claimed once per person and local date in the database.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
@@ -188,6 +190,15 @@ class Review:
             return
         self._checked = now
         self._refits = asyncio.get_running_loop().create_task(self._refit_round())
+
+    async def stop_refits(self) -> None:
+        """Cancel a round in progress (the process stops; its fit's child is killed): the
+        people it did not reach are due again at the next start."""
+        task, self._refits = self._refits, None
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
     async def _refit_round(self) -> int:
         try:
