@@ -48,7 +48,14 @@ class LiveFakePort(FakePort):
         self.countdowns: list[Countdown] = []
 
     async def live_event(self, event: object) -> None:
-        self.live.append(event)
+        """As an adapter shows a step: through the durable deliveries (live.py `show`)."""
+        async def record() -> None:
+            self.live.append(event)
+
+        if self.service is None or getattr(event, "session", None) is None:
+            self.live.append(event)
+            return
+        await self.service.live.show(event, record)
 
     async def live_countdown(self, countdown: Countdown) -> None:
         self.countdowns.append(countdown)
@@ -71,9 +78,15 @@ async def lobby(
 
 
 async def ask(service: QuizService) -> ShownQuestion:
+    """/next, shown as an adapter shows it (live.py `show`)."""
     asked = await service.live_next(GROUP, HOST)
     assert isinstance(asked, Asked)
+    await service.live.show(asked, nothing)
     return asked.question
+
+
+async def nothing() -> None:
+    """A send that reached its chat."""
 
 
 def wrong(q: ShownQuestion) -> int:
@@ -194,7 +207,8 @@ async def test_teams_split_evenly_and_score_their_average(service: QuizService) 
 
 
 async def test_a_restart_mid_countdown_resumes_with_the_time_left(
-    sample_catalog: Catalog, storage: LoopStorage, service: QuizService, clock: FakeClock
+    sample_catalog: Catalog, storage: LoopStorage, service: QuizService, clock: FakeClock,
+    port: LiveFakePort,
 ) -> None:
     await lobby(service, ADA, BO)
     q = await ask(service)

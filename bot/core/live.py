@@ -39,6 +39,7 @@ from bot.core.ports import (
     AnswerStore,
     ChatStore,
     ClosingStore,
+    DeliveryStore,
     LivePlayer,
     LiveRecord,
     LiveStore,
@@ -58,9 +59,13 @@ MAX_TEAMS = 6
 TEAM_GAP = 2  # a chosen team is full while it has this many players more than the smallest
 FULL_POINTS = 1000
 PODIUM = 3
+# a step stored but not yet being sent is left to the process that stored it this long (its
+# send starts within moments), then shown by whichever process's tick finds it
+SHOW_GRACE = timedelta(seconds=5)
 
 
-class LiveStorage(LiveStore, PostStore, ClosingStore, AnswerStore, ChatStore, Protocol):
+class LiveStorage(LiveStore, PostStore, ClosingStore, AnswerStore, ChatStore, DeliveryStore,
+                  Protocol):
     """What Live reads and writes."""
 
 
@@ -297,15 +302,85 @@ class LivePort(Protocol):
     async def live_countdown(self, countdown: Countdown) -> None: ...
 
 
+class Deliveries(Protocol):
+    """The durable deliveries (delivery.py `once`): a send stored as started before it goes,
+    under a lease, so it goes out once whichever process or restart tries it."""
+
+    async def once(self, name: str, chat_key: str, send: Callable[[Any], Awaitable[None]],
+                   delivered: Callable[[], Awaitable[None]]) -> bool: ...
+
+
+def shown_name(record: LiveRecord) -> str:
+    """The delivery of what a session's state shows its chat (a question, its reveal, a
+    peer round's phase, the end): one per state reached, so each is shown once. A pause
+    and its resume show the question's state again: its own delivery stands."""
+    state = "open" if record.state == "paused" else record.state
+    return f"live:{record.id}:{len(record.steps)}:{state}"
+
+
+async def _nothing() -> None:
+    """A live step needs no mark once shown: its delivery's step is the mark."""
+
+
 class Live:
-    def __init__(self, questions: Questions, storage: LiveStorage, clock: Clock) -> None:
+    def __init__(self, questions: Questions, storage: LiveStorage, clock: Clock,
+                 deliveries: Deliveries | None = None) -> None:
         self.questions = questions
         self.storage = storage
         self.clock = clock
+        self.deliveries = deliveries
         self._edited: dict[int, tuple[datetime, int]] = {}  # post -> last countdown edit
         # what a session's countdown running out means, by kind (peer.py adds "peer")
         self.phases: dict[str, Callable[[LiveRecord], Awaitable[object | None]]] = {
             "host": self._close}
+        # what a session's state shows, built again from the database for a step a process
+        # stored and died before showing (peer_replay.py adds "peer")
+        self.replays: dict[str, Callable[[LiveRecord], Awaitable[object | None]]] = {
+            "host": self._replay}
+        # steps shown, being shown, or made here for a caller that shows them
+        self._showing: OrderedDict[str, None] = OrderedDict()
+        self._unshown: dict[str, datetime] = {}  # name -> when this process first saw it so
+
+    # what the chat is shown, once -------------------------------------------------------------
+    async def show(self, event: Event | Any, send: Callable[[], Awaitable[None]]) -> bool:
+        """`send` the event (an adapter's messages) through the durable deliveries: stored
+        as started first, so neither a redelivered command nor a restart shows it twice,
+        and the tick shows again a step whose process died before its send started. False
+        if it was not sent now (shown already, by another process, or refused: retried)."""
+        name = shown_name(event.session)
+        self._remember(name)
+        if self.deliveries is None:
+            await send()
+            return True
+        sent = await self.deliveries.once(name, event.session.chat_key,
+                                          lambda port: send(), _nothing)
+        if not sent:  # the tick looks again: shown by another process, or refused
+            self._showing.pop(name, None)
+        return sent
+
+    def _remember(self, name: str) -> None:
+        self._showing[name] = None
+        self._unshown.pop(name, None)
+        while len(self._showing) > 4096:
+            self._showing.popitem(last=False)
+
+    def _made(self, event: object) -> None:
+        """A step made here, which its caller shows."""
+        if isinstance(session := getattr(event, "session", None), LiveRecord):
+            self._remember(shown_name(session))
+
+    async def _unshown_since(self, record: LiveRecord, now: datetime) -> datetime | None:
+        """When this process first found the session's step not shown (no send stored as
+        started); None once it is, or may be, in its chat."""
+        if record.state == "lobby" or not record.steps:
+            return None
+        name = shown_name(record)
+        if name in self._showing:
+            return None
+        if await self.storage.delivery_steps(name):
+            self._remember(name)
+            return None
+        return self._unshown.setdefault(name, now)
 
     # the host -------------------------------------------------------------------------------
     async def host(
@@ -458,9 +533,17 @@ class Live:
             if not serves(record.chat_key):
                 continue
             try:
-                if record.closes_at is not None and record.closes_at <= now:
+                if (since := await self._unshown_since(record, now)) is not None:
+                    # stored by a process that died before its send started (or is about
+                    # to start it: SHOW_GRACE): shown now, and it does not close unseen
+                    if now - since >= SHOW_GRACE and (
+                            event := await self.replays[record.kind](record)) is not None:
+                        events.append(event)
+                        self._made(event)
+                elif record.closes_at is not None and record.closes_at <= now:
                     if (event := await self.phases[record.kind](record)) is not None:
                         events.append(event)
+                        self._made(event)  # the scheduler shows it
                 elif record.closes_at is not None and record.steps and (
                     countdown := self._countdown(record, now, every(record.chat_key))
                 ) is not None:
@@ -528,16 +611,39 @@ class Live:
         question = self.questions.catalog.question(quiz_id, question_id)
         now = self.clock.now()
         step = len(record.steps)
+        # the step and the state it opens in one write: a crash leaves both or neither
+        then = dataclasses.replace(record, state=state, paused_ms=None,
+                                   closes_at=now + timedelta(seconds=record.seconds))
         post = await self.storage.add_live_step(record.id, step, NewPost(
             record.chat_key, quiz_id, question_id, option_order(question, self.questions.rng),
-            record.locale, now, kind="live"))
+            record.locale, now, kind="live"), then)
         if post is None:
             raise still_open()  # another /next a moment ago
-        fresh = await self.storage.get_live(record.id)
-        assert fresh is not None
-        saved = await self._change(fresh, state=state, paused_ms=None,
-                                   closes_at=now + timedelta(seconds=record.seconds))
+        saved = await self.storage.get_live(record.id)
+        assert saved is not None
+        self._remember(shown_name(saved))  # its caller shows it (a crash: the next process)
         shown = self.questions.render(post, record.locale, (step + 1, record.total))
+        return Asked(saved, dataclasses.replace(shown, closes_at=saved.closes_at))
+
+    async def _replay(self, record: LiveRecord) -> Asked | Revealed | None:
+        """What a host's session shows in its state, for a step its process stored and died
+        before showing: its question with the whole countdown again (nobody saw it), or its
+        reveal. None if the session changed meanwhile."""
+        if record.state == "shown":  # its process may have died before closing the post
+            await self.questions.close(record.steps[-1].post_id, quiet=True)
+            return await self._revealed(record)
+        if record.state not in ("open", "paused"):
+            return None
+        saved: LiveRecord | None = record
+        if record.state == "open":
+            saved = await self.storage.save_live(dataclasses.replace(
+                record, closes_at=self.clock.now() + timedelta(seconds=record.seconds)))
+        if saved is None:
+            return None
+        post = await self.storage.get_post(saved.steps[-1].post_id)
+        if post is None:
+            return None
+        shown = self.questions.render(post, saved.locale, (len(saved.steps), saved.total))
         return Asked(saved, dataclasses.replace(shown, closes_at=saved.closes_at))
 
     async def _close(self, record: LiveRecord) -> Revealed | None:
@@ -552,6 +658,12 @@ class Live:
         step = saved.steps[-1]
         await self.questions.close(step.post_id, quiet=True)
         self._edited.pop(step.post_id, None)
+        self._remember(shown_name(saved))
+        return await self._revealed(saved)
+
+    async def _revealed(self, saved: LiveRecord) -> Revealed:
+        """The closed question's distribution and explanation."""
+        step = saved.steps[-1]
         post = await self.storage.get_post(step.post_id)
         assert post is not None
         summary = await self.questions.summary(post, saved.locale)

@@ -73,6 +73,7 @@ from bot.core.models import (
     Response,
 )
 from bot.core.peer import PEER_SECONDS, Peer, PeerResult, Revoting, Split
+from bot.core.peer_replay import PeerReplay
 from bot.core.ports import (
     KEEP_COMMAND_KEYS,
     CardRenderer,
@@ -154,8 +155,11 @@ class QuizService:
         self.privacy = Privacy(storage, clock)
         self.dashboard = DashboardAccess(storage, clock, *(web or (None, None)))
         self.dashboard_reads = DashboardReads(catalog, storage, clock)
-        self.live = Live(self.questions, storage, clock)
+        # each live step shown through the durable deliveries; a step stored by a process
+        # that died before showing it is shown by the next tick (peer_replay.py for /peer)
+        self.live = Live(self.questions, storage, clock, self.delivery)
         self.peer = Peer(self.live, storage, clock, settings=self.chat_settings)
+        PeerReplay(self.live)
         self.live_reports = LiveReports(self.live, storage)
         # a quiz given to a chat with a deadline, taken privately (assignments.py)
         self.assignments = Assignments(self.questions, self.runs, self.locales, self.delivery,

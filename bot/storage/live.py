@@ -18,7 +18,7 @@ from bot.core.ports import (
     PostRecord,
     Revote,
 )
-from bot.storage.declared import read, write
+from bot.storage.declared import effect, read, write
 from bot.storage.ops import ensure_chat, insert_post
 from bot.storage.sql import Row, Sql, at_or_none
 
@@ -48,13 +48,20 @@ async def save_live(db: Sql, record: LiveRecord) -> bool:
     ) == 1
 
 
-async def add_live_step(db: Sql, session_id: int, step: int, post: NewPost) -> int | None:
-    """The session's row lock orders racing processes: the second one sees the first's step."""
-    finished = await db.row(
-        f"SELECT finished_at FROM live_sessions WHERE id = $1{db.for_update}", session_id
+async def add_live_step(
+    db: Sql, session_id: int, step: int, post: NewPost, then: LiveRecord | None = None
+) -> int | None:
+    """The session's row lock orders racing processes: the second one sees the first's step.
+    `then`: the session as the step leaves it (its state and countdown), saved in the same
+    transaction over its version, so a crash never leaves a step without its state."""
+    found = await db.row(
+        f"SELECT finished_at, version FROM live_sessions WHERE id = $1{db.for_update}",
+        session_id,
     )
-    if finished is None or finished[0] is not None:
+    if found is None or found[0] is not None:
         return None
+    if then is not None and int(found[1]) != then.version:
+        return None  # changed since it was read
     if await db.value(
         "SELECT count(*) FROM live_steps WHERE session_id = $1", session_id
     ) != step:
@@ -62,6 +69,8 @@ async def add_live_step(db: Sql, session_id: int, step: int, post: NewPost) -> i
     post_id = await insert_post(db, post)
     await db.run("INSERT INTO live_steps(session_id, step, post_id) VALUES ($1, $2, $3)",
                  session_id, step, post_id)
+    if then is not None:
+        await save_live(db, then)
     return post_id
 
 
@@ -224,8 +233,14 @@ class LiveSql(ABC):
     @abstractmethod
     async def get_post(self, post_id: int) -> PostRecord | None: ...
 
+    @abstractmethod
+    def _effect(self, fn: Callable[..., Any], *args: Any) -> Awaitable[Any]: ...
+
+    # a session's changes are a command's effect (/host, /next, /pause, /skip, /end: the
+    # command's key is stored with them, so a redelivered /next moves it on once); the
+    # scheduler's tick has no key and writes them plainly
     async def create_live(self, new: NewLive) -> LiveRecord | None:
-        session_id = await self._write(create_live, new)
+        session_id = await self._effect(create_live, new)
         return None if session_id is None else await self.get_live(session_id)
 
     get_live = read(get_live)
@@ -234,15 +249,16 @@ class LiveSql(ABC):
     chat_lives = read(chat_lives)
 
     async def save_live(self, record: LiveRecord) -> LiveRecord | None:
-        if not await self._write(save_live, record):
+        if not await self._effect(save_live, record):
             return None
         return await self.get_live(record.id)
 
-    async def add_live_step(self, session_id: int, step: int, post: NewPost) -> PostRecord | None:
-        post_id = await self._write(add_live_step, session_id, step, post)
+    async def add_live_step(self, session_id: int, step: int, post: NewPost,
+                            then: LiveRecord | None = None) -> PostRecord | None:
+        post_id = await self._effect(add_live_step, session_id, step, post, then)
         return None if post_id is None else await self.get_post(post_id)
 
-    skip_live_step = write(skip_live_step)
+    skip_live_step = effect(skip_live_step)
     join_live = write(join_live)
     live_players = read(live_players)
     live_player_count = read(live_player_count)

@@ -166,7 +166,7 @@ class LiveCog(commands.Cog):
                 t = translator(shown.session.locale)
                 await responder.send(Reply.text(live_text.took_over_text(t)))
                 return
-            await self._send_question(responder, shown)
+            await self._reply(responder, shown)
 
     @app_commands.command(name="next", description=_("The live session's next step (host)"))
     async def next_command(self, interaction: discord.Interaction) -> None:
@@ -236,6 +236,21 @@ class LiveCog(commands.Cog):
 
     # what the channel sees -----------------------------------------------------------------
     async def _reply(self, responder: Responder, event: object) -> None:
+        """A command's event as its reply: a step of the session through the durable
+        deliveries (once, whoever tries it: live.py `show`), a pause plainly."""
+        session = getattr(event, "session", None)
+        if session is None:
+            return
+        if isinstance(event, Paused):
+            await responder.send(Reply.text(self.text_of(event, translator(session.locale))))
+            return
+        if not await self.service.live.show(event, lambda: self._send_reply(responder, event)):
+            # shown by another process, or refused (the tick shows it again): the command
+            # is still answered
+            t = translator(session.locale)
+            await responder.send(Reply.text(t.gettext("This step is shown in the chat.")))
+
+    async def _send_reply(self, responder: Responder, event: object) -> None:
         if isinstance(event, Asked | Revoting):
             await self._send_question(responder, event)
             return
@@ -284,7 +299,17 @@ class LiveCog(commands.Cog):
         return self.client.get_partial_messageable(channel_id_of(chat_key))
 
     async def show(self, event: object) -> None:
-        """An event the tick decided, or a close an answer caused, as a channel message."""
+        """An event the tick decided, or a close an answer caused, as a channel message: a
+        step of the session through the durable deliveries (live.py `show`)."""
+        session = getattr(event, "session", None)
+        if session is None or self._channel(session.chat_key) is None:
+            return
+        if isinstance(event, Paused):
+            await self._post(event)
+            return
+        await self.service.live.show(event, lambda: self._post(event))
+
+    async def _post(self, event: object) -> None:
         session = getattr(event, "session", None)
         if session is None or (channel := self._channel(session.chat_key)) is None:
             return

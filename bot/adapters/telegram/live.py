@@ -207,7 +207,21 @@ async def alert_quietly(query: telegram.CallbackQuery, text: str) -> None:
 
 # what the chat sees ----------------------------------------------------------------------------
 async def show(data: BotData, event: object) -> None:
-    """Any event of a live session or a peer round, in its chat."""
+    """Any event of a live session or a peer round, in its chat: a step of the session
+    through the durable deliveries (once, whoever tries it: live.py `show`), a pause as a
+    plain reply."""
+    session = getattr(event, "session", None)
+    if session is None:
+        return
+    if isinstance(event, Paused):
+        t = translator(session.locale)
+        await data.poster.bot.send_message(chat_id_of(session.chat_key),
+                                           fit(live_text.paused_text(event, t)))
+        return
+    await data.service.live.show(event, lambda: send_step(data, event))
+
+
+async def send_step(data: BotData, event: object) -> None:
     session = getattr(event, "session", None)
     if session is None:
         return
@@ -224,8 +238,6 @@ async def show(data: BotData, event: object) -> None:
                                           message_ref(chat_id, sent.message_id))
     elif isinstance(event, Revealed):
         await bot.send_message(chat_id, fit(live_text.revealed_text(event, t)))
-    elif isinstance(event, Paused):
-        await bot.send_message(chat_id, fit(live_text.paused_text(event, t)))
     elif isinstance(event, Split):
         place = await open_discussion(data, chat_id, event, t)
         await bot.send_message(chat_id, fit(live_text.split_text(event, t, place)))

@@ -293,9 +293,12 @@ class LiveStore(Protocol):
         """Store host_key, state, closes_at, paused_ms and finished_at if the stored version
         is still `record.version`; the stored record (version + 1), else None."""
         ...
-    async def add_live_step(self, session_id: int, step: int, post: NewPost) -> PostRecord | None:
+    async def add_live_step(self, session_id: int, step: int, post: NewPost,
+                            then: LiveRecord | None = None) -> PostRecord | None:
         """The session's question number `step` (0-based) as a new post, only if the
-        session is unfinished and has exactly `step` questions; None otherwise."""
+        session is unfinished and has exactly `step` questions; None otherwise. With
+        `then`, the session's state as save_live stores it, in the same transaction, and
+        only if its version is still `then.version`."""
         ...
     async def skip_live_step(self, session_id: int, step: int) -> None: ...
     async def join_live(
