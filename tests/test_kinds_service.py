@@ -203,7 +203,7 @@ async def test_summaries_count_picks_and_list_typed_answers(service: QuizService
     summary = await service.questions.close(num.post_id)
     assert summary is not None and summary.typed == (("4 GB", 2), ("0.4 GB", 1))
     text = render.summary_text(summary, EN)
-    assert "Answer: 0.4 GB (±0.05)" in text and "“4 GB” — 2 (67%)" in text
+    assert "Answer: 0.4 GB (±0.05)" in text and "“4 GB” 2 · “0.4 GB” 1" in text
     order = await post(service, "k-order")
     right = letters(order.correct_set)
     for person in (ADA, BO):

@@ -175,38 +175,61 @@ def result_text(result: AnswerResult, t: Translator, *, details: bool = False) -
     return text
 
 
+SUMMARY_FASTEST = 3  # names a close summary gives
+SUMMARY_TYPED = 3  # a typed question's most common answers a close summary gives
+
+
 def summary_text(summary: PostSummary, t: Translator) -> str:
+    """What a chat is sent when a question closes: a few lines, one phone screen at most in a
+    group where a round posts one per question. The question itself is above it (the
+    summary replies to it), so its prompt is not repeated, and each option's share is one
+    line of counts by letter; the long details are the reader's to open
+    (`details_text`)."""
     q = summary.question
     answer = f"{letter(q.correct)}) {q.options[q.correct]}" if 0 <= q.correct < len(q.options) \
         else summary.correct_text
-    lines = [
-        t.gettext("⏱ Question closed: {prompt}", prompt=q.prompt),
-        t.gettext("Answer: {answer}", answer=answer),
-        t.ngettext(
-            "{n} person answered", "{n} people answered", summary.answered
-        ) + (
-            " · " + t.gettext("{share} right", share=t.percent(summary.share_right))
-            if summary.answered else ""
-        ),
-    ]
+    count = t.ngettext("{n} person answered", "{n} people answered", summary.answered)
     if summary.answered:
-        lines += [
-            option_share(t, letter(i), q.options[i] if i < len(q.options) else "", n,
-                         n / summary.answered,
-                         i == q.correct or (q.kind is Kind.MULTI and i in q.correct_set))
-            for i, n in enumerate(summary.per_option)
-        ]
-        lines += [f"“{short(text)}” — {t.number(n)} ({t.percent(n / summary.answered)})"
-                  for text, n in summary.typed]
+        count += " · " + t.gettext("{share} right", share=t.percent(summary.share_right))
+    lines = [t.gettext("⏱ Question closed.") + " " + t.gettext("Answer: {answer}", answer=answer),
+             count]
+    if summary.answered and summary.per_option:
+        lines.append(" · ".join(
+            f"{letter(i)} {t.number(n)}"
+            + (" ✓" if i == q.correct or (q.kind is Kind.MULTI and i in q.correct_set) else "")
+            for i, n in enumerate(summary.per_option)))
+    if summary.answered and summary.typed:
+        lines.append(" · ".join(f"“{short(text, 24)}” {t.number(n)}"
+                                for text, n in summary.typed[:SUMMARY_TYPED]))
     if summary.fastest:
         fastest = ", ".join(
             f"{person_name(a.name, i, t)} ({seconds(t, a.elapsed_ms)})"
-            for i, a in enumerate(summary.fastest, 1)
+            for i, a in enumerate(summary.fastest[:SUMMARY_FASTEST], 1)
         )
         lines.append(t.gettext("Fastest: {names}", names=fastest))
-    lines.append("")
-    lines.append(q.details or q.explanation)
+    lines.append("💡 " + q.explanation)
     return "\n".join(lines)
+
+
+def has_details(q: ShownQuestion) -> bool:
+    """Whether a question says more than its short explanation (worth a "details" link)."""
+    return bool(q.details) and q.details != q.explanation
+
+
+def details_text(q: ShownQuestion, t: Translator) -> str:
+    """A closed question in full, for the one who asked for it (in their private chat):
+    the prompt, every option whole, the right answer and the long explanation."""
+    options = "\n".join(f"{letter(i)}) {text}" for i, text in enumerate(q.options))
+    if 0 <= q.correct < len(q.options):
+        answer = f"{letter(q.correct)}) {q.options[q.correct]}"
+    elif q.kind is Kind.ORDER:
+        answer = " → ".join(letter(i) for i in q.correct_set)
+    else:  # several right options; a typed answer's is in its explanation
+        answer = ", ".join(letter(i) for i in q.correct_set)
+    return "\n\n".join(part for part in (
+        q.quiz_title, q.prompt, options,
+        t.gettext("Answer: {answer}", answer=answer) if answer else "",
+        q.details or q.explanation) if part)
 
 
 # how sure a person said they were of an answer
@@ -438,9 +461,26 @@ def round_summary_text(summary: RoundSummary, t: Translator) -> str:
 def settings_text(settings: ChatSettings, t: Translator, *, modes: bool = True) -> str:
     """A chat's settings; the commands to change them differ per platform. `modes`: whether
     the platform offers a choice between polls and buttons (Discord does not)."""
+    return "\n".join([t.gettext("⚙️ This chat's settings"),
+                      *settings_lines(settings, t, modes=modes)])
+
+
+def settings_changed_text(before: ChatSettings, after: ChatSettings, t: Translator, *,
+                          modes: bool = True) -> str:
+    """What a change of the settings did, as its lines alone (every line of them repeated
+    after each change would fill a group)."""
+    changed = [line for old, line in zip(settings_lines(before, t, modes=modes),
+                                         settings_lines(after, t, modes=modes), strict=True)
+               if old != line]
+    if not changed:
+        return t.gettext("⚙️ Nothing changed: that was the setting already.")
+    return "\n".join([t.gettext("⚙️ Changed:"), *changed])
+
+
+def settings_lines(settings: ChatSettings, t: Translator, *, modes: bool = True) -> list[str]:
+    """One line per setting, in the same order whatever their values."""
     seconds = t.number(settings.question_seconds)
-    return "\n".join([
-        t.gettext("⚙️ This chat's settings"),
+    return [
         t.gettext("Question time: {seconds} s", seconds=seconds) if settings.own_time
         else t.gettext("Question time: {seconds} s (the default)", seconds=seconds),
         *([t.gettext("Questions as: polls") if settings.mode == "polls"
@@ -463,7 +503,7 @@ def settings_text(settings: ChatSettings, t: Translator, *, modes: bool = True) 
         t.gettext("Someone alone gets questions they should get right {share} of the time",
                   share=t.percent(settings.target / 100))
         + ("" if settings.own_target else " " + t.gettext("(the default)")),
-    ])
+    ]
 
 
 def target_help(t: Translator) -> str:

@@ -101,7 +101,8 @@ async def test_the_same_quiz_in_each_language(tg, fake_tg, group, alice, bob, co
     [summary] = [c.params["text"] for c in fake_tg.calls_of("sendMessage")
                  if c.params.get("reply_parameters", {}).get("message_id")
                  == poll.result["message_id"]]
-    assert summary.startswith(t.gettext("⏱ Question closed: {prompt}", prompt=prompt))
+    assert summary.startswith(t.gettext("⏱ Question closed."))
+    assert prompt not in summary  # the question is right above it: not repeated
     assert t.gettext("Answer: {answer}", answer=f"{'ABCD'[correct]}) {options[correct]}") \
         in summary
     assert t.ngettext("{n} person answered", "{n} people answered", 2) in summary

@@ -51,7 +51,7 @@ async def test_a_long_summary_comes_after_the_photo(
     tg: Harness, service: QuizService, group: dict[str, Any], alice: dict[str, Any]
 ) -> None:
     summary = await closed(tg, service, group, alice)
-    long = replace(summary, question=replace(summary.question, details="Why. " * 300))
+    long = replace(summary, question=replace(summary.question, explanation="Why. " * 300))
     assert tg.adapter is not None
     await tg.adapter.close_question(long)
     [photo] = tg.fake.calls_of("sendPhoto")

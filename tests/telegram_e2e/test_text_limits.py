@@ -94,7 +94,11 @@ async def test_content_at_the_limits_fits_polls_and_alerts(
         data = sent.result["reply_markup"]["inline_keyboard"][0][shown.correct]["callback_data"]
         press = await harness.press(sent.result, alice, data)
         alert = press.params["text"]
-        assert tg_len(alert) <= TG_ALERT and alert.endswith("…")
+        cut, where = alert.rsplit("\n", 1)
+        assert tg_len(alert) <= TG_ALERT and cut.endswith("…")
         assert alert.startswith("✅ Correct!")
+        # cut between words, and saying where the rest is
+        assert cut.removesuffix("…").split()[-1] in {"very", "much.", "Because"}
+        assert where == "The whole explanation comes when the question closes."
     finally:
         await harness.stop()

@@ -358,11 +358,13 @@ async def settings_command(update: Update, context: Context) -> None:
     if cmd.args:
         # an anonymous admin writes as @GroupAnonymousBot: nobody to record
         by = cmd.person if cmd.message.sender_chat is None else None
+        before = await service.chat_settings.get(cmd.chat.key)
         settings = await service.chat_settings.change(
             cmd.chat, by=by, allowed=await cmd.may_manage(), words=cmd.args
         )
-    else:
-        settings = await service.chat_settings.get(cmd.chat.key)
+        await cmd.reply(render.settings_changed_text(before, settings, await cmd.for_chat()))
+        return
+    settings = await service.chat_settings.get(cmd.chat.key)
     t = await cmd.for_chat()
     await cmd.reply(render.settings_text(settings, t) + "\n" + t.gettext(
         "Admins change them with /settings time 90, 10m, 2h or 3d (10 seconds to 30 "

@@ -16,12 +16,12 @@ from telegram import Update
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
 
-from bot.adapters.telegram import assign
+from bot.adapters.telegram import assign, start_links
 from bot.adapters.telegram.context import Context
 from bot.adapters.telegram.handlers import Command, command, handles
 from bot.adapters.telegram.identity import chat_of
 from bot.adapters.telegram.text import fit
-from bot.core import commands
+from bot.core import commands, render
 from bot.core.help import help_text, welcome_text
 from bot.i18n import _, translator
 
@@ -57,9 +57,29 @@ async def start_command(update: Update, context: Context) -> None:
         return
     if await assign.started_by_link(cmd):  # an assignment's link (assign.py)
         return
+    if (post_id := start_links.read_details(cmd.args[0])) is not None:
+        await show_details(cmd, post_id)
+        return
     service = cmd.data.service
     async with service.asking.quiz(cmd.chat, cmd.person, cmd.args[0], run=True) as question:
         await cmd.data.poster.question(question, buttons=question.mode == "buttons" or None)
+
+
+async def show_details(cmd: Command, post_id: int) -> None:
+    """A close summary's "full explanation" link: the question in full, in the reader's
+    language, once it is closed (an open one's answer stays hidden), and one person's own
+    question only to them."""
+    t = await cmd.for_person()
+    service = cmd.data.service
+    shown = await service.questions.show(post_id, t.locale)
+    if shown is None or (shown.personal and cmd.person is not None
+                         and shown.owner_key != cmd.person.key):
+        await cmd.reply(t.gettext("This question is no longer available."))
+    elif await service.questions.live_count(post_id) is not None:
+        await cmd.reply(t.gettext("This question is still open: its explanation comes when "
+                                  "it closes."))
+    else:
+        await cmd.reply(render.details_text(shown, t))
 
 
 async def joined(update: Update, context: Context) -> None:

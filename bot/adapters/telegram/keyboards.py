@@ -6,6 +6,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.adapters.telegram.callback_data import answer_data, flag_data
 from bot.adapters.telegram.identity import chat_id_of
+from bot.adapters.telegram.start_links import details_payload, link
 from bot.content.items import Kind
 from bot.content.limits import TG_CALLBACK_DATA_BYTES
 from bot.core.models import ShownQuestion
@@ -37,6 +38,13 @@ def flag_button(question_id: str) -> InlineKeyboardButton:
 def flag_keyboard(question_id: str) -> InlineKeyboardMarkup:
     """The ⚑ alone, under a quiz poll."""
     return InlineKeyboardMarkup([[flag_button(question_id)]])
+
+
+def details_keyboard(username: str, post_id: int, t: Translator) -> InlineKeyboardMarkup:
+    """Under a close summary: the question in full, opened in the reader's private chat
+    (a link, so a group is sent nothing more when someone wants the details)."""
+    return InlineKeyboardMarkup([[InlineKeyboardButton(
+        t.gettext("📖 Full explanation"), url=link(username, details_payload(post_id)))]])
 
 
 # the kinds beyond one choice (kinds.py answers their presses) ---------------------------

@@ -23,7 +23,7 @@ from dataclasses import replace
 from datetime import timedelta
 
 import telegram
-from telegram import Bot, ReplyParameters
+from telegram import Bot, InlineKeyboardMarkup, ReplyParameters
 from telegram.constants import ChatType
 from telegram.error import (
     BadRequest,
@@ -44,7 +44,12 @@ from bot.adapters.telegram.identity import (
     parse_message_ref,
     poll_ref,
 )
-from bot.adapters.telegram.keyboards import answer_keyboard, flag_keyboard, kind_keyboard
+from bot.adapters.telegram.keyboards import (
+    answer_keyboard,
+    details_keyboard,
+    flag_keyboard,
+    kind_keyboard,
+)
 from bot.adapters.telegram.text import fit, poll_explanation
 from bot.adapters.telegram.unconfirmed import Unconfirmed, UnconfirmedSends, may_have_arrived
 from bot.content.items import Kind
@@ -413,18 +418,24 @@ class Poster:
                 continue
             anchor = max(anchor or 0, parsed[1])
             await self._retire(chat_id, parsed[1], is_poll)
-        text = fit(render.summary_text(summary, translator(summary.question.locale)))
+        t = translator(summary.question.locale)
+        text = fit(render.summary_text(summary, t))
+        # the long explanation is a tap away, in the reader's private chat
+        markup = details_keyboard(self.bot.username, summary.post_id, t) \
+            if render.has_details(summary.question) else None
         try:
             await self._send_summary(
                 summary, chat_id, text,
                 ReplyParameters(anchor, allow_sending_without_reply=True) if anchor else None,
+                markup,
             )
         except ChatMigrated as exc:
             new_key = await self._migrated(summary.chat_key, exc.new_chat_id)
-            await self._send_summary(summary, chat_id_of(new_key), text, None)
+            await self._send_summary(summary, chat_id_of(new_key), text, None, markup)
 
     async def _send_summary(self, summary: PostSummary, chat_id: int, text: str,
-                            reply: ReplyParameters | None) -> None:
+                            reply: ReplyParameters | None,
+                            markup: InlineKeyboardMarkup | None = None) -> None:
         """The summary text; with a chart (/settings chart on), the photo with the text as
         its caption if it fits, else the photo and then the text. A photo Telegram refuses
         leaves the text alone. Each send is stored as started first (the core's delivery
@@ -437,7 +448,7 @@ class Poster:
                 try:
                     await self._step(post_id, chat_id, CHART_STEP, lambda: self.bot.send_photo(
                         chat_id, chart, caption=caption, reply_parameters=reply,
-                        filename=SUMMARY_CHART))
+                        filename=SUMMARY_CHART, reply_markup=markup if caption else None))
                 except BadRequest as exc:
                     log.warning("the chart of a summary in %s was refused (%s); text only",
                                 chat_id, exc)
@@ -449,7 +460,7 @@ class Poster:
                         "may be there, and is not sent again", post_id)
             return
         await self._step(post_id, chat_id, TEXT_STEP, lambda: self.bot.send_message(
-            chat_id, text, reply_parameters=reply))
+            chat_id, text, reply_parameters=reply, reply_markup=markup))
 
     async def _step(self, post_id: int, chat_id: int, step: str,
                     send: Callable[[], Awaitable[object]]) -> None:
