@@ -10,13 +10,13 @@ brought up to date before the figures are read, as /leaderboard does.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 from zoneinfo import ZoneInfo
 
 from bot.content import Catalog
-from bot.core import answer_text
+from bot.core import answer_text, difficulty
 from bot.core.clock import Clock
 from bot.core.item_stats import analyse_figures, as_seen_in_chat
 from bot.core.models import Confidence, Period, QuizReport
@@ -27,6 +27,7 @@ from bot.core.ports import (
     ChatStore,
     DashboardStore,
     DayCount,
+    DifficultyStore,
     ItemStore,
     PeopleCursor,
     PeopleStore,
@@ -49,7 +50,8 @@ WEAKEST = 2  # topics named per person
 
 
 class DashboardStorage(DashboardStore, BoardStore, ReviewStore, ReportStore, ScheduleStore,
-                       SettingsStore, PeopleStore, ChatStore, ItemStore, PostStore, Protocol):
+                       SettingsStore, PeopleStore, ChatStore, ItemStore, PostStore,
+                       DifficultyStore, Protocol):
     """What the dashboard reads."""
 
 
@@ -149,6 +151,9 @@ class QuestionsPage:
     quizzes: tuple[tuple[str, str], ...]  # (id, title) of every quiz answered in the chat
     quiz_id: str | None  # the one shown
     report: QuizReport | None
+    # question id -> the chance someone new answers it right, as the difficulty model
+    # estimates it from every chat's first answers (difficulty.py)
+    predicted: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -366,7 +371,19 @@ class DashboardReads:
             return QuestionsPage(quizzes, quiz_id, None)
         report = reports[0]
         orders = await self.storage.shown_orders(chat_key, quiz_id)
-        return QuestionsPage(quizzes, quiz_id, as_seen_in_chat(report, orders))
+        return QuestionsPage(quizzes, quiz_id, as_seen_in_chat(report, orders),
+                             await self.predicted(quiz_id))
+
+    async def predicted(self, quiz_id: str) -> dict[str, float]:
+        """Each question of the quiz: the chance someone new answers it right (its kept
+        difficulty, the pack's easy, medium or hard as the prior)."""
+        quiz = self.catalog.quizzes.get(quiz_id)
+        if quiz is None:
+            return {}
+        rated = await self.storage.question_difficulties([quiz_id])
+        return {q.id: difficulty.success_for_someone_new(
+                    rated.get((quiz_id, q.id)), q.meta.difficulty if q.meta else None)
+                for q in quiz.questions}
 
     async def every_board_row(self, chat_key: str, period: Period
                               ) -> AsyncIterator[tuple[int, PersonTotals]]:

@@ -107,6 +107,12 @@ def difficulty_of(kept: Rating | None, authored: str | None) -> float:
     return (SEED_ANSWERS * seed + kept.answers * kept.value) / (SEED_ANSWERS + kept.answers)
 
 
+def success_for_someone_new(kept: Rating | None, authored: str | None) -> float:
+    """The chance that someone new (ability 0, where everyone starts) answers the question
+    right: its difficulty as a share an organiser reads (the dashboard's Questions page)."""
+    return expected(0.0, difficulty_of(kept, authored))
+
+
 def concept_offsets(
     firsts: Iterable[tuple[First, Sequence[str]]],
 ) -> dict[str, Rating]:

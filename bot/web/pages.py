@@ -283,7 +283,7 @@ class Pages:
             self.csrf(reader), page="questions", reports=analysis, bars=bars,
             quizzes=found.quizzes if len(found.quizzes) > 1 else (), shown=found.quiz_id,
             reported=by_question, flags=flags, min_answers=MIN_ANSWERS,
-            stands_for=stands_for))
+            stands_for=stands_for, predicted=found.predicted))
 
     @guarded
     async def reports(self, request: web.Request, reader: Reader) -> web.StreamResponse:

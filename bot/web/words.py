@@ -44,4 +44,9 @@ WORDS = (
     _("My progress"), _("Accuracy per topic"), _("Quiz"), _("Due for review"),
     _("Nothing is due now."), _("Send /review to the bot to go through them."),
     _("Your latest answers"), _("Open this page from the button in your chat with the bot."),
+    # a question's difficulty on the Questions page (bot/core/difficulty.py)
+    _("Difficulty: {share} right for someone new"),
+    _("Difficulty: how often someone new would be right, as the bot estimates it from every"
+      " first answer to the question in any chat, starting from the pack's easy, medium or"
+      " hard."),
 )
