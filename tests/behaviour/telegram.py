@@ -639,8 +639,9 @@ class TelegramHarness:
                 seen.files.append(params["document"])
                 seen.texts += [params["caption"]] if params.get("caption") else []
                 self._claimed.add(index)
-            elif call.method == "sendPhoto" and command is not None \
-                    and params["chat_id"] == where["id"] and quoted == command["message_id"]:
+            elif call.method == "sendPhoto" and command is not None and (
+                    (params["chat_id"] == where["id"] and quoted == command["message_id"])
+                    or (params["chat_id"] == private_id and quoted is None)):
                 seen.images.append(params["photo"])
                 self._claimed.add(index)
             elif call.method == "sendMessage" and (

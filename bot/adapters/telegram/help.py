@@ -16,7 +16,7 @@ from telegram import Update
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
 
-from bot.adapters.telegram import assign, start_links
+from bot.adapters.telegram import assign, in_private, start_links
 from bot.adapters.telegram.context import Context
 from bot.adapters.telegram.handlers import Command, command, handles
 from bot.adapters.telegram.identity import chat_of
@@ -56,6 +56,14 @@ async def start_command(update: Update, context: Context) -> None:
         await show_help(cmd)
         return
     if await assign.started_by_link(cmd):  # an assignment's link (assign.py)
+        return
+    if start_links.is_hello(cmd.args[0]):  # opened to let the bot write (in_private.py)
+        t = await cmd.for_person()
+        opened = in_private.opened_text(cmd.args[0].removeprefix(start_links.HELLO), t)
+        if opened is not None:
+            await cmd.reply(opened)
+        else:
+            await show_help(cmd)
         return
     if (post_id := start_links.read_details(cmd.args[0])) is not None:
         await show_details(cmd, post_id)

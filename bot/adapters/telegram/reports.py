@@ -8,8 +8,9 @@
   the core refuses an id the catalog does not have, and stores nothing.
 - `/report <question id> <text>`, or `/report <text>` for the last question the person
   answered in this chat (the core tells the two apart, and refuses an id that is none).
-- `/reports` (the chat's admins): the open reports made in this chat; `/reports resolve <id>
-  [note]` resolves one.
+- `/reports` (the chat's admins): the open reports made in this chat, sent to the admin's
+  private chat when asked in a group (in_private.py); `/reports resolve <id> [note]` resolves
+  one.
 
 The person is thanked, in their language, only after the report is stored. Refusals are the
 core's UserErrors, shown by handlers.on_error.
@@ -26,6 +27,7 @@ from telegram.constants import ChatType
 from telegram.error import BadRequest, Forbidden, TelegramError
 from telegram.ext import filters
 
+from bot.adapters.telegram import in_private
 from bot.adapters.telegram.callback_data import parse_flag
 from bot.adapters.telegram.context import Context
 from bot.adapters.telegram.handlers import Command, command, handles, press
@@ -160,8 +162,16 @@ async def reports_command(update: Update, context: Context) -> None:
         await cmd.reply(resolved_text(resolved, t))
         return
     reports = await service.problem_reports.for_chat(cmd.chat, allowed=allowed)
-    await cmd.reply(report_list_text(reports, t, service.problem_reports.titles(reports, t.locale),
-                                     RESOLVE_HINT))
+    text = report_list_text(reports, t, service.problem_reports.titles(reports, t.locale),
+                            RESOLVE_HINT)
+    bot = cmd.message.get_bot()
+
+    async def send(chat_id: int, elsewhere: bool) -> None:
+        await bot.send_message(chat_id, fit(in_private.about(cmd, t) + "\n" + text
+                                            if elsewhere else text))
+
+    # reporters' names and words are for the admin, not the group (in_private.py)
+    await in_private.send_to_admin(cmd, "reports", send, t)
 
 
 async def thank(cmd: Command, receipt: ReportReceipt) -> None:
