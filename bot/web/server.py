@@ -32,6 +32,7 @@ from bot.web.auth import reader_locale
 from bot.web.misconceptions import MisconceptionPages
 from bot.web.missing import NotHere
 from bot.web.pages import Pages, html
+from bot.web.peer_gains import PeerGainPages
 from bot.web.sessions import SessionPages
 
 log = logging.getLogger(__name__)
@@ -137,6 +138,7 @@ def build_app(service: QuizService, *, secure: bool, bot_token: str | None = Non
     app.add_routes(SessionPages(service, secure, bot_token).routes())
     app.add_routes(MisconceptionPages(service, secure, bot_token).routes())  # misconceptions
     app.add_routes(AssignmentPages(service, secure, bot_token).routes())  # /assign
+    app.add_routes(PeerGainPages(service, secure, bot_token).routes())  # /peer's gains
     app.router.add_static("/static/", STATIC, append_version=True)
     return app
 
