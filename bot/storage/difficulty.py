@@ -16,7 +16,12 @@ rebuilt from the answers in that order are the same numbers. A chat's move chang
 here (nothing is per chat). A person's deletion takes their ability and first answers out;
 the questions' difficulties keep what those answers taught them, which says nothing about
 the person. The migration that made these tables marks the answers stored before it as
-pending (difficulty_pending); opening the storage replays them in order (count_pending).
+pending (difficulty_pending); opening the storage replays them in order (count_pending), at
+most REPLAY_CHUNK answers per transaction, so a large database's open holds neither the
+writer nor the materializer's lock for long. How far it got is a row of `materialized`
+(REPLAY): a process that stops midway leaves it, and the next open goes on from there.
+Meanwhile the materializer leaves the ratings alone (the replay reaches its answers in their
+order); the chunk that catches up with the materializer's position ends the replay.
 """
 
 from __future__ import annotations
@@ -39,14 +44,24 @@ FIRSTS = ("SELECT person_key, quiz_id, question_id FROM difficulty_firsts"
           " WHERE (person_key, quiz_id, question_id) IN"
           " (SELECT person_key, quiz_id, question_id FROM answers WHERE {where})")
 SEEN = First(-1, 0.0, False)  # a first answer already kept (only its presence matters)
+REPLAY_CHUNK = 20_000  # answers replayed in one transaction at open (count_pending)
+REPLAY = "difficulty_replay"  # its row of `materialized`: the last answer replayed
 
 
 async def apply_chunk(db: Sql, where: str, order: str, *args: Any) -> None:
     """Move the ratings through the answers `where` selects, in `order` (a materializer's
-    chunk, its arguments `args`), inside the caller's transaction."""
+    chunk, its arguments `args`), inside the caller's transaction; nothing while the replay
+    at open is under way (it reaches these answers itself, in order)."""
+    if await db.value("SELECT count(*) FROM difficulty_pending"):
+        return
+    await _apply(db, where, order, *args)
+
+
+async def _apply(db: Sql, where: str, order: str, *args: Any) -> int:
+    """apply_chunk's work; how many answers it read."""
     answers = await db.rows(CHUNK.format(where=where, order=order), *args)
     if not answers:
-        return
+        return 0
     ratings = Ratings(
         {r[0]: Rating(float(r[1]), int(r[2]))
          for r in await db.rows(PEOPLE.format(where=where), *args)},
@@ -58,6 +73,7 @@ async def apply_chunk(db: Sql, where: str, order: str, *args: Any) -> None:
         if ratings.answer(person, quiz, question, bool(correct)):
             new.append((person, quiz, question))
     await save(db, ratings, new)
+    return len(answers)
 
 
 async def save(db: Sql, ratings: Ratings, new: Sequence[tuple[str, str, str]]) -> None:
@@ -81,28 +97,50 @@ async def save(db: Sql, ratings: Ratings, new: Sequence[tuple[str, str, str]]) -
         "person_key, quiz_id, question_id", "seq = excluded.seq")
 
 
-async def count_pending(db: Sql) -> int:
-    """If the migration left answers to replay: every answer the materializer applied
-    already (its position held meanwhile), in its order, from nothing; how many first
-    answers that was. In the caller's transaction."""
+async def count_pending(db: Sql, limit: int | None = None) -> int:
+    """If the migration left answers to replay: the next `limit` answers the materializer
+    applied already (its position held meanwhile), in its order, the first chunk from
+    nothing; how many answers that was (0: nothing left, call until then). In the caller's
+    transaction."""
     if not await db.value("SELECT count(*) FROM difficulty_pending"):
         return 0
+    limit = REPLAY_CHUNK if limit is None else limit
     if db.for_update:  # PostgreSQL's materializer orders answers by (tx, id)
         row = await db.row("SELECT tx, id FROM materialized WHERE name = 'scores' FOR UPDATE")
-        upto, order = "(tx, id) <= ($1::xid8, $2::bigint)", "tx, id"
-        args: tuple[Any, ...] = (int(row[0]), int(row[1])) if row else (0, 0)
+        upto: tuple[int, ...] = (int(row[0]), int(row[1])) if row else (0, 0)
+        columns = order = "tx, id"
+        within = "(tx, id) > ($1::xid8, $2::bigint) AND (tx, id) <= ($3::xid8, $4::bigint)"
+        done = await db.row(f"SELECT tx, id FROM materialized WHERE name = '{REPLAY}'")
+        start: tuple[int, ...] | None = None if done is None else (int(done[0]), int(done[1]))
+        begun = "INSERT INTO materialized(name, tx, id) VALUES ($1, '0', 0)"
+        moved = "UPDATE materialized SET tx = $2::xid8, id = $3 WHERE name = $1"
     else:
-        position = await db.value("SELECT position FROM materialized WHERE name = 'scores'")
-        upto, order, args = "id <= $1", "id", (int(position or 0),)
-    for table in ("difficulty_people", "difficulty_questions", "difficulty_firsts"):
-        await db.run(f"DELETE FROM {table}")
-    ratings = Ratings()
-    new = [(r[0], r[1], r[2]) for r in await db.rows(CHUNK.format(where=upto, order=order),
-                                                     *args)
-           if ratings.answer(r[0], r[1], r[2], bool(r[3]))]
-    await save(db, ratings, new)
-    await db.run("DELETE FROM difficulty_pending")
-    return len(new)
+        upto = (int(await db.value(
+            "SELECT position FROM materialized WHERE name = 'scores'") or 0),)
+        columns = order = "id"
+        within = "id > $1 AND id <= $2"
+        done = await db.row(f"SELECT position FROM materialized WHERE name = '{REPLAY}'")
+        start = None if done is None else (int(done[0]),)
+        begun = "INSERT INTO materialized(name, position) VALUES ($1, 0)"
+        moved = "UPDATE materialized SET position = $2 WHERE name = $1"
+    if start is None:  # the first chunk: from nothing
+        for table in ("difficulty_people", "difficulty_questions", "difficulty_firsts"):
+            await db.run(f"DELETE FROM {table}")
+        await db.run(begun, REPLAY)
+        start = (0,) * len(upto)
+    # the chunk's last answer: the limit-th after the last replayed, or the position
+    last = await db.row(
+        f"SELECT {columns} FROM answers WHERE {within} ORDER BY {order}"
+        f" LIMIT 1 OFFSET {max(limit - 1, 0)}", *start, *upto)
+    end = upto if last is None or tuple(int(v) for v in last) >= upto \
+        else tuple(int(v) for v in last)
+    replayed = await _apply(db, within, order, *start, *end)
+    if end == upto:  # caught up with the materializer: it keeps the ratings from here
+        await db.run(f"DELETE FROM materialized WHERE name = '{REPLAY}'")
+        await db.run("DELETE FROM difficulty_pending")
+    else:
+        await db.run(moved, REPLAY, *end)
+    return max(replayed, 1)
 
 
 async def recount(db: Sql, chat_key: str) -> None:

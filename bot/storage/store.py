@@ -395,7 +395,8 @@ class Store(CachedStorage, LiveSql):
         try:
             while await self._write(cards.count_pending):
                 pass
-            await self._write(difficulty_ratings.count_pending)  # the ratings too, once
+            while await self._write(difficulty_ratings.count_pending):  # the ratings too
+                pass
         except BaseException:
             await self.close()
             raise

@@ -14,6 +14,7 @@ import pytest
 
 from bot.core.difficulty import Ratings
 from bot.core.ports import AnswerRecord
+from bot.storage import difficulty
 from tests.storage_contract.backends import Backend, Store
 
 DAY0 = datetime(2026, 3, 1, 9, tzinfo=UTC)
@@ -112,6 +113,50 @@ async def test_ratings_left_pending_by_the_migration_are_replayed_at_open(
         same(await kept(backend), want)
         assert await backend.count("difficulty_pending") == 0
         await answers(store, random.Random(4), 20)  # and the materializer goes on from there
+        await store.materialize()
+    same(await kept(backend), await recounted(backend))
+
+
+async def test_the_replay_at_open_goes_in_bounded_chunks_and_resumes_after_a_stop(
+    backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with backend.opened() as store:
+        await answers(store, random.Random(5), 60)
+        await store.materialize()
+    want = await recounted(backend)
+    await backend.fetch("DELETE FROM difficulty_people")
+    await backend.fetch("DELETE FROM difficulty_firsts")
+    await backend.fetch("INSERT INTO difficulty_pending(id) VALUES (1)")
+    monkeypatch.setattr(difficulty, "REPLAY_CHUNK", 7)
+    chunks: list[int] = []
+    apply = difficulty._apply
+
+    async def stopped_at_the_fourth(*args: object) -> int:  # the process stops midway
+        if len(chunks) == 3:
+            raise RuntimeError("stopped")
+        chunks.append(await apply(*args))  # type: ignore[arg-type]
+        return chunks[-1]
+
+    monkeypatch.setattr(difficulty, "_apply", stopped_at_the_fourth)
+    with pytest.raises(RuntimeError, match="stopped"):
+        async with backend.opened():
+            pass
+    assert chunks == [7, 7, 7]  # each chunk its own transaction, bounded
+    assert await backend.count("difficulty_pending") == 1
+    partial = await kept(backend)  # the three chunks' firsts, kept
+    assert 0 < len(partial["difficulty_firsts"]) < len(want["difficulty_firsts"])
+    resumed: list[int] = []
+
+    async def counted(*args: object) -> int:
+        resumed.append(await apply(*args))  # type: ignore[arg-type]
+        return resumed[-1]
+
+    monkeypatch.setattr(difficulty, "_apply", counted)
+    async with backend.opened() as store:  # goes on after the 21st answer, not from nothing
+        assert sum(resumed) == 60 - 21 and max(resumed) == 7
+        same(await kept(backend), want)
+        assert await backend.count("difficulty_pending") == 0
+        await answers(store, random.Random(6), 10)
         await store.materialize()
     same(await kept(backend), await recounted(backend))
 
