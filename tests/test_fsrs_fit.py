@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import statistics
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -17,7 +17,7 @@ from fsrs.scheduler import DEFAULT_PARAMETERS
 from bot.core import fsrs_fit
 from bot.core.fsrs_fit import checked, fit, fit_in_child, item_reviews, items_of
 from bot.core.ports import AnswerRecord, ReviewAnswer, ReviewFit, Storage
-from bot.core.review import REFIT_CHECK
+from bot.core.review import REFIT_CHECK, REFIT_HOLD, Review
 from bot.core.review_simulation import held_out, population
 from bot.core.scheduler import Scheduler as TickLoop
 from bot.core.service import QuizService
@@ -179,13 +179,20 @@ async def test_a_review_answer_starts_a_round_of_fits_at_most_every_few_minutes(
     review.refit_due = counted  # type: ignore[method-assign]
     review.refit_soon()
     review.refit_soon()  # running, or just run: not again
-    await asyncio.sleep(0)
+    await turns()
     review.refit_soon()
+    await turns()
     assert len(rounds) == 1
     clock.advance(REFIT_CHECK.total_seconds())
-    review.refit_soon()
-    await asyncio.sleep(0)
+    review.refit_soon()  # the same process renews its lease
+    await turns()
     assert len(rounds) == 2
+
+
+async def turns() -> None:
+    """Let background rounds run their steps (each an await on the store)."""
+    for _ in range(20):
+        await asyncio.sleep(0)
 
 
 @pytest.mark.memory_store
@@ -254,3 +261,33 @@ async def test_ticks_on_a_fake_clock_run_one_round_of_fits_at_a_time_and_stop_en
     assert len(started) == 3
     await scheduler.stop()
     assert cancelled == [3]
+
+
+@pytest.mark.memory_store
+async def test_one_process_at_a_time_looks_for_fits_and_makes_them(
+    service: QuizService, storage: Storage, clock: FakeClock
+) -> None:
+    # a second process on the same database: its round waits for the first's lease
+    other = Review(service.questions, service.locales, storage, clock)
+    rounds: list[str] = []
+
+    def counting(name: str) -> Callable[[int], Awaitable[int]]:
+        async def counted(limit: int = 4) -> int:
+            rounds.append(name)
+            return 0
+        return counted
+
+    service.spaced.refit_due = counting("first")  # type: ignore[method-assign,assignment]
+    other.refit_due = counting("other")  # type: ignore[method-assign,assignment]
+    service.spaced.refit_soon()
+    other.refit_soon()
+    await turns()
+    assert rounds == ["first"]
+    clock.advance(REFIT_HOLD.total_seconds() / 2)
+    other.refit_soon()  # the lease is the first's for REFIT_HOLD
+    await turns()
+    assert rounds == ["first"]
+    clock.advance(REFIT_HOLD.total_seconds() / 2 + 1)
+    other.refit_soon()  # run out: the other process may take it
+    await turns()
+    assert rounds == ["first", "other"]

@@ -22,7 +22,8 @@ predict the person's latest reviews better than the defaults), with the defaults
 `refit_due` fits the people due (enough reviews, never fitted, or REFIT_AFTER more reviews and
 REFIT_GAP since the last fit), one at a time; the scheduler's tick (so someone who only answers
 in groups is fitted too), /review, /stats and an answer to one's own question start it in the
-background: one round at a time, at most every REFIT_CHECK in a process. Storing a fit
+background: one round at a time, at most every REFIT_CHECK in a process, and in one process at
+a time (REFIT_LEASE). Storing a fit
 replays the person's kept cards with it (bot/storage/fsrs_params.py), so the dashboard's cards
 stay a replay.
 
@@ -38,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
@@ -50,6 +52,7 @@ from bot.core.locales import Locales
 from bot.core.models import AnswerResult, Chat, Person, ReviewStats, ShownQuestion
 from bot.core.ports import (
     DeliveryStore,
+    LeaseStore,
     PeopleStore,
     PostRecord,
     PostStore,
@@ -63,7 +66,7 @@ from bot.core.schedule import Schedule, parse_time, parse_zone
 
 
 class ReviewStorage(ReviewStore, ReviewFitStore, PostStore, PeopleStore, DeliveryStore,
-                    Protocol):
+                    LeaseStore, Protocol):
     """What Review reads and writes."""
 
 
@@ -71,6 +74,11 @@ KIND = "review"
 REFIT_GAP = timedelta(days=1)  # a person is fitted again at most once a day
 REFIT_CHECK = timedelta(minutes=10)  # how often a process looks for people due a fit
 REFIT_PEOPLE = 4  # people fitted in one round, one after the other
+# One process at a time looks for fits and makes them (so the card table is scanned once per
+# REFIT_CHECK whatever the processes, and no person is fitted twice at once): it holds this
+# lease for a round's longest time or REFIT_CHECK, whichever is longer.
+REFIT_LEASE = "review-refits"
+REFIT_HOLD = max(REFIT_CHECK, timedelta(seconds=REFIT_PEOPLE * fsrs_fit.CHILD_SECONDS + 60))
 Fitter = Callable[[Sequence[ReviewAnswer]], Awaitable[ReviewFit]]
 
 log = logging.getLogger(__name__)
@@ -106,6 +114,7 @@ class Review:
         self.fitter = fitter
         self._refits: asyncio.Task[int] | None = None
         self._checked: datetime | None = None  # when this process last looked for fits
+        self._holder = f"refits:{uuid.uuid4().hex}"  # this process's name on REFIT_LEASE
 
     async def deck(self, person_key: str) -> Deck:
         """The person's cards, scheduled with their parameters (the defaults until fitted)."""
@@ -202,6 +211,10 @@ class Review:
 
     async def _refit_round(self) -> int:
         try:
+            now = self.clock.now()
+            if not await self.storage.take_lease(REFIT_LEASE, self._holder, now + REFIT_HOLD,
+                                                 now):
+                return 0  # another process's round
             return await self.refit_due()
         except Exception:  # the next round tries again
             log.exception("FSRS refit round failed")
