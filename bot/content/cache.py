@@ -58,7 +58,7 @@ from bot.content.items import (
 
 log = logging.getLogger(__name__)
 
-FORMAT = 7  # the entry layout below; the sources are part of the version anyway
+FORMAT = 8  # the entry layout below; the sources are part of the version anyway
 MAGIC = b"quizbot-content-cache"
 SUBDIR = "content"  # under QUIZBOT_CACHE_DIR
 SPARE_ENTRIES = 64  # entries kept beyond those the last load used (edits, other folders)
@@ -320,7 +320,8 @@ class ContentCache:
 #            start), [code language, code text] or null, formula or null, image or null,
 #            metadata or null (Meta.as_list), kind, [answer, ...], [value, low, high, unit or
 #            null] or null, [{locale: [form, ...]}, [latin, ...]] or null, image text or null,
-#            [misconception id or null, ...] by canonical option, pair or null]
+#            [misconception id or null, ...] by canonical option, pair or null,
+#            explanation image or null, its text or null]
 # its line of texts: [prompt, [option text, ...], [answer, ...], explanation, details or null]
 # a text: [en, bn or null, hi or null]
 #
@@ -361,7 +362,9 @@ def encode(entry: Entry, version: str, key: str) -> bytes:
              [{loc: list(forms) for loc, forms in q.accept.texts.items()}, list(q.accept.latin)]
              if q.accept is not None else None,
              _text(q.image_alt) if q.image_alt is not None else None,
-             list(q.misconceptions), q.pair])
+             list(q.misconceptions), q.pair,
+             _text(q.explanation_image) if q.explanation_image is not None else None,
+             _text(q.explanation_image_alt) if q.explanation_image_alt is not None else None])
         lines.append(texts)
         at += len(texts) + 1
     payload = b"\n".join([_json(
@@ -442,7 +445,7 @@ def decode(raw: bytes, version: str, key: str, mapped: mmap.mmap | None = None) 
     questions: list[Question] = []
     lines: list[int] = []
     for (question_id, line, answer, (at, length), code, formula, image, meta, kind, answers,
-         numeric, accept, image_alt, stands_for, pair) in rows:
+         numeric, accept, image_alt, stands_for, pair, explained, explained_alt) in rows:
         if not (isinstance(at, int) and isinstance(length, int) and 0 <= at
                 and tail + at + length <= len(raw)):
             raise ValueError("a question's texts are outside the entry")
@@ -472,6 +475,8 @@ def decode(raw: bytes, version: str, key: str, mapped: mmap.mmap | None = None) 
             image_alt=text(*image_alt) if image_alt is not None else None,
             misconceptions=tuple(stands_for),
             pair=pair,
+            explanation_image=text(*explained) if explained is not None else None,
+            explanation_image_alt=text(*explained_alt) if explained_alt is not None else None,
         ))
         lines.append(line)
     quiz = Quiz(quiz_id, text(*title), tags, questions, language,

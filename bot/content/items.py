@@ -355,11 +355,12 @@ class Question(_Light):
     explanation, details) are held, or read when asked for from where `deferred` says (a
     question from the content cache)."""
 
-    __slots__ = ("_deferred", "_texts", "accept", "answer", "answers", "code", "formula", "id",
-                 "image", "image_alt", "kind", "meta", "misconceptions", "numeric", "pair")
+    __slots__ = ("_deferred", "_texts", "accept", "answer", "answers", "code",
+                 "explanation_image", "explanation_image_alt", "formula", "id", "image",
+                 "image_alt", "kind", "meta", "misconceptions", "numeric", "pair")
     _fields = ("id", "prompt", "options", "explanation", "details", "code", "formula", "image",
                "meta", "kind", "answers", "numeric", "accept", "image_alt", "misconceptions",
-               "pair")
+               "pair", "explanation_image", "explanation_image_alt")
 
     def __init__(
         self,
@@ -382,6 +383,8 @@ class Question(_Light):
         image_alt: Localized | None = None,
         misconceptions: tuple[str | None, ...] = (),
         pair: str | None = None,
+        explanation_image: Localized | None = None,
+        explanation_image_alt: Localized | None = None,
     ) -> None:
         given = [text is not None for text in (prompt, options, explanation)]
         if not (all(given) if deferred is None else not any(given) and answer is not None):
@@ -411,6 +414,9 @@ class Question(_Light):
         # (not with its deferred texts), so a chat's misconceptions read no texts.
         self.misconceptions: Final[tuple[str | None, ...]] = tuple(misconceptions)
         self.pair: Final = pair  # the pack's isomorphic question (a peer round's transfer)
+        # a picture sent with the explanation (a path, as `image`), and its text
+        self.explanation_image: Final = explanation_image
+        self.explanation_image_alt: Final = explanation_image_alt
 
     def _held(self) -> Texts:
         """Its texts: held, or read from where they are deferred to."""
@@ -481,6 +487,10 @@ class Question(_Light):
             image_alt=Localized.of(model.image_alt) if model.image_alt is not None else None,
             misconceptions=tuple(tags) if any(tags) else (),
             pair=model.pair,
+            explanation_image=Localized.of(model.explanation_image)
+            if model.explanation_image is not None else None,
+            explanation_image_alt=Localized.of(model.explanation_image_alt)
+            if model.explanation_image_alt is not None else None,
         )
 
     def misconception_of(self, option: int) -> str | None:
@@ -568,6 +578,12 @@ class Quiz(_Light):
         if question.image is None or self.folder is None:
             return None
         return str(Path(self.folder) / question.image.get(locale))
+
+    def explanation_image_path(self, question: Question, locale: str) -> str | None:
+        """The file of the picture `question`'s explanation shows in `locale`, or None."""
+        if question.explanation_image is None or self.folder is None:
+            return None
+        return str(Path(self.folder) / question.explanation_image.get(locale))
 
     def question(self, question_id: str) -> Question:
         try:

@@ -158,7 +158,8 @@ def _parse(result: _File, data: bytes, folder: Path | None,
 
 def _image_digests(folder: Path, quiz: Quiz) -> dict[str, str] | None:
     """The SHA-256 of each image the quiz shows, by path; None if one cannot be read."""
-    paths = {path for q in quiz.questions if q.image is not None for _, path in q.image.items()}
+    paths = {path for q in quiz.questions for image in (q.image, q.explanation_image)
+             if image is not None for _, path in image.items()}
     try:
         return {path: hashlib.sha256(media.resolve(folder, path).read_bytes()).hexdigest()
                 for path in sorted(paths)}

@@ -468,6 +468,10 @@ class QuestionModel(BaseModel):
         default_factory=list, validate_default=True)
     explanation: LocalizedModel
     details: LocalizedModel | None = None
+    # a picture that explains (sent with the explanation: a photo, so PNG or JPEG), and what
+    # it shows in each language of the question, as image and image_alt
+    explanation_image: ImageModel | None = None
+    explanation_image_alt: LocalizedModel | None = Field(default=None, validate_default=True)
     # optional in a pack; `quizbot content validate --strict` (CI) requires difficulty, bloom,
     # concepts and a source of every question
     difficulty: Difficulty | None = None
@@ -502,29 +506,46 @@ class QuestionModel(BaseModel):
                 {"sources": ", ".join(sources) or "none"})
         return claims
 
-    @field_validator("image_alt")
+    @field_validator("image_alt", "explanation_image_alt")
     @classmethod
     def _image_described(
         cls, alt: LocalizedModel | None, info: ValidationInfo
     ) -> LocalizedModel | None:
-        if info.data.get("image") is None:
-            if alt is not None and "image" in info.data:
+        name = info.field_name or "image_alt"
+        image = name.removesuffix("_alt")  # image, explanation_image
+        if info.data.get(image) is None:
+            if alt is not None and image in info.data:
                 raise PydanticCustomError(
-                    "kind_key", "image_alt describes an image, and the question has none", {})
+                    "kind_key", "{name} describes an image, and the question has no {image}",
+                    {"name": name, "image": image})
             return alt
         if alt is None:
             raise PydanticCustomError(
-                "image_alt", "an image needs image_alt: what it shows, in each language of the "
-                "question (a screen reader reads it)", {})
+                "image_alt", "an {image} needs {name}: what it shows, in each language of the "
+                "question (a screen reader reads it)", {"name": name, "image": image})
         # in each language the prompt is written in (the pack's other languages warn, as
         # every text does)
         prompt = info.data.get("prompt")
         written = [loc for loc, _ in prompt.items()] if prompt is not None else []
         if missing := [loc for loc in written if getattr(alt, loc) is None]:
             raise PydanticCustomError(
-                "image_alt", "image_alt has no {missing} text, and the prompt has: a reader in "
-                "that language would get no text for the image", {"missing": ", ".join(missing)})
+                "image_alt", "{name} has no {missing} text, and the prompt has: a reader in "
+                "that language would get no text for the image",
+                {"name": name, "missing": ", ".join(missing)})
         return alt
+
+    @field_validator("explanation_image")
+    @classmethod
+    def _explanation_image_is_a_photo(cls, image: ImageModel | None) -> ImageModel | None:
+        # sent as a photo (Telegram's explanation media, a Discord embed's image): an SVG
+        # is drawn only on a question's card
+        for _, path in image.items() if image is not None else ():
+            if path.lower().endswith(".svg"):
+                raise PydanticCustomError(
+                    "image_type", "explanation_image must be a PNG or JPEG file (it is sent "
+                    "as a photo; an SVG is only drawn on a question's card): '{path}'",
+                    {"path": path})
+        return image
 
     @field_validator("misconception")
     @classmethod

@@ -264,21 +264,26 @@ def _media_problems(quiz: QuizModel, folder: Path | None,
                            f"{limits.CARD_CODE_COLUMNS}", False)
         for what, texts in (("code", q.code.text if q.code else None),
                             ("formula", q.formula), ("image", q.image),
-                            ("image_alt", q.image_alt)):
+                            ("image_alt", q.image_alt),
+                            ("explanation_image", q.explanation_image),
+                            ("explanation_image_alt", q.explanation_image_alt)):
             if texts is not None and (missing := texts.missing()):
                 where = (*base, what, "text") if what == "code" else (*base, what)
                 yield where, f"{what} has no {', '.join(missing)} version", True
-        yield from _too_long((*base, "image_alt"), q.image_alt, limits.IMAGE_ALT, "image_alt")
-        seen: set[str] = set()
-        for locale, relative in q.image.items() if q.image else ():
-            if relative in seen:
-                continue
-            seen.add(relative)
-            where = (*base, "image", locale)
-            if folder is None and files is None:
-                yield where, "images need a pack file in a folder to be read from", False
-            elif (why := _image_problem(folder, files, relative)) is not None:
-                yield where, f"image {relative!r}: {why}", False
+        for what, image, alt in (("image", q.image, q.image_alt),
+                                 ("explanation_image", q.explanation_image,
+                                  q.explanation_image_alt)):
+            yield from _too_long((*base, f"{what}_alt"), alt, limits.IMAGE_ALT, f"{what}_alt")
+            seen: set[str] = set()
+            for locale, relative in image.items() if image else ():
+                if relative in seen:
+                    continue
+                seen.add(relative)
+                where = (*base, what, locale)
+                if folder is None and files is None:
+                    yield where, "images need a pack file in a folder to be read from", False
+                elif (why := _image_problem(folder, files, relative)) is not None:
+                    yield where, f"{what} {relative!r}: {why}", False
         for oi, option in enumerate(q.options or ()):
             for locale, text in option.text.items():
                 if text.count("`") % 2:
@@ -479,15 +484,18 @@ def check(data: Any, lines: dict[Loc, int], add: AddProblem,
         add(_line_of(lines, loc), f"{describe(loc)}: {message}", warning)
     for loc, message, warning in _pair_problems(model):
         add(_line_of(lines, loc), f"{describe(loc)}: {message}", warning)
-    left_out: set[int] = set()
+    left_out: dict[int, dict[str, None]] = {}
     for loc, message, warning in _media_problems(model, folder, files):
-        if media.LEAVE_OUT.get() and not warning and loc[2:3] == ("image",):
-            left_out.add(int(loc[1]))  # quizbot run: the pack loads without that image
+        if media.LEAVE_OUT.get() and not warning and loc[2:3] in (("image",),
+                                                                   ("explanation_image",)):
+            # quizbot run: the pack loads without that image
+            what = str(loc[2])
+            left_out.setdefault(int(loc[1]), {}).update({what: None, f"{what}_alt": None})
             message, warning = message + media.LEFT_OUT, True
         add(_line_of(lines, loc), f"{describe(loc)}: {message}", warning)
     if left_out:
         model = model.model_copy(update={"questions": [
-            q.model_copy(update={"image": None, "image_alt": None}) if i in left_out else q
+            q.model_copy(update=left_out[i]) if i in left_out else q
             for i, q in enumerate(model.questions)]})
     for loc, message, warning in _giveaway_problems(model):
         add(_line_of(lines, loc), message, warning)
