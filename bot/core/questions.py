@@ -234,6 +234,9 @@ class Questions:
             correct_set=answer_text.right_shown(question, post.order),
             unit=question.numeric.unit.get(locale)
             if question.numeric is not None and question.numeric.unit is not None else None,
+            explanation_image=quiz.explanation_image_path(question, locale),
+            explanation_image_alt=question.explanation_image_alt.get(locale)
+            if question.explanation_image_alt else None,
         )
 
     async def show(self, post_id: int, locale: str | None = None) -> ShownQuestion | None:

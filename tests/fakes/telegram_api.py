@@ -143,6 +143,7 @@ class FakeTelegramAPI:
         self.messages: dict[tuple[int, int], dict[str, Any]] = {}
         self.polls: dict[str, dict[str, Any]] = {}  # poll id -> poll
         self.photos: dict[str, bytes] = {}  # file_id -> the bytes sent (sendPhoto by file_id)
+        self.explanation_photos: list[bytes] = []  # each quiz's explanation_media, as sent
         self.files: dict[str, tuple[str, bytes]] = {}  # users' files: file_id -> (path, bytes)
         self.downloads: list[str] = []  # file paths downloaded (GET /file/bot<token>/<path>)
         self.poll_messages: dict[str, tuple[int, int]] = {}  # poll id -> (chat, message)
@@ -922,6 +923,8 @@ class FakeTelegramAPI:
                 poll["correct_option_id"] = correct[0]
         if explanation is not None:
             poll["explanation"] = explanation
+        if (media := params.get("explanation_media")) is not None:
+            poll["explanation_media"] = self._poll_photo(params, media, kind)
         if description:
             poll["description"] = description
             if params.get("description_entities"):
@@ -936,6 +939,29 @@ class FakeTelegramAPI:
         self.polls[poll_id] = poll
         self.poll_messages[poll_id] = (chat["id"], message["message_id"])
         return message
+
+    def _poll_photo(self, params: dict[str, Any], media: Any, kind: str) -> dict[str, Any]:
+        """A quiz's explanation_media (Bot API 10.0) as a PollMedia: a photo uploaded with
+        the call (attach://<part>) or a file_id of one sent before; its bytes are kept."""
+        if kind != "quiz":
+            raise bad_request("explanation media can be specified only for quizzes")
+        if not isinstance(media, dict) or media.get("type") != "photo":
+            raise bad_request("unsupported explanation media")
+        ref = media.get("media")
+        if isinstance(ref, str) and ref.startswith("attach://"):
+            photo = params.get(ref.removeprefix("attach://"))
+        else:
+            photo = self.photos.get(ref) if isinstance(ref, str) else None
+            if photo is None:
+                raise bad_request("wrong file identifier/HTTP URL specified")
+        if not isinstance(photo, bytes) or not photo:
+            raise bad_request("there is no photo in the request")
+        width, height = png_size(photo)
+        size = {"file_id": f"photo{next(self._ids)}", "file_unique_id": f"u{next(self._ids)}",
+                "width": width, "height": height, "file_size": len(photo)}
+        self.photos[str(size["file_id"])] = photo
+        self.explanation_photos.append(photo)
+        return {"photo": [size]}
 
     def _api_sendPhoto(self, params: dict[str, Any]) -> dict[str, Any]:
         """A photo uploaded as multipart (its bytes stay in the call's params["photo"])."""
@@ -1010,7 +1036,10 @@ class FakeTelegramAPI:
             raise bad_request("MESSAGE_TEXT_INVALID")
         message["text"] = text
         if "reply_markup" in params:
-            message["reply_markup"] = params["reply_markup"]
+            if (params["reply_markup"] or {}).get("inline_keyboard"):
+                message["reply_markup"] = params["reply_markup"]
+            else:  # an empty keyboard removes it, and the message comes back without one
+                message.pop("reply_markup", None)
         return message
 
     def _api_answerCallbackQuery(self, params: dict[str, Any]) -> bool:

@@ -35,6 +35,7 @@ from telegram.error import (
 )
 
 from bot.adapters.telegram.card_caption import card_caption
+from bot.adapters.telegram.explanation_media import ExplanationPictures
 from bot.adapters.telegram.identity import (
     PREFIX,
     card_ref,
@@ -134,6 +135,7 @@ class Poster:
         self._all_bound = asyncio.Event()
         self._all_bound.set()
         self.unconfirmed = UnconfirmedSends()
+        self.pictures = ExplanationPictures()  # explanation pictures' file_ids
         self._storing: set[asyncio.Task[None]] = set()  # chats' kinds being stored
         # a chat's kind not looked up or not stored: logged once a minute, counted meanwhile
         self._lookups = CountedLog(log, logging.WARNING)
@@ -304,21 +306,23 @@ class Poster:
             else:
                 correct = sorted(question.correct_set) if question.kind is Kind.MULTI \
                     else [question.correct]
-                message = await self.bot.send_poll(
-                    chat_id,
-                    text,
-                    options,
-                    type=telegram.Poll.QUIZ,
-                    is_anonymous=False,  # otherwise no poll_answer says who answered
-                    # PTB types the ids as Literal[0..11]; a question has at most 12 options
-                    correct_option_ids=correct,  # type: ignore[arg-type]
-                    allows_multiple_answers=question.kind is Kind.MULTI,
-                    explanation=poll_explanation(question.explanation),
-                    open_period=self._open_period(question),
-                    reply_markup=flag_keyboard(question.question_id),
-                    description=description or None,
-                    description_entities=description_entities or None,
-                )
+                message = await self.pictures.send(question.explanation_image, lambda media: (
+                    self.bot.send_poll(
+                        chat_id,
+                        text,
+                        options,
+                        type=telegram.Poll.QUIZ,
+                        is_anonymous=False,  # otherwise no poll_answer says who answered
+                        # PTB types the ids as Literal[0..11]; a question has at most 12
+                        correct_option_ids=correct,  # type: ignore[arg-type]
+                        allows_multiple_answers=question.kind is Kind.MULTI,
+                        explanation=poll_explanation(question.explanation),
+                        explanation_media=media,  # a picture that explains, if it has one
+                        open_period=self._open_period(question),
+                        reply_markup=flag_keyboard(question.question_id),
+                        description=description or None,
+                        description_entities=description_entities or None,
+                    )))
         except NetworkError as exc:
             if not may_have_arrived(exc):
                 raise
