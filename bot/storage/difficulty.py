@@ -44,7 +44,7 @@ FIRSTS = ("SELECT person_key, quiz_id, question_id FROM difficulty_firsts"
           " WHERE (person_key, quiz_id, question_id) IN"
           " (SELECT person_key, quiz_id, question_id FROM answers WHERE {where})")
 SEEN = First(-1, 0.0, False)  # a first answer already kept (only its presence matters)
-REPLAY_CHUNK = 20_000  # answers replayed in one transaction at open (count_pending)
+REPLAY_CHUNK = 10_000  # answers replayed in one transaction at open (count_pending): ~0.3 s
 REPLAY = "difficulty_replay"  # its row of `materialized`: the last answer replayed
 
 
