@@ -198,6 +198,14 @@ def closed_embed(summary: PostSummary, t: Translator) -> discord.Embed:
     return embed
 
 
+def explanation_embed(file_name: str) -> discord.Embed:
+    """The explanation's picture under the closed question's embed (its alt text is on the
+    attachment, `file_name`); the explanation's words are the closed embed's Answer field."""
+    embed = discord.Embed(colour=CLOSED)
+    embed.set_image(url=f"attachment://{file_name}")
+    return embed
+
+
 def run_summary_embed(summary: RunSummary, t: Translator) -> discord.Embed:
     return info_embed(render.run_summary_text(summary, t))
 

@@ -20,13 +20,20 @@ import io
 import logging
 from collections.abc import Awaitable, Callable, Iterator
 from datetime import timedelta
+from pathlib import Path
 
 import aiohttp
 import discord
 
 from bot import metrics
 from bot.adapters.discord.buttons import AnswerButton
-from bot.adapters.discord.embeds import card_alt, closed_embed, message_text, question_embed
+from bot.adapters.discord.embeds import (
+    card_alt,
+    closed_embed,
+    explanation_embed,
+    message_text,
+    question_embed,
+)
 from bot.adapters.discord.identity import channel_id_of, message_ids, message_ref
 from bot.adapters.discord.outbox import Kind, outbox
 from bot.adapters.discord.replies import Reply, Responder
@@ -42,6 +49,7 @@ UNKNOWN_CHANNEL = 10003  # Discord's JSON error codes
 UNKNOWN_MESSAGE = 10008
 SUMMARY_CHART = "answers.png"
 CARD = "question.png"  # a question's card, the embed's image (bot/core/cards.py)
+EXPLANATION = "explanation"  # the explanation's picture, with its file's extension
 
 
 @contextlib.contextmanager
@@ -214,13 +222,17 @@ class ChannelPublisher:
         card = f"attachment://{CARD}" if summary.question.has_card else None
         if card is not None:  # the question's attachment stays: the closed embed shows it
             embed.set_image(url=card)
+        # a picture that explains: an embed of its own under the result, with its alt text
+        explained = await self._explanation_file(summary.question)
+        embeds = [embed, *(explanation_embed(f.filename) for f in explained)]
         ids = message_ids(summary.refs)
         with as_port_errors(summary.chat_key):
             if not ids:
                 async def post(files: list[discord.File]) -> object:
-                    files = [*files, *await self._card_file(summary.question)]
-                    return await (channel.send(embed=embed, files=files) if files
-                                  else channel.send(embed=embed))
+                    files = [*files, *await self._card_file(summary.question),
+                             *await self._explanation_file(summary.question)]
+                    return await (channel.send(embeds=embeds, files=files) if files
+                                  else channel.send(embeds=embeds))
 
                 await self._with_chart(summary, embed, post, card)
             for message_id in ids:
@@ -230,12 +242,14 @@ class ChannelPublisher:
                 async def edit(files: list[discord.File],
                                message: discord.PartialMessage = message,
                                view: discord.ui.View = view) -> object:
-                    if not files:
-                        return await message.edit(embed=embed, view=view)
+                    extra = await self._explanation_file(summary.question)
+                    if not files and not extra:
+                        return await message.edit(embeds=embeds, view=view)
                     # new files replace the message's: the card goes again, beside the chart
+                    # and the explanation's picture
                     kept = await self._card_file(summary.question)
-                    return await message.edit(embed=embed, view=view,
-                                              attachments=[*files, *kept])
+                    return await message.edit(embeds=embeds, view=view,
+                                              attachments=[*files, *kept, *extra])
 
                 try:
                     await self._with_chart(summary, embed, edit, card)
@@ -256,6 +270,23 @@ class ChannelPublisher:
             return []
         alt = card_alt(question, translator(question.locale))
         return [discord.File(io.BytesIO(card.png), CARD, description=alt)]
+
+    @staticmethod
+    async def _explanation_file(question: ShownQuestion) -> list[discord.File]:
+        """The explanation's picture as a file to attach, with its alt text (none when the
+        question has none, or its file is gone since the pack loaded). A file is read each
+        time it is sent: discord.py consumes it."""
+        path = question.explanation_image
+        if path is None:
+            return []
+        try:
+            data = await asyncio.to_thread(Path(path).read_bytes)
+        except OSError as exc:
+            log.warning("the explanation picture %s cannot be read (%s); sent without it",
+                        Path(path).name, exc)
+            return []
+        return [discord.File(io.BytesIO(data), EXPLANATION + Path(path).suffix.lower(),
+                             description=question.explanation_image_alt)]
 
     async def _with_chart(self, summary: PostSummary, embed: discord.Embed,
                           send: Callable[[list[discord.File]], Awaitable[object]],
