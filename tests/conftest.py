@@ -18,8 +18,9 @@ from bot.core.service import QuizService
 from bot.reports.png import PngCharts
 from bot.storage import SqliteStorage
 from tests.clock import FakeClock
+from tests.database_copies import postgres_database, sqlite_copy
 from tests.sqlite_in_loop import LoopStorage
-from tests.storage_contract.pg import SKIP_PREFIX, fresh_database, unavailable
+from tests.storage_contract.pg import SKIP_PREFIX, unavailable
 
 os.environ.setdefault("NO_PROXY", "127.0.0.1,localhost")
 # The content cache of every bot the tests start in a folder of this process's own (one per
@@ -142,7 +143,8 @@ async def storage(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
     """The storage behind the service: SQLite's store on an in-memory database in the event
     loop for a test marked `memory_store` (and not `sqlite_only`), else a SqliteStorage file,
     or on PostgreSQL (QUIZBOT_TEST_STORE=postgres, or a BOTH_STORES test's `[postgres]` case)
-    a PostgresStorage on a database of its own."""
+    a PostgresStorage on a database of its own; either a copy of a migrated one
+    (tests/database_copies.py)."""
     node = request.node
     if node.get_closest_marker("memory_store") and not node.get_closest_marker("sqlite_only"):
         async with LoopStorage() as memory:
@@ -151,13 +153,13 @@ async def storage(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
     if getattr(request, "param", STORE) == "postgres":
         from bot.storage.postgres.storage import PostgresStorage
 
-        async with fresh_database() as url:
+        async with postgres_database(migrated=True) as url:
             store: Any = PostgresStorage(url, pool_size=4)
             await store.open()
             yield store
             await store.close()
         return
-    store = SqliteStorage(tmp_path / "quiz.db")
+    store = SqliteStorage(await sqlite_copy(tmp_path))
     await store.open()
     yield store
     await store.close()

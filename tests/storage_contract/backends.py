@@ -24,7 +24,7 @@ from bot.storage.postgres.materializer import Materializer as PgMaterializer
 from bot.storage.postgres.storage import PostgresStorage
 from bot.storage.sqlite.materializer import Materializer as SqliteMaterializer
 from bot.storage.sqlite.sql import to_ms
-from tests.storage_contract.pg import fresh_database
+from tests.database_copies import postgres_database, sqlite_copy
 
 Store = SqliteStorage | PostgresStorage
 Rows = list[tuple[Any, ...]]
@@ -376,9 +376,12 @@ def _qmarks(sql: str) -> str:
 
 
 @asynccontextmanager
-async def backend_for(name: str, tmp_path: Path) -> AsyncIterator[Backend]:
+async def backend_for(name: str, tmp_path: Path, migrated: bool = False
+                      ) -> AsyncIterator[Backend]:
+    """A database of its own: empty (no file yet, on SQLite), or, `migrated`, a copy of
+    what opening an empty one leaves (tests/database_copies.py)."""
     if name == "sqlite":
-        yield SqliteBackend(tmp_path / "quiz.db")
+        yield SqliteBackend(await sqlite_copy(tmp_path) if migrated else tmp_path / "quiz.db")
     else:
-        async with fresh_database() as url:
+        async with postgres_database(migrated) as url:
             yield PostgresBackend(url)
