@@ -1,5 +1,7 @@
 """The one loop that drives time: daily questions, closing due questions, pending summaries
-(of questions and rounds), review reminders (and those left unsent).
+(of questions and rounds), review reminders (and those left unsent), assignments' reminders
+and deadlines, and the background round of review fits (review.py: one at a time, so a tick on
+a moved test clock never starts a second while one runs).
 
 Every platform connected to the service (Delivery) is served by this loop; adapters keep no
 loops of their own. Tests call `tick()` after moving their clock instead of sleeping.
