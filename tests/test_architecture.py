@@ -110,7 +110,7 @@ DOORS: dict[str, frozenset[str]] = {part: frozenset(methods.split()) for part, m
     "dashboard": "link revoke",
     "delivery": "connect disconnect question_sending step_started step_refused",
     "item_analysis": "for_chat",
-    "live": "join pause skip end place show",
+    "live": "join pause skip end place show lobby lobby_shown",
     "locales": "for_person for_audience",
     "privacy": "wants_delete",
     "problem_reports": "report report_last report_words for_chat resolve_in_chat titles title "

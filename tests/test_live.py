@@ -15,6 +15,7 @@ from bot.core.analysis_text import analysis_blocks
 from bot.core.errors import BadCount, NotAllowed, UnknownQuiz
 from bot.core.live import (
     Asked,
+    Closed,
     Countdown,
     LiveError,
     Lobby,
@@ -46,11 +47,13 @@ class LiveFakePort(FakePort):
         super().__init__("tg:", clock)
         self.live: list[object] = []
         self.countdowns: list[Countdown] = []
+        self.closes: list[Closed | None] = []  # the question message each step closed
 
     async def live_event(self, event: object) -> None:
         """As an adapter shows a step: through the durable deliveries (live.py `show`)."""
-        async def record() -> None:
+        async def record(closed: Closed | None) -> None:
             self.live.append(event)
+            self.closes.append(closed)
 
         if self.service is None or getattr(event, "session", None) is None:
             self.live.append(event)
@@ -85,7 +88,7 @@ async def ask(service: QuizService) -> ShownQuestion:
     return asked.question
 
 
-async def nothing() -> None:
+async def nothing(closed: Closed | None) -> None:
     """A send that reached its chat."""
 
 

@@ -19,7 +19,7 @@ import pytest
 
 from bot.content import Catalog
 from bot.core.delivery import SENT_STEP
-from bot.core.live import SHOW_GRACE, Asked, LiveError, Podium, Revealed, shown_name
+from bot.core.live import SHOW_GRACE, Asked, Closed, LiveError, Podium, Revealed, shown_name
 from bot.core.models import Chat, Person
 from bot.core.peer import Revoting, Split
 from bot.core.ports import AlreadyHandled, command_key
@@ -124,7 +124,7 @@ async def test_a_reveal_lost_with_its_process_is_shown_by_the_next(
     assert len(port.live) == 1
 
 
-async def nothing() -> None:
+async def nothing(closed: Closed | None) -> None:
     """A send that reached its chat."""
 
 

@@ -78,6 +78,9 @@ class LiveError(UserError):
 # typed answer, several picks or an order would need a step of their own on every platform,
 # against a countdown, and a peer round's vote is a share per option)
 LIVE_KINDS = frozenset({Kind.CHOICE, Kind.TRUEFALSE})
+# the states in which a question takes answers against its countdown (a peer round's
+# discussion runs out too, but its question's message no longer counts down)
+ASKING = frozenset({"open", "vote", "revote", "transfer"})
 
 
 def no_live_questions(selector: str) -> LiveError:
@@ -218,6 +221,7 @@ class Lobby:
     took_over: bool = False  # an admin became the host of a running session
     sizes: tuple[int, ...] = ()  # players per team, when people choose their team
     team: int | None = None  # the team (0-based) the person who joined is in
+    players: tuple[LivePlayer, ...] = ()  # who joined, as the lobby message lists them
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,6 +253,7 @@ class Standing:
     score: int
     right: int
     time_ms: int  # total answer time over the questions answered
+    locale: str | None = None  # the platform's language for the person (their rank's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,6 +283,16 @@ class Countdown:
     remaining_s: int
     question: ShownQuestion | None = None  # as the chat sees it (its refs: where)
     refs: tuple[str, ...] = ()  # the platform's references to the question's message
+
+
+@dataclass(frozen=True, slots=True)
+class Closed:
+    """The message of a question a step closed (a live question at its reveal, a peer
+    round's vote when the discussion starts or the round ends), shown closed: no buttons,
+    no countdown."""
+
+    question: ShownQuestion
+    refs: tuple[str, ...]  # the platform's references to the post's messages: the newest
 
 
 @dataclass(frozen=True, slots=True)
@@ -337,23 +352,29 @@ class Live:
         # stored and died before showing (peer_replay.py adds "peer")
         self.replays: dict[str, Callable[[LiveRecord], Awaitable[object | None]]] = {
             "host": self._replay}
+        # the question message an event closes, by kind (peer_replay.py adds "peer")
+        self.closings: dict[str, Callable[[Any], Awaitable[Closed | None]]] = {
+            "host": self._closing}
         # steps shown, being shown, or made here for a caller that shows them
         self._showing: OrderedDict[str, None] = OrderedDict()
         self._unshown: dict[str, datetime] = {}  # name -> when this process first saw it so
 
     # what the chat is shown, once -------------------------------------------------------------
-    async def show(self, event: Event | Any, send: Callable[[], Awaitable[None]]) -> bool:
+    async def show(self, event: Event | Any,
+                   send: Callable[[Closed | None], Awaitable[None]]) -> bool:
         """`send` the event (an adapter's messages) through the durable deliveries: stored
         as started first, so neither a redelivered command nor a restart shows it twice,
         and the tick shows again a step whose process died before its send started. False
         if it was not sent now (shown already, by another process, or refused: retried)."""
         name = shown_name(event.session)
         self._remember(name)
+        closing = self.closings.get(event.session.kind)
+        closed = None if closing is None else await closing(event)
         if self.deliveries is None:
-            await send()
+            await send(closed)
             return True
         sent = await self.deliveries.once(name, event.session.chat_key,
-                                          lambda port: send(), _nothing)
+                                          lambda port: send(closed), _nothing)
         if not sent:  # the tick looks again: shown by another process, or refused
             self._showing.pop(name, None)
         return sent
@@ -426,7 +447,7 @@ class Live:
             chosen = _whole(team, lambda n: 0 <= n < record.teams, _not_a_team_counted)
         joined = await self.storage.join_live(
             record.id, person.key, person.known_name, record.teams, self.clock.now(), chosen,
-            TEAM_GAP)
+            TEAM_GAP, person.platform_locale)
         if not record.teams:  # one count, not every player (a crowd joins at once)
             return Lobby(record, await self.storage.live_player_count(record.id))
         players = await self._players(record)
@@ -437,6 +458,19 @@ class Live:
         sizes = tuple(sum(p.team == k for p in players) for k in range(record.teams)) \
             if record.choose else ()
         return Lobby(record, len(players), sizes=sizes, team=mine)
+
+    async def lobby(self, chat_key: str) -> Lobby:
+        """The running session's lobby with everyone who joined (its message, edited at the
+        pace the platform allows; a join alone reads only the count)."""
+        record = await self._session(chat_key)
+        players = await self._players(record)
+        sizes = tuple(sum(p.team == k for p in players) for k in range(record.teams)) \
+            if record.choose else ()
+        return Lobby(record, len(players), sizes=sizes, players=players)
+
+    async def lobby_shown(self, session_id: int, ref: str) -> None:
+        """The lobby's message (the platform's reference), edited when the session ends."""
+        await self.storage.set_live_lobby(session_id, ref)
 
     async def next(self, chat_key: str, person: Person) -> Asked | Podium:
         """The next question, or the podium after the last one."""
@@ -544,7 +578,7 @@ class Live:
                     if (event := await self.phases[record.kind](record)) is not None:
                         events.append(event)
                         self._made(event)  # the scheduler shows it
-                elif record.closes_at is not None and record.steps and (
+                elif record.state in ASKING and record.closes_at is not None and (
                     countdown := self._countdown(record, now, every(record.chat_key))
                 ) is not None:
                     countdowns.append(await self._shown(countdown))
@@ -625,6 +659,12 @@ class Live:
         shown = self.questions.render(post, record.locale, (step + 1, record.total))
         return Asked(saved, dataclasses.replace(shown, closes_at=saved.closes_at))
 
+    async def _closing(self, event: object) -> Closed | None:
+        """A reveal closes its question's message."""
+        if not isinstance(event, Revealed):
+            return None
+        return Closed(event.summary.question, await self.storage.refs(event.summary.post_id))
+
     async def _replay(self, record: LiveRecord) -> Asked | Revealed | None:
         """What a host's session shows in its state, for a step its process stored and died
         before showing: its question with the whole countdown again (nobody saw it), or its
@@ -700,7 +740,8 @@ class Live:
                 names[a.person_key] = a.name or names[a.person_key]
         order = sorted(totals, key=lambda k: (-totals[k][0], totals[k][2], names[k], k))
         standings = tuple(_ranked(
-            [Standing(0, k, names[k], players[k].team, *totals[k]) for k in order],
+            [Standing(0, k, names[k], players[k].team, totals[k][0], totals[k][1],
+                      totals[k][2], players[k].locale) for k in order],
             key=lambda s: (s.score, s.time_ms)))
         return Podium(record, standings, _teams(record.teams, standings), asked)
 

@@ -3,9 +3,12 @@ through the Translator), the same on every platform."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from bot.core.live import Countdown, Lobby, Paused, Podium, Revealed, Standing
 from bot.core.models import ShownQuestion
 from bot.core.peer import PeerResult, Revoting, Split
+from bot.core.ports import LivePlayer
 from bot.core.render import (
     duration_text,
     letter,
@@ -35,9 +38,44 @@ def lobby_text(lobby: Lobby, t: Translator) -> str:
                        team=t.number(k + 1)) for k, size in enumerate(lobby.sizes)))
     if s.speed:
         lines.append(t.gettext("Speed points: faster right answers score more."))
+    lines += players_lines(lobby.players, s.teams, t)
     lines.append(t.gettext("Press your team's button to play. The host starts with /next.")
                  if s.choose else t.gettext("Press Join to play. The host starts with /next."))
     return "\n".join(lines)
+
+
+SHOWN_NAMES = 40  # names a lobby lists; a crowd beyond that is a count
+
+
+def players_lines(players: Sequence[LivePlayer], teams: int, t: Translator) -> list[str]:
+    """Who joined, by team where there are teams (their first SHOWN_NAMES)."""
+    if not players:
+        return []
+    named = list(players[:SHOWN_NAMES])
+    more = len(players) - len(named)
+    tail = [t.gettext("and {n} more", n=t.number(more))] if more else []
+    if not teams:
+        return [", ".join([p.name or "?" for p in named] + tail)]
+    lines = [team_label(k, t) + ": " + ", ".join(p.name or "?" for p in named if p.team == k)
+             for k in range(teams) if any(p.team == k for p in named)]
+    return lines + tail
+
+
+def lobby_over_text(podium: Podium, t: Translator) -> str:
+    """The lobby message once the session ended: who played, no Join."""
+    players = [LivePlayer(s.person_key, s.name, s.team, podium.session.started_at)
+               for s in sorted(podium.standings, key=lambda s: s.name)]
+    return "\n".join([
+        t.ngettext("🎤 Live quiz over: {n} player, {asked} questions.",
+                   "🎤 Live quiz over: {n} players, {asked} questions.", len(players),
+                   asked=t.number(podium.asked)),
+        *players_lines(players, podium.session.teams, t)])
+
+
+def closed_question_text(question: ShownQuestion, t: Translator) -> str:
+    """A question message once it closed: no countdown (and no buttons)."""
+    lines = question_text(question, 0, t).splitlines()
+    return "\n".join([*lines[:-1], t.gettext("🔒 Closed")])
 
 
 def team_label(team: int, t: Translator) -> str:
@@ -47,8 +85,8 @@ def team_label(team: int, t: Translator) -> str:
 
 def joined_text(lobby: Lobby, t: Translator) -> str:
     """What the person who pressed Join is told."""
-    if lobby.session.choose and lobby.team is not None:
-        return t.gettext("You are in team {team}.", team=t.number(lobby.team + 1))
+    if lobby.team is not None:
+        return t.gettext("You joined team {team}.", team=t.number(lobby.team + 1))
     return t.gettext("You joined.")
 
 

@@ -7,6 +7,10 @@ on through a phase nobody saw.
 - "discuss": the first vote's split and what is left of the discussion.
 - The result ("over") is not replayed: a finished round leaves the tick's sessions, and its
   result is the one step a crash may lose (as a message in flight may be).
+
+And the question message each phase closes (`closing`): the first vote's when the
+discussion starts (or the round ends above the threshold), the revote's when the transfer
+question or the result comes, the transfer question's at the result.
 """
 
 from __future__ import annotations
@@ -14,8 +18,8 @@ from __future__ import annotations
 import dataclasses
 from datetime import timedelta
 
-from bot.core.live import Asked, Live
-from bot.core.peer import Revoting, Split
+from bot.core.live import Asked, Closed, Live
+from bot.core.peer import PeerResult, Revoting, Split
 from bot.core.ports import LiveRecord
 
 
@@ -26,6 +30,22 @@ class PeerReplay:
         self.questions = live.questions
         self.clock = live.clock
         live.replays["peer"] = self.replay
+        live.closings["peer"] = self.closing
+
+    async def closing(self, event: object) -> Closed | None:
+        """The question message the event closes (see above)."""
+        if isinstance(event, Split):
+            return Closed(event.question, event.refs)
+        if isinstance(event, PeerResult):
+            summary = event.transfer_summary or event.summary
+            return Closed(summary.question, await self.storage.refs(summary.post_id))
+        if isinstance(event, Revoting) and event.transfer and event.session.steps:
+            post = await self.storage.get_post(event.session.steps[0].post_id)
+            if post is None:
+                return None
+            return Closed(self.questions.render(post, event.session.locale, (1, 1)),
+                          await self.storage.refs(post.id))
+        return None
 
     async def replay(self, record: LiveRecord) -> Asked | Revoting | Split | None:
         """The event of the round's phase; None if it changed meanwhile."""

@@ -23,7 +23,8 @@ from bot.storage.ops import ensure_chat, insert_post
 from bot.storage.sql import Row, Sql, at_or_none
 
 LIVE_COLUMNS = ("id, chat_key, kind, host_key, selector, total, seconds, speed, teams, locale,"
-                " state, closes_at, paused_ms, version, started_at, finished_at, team_choice")
+                " state, closes_at, paused_ms, version, started_at, finished_at, team_choice,"
+                " lobby_ref")
 
 
 # writes -------------------------------------------------------------------------------------
@@ -81,33 +82,38 @@ async def skip_live_step(db: Sql, session_id: int, step: int) -> None:
 
 async def join_live(
     db: Sql, session_id: int, person_key: str, name: str, teams: int, when: datetime,
-    team: int | None = None, gap: int = 0,
+    team: int | None = None, gap: int = 0, locale: str | None = None,
 ) -> bool:
     if team is not None:
-        return await _join_team(db, session_id, person_key, name, teams, when, team, gap)
+        return await _join_team(db, session_id, person_key, name, teams, when, team, gap,
+                                locale)
     return await db.run(
-        "INSERT INTO live_players(session_id, person_key, name, team, joined_at)"
+        "INSERT INTO live_players(session_id, person_key, name, team, joined_at, locale)"
         " SELECT $1, $2, $3, CASE WHEN $4 > 0 THEN (SELECT count(*) FROM live_players"
-        " WHERE session_id = $1) % $4 END, $5 ON CONFLICT DO NOTHING",
-        session_id, person_key, name, teams, db.when(when),
+        " WHERE session_id = $1) % $4 END, $5, $6 ON CONFLICT DO NOTHING",
+        session_id, person_key, name, teams, db.when(when), locale,
     ) == 1
 
 
 async def _join_team(
     db: Sql, session_id: int, person_key: str, name: str, teams: int, when: datetime,
-    team: int, gap: int,
+    team: int, gap: int, locale: str | None,
 ) -> bool:
     """The session's row lock orders racing joins: each sees the sizes the last one left."""
     await db.row(f"SELECT id FROM live_sessions WHERE id = $1{db.for_update}", session_id)
     return await db.run(
-        "INSERT INTO live_players(session_id, person_key, name, team, joined_at)"
-        " SELECT $1, $2, $3, $4, $5 WHERE (SELECT count(*) FROM live_players"
+        "INSERT INTO live_players(session_id, person_key, name, team, joined_at, locale)"
+        " SELECT $1, $2, $3, $4, $5, $8 WHERE (SELECT count(*) FROM live_players"
         " WHERE session_id = $1 AND team = $4) < $6 + (CASE WHEN (SELECT count(DISTINCT team)"
         " FROM live_players WHERE session_id = $1) < $7 THEN 0 ELSE (SELECT min(n) FROM"
         " (SELECT count(*) AS n FROM live_players WHERE session_id = $1 GROUP BY team) AS"
         " sizes) END) ON CONFLICT DO NOTHING",
-        session_id, person_key, name, team, db.when(when), gap, teams,
+        session_id, person_key, name, team, db.when(when), gap, teams, locale,
     ) == 1
+
+
+async def set_live_lobby(db: Sql, session_id: int, ref: str) -> None:
+    await db.run("UPDATE live_sessions SET lobby_ref = $1 WHERE id = $2", ref, session_id)
 
 
 async def record_revote(db: Sql, post_id: int, vote: Revote) -> bool:
@@ -139,7 +145,7 @@ async def _sessions(db: Sql, rows: Sequence[Row]) -> list[LiveRecord]:
             locale=r[9], state=r[10], closes_at=at_or_none(db, r[11]),
             paused_ms=None if r[12] is None else int(r[12]), version=int(r[13]),
             started_at=db.at(r[14]), finished_at=at_or_none(db, r[15]),
-            steps=tuple(steps[int(r[0])]), choose=bool(r[16]),
+            steps=tuple(steps[int(r[0])]), choose=bool(r[16]), lobby_ref=r[17],
         )
         for r in rows
     ]
@@ -174,9 +180,10 @@ async def chat_lives(db: Sql, chat_key: str, before: int | None = None, limit: i
 
 async def live_players(db: Sql, session_id: int) -> list[LivePlayer]:
     return [
-        LivePlayer(r[0], r[1], None if r[2] is None else int(r[2]), db.at(r[3]))
+        LivePlayer(r[0], r[1], None if r[2] is None else int(r[2]), db.at(r[3]), r[4])
         for r in await db.rows(
-            "SELECT person_key, name, team, joined_at FROM live_players WHERE session_id = $1"
+            "SELECT person_key, name, team, joined_at, locale FROM live_players"
+            " WHERE session_id = $1"
             " ORDER BY joined_at, person_key", session_id,
         )
     ]
@@ -260,6 +267,7 @@ class LiveSql(ABC):
 
     skip_live_step = effect(skip_live_step)
     join_live = write(join_live)
+    set_live_lobby = write(set_live_lobby)
     live_players = read(live_players)
     live_player_count = read(live_player_count)
     is_live_player = read(is_live_player)

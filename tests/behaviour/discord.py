@@ -494,9 +494,10 @@ class DiscordHarness:
         return await self._live_click(where, who, message, f"lv:{post_id}:{option}")
 
     def live_texts(self, where: Place) -> list[str]:
-        return [m.get("content") or "" for _, m in sorted(self.fake.messages.items())
+        return [m.get("content") or "" for key, m in sorted(self.fake.messages.items())
                 if int(m["channel_id"]) == where.channel_id
-                and not int(m.get("flags") or 0) & EPHEMERAL and live_post(m) is None]
+                and not int(m.get("flags") or 0) & EPHEMERAL
+                and live_post(self.fake.created.get(key, m)) is None]
 
     def lobby(self, where: Place) -> tuple[str, int]:
         message = self._live_message(where, lambda c: c.startswith("lv:join"))
@@ -512,7 +513,12 @@ class DiscordHarness:
 
     def question_edits(self, post_id: int) -> int:
         return sum(len(self.fake.edits(key)) for key, m in self.fake.messages.items()
-                   if live_post(m, post_id) is not None)
+                   if live_post(self.fake.created.get(key, m), post_id) is not None)
+
+    def live_question_now(self, post_id: int) -> tuple[str, bool]:
+        key = max(k for k, m in self.fake.created.items() if live_post(m, post_id) is not None)
+        now = self.fake.messages[key]
+        return str(now.get("content") or ""), bool(all_buttons_of(now))
 
     def allow_threads(self, where: Place) -> None:
         self.fake.threads_allowed = True
@@ -574,9 +580,10 @@ class DiscordHarness:
 
     def _live_message(self, where: Place, wanted: Callable[[str], bool]) -> dict[str, Any]:
         """The latest message in `where` with a button whose custom_id is `wanted`."""
-        for _, message in sorted(self.fake.messages.items(), reverse=True):
+        for key, message in sorted(self.fake.messages.items(), reverse=True):
             if int(message["channel_id"]) == where.channel_id and any(
-                    wanted(b.get("custom_id", "")) for b in all_buttons_of(message)):
+                    wanted(b.get("custom_id", ""))
+                    for b in all_buttons_of(self.fake.created.get(key, message))):
                 return message
         raise AssertionError("no such live message")
 

@@ -260,6 +260,11 @@ class Harness(Protocol):
         """How many edits the messages showing the live question got (its countdown)."""
         ...
 
+    def live_question_now(self, post_id: int) -> tuple[str, bool]:
+        """The newest message that showed the live question, as it reads now, and whether
+        it still has buttons."""
+        ...
+
     def allow_threads(self, where: Place) -> None:
         """The bot may open a discussion apart in `where` (Telegram: the group is a forum and
         the bot may create topics; Discord: the bot may start threads). By default it may

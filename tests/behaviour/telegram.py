@@ -165,9 +165,10 @@ class TelegramHarness:
 
     def posted_texts(self, where: Chat) -> list[str]:
         return [
-            c.params["text"] for c in self.fake.calls
+            with_buttons(c.params) for c in self.fake.calls
             if c.ok and c.method == "sendMessage" and c.params.get("chat_id") == where["id"]
-            and "reply_markup" not in c.params and not c.params.get("reply_parameters")
+            and ("reply_markup" not in c.params or starts_quizzes(c.params["reply_markup"]))
+            and not c.params.get("reply_parameters")
         ]
 
     async def answer(self, where: Chat, who: User, post_id: int, option: int) -> Seen:
@@ -492,6 +493,13 @@ class TelegramHarness:
         return sum((c.params["chat_id"], c.params["message_id"]) in shown
                    for c in self.fake.calls_of("editMessageText"))
 
+    def live_question_now(self, post_id: int) -> tuple[str, bool]:
+        call = [c for c in self.fake.calls_of("sendMessage")
+                if live_question(c.params.get("reply_markup"), post_id) is not None][-1]
+        now = self.fake.messages[(call.result["chat"]["id"], call.result["message_id"])]
+        rows = (now.get("reply_markup") or {}).get("inline_keyboard") or []
+        return str(now["text"]), any(rows)
+
     def allow_threads(self, where: Chat) -> None:
         self.fake.make_forum(where)
 
@@ -603,7 +611,8 @@ class TelegramHarness:
                 poll_id = message["poll"]["id"] if "poll" in message else None
                 markup = call.params.get("reply_markup") or {}
                 if poll_id is None and ("inline_keyboard" not in markup or is_live(markup)
-                                        or is_confirmation(markup) or opens_web_app(markup)):
+                                        or is_confirmation(markup) or opens_web_app(markup)
+                                        or starts_quizzes(markup)):
                     continue  # a plain message, a ForceReply prompt, /mydata's, a Mini App's
                     # or a live session's (read by the live methods)
                 ref = (f"tg-poll:{poll_id}" if poll_id is not None
@@ -645,11 +654,12 @@ class TelegramHarness:
                 seen.images.append(params["photo"])
                 self._claimed.add(index)
             elif call.method == "sendMessage" and (
-                    "reply_markup" not in params or opens_web_app(params["reply_markup"])):
+                    "reply_markup" not in params or opens_web_app(params["reply_markup"])
+                    or starts_quizzes(params["reply_markup"])):
                 to_command = command is not None and params["chat_id"] == where["id"] \
                     and quoted == command["message_id"]
                 if to_command or (params["chat_id"] == private_id and quoted is None):
-                    seen.texts.append(params["text"])
+                    seen.texts.append(with_buttons(params))
                     self._claimed.add(index)
                     refused = refused or to_command
         # the questions this action brought (a /quiz that was refused brought none)
@@ -676,6 +686,24 @@ def opens_web_app(markup: Any) -> bool:
     announcement): a reply, not a question."""
     rows = (markup or {}).get("inline_keyboard") or []
     return bool(rows) and all("web_app" in b or "url" in b for row in rows for b in row)
+
+
+def starts_quizzes(markup: Any) -> bool:
+    """The quizzes' buttons under /help, /start and the welcome (a t.me link or go:<id>)."""
+    rows = (markup or {}).get("inline_keyboard") or []
+    return bool(rows) and all("?start=" in b.get("url", "") or str(
+        b.get("callback_data", "")).startswith("go:") for row in rows for b in row)
+
+
+def with_buttons(params: dict[str, Any]) -> str:
+    """A message's text, and each of its quiz buttons as a line a person reads: its label and
+    what it starts."""
+    markup = params.get("reply_markup") or {}
+    if not starts_quizzes(markup):
+        return str(params["text"])
+    return "\n".join([params["text"], *(
+        f"[{b['text']}] {b.get('url') or b.get('callback_data')}"
+        for row in markup["inline_keyboard"] for b in row)])
 
 
 def is_live(markup: Any) -> bool:

@@ -355,6 +355,7 @@ class FakeDiscord:
         self.threads_allowed = True  # the bot may start public threads (Create Public Threads)
         self.requests: list[Request] = []
         self.messages: dict[int, dict[str, Any]] = {}
+        self.created: dict[int, dict[str, Any]] = {}  # each message as first sent
         self.files: dict[int, list[tuple[str, bytes]]] = {}  # message id -> its uploads
         self.commands: dict[int | None, list[dict[str, Any]]] = {}  # guild id (None: global)
         self.interactions: dict[int, Interaction] = {}
@@ -1073,6 +1074,7 @@ class FakeDiscord:
         if (guild_id := self.channels[channel_id].get("guild_id")) is not None:
             message["guild_id"] = str(guild_id)
         self.messages[mid] = message
+        self.created[mid] = dict(message)  # as it was sent, whatever edits do to it
         return message
 
     def _edit_message(self, message: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:

@@ -36,7 +36,16 @@ from bot.adapters.discord.identity import (
 from bot.adapters.discord.intake import Intake
 from bot.adapters.discord.replies import ErrorReplies, Reply, Responder, reader
 from bot.core import live_text
-from bot.core.live import Asked, Countdown, EditPacer, Lobby, Paused, Podium, Revealed
+from bot.core.live import (
+    Asked,
+    Closed,
+    Countdown,
+    EditPacer,
+    Lobby,
+    Paused,
+    Podium,
+    Revealed,
+)
 from bot.core.models import ShownQuestion
 from bot.core.peer import PeerResult, Revoting, Split
 from bot.core.render import LETTERS, letter
@@ -150,9 +159,12 @@ class LiveCog(commands.Cog):
             t = translator(lobby.session.locale)
             if lobby.took_over:
                 await responder.send(Reply.text(live_text.took_over_text(t)))
-            else:
-                await responder.send(Reply(content=message_text(live_text.lobby_text(lobby, t)),
-                                           view=self.join_view(lobby, t)))
+                return
+            message_id = await responder.send(Reply(
+                content=message_text(live_text.lobby_text(lobby, t)),
+                view=self.join_view(lobby, t)))
+            if message_id is not None:  # edited when the session ends
+                await self.service.live.lobby_shown(lobby.session.id, message_ref(message_id))
 
     @app_commands.command(name="peer", description=_("A peer-instruction round: vote, "
                                                      "discuss, vote again"))
@@ -211,8 +223,9 @@ class LiveCog(commands.Cog):
                 if interaction.message is not None and self.lobby_edits.due(
                         interaction.message.id, asyncio.get_running_loop().time()):
                     shown = translator(lobby.session.locale)
+                    everyone = await self.service.live.lobby(chat.key)  # who joined
                     await interaction.message.edit(content=message_text(
-                        live_text.lobby_text(lobby, shown)))
+                        live_text.lobby_text(everyone, shown)))
                 return
             if what == "place":
                 session_id = _id(arg or "0")
@@ -244,13 +257,16 @@ class LiveCog(commands.Cog):
         if isinstance(event, Paused):
             await responder.send(Reply.text(self.text_of(event, translator(session.locale))))
             return
-        if not await self.service.live.show(event, lambda: self._send_reply(responder, event)):
+        if not await self.service.live.show(
+                event, lambda closed: self._send_reply(responder, event, closed)):
             # shown by another process, or refused (the tick shows it again): the command
             # is still answered
             t = translator(session.locale)
             await responder.send(Reply.text(t.gettext("This step is shown in the chat.")))
 
-    async def _send_reply(self, responder: Responder, event: object) -> None:
+    async def _send_reply(self, responder: Responder, event: object,
+                          closed: Closed | None) -> None:
+        await self._close_messages(event, closed)
         if isinstance(event, Asked | Revoting):
             await self._send_question(responder, event)
             return
@@ -307,12 +323,33 @@ class LiveCog(commands.Cog):
         if isinstance(event, Paused):
             await self._post(event)
             return
-        await self.service.live.show(event, lambda: self._post(event))
+        await self.service.live.show(event, lambda closed: self._post(event, closed))
 
-    async def _post(self, event: object) -> None:
+    async def _close_messages(self, event: object, closed: Closed | None) -> None:
+        """The question message the step closed (no buttons, no countdown); the lobby
+        message once the session ended."""
         session = getattr(event, "session", None)
         if session is None or (channel := self._channel(session.chat_key)) is None:
             return
+        t = translator(session.locale)
+        edits: list[tuple[int, str]] = []
+        if closed is not None and (ids := message_ids(closed.refs)):
+            edits.append((max(ids), live_text.closed_question_text(closed.question, t)))
+        if isinstance(event, Podium) and session.lobby_ref \
+                and (lobby := message_ids((session.lobby_ref,))):
+            edits.append((lobby[0], live_text.lobby_over_text(event, t)))
+        for message_id, text in edits:
+            try:
+                await channel.get_partial_message(message_id).edit(
+                    content=message_text(text), view=None)
+            except discord.NotFound:  # deleted by a moderator
+                log.info("live message %s is gone", message_id)
+
+    async def _post(self, event: object, closed: Closed | None = None) -> None:
+        session = getattr(event, "session", None)
+        if session is None or (channel := self._channel(session.chat_key)) is None:
+            return
+        await self._close_messages(event, closed)
         t = translator(session.locale)
         if isinstance(event, Asked | Revoting):
             message = await channel.send(content=message_text(self.question_text(event, t)),
@@ -353,10 +390,11 @@ class LiveCog(commands.Cog):
                 channel := self._channel(countdown.session.chat_key)) is None:
             return
         t = translator(countdown.session.locale)
-        for message_id in message_ids(countdown.refs):
-            try:
-                await channel.get_partial_message(message_id).edit(
-                    content=message_text(live_text.countdown_text(
-                        countdown, countdown.question, t)))
-            except discord.NotFound:  # deleted by a moderator
-                log.info("countdown message %s is gone", message_id)
+        if not (ids := message_ids(countdown.refs)):
+            return
+        try:  # the newest: a revote's, not the first vote's
+            await channel.get_partial_message(max(ids)).edit(
+                content=message_text(live_text.countdown_text(
+                    countdown, countdown.question, t)))
+        except discord.NotFound:  # deleted by a moderator
+            log.info("countdown message %s is gone", max(ids))

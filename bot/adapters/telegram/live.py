@@ -41,8 +41,17 @@ from bot.adapters.telegram.identity import (
 from bot.adapters.telegram.text import fit
 from bot.content.limits import TG_ALERT
 from bot.core import live_text
-from bot.core.live import Asked, Countdown, EditPacer, Lobby, Paused, Podium, Revealed
-from bot.core.models import Person, ShownQuestion
+from bot.core.live import (
+    Asked,
+    Closed,
+    Countdown,
+    EditPacer,
+    Lobby,
+    Paused,
+    Podium,
+    Revealed,
+)
+from bot.core.models import Chat, Person, ShownQuestion
 from bot.core.peer import PeerResult, Revoting, Split
 from bot.core.render import letter
 from bot.i18n import Translator, translator
@@ -53,6 +62,7 @@ COUNTDOWN_EVERY = timedelta(seconds=5)
 ANSWER = re.compile(r"la:(\d{1,18}):(\d{1,2})")
 JOIN = re.compile(r"lj(?::(\d{1,2}))?")  # Join, or a chosen team's (0-based)
 PRESSES = r"^(lj(:\d{1,2})?|la:\d{1,18}:\d{1,2})$"
+NO_BUTTONS = InlineKeyboardMarkup([])  # an edit that closes a message drops its keyboard
 
 
 # the joined count on the lobby, paced per application (two bots in one process, as in the
@@ -163,8 +173,10 @@ async def show_lobby(cmd: Command, lobby: Lobby) -> None:
     if lobby.took_over:
         await cmd.reply(live_text.took_over_text(t))
         return
-    await cmd.message.reply_text(fit(live_text.lobby_text(lobby, t)),
-                                 reply_markup=join_keyboard(lobby, t))
+    sent = await cmd.message.reply_text(fit(live_text.lobby_text(lobby, t)),
+                                        reply_markup=join_keyboard(lobby, t))
+    await cmd.data.service.live.lobby_shown(lobby.session.id,
+                                            message_ref(sent.chat_id, sent.message_id))
 
 
 # presses -------------------------------------------------------------------------------------
@@ -175,11 +187,14 @@ async def pressed(update: Update, context: Context) -> None:
     data, person = context.bot_data, person_of(query.from_user)
     service = data.service
     if (join := JOIN.fullmatch(query.data or "")) is not None:
-        lobby = await service.live.join(chat_of(query.message.chat).key, person, join.group(1))
+        chat = chat_of(query.message.chat)
+        lobby = await service.live.join(chat.key, person, join.group(1))
+        mine = translator(await service.locales.for_person(person, chat))
+        await query.answer(fit(live_text.joined_text(lobby, mine), TG_ALERT))
         t = translator(lobby.session.locale)
-        await query.answer(fit(live_text.joined_text(lobby, t), TG_ALERT))
         if lobby_edits(data).due(query.message.chat.id, asyncio.get_running_loop().time()):
-            try:  # the joined count on the lobby message
+            try:  # who joined, on the lobby message
+                lobby = await service.live.lobby(chat_of(query.message.chat).key)
                 await query.edit_message_text(fit(live_text.lobby_text(lobby, t)),
                                               reply_markup=join_keyboard(lobby, t))
             except BadRequest as exc:  # "message is not modified": a second press
@@ -218,16 +233,20 @@ async def show(data: BotData, event: object) -> None:
         await data.poster.bot.send_message(chat_id_of(session.chat_key),
                                            fit(live_text.paused_text(event, t)))
         return
-    await data.service.live.show(event, lambda: send_step(data, event))
+    await data.service.live.show(event, lambda closed: send_step(data, event, closed))
 
 
-async def send_step(data: BotData, event: object) -> None:
+async def send_step(data: BotData, event: object, closed: Closed | None) -> None:
     session = getattr(event, "session", None)
     if session is None:
         return
     t = translator(session.locale)
     chat_id = chat_id_of(session.chat_key)
     bot = data.poster.bot
+    if closed is not None:
+        await close_message(data, closed, t)
+    if isinstance(event, Podium | PeerResult) and session.lobby_ref:
+        await end_lobby(data, session.lobby_ref, event, t)
     if isinstance(event, Asked | Revoting):
         text = (live_text.question_text(event.question, event.session.seconds, t)
                 if isinstance(event, Asked) else live_text.revote_text(event, t) + "\n\n"
@@ -246,6 +265,38 @@ async def send_step(data: BotData, event: object) -> None:
     elif isinstance(event, Podium):
         await bot.send_message(chat_id, fit(live_text.podium_text(event, t)))
         await tell_ranks(data, event)
+
+
+def newest(refs: tuple[str, ...]) -> tuple[int, int] | None:
+    """The newest of a post's messages (a peer round's revote is the second of its post)."""
+    found = [where for ref in refs if (where := parse_message_ref(ref)) is not None]
+    return max(found, key=lambda where: where[1], default=None)
+
+
+async def close_message(data: BotData, closed: Closed, t: Translator) -> None:
+    """The closed question's message: its buttons and its countdown gone."""
+    if (where := newest(closed.refs)) is None:
+        return
+    try:
+        await data.poster.bot.edit_message_text(
+            fit(live_text.closed_question_text(closed.question, t)), chat_id=where[0],
+            message_id=where[1], reply_markup=NO_BUTTONS)
+    except BadRequest as exc:  # not modified, or deleted by an admin
+        log.debug("closed question not edited: %s", exc)
+
+
+async def end_lobby(data: BotData, ref: str, event: Podium | PeerResult, t: Translator) -> None:
+    """The lobby says the session ended, with who played: no Join any more."""
+    if (where := parse_message_ref(ref)) is None:
+        return
+    text = live_text.lobby_over_text(event, t) if isinstance(event, Podium) else None
+    if text is None:
+        return
+    try:
+        await data.poster.bot.edit_message_text(fit(text), chat_id=where[0],
+                                                message_id=where[1], reply_markup=NO_BUTTONS)
+    except BadRequest as exc:
+        log.debug("lobby not edited: %s", exc)
 
 
 async def open_discussion(data: BotData, chat_id: int, split: Split, t: Translator) -> str | None:
@@ -271,8 +322,11 @@ async def open_discussion(data: BotData, chat_id: int, split: Split, t: Translat
 
 async def tell_ranks(data: BotData, podium: Podium) -> None:
     """Each person's place in their private chat with the bot, where Telegram lets it."""
+    chat = Chat(podium.session.chat_key)
     for standing in podium.standings:
-        t = translator(await data.service.locales.for_person(Person(standing.person_key, "")))
+        # their /lang, else their platform's language when they joined, else the chat's
+        t = translator(await data.service.locales.for_person(
+            Person(standing.person_key, "", standing.locale), chat))
         try:
             await data.poster.text(int(standing.person_key.removeprefix(PREFIX)),
                                    live_text.rank_text(standing, len(podium.standings), t))
@@ -285,14 +339,13 @@ async def edit_countdown(data: BotData, countdown: Countdown) -> None:
     if countdown.question is None:
         return
     t = translator(countdown.session.locale)
-    for ref in countdown.refs:
-        if (where := parse_message_ref(ref)) is None:
-            continue
-        try:
-            await data.poster.bot.edit_message_text(
-                fit(live_text.countdown_text(countdown, countdown.question, t)),
-                chat_id=where[0], message_id=where[1],
-                reply_markup=answer_keyboard(countdown.question))
-        except BadRequest as exc:  # not modified, or deleted by an admin
-            log.debug("countdown not edited: %s", exc)
+    if (where := newest(countdown.refs)) is None:  # a revote's, not the first vote's
+        return
+    try:
+        await data.poster.bot.edit_message_text(
+            fit(live_text.countdown_text(countdown, countdown.question, t)),
+            chat_id=where[0], message_id=where[1],
+            reply_markup=answer_keyboard(countdown.question))
+    except BadRequest as exc:  # not modified, or deleted by an admin
+        log.debug("countdown not edited: %s", exc)
 

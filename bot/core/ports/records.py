@@ -326,6 +326,7 @@ class LiveRecord:
     finished_at: datetime | None
     steps: tuple[LiveStep, ...] = ()
     choose: bool = False  # people choose their team on joining
+    lobby_ref: str | None = None  # the platform's reference to the lobby message
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,6 +335,7 @@ class LivePlayer:
     name: str
     team: int | None  # 0-based
     joined_at: datetime
+    locale: str | None = None  # the platform's language for the person when they joined
 
 
 @dataclass(frozen=True, slots=True)

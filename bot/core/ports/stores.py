@@ -303,12 +303,16 @@ class LiveStore(Protocol):
     async def skip_live_step(self, session_id: int, step: int) -> None: ...
     async def join_live(
         self, session_id: int, person_key: str, name: str, teams: int, when: datetime,
-        team: int | None = None, gap: int = 0,
+        team: int | None = None, gap: int = 0, locale: str | None = None,
     ) -> bool:
         """Join once (True the first time); with `teams`, the team is the number of players
         who joined before, modulo `teams`, so teams stay even. A chosen `team` (0-based) is
         joined only while it has fewer than `gap` players more than the smallest of the
-        `teams` teams (False: already joined, or that team is full for now)."""
+        `teams` teams (False: already joined, or that team is full for now). `locale`: the
+        platform's language for the person."""
+        ...
+    async def set_live_lobby(self, session_id: int, ref: str) -> None:
+        """The platform's reference to the session's lobby message."""
         ...
     async def live_players(self, session_id: int) -> list[LivePlayer]:
         """In the order they joined."""

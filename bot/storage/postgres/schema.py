@@ -833,6 +833,12 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE chat_settings ADD COLUMN target integer;
     """,
+    # a live session's lobby message, edited when it ends; each player's platform language
+    # (their rank, told privately, in it)
+    """
+    ALTER TABLE live_sessions ADD COLUMN lobby_ref text COLLATE "C";
+    ALTER TABLE live_players ADD COLUMN locale text COLLATE "C";
+    """,
 ]
 
 

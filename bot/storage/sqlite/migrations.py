@@ -842,6 +842,12 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE chat_settings ADD COLUMN target INTEGER;
     """,
+    # a live session's lobby message, edited when it ends; each player's platform language
+    # (their rank, told privately, in it)
+    """
+    ALTER TABLE live_sessions ADD COLUMN lobby_ref TEXT;
+    ALTER TABLE live_players ADD COLUMN locale TEXT;
+    """,
 ]
 
 
