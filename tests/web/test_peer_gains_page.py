@@ -24,32 +24,12 @@ from bot.core.peer_gains import PeerGains
 from bot.core.ports import Storage
 from bot.core.service import QuizService
 from bot.web.server import RUNNER_OPTIONS, build_app
+from tests.behaviour.test_peer_transfer import PACK  # two questions, each the other's pair
 from tests.clock import FakeClock
 from tests.web.conftest import ADMIN, BOT_TOKEN, CHAT_A, CHAT_B, SECRET, Site
 from tests.web.test_browser import AUDIT
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-PACK = """\
-id: pairs
-title: Pairs
-questions:
-  - id: recompute-cost
-    prompt: What does activation checkpointing spend to save memory?
-    options:
-      - {en: Extra compute, correct: true}
-      - Accuracy
-      - Bandwidth
-    explanation: The dropped activations are recomputed in the backward pass.
-    pair: recompute-step
-  - id: recompute-step
-    prompt: A block is checkpointed. What grows?
-    options:
-      - Peak memory
-      - {en: Step time, correct: true}
-      - The loss
-    explanation: Its forward runs again during the backward pass.
-    pair: recompute-cost
-"""
 PEOPLE = [Person(f"tg:{20 + n}", name) for n, name in enumerate(["রাজা", "सीता", "Bob", "Eve"])]
 LATE = Person("tg:29", "Late")
 
