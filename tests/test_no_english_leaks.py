@@ -34,7 +34,7 @@ ALLOWED = frozenset({
     "en", "bn", "hi", "auto", "day", "week", "all", "polls", "buttons", "on", "off",
     "default", "time", "mode", "chart", "channel", "True", "HH", "MM", "N", "y",
     "quiz", "admins", "anyone", "teams", "speed", "peer", "discussion", "choose", "confidence",
-    "target",
+    "target", "admin",
     "s", "m", "h", "d",  # seconds, minutes, hours, days as typed: 90s, 10m, 2h, 3d
     # time zones
     "Asia", "Kolkata", "Dhaka", "UTC", "IANA",

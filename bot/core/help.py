@@ -49,8 +49,11 @@ def quiz_lines(quizzes: Sequence[QuizInfo], t: Translator, start: str) -> list[s
 
 
 def help_text(entries: Sequence[Entry], quizzes: Sequence[QuizInfo], t: Translator, *,
-              private: bool, admin: bool, start: str) -> str:
-    """`start`: a msgid, how a quiz is started by its id on this platform."""
+              private: bool, admin: bool, start: str, tap: bool = False,
+              more: str | None = None) -> str:
+    """`start`: a msgid, how a quiz is started by its id on this platform; `tap`: the
+    quizzes come as buttons under the text (one line says so instead of listing them);
+    `more`: a msgid, how the admins' commands left out here are asked for."""
     shown = visible(entries, private=private, admin=admin)
     lines = [
         t.gettext("I ask short multiple-choice questions about ML training. The answer and "
@@ -61,18 +64,39 @@ def help_text(entries: Sequence[Entry], quizzes: Sequence[QuizInfo], t: Translat
     ]
     if any(e.admin for e in shown):
         lines += ["", t.gettext("For admins:"), *(t.gettext(e.text) for e in shown if e.admin)]
-    return "\n".join([*lines, "", *quiz_lines(quizzes, t, start)])
+    elif more is not None and any(e.admin for e in visible(entries, private=private,
+                                                          admin=True)):
+        lines += ["", t.gettext(more)]
+    return "\n".join([*lines, "", *quiz_part(quizzes, t, start, tap)])
+
+
+def quiz_part(quizzes: Sequence[QuizInfo], t: Translator, start: str, tap: bool) -> list[str]:
+    if tap and quizzes:
+        return [t.gettext("Tap a quiz below to start it, or type {start}.",
+                          start=t.gettext(start))]
+    return quiz_lines(quizzes, t, start)
 
 
 def welcome_text(quizzes: Sequence[QuizInfo], t: Translator, *, start: str,
-                 help_command: str = "/help") -> str:
+                 help_command: str = "/help", tap: bool = False) -> str:
     """Said once when the bot is added to a group or a server. `start`: a msgid, how a quiz
-    is started by its id there."""
+    is started by its id there; `tap`: the quizzes come as buttons under it."""
     return "\n".join([
         t.gettext("Hello! I ask short multiple-choice questions about ML training; everyone "
                   "here can answer, and the answer comes with its explanation."),
         t.gettext("Ask one with {command}; {help} lists every command.", command="/quiz",
                   help=help_command),
         "",
-        *quiz_lines(quizzes, t, start),
+        *quiz_part(quizzes, t, start, tap),
+    ])
+
+
+def start_text(t: Translator, *, help_command: str = "/help") -> str:
+    """The first words in a private chat with the bot: short, the quizzes as buttons under
+    it (the whole /help, with what admins use in groups, is one command away)."""
+    return "\n".join([
+        t.gettext("Hello! I ask short multiple-choice questions about ML training, with the "
+                  "answer and its explanation as soon as you answer."),
+        t.gettext("Tap a quiz below to take it, one question after another; /quiz asks a "
+                  "single question; {help} lists every command.", help=help_command),
     ])

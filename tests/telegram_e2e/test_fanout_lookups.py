@@ -30,7 +30,8 @@ async def daily_in(tg: Harness, *chats: dict[str, Any]) -> None:
 
 def buttons_in(fake: FakeTelegramAPI, chat: dict[str, Any]) -> list[dict[str, Any]]:
     return [c.result for c in fake.calls_of("sendMessage")
-            if c.params["chat_id"] == chat["id"] and "reply_markup" in c.params]
+            if c.params["chat_id"] == chat["id"] and "reply_markup" in c.params
+            and "?start=" not in str(c.params["reply_markup"])]  # not /help's quiz links
 
 
 def lookup_lines(caplog: pytest.LogCaptureFixture) -> list[str]:

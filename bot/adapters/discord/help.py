@@ -3,10 +3,10 @@
 The lines are those core/commands.py declares for Discord (Discord's syntax), of the commands
 the bot's command tree has; which of them a person sees is the core's rule (bot/core/help.py).
 `/help` is ephemeral, in the reader's language, with the admin commands for those with Manage
-Server (in a DM, for its person). The welcome goes once, on `on_guild_join` (discord.py calls
-it for a server the bot was not in, never for the servers a restart finds again), to the
-server's system channel or else the first text channel the bot may write in, in that
-channel's language.
+Server in a server (a DM's /help leaves them out, as Telegram's private chat does). The
+welcome goes once, on `on_guild_join` (discord.py calls it for a server the bot was not in,
+never for the servers a restart finds again), to the server's system channel or else the first
+text channel the bot may write in, in that channel's language.
 """
 
 from __future__ import annotations
@@ -51,7 +51,8 @@ class HelpCog(commands.Cog):
             t = await reader(self.service, interaction)
             await responder.send(Reply.text(help_text(
                 self.entries(), self.service.questions.quizzes(t.locale), t,
-                private=chat.is_private, admin=can_manage(interaction), start=START)))
+                private=chat.is_private, admin=can_manage(interaction) and not chat.is_private,
+                start=START)))
 
     @commands.Cog.listener()
     async def on_guild_join(self, guild: discord.Guild) -> None:

@@ -16,19 +16,21 @@ from telegram import Update
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
 
-from bot.adapters.telegram import assign, in_private, start_links
+from bot.adapters.telegram import assign, in_private, keyboards, press_replies, start_links
 from bot.adapters.telegram.context import Context
-from bot.adapters.telegram.handlers import Command, command, handles
-from bot.adapters.telegram.identity import chat_of
+from bot.adapters.telegram.handlers import Command, command, handles, press
+from bot.adapters.telegram.identity import chat_of, person_of
 from bot.adapters.telegram.text import fit
 from bot.core import commands, render
-from bot.core.help import help_text, welcome_text
-from bot.i18n import _, translator
+from bot.core.help import help_text, start_text, welcome_text
+from bot.i18n import Translator, _, translator
 
 log = logging.getLogger(__name__)
 
 ENTRIES = commands.help_entries("telegram")  # core/commands.py: Telegram's /help lines
 START = _("/quiz <quiz id>")
+ADMIN_WORD = "admin"  # /help admin: the admins' commands in the private chat too
+MORE = _("/help admin lists what admins use in a group.")
 JOINED = (ChatMemberStatus.MEMBER, ChatMemberStatus.ADMINISTRATOR)
 GROUPS = (ChatType.GROUP, ChatType.SUPERGROUP)
 
@@ -40,10 +42,44 @@ async def help_command(update: Update, context: Context) -> None:
 
 
 async def show_help(cmd: Command) -> None:
+    """The commands one may use here, the quizzes as buttons under them. The admins'
+    commands go to a group's admins (a channel post is its admins'); in the private chat,
+    where everyone manages their own, only on `/help admin`."""
     t = await cmd.for_person()
-    admin = cmd.person is None or await cmd.may_manage()  # a channel post is its admins'
-    await cmd.reply(help_text(ENTRIES, cmd.data.service.questions.quizzes(t.locale), t,
-                              private=cmd.chat.is_private, admin=admin, start=START))
+    asked = bool(cmd.args) and cmd.args[0].lower() == ADMIN_WORD
+    admin = cmd.person is None or ((asked or not cmd.chat.is_private) and await cmd.may_manage())
+    quizzes = cmd.data.service.questions.quizzes(t.locale)
+    await reply_with_quizzes(cmd, help_text(ENTRIES, quizzes, t, private=cmd.chat.is_private,
+                                            admin=admin, start=START, tap=True, more=MORE), t)
+
+
+async def reply_with_quizzes(cmd: Command, text: str, t: Translator) -> None:
+    markup = keyboards.quiz_keyboard(cmd.data.service.questions.quizzes(t.locale), t,
+                                     private=cmd.chat.is_private,
+                                     username=cmd.message.get_bot().username)
+    await cmd.message.reply_text(fit(text), reply_markup=markup)
+
+
+async def start_pressed(update: Update, context: Context) -> None:
+    """A quiz's button in the private chat (keyboards.quiz_keyboard): that quiz, run there,
+    as `/start <quiz id>` would. Pressed anywhere else (a forged press), it is refused; an
+    unknown quiz is refused by the core (handlers.on_error)."""
+    if (query := press(update, context)) is None:
+        return
+    data = context.bot_data
+    message = query.message
+    person = person_of(query.from_user)
+    quiz_id = keyboards.parse_start(query.data) or ""
+    if message is None or message.chat.type != ChatType.PRIVATE \
+            or message.chat.id != query.from_user.id:
+        t = translator(await data.service.locales.for_person(person, None))
+        await press_replies.alert(query, t.gettext("This button works in our private chat."))
+        return
+    data.poster.remember(message.chat)
+    chat = chat_of(message.chat)
+    async with data.service.asking.quiz(chat, person, quiz_id, run=True) as question:
+        await press_replies.toast(query, None)
+        await data.poster.question(question, buttons=question.mode == "buttons" or None)
 
 
 @handles("start")
@@ -51,6 +87,10 @@ async def start_command(update: Update, context: Context) -> None:
     """/start <quiz id> in a private chat (a t.me link): that quiz for the person, one question
     after another; an unknown id is refused with the quiz list (on_error). Else /help."""
     if (cmd := command(update, context)) is None:
+        return
+    if not cmd.args and cmd.chat.is_private and cmd.person is not None:
+        t = await cmd.for_person()
+        await reply_with_quizzes(cmd, start_text(t), t)  # short: the quizzes are buttons
         return
     if not cmd.args or not cmd.chat.is_private or cmd.person is None:
         await show_help(cmd)
@@ -63,7 +103,7 @@ async def start_command(update: Update, context: Context) -> None:
         if opened is not None:
             await cmd.reply(opened)
         else:
-            await show_help(cmd)
+            await reply_with_quizzes(cmd, start_text(t), t)
         return
     if (post_id := start_links.read_details(cmd.args[0])) is not None:
         await show_details(cmd, post_id)
@@ -105,8 +145,10 @@ async def joined(update: Update, context: Context) -> None:
     data.poster.remember(change.chat)
     service = data.service
     t = translator(await service.locales.for_audience(chat_of(change.chat)))
-    text = welcome_text(service.questions.quizzes(t.locale), t, start=START)
+    quizzes = service.questions.quizzes(t.locale)
+    text = welcome_text(quizzes, t, start=START, tap=True)
+    markup = keyboards.quiz_keyboard(quizzes, t, private=False, username=context.bot.username)
     try:
-        await context.bot.send_message(change.chat.id, fit(text))
+        await context.bot.send_message(change.chat.id, fit(text), reply_markup=markup)
     except TelegramError as exc:  # e.g. not allowed to write there
         log.info("could not welcome tg:%s: %s", change.chat.id, exc)

@@ -6,11 +6,11 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.adapters.telegram.callback_data import answer_data, flag_data
 from bot.adapters.telegram.identity import chat_id_of
-from bot.adapters.telegram.start_links import details_payload, link
+from bot.adapters.telegram.start_links import details_payload, link, quiz_payload
 from bot.content.items import Kind
 from bot.content.limits import TG_CALLBACK_DATA_BYTES
-from bot.core.models import ShownQuestion
-from bot.core.render import letter
+from bot.core.models import QuizInfo, ShownQuestion
+from bot.core.render import letter, short
 from bot.i18n import Translator
 
 PER_ROW = 5
@@ -45,6 +45,42 @@ def details_keyboard(username: str, post_id: int, t: Translator) -> InlineKeyboa
     (a link, so a group is sent nothing more when someone wants the details)."""
     return InlineKeyboardMarkup([[InlineKeyboardButton(
         t.gettext("📖 Full explanation"), url=link(username, details_payload(post_id)))]])
+
+
+# quizzes started by a tap (help.py) ------------------------------------------------------
+START_PREFIX = "go:"  # go:<quiz id>, pressed in the private chat: that quiz, run there
+START_PATTERN = rf"^{START_PREFIX}"
+QUIZ_BUTTONS = 48  # Telegram takes 100 buttons a message; a catalog longer than this is typed
+LABEL_CHARS = 40  # what a phone shows of a button's label
+
+
+def start_data(quiz_id: str) -> str | None:
+    """A quiz's start button's data, None for an id too long for it (it is typed then)."""
+    data = START_PREFIX + quiz_id
+    return data if len(data.encode()) <= TG_CALLBACK_DATA_BYTES else None
+
+
+def parse_start(data: str | None) -> str | None:
+    """The quiz id a start button names (never trusted: the core refuses an unknown one)."""
+    if data is None or not data.startswith(START_PREFIX):
+        return None
+    return data.removeprefix(START_PREFIX) or None
+
+
+def quiz_keyboard(quizzes: list[QuizInfo], t: Translator, *, private: bool,
+                  username: str) -> InlineKeyboardMarkup | None:
+    """A button per quiz, its title and size: in the private chat it starts the quiz there;
+    elsewhere it is a t.me link that starts it in the reader's private chat, so a tap in a
+    group sends the group nothing. None: no quiz to offer."""
+    buttons = []
+    for quiz in quizzes[:QUIZ_BUTTONS]:
+        label = t.ngettext("{title} · {n} question", "{title} · {n} questions", quiz.questions,
+                           title=short(quiz.title, LABEL_CHARS))
+        if private and (data := start_data(quiz.id)) is not None:
+            buttons.append(InlineKeyboardButton(label, callback_data=data))
+        elif not private and (payload := quiz_payload(quiz.id)) is not None:
+            buttons.append(InlineKeyboardButton(label, url=link(username, payload)))
+    return InlineKeyboardMarkup([[b] for b in buttons]) if buttons else None
 
 
 # the kinds beyond one choice (kinds.py answers their presses) ---------------------------

@@ -32,6 +32,7 @@ from bot.adapters.telegram import (
     dashboard,
     handlers,
     help,
+    keyboards,
     kinds,
     live,
     privacy,
@@ -80,6 +81,8 @@ def register(app: TelegramApp) -> None:
     app.add_handler(CallbackQueryHandler(live.pressed, pattern=live.PRESSES))
     # the kinds of question: toggles, Submit, an order's presses, "Answer ✍", before `button`
     app.add_handler(CallbackQueryHandler(kinds.pressed, pattern=kinds.PRESSES))
+    # a quiz's start button in the private chat (help.py), before `button`
+    app.add_handler(CallbackQueryHandler(help.start_pressed, pattern=keyboards.START_PATTERN))
     # the confidence tap after an answer's press (/settings confidence on), before `button`
     app.add_handler(CallbackQueryHandler(confidence.tapped, pattern=confidence.TAPS))
 
