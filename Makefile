@@ -56,7 +56,8 @@ validate: $(STAMP)
 # Everything docs/performance.md publishes, each figure beside its floor from the same run:
 # bench.json (all figures, every run) and bench.md (the tables); `make bench BENCH=--quick`
 # is a smoke run at small sizes (3 minutes; the full one 13: both at load average 8-12 on 2 CPUs;
-# the dashboard's million answers add 10-20 minutes to fill and apply, SQLite and PostgreSQL).
+# the dashboard's million answers add 10-20 minutes to fill and apply, SQLite and PostgreSQL;
+# the memory soak's million answers through each platform's fake, hours at about 100 a second).
 # PostgreSQL: QUIZBOT_BENCH_POSTGRES_URL or QUIZBOT_TEST_POSTGRES_URL (else left out).
 # `scripts/bench_report.py bench.json --write docs/performance.md` puts the tables in the doc.
 BENCH ?=
@@ -66,10 +67,11 @@ bench: $(STAMP)
 	$(BIN)/python scripts/bench_storm.py $(BENCH) --json bench_storm.json
 	$(BIN)/python scripts/bench_dashboard.py $(BENCH) --json bench_dashboard.json
 	$(BIN)/python scripts/bench_fanout.py $(BENCH) --json bench_fanout.json
+	$(BIN)/python scripts/bench_memory.py $(BENCH) --json bench_memory.json
 	$(BIN)/python scripts/bench_fsrs.py $(BENCH) --json bench_fsrs.json
 	$(BIN)/python scripts/bench_report.py bench_sqlite.json bench_postgres.json \
-		bench_storm.json bench_dashboard.json bench_fsrs.json bench_fanout.json --json bench.json \
-		--markdown bench.md
+		bench_storm.json bench_dashboard.json bench_fsrs.json bench_fanout.json \
+		bench_memory.json --json bench.json --markdown bench.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
