@@ -137,7 +137,8 @@ async def person_data(db: Sql, person_key: str) -> dict[str, Any]:
     person = await db.row("SELECT name, locale FROM persons WHERE key = $1", person_key)
     answers = await db.rows(
         "SELECT a.quiz_id, a.question_id, a.option, a.correct, a.answered_at, a.elapsed_ms,"
-        " a.chat_key, c.title FROM answers AS a LEFT JOIN chats AS c ON c.key = a.chat_key"
+        " a.chat_key, c.title, a.response, a.confidence FROM answers AS a"
+        " LEFT JOIN chats AS c ON c.key = a.chat_key"
         " WHERE a.person_key = $1 ORDER BY a.answered_at, a.id", person_key)
     reminder = await db.row(
         "SELECT local_time, tz, updated_at FROM reminders WHERE person_key = $1", person_key)
@@ -171,6 +172,25 @@ async def person_data(db: Sql, person_key: str) -> dict[str, Any]:
     given = await db.rows(
         "SELECT id, chat_key, selector, deadline, created_at, cancelled_at FROM assignments"
         " WHERE created_by = $1 ORDER BY created_at, id", person_key)
+    # what is derived from their answers and kept about them alone: review cards, the
+    # ability the difficulty model estimates, FSRS parameters fitted to them
+    cards = await db.rows(
+        "SELECT quiz_id, question_id, chat_key, due, last_review, stability, difficulty, state,"
+        " reps, lapses FROM cards WHERE person_key = $1 ORDER BY quiz_id, question_id",
+        person_key)
+    ability = await db.row(
+        "SELECT ability, answers FROM difficulty_people WHERE person_key = $1", person_key)
+    fitted = await db.row(
+        "SELECT parameters, reviews, items, fitted_at FROM review_params WHERE person_key = $1",
+        person_key)
+    joined = await db.rows(
+        "SELECT p.session_id, s.chat_key, p.name, p.team, p.joined_at FROM live_players p"
+        " JOIN live_sessions s ON s.id = p.session_id WHERE p.person_key = $1"
+        " ORDER BY p.joined_at, p.session_id", person_key)
+    revotes = await db.rows(
+        "SELECT v.post_id, p.quiz_id, p.question_id, v.option, v.correct, v.answered_at"
+        " FROM live_revotes v JOIN posts p ON p.id = v.post_id WHERE v.person_key = $1"
+        " ORDER BY v.answered_at, v.post_id", person_key)
     pictures: dict[str, dict[str, str]] = {}
     for quiz_id, path, data in await db.rows(
         "SELECT f.quiz_id, f.path, f.data FROM authored_files f JOIN authored_packs p"
@@ -185,8 +205,30 @@ async def person_data(db: Sql, person_key: str) -> dict[str, Any]:
         "answers": [
             {"quiz": r[0], "question": r[1], "option": int(r[2]), "correct": bool(r[3]),
              "answered_at": _iso(db.at(r[4])), "elapsed_ms": int(r[5]), "chat": r[6],
-             "chat_title": r[7]}
+             "chat_title": r[7], "response": r[8],
+             "confidence": None if r[9] is None else int(r[9])}
             for r in answers
+        ],
+        "review_cards": [
+            {"quiz": r[0], "question": r[1], "chat": r[2], "due": _iso(db.at(r[3])),
+             "last_review": _iso(db.at(r[4])), "stability": r[5], "difficulty": r[6],
+             "state": int(r[7]), "reps": int(r[8]), "lapses": int(r[9])}
+            for r in cards
+        ],
+        "ability": None if ability is None else {
+            "estimate": float(ability[0]), "answers": int(ability[1])},
+        "review_parameters": None if fitted is None else {
+            "parameters": fitted[0], "reviews": int(fitted[1]), "questions": int(fitted[2]),
+            "fitted_at": _iso(db.at(fitted[3]))},
+        "live_sessions": [
+            {"session": int(r[0]), "chat": r[1], "name": r[2],
+             "team": None if r[3] is None else int(r[3]), "joined_at": _iso(db.at(r[4]))}
+            for r in joined
+        ],
+        "peer_revotes": [
+            {"post": int(r[0]), "quiz": r[1], "question": r[2], "option": int(r[3]),
+             "correct": bool(r[4]), "answered_at": _iso(db.at(r[5]))}
+            for r in revotes
         ],
         "review_reminder": None if reminder is None else {
             "time": reminder[0], "zone": reminder[1], "updated_at": _iso(db.at(reminder[2])),

@@ -9,14 +9,19 @@ import asyncio
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
+from fsrs.scheduler import DEFAULT_PARAMETERS
+
 from bot.core.assignments import reminder_name
 from bot.core.ports import (
     AnswerRecord,
     AuthoredPackRecord,
     ChatSettingsRecord,
     NewAssignment,
+    NewLive,
     NewPost,
     NewProblemReport,
+    ReviewFit,
+    Revote,
 )
 from bot.core.schedule import Schedule
 from tests.storage_contract.backends import Backend, Store
@@ -84,6 +89,16 @@ async def populate(store: Store) -> None:
     reminder = reminder_name(assignment, KEY)  # sent through the durable deliveries
     await store.take_lease(reminder, "a process", WHEN + timedelta(days=1, minutes=1), WHEN)
     await store.delivery_step_done(reminder, "sent", WHEN + timedelta(days=1))
+    # a peer round in the group they joined (in a team) and revoted in
+    live = await store.create_live(NewLive(GROUP, "peer", OTHER, "sample", 1, 20, False, 2,
+                                           "en", WHEN))
+    assert live is not None
+    await store.join_live(live.id, KEY, NAME, 2, WHEN)
+    voted = await store.create_post(GROUP, "sample", "s-two", (0, 1, 2), "en", WHEN,
+                                    kind="live")
+    await store.record_revote(voted.id, Revote(KEY, 1, False, WHEN + timedelta(minutes=1)))
+    # FSRS parameters fitted to them
+    await store.save_fit(KEY, ReviewFit(tuple(DEFAULT_PARAMETERS), 320, 300), WHEN)
     await store.materialize()
 
 
@@ -132,6 +147,16 @@ async def test_export_holds_everything_stored(store: Store) -> None:
         ("sample", "s-one", GROUP, True),
     ]
     assert data["answers"][0]["chat_title"] == "The group"
+    assert {"response", "confidence"} <= set(data["answers"][0])
+    # what is derived from their answers and kept about them alone
+    assert {(c["quiz"], c["question"]) for c in data["review_cards"]} == {
+        ("sample", "s-one"), ("sample", "s-two")}
+    assert data["ability"]["answers"] >= 1
+    assert data["review_parameters"]["reviews"] == 320
+    assert [(s["chat"], s["name"], s["team"]) for s in data["live_sessions"]] == [
+        (GROUP, NAME, 0)]
+    assert [(v["question"], v["option"], v["correct"]) for v in data["peer_revotes"]] == [
+        ("s-two", 1, False)]
     assert data["answers"][0]["answered_at"] == WHEN.isoformat()
     assert data["review_reminder"]["time"] == "08:00"
     assert data["review_reminder"]["sent_on"] == [WHEN.date().isoformat()]
@@ -153,7 +178,8 @@ async def test_export_holds_everything_stored(store: Store) -> None:
     nobody = await store.person_data("tg:999")
     assert nobody["person"]["name"] is None and nobody["answers"] == []
     assert nobody["assignment_runs"] == nobody["assignment_reminders"] == []
-    assert nobody["assignments_given"] == []
+    assert nobody["assignments_given"] == nobody["review_cards"] == nobody["live_sessions"] == []
+    assert nobody["ability"] is None and nobody["review_parameters"] is None
 
 
 async def test_delete_leaves_no_trace_and_boards_equal_a_recount(
