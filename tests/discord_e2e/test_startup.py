@@ -8,6 +8,7 @@ import pytest
 
 from bot.adapters import ConnectionLost, CredentialsRejected
 from bot.adapters.discord import DiscordAdapter
+from bot.adapters.discord.invite import PERMISSIONS
 from bot.core.service import QuizService
 from tests.discord_e2e.conftest import StartBot
 from tests.fakes.discord_api import MANAGE_GUILD, TOKEN, FakeDiscord, User
@@ -98,6 +99,19 @@ async def test_the_token_never_appears_in_logs(
     assert len(caplog.records) > 20  # discord.py did log, at DEBUG, and the token is not there
     assert not [r for r in caplog.records if TOKEN in r.getMessage()]
     assert TOKEN not in caplog.text
+
+
+async def test_start_logs_the_invite_link_with_the_permissions_it_uses(
+    fake: FakeDiscord, start_bot: StartBot, caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="bot")
+    await start_bot()
+    [line] = [r.getMessage() for r in caplog.records if "invite the bot" in r.getMessage()]
+    link = line.rsplit(" ", 1)[1]
+    assert link.startswith("https://discord.com/oauth2/authorize?")
+    assert f"client_id={fake.app_id}" in link
+    assert f"permissions={PERMISSIONS.value}" in link
+    assert "scope=bot+applications.commands" in link
 
 
 async def test_stop_and_start_again_uses_a_fresh_client(

@@ -47,6 +47,7 @@ from bot.adapters.discord import live
 from bot.adapters.discord.client import IDENTIFY_WINDOW, QuizBot, build_bot
 from bot.adapters.discord.identity import PREFIX, channel_id_of
 from bot.adapters.discord.intake import Intake
+from bot.adapters.discord.invite import invite_url
 from bot.adapters.discord.noise import describe, quiet_library_noise
 from bot.adapters.discord.publish import ChannelPublisher, as_port_errors
 from bot.adapters.discord.rate import budget_for, pace
@@ -175,6 +176,11 @@ class DiscordAdapter:
         log.info("Discord: connected as %s (id %s)%s", client.user,
                  client.user and client.user.id,
                  f", {describe_shards(*self.shards)}" if self.shards else "")
+        # the link an owner needs to add the bot to a server, with exactly the permissions
+        # it uses (invite.py), so nobody has to build it in the Developer Portal
+        app_id = client.application_id or (client.user and client.user.id)
+        if app_id:
+            log.info("Discord: invite the bot to a server with %s", invite_url(app_id))
 
     async def _check_sharding(self, client: QuizBot, ids: Sequence[int], count: int) -> None:
         """What Discord says about this bot's sharding (GET /gateway/bot): how many IDENTIFYs
