@@ -17,6 +17,9 @@ The rules, written once for every platform:
   process or a restart never runs a step twice; the countdown's end is a time in the
   database, paused as the milliseconds left. The scheduler's tick (`Live.tick`) closes what
   is due and paces the countdown edits, so a restarted bot carries on where it was.
+- What each state shows goes out once (`show`, through the durable deliveries); a step
+  stored by a process that died before its send started is shown by the next tick (its
+  question with the whole countdown again: nobody saw it) and never closes unseen.
 """
 
 from __future__ import annotations
@@ -270,6 +273,7 @@ class Podium:
     standings: tuple[Standing, ...]  # everyone, best first: the top PODIUM are the podium
     teams: tuple[TeamStanding, ...]
     asked: int
+    ended_open: int | None = None  # the post of a question /end closed while it was open
 
     @property
     def top(self) -> tuple[Standing, ...]:
@@ -660,10 +664,18 @@ class Live:
         return Asked(saved, dataclasses.replace(shown, closes_at=saved.closes_at))
 
     async def _closing(self, event: object) -> Closed | None:
-        """A reveal closes its question's message."""
-        if not isinstance(event, Revealed):
-            return None
-        return Closed(event.summary.question, await self.storage.refs(event.summary.post_id))
+        """A reveal closes its question's message; so does an /end while it was open."""
+        if isinstance(event, Revealed):
+            return Closed(event.summary.question,
+                          await self.storage.refs(event.summary.post_id))
+        if isinstance(event, Podium) and event.ended_open is not None:
+            post = await self.storage.get_post(event.ended_open)
+            if post is None or self.questions.question_of(post) is None:
+                return None
+            s = event.session
+            shown = self.questions.render(post, s.locale, (len(s.steps), s.total))
+            return Closed(shown, await self.storage.refs(post.id))
+        return None
 
     async def _replay(self, record: LiveRecord) -> Asked | Revealed | None:
         """What a host's session shows in its state, for a step its process stored and died
@@ -719,7 +731,10 @@ class Live:
             finished_at=self.clock.now()))
         if saved is None:
             raise no_session()  # another /end a moment ago
-        return await self.podium(saved)
+        podium = await self.podium(saved)
+        if record.state in ("open", "paused") and record.steps:
+            podium = dataclasses.replace(podium, ended_open=record.steps[-1].post_id)
+        return podium
 
     async def podium(self, record: LiveRecord) -> Podium:
         players = {p.person_key: p for p in await self._players(record)}

@@ -62,3 +62,16 @@ async def test_the_first_vote_stops_counting_down_when_the_discussion_starts(
         await h.tick()
     assert h.question_edits(post_id) == edits  # no countdown on the closed vote
     assert h.live_question_now(post_id) == (text, False)
+
+
+async def test_an_end_while_a_question_is_open_closes_its_message(h: Harness) -> None:
+    room = Room.of(h, 2)
+    await h.host(room.group, room.host, "sample", 3)
+    await room.join_all()
+    post_id, _ = await room.question()
+    await stored_refs(h.service.storage, post_id)
+    await h.live_step(room.group, room.host, "end")
+    text, buttons = h.live_question_now(post_id)
+    assert not buttons and "🔒 Closed" in text
+    lobby, _ = h.lobby(room.group)
+    assert "Live quiz over: 2 players, 1 questions." in lobby, lobby

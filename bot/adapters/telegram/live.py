@@ -8,7 +8,8 @@ peer.py); this shows them.
   choices before the question closes.
 - The countdown is the question message edited by the scheduler's tick at most once per
   COUNTDOWN_EVERY: Telegram allows about 20 messages a minute in a group, and edits count,
-  so a 60 s question costs 12 edits and leaves room for the reveal and the podium.
+  so a 60 s question costs 12 edits, one more to close it (no buttons, no countdown), and
+  leaves room for the reveal and the podium. The lobby's edits are paced alike.
 - Each person's rank goes to their private chat with the bot, where they have started it;
   Telegram refuses the others (a bot cannot write first), and they are not told.
 - A peer round's discussion opens in a new forum topic where the chat is a forum and the bot
