@@ -114,7 +114,7 @@ DOORS: dict[str, frozenset[str]] = {part: frozenset(methods.split()) for part, m
     "locales": "for_person for_audience",
     "privacy": "wants_delete",
     "problem_reports": "report report_last report_words for_chat resolve_in_chat titles title "
-                       "is_question",
+                       "is_question place",
     "questions": "quizzes show bind post_id_for live_count open_typed",
     "review_deck": "apkg",
     "spaced": "start next_due stats set_reminder reminder reminder_off",

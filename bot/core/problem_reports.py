@@ -110,6 +110,14 @@ class ProblemReports:
         quiz_id, qid = self.question(question_id)
         return self.catalog.question(quiz_id, qid).prompt.get(locale)
 
+    def place(self, question_id: str, locale: str) -> tuple[str, int, int]:
+        """The question's quiz title in `locale`, its number in the quiz and the quiz's size:
+        how a person knows it (its id is the catalog's)."""
+        quiz_id, qid = self.question(question_id)
+        quiz = self.catalog.quizzes[quiz_id]
+        ids = [q.id for q in quiz.questions]
+        return quiz.title.get(locale), ids.index(qid) + 1, len(ids)
+
     def nearest(self, word: str) -> list[str]:
         """The question ids closest to `word` (a typo), best first."""
         ids = [q.id for quiz in self.catalog for q in quiz.questions]
@@ -209,6 +217,13 @@ def report_prompt_text(title: str, t: Translator) -> str:
     """Under a first line "⚑ <question id>" that the adapter adds (Telegram's prompt)."""
     return t.gettext("What is wrong with this question?\n“{question}”\nReply to this message "
                      "with a few words.", question=title)
+
+
+def report_heading_text(place: tuple[str, int, int], t: Translator) -> str:
+    """Which question a report prompt is about: "Mixed precision · question 3 of 10"."""
+    title, number, total = place
+    return t.gettext("{title} · question {number} of {total}", title=title,
+                     number=t.number(number), total=t.number(total))
 
 
 def report_thanks_text(receipt: ReportReceipt, title: str, t: Translator) -> str:

@@ -30,6 +30,9 @@ async def test_the_flag_opens_a_form_and_its_submission_is_stored(
     form = await fake.ack(click)
     assert form["type"] == MODAL
     assert form["data"]["custom_id"] == f"rpm:{q.question_id}"
+    # the form names the question by its quiz and number, not its id
+    number = [x.id for x in service.catalog.quizzes["sample"].questions].index(q.question_id) + 1
+    assert form["data"]["title"] == f"Report: {q.quiz_title} · question {number} of 3"
     [field] = form["data"]["components"][0]["components"]
     assert field["max_length"] == 1000 and len(field["label"]) <= 45
 

@@ -835,6 +835,8 @@ class FakeTelegramAPI:
         self._check_markup(params.get("reply_markup"))
         self._check_reply(chat, params.get("reply_parameters"))
         fields: dict[str, Any] = {"from": self.bot, "text": text}
+        if params.get("entities"):  # kept with the message, as a reply quotes it
+            fields["entities"] = params["entities"]
         if (thread := params.get("message_thread_id")) is not None:
             if int(thread) not in self.topics[chat["id"]]:
                 raise bad_request("message thread not found")

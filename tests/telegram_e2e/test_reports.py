@@ -28,9 +28,19 @@ async def test_a_flag_asks_privately_and_the_reply_is_the_report(tg, group, alic
     assert "private chat" in press.params["text"]  # a toast in the group
     [prompt] = [c for c in tg.fake.calls_of("sendMessage") if c.params["chat_id"] == alice["id"]]
     assert prompt.params["reply_markup"]["force_reply"] is True
-    # the prompt names the question and the group the ⚑ was pressed in
+    # the prompt names the question as people know it, not by its id or the group's
+    post_id = await tg.service.questions.post_id_for(f"tg-poll:{poll.result['poll']['id']}")
+    shown = await tg.service.questions.show(post_id)
+    quiz = tg.service.catalog.quizzes[shown.quiz_id]
+    number = [q.id for q in quiz.questions].index(shown.question_id) + 1
     assert prompt.params["text"].startswith(
-        f"⚑ {data[2:]} · {group['id']}\nWhat is wrong with this question?")
+        f"⚑ {quiz.title.en} · question {number} of {len(quiz.questions)}\n"
+        "What is wrong with this question?")
+    assert data[2:] not in prompt.params["text"] and str(group["id"]) not in prompt.params["text"]
+    [link] = prompt.params["entities"]  # the ⚑ itself carries where the reply belongs
+    assert (link["type"], link["offset"], link["length"]) == ("text_link", 0, 1)
+    assert link["url"] == ("https://t.me/quizbot_test_bot?start=hi_report"
+                           f"#{data[2:]}:{group['id']}")
     await tg.send(tg.fake.reply(prompt.result, alice, "Two options are right"))
     [report] = await tg.service.problem_reports.list()
     assert (report.question_id, report.person_key, report.text, report.chat_key) == (

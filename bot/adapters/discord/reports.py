@@ -38,6 +38,7 @@ from bot.content.limits import DC_CHOICE_NAME, DC_CUSTOM_ID
 from bot.core.errors import MAX_REPORT_CHARS
 from bot.core.problem_reports import (
     ReportReceipt,
+    report_heading_text,
     report_list_text,
     report_thanks_text,
     resolved_text,
@@ -66,8 +67,11 @@ def flag_id(question_id: str) -> str:
 class ReportModal(discord.ui.Modal):
     """What is wrong with the question? Its submission is read by ReportCog.on_interaction."""
 
-    def __init__(self, question_id: str, t: Translator) -> None:
-        super().__init__(title=clip(t.gettext("Report a problem"), MODAL_TITLE),
+    def __init__(self, question_id: str, t: Translator, heading: str = "") -> None:
+        """`heading`: the question as people know it (its quiz and number), not its id."""
+        title = t.gettext("Report: {question}", question=heading) if heading \
+            else t.gettext("Report a problem")
+        super().__init__(title=clip(title, MODAL_TITLE),
                          custom_id=f"rpm:{question_id}"[:DC_CUSTOM_ID], timeout=MODAL_TIMEOUT)
         self.add_item(discord.ui.TextInput(
             label=clip(t.gettext("What is wrong with this question?"), MODAL_TITLE),
@@ -212,7 +216,9 @@ class ReportCog(commands.Cog):
             # UnknownQuestion: refused
             self.service.problem_reports.title(question_id, DEFAULT_LOCALE)
             t = await reader(self.service, interaction)
-            await interaction.response.send_modal(ReportModal(question_id, t))
+            heading = report_heading_text(
+                self.service.problem_reports.place(question_id, t.locale), t)
+            await interaction.response.send_modal(ReportModal(question_id, t, heading))
         except Exception as exc:
             await self.errors.failed(interaction, exc, f"report flag for {question_id!r}")
 

@@ -2,10 +2,12 @@
 
 - A ⚑ button under every question (quiz poll or button message) carries `r:<question id>`
   (under 64 bytes). Pressed, it asks the person privately "what is wrong?" with a ForceReply;
-  their reply to that prompt becomes the report. The prompt's first line is "⚑ <question
-  id>", and "· <chat id>" when pressed in a group, which is how the reply finds its question
-  and the chat it was asked in (in any process, after a restart). The data is never trusted:
-  the core refuses an id the catalog does not have, and stores nothing.
+  their reply to that prompt becomes the report. The prompt's first line names the question
+  as a person knows it ("⚑ <quiz title> · question 3 of 10"); its ⚑ is a link whose end
+  carries the question id, and the group's id when pressed in a group, which is how the reply
+  finds its question and the chat it was asked in (in any process, after a restart). The
+  data is never trusted: the core refuses an id the catalog does not have, and stores
+  nothing.
 - `/report <question id> <text>`, or `/report <text>` for the last question the person
   answered in this chat (the core tells the two apart, and refuses an id that is none).
 - `/reports` (the chat's admins): the open reports made in this chat, sent to the admin's
@@ -27,7 +29,7 @@ from telegram.constants import ChatType
 from telegram.error import BadRequest, Forbidden, TelegramError
 from telegram.ext import filters
 
-from bot.adapters.telegram import in_private
+from bot.adapters.telegram import in_private, start_links
 from bot.adapters.telegram.callback_data import parse_flag
 from bot.adapters.telegram.context import Context
 from bot.adapters.telegram.handlers import Command, command, handles, press
@@ -38,6 +40,7 @@ from bot.adapters.telegram.text import fit
 from bot.core.models import Chat
 from bot.core.problem_reports import (
     ReportReceipt,
+    report_heading_text,
     report_list_text,
     report_prompt_text,
     report_thanks_text,
@@ -47,6 +50,9 @@ from bot.i18n import _, translator
 
 log = logging.getLogger(__name__)
 
+# The ⚑ of the prompt links to the private chat and carries, after its URL's #, the question
+# and the group it was pressed in; a prompt sent before had them as its first line.
+_ROUTE = re.compile(r"#([a-z0-9][a-z0-9-]{0,47})(?::(-\d{1,20}))?")
 _PROMPT = re.compile(rf"{FLAG} ([a-z0-9][a-z0-9-]{{0,47}})(?: · (-\d{{1,20}}))?\n")
 RESOLVE_WORDS = frozenset({"resolve", "done", "close"})
 RESOLVE_HINT = _("Resolve one with /reports resolve <id> [note].")
@@ -60,10 +66,29 @@ def prompted_question(
     prompt = message.reply_to_message if message is not None else None
     if prompt is None or prompt.from_user is None or prompt.from_user.id != bot_id:
         return None
-    match = _PROMPT.match(prompt.text or "")
+    match = prompt_route(prompt)
     if match is None:
         return None
     return match.group(1), int(match.group(2)) if match.group(2) else None
+
+
+def prompt_route(prompt: telegram.Message) -> re.Match[str] | None:
+    """The question and group a ⚑ prompt is about, from its ⚑'s link (or, in a prompt sent
+    by an older version, its first line)."""
+    text = prompt.text or ""
+    if text.startswith(FLAG):
+        for entity in prompt.entities:
+            if entity.type == telegram.MessageEntity.TEXT_LINK and entity.offset == 0 \
+                    and entity.url and (found := _ROUTE.search(entity.url)) is not None:
+                return found
+    return _PROMPT.match(text)
+
+
+def route_url(username: str, question_id: str, group: int | None) -> str:
+    """The ⚑'s link: it opens the private chat; after # the route, which Telegram keeps with
+    the prompt a reply quotes, so the reply finds its question in any process."""
+    return start_links.link(username, start_links.hello_payload("report")) \
+        + f"#{question_id}" + ("" if group is None else f":{group}")
 
 
 class _RepliesToPrompt(filters.MessageFilter):
@@ -73,7 +98,7 @@ class _RepliesToPrompt(filters.MessageFilter):
     def filter(self, message: telegram.Message) -> bool:
         prompt = message.reply_to_message
         return bool(message.text) and prompt is not None and prompt.from_user is not None \
-            and prompt.from_user.is_bot and _PROMPT.match(prompt.text or "") is not None
+            and prompt.from_user.is_bot and prompt_route(prompt) is not None
 
 
 # A private text (not a command) that replies to one of our "what is wrong?" prompts.
@@ -94,11 +119,15 @@ async def flag_pressed(update: Update, context: Context) -> None:
     title = data.service.problem_reports.title(question_id, locale)  # UnknownQuestion: refused
     group = query.message is not None and query.message.chat.type in (
         ChatType.GROUP, ChatType.SUPERGROUP)
-    where = f" · {query.message.chat.id}" if group and query.message is not None else ""
-    prompt = f"{FLAG} {question_id}{where}\n" + report_prompt_text(title, t)
+    heading = report_heading_text(data.service.problem_reports.place(question_id, locale), t)
+    prompt = f"{FLAG} {heading}\n" + report_prompt_text(title, t)
+    url = route_url(data.poster.bot.username, question_id,
+                    query.message.chat.id if group and query.message is not None else None)
     try:
         await data.poster.bot.send_message(
             query.from_user.id, fit(prompt),
+            entities=[telegram.MessageEntity(telegram.MessageEntity.TEXT_LINK, 0, len(FLAG),
+                                             url=url)],
             reply_markup=ForceReply(input_field_placeholder=t.gettext("What is wrong?")),
         )
     except (Forbidden, BadRequest):  # never started a private chat with the bot (or blocked it)
