@@ -31,6 +31,7 @@ import json
 import os
 import re
 import signal
+import sqlite3
 import sys
 import tempfile
 import time
@@ -79,6 +80,24 @@ async def until(predicate: Any, within: float, what: Any) -> None:
 
 
 # the fakes, each in a process of its own ---------------------------------------------------
+async def keyboard(fake: Any, group: dict[str, Any], host: dict[str, Any]) -> Any:
+    """An admin's /quiz buttons until the question it posts has answer buttons (a typed
+    question has none); the last such message."""
+    for _ in range(20):
+        fake.command(group, host, "/quiz buttons")
+        try:
+            await until(lambda: posted(fake) is not None, 10, "")
+        except SystemExit:
+            continue
+        return posted(fake)
+    raise SystemExit("bench_memory: no question with answer buttons posted")
+
+
+def posted(fake: Any) -> Any:
+    return next((c.result for c in reversed(fake.calls) if c.method == "sendMessage" and c.ok
+                 and '"a:' in json.dumps(c.result.get("reply_markup", ""))), None)
+
+
 async def soak_telegram() -> None:
     """Answers `batch` commands: an admin's /quiz buttons, then n presses on its keyboard by
     the pool's people in turn; says when every press was answered. What the fake records is
@@ -98,15 +117,7 @@ async def soak_telegram() -> None:
             break
         fake.calls.clear()
         fake._all_updates.clear()
-        fake.command(group, host, "/quiz buttons")
-
-        def keyboard() -> Any:
-            return next((c for c in fake.calls if c.method == "sendMessage" and c.ok
-                         and '"a:' in json.dumps(c.params.get("reply_markup", ""))), None)
-
-        await until(lambda: keyboard() is not None, 60, lambda: "no question posted; the fake "
-                    "saw " + ", ".join(c.method for c in fake.calls if c.method != "getUpdates"))
-        message = keyboard().result
+        message = await keyboard(fake, group, host)
         data = [b["callback_data"] for row in message["reply_markup"]["inline_keyboard"]
                 for b in row if b["callback_data"].startswith("a:")]  # answers
         n = cmd["n"]
@@ -207,14 +218,14 @@ async def soak(platform: str, content: Path, answers: int, tmp: Path) -> dict[st
         sys.executable, __file__, "--role", platform, stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE, env=os.environ | {"PYTHONPATH": str(ROOT)}))
     log = tmp / f"bot-{platform}-{time.monotonic_ns()}.log"
+    db = tmp / f"{time.monotonic_ns()}.db"
     bot: asyncio.subprocess.Process | None = None
     try:
         info = await fake.read()
         with log.open("wb") as out:
             bot = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "bot.cli", "run", cwd=tmp,
-                env=bot_env(platform, info, content, tmp / f"{time.monotonic_ns()}.db",
-                            tmp / "cache"),
+                env=bot_env(platform, info, content, db, tmp / "cache"),
                 stdin=asyncio.subprocess.DEVNULL, stdout=out, stderr=out)
         started = time.monotonic()
         await until(lambda: STARTED[platform] in log.read_text(errors="replace"), 180,
@@ -228,6 +239,7 @@ async def soak(platform: str, content: Path, answers: int, tmp: Path) -> dict[st
             samples.append((done, round(proc_status(bot.pid)["VmRSS"] / 1024, 1)))
         took = time.monotonic() - started
         hwm = proc_status(bot.pid)["VmHWM"] / 1024
+        stored = stored_answers(db)
     except BaseException:
         if log.exists():  # what the bot said before it failed
             print("\n".join(log.read_text(errors="replace").splitlines()[-30:]),
@@ -246,9 +258,17 @@ async def soak(platform: str, content: Path, answers: int, tmp: Path) -> dict[st
     warm = next(rss for n, rss in samples if n >= WARM * answers)
     return {"ready_mb": round(ready["VmRSS"] / 1024, 1), "first_mb": samples[0][1],
             "warm_mb": warm, "end_mb": samples[-1][1], "max_mb": max(r for _, r in samples),
-            "hwm_mb": round(hwm, 1), "answers": done, "seconds": round(took, 1),
+            "hwm_mb": round(hwm, 1), "answers": done, "stored": stored, "seconds": round(took, 1),
             "growth_pct": round((samples[-1][1] - warm) / warm * 100, 2), "errors": errors,
             "samples": samples[:: max(1, len(samples) // 100)] + samples[-1:]}
+
+
+def stored_answers(db: Path) -> int:
+    """Answers the bot stored (a press on a select-all question's option is a pick, not yet
+    an answer; one on a closed question none)."""
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+        count: int = conn.execute("SELECT count(*) FROM answers").fetchone()[0]
+    return count
 
 
 def unpaired(packs: Path) -> None:
@@ -303,7 +323,8 @@ async def main() -> None:
             library = "bare discord.py" if platform == "discord" else "bare PTB (stock Updater)"
             print(f"{name}: bare {floor['rss_mb']} MB; bundled {bundled['first_mb']} MB after "
                   f"{BATCH} answers, {bundled['warm_mb']} → {bundled['end_mb']} MB over "
-                  f"{bundled['answers']:,} answers ({bundled['growth_pct']:+.2f}%, max "
+                  f"{bundled['answers']:,} presses ({bundled['stored']:,} answers stored, "
+                  f"{bundled['growth_pct']:+.2f}%, max "
                   f"{bundled['max_mb']} MB, {bundled['seconds']} s, errors "
                   f"{bundled['errors']}); {questions:,} questions {big['first_mb']} MB",
                   flush=True)
@@ -319,8 +340,8 @@ async def main() -> None:
                     [bundled["growth_pct"]], goal_value=GOALS["growth"],
                     note=f"bundled content; {bundled['warm_mb']} MB after the first tenth, "
                          f"{bundled['end_mb']} MB at the end, at most {bundled['max_mb']} MB; "
-                         f"{bundled['seconds']} s; {BATCH} answers a question by a pool of "
-                         f"{POOL:,} people"),
+                         f"{bundled['seconds']} s; {BATCH} presses a question by a pool of "
+                         f"{POOL:,} people, {bundled['stored']:,} answers stored"),
             ]
     end = calibration.end()
     print(calibration_line(end))
