@@ -130,6 +130,7 @@ class ShownQuestion:
     # the right order; () otherwise (`correct` is the one right option, -1 when none is)
     correct_set: tuple[int, ...] = ()
     unit: str | None = None  # Kind.NUMERIC: the answer's unit in `locale` ("GB")
+    daily: bool = False  # the chat's scheduled daily question (labelled so where it is shown)
     # a picture sent with the explanation (its file, PNG or JPEG) and its text in `locale`
     explanation_image: str | None = None
     explanation_image_alt: str | None = None

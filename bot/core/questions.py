@@ -237,6 +237,7 @@ class Questions:
             explanation_image=quiz.explanation_image_path(question, locale),
             explanation_image_alt=question.explanation_image_alt.get(locale)
             if question.explanation_image_alt else None,
+            daily=post.kind == "daily",
         )
 
     async def show(self, post_id: int, locale: str | None = None) -> ShownQuestion | None:

@@ -72,10 +72,16 @@ def seconds(t: Translator, ms: int) -> str:
     return t.gettext("{seconds} s", seconds=t.number(round(ms / 1000, 1)))
 
 
+def daily_label(q: ShownQuestion, t: Translator) -> str:
+    """"📅 Daily question · " before a scheduled daily question's heading or poll ("" for any
+    other), so a chat tells it from one somebody asked for."""
+    return t.gettext("📅 Daily question") + " · " if q.daily else ""
+
+
 def heading(q: ShownQuestion, t: Translator) -> str:
     """The quiz's title, and the question's place in its round or run if it has one."""
     if q.number is None or q.total is None:
-        return q.quiz_title
+        return daily_label(q, t) + q.quiz_title
     return t.gettext(
         "{title} · question {number} of {total}",
         title=q.quiz_title, number=t.number(q.number), total=t.number(q.total),
@@ -83,9 +89,10 @@ def heading(q: ShownQuestion, t: Translator) -> str:
 
 
 def poll_question(q: ShownQuestion, t: Translator) -> str:
-    """A poll's question: the prompt, numbered in its round or run ("2/5 · …")."""
+    """A poll's question: the prompt, numbered in its round or run ("2/5 · …"), or labelled
+    as the daily question."""
     if q.number is None or q.total is None:
-        return q.prompt
+        return daily_label(q, t) + q.prompt
     return f"{t.number(q.number)}/{t.number(q.total)} · {q.prompt}"
 
 

@@ -182,4 +182,5 @@ async def test_daily_question_and_status_in_the_chats_language(tg, fake_tg, grou
     [poll] = fake_tg.calls_of("sendPoll")
     post, question = await question_of(tg, f"tg-poll:{poll.result['poll']['id']}")
     assert (post.kind, post.locale) == ("daily", "hi")
-    assert poll.params["question"] == question.prompt.hi
+    # labelled as the chat's daily question, in its language
+    assert poll.params["question"] == hi.gettext("📅 Daily question") + " · " + question.prompt.hi
