@@ -75,3 +75,16 @@ async def test_an_end_while_a_question_is_open_closes_its_message(h: Harness) ->
     assert not buttons and "🔒 Closed" in text
     lobby, _ = h.lobby(room.group)
     assert "Live quiz over: 2 players, 1 questions." in lobby, lobby
+
+
+async def test_a_hindi_players_place_is_told_in_hindi(h: Harness) -> None:
+    room = Room.of(h, 1)
+    hindi = h.person(7, language="hi")
+    room.players.append(hindi)
+    await h.host(room.group, room.host, "sample", 1)
+    await room.h.join_live(room.group, room.players[0])
+    assert (await h.join_live(room.group, hindi)).texts == ["आप जुड़ गए।"]
+    post_id, question = await room.question()
+    await room.answers(post_id, [question.correct, question.correct])
+    await h.live_step(room.group, room.host, "next")
+    assert await h.my_place(room.group, hindi) == "आपका स्थान: 2 में से 1, 1,000 अंकों के साथ।"
