@@ -28,6 +28,7 @@ from typing import Any
 
 from bot.core.ports import ScoreRow
 from bot.storage import rank_buckets
+from bot.storage.sqlite import aggregates_file
 from bot.storage.sqlite.materializer import WEEK_DAYS, week_start, week_until
 from bot.storage.sqlite.reader import snapshot
 
@@ -201,6 +202,8 @@ def daily_days_for(
 
 def person_streaks(db: Db, person_key: str) -> tuple[int, int]:
     row = db.execute(
+        "SELECT current_streak, best_streak FROM streaks WHERE person_key=?"
+        if aggregates_file.streaks_apart(db) else
         "SELECT current_streak, best_streak FROM persons WHERE key=?", (person_key,)
     ).fetchone()
     return (row[0], row[1]) if row else (0, 0)

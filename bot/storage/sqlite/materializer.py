@@ -2,7 +2,9 @@
 
 An answer's transaction writes the answer row and nothing else. The writer thread, between
 batches, applies committed answers to the aggregate tables in id order (ids grow in commit
-order, whichever process committed them):
+order, whichever process committed them); with the aggregates in a file of their own
+(aggregates_file.py) their own thread does (aggregator.py, `own_thread`), in chunks of `chunk`
+answers that take that file's lock only, so no answer waits for them:
 
     BEGIN IMMEDIATE
       position = materialized.position
@@ -265,9 +267,10 @@ def _leave_week(db: Db, gone: str, delta: RankDelta) -> None:
     db.executemany("DELETE FROM week_scores WHERE chat_key=? AND person_key=?", emptied)
 
 
-def apply(db: Db, limit: int = CHUNK) -> tuple[int, int]:
+def apply(db: Db, limit: int = CHUNK, apart: bool = False) -> tuple[int, int]:
     """Apply up to `limit` answers after the stored position, inside the caller's
-    transaction. Returns (answers applied, the new position)."""
+    transaction (`apart`: the aggregates in a file of their own, aggregates_file.py).
+    Returns (answers applied, the new position)."""
     start = position(db)
     rows = db.execute(
         "SELECT id, chat_key, person_key, correct, elapsed_ms,"
@@ -290,28 +293,38 @@ def apply(db: Db, limit: int = CHUNK) -> tuple[int, int]:
     count_ranks(db, delta)
     add_figures(db, "day", day_figures)
     add_figures(db, "all", chat_figures)
-    _streaks(db, batch.runs)
+    _streaks(db, batch.runs, apart)
     end = int(rows[-1][0])
     drive(kept.apply_chunk(SqliteSql(db), "id > $1 AND id <= $2", "id", start, end))
     db.execute("UPDATE materialized SET position=? WHERE name='scores'", (end,))
     return len(rows), end
 
 
-def _streaks(db: Db, runs: dict[str, list[bool]]) -> None:
+def _streaks(db: Db, runs: dict[str, list[bool]], apart: bool) -> None:
     """Continue each person's run of correct answers (current, best) through their answers
-    in id order, as the trigger of migration 1 did one answer at a time."""
-    stored = {
-        key: (current, best)
-        for key, current, best in db.execute(
-            "SELECT key, current_streak, best_streak FROM persons"
-            " WHERE key IN (SELECT value FROM json_each(?))",
-            (json.dumps(list(runs)),),
-        )
-    }
+    in id order, as the trigger of migration 1 did one answer at a time. `apart`: in the
+    aggregates' file's streaks table (aggregates_file.py), else in the persons' rows."""
+    read, write = (STREAKS_APART if apart else STREAKS_INLINE)
+    stored = {key: (current, best)
+              for key, current, best in db.execute(read, (json.dumps(list(runs)),))}
     updates = []
     for key, corrects in runs.items():
-        updates.append((*streaks(stored.get(key, (0, 0)), corrects), key))
-    db.executemany("UPDATE persons SET current_streak=?, best_streak=? WHERE key=?", updates)
+        updates.append((key, *streaks(stored.get(key, (0, 0)), corrects)))
+    db.executemany(write, updates)
+
+
+STREAKS_INLINE = (
+    "SELECT key, current_streak, best_streak FROM persons"
+    " WHERE key IN (SELECT value FROM json_each(?))",
+    "UPDATE persons SET current_streak = ?2, best_streak = ?3 WHERE key = ?1",
+)
+STREAKS_APART = (
+    "SELECT person_key, current_streak, best_streak FROM streaks"
+    " WHERE person_key IN (SELECT value FROM json_each(?))",
+    "INSERT INTO streaks(person_key, current_streak, best_streak) VALUES (?, ?, ?)"
+    " ON CONFLICT(person_key) DO UPDATE SET current_streak = excluded.current_streak,"
+    " best_streak = excluded.best_streak",
+)
 
 
 class Materializer:
@@ -327,6 +340,9 @@ class Materializer:
         self.chunk = chunk
         self.budget = budget
         self.idle_check = idle_check
+        # True once the materializer has a thread of its own (aggregator.py), not the
+        # answers' writer's: then a chunk need not be short, no answer waits for it
+        self.own_thread = False
         self.position = 0  # as far as this process knows; read by the event loop
         self.applied = 0  # answers this process applied (bench and tests)
         self.transactions = 0  # applications this process committed (tests)
@@ -354,6 +370,10 @@ class Materializer:
         if answer_id > self._seen:
             self._seen = answer_id
         self._last_answer = time.monotonic()
+
+    def idle_since_applied(self) -> bool:
+        """No unapplied answers seen yet: a new one needs the thread woken (own_thread)."""
+        return self._since is None
 
     def batch_took(self, seconds: float) -> None:
         """How long the writer's last batch of writes took (its commit's fsync included)."""
@@ -383,6 +403,8 @@ class Materializer:
             self._seen = max(self._seen, top)
             self._waiting.extend((top, future, post) for future, post in requests)
         now = time.monotonic()
+        if self.own_thread:  # one cheap look (the rowid's end): the writer commits apart
+            self._seen = max(self._seen, newest(db))
         if now >= self._next_look:  # answers another process committed and left
             self._seen = max(self._seen, newest(db))
             self._next_look = now + self.idle_check
@@ -404,6 +426,8 @@ class Materializer:
         big = idle and (quiet or bool(self._waiting))
         budget = max(self.budget, self._batch_seconds) * (IDLE_FACTOR if big else 1)
         size = max(min(MIN_CHUNK, self.chunk), min(self.chunk, int(budget / self._per_answer)))
+        if self.own_thread:  # only the writes of both files wait for a chunk: a large one
+            size = self.chunk
         try:
             count = self._transaction(db, size)
         except Exception as exc:
@@ -464,11 +488,16 @@ class Materializer:
         started = time.thread_time()  # its own CPU: a busy machine does not shrink chunks
         db.execute("PRAGMA synchronous=NORMAL")  # derived data: see the module docstring
         try:
-            db.execute("BEGIN IMMEDIATE")
+            # a deferred BEGIN whose first statement writes the position: the write lock of
+            # the file that holds the aggregates only (BEGIN IMMEDIATE would take the
+            # answers' file's too, aggregates_file.py), and the position read under it
+            db.execute("BEGIN")
             try:
+                db.execute("INSERT OR IGNORE INTO materialized(name, position)"
+                           " VALUES ('scores', 0)")
                 if roll_first:
                     roll_week(db, newest_day(db))
-                count, end = apply(db, limit)
+                count, end = apply(db, limit, self.own_thread)
                 db.execute("COMMIT")
             except BaseException:
                 if db.in_transaction:

@@ -14,6 +14,7 @@ from bot.core.ports import AnswerRecord, NewPost, RecordOutcome
 from bot.storage import dashboard, kept, ops, privacy, rank_buckets
 from bot.storage.records import ANSWER_COLUMNS, answer_of
 from bot.storage.sql import Sql
+from bot.storage.sqlite import aggregates_file
 from bot.storage.sqlite.materializer import RankDelta, count_ranks, recount_ranks
 from bot.storage.sqlite.sql import SqliteSql, drive, to_ms
 
@@ -275,4 +276,6 @@ async def delete_person(sql: Sql, key: str, private_chats: Sequence[str] = ()) -
         ):
             delta[(board, chat, on, correct, rank_buckets.bucket(time_ms))] -= 1
     count_ranks(db, delta)
+    if aggregates_file.streaks_apart(db):  # their run of right answers (else in their row)
+        db.execute("DELETE FROM streaks WHERE person_key=?", (key,))
     return await privacy.delete_person(sql, key, private_chats)

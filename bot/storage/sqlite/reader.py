@@ -12,16 +12,32 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
-from bot.storage.sqlite.connection import READ_PRAGMAS, connect
+from bot.storage.sqlite import aggregates_file
+from bot.storage.sqlite.connection import READ_PRAGMAS
 from bot.storage.sqlite.worker import Call, Outcome, Worker
 
 
 class Reader(Worker):
     role = "sqlite-reader"
 
+    def __init__(self, path: Path, aggregates: bool = False) -> None:
+        """`aggregates`: attach the aggregates' file read-only (aggregates_file.py)."""
+        super().__init__(path)
+        self.aggregates = aggregates
+
     def connect(self) -> sqlite3.Connection:
-        return connect(self.path, READ_PRAGMAS)
+        db = aggregates_file.connect(self.path)
+        try:
+            for pragma in READ_PRAGMAS:
+                db.execute(pragma)
+            if self.aggregates:
+                aggregates_file.attach(db, self.path, read_only=True)
+        except BaseException:
+            db.close()
+            raise
+        return db
 
     def run_batch(self, db: sqlite3.Connection, batch: list[Call]) -> list[Outcome]:
         outcomes: list[Outcome] = []

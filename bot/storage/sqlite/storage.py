@@ -5,8 +5,9 @@ The parts, each in its own module:
 - migrations.py   the versioned schema and how a file is brought up to it
 - writer.py       the writer thread: group commit, a savepoint per write, acknowledged after
                   COMMIT (worker.py: the thread-and-queue both threads share)
-- materializer.py the boards' aggregates, applied from the answers in batches by the writer
-                  thread between its batches (no trigger on the answer's path)
+- materializer.py the boards' aggregates, applied from the answers in batches (no trigger on
+                  the answer's path) by the aggregates' own thread (aggregator.py), in a
+                  file of their own (aggregates_file.py), so the writer never waits for them
 - reader.py       the reader thread: one hop per read, on a second connection
 - sql.py          the Sql the operations written once run on (bot/storage/sql.py), driven
                   to their end in those threads
@@ -35,7 +36,9 @@ from bot.core.ports import (
     RecordOutcome,
     StorageError,
 )
-from bot.storage.sqlite import boards, ops
+from bot.storage import cards, commands, difficulty, fsrs_params
+from bot.storage.sqlite import aggregates_file, boards, ops
+from bot.storage.sqlite.aggregator import Aggregator
 from bot.storage.sqlite.connection import APPLICATION_ID, PRAGMAS, unusable
 from bot.storage.sqlite.materializer import Materializer, roll_week
 from bot.storage.sqlite.migrations import split_sql
@@ -50,19 +53,38 @@ _split_sql = split_sql  # the name tests and tools have used
 
 T = TypeVar("T")
 
+# the writes of the aggregates (with or without the answers' file's tables): the aggregates'
+# thread runs them (aggregator.py); the answers' writer has the aggregates read-only
+AGGREGATE_WRITES = frozenset({
+    ops.migrate_chat, ops.delete_person, roll_week, fsrs_params.save_fit,
+    cards.count_pending, difficulty.count_pending,
+})
+
+
+def writes_aggregates(fn: Callable[..., Any], args: tuple[Any, ...]) -> bool:
+    """Whether a write (or a command's effect: commands.claimed_then) writes aggregates."""
+    if fn is commands.claimed_then:
+        return len(args) > 2 and args[2] in AGGREGATE_WRITES
+    return fn in AGGREGATE_WRITES
+
 
 class SqliteStorage(Store):
     boards: ClassVar[ModuleType] = boards
     migrate_chat_op = staticmethod(ops.migrate_chat)
     delete_person_op = staticmethod(ops.delete_person)
 
-    def __init__(self, path: str | Path, materializer: Materializer | None = None) -> None:
+    def __init__(self, path: str | Path, materializer: Materializer | None = None,
+                 aggregates_apart: bool = False) -> None:
         """`materializer`: when boards catch up with answers (materializer.py); its defaults
-        serve a bot, tests and the bench pass their own."""
+        serve a bot, tests and the bench pass their own. `aggregates_apart`: keep the
+        aggregates in a file of their own, written by their own thread (aggregates_file.py);
+        a file whose aggregates were once moved out keeps them apart whatever this says."""
         self.path = Path(path)
         self.materializer = materializer or Materializer()
+        self.aggregates_apart = aggregates_apart
         self._acknowledged = 0  # the newest answer id this process acknowledged
         self._writer: Writer | None = None
+        self._aggregator: Aggregator | None = None
         self._reader: Reader | None = None
         self._answers: ops.AnswerWrites | None = None
         super().__init__()  # the caches (cached_storage.py)
@@ -71,14 +93,26 @@ class SqliteStorage(Store):
     async def open(self) -> None:
         """Open (creating it if needed) and migrate; StorageError with one line naming the
         file if it cannot be used. Nothing is left running after a failure."""
-        writer = Writer(self.path, self.materializer)
-        reader = Reader(self.path)
+        apart = self.aggregates_apart or aggregates_file.apart(self.path)
+        aggregator = Aggregator(self.path, self.materializer) if apart else None
+        writer = (Writer(self.path, aggregates=True, after_batch=self._answers_committed)
+                  if apart else Writer(self.path, self.materializer))
+        reader = Reader(self.path, aggregates=apart)
+        self.materializer.own_thread = apart
+        self._aggregator = aggregator
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            await writer.start()  # checks the file is ours, then migrates it
+            # checks the file is ours, migrates it (both files: the aggregator), applies
+            # what a crash left
+            if aggregator is not None:
+                await aggregator.start()
+            await writer.start()
             await reader.start()
         except BaseException as exc:
+            self._aggregator = None
             await writer.close()
+            if aggregator is not None:
+                await aggregator.close()
             await reader.close()
             if isinstance(exc, StorageError):
                 raise
@@ -91,13 +125,22 @@ class SqliteStorage(Store):
         await self._count_cards()
 
     async def close(self) -> None:
-        """Run every queued write, then stop both threads."""
-        writer, reader = self._writer, self._reader
-        self._writer = self._reader = None
+        """Run every queued write, apply the answers, then stop the threads."""
+        writer, aggregator, reader = self._writer, self._aggregator, self._reader
+        self._writer = self._reader = self._aggregator = None
         if writer is not None:
             await writer.close()
+        if aggregator is not None:
+            await aggregator.close()
         if reader is not None:
             await reader.close()
+
+    def _answers_committed(self) -> None:
+        """In the writer thread after each batch: wake the aggregates' thread unless it is
+        already counting down to its next chunk (one wake-up per chunk, not per batch)."""
+        aggregator = self._aggregator
+        if aggregator is not None and self.materializer.idle_since_applied():
+            aggregator.wake()
 
     async def materialize(self) -> None:
         """Bring the aggregates (boards, streaks) up to every answer acknowledged so far.
@@ -111,14 +154,17 @@ class SqliteStorage(Store):
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
         self.materializer.request(done, loop.call_soon_threadsafe)
-        writer.wake()
+        (self._aggregator or writer).wake()
         await done
 
     def _write(self, fn: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
         """Queue a write; await the result (it resolves after COMMIT)."""
-        if self._writer is None:
+        writer: Writer | None = self._writer
+        if self._aggregator is not None and writes_aggregates(fn, args):
+            writer = self._aggregator
+        if writer is None:
             raise RuntimeError("storage is not open")
-        return self._writer.submit(_in_thread(fn), *args)
+        return writer.submit(_in_thread(fn), *args)
 
     def _read(self, fn: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
         if self._reader is None:

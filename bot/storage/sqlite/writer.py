@@ -30,10 +30,12 @@ from __future__ import annotations
 import logging
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
 from bot import metrics
+from bot.storage.sqlite import aggregates_file
 from bot.storage.sqlite.connection import APPLICATION_ID, PRAGMAS, check_ours
 from bot.storage.sqlite.migrations import migrate
 from bot.storage.sqlite.worker import Call, Outcome, Worker
@@ -67,15 +69,34 @@ def retry_delay(failures: int) -> float:
 class Writer(Worker):
     role = "sqlite-writer"
 
-    def __init__(self, path: Path, housekeeper: Housekeeper | None = None) -> None:
+    def __init__(
+        self, path: Path, housekeeper: Housekeeper | None = None,
+        aggregates: bool = False, after_batch: Callable[[], None] | None = None,
+    ) -> None:
+        """`aggregates`: attach the aggregates' file read-only (aggregates_file.py: it is
+        written by its own thread); `after_batch`: called in the thread after each batch
+        committed (or failed)."""
         super().__init__(path)
         self.housekeeper = housekeeper
+        self.aggregates = aggregates
+        self.after_batch = after_batch
         self.batches = 0  # transactions committed for queued writes (for tests and bench)
         self.housekeeping_failures = 0  # in a row
         self._retry_at = 0.0  # time.monotonic() before which housekeeping is not tried
 
+    def open_connection(self) -> sqlite3.Connection:
+        if self.aggregates:
+            return aggregates_file.connect(self.path)
+        return sqlite3.connect(self.path, isolation_level=None)
+
+    def prepare(self, db: sqlite3.Connection) -> None:
+        """Bring the file to the newest schema (the aggregates' writer: both files)."""
+        migrate(db, APPLICATION_ID)
+        if self.aggregates:
+            aggregates_file.attach(db, self.path, read_only=True)
+
     def connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, isolation_level=None)
+        db = self.open_connection()
         try:
             # Processes starting together on a new file: switching to WAL can be refused at
             # once ("database is locked", SQLite does not wait for that lock) while another
@@ -86,7 +107,7 @@ class Writer(Worker):
                     check_ours(db, self.path)  # before anything writes to the file
                     for pragma in PRAGMAS:
                         db.execute(pragma)
-                    migrate(db, APPLICATION_ID)
+                    self.prepare(db)
                     break
                 except sqlite3.OperationalError as exc:
                     if "locked" not in str(exc) or time.monotonic() > give_up:
@@ -94,8 +115,9 @@ class Writer(Worker):
                     time.sleep(0.05)
             if self.housekeeper is not None:
                 self.housekeeper.start(db)
-            # read at each scrape: the writes the loop queued that no batch has taken yet
-            metrics.WRITER_QUEUE.set_function(lambda: len(self._queue))
+            if self.role == Writer.role:
+                # read at each scrape: the writes the loop queued that no batch has taken yet
+                metrics.WRITER_QUEUE.set_function(lambda: len(self._queue))
         except BaseException:
             db.close()
             raise
@@ -107,7 +129,12 @@ class Writer(Worker):
         outcomes = self._transaction(db, batch)
         if self.housekeeper is not None:  # how long a batch holds the writer, commit included
             self.housekeeper.batch_took(time.perf_counter() - started)
+        if self.after_batch is not None:
+            self.after_batch()
         return outcomes
+
+    def before_commit(self, db: sqlite3.Connection) -> None:
+        """The last statements of a batch's transaction."""
 
     def _transaction(self, db: sqlite3.Connection, batch: list[Call]) -> list[Outcome]:
         try:
@@ -129,6 +156,7 @@ class Writer(Worker):
                 else:
                     outcomes.append(self._run_one(db, batch[i]))
                 i = end
+            self.before_commit(db)
             db.execute("COMMIT")
         except Exception as exc:
             log.exception("write transaction failed; %d writes not committed", len(batch))
