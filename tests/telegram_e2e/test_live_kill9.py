@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -30,14 +30,6 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKS = ROOT / "tests" / "data" / "packs"
 GROUP, ADMIN, PLAYER = -1001000000301, 900, 2001
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeTelegramAPI]:
-    fake = FakeTelegramAPI()
-    await fake.start()
-    yield fake
-    await fake.stop()
 
 
 def bot_env(fake: FakeTelegramAPI, database: str) -> dict[str, str]:
@@ -69,8 +61,9 @@ def questions(fake: FakeTelegramAPI) -> list[Any]:
 
 
 async def test_a_question_killed_before_its_send_is_shown_once_after_the_restart(
-    fake: FakeTelegramAPI, tmp_path: Path
+    fake_tg: FakeTelegramAPI, tmp_path: Path
 ) -> None:
+    fake = fake_tg
     async with postgres_database(False) as database:
         bot = QuizbotRun(fake, tmp_path, "bot", bot_env(fake, database), 0, ready="getUpdates")
         await bot.start()
