@@ -73,25 +73,30 @@ def _copy_files(template: Path, folder: Path) -> Path:
     return folder / SQLITE_NAME
 
 
-async def _admin(server: str) -> asyncpg.Connection:
-    return await asyncpg.connect(server, timeout=10)
+async def _admin(server: str, sql: str) -> None:
+    """One statement on a connection to the server's own database."""
+    admin = await asyncpg.connect(server, timeout=10)
+    try:
+        await admin.execute(sql)
+    finally:
+        await admin.close()
 
 
 async def _template(server: str) -> str:
     global _pg_template
     if _pg_template is None:
         name = f"tmpl_{os.getpid()}_{uuid.uuid4().hex[:8]}"
-        admin = await _admin(server)
-        try:
-            await admin.execute(f'CREATE DATABASE "{name}"')
-        finally:
-            await admin.close()
+        await _admin(server, f'CREATE DATABASE "{name}"')
         _drop_at_exit(server)
-        db = await asyncpg.connect(with_database(server, name), timeout=10)
         try:
-            await migrate(db, "the tests' template database")
-        finally:
-            await db.close()
+            db = await asyncpg.connect(with_database(server, name), timeout=10)
+            try:
+                await migrate(db, "the tests' template database")
+            finally:
+                await db.close()
+        except BaseException:
+            _drop_later(server, name)
+            raise
         _pg_template = name
     return _pg_template
 
@@ -103,11 +108,7 @@ async def postgres_database(migrated: bool, prefix: str = "t") -> AsyncIterator[
     server = require()
     source = f' TEMPLATE "{await _template(server)}"' if migrated else ""
     name = f"{prefix}_{uuid.uuid4().hex[:12]}"
-    admin = await _admin(server)
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"{source}')
-    finally:
-        await admin.close()
+    await _admin(server, f'CREATE DATABASE "{name}"{source}')
     try:
         yield with_database(server, name)
     finally:
@@ -115,14 +116,8 @@ async def postgres_database(migrated: bool, prefix: str = "t") -> AsyncIterator[
 
 
 async def _drop(server: str, names: list[str]) -> None:
-    async def one(name: str) -> None:
-        admin = await _admin(server)
-        try:
-            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        finally:
-            await admin.close()
-
-    await asyncio.gather(*(one(name) for name in names))
+    await asyncio.gather(*(
+        _admin(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)') for name in names))
 
 
 def _drop_later(server: str, name: str) -> None:
