@@ -179,4 +179,5 @@ def build_bot(service: QuizService, publisher: ChannelPublisher, *,
     publisher.client, publisher.buttons = bot, buttons
     live.client = bot
     help_cog.tree = bot.tree  # /help lists the commands the tree has
+    help_cog.publisher = publisher  # a quiz chosen from /help's menu is sent by it
     return bot
