@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 
 from bot.core.ports import AnswerRecord
+from bot.storage.backup import backup_database, restore_database
+from bot.storage.copy import copy_database
 from bot.storage.sqlite import aggregates_file
 from bot.storage.sqlite.storage import SqliteStorage
 from tests.storage_contract import (
@@ -150,3 +152,38 @@ async def test_a_write_of_both_files_leaves_them_clean(backend: ApartBackend) ->
         assert db.execute("SELECT count(*) FROM streaks WHERE person_key = 'tg:3'"
                           ).fetchone() == (0,)
     assert await backend.stored() == await backend.recount()
+
+
+async def test_a_backup_restored_rebuilds_its_aggregates(backend: ApartBackend,
+                                                         tmp_path: Path) -> None:
+    async with backend.opened() as store:
+        await some_answers(store, 20)
+        await store.materialize()
+    file = tmp_path / "backup.db"
+    await backup_database(backend.path, file)  # the answers' file: the aggregates derive
+    async with backend.opened() as store:
+        await some_answers(store, 40)  # after the backup: gone with the restore
+        await store.materialize()
+    await restore_database(backend.path, file)
+    assert not aggregates_file.path_of(backend.path).exists()
+    async with backend.opened() as store:
+        assert await backend.count("answers") == 20
+        board, _ = await store.leaderboard(None, None, 50, None)
+        assert len(board) == 20
+    assert await backend.stored() == await backend.recount()
+
+
+async def test_a_copy_from_and_to_a_split_file(backend: ApartBackend, tmp_path: Path) -> None:
+    async with backend.opened() as store:
+        await some_answers(store)
+        await store.materialize()
+    copy = ApartBackend(tmp_path / "copy.db")
+    report = await copy_database(backend.path, copy.path, say=lambda _: None)
+    assert report is not None
+    async with copy.opened():
+        pass
+    assert await copy.stored() == await backend.stored()
+    await copy_database(copy.path, backend.path, force=True, say=lambda _: None)
+    async with backend.opened():
+        pass
+    assert await backend.stored() == await copy.stored()

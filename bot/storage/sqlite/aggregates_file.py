@@ -76,6 +76,17 @@ def attach(db: Db, database: Path, read_only: bool) -> None:
     db.execute(f"ATTACH DATABASE ? AS {SCHEMA}", (uri,))
 
 
+def attach_if_apart(db: Db, database: Path, read_only: bool) -> None:
+    """For a connection of a tool (db copy): the aggregates attached where the file keeps
+    them apart (a connection opened without uri=True attaches read-write)."""
+    agg = path_of(database)
+    if apart(database) and agg.is_file():
+        if read_only:
+            attach(db, database, read_only=True)
+        else:
+            db.execute(f"ATTACH DATABASE ? AS {SCHEMA}", (str(agg),))
+
+
 def connect(database: Path) -> Db:
     """A connection to the answers' file that may attach the aggregates by URI."""
     return sqlite3.connect(database.resolve().as_uri(), uri=True, isolation_level=None)

@@ -23,6 +23,7 @@ from bot.storage.backup_files import (
     magic,
     temporary,
 )
+from bot.storage.sqlite import aggregates_file
 from bot.storage.sqlite.connection import APPLICATION_ID
 from bot.storage.sqlite.verify import (
     OUR_TABLES,
@@ -163,6 +164,9 @@ def _replace(tmp: Path, target: Path, stop: threading.Event, file: Path) -> Path
     kept = _keep_aside(target)
     os.replace(tmp, target)
     fsync(target.parent)
+    # the aggregates of the file replaced (aggregates_file.py): the next open rebuilds them
+    # from the restored answers
+    aggregates_file.remove(target)
     return kept
 
 

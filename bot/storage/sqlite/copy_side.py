@@ -23,6 +23,7 @@ from bot.storage.copy_rows import (
     key_of,
     to_ms,
 )
+from bot.storage.sqlite import aggregates_file
 from bot.storage.sqlite.migrations import MIGRATIONS
 from bot.storage.sqlite.verify import open_read_only
 
@@ -39,6 +40,7 @@ class SqliteSide(Side):
         try:
             db = open_read_only(self.path)
             try:
+                aggregates_file.attach_if_apart(db, self.path, read_only=True)
                 if int(db.execute("PRAGMA user_version").fetchone()[0]) != len(MIGRATIONS):
                     return False
                 top = db.execute("SELECT COALESCE(max(id), 0) FROM answers").fetchone()[0]
@@ -57,8 +59,10 @@ class SqliteSide(Side):
     async def connect(self) -> None:
         if self.read_only:  # a source: never created, never written
             self.db = open_read_only(self.path)
+            aggregates_file.attach_if_apart(self.db, self.path, read_only=True)
             return
         self.db = sqlite3.connect(self.path, isolation_level=None)
+        aggregates_file.attach_if_apart(self.db, self.path, read_only=False)
         self.db.execute("PRAGMA foreign_keys=ON")
         self.db.execute("PRAGMA synchronous=FULL")
         self.db.execute("PRAGMA busy_timeout=10000")
@@ -188,3 +192,4 @@ class SqliteSide(Side):
 def _remove(path: Path) -> None:
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
+    aggregates_file.remove(path)
