@@ -180,6 +180,8 @@ def row_of(q: Question) -> Row:
         assert q.accept is not None
         row |= {f"accept_{loc}": "; ".join(forms) for loc, forms in q.accept.texts.items()}
         row["latin"] = ";".join(q.accept.latin)
+    if q.pair:
+        row["pair"] = q.pair
     return row
 
 
@@ -221,8 +223,8 @@ def test_every_kind_in_every_language_round_trips_to_the_same_questions(
 
 # a card's parts, a question's metadata and the misconceptions its options stand for: written
 # in YAML only (docs/csv-format.md)
-MEDIA = ("code", "formula", "image", "image_alt", "difficulty", "bloom", "concepts",
-         "prerequisites", "sources", "claims", "misconceptions")
+MEDIA = ("code", "formula", "image", "image_alt", "explanation_image", "explanation_image_alt",
+         "difficulty", "bloom", "concepts", "prerequisites", "sources", "claims", "misconceptions")
 
 
 def without_media(quiz: dict[str, object]) -> dict[str, object]:
@@ -608,3 +610,21 @@ def test_an_output_folder_that_cannot_be_made_is_one_line(
     code, out, err = import_cli(capsys, path, "--out", str(tmp_path / "file"))
     assert code == 1 and out == ""
     assert err.splitlines()[-1].startswith(f"quizbot: cannot write to {tmp_path / 'file'}: ")
+
+
+def test_a_pair_column_names_the_transfer_question_and_is_checked_at_its_cell(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`pair` (docs/csv-format.md): the pack's question a peer round asks alone after its
+    revote; kept in the pack, and a pair naming no question of the quiz refused at its row."""
+    rows = [full_row("demo", "demo-one", pair="demo-two"), full_row("demo", "demo-two")]
+    path = write_csv(tmp_path, sheet(rows))
+    code, _, err = import_cli(capsys, path, "--out", str(tmp_path / "packs"))
+    assert code == 0, err
+    quiz, problems = load_file(tmp_path / "packs" / "demo.yaml")
+    assert quiz is not None, problems
+    assert [q.pair for q in quiz.questions] == ["demo-two", None]
+    bad = [full_row("demo", "demo-one"), full_row("demo", "demo-two", pair="demo-nine")]
+    (tmp_path / "bad").mkdir()
+    errors = [p for p in problems_of(tmp_path / "bad", bad) if ": error: " in p]
+    assert len(errors) == 1 and errors[0].startswith("3: error: pair") and "demo-nine" in errors[0]

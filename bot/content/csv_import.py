@@ -59,6 +59,7 @@ COLUMNS = (
     "kind", "truth", "value", "tolerance", "min", "max",
     *(f"{what}_{loc}" for what in ("unit", "accept") for loc in LOCALES),
     "latin",
+    "pair",  # the question a peer round asks alone after its revote (docs/content.md)
 )
 REQUIRED = (
     "quiz_id", "quiz_title_en", "question_id", "prompt_en", "option_1_en", "option_2_en",
@@ -298,6 +299,7 @@ def _question(number: int, get: Get, add: Add) -> QuestionSource | None:
     options = _options(kind, get, problem)
     question = QuestionSource(number, question_id, texts, options, -1, kind=kind.value)
     _key(kind, question, get, problem)
+    question.pair = get("pair") or None  # checked by the pack's validation, at its cell
     return None if problems else question
 
 

@@ -86,6 +86,7 @@ class QuestionSource:
     unit: dict[str, str] | None = None  # numeric: locale -> unit
     accept: dict[str, list[str]] | None = None  # text: locale -> accepted forms
     latin: list[str] = field(default_factory=list)  # text: Latin spellings
+    pair: str | None = None  # the pack's question a peer round asks alone after the revote
 
 
 @dataclass
@@ -300,6 +301,9 @@ def _media(pack: _Pack, q: QuestionSource, base: Loc) -> None:
         for loc, text in alt.items():
             pack.text_value(row, "      ", loc, text)
         pack.name(row, (*base, "image_alt"), "image_alt")
+    if q.pair is not None:
+        pack.add(row, f"    pair: {scalar(q.pair)}")
+        pack.name(row, (*base, "pair"), "pair")
 
 
 def _in_columns(message: str, names: list[tuple[str, str]]) -> str:
