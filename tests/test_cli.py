@@ -218,8 +218,9 @@ def big_pack(tmp_path: Path, copies: int = 8) -> Path:
     """A valid pack larger than a pipe's buffer, so a closed reader is noticed mid-write."""
     source = (BUNDLED / "activation-recomputation.yaml").read_text(encoding="utf-8")
     head, body = source.split("questions:\n", 1)
-    text = head + "questions:\n" + "".join(
-        body.replace("  - id: ", f"  - id: c{i}-") for i in range(copies)
+    text = head + "questions:\n" + "".join(  # each copy's ids, and the pairs naming them
+        body.replace("  - id: ", f"  - id: c{i}-").replace("    pair: ", f"    pair: c{i}-")
+        for i in range(copies)
     )
     path = tmp_path / "big.yaml"
     path.write_text(text, encoding="utf-8")
