@@ -73,6 +73,7 @@ async def open_service(
         )
         await service.authoring.load()  # packs written in chats (authoring.py)
         yield service
+        await service.spaced.stop_refits()  # a round of fits in progress ends with the stop
     finally:
         drawing.close()
         await storage.close()

@@ -166,7 +166,7 @@ async def test_a_fit_that_fails_keeps_the_defaults_until_the_next_is_due(
 
 
 @pytest.mark.memory_store
-async def test_a_review_answer_starts_a_round_of_fits_at_most_every_few_minutes(
+async def test_refit_soon_starts_a_round_of_fits_at_most_every_few_minutes(
     service: QuizService, clock: FakeClock
 ) -> None:
     rounds: list[int] = []

@@ -20,11 +20,10 @@ Each person's cards are scheduled with their own FSRS parameters once they have 
 (bot/core/fsrs_fit.py: fitted from their answers, in a child process, and kept only where they
 predict the person's latest reviews better than the defaults), with the defaults until then.
 `refit_due` fits the people due (enough reviews, never fitted, or REFIT_AFTER more reviews and
-REFIT_GAP since the last fit), one at a time; the scheduler's tick (so someone who only answers
-in groups is fitted too), /review, /stats and an answer to one's own question start it in the
-background: one round at a time, at most every REFIT_CHECK in a process, and in one process at
-a time (REFIT_LEASE). Storing a fit
-replays the person's kept cards with it (bot/storage/fsrs_params.py), so the dashboard's cards
+REFIT_GAP since the last fit), one at a time; the scheduler's tick starts it in the background
+(not an answer: the hot path stays free of it, and the tick reaches someone who only answers in
+groups too): one round at a time, at most every REFIT_CHECK in a process, and in one process at
+a time (REFIT_LEASE); the process's stop cancels a round in progress. Storing a fit replays the person's kept cards with it (bot/storage/fsrs_params.py), so the dashboard's cards
 stay a replay.
 
 /review posts the due cards one by one as the person's own questions (kind "review") in the
@@ -141,7 +140,6 @@ class Review:
     async def start(self, person: Person, chat: Chat, locale: str) -> ShownQuestion | None:
         """The first due card as the person's own question in `chat`; None if none is due.
         An unanswered review question of theirs there is shown again instead."""
-        self.refit_soon()
         for post in await self.storage.open_posts(chat.key, kind=KIND):
             if post.owner_key == person.key:
                 return self.questions.render(post, locale)
@@ -159,8 +157,6 @@ class Review:
         self, post: PostRecord, person: Person, result: AnswerResult
     ) -> AnswerResult:
         """After an accepted answer to a review question: the next due card, if any."""
-        if result.accepted:
-            self.refit_soon()
         if post.kind != KIND or not result.accepted:
             return result
         nxt = await self._next(person, Chat(post.chat_key), result.locale)
@@ -240,7 +236,6 @@ class Review:
                       when, default.retention(now, keep), fitted)
 
     async def stats(self, person: Person) -> ReviewStats:
-        self.refit_soon()
         deck = await self.deck(person.key)
         return ReviewStats(len(deck.cards), len(deck.due(self.clock.now())), deck.reviews,
                            deck.right)
