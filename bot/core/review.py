@@ -23,8 +23,9 @@ predict the person's latest reviews better than the defaults), with the defaults
 REFIT_GAP since the last fit), one at a time; the scheduler's tick starts it in the background
 (not an answer: the hot path stays free of it, and the tick reaches someone who only answers in
 groups too): one round at a time, at most every REFIT_CHECK in a process, and in one process at
-a time (REFIT_LEASE); the process's stop cancels a round in progress. Storing a fit replays the person's kept cards with it (bot/storage/fsrs_params.py), so the dashboard's cards
-stay a replay.
+a time (REFIT_LEASE); the process's stop cancels a round in progress. Storing a fit replays
+the person's kept cards with it (bot/storage/fsrs_params.py), so the dashboard's cards stay a
+replay.
 
 /review posts the due cards one by one as the person's own questions (kind "review") in the
 chat it was asked in (the adapters run it privately); each answer is stored like any other,
