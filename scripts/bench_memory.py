@@ -148,11 +148,13 @@ async def soak_discord() -> None:
             break
         fake.requests.clear()
         fake.interactions.clear()
-        reply = await fake.reply(await fake.slash("quiz", {}, user=host,
-                                                  permissions=ALL_PERMISSIONS, within=60),
-                                 within=60)
-        ids = [b["custom_id"] for b in buttons_of(reply.message)
-               if b["custom_id"].startswith("qz:")]
+        ids: list[str] = []
+        while not ids:  # a typed question has no answer buttons: the next /quiz
+            reply = await fake.reply(await fake.slash("quiz", {}, user=host,
+                                                      permissions=ALL_PERMISSIONS, within=60),
+                                     within=60)
+            ids = [b["custom_id"] for b in buttons_of(reply.message)
+                   if b["custom_id"].startswith("qz:")]
         n, clicks = cmd["n"], []
         for i in range(n):
             clicks.append(await fake.click(reply.id, ids[i % len(ids)],
