@@ -527,8 +527,21 @@ def content_packs(out: Path, questions: int, per_pack: int = 100) -> int:
         head, blocks = sources[packs % len(sources)]
         count = min(per_pack, questions - made)
         head = re.sub(r"(?m)^id: (\S+)", rf"id: \g<1>-{packs}", head, count=1)
-        body = "".join(re.sub(r"^  - id: \S+", f"  - id: q{packs}-{j}", blocks[j % len(blocks)],
-                              count=1) for j in range(count))
+        chosen = [blocks[j % len(blocks)] for j in range(count)]
+        # a question's pair: names its partner by its new id in this pack, or goes when the
+        # partner is not in it (the validator refuses a pair naming no question of the pack)
+        renamed: dict[str, str] = {}
+        for j, block in enumerate(chosen):
+            if (found := re.match(r"  - id: (\S+)", block)) is not None:
+                renamed.setdefault(found.group(1), f"q{packs}-{j}")
+
+        def paired(match: re.Match[str], renamed: dict[str, str] = renamed) -> str:
+            new = renamed.get(match.group(2))
+            return "" if new is None else f"{match.group(1)}{new}{match.group(3)}"
+
+        body = "".join(re.sub(r"(?m)^(    pair: )(\S+)(.*\n)", paired,
+                              re.sub(r"^  - id: \S+", f"  - id: q{packs}-{j}", block, count=1))
+                       for j, block in enumerate(chosen))
         (out / f"pack-{packs:03}.yaml").write_text(f"{head}\nquestions:\n{body}",
                                                    encoding="utf-8")
         made += count
