@@ -29,7 +29,6 @@ import asyncio
 import contextlib
 import json
 import os
-import re
 import signal
 import sqlite3
 import sys
@@ -273,15 +272,6 @@ def stored_answers(db: Path) -> int:
     return count
 
 
-def unpaired(packs: Path) -> None:
-    """The generated packs without `pair:` (content_packs renames each question, not the
-    question its pair names, which the validator then refuses): pairs are only read in peer
-    rounds, which the soak does not run."""
-    for path in packs.glob("*.yaml"):
-        text = path.read_text(encoding="utf-8")
-        path.write_text(re.sub(r"(?m)^[ \t]+pair: .*\n", "", text), encoding="utf-8")
-
-
 async def bare(platform: str, tmp: Path) -> dict[str, Any]:
     """The bare library's bot on the same fake (bench_storm's), after 100 presses."""
     import bench_storm
@@ -314,7 +304,6 @@ async def main() -> None:
 
         packs = tmp / f"content-{questions}"
         content_packs(packs, questions)
-        unpaired(packs)
         load_catalog(packs, tmp / "cache")  # the cache a restarted bot finds
         for platform in platforms:
             floor = await bare(platform, tmp)
