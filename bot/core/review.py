@@ -213,8 +213,11 @@ class Review:
                                                  now):
                 return 0  # another process's round
             return await self.refit_due()
-        except Exception:  # the next round tries again
-            log.exception("FSRS refit round failed")
+        except Exception as exc:
+            # a warning, not an error: nobody's review waits for it (the defaults or the last
+            # fit stay), the next round tries again, and a store closed under a round that
+            # was started before a stop ends it this way too
+            log.warning("FSRS refit round failed (%s); the next round tries again", exc)
             return 0
 
     async def tuning(self, person_key: str, keep: Callable[[tuple[str, str]], bool]
