@@ -267,8 +267,11 @@ async def steady_floor(path: Path, rate: int, seconds: float, people: int) -> St
         writer.close()
 
 
-async def steady_core(path: Path, rate: int, seconds: float, people: int) -> Steady:
-    async with SqliteStorage(path) as store:
+async def steady_core(path: Path, rate: int, seconds: float, people: int,
+                      apart: bool = False) -> Steady:
+    """Answers at `rate` through the core on SQLite, the aggregates inline or `apart` (their
+    own file, bench_steady.py)."""
+    async with SqliteStorage(path, aggregates_apart=apart) as store:
         service = service_for(store)
         chat = Chat("bench:group", "bench")
         quiz_id, question_id = await first_question(service, chat)

@@ -9,6 +9,7 @@ run), so the renderer can give min/median/max and how many runs met the goal.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import platform
 import re
@@ -189,3 +190,19 @@ def part(table: str, title: str, calibration: dict[str, Any], rows: list[Row],
          **more: Any) -> dict[str, Any]:
     return {"table": table, "title": title, "calibration": calibration,
             "rows": [r.json() for r in rows], **more}
+
+
+# a bench child process and its driver speak one JSON object a line (stdin and stdout)
+def say(data: dict[str, Any]) -> None:
+    """A child's answer to the driver: one JSON line on stdout."""
+    sys.stdout.write(json.dumps(data) + "\n")
+    sys.stdout.flush()
+
+
+async def commands() -> Any:
+    """The driver's commands to a child, one JSON object a line on stdin."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    while line := await reader.readline():
+        yield json.loads(line)

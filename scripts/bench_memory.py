@@ -42,7 +42,15 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 os.environ.setdefault("NO_PROXY", "127.0.0.1,localhost")
 
-from bench_common import Calibration, Row, calibration_line, part, proc_status  # noqa: E402
+from bench_common import (  # noqa: E402
+    Calibration,
+    Row,
+    calibration_line,
+    commands,
+    part,
+    proc_status,
+    say,
+)
 
 BUNDLED = ROOT / "content"
 PACKS = ROOT / "tests" / "data" / "packs"
@@ -54,19 +62,6 @@ FIRST_PERSON = 8_000_000
 WARM = 0.1  # the share of the soak after which the growth is measured from
 GOALS = {"bundled": 100.0, "big": 128.0, "growth": 5.0}
 STARTED = {"telegram": "Telegram bot @", "discord": "Discord: connected as"}
-
-
-def say(data: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(data) + "\n")
-    sys.stdout.flush()
-
-
-async def commands() -> Any:
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader()
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    while line := await reader.readline():
-        yield json.loads(line)
 
 
 async def until(predicate: Any, within: float, what: Any) -> None:

@@ -21,29 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench import first_question, ms, pct, service_for, steady_floor
-from bench_common import Calibration, Steady, open_loop
-
-from bot.core.models import Chat, Person
-from bot.storage import SqliteStorage
-
-
-async def steady_core(path: Path, rate: int, seconds: float, people: int,
-                      apart: bool) -> Steady:
-    """bench.py's steady_core, the aggregates inline or `apart`."""
-    async with SqliteStorage(path, aggregates_apart=apart) as store:
-        service = service_for(store)
-        chat = Chat("bench:group", "bench")
-        quiz_id, question_id = await first_question(service, chat)
-        posts = [(await service.questions.post(chat, quiz_id, question_id, "en")).post_id
-                 for _ in range(int(rate * seconds) // people + 1)]
-        crowd = [Person(f"p:{i}", f"person {i}") for i in range(people)]
-
-        async def fire(i: int) -> None:
-            result = await service.answer(posts[i // people], crowd[i % people], i % 3)
-            assert result.accepted, result
-
-        return await open_loop(fire, rate, seconds)
+from bench import ms, pct, steady_core, steady_floor
+from bench_common import Calibration
 
 
 async def main() -> None:

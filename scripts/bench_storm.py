@@ -60,7 +60,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("NO_PROXY", "127.0.0.1,localhost")
 
-from bench_common import Calibration, Row, part, proc_cpu, proc_status  # noqa: E402
+from bench_common import (  # noqa: E402
+    Calibration,
+    Row,
+    commands,
+    part,
+    proc_cpu,
+    proc_status,
+    say,
+)
 
 DEADLINE = 3.0  # seconds Discord waits for an interaction's response
 SPREAD = 0.1  # seconds over which the N clicks are sent
@@ -72,21 +80,6 @@ MEMORY_CLICKS = 100
 # start-up as fast as the tests start it; the answer count edited every 3 s, as by default
 FAST = {"guild_ready_timeout": 0.05, "ready_timeout": 10.0, "identify_interval": 0.0}
 HOST_ID = 900_000_000_000_000_001
-
-
-def say(data: dict[str, Any]) -> None:
-    """A child's answer to the driver: one JSON line on stdout."""
-    sys.stdout.write(json.dumps(data) + "\n")
-    sys.stdout.flush()
-
-
-async def commands() -> Any:
-    """The driver's commands to a child, one JSON object a line on stdin."""
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader()
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    while line := await reader.readline():
-        yield json.loads(line)
 
 
 def summary(latencies: list[float], n: int, first: float, last: float) -> dict[str, Any]:
