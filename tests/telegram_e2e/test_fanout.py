@@ -39,9 +39,10 @@ async def test_the_daily_question_due_in_many_chats_goes_at_the_rate_with_no_429
     polls = tg.fake.calls_of("sendPoll")
     assert sorted(c.params["chat_id"] for c in polls) == sorted(ids)
     assert not tg.fake.calls_of("getChat")  # every kind was known
-    sent = sorted(at for at, _ in limits.accepted)
-    # paced, not burst: the last went no sooner than the token's rate allows
-    assert sent[-1] - sent[0] >= (CHATS - 1) / 30 - limits.slack
+    # paced, not burst: the fake refuses any send past the token's rate (refused above), so
+    # every one of the sends it accepted went within the limit; a wall-clock bound on top
+    # failed on a loaded machine, and would not count the fake's allowed burst of 30
+    assert len(limits.accepted) == CHATS
 
 
 async def test_a_send_refused_for_now_is_sent_again_when_telegram_said(tg, clock):
