@@ -13,6 +13,7 @@ import pytest
 
 from bot.content import Catalog
 from bot.core import render
+from bot.core import scheduler as scheduler_module
 from bot.core.errors import ScheduleError, UnknownQuiz
 from bot.core.models import Chat, Person, ShownQuestion
 from bot.core.schedule import Schedule, day_streaks, parse_time, parse_zone
@@ -187,6 +188,57 @@ async def test_claimed_but_unpublished_day_is_posted_again(
     assert (await scheduler.tick()).posted == 1
     assert (await scheduler.tick()).posted == 0
     assert len(pub.sent) == 1
+    await store.close()
+
+
+class HeldPort(FakePort):
+    """Sends to `held` chats wait until `go` is set; once `armed`, the next send to `slow` sets
+    it and then waits until the held ones are sent and marked published."""
+
+    def __init__(self, clock: FakeClock, held: set[str], slow: str) -> None:
+        super().__init__("tg:", clock)
+        self.held, self.slow, self.go = held, slow, asyncio.Event()
+        self.armed = False
+
+    async def send_question(self, question: ShownQuestion) -> None:
+        if question.chat_key in self.held:
+            await self.go.wait()
+        elif question.chat_key == self.slow and self.armed and not self.go.is_set():
+            self.go.set()
+            assert self.service is not None
+            for _ in range(500):  # until only this one is left unpublished
+                left = await self.service.daily.unpublished(timedelta(0))
+                if [q.chat_key for q in left] == [self.slow]:
+                    break
+                await asyncio.sleep(0.01)
+        await super().send_question(question)
+
+
+async def test_a_question_the_fan_out_finishes_during_a_re_post_is_not_sent_again(
+    sample_catalog: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The re-post walks a list taken before its (slow) sends; what the fan-out was sending
+    when it was taken is the fan-out's, even if it is published by the time its turn comes."""
+    monkeypatch.setattr(scheduler_module, "FANOUT_WAIT", 0.01)
+    clock = FakeClock(datetime(2026, 5, 1, 6, tzinfo=UTC))
+    pub = HeldPort(clock, held={"tg:-2", "tg:-3"}, slow="tg:-1")
+    store, scheduler = await boot(LoopDatabase(), sample_catalog, clock, pub, 1)
+    daily = scheduler.service.daily
+    await daily.set(Chat("tg:-1"), "06:59", allowed=True)
+    await daily.set(Chat("tg:-2"), "07:00", allowed=True)
+    await daily.set(Chat("tg:-3"), "07:00", allowed=True)
+    pub.fail_sends(ConnectionError("platform unreachable"))  # -1's first try, at 06:59
+    clock.set(datetime(2026, 5, 1, 6, 59, tzinfo=UTC))
+    assert (await scheduler.tick()).posted == 0
+    clock.set(datetime(2026, 5, 1, 7, tzinfo=UTC))
+    assert (await scheduler.tick()).posted == 0  # -2 and -3 held in the fan-out
+    clock.advance(minutes=3)  # all three claimed more than REPUBLISH_AFTER ago
+    pub.armed = True
+    posted = [(await scheduler.tick()).posted]  # re-posts -1, during which -2 and -3 finish
+    posted.append((await scheduler.tick()).posted)  # the fan-out's two, counted
+    assert sorted(q.chat_key for q in pub.sent) == ["tg:-1", "tg:-2", "tg:-3"]
+    assert sum(posted) == 3
+    assert (await scheduler.tick()).posted == 0
     await store.close()
 
 

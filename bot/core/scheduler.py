@@ -68,7 +68,8 @@ class Scheduler:
         # daily questions the platform said to send again after a wait: post id -> when
         self._soon: dict[int, tuple[ShownQuestion, datetime]] = {}
         self._fanout: asyncio.Task[int] | None = None  # the daily questions being posted
-        self._sending: set[int] = set()  # post ids the fan-out is sending now
+        # chats whose daily question the fan-out is claiming or sending now
+        self._sending: set[str] = set()
         self.on_round: Callable[[], None] | None = None  # after each round that succeeded
         self._reminded: dict[str, date] = {}  # person key -> local day this process claimed
         self._pruned: datetime | None = None  # when this process last pruned command keys
@@ -237,12 +238,13 @@ class Scheduler:
         async def post(schedule: Schedule) -> int:
             async with gate:
                 question = None
+                # marked before the claim commits, so a re-post never sees it claimed and free
+                self._sending.add(schedule.chat_key)
                 try:
                     claimed = await daily.claim(schedule)
                     if claimed is None:
                         return 0
                     question, summaries = claimed
-                    self._sending.add(question.post_id)
                     await delivery.summaries(summaries)  # yesterday's, before today's question
                     if await delivery.question(question):
                         await daily.published(question.post_id)
@@ -255,8 +257,7 @@ class Scheduler:
                     log.exception("daily question for %s failed; re-posted after %s",
                                   schedule.chat_key, REPUBLISH_AFTER)
                 finally:
-                    if question is not None:
-                        self._sending.discard(question.post_id)
+                    self._sending.discard(schedule.chat_key)
                 return 0
 
         due = [s for s in await daily.schedules()
@@ -302,10 +303,14 @@ class Scheduler:
         daily, delivery = self.service.daily, self.service.delivery
         now = self.service.clock.now()
         posted = await self._retry_soon()
-        for question in await daily.unpublished(REPUBLISH_AFTER):
+        unpublished = await daily.unpublished(REPUBLISH_AFTER)
+        # taken with the list, not per item: the sends below take a while, and a question the
+        # fan-out finishes meanwhile is still in this (now stale) list
+        busy = set(self._sending)
+        for question in unpublished:
             failures, not_before = self._failures.get(question.post_id, (0, now))
             if delivery.port_for(question.chat_key) is None or now < not_before \
-                    or question.post_id in self._soon or question.post_id in self._sending:
+                    or question.post_id in self._soon or question.chat_key in busy:
                 continue
             try:
                 if await delivery.question(question):
