@@ -3,7 +3,7 @@ board at a million answers. Writes bench_postgres.json (rendered by scripts/benc
 asserts nothing.
 
     python scripts/bench_postgres.py [--quick] [--url postgresql://…] [--json FILE]
-                                     [--answers-only]
+                                     [--answers-only] [--no-pin]
 
 The server is --url, else QUIZBOT_BENCH_POSTGRES_URL, else QUIZBOT_TEST_POSTGRES_URL; the
 script creates databases of its own there (bench_…) and drops them at the end. Without a URL
@@ -24,7 +24,9 @@ one run). The machine's speed and load are taken at the start and end of each ta
    connection opened meanwhile counts too; by what each serves: writer, materializer, reads,
    listen), and both. Quizbot's run ends with materialize(): what was not yet applied to
    the boards when the answering stopped is applied, and counted. With the server on
-   another machine the server's rows are left out, and the table says so.
+   another machine the server's rows are left out, and the table says so. With the server
+   on this machine and two CPUs or more, its processes run on one CPU and the bench's on
+   the others (issue 36's decision 3; `Pinned`; --no-pin leaves them all on every CPU).
 2. every board (global and one chat; day, week, all time; the top 10, and a mid-table
    person's rank) through QuizService.leaderboard, with 1,000,000 answers by 100,000 people
    in 50 chats over 60 days (the SQLite bench's data); floor: one row read by primary key
@@ -247,6 +249,93 @@ def pool_pids(pool: Any, role: str) -> dict[int, str]:
     """The backend pids of an asyncpg pool's open connections."""
     return {holder._con.get_server_pid(): role for holder in pool._holders
             if holder._con is not None and not holder._con.is_closed()}
+
+
+def parent_of(pid: int) -> int:
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat[stat.rindex(")") + 2:].split()[1])
+
+
+def threads_of(pid: int) -> list[int]:
+    return [int(t) for t in os.listdir(f"/proc/{pid}/task")]
+
+
+class Pinned:
+    """The database server on a CPU of its own and this bench (the bot's processes and the
+    floors it starts, which inherit it) on the others, the same for both sides (issue 36,
+    decision 3): on a 2-CPU machine they otherwise take turns on the same cores, and the p99
+    measures who got the CPU. Every postgres process of this machine's server is pinned (a
+    backend forks from the postmaster, so new connections inherit it) and put back at the
+    end. `why_not` says why nothing was pinned: a server elsewhere, one CPU, no permission."""
+
+    def __init__(self) -> None:
+        self.saved: dict[int, set[int]] = {}  # pid or thread id → its CPUs before
+        self.server_cpus: set[int] = set()
+        self.bench_cpus: set[int] = set()
+        self.postmaster = 0
+        self.why_not = ""
+
+    async def pin(self, server: str) -> None:
+        cpus = sorted(os.sched_getaffinity(0))
+        if len(cpus) < 2:
+            self.why_not = "one CPU: the server and the bench share it"
+            return
+        db = await asyncpg.connect(server)
+        try:
+            backend = await db.fetchval("SELECT pg_backend_pid()")
+        finally:
+            await db.close()
+        if proc_cpu_named(backend, "postgres") is None:
+            self.why_not = "the server is not on this machine"
+            return
+        self.postmaster = parent_of(backend)
+        self.server_cpus, self.bench_cpus = {cpus[0]}, set(cpus[1:])
+        try:
+            for pid in self._server_pids():
+                self._set(pid, self.server_cpus)
+            for tid in threads_of(os.getpid()):
+                self._set(tid, self.bench_cpus)
+        except PermissionError:
+            self.unpin()
+            self.why_not = "no permission to pin the server's processes"
+
+    def _server_pids(self) -> list[int]:
+        pids = [self.postmaster]
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    if parent_of(int(entry)) == self.postmaster:
+                        pids.append(int(entry))
+                except (OSError, ValueError):
+                    pass  # gone meanwhile
+        return pids
+
+    def _set(self, pid: int, cpus: set[int]) -> None:
+        try:
+            self.saved.setdefault(pid, os.sched_getaffinity(pid))
+            os.sched_setaffinity(pid, cpus)
+        except ProcessLookupError:
+            pass
+
+    def unpin(self) -> None:
+        everything = set(range(os.cpu_count() or 1))
+        if self.postmaster:  # backends forked while pinned too
+            for pid in self._server_pids():
+                self.saved.setdefault(pid, everything)
+        for pid, cpus in self.saved.items():
+            try:
+                os.sched_setaffinity(pid, cpus)
+            except (ProcessLookupError, PermissionError):
+                pass
+        self.saved.clear()
+
+    def describe(self) -> str:
+        if self.why_not:
+            return f"Not pinned ({self.why_not})."
+        return (f"The server's processes pinned to CPU {', '.join(map(str, self.server_cpus))}; "
+                f"this bench, quizbot's processes and the floors' to CPU "
+                f"{', '.join(map(str, sorted(self.bench_cpus)))} (sched_setaffinity, as "
+                "`taskset` does).")
 
 
 class Backends:
@@ -558,6 +647,8 @@ async def main() -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes, to try the script")
     parser.add_argument("--url", help="a PostgreSQL server (any database on it)")
     parser.add_argument("--json", type=Path, default=Path("bench_postgres.json"))
+    parser.add_argument("--no-pin", action="store_true",
+                        help="leave the server and the bench on every CPU")
     parser.add_argument("--answers-only", action="store_true",
                         help="leave out the boards (make bench does: they take minutes)")
     parser.add_argument("--worker", choices=["core", "floor", "batched"],
@@ -580,6 +671,18 @@ async def main() -> int:
     print(f"PostgreSQL {info['postgresql']} at {redact(server)} (synchronous_commit="
           f"{info['synchronous_commit']}); asyncpg {info['asyncpg']}", flush=True)
 
+    pinned = Pinned()
+    if not args.no_pin:
+        await pinned.pin(server)
+    print(pinned.describe(), flush=True)
+    try:
+        return await measure(args, server, info, pinned)
+    finally:
+        pinned.unpin()
+
+
+async def measure(args: argparse.Namespace, server: str, info: dict[str, Any],
+                  pinned: Pinned) -> int:
     calibration = Calibration()
     seconds = 2.0 if args.quick else 5.0
     found: dict[str, list[dict[str, Any]]] = {}
@@ -628,7 +731,7 @@ async def main() -> int:
         *cpu_rows(label, steady, kinds),
     ]
     parts = [part("postgres", "The answer path (PostgreSQL)", calibration.end(), rows,
-                  server=info, runs=found)]
+                  server=info, runs=found, setup=pinned.describe())]
 
     if args.answers_only:
         write_json(args.json, {"quick": args.quick, "parts": parts})

@@ -100,7 +100,8 @@ def render_part(p: dict[str, Any], quick: bool = False) -> str:
     lines = [f"**{p['title']}**" + (" (a quick run: small sizes, not for publishing)"
                                      if quick else ""), "",
              calibration_line(p["calibration"]) + (
-                 f" Up to {runs} runs per figure: min / median / max." if runs > 1 else ""),
+                 f" Up to {runs} runs per figure: min / median / max." if runs > 1 else "")
+             + (f" {p['setup']}" if p.get("setup") else ""),
              "",
              "| figure | unit | quizbot | floor (same runs) | floor | ratio | goal | met |",
              "|---|---|---|---|---|---|---|---|"]
