@@ -5,11 +5,13 @@ is due."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from fsrs import Card, Rating
 
+from bot.core import scheduler as scheduler_module
 from bot.core.deck import FAST, FSRS, SLOW, rating
 from bot.core.errors import BadZone, ScheduleError
 from bot.core.models import Chat, Person, ShownQuestion
@@ -182,6 +184,38 @@ async def test_reminders_once_per_local_day_and_none_when_nothing_is_due(
     clock.set(due + timedelta(days=3))
     assert (await scheduler.tick()).reminded == 0
     assert len(port.private) == 2
+
+
+class SlowPrivatePort(FakePort):
+    """Private messages wait until `go` is set, as thousands of reminders wait for the
+    platform's rate."""
+
+    def __init__(self) -> None:
+        super().__init__("tg:")
+        self.go = asyncio.Event()
+
+    async def send_private(self, person_key: str, text: str) -> None:
+        await self.go.wait()
+        await super().send_private(person_key, text)
+
+
+async def test_reminders_still_going_do_not_hold_the_tick(
+    service: QuizService, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Live countdowns and rounds move on each tick while the reminders go out at the
+    platform's rate; no second fan-out starts meanwhile, and each is counted once."""
+    monkeypatch.setattr(scheduler_module, "FANOUT_WAIT", 0.01)
+    port = SlowPrivatePort()
+    port.attach(service)
+    await answer_in_group(service, ADA, "s-one", right=False)
+    await service.spaced.set_reminder(ADA, "09:00", "Asia/Kolkata")
+    scheduler = Scheduler(service)
+    clock.set(KOLKATA_9AM)
+    assert (await asyncio.wait_for(scheduler.tick(), 5)).reminded == 0  # still sending
+    assert (await asyncio.wait_for(scheduler.tick(), 5)).reminded == 0
+    port.go.set()
+    reminded = [(await scheduler.tick()).reminded for _ in range(3)]
+    assert sum(reminded) == 1 and len(port.private) == 1
 
 
 async def test_a_bad_reminder_time_or_zone_changes_nothing(service: QuizService) -> None:

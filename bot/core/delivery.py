@@ -119,6 +119,7 @@ class Delivery:
         self.holder = holder
         self._ports: dict[str, ChatPort] = {}
         self._busy: set[str] = set()  # deliveries being made right now
+        self._draining = False  # stopping: none starts (Scheduler.stop)
         self._recent: OrderedDict[str, None] = OrderedDict()
         self._retry: dict[str, tuple[int, datetime]] = {}  # name -> (failures, not before)
 
@@ -254,7 +255,7 @@ class Delivery:
         platform's reply was stored: it is not sent again (as a send that timed out is not),
         so a crash can lose a message in flight but never doubles one."""
         port = self.port_for(chat_key)
-        if port is None or name in self._busy or name in self._recent:
+        if port is None or self._draining or name in self._busy or name in self._recent:
             return False
         failures, not_before = self._retry.get(name, (0, self.clock.now()))
         if self.clock.now() < not_before:
@@ -292,6 +293,14 @@ class Delivery:
             self._recent.popitem(last=False)
         await delivered()
         return True
+
+    def drain(self) -> None:
+        """The process is stopping: no delivery starts from now on (those under way finish).
+        Each one not started stays due, and the next process delivers it."""
+        self._draining = True
+
+    def resume(self) -> None:
+        self._draining = False
 
     def _failed(self, name: str, failures: int, exc: Exception) -> timedelta:
         delay = backoff(failures + 1)

@@ -13,9 +13,10 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from typing import Any
 
 from bot.core import render
 from bot.core.delivery import (
@@ -58,6 +59,41 @@ class Tick:
     reminded: int = 0  # review reminders sent (people with cards due)
 
 
+class Overrun:
+    """A fan-out that may outlast a tick (thousands of chats at the platform's rate): started
+    by one tick, it goes on in the background, and each tick waits for it up to FANOUT_WAIT
+    before moving on to the rest of its round (live countdowns, rounds), so one slow fan-out
+    stalls nothing else. No second one starts while it runs; its count goes to the tick that
+    sees it end."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._task: asyncio.Task[int] | None = None
+
+    async def run(self, start: Callable[[], Coroutine[Any, Any, int]]) -> int:
+        if self._task is None:
+            self._task = asyncio.create_task(start(), name=self.name)
+        task = self._task  # ticks that overlap wait for the same one
+        done, _ = await asyncio.wait({task}, timeout=FANOUT_WAIT)
+        if not done or self._task is not task:  # still going, or an overlapping tick counted it
+            return 0
+        self._task = None
+        return task.result()
+
+    async def finish(self, within: float) -> None:
+        """Wait for it up to `within` seconds, then cancel it."""
+        if self._task is not None:
+            await asyncio.wait({self._task}, timeout=max(0.0, within))
+        await self.cancel()
+
+    async def cancel(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+
 class Scheduler:
     def __init__(self, service: QuizService, interval: float = 1.0) -> None:
         self.service = service
@@ -67,7 +103,9 @@ class Scheduler:
         self._failures: dict[int, tuple[int, datetime]] = {}  # post id -> (failures, retry at)
         # daily questions the platform said to send again after a wait: post id -> when
         self._soon: dict[int, tuple[ShownQuestion, datetime]] = {}
-        self._fanout: asyncio.Task[int] | None = None  # the daily questions being posted
+        self._dailies = Overrun("daily questions")
+        self._reminders = Overrun("review reminders")
+        self._assignments = Overrun("assignment reminders and summaries")
         # chats whose daily question the fan-out is claiming or sending now
         self._sending: set[str] = set()
         self.on_round: Callable[[], None] | None = None  # after each round that succeeded
@@ -85,9 +123,8 @@ class Scheduler:
         posted = await self._post_dailies() + await self._republish()
         await delivery.pending()  # any refused earlier, or closed by a process that died
         await self._pending_rounds()
-        reminded = await self._remind()
-        await self._pending_reminders()
-        await self.service.assignments.tick()  # reminders and deadlines (assignments.py)
+        reminded = await self._reminders.run(self._remind)
+        await self._assignments.run(self._assignment_round)
         self.service.spaced.refit_soon()  # in the background, one round at a time (review.py)
         await self._prune()
         return Tick(posted=posted, closed=len(closed), asked=asked, reminded=reminded)
@@ -163,7 +200,9 @@ class Scheduler:
     async def _remind(self) -> int:
         """Each person's review reminder, once per local day (the database's claim decides
         between processes; this process remembers the day it tried, so a claimed day costs
-        no write per tick). Claimed, then delivered (delivery.py): a process dying in
+        no write per tick), then those left unsent earlier; run as an `Overrun`, since
+        thousands due at one minute go at the platform's rate. Claimed, then delivered
+        (delivery.py): a process dying in
         between leaves it due, and `_pending_reminders` sends it, once. Nothing is sent
         when nothing is due."""
         spaced, delivery = self.service.spaced, self.service.delivery
@@ -179,8 +218,10 @@ class Scheduler:
                 return await self._send_reminder(reminder.chat_key, *claimed)
             return 0
 
-        return await fan_out(due, lambda item: remind(*item), "review reminder",
+        sent = await fan_out(due, lambda item: remind(*item), "review reminder",
                              lambda item: item[0].chat_key)
+        await self._pending_reminders()
+        return sent
 
     async def _pending_reminders(self) -> None:
         spaced, delivery = self.service.spaced, self.service.delivery
@@ -195,6 +236,11 @@ class Scheduler:
 
         await fan_out(due, lambda item: again(*item), "review reminder", lambda item: item[0])
         delivery.settle_reminders(due)
+
+    async def _assignment_round(self) -> int:
+        """An assignment's reminders and, at its deadline, its summary (assignments.py)."""
+        await self.service.assignments.tick()
+        return 0
 
     async def _send_reminder(self, person_key: str, day: date, cards: int) -> int:
         locale = await self.service.locales.for_person(
@@ -218,18 +264,8 @@ class Scheduler:
         the adapter paces the sends to its platform's limits (the daily questions of
         thousands of chats due at one minute go at the platform's rate, not one chat after
         another). A send the platform refused for now is tried again when it said
-        (`_retry_soon`), not after REPUBLISH_AFTER. A fan-out longer than FANOUT_WAIT goes
-        on in the background; the next ticks wait for it before starting another."""
-        if self._fanout is None:
-            self._fanout = asyncio.create_task(self._fan_out(), name="daily fan-out")
-        fanout = self._fanout  # ticks that overlap wait for the same fan-out
-        done, _ = await asyncio.wait({fanout}, timeout=FANOUT_WAIT)
-        if not done:
-            return 0
-        if self._fanout is not fanout:  # an overlapping tick counted it already
-            return 0
-        self._fanout = None
-        return fanout.result()
+        (`_retry_soon`), not after REPUBLISH_AFTER. It may outlast the tick (`Overrun`)."""
+        return await self._dailies.run(self._fan_out)
 
     async def _fan_out(self) -> int:
         daily, delivery = self.service.daily, self.service.delivery
@@ -237,6 +273,8 @@ class Scheduler:
 
         async def post(schedule: Schedule) -> int:
             async with gate:
+                if self._stopping.is_set():  # not claimed: the next start posts it
+                    return 0
                 question = None
                 # marked before the claim commits, so a re-post never sees it claimed and free
                 self._sending.add(schedule.chat_key)
@@ -349,21 +387,25 @@ class Scheduler:
 
     async def start(self) -> None:
         self._stopping.clear()
+        self.service.delivery.resume()
         self._task = asyncio.create_task(self.run(), name="scheduler")
 
     async def stop(self, within: float = 10.0) -> None:
-        """Let a round in progress finish (its summaries posted), then stop."""
+        """Let a round in progress finish (its summaries posted), and the fan-outs' sends
+        already under way, then stop. What a fan-out had not started yet is left: it was
+        not claimed (a daily question), or it is claimed and sent after the restart (a
+        reminder, an assignment's). Cancelling a send under way instead could lose it: it
+        is stored as started before it goes, and never sent twice."""
         if self._task is None:
             return
+        ends = time.monotonic() + within
         self._stopping.set()
+        self.service.delivery.drain()
         try:
             await asyncio.wait_for(self._task, within)
         except TimeoutError:
             log.warning("the scheduler's last round took over %g s; stopped anyway", within)
         self._task = None
-        if self._fanout is not None:  # what it claimed and did not send is re-posted later
-            self._fanout.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._fanout
-            self._fanout = None
+        for fan in (self._dailies, self._reminders, self._assignments):
+            await fan.finish(ends - time.monotonic())
         await self.service.spaced.stop_refits()
