@@ -57,7 +57,8 @@ async def open_service(
     question and logged), open the database, build the core."""
     catalog = load_catalog(settings.quizbot_content_dir, settings.quizbot_cache_dir,
                            parse_apart=True, leave_out_bad_images=True)  # logged, not fatal
-    storage = storage_for(settings.quizbot_database)  # a file: SQLite; a URL: PostgreSQL
+    storage = storage_for(settings.quizbot_database,  # a file: SQLite; a URL: PostgreSQL
+                          aggregates_apart=settings.quizbot_sqlite_aggregates == "apart")
     await storage.open()
     drawing = DrawingProcess()  # charts and cards are drawn in a child process (worker.py)
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import (
     AnyUrl,
@@ -70,6 +70,10 @@ class Settings(BaseSettings):
     # a SQLite file, or a postgresql://user:password@host:5432/database URL (many processes
     # on one database); shown everywhere without its password
     quizbot_database: Path | DatabaseUrl = Path("data/quizbot.db")
+    # SQLite: the boards and the other tables derived from the answers in the answers' file,
+    # or `apart`, in a file of their own (`<database>-aggregates`) written by its own thread,
+    # so an answer's commit never waits for them; a file once apart stays apart
+    quizbot_sqlite_aggregates: Literal["inline", "apart"] = "inline"
     quizbot_content_dir: Path = BUNDLED_CONTENT
     # validated packs by the hash of their bytes (bot/content/cache.py); `off` disables it (an
     # empty value means the default, as for every variable)

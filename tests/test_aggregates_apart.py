@@ -187,3 +187,29 @@ async def test_a_copy_from_and_to_a_split_file(backend: ApartBackend, tmp_path: 
     async with backend.opened():
         pass
     assert await backend.stored() == await copy.stored()
+
+
+@pytest.mark.parametrize(("setting", "apart"), [("apart", True), ("inline", False)])
+async def test_the_setting_chooses_where_a_new_file_keeps_its_aggregates(
+    tmp_path: Path, setting: str, apart: bool
+) -> None:
+    from bot.app import open_service
+    from bot.settings import load_settings
+
+    database = tmp_path / "quiz.db"
+    settings = load_settings(quizbot_database=database, quizbot_cache_dir="off",
+                             quizbot_sqlite_aggregates=setting, _env_file=None)
+    async with open_service(settings):
+        pass
+    assert aggregates_file.path_of(database).is_file() is apart
+    assert (held_in_main(database) == []) is apart
+
+
+def test_a_misspelt_setting_is_refused_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.settings import SettingsError, load_settings
+
+    monkeypatch.setenv("QUIZBOT_SQLITE_AGGREGATES", "aside")
+    with pytest.raises(SettingsError) as info:
+        load_settings(_env_file=None)
+    [line] = info.value.lines
+    assert line.startswith("QUIZBOT_SQLITE_AGGREGATES: ")

@@ -17,15 +17,16 @@ from bot.storage.sqlite import SqliteStorage
 __all__ = ["DatabaseUrl", "SqliteStorage", "describe", "storage_for"]
 
 
-def storage_for(database: str | Path | DatabaseUrl) -> Storage:
-    """The storage for a database setting, not opened yet."""
+def storage_for(database: str | Path | DatabaseUrl, aggregates_apart: bool = False) -> Storage:
+    """The storage for a database setting, not opened yet. `aggregates_apart`: a SQLite
+    file's boards and other derived tables in a file of their own (aggregates_file.py)."""
     if isinstance(database, DatabaseUrl) or (
         isinstance(database, str) and is_postgres_url(database)
     ):
         from bot.storage.postgres.storage import PostgresStorage
 
         return PostgresStorage(database)
-    return SqliteStorage(database)
+    return SqliteStorage(database, aggregates_apart=aggregates_apart)
 
 
 def describe(database: str | Path | DatabaseUrl) -> str:
