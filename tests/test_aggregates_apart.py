@@ -204,12 +204,3 @@ async def test_the_setting_chooses_where_a_new_file_keeps_its_aggregates(
     assert aggregates_file.path_of(database).is_file() is apart
     assert (held_in_main(database) == []) is apart
 
-
-def test_a_misspelt_setting_is_refused_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot.settings import SettingsError, load_settings
-
-    monkeypatch.setenv("QUIZBOT_SQLITE_AGGREGATES", "aside")
-    with pytest.raises(SettingsError) as info:
-        load_settings(_env_file=None)
-    [line] = info.value.lines
-    assert line.startswith("QUIZBOT_SQLITE_AGGREGATES: ")

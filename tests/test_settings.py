@@ -114,6 +114,7 @@ def test_a_well_formed_token_is_accepted(monkeypatch: pytest.MonkeyPatch) -> Non
         ("QUIZBOT_QUESTION_SECONDS", "5"),
         ("QUIZBOT_QUESTION_SECONDS", "ten"),
         ("QUIZBOT_LOG_LEVEL", "LOUD"),
+        ("QUIZBOT_SQLITE_AGGREGATES", "aside"),
         ("TELEGRAM_API_BASE_URL", "not a url"),
         ("DISCORD_API_BASE_URL", "no-scheme"),
         ("DISCORD_GATEWAY_URL", "::"),
