@@ -272,3 +272,31 @@ async def test_a_lost_materializer_connection_is_replaced(backend: Backend) -> N
     assert await backend.stored() == await backend.recount()
     await backend.check_rank_counts()
     await backend.check_figures()
+
+
+async def test_a_transaction_in_another_database_does_not_stall_the_boards(
+    backend: Backend,
+) -> None:
+    """The boards wait for older transactions of this database only: another database's on
+    the same server (another app, a test holding a lock) is none of theirs, while one of
+    this database (which may be writing answers) is still waited for."""
+    if backend.name != "postgres":
+        return  # SQLite has one writer per file
+    server = backend.database.rsplit("/", 1)[0] + "/postgres"
+    quick = backend.materializer(wait_limit=0.3)
+    async with backend.opened(materializer=quick) as store:
+        for database, stalls in ((server, False), (backend.database, True)):
+            held = await asyncpg.connect(database)
+            try:
+                hold = held.transaction()
+                await hold.start()
+                await held.fetchval("SELECT pg_current_xact_id()")  # it holds an xid
+                await random_answers(store, random.Random(31), posts=1)
+                await store.materialize()
+                assert (await backend.unapplied() > 0) is stalls
+                await hold.rollback()
+            finally:
+                await held.close()
+        await store.materialize()
+        assert await backend.unapplied() == 0
+    assert await backend.stored() == await backend.recount()

@@ -6,7 +6,7 @@ connection, applies committed answers to the aggregate tables in batches:
     BEGIN
       (tx, id) = materialized.position FOR UPDATE      -- one process at a time
       chunk = answers WHERE (tx, id) > position
-                        AND tx < pg_snapshot_xmin(pg_current_snapshot())
+                        AND tx < HORIZON (the snapshot's xmin, this database's)
                       ORDER BY tx, id LIMIT chunk
       scores, totals (per chat and '*'), week_scores += chunk, summed by the server
       rank_counts += how those rows moved between groups     -- one statement (APPLY)
@@ -72,15 +72,25 @@ OPEN_WAIT = 10.0  # s opening waits for them, to apply every answer stored befor
 CLOSE_WAIT = 2.0  # s closing does (what is left is applied by the next start)
 WEEK_DAYS = 7
 
+# the oldest transaction still running that may have written answers: the snapshot's xmin,
+# but leaving out those known to be another database's (another app on the server, or a
+# test's held lock, would otherwise stall the boards of every database). One whose database
+# is not known (another role's session, a subtransaction) is kept, so an answer is never
+# passed over.
+HORIZON = (
+    "(SELECT LEAST(pg_snapshot_xmax(s), (SELECT min(x) FROM pg_snapshot_xip(s) AS x"
+    " WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity AS p WHERE p.backend_xid = xid(x)"
+    " AND p.datname <> current_database()))) FROM pg_current_snapshot() AS s)"
+)
 LOCK_POSITION = "SELECT tx, id FROM materialized WHERE name = 'scores' FOR UPDATE"
 PENDING = (
     "SELECT m.tx, m.id, EXISTS (SELECT 1 FROM answers AS a WHERE (a.tx, a.id) > (m.tx, m.id)"
-    " AND a.tx < pg_snapshot_xmin(pg_current_snapshot()))"
+    f" AND a.tx < {HORIZON})"
     " FROM materialized AS m WHERE m.name = 'scores'"
 )
 CHUNK_ROWS = (  # the next chunk, in order: its end, and the runs of the streaks
     "SELECT tx, id, person_key, correct, (answered_at AT TIME ZONE 'UTC')::date FROM answers"
-    " WHERE (tx, id) > ($1::xid8, $2::bigint) AND tx < pg_snapshot_xmin(pg_current_snapshot())"
+    f" WHERE (tx, id) > ($1::xid8, $2::bigint) AND tx < {HORIZON}"
     " ORDER BY tx, id LIMIT $3"
 )
 NEWEST = "SELECT tx, id FROM answers ORDER BY tx DESC, id DESC LIMIT 1"
