@@ -242,6 +242,38 @@ async def test_a_question_the_fan_out_finishes_during_a_re_post_is_not_sent_agai
     await store.close()
 
 
+async def test_a_question_the_fan_out_finishes_while_a_re_post_reads_its_list_is_not_sent_again(
+    sample_catalog: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fan-out publishes a question and lets its chat go while the re-post is reading
+    the unpublished ones: the list has it, the fan-out's marks no longer do, and it is still
+    the fan-out's."""
+    monkeypatch.setattr(scheduler_module, "FANOUT_WAIT", 0.01)
+    clock = FakeClock(datetime(2026, 5, 1, 7, tzinfo=UTC))
+    pub = HeldPort(clock, held={"tg:-2"}, slow="none")
+    store, scheduler = await boot(LoopDatabase(), sample_catalog, clock, pub, 1)
+    daily = scheduler.service.daily
+    await daily.set(Chat("tg:-2"), "07:00", allowed=True)
+    assert (await scheduler.tick()).posted == 0  # held in the fan-out
+    clock.advance(minutes=3)
+    read = daily.unpublished
+
+    async def slow_read(older: timedelta) -> list[ShownQuestion]:
+        stale = await read(older)
+        pub.go.set()  # the fan-out sends and publishes it now
+        for _ in range(500):
+            if not await read(timedelta(0)) and not scheduler._sending:
+                break
+            await asyncio.sleep(0.01)
+        return stale
+
+    monkeypatch.setattr(daily, "unpublished", slow_read)
+    posted = [(await scheduler.tick()).posted for _ in range(3)]
+    assert [q.chat_key for q in pub.sent] == ["tg:-2"]
+    assert sum(posted) == 1
+    await store.close()
+
+
 async def test_republishing_backs_off_while_the_platform_refuses(
     sample_catalog: Catalog
 ) -> None:

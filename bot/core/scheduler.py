@@ -108,6 +108,8 @@ class Scheduler:
         self._assignments = Overrun("assignment reminders and summaries")
         # chats whose daily question the fan-out is claiming or sending now
         self._sending: set[str] = set()
+        # one per re-post fetching its list: every chat the fan-out marks meanwhile
+        self._watches: list[set[str]] = []
         self.on_round: Callable[[], None] | None = None  # after each round that succeeded
         self._reminded: dict[str, date] = {}  # person key -> local day this process claimed
         self._pruned: datetime | None = None  # when this process last pruned command keys
@@ -278,6 +280,8 @@ class Scheduler:
                 question = None
                 # marked before the claim commits, so a re-post never sees it claimed and free
                 self._sending.add(schedule.chat_key)
+                for watch in self._watches:
+                    watch.add(schedule.chat_key)
                 try:
                     claimed = await daily.claim(schedule)
                     if claimed is None:
@@ -341,10 +345,15 @@ class Scheduler:
         daily, delivery = self.service.daily, self.service.delivery
         now = self.service.clock.now()
         posted = await self._retry_soon()
-        unpublished = await daily.unpublished(REPUBLISH_AFTER)
-        # taken with the list, not per item: the sends below take a while, and a question the
-        # fan-out finishes meanwhile is still in this (now stale) list
+        # what the fan-out is sending, or starts or ends while the list is read, is its own:
+        # a question it publishes meanwhile is still in this (then stale) list, and the
+        # sends below take a while, so this is not checked again per item
         busy = set(self._sending)
+        self._watches.append(busy)
+        try:
+            unpublished = await daily.unpublished(REPUBLISH_AFTER)
+        finally:
+            self._watches.remove(busy)
         for question in unpublished:
             failures, not_before = self._failures.get(question.post_id, (0, now))
             if delivery.port_for(question.chat_key) is None or now < not_before \
